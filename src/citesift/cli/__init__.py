@@ -1,0 +1,11 @@
+"""The ``citesift`` command line: each command parses, calls the library, renders."""
+
+from citesift.cli.app import app
+
+
+def main() -> None:
+    """Entry point of the ``citesift`` console script."""
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,193 @@
+"""The data model: what a fetch got, what was read from it, what can be cited, and outcomes.
+
+Offsets everywhere are counted in Python characters (code points), so that slicing works:
+``block.text[start:end] == passage.content`` and ``source[source_start:source_end]`` holds
+the markup the passage came from.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockKind = Literal[
+    "paragraph", "heading", "list_item", "table_cell", "caption", "quote", "code", "note"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Licence:
+    """A licence a text is published under: its short name and the address of its terms."""
+
+    name: str
+    url: str
+
+
+WIKIPEDIA_LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.0/")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What one fetch got: the body bytes, content-addressed by their sha256."""
+
+    id: str
+    url: str
+    final_url: str
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    content_type: str
+    charset: str | None
+    fetched_at: int
+    body: bytes = field(repr=False)
+
+    def header(self, name: str) -> str | None:
+        """The first kept header of that name (case-insensitive), or None."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers if k.lower() == wanted), None)
+
+    def text(self) -> str:
+        """The body decoded with the charset chosen at fetch time (UTF-8 when none)."""
+        return self.body.decode(self.charset or "utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One unit of readable text with its place in the decoded source.
+
+    ``offsets`` is a sorted run map of ``(text_pos, source_pos)`` anchors: position ``i`` of
+    ``text`` maps to ``source_pos + (i - text_pos)`` of the nearest anchor at or before ``i``
+    (clamped to ``source_end``), so collapsed white space, decoded entities and skipped
+    markup each cost one anchor instead of one integer per character.
+    """
+
+    text: str
+    kind: BlockKind
+    section: tuple[str, ...]
+    source_start: int
+    source_end: int
+    offsets: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+
+    def to_source(self, pos: int) -> int:
+        """The source position of text position ``pos`` (``len(text)`` maps to the end)."""
+        if pos >= len(self.text):
+            return self.source_end
+        if not self.offsets:
+            return min(self.source_start + pos, self.source_end)
+        i = bisect.bisect_right(self.offsets, (pos, float("inf"))) - 1
+        if i < 0:
+            return self.source_start
+        text_pos, source_pos = self.offsets[i]
+        return min(source_pos + (pos - text_pos), self.source_end)
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """The source span covering ``text[start:end]`` (it may also cover markup around it)."""
+        if end <= start:
+            at = self.to_source(start)
+            return at, at
+        return self.to_source(start), self.to_source(end)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceDocument:
+    """A read document: attribution, metadata and its blocks in reading order."""
+
+    site: str
+    key: str
+    title: str
+    url: str
+    revision: str | None
+    read_at: int
+    licence: Licence | None
+    blocks: tuple[Block, ...]
+    publisher: str | None = None
+    page_date: int | None = None
+    language: str | None = None
+    description: str | None = None
+    canonical_url: str | None = None
+    snapshot_id: str | None = None
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A citable sentence or chunk with everything needed to attribute and locate it."""
+
+    content: str
+    title: str
+    url: str
+    site: str
+    key: str
+    revision: str | None
+    read_at: int
+    licence: Licence | None
+    block: int
+    start: int
+    end: int
+    source_start: int
+    source_end: int
+    fragment_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceHit:
+    """One search result of a source: the key to read it by, its title, maybe an excerpt."""
+
+    key: str
+    title: str
+    excerpt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One retrieval result: the chunk id, its score (None when unscored), text and metadata."""
+
+    id: str
+    score: float | None
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+# Outcomes are values, not exceptions: only the caller's own cancellation raises.
+
+
+@dataclass(frozen=True, slots=True)
+class Hits:
+    """A search that answered."""
+
+    hits: tuple[SourceHit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A read that answered with a document."""
+
+    document: SourceDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Limited:
+    """Refused by a rate limit before anything was sent (or after the host asked us to wait)."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A search that failed: the HTTP status when there was one."""
+
+    status: int | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A fetch or read that gave nothing usable: the HTTP status when there was one."""
+
+    status: int | None
+    reason: str = ""
+
+
+SearchOutcome = Hits | Limited | Failed
+ReadOutcome = Document | Limited | Skipped
+FetchOutcome = Snapshot | Skipped | Limited

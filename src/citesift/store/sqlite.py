@@ -1,0 +1,105 @@
+"""One SQLite connection in WAL mode, with per-component, append-only schema migrations.
+
+Each component (snapshots, chunks, ...) owns its tables and declares them as an ordered
+list of SQL steps; ``migrate`` applies the steps not yet applied, each in its own
+transaction, so components evolve independently and a crash never half-applies a step.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+STORE_DIR_ENV = "CITESIFT_HOME"
+STORE_FILE = "citesift.db"
+
+
+def default_store_path() -> Path:
+    """``$CITESIFT_HOME/citesift.db``, else ``./.citesift/citesift.db``."""
+    return Path(os.environ.get(STORE_DIR_ENV) or ".citesift") / STORE_FILE
+
+
+class SQLiteStore:
+    """A thread-safe handle on one SQLite database file (or ``":memory:"``)."""
+
+    def __init__(self, path: str | Path | None = None, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_steps ("
+            " component TEXT NOT NULL, step INTEGER NOT NULL,"
+            " PRIMARY KEY (component, step))"
+        )
+
+    def migrate(self, component: str, steps: Sequence[str]) -> None:
+        """Apply the steps of ``component`` not applied yet, in order, one transaction each."""
+        with self._lock:
+            done = {
+                row[0]
+                for row in self._conn.execute(
+                    "SELECT step FROM schema_steps WHERE component = ?", (component,)
+                )
+            }
+            for number, sql in enumerate(steps):
+                if number in done:
+                    continue
+                with self.transaction() as conn:
+                    for statement in _statements(sql):
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT OR IGNORE INTO schema_steps (component, step) VALUES (?, ?)",
+                        (component, number),
+                    )
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Hold the store's lock for one ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error)."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Hold the store's lock for reads outside a transaction."""
+        with self._lock:
+            yield self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a step into complete statements (``sqlite3.complete_statement`` decides)."""
+    out: list[str] = []
+    pending = ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            out.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        out.append(pending.strip())
+    return out
