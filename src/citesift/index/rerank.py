@@ -1,0 +1,97 @@
+"""Rerankers: the protocol they follow, the BM25 default, and a retriever that reranks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, runtime_checkable
+
+from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, bm25_score
+from citesift.index.retriever import Retriever, query_of
+from citesift.index.scoring import RerankError, check_scores, positive_int
+from citesift.model import Hit
+
+DEFAULT_CANDIDATE_POOL = 20
+DEFAULT_TOP_K = 5
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Reorders (and rescores) candidate hits for a query, returning at most ``top_k``."""
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BM25Reranker:
+    """Rescores candidates by BM25 over the candidates themselves (no index needed)."""
+
+    k1: float = DEFAULT_K1
+    b: float = DEFAULT_B
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
+        """The ``top_k`` best candidates by BM25 against ``query``."""
+        return bm25_score(query, hits, k1=self.k1, b=self.b)[: positive_int(top_k, len(hits))]
+
+
+class RerankedRetriever:
+    """Takes a candidate pool from ``base`` and lets ``reranker`` choose the final ``top_k``."""
+
+    def __init__(
+        self,
+        base: Retriever,
+        reranker: Reranker | None = None,
+        *,
+        candidate_pool: int = DEFAULT_CANDIDATE_POOL,
+        top_k: int = DEFAULT_TOP_K,
+    ) -> None:
+        self.base = base
+        self.reranker = reranker if reranker is not None else BM25Reranker()
+        self.candidate_pool = positive_int(candidate_pool, DEFAULT_CANDIDATE_POOL)
+        self.top_k = positive_int(top_k, DEFAULT_TOP_K)
+
+    def search(
+        self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        """Base candidates (at least ``top_k`` of them), reranked, checked and cut to ``top_k``."""
+        k = positive_int(top_k, self.top_k)
+        pool = max(self.candidate_pool, k)
+        candidates = [_copy(h) for h in self.base.search(query, top_k=pool, filter=filter)[:pool]]
+        return rerank_checked(self.reranker, query, candidates, k)
+
+    def retrieve(
+        self, query: str | None = None, messages: Sequence[Any] | None = None
+    ) -> list[Hit]:
+        """The retriever contract of an agent runtime: search the query (or the last message)."""
+        return self.search(query_of(query, messages))
+
+
+def rerank_checked(reranker: Reranker, query: str, hits: list[Hit], top_k: int) -> list[Hit]:
+    """Run ``reranker`` and hold its answer to the result contract (else ``RerankError``)."""
+    try:
+        out = reranker.rerank(query, hits, top_k)
+    except RerankError:
+        raise
+    except Exception as exc:
+        raise RerankError(f"rerank failed: {exc}") from exc
+    _validate(out)
+    try:
+        return check_scores(out)[:top_k]
+    except TypeError as exc:
+        raise RerankError(f"rerank failed: {exc}") from exc
+
+
+def _validate(out: object) -> None:
+    """Raise ``RerankError`` unless ``out`` is a list of hits with string id and content."""
+    if not isinstance(out, list):
+        raise RerankError(f"rerank failed: expected a list of hits, got {type(out).__name__}")
+    for item in out:
+        if not (
+            isinstance(item, Hit) and isinstance(item.id, str) and isinstance(item.content, str)
+        ):
+            raise RerankError(f"rerank failed: not a hit with a string id and content: {item!r}")
+
+
+def _copy(hit: Hit) -> Hit:
+    """A hit whose metadata the reranker may change without touching the caller's."""
+    return replace(hit, metadata=dict(hit.metadata))
