@@ -1,0 +1,140 @@
+"""Chunking: cut a text into overlapping windows that end on sentence boundaries when they can."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+DEFAULT_CHUNK_SIZE = 512
+DEFAULT_CHUNK_OVERLAP = 50
+MIN_FILL = 0.5
+"""A window ends at a sentence boundary only when that keeps at least this share of it."""
+
+_NEXT_WORD = re.compile(r"\s+\S")
+_LAST_SPACE = re.compile(r"\s\S*\Z")
+
+Split = Callable[[str], Sequence[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of a text: ``source[start:end] == text``."""
+
+    text: str
+    start: int
+    end: int
+
+
+def chunk_text(
+    text: str,
+    chunk_size: float | None = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: float | None = DEFAULT_CHUNK_OVERLAP,
+    split: Split | None = None,
+) -> list[Chunk]:
+    """Cut ``text`` into chunks of at most ``chunk_size`` characters, overlapping by about
+    ``chunk_overlap``, each ending at a sentence end (else a space) when one is in reach.
+
+    A ``split`` function replaces the windows: its non-empty pieces, located in ``text``.
+    A size that is not a positive finite number means "no limit" (one chunk); an overlap
+    that is not a finite number ≥ 0 means none, and it is kept below the size. Every
+    window advances, so this always terminates, in time linear in the text.
+    """
+    if not text:
+        return []
+    if split is not None:
+        return _locate(text, split(text))
+    size = _sane_size(chunk_size)
+    if size is None or len(text) <= size:
+        return _trimmed(text, 0, len(text))
+    overlap = min(_sane_overlap(chunk_overlap), size - 1)
+    return _windows(text, size, overlap, _sentence_ends(text))
+
+
+def _sane_size(size: object) -> int | None:
+    """The size floored, or None (no limit) when it is not a finite number ≥ 1."""
+    if not _finite(size) or size < 1:  # type: ignore[operator]
+        return None
+    return math.floor(size)  # type: ignore[arg-type]
+
+
+def _sane_overlap(overlap: object) -> int:
+    """The overlap floored, or 0 when it is not a finite number ≥ 0."""
+    if not _finite(overlap) or overlap < 0:  # type: ignore[operator]
+        return 0
+    return math.floor(overlap)  # type: ignore[arg-type]
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _windows(text: str, size: int, overlap: int, ends: list[int]) -> list[Chunk]:
+    """Slide a window of ``size`` over ``text``, stepping back ``overlap`` each time."""
+    chunks: list[Chunk] = []
+    start, n = 0, len(text)
+    while start < n:
+        end = _window_end(text, start, min(start + size, n), ends, size)
+        chunks.extend(_trimmed(text, start, end))
+        if end >= n:
+            break
+        start = _next_start(text, start, end, overlap)
+    return chunks
+
+
+def _window_end(text: str, start: int, end: int, ends: list[int], size: int) -> int:
+    """Move ``end`` back to the last sentence end (or else space) after ``start``."""
+    if end >= len(text):
+        return end
+    i = bisect.bisect_right(ends, end) - 1
+    if i >= 0 and ends[i] - start >= size * MIN_FILL:
+        return ends[i]
+    space = _LAST_SPACE.search(text, start + 1, end + 1)
+    return space.start() if space and space.start() > start else end
+
+
+def _next_start(text: str, start: int, end: int, overlap: int) -> int:
+    """Where the next window begins: ``overlap`` before ``end``, at a word start, and past
+    ``start`` (a window shorter than the overlap gets none)."""
+    nxt = end - overlap
+    if nxt <= start:
+        return end
+    if nxt > 0 and not text[nxt - 1].isspace():
+        word = _NEXT_WORD.search(text, nxt, end)
+        nxt = word.end() - 1 if word else nxt
+    return nxt
+
+
+def _trimmed(text: str, start: int, end: int) -> list[Chunk]:
+    """``text[start:end]`` without surrounding white space, as a chunk (none if blank)."""
+    piece = text[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    body = piece.strip()
+    return [Chunk(body, start + lead, start + lead + len(body))] if body else []
+
+
+def _locate(text: str, pieces: Sequence[str]) -> list[Chunk]:
+    """Chunks for a custom split's pieces, found in ``text`` in order (ValueError if absent)."""
+    chunks: list[Chunk] = []
+    cursor = 0
+    for piece in pieces:
+        if not piece:
+            continue
+        at = text.find(piece, cursor)
+        at = at if at >= 0 else text.find(piece)
+        if at < 0:
+            raise ValueError(f"split returned a piece that is not in the text: {piece[:40]!r}")
+        chunks.append(Chunk(piece, at, at + len(piece)))
+        cursor = at + len(piece)
+    return chunks
+
+
+def _sentence_ends(text: str) -> list[int]:
+    """Sorted end offsets of the sentences of ``text`` (empty when no rule is available)."""
+    try:
+        from citesift.text.sentences import sentence_spans
+    except ImportError:
+        return []
+    return sorted(end for _, end in sentence_spans(text))
