@@ -1,0 +1,65 @@
+"""Text-fragment links (``url#:~:text=...``) that scroll a browser to a cited sentence.
+
+Written per the WICG Text Fragments spec: each term is percent-encoded like
+``encodeURIComponent`` with ``-`` also encoded (so ``-``, ``,`` and ``&`` never read as
+syntax); a long sentence is named by its first and last words (``textStart,textEnd``); a
+sentence that occurs more than once gets the words around it as ``prefix-,`` and
+``,-suffix``. Any fragment the URL already had is replaced.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urldefrag
+
+DIRECTIVE = ":~:text="
+LONG_TEXT = 300
+"""Sentences longer than this many characters are linked as a ``textStart,textEnd`` range."""
+RANGE_WORDS = 5
+"""Words kept at each end of a long sentence's range."""
+CONTEXT_WORDS = 3
+"""Words of context kept in a prefix or a suffix."""
+_SAFE = "!~*'()_."
+
+
+def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) -> str:
+    """``url`` with a text fragment that finds ``text``; ``context`` is (text before, after).
+
+    Give ``context`` when ``text`` occurs more than once in the page: its last words before
+    and first words after disambiguate. A text no address can carry (a lone surrogate) or
+    an empty one gives ``url`` without a fragment.
+    """
+    base = urldefrag(url)[0]
+    words = text.split()
+    if not words:
+        return base
+    try:
+        terms = _terms(words, context)
+    except UnicodeEncodeError:
+        return base
+    return base + "#" + DIRECTIVE + ",".join(terms)
+
+
+def encode_term(term: str) -> str:
+    """One term percent-encoded so that ``-``, ``,`` and ``&`` are never read as syntax."""
+    return quote(term, safe=_SAFE).replace("-", "%2D")
+
+
+def _terms(words: list[str], context: tuple[str, str] | None) -> list[str]:
+    """The encoded terms of the directive: optional prefix, start, optional end and suffix."""
+    terms = [encode_term(part) for part in _start_end(words)]
+    if context is None:
+        return terms
+    before, after = (part.split() for part in context)
+    if before:
+        terms.insert(0, encode_term(" ".join(before[-CONTEXT_WORDS:])) + "-")
+    if after:
+        terms.append("-" + encode_term(" ".join(after[:CONTEXT_WORDS])))
+    return terms
+
+
+def _start_end(words: list[str]) -> list[str]:
+    """The whole text, or its first and last words when it is long and has enough of them."""
+    text = " ".join(words)
+    if len(text) <= LONG_TEXT or len(words) <= 2 * RANGE_WORDS:
+        return [text]
+    return [" ".join(words[:RANGE_WORDS]), " ".join(words[-RANGE_WORDS:])]
