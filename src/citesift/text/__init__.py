@@ -1,6 +1,14 @@
 """Text: the sentence rule, passages with attribution, and text-fragment links."""
 
 from citesift.text.fragments import fragment_url
+from citesift.text.passages import Attribution, Cut, attribution, citation_sources
 from citesift.text.sentences import sentence_spans
 
-__all__ = ["fragment_url", "sentence_spans"]
+__all__ = [
+    "Attribution",
+    "Cut",
+    "attribution",
+    "citation_sources",
+    "fragment_url",
+    "sentence_spans",
+]

@@ -1,0 +1,156 @@
+"""Passages a reader can cite: one per cut of each block, with attribution and place.
+
+``citation_sources`` holds no sentence rule of its own: ``cut(text) -> [(start, end)]`` is
+passed in (``sentence_spans`` by default). ``attribution`` says what must be shown with a
+passage taken from a licensed source: the sentence, its article, its licence, and that
+the text was modified.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from citesift.model import Block, Licence, Passage, SourceDocument
+from citesift.text.fragments import fragment_url
+from citesift.text.sentences import sentence_spans
+
+Cut = Callable[[str], Sequence[tuple[int, int]]]
+"""A rule that cuts a block's text into ``(start, end)`` spans."""
+
+MODIFIED_NOTICE = "Modified: reference markers and markup removed, white space collapsed."
+NO_LICENCE = "licence not stated"
+
+
+def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> list[Passage]:
+    """One passage per span ``cut`` finds in each block, in reading order.
+
+    ``content`` is ``block.text[start:end]`` as cut (untrimmed); spans out of range are
+    clamped and empty ones dropped.
+    """
+    page = "\n".join(block.text for block in document.blocks).casefold()
+    return [
+        _passage(document, index, start, end, page)
+        for index, block in enumerate(document.blocks)
+        for start, end in _clamped(cut(block.text), len(block.text))
+    ]
+
+
+def _clamped(spans: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """The spans kept within ``[0, size]``, empty ones dropped."""
+    kept = ((max(0, min(start, size)), max(0, min(end, size))) for start, end in spans)
+    return [(start, end) for start, end in kept if start < end]
+
+
+def _passage(document: SourceDocument, index: int, start: int, end: int, page: str) -> Passage:
+    """The passage ``document.blocks[index].text[start:end]`` with its attribution."""
+    block = document.blocks[index]
+    content = block.text[start:end]
+    source_start, source_end = block.source_span(start, end)
+    return Passage(
+        content=content,
+        title=document.title,
+        url=document.url,
+        site=document.site,
+        key=document.key,
+        revision=document.revision,
+        read_at=document.read_at,
+        licence=document.licence,
+        block=index,
+        start=start,
+        end=end,
+        source_start=source_start,
+        source_end=source_end,
+        fragment_url=_link(document, index, start, end, page),
+    )
+
+
+def _link(document: SourceDocument, index: int, start: int, end: int, page: str) -> str:
+    """A text-fragment link to the span, with context when its text recurs in the page."""
+    sentence = document.blocks[index].text[start:end]
+    if not _repeats(page, " ".join(sentence.split()).casefold()):
+        return fragment_url(document.url, sentence)
+    return fragment_url(document.url, sentence, _context(document.blocks, index, start, end))
+
+
+def _repeats(page: str, needle: str) -> bool:
+    """Whether ``needle`` occurs at least twice in ``page``."""
+    first = page.find(needle)
+    return first >= 0 and page.find(needle, first + 1) >= 0
+
+
+def _context(blocks: Sequence[Block], index: int, start: int, end: int) -> tuple[str, str]:
+    """The text before and after a span, reaching into the neighbouring block at an edge."""
+    text = blocks[index].text
+    before, after = text[:start], text[end:]
+    if not before.strip() and index > 0:
+        before = blocks[index - 1].text
+    if not after.strip() and index + 1 < len(blocks):
+        after = blocks[index + 1].text
+    return before, after
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """What must be shown with a passage: sentence, linked title, linked licence, notice."""
+
+    sentence: str
+    title: str
+    url: str
+    site: str
+    licence: Licence | None
+    notice: str = MODIFIED_NOTICE
+
+    def text(self) -> str:
+        """Plain text: the quoted sentence, then title, site, addresses and the notice."""
+        licence = f"{self.licence.name} <{self.licence.url}>" if self.licence else NO_LICENCE
+        return (
+            f'"{self.sentence}" — {self.title}, {self.site} <{self.url}>, {licence}. {self.notice}'
+        )
+
+    def html(self) -> str:
+        """HTML: the sentence quoted, the title and the licence name as links."""
+        e = html.escape
+        licence = _html_licence(self.licence)
+        return (
+            f'<q cite="{e(self.url)}">{e(self.sentence)}</q> — '
+            f'<a href="{e(self.url)}">{e(self.title)}</a>, {e(self.site)}, {licence}. '
+            f"{e(self.notice)}"
+        )
+
+    def markdown(self) -> str:
+        """Markdown: the sentence quoted, the title and the licence name as links."""
+        licence = (
+            f"[{_md(self.licence.name)}]({_md_url(self.licence.url)})"
+            if self.licence
+            else NO_LICENCE
+        )
+        title = f"[{_md(self.title)}]({_md_url(self.url)})"
+        return f"> {_md(self.sentence)}\n\n— {title}, {_md(self.site)}, {licence}. {self.notice}"
+
+
+def attribution(passage: Passage) -> Attribution:
+    """What must be shown with ``passage`` (its sentence with white space collapsed)."""
+    sentence = " ".join(passage.content.split())
+    return Attribution(sentence, passage.title, passage.url, passage.site, passage.licence)
+
+
+def _html_licence(licence: Licence | None) -> str:
+    """The licence name linked to its terms, escaped for HTML."""
+    if licence is None:
+        return NO_LICENCE
+    return f'<a href="{html.escape(licence.url)}" rel="license">{html.escape(licence.name)}</a>'
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>#|"})
+
+
+def _md(text: str) -> str:
+    """``text`` with Markdown's inline syntax escaped."""
+    return text.translate(_MD_SPECIAL)
+
+
+def _md_url(url: str) -> str:
+    """A link destination in angle brackets, so brackets and spaces in it are safe."""
+    return "<" + url.replace("<", "%3C").replace(">", "%3E").replace(" ", "%20") + ">"

@@ -1,0 +1,150 @@
+"""Passages with attribution: one per cut, offsets into the block and the source, links."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from citesift import WIKIPEDIA_LICENCE, Block, SourceDocument
+from citesift.text import attribution, citation_sources, sentence_spans
+
+LEAD = (
+    "The Treaty of Versailles was a peace treaty signed on 28 June 1919. "
+    "As the most important treaty of World War I, it ended the state of war."
+)
+SOURCE = (
+    "<p>The Treaty of Versailles was a peace treaty signed on 28 June 1919.<sup>[1]</sup> "
+    "As the most important treaty of World War I, it ended the state of war.</p>"
+)
+
+
+def lead_block() -> Block:
+    """The lead as an extractor would give it: the marker skipped, offsets anchored."""
+    first = LEAD.index("As")
+    return Block(
+        text=LEAD,
+        kind="paragraph",
+        section=(),
+        source_start=3,
+        source_end=len(SOURCE) - 4,
+        offsets=((0, 3), (first - 1, SOURCE.index("</sup>") + 6)),
+    )
+
+
+def document(*blocks: Block) -> SourceDocument:
+    return SourceDocument(
+        site="Wikipedia",
+        key="Treaty_of_Versailles",
+        title="Treaty of Versailles",
+        url="https://en.wikipedia.org/wiki/Treaty_of_Versailles",
+        revision="1378834026",
+        read_at=1_700_000_000_000,
+        licence=WIKIPEDIA_LICENCE,
+        blocks=blocks,
+    )
+
+
+def plain(*texts: str) -> tuple[Block, ...]:
+    return tuple(Block(t, "paragraph", (), 0, len(t)) for t in texts)
+
+
+def test_citation_sources_follow_the_cut_untrimmed_with_all_fields() -> None:
+    passages = citation_sources(
+        document(lead_block()), lambda t: [m.span() for m in re.finditer(r"[^.]+\.", t)]
+    )
+    first, second = passages
+    assert first.content == "The Treaty of Versailles was a peace treaty signed on 28 June 1919."
+    assert (first.block, first.start, first.revision) == (0, 0, "1378834026")
+    assert second.content.startswith(" As the most")
+    assert (second.site, second.key, second.title) == (
+        "Wikipedia",
+        "Treaty_of_Versailles",
+        "Treaty of Versailles",
+    )
+    assert second.licence == WIKIPEDIA_LICENCE and second.read_at == 1_700_000_000_000
+    assert second.url == "https://en.wikipedia.org/wiki/Treaty_of_Versailles"
+
+
+def test_citation_sources_hold_the_offset_invariant_in_block_and_source() -> None:
+    block = lead_block()
+    for passage in citation_sources(document(block)):
+        assert block.text[passage.start : passage.end] == passage.content
+        markup = SOURCE[passage.source_start : passage.source_end]
+        visible = " ".join(re.sub(r"<sup>.*?</sup>|<[^>]+>", "", markup).split())
+        assert passage.content in visible
+
+
+def test_citation_sources_default_cut_is_the_sentence_rule() -> None:
+    passages = citation_sources(document(*plain("Dr. Who came. He left.", "Then no one.")))
+    assert [(p.block, p.content) for p in passages] == [
+        (0, "Dr. Who came."),
+        (0, "He left."),
+        (1, "Then no one."),
+    ]
+    assert [(p.start, p.end) for p in passages] == [(0, 13), (14, 22), (0, 12)]
+
+
+def test_citation_sources_link_each_sentence_with_a_text_fragment() -> None:
+    (passage, _) = citation_sources(document(lead_block()))
+    assert passage.fragment_url == (
+        "https://en.wikipedia.org/wiki/Treaty_of_Versailles#:~:text="
+        "The%20Treaty%20of%20Versailles%20was%20a%20peace%20treaty%20signed%20on%2028%20June%201919."
+    )
+
+
+def test_citation_sources_disambiguate_a_repeated_sentence() -> None:
+    passages = citation_sources(document(*plain("It failed. Peace came.", "War came. It failed.")))
+    links = {p.block: p.fragment_url for p in passages if p.content == "It failed."}
+    assert links[0].endswith(":~:text=It%20failed.,-Peace%20came.")
+    assert links[1].endswith(":~:text=War%20came.-,It%20failed.")
+
+
+def test_citation_sources_clamp_a_wild_cut_and_drop_empty_spans() -> None:
+    doc = document(*plain("abc"))
+    passages = citation_sources(doc, lambda t: [(-5, 2), (2, 2), (1, 99), (3, 1)])
+    assert [(p.start, p.end, p.content) for p in passages] == [(0, 2, "ab"), (1, 3, "bc")]
+
+
+def test_citation_sources_of_an_empty_document_is_empty() -> None:
+    assert citation_sources(document()) == []
+
+
+def test_attribution_shows_sentence_title_link_licence_and_notice() -> None:
+    passage = citation_sources(
+        document(*plain("  Peace \n came [x] <b>.")), lambda t: [(0, len(t))]
+    )[0]
+    shown = attribution(passage)
+    assert shown.sentence == "Peace came [x] <b>."
+    text = shown.text()
+    assert (
+        "Treaty of Versailles" in text and "https://creativecommons.org/licenses/by-sa/4.0/" in text
+    )
+    assert "CC BY-SA 4.0" in text and "Modified" in text
+    assert (
+        '<a href="https://en.wikipedia.org/wiki/Treaty_of_Versailles">Treaty of Versailles</a>'
+        in shown.html()
+    )
+    assert (
+        '<a href="https://creativecommons.org/licenses/by-sa/4.0/" rel="license">CC BY-SA 4.0</a>'
+        in shown.html()
+    )
+    assert "&lt;b&gt;" in shown.html()
+    markdown = shown.markdown()
+    assert (
+        "[Treaty of Versailles](<https://en.wikipedia.org/wiki/Treaty_of_Versailles>)" in markdown
+    )
+    assert "[CC BY-SA 4.0](<https://creativecommons.org/licenses/by-sa/4.0/>)" in markdown
+    assert "Peace came \\[x\\] \\<b\\>." in markdown
+
+
+def test_attribution_without_a_licence_says_so() -> None:
+    doc = SourceDocument(
+        "example.org", "k", "T", "https://example.org/t", None, 0, None, plain("Hi.")
+    )
+    assert "licence not stated" in attribution(citation_sources(doc)[0]).text()
+
+
+def test_fragment_urls_decode_back_to_the_sentence() -> None:
+    doc = document(*plain(LEAD))
+    for passage in citation_sources(doc, sentence_spans):
+        assert unquote(passage.fragment_url.split(":~:text=")[1]) == passage.content
