@@ -1,0 +1,126 @@
+"""Blocks as Markdown for LLM prompts: headings, lists, tables, code, quotes and captions.
+
+``blocks_to_markdown`` writes each block by its kind:
+
+- ``heading``: ATX ``#`` marks. A block has no level field, so the level is the depth of
+  the heading in its own section path: ``len(section)`` when the path ends with the
+  heading itself, one deeper than its parent path otherwise, clamped to 1..6.
+- ``list_item``: ``- item``; consecutive items make one tight list.
+- ``table_cell``: a run of cells makes a pipe table whose first row is its header. Rows are
+  told apart by the markup between two cells' source spans (a ``<tr`` or ``</tr`` starts a
+  new row, a ``<table`` or ``</table`` a new table), so pass the decoded ``source`` the
+  blocks were read from; without it each cell stands on a row of its own.
+- ``code``: a fenced block whose fence is longer than any run of backticks inside.
+- ``quote``: ``> quote``; ``caption``: ``*caption*``; ``paragraph`` and ``note``: plain.
+
+Text is escaped only where a character would change meaning: emphasis, code, link and
+HTML openers anywhere, and block markers (``#``, ``>``, ``-``, ``1.``...) at a line start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from itertools import groupby, pairwise
+
+from citesift.model import Block
+
+MAX_HEADING_LEVEL = 6
+_INLINE_ACTIVE = re.compile(
+    r"""[\\`*\[\]~]            # escapes, code, emphasis, links, strikethrough
+    | _(?!(?<=[^\W_]_)[^\W_])  # underscores, except between two letters or digits
+    | <(?=[A-Za-z/!?])         # HTML tags and autolinks
+    | &(?=\#?\w+;)             # character references
+    """,
+    re.VERBOSE,
+)
+_LINE_START_ACTIVE = re.compile(
+    r"""^(?:\#(?=\#*(?:\s|$))     # ATX heading
+    | >                       # block quote
+    | [-+](?=\s|$)            # bullet list item
+    | -(?=[-\s]*$)            # thematic break
+    | \d{1,9}(?=[.)](?:\s|$))  # ordered list item: escape the dot, not the digits
+    )""",
+    re.VERBOSE,
+)
+_TRAILING_HASHES = re.compile(r"(#+)$")
+_BACKTICK_RUN = re.compile(r"`+")
+_ROW_BREAK = re.compile(r"</?tr[\s/>]", re.IGNORECASE)
+_TABLE_BREAK = re.compile(r"</?table[\s/>]", re.IGNORECASE)
+
+
+def blocks_to_markdown(blocks: Sequence[Block], source: str | None = None) -> str:
+    """The blocks as one Markdown document (``source``: the text their spans index)."""
+    parts: list[str] = []
+    for kind, run in groupby(blocks, key=lambda block: block.kind):
+        if kind == "table_cell":
+            parts.extend(_table(rows) for rows in _tables(list(run), source))
+        elif kind == "list_item":
+            parts.append("\n".join("- " + escape(block.text) for block in run))
+        else:
+            parts.extend(_render(block) for block in run)
+    text = "\n\n".join(part for part in parts if part)
+    return text + "\n" if text else ""
+
+
+def escape(text: str) -> str:
+    """``text`` with the characters that would change its meaning as Markdown escaped."""
+    text = _INLINE_ACTIVE.sub(lambda match: "\\" + match.group(), text)
+    return _LINE_START_ACTIVE.sub(_escape_line_start, text, count=1)
+
+
+def heading_level(block: Block) -> int:
+    """The Markdown level of a heading block, from its depth in its section path."""
+    depth = len(block.section)
+    if not block.section or block.section[-1] != block.text:
+        depth += 1
+    return max(1, min(MAX_HEADING_LEVEL, depth))
+
+
+def _escape_line_start(match: re.Match[str]) -> str:
+    marker = match.group()
+    return marker + "\\" if marker.isdigit() else "\\" + marker
+
+
+def _render(block: Block) -> str:
+    if block.kind == "heading":
+        text = _TRAILING_HASHES.sub(r"\\\1", escape(block.text))
+        return "#" * heading_level(block) + " " + text
+    if block.kind == "code":
+        return _fenced(block.text)
+    if block.kind == "quote":
+        return "> " + escape(block.text)
+    if block.kind == "caption":
+        return "*" + escape(block.text) + "*"
+    return escape(block.text)
+
+
+def _fenced(code: str) -> str:
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{code}\n{fence}"
+
+
+def _tables(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
+    """Group a run of cells into tables of rows, by the markup between their spans."""
+    rows = [[cells[0].text]]
+    for previous, cell in pairwise(cells):
+        between = "<tr>" if source is None else source[previous.source_end : cell.source_start]
+        if _TABLE_BREAK.search(between):
+            yield rows
+            rows = [[]]
+        elif _ROW_BREAK.search(between):
+            rows.append([])
+        rows[-1].append(cell.text)
+    yield rows
+
+
+def _table(rows: list[list[str]]) -> str:
+    width = max(len(row) for row in rows)
+    lines = [_table_row(row + [""] * (width - len(row))) for row in rows]
+    lines.insert(1, "|" + " --- |" * width)
+    return "\n".join(lines)
+
+
+def _table_row(cells: list[str]) -> str:
+    return "| " + " | ".join(escape(cell).replace("|", "\\|") for cell in cells) + " |"
