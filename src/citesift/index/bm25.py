@@ -1,0 +1,118 @@
+"""A BM25 index over sparse arrays: per-term document scores precomputed, queries summed in C."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, sane_b, sane_k1
+from citesift.index.tokens import Tokenize, Tokenizer
+
+_Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
+
+
+class BM25Index:
+    """Okapi BM25 (Lucene's idf) over documents added and removed by id.
+
+    Each document keeps its term counts; the score matrix (documents × terms, one column per
+    term, scores precomputed) is rebuilt lazily on the first search after a change, so a
+    query costs one sum over its terms' columns and a partial sort.
+    """
+
+    def __init__(
+        self, k1: float = DEFAULT_K1, b: float = DEFAULT_B, tokenizer: Tokenize | None = None
+    ) -> None:
+        self.k1, self.b = sane_k1(k1), sane_b(b)
+        self.tokenize = tokenizer if tokenizer is not None else Tokenizer()
+        self._vocab: dict[str, int] = {}
+        self._docs: dict[str, _Terms] = {}
+        self._ids: list[str] = []
+        self._matrix: sparse.csc_matrix | None = None
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    @property
+    def ids(self) -> list[str]:
+        """Document ids in row order (the order of ``allowed`` masks and of ``row_of``)."""
+        self._build()
+        return self._ids
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Index (or re-index) each ``texts[i]`` under ``ids[i]``."""
+        for doc_id, text in zip(ids, texts, strict=True):
+            self._docs[doc_id] = self._terms(text)
+        self._matrix = None
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Forget these documents (unknown ids are ignored)."""
+        for doc_id in ids:
+            self._docs.pop(doc_id, None)
+        self._matrix = None
+
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every document (row order of ``ids``) for ``query``.
+
+        Each distinct query term counts once: a claim that repeats a word is not about it twice.
+        """
+        matrix = self._build()
+        terms = {self._vocab[t]: None for t in self.tokenize(query) if t in self._vocab}
+        if not terms:
+            return np.zeros(len(self._ids))
+        spans = [np.arange(matrix.indptr[t], matrix.indptr[t + 1]) for t in terms]
+        at = np.concatenate(spans)
+        return np.bincount(matrix.indices[at], weights=matrix.data[at], minlength=len(self._ids))
+
+    def search(
+        self, query: str, k: int, allowed: np.ndarray | None = None
+    ) -> tuple[list[str], np.ndarray]:
+        """The ids and scores of the ``k`` best documents with a positive score, best first;
+        ``allowed`` (a boolean mask in row order) restricts the candidates."""
+        scores = self.scores(query)
+        if allowed is not None:
+            scores = np.where(allowed, scores, 0.0)
+        rows = top_rows(scores, k)
+        return [self._ids[r] for r in rows], scores[rows]
+
+    def _terms(self, text: str) -> _Terms:
+        counts = Counter(self.tokenize(text))
+        ids = np.fromiter(
+            (self._vocab.setdefault(t, len(self._vocab)) for t in counts), dtype=np.int32
+        )
+        return ids, np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+
+    def _build(self) -> sparse.csc_matrix:
+        """The (documents × terms) score matrix, rebuilt when documents changed."""
+        if self._matrix is None:
+            self._ids = list(self._docs)
+            self._matrix = score_matrix(
+                list(self._docs.values()), len(self._vocab), self.k1, self.b
+            )
+        return self._matrix
+
+
+def score_matrix(docs: Sequence[_Terms], n_terms: int, k1: float, b: float) -> sparse.csc_matrix:
+    """Per (document, term) BM25 scores as a CSC matrix: one column per term."""
+    lengths = np.array([counts.sum() for _, counts in docs], dtype=np.float64)
+    rows = np.repeat(np.arange(len(docs)), [len(ids) for ids, _ in docs])
+    cols = np.concatenate([ids for ids, _ in docs]) if docs else np.zeros(0, np.int32)
+    tf = np.concatenate([c for _, c in docs]).astype(np.float64) if docs else np.zeros(0)
+    df = np.bincount(cols, minlength=n_terms)
+    idf = np.log1p((len(docs) - df + 0.5) / (df + 0.5))
+    norm = 1 - b + b * lengths / (lengths.mean() if len(docs) and lengths.mean() > 0 else 1.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        data = idf[cols] * tf * (k1 + 1) / (tf + k1 * norm[rows])
+    data = np.where(np.isfinite(data), data, 0.0)
+    return sparse.csc_matrix((data, (rows, cols)), shape=(len(docs), n_terms))
+
+
+def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows of the ``k`` highest positive scores, best first (ties by row)."""
+    live = np.flatnonzero(scores > 0)
+    if len(live) > k > 0:
+        live = live[np.argpartition(-scores[live], k - 1)[:k]]
+    order = np.lexsort((live, -scores[live]))
+    return live[order][: max(k, 0)]

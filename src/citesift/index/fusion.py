@@ -1,0 +1,94 @@
+"""Hybrid fusion: reciprocal rank fusion and a weighted sum of min-max normalised scores."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from citesift.model import Hit
+
+RRF_K = 60
+DEFAULT_VECTOR_WEIGHT = 0.6
+DEFAULT_BM25_WEIGHT = 0.4
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[Hit]], k: float = RRF_K, top_k: int | None = None
+) -> list[Hit]:
+    """Fuse ranked lists: a hit scores the sum of ``1 / (k + rank)`` over the lists it is in
+    (rank from 1; a repeated id counts at its first place). ``k`` not finite or < 0 → 60."""
+    k = float(k) if _finite(k) and k >= 0 else RRF_K  # type: ignore[operator]
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(_first_occurrences(ranking), start=1):
+            first.setdefault(hit.id, hit)
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (k + rank)
+    return _ranked(first, scores, top_k)
+
+
+def weighted_fusion(
+    vector_hits: Sequence[Hit],
+    bm25_hits: Sequence[Hit],
+    vector_weight: float = DEFAULT_VECTOR_WEIGHT,
+    bm25_weight: float = DEFAULT_BM25_WEIGHT,
+    top_k: int | None = None,
+) -> list[Hit]:
+    """Fuse two scored lists: ``wv · minmax(vector) + wb · minmax(bm25)`` per id, best first.
+
+    Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it.
+    """
+    wv, wb = fusion_weights(vector_weight, bm25_weight)
+    norm_v, norm_b = min_max(vector_hits), min_max(bm25_hits)
+    first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
+    scores = {i: wv * norm_v.get(i, 0.0) + wb * norm_b.get(i, 0.0) for i in first}
+    return _ranked(first, scores, top_k)
+
+
+def fusion_weights(vector_weight: object, bm25_weight: object) -> tuple[float, float]:
+    """A finite pair summing to one: each invalid weight (not finite, < 0) takes its default,
+    both zero give 0.5/0.5, and the pair is scaled by its larger one first (no overflow)."""
+    wv = _weight(vector_weight, DEFAULT_VECTOR_WEIGHT)
+    wb = _weight(bm25_weight, DEFAULT_BM25_WEIGHT)
+    top = max(wv, wb)
+    if top == 0:
+        return 0.5, 0.5
+    wv, wb = wv / top, wb / top
+    return wv / (wv + wb), wb / (wv + wb)
+
+
+def min_max(hits: Sequence[Hit]) -> dict[str, float]:
+    """Scores scaled to [0, 1] per id (first occurrence wins, non-finite or missing → 0); a
+    list whose scores are all equal maps to 1, or to 0 when they are all 0."""
+    raw = {h.id: _finite_or_zero(h.score) for h in reversed(hits)}
+    if not raw:
+        return {}
+    low, high = min(raw.values()), max(raw.values())
+    if high == low:
+        return dict.fromkeys(raw, 0.0 if high == 0 else 1.0)
+    return {i: (s - low) / (high - low) for i, s in raw.items()}
+
+
+def _first_occurrences(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` without later repeats of an id."""
+    seen: set[str] = set()
+    return [h for h in hits if not (h.id in seen or seen.add(h.id))]
+
+
+def _ranked(first: dict[str, Hit], scores: dict[str, float], top_k: int | None) -> list[Hit]:
+    order = sorted(scores, key=lambda i: -scores[i])
+    out = [replace(first[i], score=scores[i]) for i in order]
+    return out if top_k is None else out[: max(int(top_k), 0)]
+
+
+def _weight(value: object, default: float) -> float:
+    return float(value) if _finite(value) and value >= 0 else default  # type: ignore[arg-type, operator]
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _finite_or_zero(value: object) -> float:
+    return float(value) if _finite(value) else 0.0  # type: ignore[arg-type]

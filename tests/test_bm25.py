@@ -1,0 +1,108 @@
+"""BM25: the reference scorer's sanitising and the sparse index's scores and updates."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from citesift.index.bm25 import BM25Index
+from citesift.index.bm25_score import bm25_score
+from citesift.index.tokens import Tokenizer
+from citesift.model import Hit
+
+DOCS = [
+    Hit("cats", None, "Cats purr and cats sleep all day."),
+    Hit("dogs", None, "Dogs bark at the mail carrier."),
+    Hit("both", None, "Cats and dogs can live together in one house."),
+]
+
+
+def test_bm25_score_prefers_the_keyword_document() -> None:
+    out = bm25_score("cats", DOCS)
+    assert out[0].id == "cats"
+    assert out[-1].id == "dogs" and out[-1].score == 0.0
+    assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "k1,b",
+    [(math.nan, 0.75), (-1, 0.75), (math.inf, 0.75), (1.5, math.nan), (1.5, -0.1), (1.5, 2)],
+)
+def test_bm25_score_invalid_parameters_fall_back_to_defaults(k1: float, b: float) -> None:
+    base = bm25_score("cats dogs house", DOCS)
+    out = bm25_score("cats dogs house", DOCS, k1=k1, b=b)
+    assert [h.id for h in out] == [h.id for h in base]
+    for got, want in zip(out, base, strict=True):
+        assert got.score == pytest.approx(want.score, abs=1e-10)
+
+
+def test_bm25_score_k1_and_b_zero_stay_finite() -> None:
+    out = bm25_score("cats", DOCS, k1=0, b=0)
+    assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+def test_bm25_score_without_terms_or_docs_returns_unscored_copies() -> None:
+    out = bm25_score("!!!", DOCS)
+    assert [h.id for h in out] == ["cats", "dogs", "both"]
+    assert all(h.score is None for h in out)
+    assert out[0] is not DOCS[0]
+    assert bm25_score("cats", []) == []
+
+
+def test_bm25_score_counts_repeated_query_terms() -> None:
+    once = bm25_score("cats dogs", DOCS)
+    twice = bm25_score("cats cats dogs", DOCS)
+    assert {h.id: h.score for h in twice}["cats"] > {h.id: h.score for h in once}["cats"]
+
+
+def make_index() -> BM25Index:
+    index = BM25Index()
+    index.add([h.id for h in DOCS], [h.content for h in DOCS])
+    return index
+
+
+def test_index_ranks_matching_documents_and_skips_the_rest() -> None:
+    ids, scores = make_index().search("purring cats", 10)
+    assert ids == ["cats", "both"]
+    assert scores[0] > scores[1] > 0
+
+
+def test_index_agrees_with_the_reference_scorer() -> None:
+    index = BM25Index(tokenizer=Tokenizer(stem=False, stopwords=frozenset()))
+    index.add([h.id for h in DOCS], [h.content for h in DOCS])
+    ids, scores = index.search("cats dogs house", 10)
+    reference = [h for h in bm25_score("cats dogs house", DOCS) if h.score]
+    assert ids == [h.id for h in reference]
+    assert scores.tolist() == pytest.approx([h.score for h in reference], rel=1e-9)
+
+
+def test_index_updates_and_removes_documents() -> None:
+    index = make_index()
+    index.add(["dogs"], ["Parrots talk."])
+    assert index.search("bark", 10)[0] == []
+    assert index.search("parrot", 10)[0] == ["dogs"]
+    index.remove(["cats", "unknown"])
+    assert index.search("cats", 10)[0] == ["both"]
+    assert len(index) == 2
+
+
+def test_index_mask_restricts_candidates() -> None:
+    index = make_index()
+    allowed = np.array([i != "cats" for i in index.ids])
+    assert index.search("cats", 10, allowed=allowed)[0] == ["both"]
+
+
+@pytest.mark.parametrize("k1,b", [(math.nan, math.inf), (-3, -3), (0, 0), (1e308, 1)])
+def test_index_scores_are_always_finite(k1: float, b: float) -> None:
+    index = BM25Index(k1=k1, b=b)
+    index.add(["e", "x"], ["", "cats " * 1000])
+    scores = index.scores("cats")
+    assert np.isfinite(scores).all()
+
+
+def test_empty_index_and_empty_query_return_nothing() -> None:
+    assert BM25Index().search("cats", 5)[0] == []
+    assert make_index().search("", 5)[0] == []
+    assert make_index().search("cats", 0)[0] == []

@@ -1,0 +1,192 @@
+"""Fusion, the scoring contract and rerankers: the hybrid rules and their sanitising."""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import pytest
+
+from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
+from citesift.index.hybrid import HybridRetriever
+from citesift.index.rerank import BM25Reranker, RerankedRetriever
+from citesift.index.scoring import RerankError, check_scores
+from citesift.model import Hit
+
+MAX = sys.float_info.max
+
+
+def hits(*pairs: tuple[str, float | None], content: str = "") -> list[Hit]:
+    return [Hit(i, s, content or f"text of {i}") for i, s in pairs]
+
+
+class ListRetriever:
+    """A retriever answering a fixed list, recording what it was asked."""
+
+    def __init__(self, results: list[Hit]) -> None:
+        self.results = results
+        self.calls: list[dict[str, Any]] = []
+
+    def search(self, query: str, top_k: int | None = None, filter: Any = None) -> list[Hit]:
+        self.calls.append({"query": query, "top_k": top_k, "filter": filter})
+        return list(self.results)
+
+
+def test_negative_vector_scores_normalise() -> None:
+    out = weighted_fusion(hits(("far", -0.9), ("near", -0.1)), [], 1, 0)
+    assert out[0].id == "near"
+    assert [h.score for h in out] == [1.0, 0.0]
+
+
+def test_equal_weights_give_scores_in_unit_range() -> None:
+    out = weighted_fusion(hits(("a", 3), ("b", 1)), hits(("b", 9), ("c", 2)), 1, 1)
+    assert all(0 <= h.score <= 1 for h in out)  # type: ignore[operator]
+    assert {h.id for h in out} == {"a", "b", "c"}
+
+
+def test_constant_and_non_finite_scores_stay_finite() -> None:
+    out = weighted_fusion(hits(("a", 2), ("b", 2)), hits(("a", math.nan), ("b", math.inf)))
+    assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+def test_duplicate_ids_keep_the_first_and_stay_finite() -> None:
+    out = weighted_fusion(hits(("a", 5), ("a", 1), ("b", 3)), [])
+    assert [h.id for h in out] == ["a", "b"]
+    assert out[0].score == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize(
+    "weights,expected",
+    [
+        ((math.nan, -3), (0.6, 0.4)),
+        ((0, 0), (0.5, 0.5)),
+        ((6, 4), (0.6, 0.4)),
+        ((MAX, MAX), (0.5, 0.5)),
+        ((MAX, 0), (1.0, 0.0)),
+        ((math.inf, 1), (0.6 / 1.6, 1 / 1.6)),
+    ],
+)
+def test_fusion_weights_are_a_finite_pair_summing_to_one(
+    weights: tuple[float, float], expected: tuple[float, float]
+) -> None:
+    wv, wb = fusion_weights(*weights)
+    assert (wv, wb) == pytest.approx(expected)
+    assert math.isfinite(wv) and math.isfinite(wb) and wv + wb == pytest.approx(1)
+
+
+def test_max_value_weights_fuse_to_finite_scores() -> None:
+    out = weighted_fusion(hits(("a", 1), ("b", 0)), hits(("b", 1)), MAX, MAX)
+    assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+def test_rrf_rewards_agreement() -> None:
+    out = reciprocal_rank_fusion([hits(("a", 9), ("b", 8)), hits(("b", 1), ("c", 0))])
+    assert [h.id for h in out] == ["b", "a", "c"]
+    assert out[0].score == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_rrf_invalid_k_falls_back_and_top_k_cuts() -> None:
+    out = reciprocal_rank_fusion([hits(("a", 1), ("b", 1))], k=math.nan, top_k=1)
+    assert [(h.id, h.score) for h in out] == [("a", 1 / 61)]
+
+
+def test_unscored_results_keep_their_order() -> None:
+    listed = hits(("b", None), ("a", None))
+    assert check_scores(listed) == listed
+
+
+@pytest.mark.parametrize(
+    "scores", [(1.0, None), (None, 2.0), (math.nan, 1.0), (math.inf, 1.0), ("3", 1.0)]
+)
+def test_mixed_or_non_finite_scores_are_refused(scores: tuple[Any, Any]) -> None:
+    with pytest.raises(TypeError, match="score"):
+        check_scores(hits(("a", scores[0]), ("b", scores[1])))
+
+
+def test_scored_results_come_sorted() -> None:
+    assert [h.id for h in check_scores(hits(("a", 1), ("b", 3), ("c", 2)))] == ["b", "c", "a"]
+
+
+def test_reranked_retriever_asks_for_the_pool_and_cuts_to_top_k() -> None:
+    base = ListRetriever(
+        [Hit("x", 0.9, "nothing relevant"), Hit("y", 0.1, "solar panels and solar power")]
+    )
+    out = RerankedRetriever(base, candidate_pool=math.nan, top_k=-4).search("solar power")
+    assert [h.id for h in out] == ["y"]
+    assert base.calls[0]["top_k"] == 20
+
+
+def test_reranked_retriever_never_mutates_inputs() -> None:
+    original = Hit("a", 1.0, "solar", {"k": 1})
+    base = ListRetriever([original])
+
+    class Meddler:
+        def rerank(self, query: str, found: list[Hit], top_k: int) -> list[Hit]:
+            found[0].metadata["k"] = 2
+            return found
+
+    RerankedRetriever(base, Meddler()).search("solar")
+    assert original.metadata == {"k": 1}
+
+
+class BadReranker:
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def rerank(self, query: str, found: list[Hit], top_k: int) -> Any:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        ValueError("boom"),
+        "not a list",
+        [{"id": "a"}],
+        [Hit("a", math.nan, "x")],
+        [Hit("a", 1.0, "x"), Hit("b", None, "y")],
+    ],
+)
+def test_bad_reranker_answers_are_rerank_errors(answer: Any) -> None:
+    retriever = RerankedRetriever(ListRetriever(hits(("a", 1.0))), BadReranker(answer))
+    with pytest.raises(RerankError, match="rerank failed"):
+        retriever.search("q")
+
+
+def test_rerank_error_is_rethrown_unchanged() -> None:
+    error = RerankError("upstream said no")
+    retriever = RerankedRetriever(ListRetriever(hits(("a", 1.0))), BadReranker(error))
+    with pytest.raises(RerankError) as caught:
+        retriever.search("q")
+    assert caught.value is error
+
+
+def test_bm25_reranker_is_the_default_and_obeys_top_k() -> None:
+    found = [Hit("a", None, "wind turbines"), Hit("b", None, "solar solar power")]
+    assert [h.id for h in BM25Reranker().rerank("solar", found, 1)] == ["b"]
+
+
+def test_hybrid_retriever_fuses_vector_and_keyword_scores() -> None:
+    base = ListRetriever([Hit("v", 0.9, "unrelated words"), Hit("k", 0.8, "solar power plant")])
+    keyword = HybridRetriever(base, vector_weight=0, bm25_weight=1).search("solar", top_k=1)
+    vector = HybridRetriever(base, vector_weight=1, bm25_weight=0).search("solar", top_k=1)
+    assert keyword[0].id == "k" and vector[0].id == "v"
+    assert vector[0].score == 1.0
+
+
+def test_hybrid_retriever_with_no_candidates_is_empty() -> None:
+    assert HybridRetriever(ListRetriever([])).search("q") == []
+
+
+def test_retrieve_takes_the_last_user_message() -> None:
+    base = ListRetriever([Hit("a", None, "solar")])
+    messages = [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "x"},
+        {"role": "user", "content": "solar?"},
+    ]
+    RerankedRetriever(base).retrieve(messages=messages)
+    assert base.calls[0]["query"] == "solar?"
