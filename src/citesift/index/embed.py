@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -47,3 +48,12 @@ def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.nda
     if out.shape != (count, dim):
         raise ValueError(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
     return out
+
+
+def bounded_int(value: object, low: int, high: int, default: int) -> int:
+    """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if not math.isfinite(value):
+        return default
+    return max(low, min(int(value), high))

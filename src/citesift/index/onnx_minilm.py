@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citesift.index.embed import Progress, normalise_rows
+from citesift.index.embed import Progress, bounded_int, normalise_rows
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIM = 384
@@ -44,9 +44,9 @@ class MiniLMEmbedder:
         max_tokens: int = MAX_TOKENS,
         progress: Progress | None = None,
     ) -> None:
-        self.batch_size = _clamp(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
-        self.max_tokens = _clamp(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
-        self.threads = _clamp(threads, 1, 1024, os.cpu_count() or 1)
+        self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
+        self.max_tokens = bounded_int(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
+        self.threads = bounded_int(threads, 1, 1024, os.cpu_count() or 1)
         self.progress = progress
         self._tokenizer = _load_tokenizer(self.max_tokens)
         self._session = _load_session(self.threads)
@@ -130,12 +130,3 @@ def _clean(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"embed() takes strings, got {type(text).__name__}")
     return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def _clamp(value: object, low: int, high: int, default: int) -> int:
-    """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return default
-    if value in (float("inf"), float("-inf")):
-        return default
-    return max(low, min(int(value), high))

@@ -1,0 +1,90 @@
+"""The embedding cache table: float32 vectors keyed by (embedder name, sha256 of the text)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from citesift.store.sqlite import SQLiteStore
+
+COMPONENT = "embeddings"
+MIGRATIONS = [
+    """
+    CREATE TABLE embeddings (
+        embedder TEXT NOT NULL,
+        text_sha256 TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (embedder, text_sha256)
+    ) WITHOUT ROWID;
+    """,
+]
+LOOKUP_CHUNK = 500
+"""Hashes per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: hex sha256 of its UTF-8 bytes (lone surrogates replaced)."""
+    if not isinstance(text, str):
+        raise TypeError(f"embeddings are keyed by text, got {type(text).__name__}")
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+def migrate_embeddings(store: SQLiteStore) -> None:
+    """Create (or bring up to date) the embeddings table."""
+    store.migrate(COMPONENT, MIGRATIONS)
+
+
+def load_vectors(
+    store: SQLiteStore, embedder: str, dim: int, keys: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """The cached vectors of ``keys`` for ``embedder``; rows of another size are ignored."""
+    found: dict[str, np.ndarray] = {}
+    unique = list(dict.fromkeys(keys))
+    with store.reading() as conn:
+        for start in range(0, len(unique), LOOKUP_CHUNK):
+            chunk = unique[start : start + LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT text_sha256, vector FROM embeddings"
+                f" WHERE embedder = ? AND dim = ? AND text_sha256 IN ({marks})",
+                (embedder, dim, *chunk),
+            )
+            found.update(_decoded(rows, dim))
+    return found
+
+
+def save_vectors(
+    store: SQLiteStore, embedder: str, keys: Sequence[str], vectors: np.ndarray
+) -> None:
+    """Store ``vectors`` (one row per key) for ``embedder`` in one transaction."""
+    rows = np.ascontiguousarray(vectors, dtype=np.float32)
+    values = [(embedder, k, rows.shape[1], r.tobytes()) for k, r in zip(keys, rows, strict=True)]
+    with store.transaction() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO embeddings (embedder, text_sha256, dim, vector)"
+            " VALUES (?, ?, ?, ?)",
+            values,
+        )
+
+
+def count_vectors(store: SQLiteStore, embedder: str | None = None) -> int:
+    """How many vectors are cached (for one embedder, or in all)."""
+    where, args = ("WHERE embedder = ?", (embedder,)) if embedder is not None else ("", ())
+    with store.reading() as conn:
+        return int(conn.execute(f"SELECT COUNT(*) FROM embeddings {where}", args).fetchone()[0])
+
+
+def forget_vectors(store: SQLiteStore, embedder: str) -> int:
+    """Drop every cached vector of ``embedder``; returns how many went."""
+    with store.transaction() as conn:
+        return conn.execute("DELETE FROM embeddings WHERE embedder = ?", (embedder,)).rowcount
+
+
+def _decoded(rows: Iterable[tuple[str, bytes]], dim: int) -> Iterable[tuple[str, np.ndarray]]:
+    """(key, vector) pairs for the rows whose blob holds exactly ``dim`` float32 values."""
+    for key, blob in rows:
+        if len(blob) == dim * 4:
+            yield key, np.frombuffer(blob, dtype=np.float32)
