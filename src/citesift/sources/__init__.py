@@ -1,0 +1,29 @@
+"""Public sources with ``search`` and ``read``: Wikipedia and any web page."""
+
+from citesift.sources.addresses import article_url
+from citesift.sources.base import OnSend, PublicSourceProvider
+from citesift.sources.web import PageLimits, WebPageSource
+from citesift.sources.wikipedia import (
+    CORE_PAGE_PATH,
+    DEFAULT_ORIGIN,
+    PAGE_PATH,
+    SEARCH_PATH,
+    WikipediaLimits,
+    WikipediaSourceProvider,
+    revision_of,
+)
+
+__all__ = [
+    "CORE_PAGE_PATH",
+    "DEFAULT_ORIGIN",
+    "OnSend",
+    "PAGE_PATH",
+    "PageLimits",
+    "PublicSourceProvider",
+    "SEARCH_PATH",
+    "WebPageSource",
+    "WikipediaLimits",
+    "WikipediaSourceProvider",
+    "article_url",
+    "revision_of",
+]

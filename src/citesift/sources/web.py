@@ -1,0 +1,115 @@
+"""Any web page a citation names, read as a public source.
+
+Page mode by default (tables, figures, quotations and code kept, each cell its own block);
+``publisher``, ``page_date`` and the licence are taken from what the page states about
+itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.net``
+(scheme, address, robots.txt, limiter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from citesift.extract.html import html_to_blocks
+from citesift.extract.metadata import extract_metadata
+from citesift.extract.rules import Mode
+from citesift.model import (
+    Document,
+    Failed,
+    Hits,
+    Limited,
+    ReadOutcome,
+    SearchOutcome,
+    Skipped,
+    Snapshot,
+    SourceDocument,
+    SourceHit,
+)
+from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
+from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
+from citesift.sources.base import DEFAULT_LIMIT, TEXT_BUDGET, BlockingCalls, OnSend, sane_budget
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass(frozen=True, slots=True)
+class PageLimits:
+    """The bounds of reading one page (DESIGN.md's web-page row); absurd values sanitised."""
+
+    deadline: float = PAGE_DEADLINE
+    max_declared_bytes: int = DECLARED_BYTES
+    max_body_bytes: int = BODY_BYTES
+    max_redirects: int = PAGE_REDIRECTS
+    text_budget: int = TEXT_BUDGET
+
+
+class WebPageSource(BlockingCalls):
+    """Reads the page at a URL; its ``search`` only recognises a URL given as the phrase."""
+
+    site = "web"
+
+    def __init__(
+        self,
+        identity: ClientIdentity,
+        mode: Mode = "page",
+        limits: PageLimits = PageLimits(),
+        *,
+        allow_private: bool = False,
+        robots: bool = True,
+        limiters: LimiterRegistry = LIMITERS,
+    ) -> None:
+        if mode not in ("page", "article"):
+            raise ValueError(f"mode must be 'page' or 'article', not {mode!r}")
+        self.mode = mode
+        self.policy = FetchPolicy.for_pages(
+            identity,
+            deadline=limits.deadline,
+            max_declared_bytes=limits.max_declared_bytes,
+            max_body_bytes=limits.max_body_bytes,
+            allow_private=allow_private,
+            robots=robots,
+            limiters=limiters,
+        ).with_(max_redirects=limits.max_redirects)
+        self.text_budget = sane_budget(limits.text_budget)
+
+    async def search(
+        self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
+    ) -> SearchOutcome:
+        """One hit when ``phrase`` is an http(s) URL (a page source has no search of its own)."""
+        url = phrase.strip()
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+            return Failed(None, "a web page source reads URLs; the phrase is not one")
+        return Hits((SourceHit(url, url),))
+
+    async def read(self, hit: SourceHit, *, on_send: OnSend | None = None) -> ReadOutcome:
+        """The page at ``hit.key``; the hit's title is kept unless it is the URL itself."""
+        outcome = await fetch(hit.key, self.policy, on_send=on_send)
+        if isinstance(outcome, Skipped | Limited):
+            return outcome
+        if not outcome.content_type.lower().startswith(HTML_TYPES):
+            return Skipped(outcome.status, f"content type {outcome.content_type!r} is not HTML")
+        return Document(self._document(hit, outcome))
+
+    def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
+        html = snapshot.text()
+        meta = extract_metadata(html, snapshot.final_url)
+        blocks = html_to_blocks(html, mode=self.mode, budget=self.text_budget)
+        named = hit.title.strip() and hit.title != hit.key
+        return SourceDocument(
+            site=urlsplit(snapshot.final_url).hostname or snapshot.final_url,
+            key=hit.key,
+            title=hit.title if named else meta.title or snapshot.final_url,
+            url=snapshot.final_url,
+            revision=None,
+            read_at=snapshot.fetched_at,
+            licence=meta.licence,
+            blocks=tuple(blocks),
+            publisher=meta.publisher,
+            page_date=meta.page_date,
+            language=meta.language or snapshot.header("content-language"),
+            description=meta.description,
+            canonical_url=meta.canonical_url,
+            snapshot_id=snapshot.id,
+            truncated=blocks.truncated,
+        )

@@ -1,0 +1,221 @@
+"""Wikipedia as a public source: REST search by phrase, Parsoid page HTML by key.
+
+Every request goes through ``citesift.net.fetch`` under the shared per-host limiter, names
+the caller's identity, sends no cookie and follows no redirect. A title that redirects
+answers ``Skipped(None)``; a phrase or key no address can carry answers ``Failed(None)`` /
+``Skipped(None)`` with nothing sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from citesift.extract.html import html_to_blocks
+from citesift.model import (
+    WIKIPEDIA_LICENCE,
+    Document,
+    Failed,
+    FetchOutcome,
+    Hits,
+    Limited,
+    ReadOutcome,
+    SearchOutcome,
+    Skipped,
+    Snapshot,
+    SourceDocument,
+    SourceHit,
+)
+from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
+from citesift.sources.addresses import article_url, carriable, encode_component
+from citesift.sources.base import (
+    DEFAULT_LIMIT,
+    TEXT_BUDGET,
+    BlockingCalls,
+    OnSend,
+    sane_budget,
+    sane_limit,
+)
+from citesift.sources.excerpts import plain_excerpt
+
+DEFAULT_ORIGIN = "https://en.wikipedia.org"
+SEARCH_PATH = "/w/rest.php/v1/search/page"
+PAGE_PATH = "/api/rest_v1/page/html/{key}"
+CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
+_ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
+_HTML_REVISION = re.compile(r'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
+
+
+@dataclass(frozen=True, slots=True)
+class WikipediaLimits:
+    """The bounds of one provider (DESIGN.md's Wikipedia row); absurd values are sanitised."""
+
+    deadline: float = 3.0  # seconds from send to the end of the body
+    search_max_bytes: int = 65_536
+    page_max_sent_bytes: int = 1_500_000  # declared Content-Length
+    page_max_bytes: int = 6_000_000  # body after decompression
+    text_budget: int = TEXT_BUDGET  # characters of text kept from one page
+
+
+class WikipediaSourceProvider(BlockingCalls):
+    """English Wikipedia by default, another wiki through ``origin``."""
+
+    site = "Wikipedia"
+
+    def __init__(
+        self,
+        identity: ClientIdentity,
+        origin: str = DEFAULT_ORIGIN,
+        page_path: str = PAGE_PATH,
+        limits: WikipediaLimits = WikipediaLimits(),
+        *,
+        allow_private: bool = False,
+        limiters: LimiterRegistry = LIMITERS,
+    ) -> None:
+        if "{key}" not in page_path or not page_path.startswith("/"):
+            raise ValueError("page_path must start with / and hold {key}")
+        self.origin = origin.rstrip("/")
+        self.page_path = page_path
+        base = FetchPolicy.for_wikipedia(identity, allow_private=allow_private, limiters=limiters)
+        self.search_policy = base.with_(
+            deadline=limits.deadline,
+            max_body_bytes=limits.search_max_bytes,
+            accept="application/json",
+        )
+        self.page_policy = base.with_(
+            deadline=limits.deadline,
+            max_declared_bytes=limits.page_max_sent_bytes,
+            max_body_bytes=limits.page_max_bytes,
+            accept="text/html",
+        )
+        self.text_budget = sane_budget(limits.text_budget)
+
+    def search_url(self, phrase: str, limit: int = DEFAULT_LIMIT) -> str | None:
+        """The search address for ``phrase`` (space as ``%20``), or None if none can carry it."""
+        query = encode_component(phrase)
+        if query is None:
+            return None
+        return f"{self.origin}{SEARCH_PATH}?q={query}&limit={sane_limit(limit)}"
+
+    def page_url(self, key: str) -> str | None:
+        """The page-HTML address of ``key``, or None if no address can carry it."""
+        encoded = encode_component(key)
+        return None if encoded is None else self.origin + self.page_path.replace("{key}", encoded)
+
+    def article_url(self, key: str) -> str:
+        """The article's address for attribution."""
+        return article_url(self.origin, key)
+
+    async def search(
+        self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
+    ) -> SearchOutcome:
+        """At most ``limit`` hits for a short topic phrase."""
+        url = self.search_url(phrase, limit)
+        if url is None:
+            return Failed(None, "the phrase cannot be put in an address")
+        outcome = await fetch(url, self.search_policy, on_send=on_send)
+        return _search_outcome(outcome, sane_limit(limit))
+
+    async def read(self, hit: SourceHit, *, on_send: OnSend | None = None) -> ReadOutcome:
+        """The hit's article by its key, text in the extractor's article mode."""
+        url = self.page_url(hit.key)
+        if url is None:
+            return Skipped(None, "the key cannot be put in an address")
+        outcome = await fetch(url, self.page_policy, on_send=on_send)
+        if not isinstance(outcome, Snapshot):
+            return _not_read(outcome)
+        if not outcome.content_type.lower().startswith("text/html"):
+            return Skipped(outcome.status, f"content type {outcome.content_type!r} is not HTML")
+        if outcome.status != 200:
+            return Skipped(outcome.status, f"HTTP {outcome.status}")
+        return Document(self._document(hit, outcome))
+
+    def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
+        html = snapshot.text()
+        blocks = html_to_blocks(html, mode="article", budget=self.text_budget)
+        return SourceDocument(
+            site=self.site,
+            key=hit.key,
+            title=hit.title,
+            url=self.article_url(hit.key),
+            revision=revision_of(snapshot, html),
+            read_at=snapshot.fetched_at,
+            licence=WIKIPEDIA_LICENCE,
+            blocks=tuple(blocks),
+            language=snapshot.header("content-language"),
+            snapshot_id=snapshot.id,
+            truncated=blocks.truncated,
+        )
+
+
+def revision_of(snapshot: Snapshot, html: str) -> str | None:
+    """The revision: the content-revision-id header, the ETag's, or the HTML's own link."""
+    header = (snapshot.header("content-revision-id") or "").strip()
+    if header.isascii() and header.isdigit():
+        return header
+    etag = _ETAG_REVISION.match((snapshot.header("etag") or "").strip())
+    if etag:
+        return etag.group(1)
+    link = _HTML_REVISION.search(html[:8192])
+    return link.group(1) if link else None
+
+
+def _search_outcome(outcome: FetchOutcome, limit: int) -> SearchOutcome:
+    """A fetch outcome read as a search answer."""
+    if isinstance(outcome, Limited):
+        return outcome
+    if isinstance(outcome, Skipped):
+        return Failed(_failure_status(outcome.status), outcome.reason)
+    if outcome.status != 200:
+        return Failed(outcome.status, f"HTTP {outcome.status}")
+    pages = _pages(outcome.body)
+    if pages is None:
+        return Failed(200, "the answer is not JSON with a pages list")
+    return Hits(tuple(_hits(pages, limit)))
+
+
+def _failure_status(status: int | None) -> int | None:
+    """A status worth reporting: redirects are transport failures (None)."""
+    return None if status is None or 300 <= status < 400 else status
+
+
+def _not_read(outcome: Skipped | Limited) -> ReadOutcome:
+    """A fetch that gave no snapshot, read as a read answer."""
+    if isinstance(outcome, Limited):
+        return outcome
+    return Skipped(_failure_status(outcome.status), outcome.reason)
+
+
+def _pages(body: bytes) -> list[Any] | None:
+    """The ``pages`` list of a REST search answer, or None."""
+    try:
+        answer = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    pages = answer.get("pages") if isinstance(answer, dict) else None
+    return pages if isinstance(pages, list) else None
+
+
+def _hits(pages: list[Any], limit: int) -> list[SourceHit]:
+    """Hits for the entries with a non-empty, carriable key and a title, up to ``limit``."""
+    hits = []
+    for page in pages:
+        if len(hits) >= limit:
+            break
+        hit = _hit(page)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def _hit(page: object) -> SourceHit | None:
+    if not isinstance(page, dict):
+        return None
+    key, title, excerpt = page.get("key"), page.get("title"), page.get("excerpt")
+    if not (isinstance(key, str) and key and isinstance(title, str) and title):
+        return None
+    if not carriable(key):
+        return None
+    return SourceHit(key, title, plain_excerpt(excerpt) if isinstance(excerpt, str) else None)
