@@ -1,0 +1,74 @@
+"""Polite, safe fetching: the one way citesift reads from the network.
+
+The public surface::
+
+    identity = ClientIdentity("mytool", "1.0", "https://example.org/contact")
+    policy = FetchPolicy(identity)               # or FetchPolicy.for_pages / for_wikipedia
+    outcome = await fetch(url, policy)           # or fetch_sync(url, policy)
+    # -> Snapshot | Skipped(status, reason) | Limited(reason); never raises but on cancellation
+
+- ``ClientIdentity(name, version, contact)``: ``.user_agent`` is ``name/version (contact)``;
+  an empty contact or a browser-like agent is refused (``IdentityError``).
+- ``FetchPolicy``: a frozen options object (deadline, byte caps, redirects, addresses,
+  robots.txt, offline replay, store, resolver seam, limiter registry); absurd values are
+  sanitised.
+- ``fetch(url, policy, on_send=None)``: ``Skipped.status`` is the HTTP status when an answer
+  arrived (404, 429, 200 for a body over the cap, 3xx for a redirect not followed) and None
+  for a refused URL or address, robots.txt, a transport error or the deadline. A 429/503
+  blocks the host in its limiter per Retry-After. ``Limited(reason)``: the limiter refused
+  (``blocked``, ``minute``, ``wait``) or ``on_send`` did (``caller``); nothing was sent.
+- ``SourceLimiter`` / ``LimiterRefused`` / ``retry_after_ms`` / ``limiter_for(host)``: the
+  per-host politeness rules; one limiter per host per registry (``LIMITERS`` by default).
+- ``check_target`` / ``address_refusal`` / ``system_resolver``: the address check fetch
+  uses, public so other callers (a browser, a crawler) refuse the same addresses.
+- ``RobotsCache``: robots.txt per origin (RFC 9309: 4xx allows, 5xx/timeout disallows for now).
+- ``ManualClock``: a virtual clock for testing code that runs under a limiter.
+"""
+
+from citesift.net.address import (
+    AddressRefused,
+    Resolver,
+    Target,
+    address_refusal,
+    check_target,
+    system_resolver,
+)
+from citesift.net.clock import Clock, ManualClock, SystemClock
+from citesift.net.fetch import fetch, fetch_sync
+from citesift.net.identity import ClientIdentity, IdentityError
+from citesift.net.limiter import (
+    LIMITERS,
+    LimiterRefused,
+    LimiterRegistry,
+    SourceLimiter,
+    limiter_for,
+)
+from citesift.net.policy import FetchPolicy
+from citesift.net.retry_after import retry_after_ms
+from citesift.net.robots import ROBOTS, RobotsCache, RobotsRules
+
+__all__ = [
+    "AddressRefused",
+    "ClientIdentity",
+    "Clock",
+    "FetchPolicy",
+    "IdentityError",
+    "LIMITERS",
+    "LimiterRefused",
+    "LimiterRegistry",
+    "ManualClock",
+    "ROBOTS",
+    "Resolver",
+    "RobotsCache",
+    "RobotsRules",
+    "SourceLimiter",
+    "SystemClock",
+    "Target",
+    "address_refusal",
+    "check_target",
+    "fetch",
+    "fetch_sync",
+    "limiter_for",
+    "retry_after_ms",
+    "system_resolver",
+]

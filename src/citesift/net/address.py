@@ -1,0 +1,178 @@
+"""Address safety: only http(s) URLs whose host resolves to public addresses are fetched.
+
+The host is resolved once, through a resolver the caller may replace (tests stub DNS), every
+address it gives is checked, and the request then connects to the checked address itself
+(the URL names the host for the Host header and TLS), so DNS cannot swap it afterwards.
+Numeric hosts in the forms browsers accept (``2130706433``, ``0x7f.1``, ``0177.0.0.1``) are
+read as the IPv4 addresses they mean before any resolver is asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import httpx
+
+Resolver = Callable[[str], Sequence[str]]
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+SCHEMES = ("http", "https")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+class AddressRefused(Exception):
+    """A URL that may not be fetched: its scheme, its form or the address its host has."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A checked URL and the address the request must connect to."""
+
+    url: httpx.URL
+    host: str
+    address: str
+
+
+def system_resolver(host: str) -> list[str]:
+    """The addresses the operating system resolves ``host`` to (TCP, any family)."""
+    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def parse_url(url: str) -> httpx.URL:
+    """The URL parsed, or ``AddressRefused`` naming what is wrong with it."""
+    if not isinstance(url, str):
+        raise AddressRefused("the URL is not a string")
+    try:
+        url.encode("utf-8")
+        parsed = httpx.URL(url)
+    except (UnicodeError, httpx.InvalidURL, ValueError, TypeError) as error:
+        raise AddressRefused(f"malformed URL: {error}") from None
+    if parsed.scheme not in SCHEMES:
+        raise AddressRefused(f"scheme {parsed.scheme or '(none)'!r} is not http or https")
+    if not parsed.host:
+        raise AddressRefused("the URL has no host")
+    return parsed
+
+
+async def check_target(
+    url: str, resolver: Resolver, allow_private: bool, allowed: Sequence[IPNetwork] = ()
+) -> Target:
+    """Parse, resolve and check ``url``; raises ``AddressRefused`` with the reason."""
+    parsed = parse_url(url)
+    host = parsed.raw_host.decode("ascii")
+    literal = ip_literal(host)
+    addresses = [literal] if literal else await _resolve(host, resolver)
+    for address in addresses:
+        refusal = address_refusal(address, allow_private, allowed)
+        if refusal:
+            raise AddressRefused(f"{host} resolves to {address}, {refusal}")
+    return Target(url=parsed, host=host, address=str(addresses[0]))
+
+
+def networks(values: Sequence[str | IPNetwork]) -> tuple[IPNetwork, ...]:
+    """Networks from their written forms (``"10.1.0.0/16"``, ``"::1"``); ValueError if bad."""
+    if isinstance(values, str):
+        values = [values]
+    try:
+        return tuple(ipaddress.ip_network(value, strict=False) for value in values)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"not a network: {error}") from None
+
+
+def address_refusal(
+    address: IPAddress, allow_private: bool = False, allowed: Sequence[IPNetwork] = ()
+) -> str | None:
+    """Why ``address`` may not be contacted, or None when it may.
+
+    ``allow_private`` lets loopback, private and link-local addresses through; ``allowed``
+    names networks let through in any case. Unspecified and multicast addresses never are.
+    """
+    embedded = _embedded_ipv4(address)
+    if embedded is not None:
+        return address_refusal(embedded, allow_private, allowed)
+    if address.is_unspecified:
+        return "an unspecified address"
+    if address.is_multicast:
+        return "a multicast address"
+    if address.is_global or any(address in network for network in allowed):
+        return None
+    if allow_private and (address.is_private or address.is_loopback or address.is_link_local):
+        return None
+    return f"a non-public ({_kind(address)}) address"
+
+
+def ip_literal(host: str) -> IPAddress | None:
+    """The address a numeric host means (IPv6, dotted IPv4 or the WHATWG numeric forms)."""
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        pass
+    parts = host.rstrip(".").split(".")
+    if not parts[-1] or not _is_number(parts[-1]):
+        return None
+    numbers = [_number(part) for part in parts]
+    if len(numbers) > 4 or any(n is None for n in numbers):
+        raise AddressRefused(f"malformed numeric host {host!r}")
+    return _ipv4_from_parts([n for n in numbers if n is not None], host)
+
+
+def _ipv4_from_parts(numbers: list[int], host: str) -> ipaddress.IPv4Address:
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (5 - len(numbers)):
+        raise AddressRefused(f"malformed numeric host {host!r}")
+    value = last
+    for index, number in enumerate(head):
+        value += number << (8 * (3 - index))
+    return ipaddress.IPv4Address(value)
+
+
+def _is_number(part: str) -> bool:
+    return _number(part) is not None
+
+
+def _number(part: str) -> int | None:
+    """A WHATWG IPv4 part: decimal, ``0x`` hexadecimal or leading-zero octal."""
+    lowered = part.lower()
+    try:
+        if lowered.startswith("0x"):
+            return int(lowered[2:] or "0", 16)
+        if len(lowered) > 1 and lowered.startswith("0"):
+            return int(lowered[1:], 8)
+        return int(lowered, 10) if lowered.isdigit() else None
+    except ValueError:
+        return None
+
+
+def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv4-mapped, 6to4 or NAT64 IPv6 address carries."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped or address.sixtofour:
+        return address.ipv4_mapped or address.sixtofour
+    if address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+def _kind(address: IPAddress) -> str:
+    for kind in ("loopback", "link_local", "private", "reserved"):
+        if getattr(address, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return "special-purpose"
+
+
+async def _resolve(host: str, resolver: Resolver) -> list[IPAddress]:
+    try:
+        names = await asyncio.to_thread(resolver, host)
+        addresses = [ipaddress.ip_address(str(name).split("%")[0]) for name in names]
+    except (OSError, UnicodeError, ValueError) as error:
+        raise AddressRefused(f"cannot resolve {host}: {error}") from None
+    if not addresses:
+        raise AddressRefused(f"{host} resolves to no address")
+    return addresses

@@ -1,0 +1,130 @@
+"""``fetch``: one URL to a ``Snapshot``, or a ``Skipped``/``Limited`` outcome, politely and safely.
+
+Each hop (the URL, then each redirect the policy allows) is checked on its own: scheme and
+address, robots.txt when the policy honours it, then the host's limiter admits it and the
+exchange reads it within the deadline and caps. Nothing raises for a refusal or a failure;
+only the caller's own cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import replace
+
+from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
+from citesift.net.address import AddressRefused, Target, check_target
+from citesift.net.exchange import Redirect, exchange
+from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
+from citesift.net.policy import FetchPolicy
+from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
+from citesift.store.snapshots import SnapshotStore
+
+ROBOTS_DEADLINE = 10.0
+
+
+async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:
+    """Fetch ``url`` under ``policy``; ``on_send`` runs before each request is sent.
+
+    ``on_send`` may raise ``LimiterRefused("caller")`` to refuse (any other exception it
+    raises is read the same way): the answer is then ``Limited("caller")``, nothing sent.
+    """
+    if policy.offline:
+        return _stored(url, policy)
+    outcome = await _follow(url, policy, on_send)
+    if isinstance(outcome, Snapshot):
+        outcome = replace(outcome, url=url)
+        if policy.save and policy.store is not None:
+            SnapshotStore(policy.store).save(outcome)
+    return outcome
+
+
+def fetch_sync(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:
+    """``fetch`` for code without an event loop."""
+    return asyncio.run(fetch(url, policy, on_send=on_send))
+
+
+def _stored(url: str, policy: FetchPolicy) -> FetchOutcome:
+    if policy.store is None:
+        return Skipped(None, "offline, and no store to answer from")
+    found = SnapshotStore(policy.store).latest(url)
+    return found if found is not None else Skipped(None, "not in the store")
+
+
+async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
+    seen = {url}
+    current = url
+    for hop in range(policy.max_redirects + 1):
+        outcome = await _hop(current, policy, on_send)
+        if not isinstance(outcome, Redirect):
+            return outcome
+        if hop == policy.max_redirects:
+            break
+        if outcome.location in seen:
+            return Skipped(outcome.status, f"redirect loop back to {outcome.location}")
+        seen.add(outcome.location)
+        current = outcome.location
+    return Skipped(outcome.status, f"redirect to {outcome.location} not followed")
+
+
+async def _hop(
+    url: str, policy: FetchPolicy, on_send: OnSend | None
+) -> Snapshot | Skipped | Limited | Redirect:
+    try:
+        target = await check_target(
+            url, policy.resolver, policy.allow_private, policy.allow_networks
+        )
+    except AddressRefused as refusal:
+        return Skipped(None, str(refusal))
+    limiter = policy.limiters.limiter_for(target.host)
+    if policy.robots:
+        refusal = await _robots_refusal(target, policy, limiter)
+        if refusal is not None:
+            return refusal
+    try:
+        return await limiter.run(lambda: exchange(target, policy, limiter), _guarded(on_send))
+    except LimiterRefused as refusal:
+        return Limited(refusal.reason)
+
+
+async def _robots_refusal(
+    target: Target, policy: FetchPolicy, limiter: SourceLimiter
+) -> Skipped | Limited | None:
+    """Why robots.txt forbids ``target`` now (Disallow, or unreachable), or None."""
+    robots_policy = policy.with_(
+        robots=False,
+        offline=False,
+        save=False,
+        error_pages=True,
+        max_redirects=ROBOTS_REDIRECTS,
+        max_body_bytes=ROBOTS_MAX_BYTES,
+        accept="text/plain",
+        deadline=min(policy.deadline, ROBOTS_DEADLINE),
+    )
+    rules = await policy.robots_cache.rules_for(target.url, lambda u: fetch(u, robots_policy))
+    if isinstance(rules, Limited):
+        return rules
+    agent = policy.identity.name
+    delay = rules.crawl_delay(agent)
+    if delay:
+        limiter.slow_to(delay)
+    why = rules.verdict(str(target.url), agent)
+    return Skipped(None, why) if why else None
+
+
+def _guarded(on_send: OnSend | None) -> OnSend | None:
+    """``on_send`` with any exception it raises read as the caller refusing."""
+    if on_send is None:
+        return None
+
+    async def guarded() -> None:
+        try:
+            result = on_send()
+            if inspect.isawaitable(result):
+                await result
+        except LimiterRefused:
+            raise
+        except Exception as error:
+            raise LimiterRefused("caller") from error
+
+    return guarded

@@ -1,0 +1,192 @@
+"""Per-host politeness: concurrency, spacing between starts, a per-minute budget, blocks.
+
+``SourceLimiter.run`` admits a request when fewer than ``concurrency`` are running, the
+last start is at least ``spacing`` ago and fewer than ``per_minute`` starts (counting
+requests whose ``on_send`` is still pending) fall in the last 60 s. It waits at most
+``wait`` seconds for that, else refuses with nothing sent. After a 429 or 503 the caller
+blocks the host until its Retry-After has passed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
+
+from citesift.net.clock import SYSTEM_CLOCK, Clock
+from citesift.net.retry_after import retry_after_ms
+
+T = TypeVar("T")
+RefusalReason = Literal["blocked", "minute", "wait", "caller"]
+OnSend = Callable[[], Awaitable[None] | None]
+
+DEFAULT_CONCURRENCY = 3
+DEFAULT_SPACING = 0.25
+DEFAULT_PER_MINUTE = 200
+DEFAULT_WAIT = 2.0
+MAX_SPACING = 60.0
+MAX_WAIT = 60.0
+WINDOW_MS = 60_000
+POLL_MS = 25
+
+
+class LimiterRefused(Exception):
+    """The limiter (or the caller's ``on_send``) refused a request before it was sent."""
+
+    def __init__(self, reason: RefusalReason) -> None:
+        super().__init__(reason)
+        self.reason: RefusalReason = reason
+
+
+class SourceLimiter:
+    """The politeness rules for one host (see the module docstring)."""
+
+    def __init__(
+        self,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        spacing: float = DEFAULT_SPACING,
+        per_minute: int = DEFAULT_PER_MINUTE,
+        wait: float = DEFAULT_WAIT,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
+        self.concurrency = int(_bounded(concurrency, DEFAULT_CONCURRENCY, 1, 64))
+        self.base_spacing_ms = _bounded(spacing, DEFAULT_SPACING, 0, MAX_SPACING) * 1000
+        self.spacing_ms = self.base_spacing_ms
+        self.per_minute = int(_bounded(per_minute, DEFAULT_PER_MINUTE, 1, 100_000))
+        self.wait_ms = _bounded(wait, DEFAULT_WAIT, 0, MAX_WAIT) * 1000
+        self.clock = clock
+        self.blocked_until = -math.inf
+        self._starts: deque[float] = deque()
+        self._last_start = -math.inf
+        self._active = 0
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    async def run(self, task: Callable[[], Awaitable[T]], on_send: OnSend | None = None) -> T:
+        """Run ``task`` once admitted; ``on_send`` runs after admission, before the start.
+
+        Raises ``LimiterRefused`` (nothing sent) when refused; an exception from
+        ``on_send`` ends the run with no start spent.
+        """
+        await self._admit(holding=on_send is not None)
+        try:
+            if on_send is not None:
+                await self._before_start(on_send)
+            return await task()
+        finally:
+            with self._lock:
+                self._active -= 1
+
+    def block(self, retry_after: str | None) -> None:
+        """Refuse every request until the header's Retry-After (5 s when absent) has passed."""
+        now = self.clock.now_ms()
+        until = now + retry_after_ms(retry_after, self.clock.wall_ms())
+        with self._lock:
+            self.blocked_until = max(self.blocked_until, until)
+
+    def slow_to(self, spacing: float) -> None:
+        """Keep starts at least ``spacing`` seconds apart (a robots.txt Crawl-delay)."""
+        wanted = _bounded(spacing, 0, 0, MAX_SPACING) * 1000
+        self.spacing_ms = max(self.base_spacing_ms, wanted)
+
+    async def _admit(self, holding: bool) -> None:
+        started = self.clock.now_ms()
+        while True:
+            now = self.clock.now_ms()
+            delay = self._try_admit(now, holding)
+            if delay is None:
+                return
+            if now + delay > started + self.wait_ms:
+                raise LimiterRefused("wait")
+            await self.clock.sleep(delay)
+
+    def _try_admit(self, now: float, holding: bool) -> float | None:
+        """Admit (and stamp unless ``holding``) with no await in between, or return the wait."""
+        with self._lock:
+            if now < self.blocked_until:
+                raise LimiterRefused("blocked")
+            while self._starts and now - self._starts[0] >= WINDOW_MS:
+                self._starts.popleft()
+            if len(self._starts) + self._pending >= self.per_minute:
+                raise LimiterRefused("minute")
+            if self._active >= self.concurrency:
+                return POLL_MS
+            gap = self._last_start + self.spacing_ms - now
+            if gap > 0:
+                return gap
+            self._active += 1
+            if holding:
+                self._pending += 1
+            else:
+                self._stamp(now)
+            return None
+
+    async def _before_start(self, on_send: OnSend) -> None:
+        """Await ``on_send`` holding a start, then wait out spacing against newer starts."""
+        try:
+            result = on_send()
+            if inspect.isawaitable(result):
+                await result
+            settled = self.clock.now_ms()
+            while (delay := self._try_stamp(self.clock.now_ms())) is not None:
+                if self.clock.now_ms() + delay > settled + self.wait_ms:
+                    raise LimiterRefused("wait")
+                await self.clock.sleep(delay)
+        except BaseException:
+            with self._lock:
+                self._pending -= 1
+            raise
+
+    def _try_stamp(self, now: float) -> float | None:
+        with self._lock:
+            if now < self.blocked_until:
+                raise LimiterRefused("blocked")
+            gap = self._last_start + self.spacing_ms - now
+            if gap > 0:
+                return gap
+            self._pending -= 1
+            self._stamp(now)
+            return None
+
+    def _stamp(self, now: float) -> None:
+        self._starts.append(now)
+        self._last_start = now
+
+
+class LimiterRegistry:
+    """One limiter per host for everyone who asks through the same registry."""
+
+    def __init__(self, factory: Callable[[], SourceLimiter] = SourceLimiter) -> None:
+        self._factory = factory
+        self._limiters: dict[str, SourceLimiter] = {}
+        self._lock = threading.Lock()
+
+    def limiter_for(self, host: str) -> SourceLimiter:
+        """The limiter of ``host`` (case and a trailing dot ignored), made on first use."""
+        key = host.lower().rstrip(".")
+        with self._lock:
+            if key not in self._limiters:
+                self._limiters[key] = self._factory()
+            return self._limiters[key]
+
+
+LIMITERS = LimiterRegistry()
+
+
+def limiter_for(host: str) -> SourceLimiter:
+    """The process-wide limiter of ``host``."""
+    return LIMITERS.limiter_for(host)
+
+
+def _bounded(value: float, default: float, low: float, high: float) -> float:
+    """``value`` clamped to ``[low, high]``; the default when it is not a finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    if not math.isfinite(number):
+        return default
+    return min(max(number, low), high)

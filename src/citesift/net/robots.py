@@ -1,0 +1,103 @@
+"""robots.txt per origin: fetched once, cached with an expiry, read by RFC 9309 rules.
+
+A 2xx file is parsed with protego; a 4xx (but 429) or too many redirects means no rules
+(allow all); a 5xx, a 429, a timeout or a transport failure means the site is unreachable
+for now: disallow everything, and try again after ``retry`` seconds. Crawl-delay is
+reported so the caller can slow the host's limiter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import httpx
+from protego import Protego
+
+from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
+from citesift.net.clock import SYSTEM_CLOCK, Clock
+
+ROBOTS_TTL = 86_400.0  # RFC 9309: a cached file should not be used for more than 24 hours
+ROBOTS_RETRY = 60.0
+ROBOTS_MAX_BYTES = 512_000  # RFC 9309: parse at least the first 500 KiB
+ROBOTS_REDIRECTS = 5
+
+RobotsFetcher = Callable[[str], Awaitable[FetchOutcome]]
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsRules:
+    """What one origin's robots.txt said: the parsed file, or allow/deny everything."""
+
+    parser: Protego | None
+    allow_all: bool
+    reason: str
+
+    def verdict(self, url: str, agent: str) -> str | None:
+        """Why ``agent`` may not fetch ``url``, or None when it may."""
+        if self.parser is not None:
+            return None if self.parser.can_fetch(url, agent) else "disallowed by robots.txt"
+        return None if self.allow_all else self.reason
+
+    def crawl_delay(self, agent: str) -> float | None:
+        """The Crawl-delay for ``agent`` in seconds, when the file sets one."""
+        return self.parser.crawl_delay(agent) if self.parser is not None else None
+
+
+class RobotsCache:
+    """robots.txt rules per origin, shared by every fetch that uses the same cache."""
+
+    def __init__(
+        self, ttl: float = ROBOTS_TTL, retry: float = ROBOTS_RETRY, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
+        self.ttl_ms = ttl * 1000
+        self.retry_ms = retry * 1000
+        self.clock = clock
+        self._rules: dict[str, tuple[RobotsRules, float]] = {}
+        self._lock = threading.Lock()
+
+    async def rules_for(self, url: httpx.URL, fetch_robots: RobotsFetcher) -> RobotsRules | Limited:
+        """The rules of ``url``'s origin, fetched through ``fetch_robots`` when not cached.
+
+        A fetch the limiter refused is answered as it is and not cached.
+        """
+        origin = robots_url(url)
+        now = self.clock.now_ms()
+        with self._lock:
+            cached = self._rules.get(origin)
+        if cached and cached[1] > now:
+            return cached[0]
+        outcome = await fetch_robots(origin)
+        if isinstance(outcome, Limited):
+            return outcome
+        rules = read_robots(outcome)
+        lifetime = self.ttl_ms if rules.parser is not None or rules.allow_all else self.retry_ms
+        with self._lock:
+            self._rules[origin] = (rules, self.clock.now_ms() + lifetime)
+        return rules
+
+    def forget(self) -> None:
+        """Drop every cached file."""
+        with self._lock:
+            self._rules.clear()
+
+
+def robots_url(url: httpx.URL) -> str:
+    """The robots.txt address of ``url``'s origin."""
+    return str(url.copy_with(path="/robots.txt", query=None, fragment=None, userinfo=b""))
+
+
+def read_robots(outcome: FetchOutcome) -> RobotsRules:
+    """The rules an attempt to fetch robots.txt implies (RFC 9309, section 2.3.1)."""
+    if isinstance(outcome, Snapshot) and 200 <= outcome.status < 300:
+        text = outcome.body.decode("utf-8", errors="replace")
+        return RobotsRules(Protego.parse(text), allow_all=False, reason="")
+    status = outcome.status if isinstance(outcome, Snapshot | Skipped) else None
+    if status is not None and (300 <= status < 400 or (400 <= status < 500 and status != 429)):
+        return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}")
+    why = outcome.reason if isinstance(outcome, Limited | Skipped) else f"HTTP {status}"
+    return RobotsRules(None, allow_all=False, reason=f"robots.txt unreachable ({why}); retry later")
+
+
+ROBOTS = RobotsCache()

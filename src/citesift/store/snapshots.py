@@ -1,0 +1,125 @@
+"""Snapshots kept in the store: bodies compressed and content-addressed, one row per fetch.
+
+A body is stored once under the sha256 of its bytes (zstd-compressed); each fetch that got
+it adds a row with its URL, final URL, status, kept headers, content type, charset and
+time. Reading a body checks its hash, so a replay is known to use the very bytes fetched.
+The interface (``save``, ``get``, ``latest``) is what a PostgreSQL store implements too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+
+import zstandard
+
+from citesift.model import Snapshot
+from citesift.store.sqlite import SQLiteStore
+
+COMPONENT = "snapshots"
+CODEC = "zstd"
+ZSTD_LEVEL = 6
+STEPS = [
+    """
+    CREATE TABLE snapshot_bodies (
+        id TEXT PRIMARY KEY, codec TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
+    CREATE TABLE snapshots (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL REFERENCES snapshot_bodies (id),
+        url TEXT NOT NULL, final_url TEXT NOT NULL, status INTEGER NOT NULL,
+        headers TEXT NOT NULL, content_type TEXT NOT NULL, charset TEXT,
+        fetched_at INTEGER NOT NULL,
+        UNIQUE (id, url, fetched_at));
+    CREATE INDEX snapshots_by_url ON snapshots (url, fetched_at);
+    CREATE INDEX snapshots_by_final_url ON snapshots (final_url, fetched_at);
+    CREATE INDEX snapshots_by_id ON snapshots (id, fetched_at);
+    """
+]
+_COLUMNS = "s.id, s.url, s.final_url, s.status, s.headers, s.content_type, s.charset, s.fetched_at"
+_SELECT = f"SELECT {_COLUMNS}, b.codec, b.data FROM snapshots s JOIN snapshot_bodies b USING (id)"
+
+
+class SnapshotCorrupted(ValueError):
+    """A stored body whose bytes no longer hash to its id."""
+
+
+def snapshot_id(body: bytes) -> str:
+    """The id of a body: the hex sha256 of its bytes."""
+    return hashlib.sha256(body).hexdigest()
+
+
+class SnapshotStore:
+    """Snapshots in a ``SQLiteStore`` (its own tables, migrated on first use)."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+        store.migrate(COMPONENT, STEPS)
+
+    def save(self, snapshot: Snapshot) -> str:
+        """Keep ``snapshot`` (its body once per id); returns its id."""
+        if snapshot_id(snapshot.body) != snapshot.id:
+            raise SnapshotCorrupted(f"snapshot {snapshot.id} does not match its body")
+        data = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(snapshot.body)
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO snapshot_bodies (id, codec, size, data) VALUES (?, ?, ?, ?)",
+                (snapshot.id, CODEC, len(snapshot.body), data),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO snapshots (id, url, final_url, status, headers,"
+                " content_type, charset, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                _row(snapshot),
+            )
+        return snapshot.id
+
+    def get(self, id: str) -> Snapshot | None:
+        """The latest fetch that got the body ``id``, or None."""
+        return self._one(f"{_SELECT} WHERE s.id = ? ORDER BY s.fetched_at DESC, s.seq DESC", id)
+
+    def latest(self, url: str) -> Snapshot | None:
+        """The latest snapshot fetched from ``url`` (asked for, or reached by redirect)."""
+        found = self._one(f"{_SELECT} WHERE s.url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url)
+        if found is not None:
+            return found
+        return self._one(
+            f"{_SELECT} WHERE s.final_url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url
+        )
+
+    def _one(self, sql: str, value: str) -> Snapshot | None:
+        with self.store.reading() as conn:
+            row = conn.execute(sql + " LIMIT 1", (value,)).fetchone()
+        return _snapshot(row) if row is not None else None
+
+
+def _row(snapshot: Snapshot) -> tuple[object, ...]:
+    return (
+        snapshot.id,
+        snapshot.url,
+        snapshot.final_url,
+        snapshot.status,
+        json.dumps([list(pair) for pair in snapshot.headers]),
+        snapshot.content_type,
+        snapshot.charset,
+        snapshot.fetched_at,
+    )
+
+
+def _snapshot(row: sqlite3.Row | tuple[object, ...]) -> Snapshot:
+    id_, url, final_url, status, headers, content_type, charset, fetched_at, codec, data = row
+    if codec != CODEC:
+        raise SnapshotCorrupted(f"snapshot {id_} uses an unknown codec {codec!r}")
+    body = zstandard.ZstdDecompressor().decompress(data)
+    if snapshot_id(body) != id_:
+        raise SnapshotCorrupted(f"snapshot {id_} does not match its stored body")
+    return Snapshot(
+        id=str(id_),
+        url=str(url),
+        final_url=str(final_url),
+        status=int(status),  # type: ignore[call-overload]
+        headers=tuple((str(k), str(v)) for k, v in json.loads(str(headers))),
+        content_type=str(content_type),
+        charset=None if charset is None else str(charset),
+        fetched_at=int(fetched_at),  # type: ignore[call-overload]
+        body=body,
+    )

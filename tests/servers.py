@@ -1,0 +1,289 @@
+"""Local HTTP servers that misbehave on purpose, each misbehaviour a route of its own.
+
+    with serve() as server:                       # a threaded server on 127.0.0.1
+        server.url("/slowloris?every=0.2")        # a URL of a route below
+        server.robots = (200, "User-agent: *\\nDisallow: /private")
+        server.route("/mine", handler)            # add a route: handler(request, query)
+        server.seen                               # every request received, in order
+
+Routes (query parameters in brackets):
+  /ok [body, type]                   200 with a small HTML body (or ``body`` as ``type``)
+  /slow [delay]                      waits ``delay`` s (default 2) before answering
+  /slowloris [every]                 headers, then a one-byte chunk every ``every`` s, forever
+  /endless                           a chunked body that never ends
+  /gzip-bomb [size]                  ``size`` zero bytes (default 1 GiB), gzip, made streaming
+  /bomb [encoding, size]             zeros compressed with deflate, br or zstd
+  /lying-length [declared, sent]     Content-Length ``declared``, ``sent`` bytes, then close
+  /status [code, retry-after]        an empty answer with that status (and Retry-After)
+  /loop                              a 302 to itself
+  /redirect [to, code]               a redirect to ``to`` (default code 302)
+  /charset [declared, actual, meta]  "café, naïve, ½" encoded in ``actual`` (default cp1252),
+                                     Content-Type charset ``declared`` and an optional
+                                     ``<meta charset>``
+  /close-mid-body                    Content-Length 100000, 1000 bytes, then the socket closes
+  /set-cookie [to]                   sets a cookie and redirects to ``to``
+  /robots.txt                        ``server.robots`` (status, body); 404 when None
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import brotli
+import zstandard
+
+Query = dict[str, str]
+Route = Callable[["Request", Query], None]
+MIB = 1 << 20
+GIB = 1 << 30
+SAMPLE_TEXT = "café, naïve, ½"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request the server received: method, path with query, headers, arrival time."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    at: float
+
+
+class Request(BaseHTTPRequestHandler):
+    """The handler: records the request, then runs the route named by its path."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def do_GET(self) -> None:
+        split = urlsplit(self.path)
+        owner = self.server.owner
+        owner.seen.append(Seen("GET", self.path, dict(self.headers.items()), time.monotonic()))
+        query = {key: values[-1] for key, values in parse_qs(split.query).items()}
+        route = owner.routes.get(split.path, _not_found)
+        try:
+            route(self, query)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: tests read ``server.seen`` instead."""
+
+    def answer(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        """A complete answer with a Content-Length."""
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def start_chunked(self, headers: dict[str, str]) -> None:
+        self.send_response(200)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def chunk(self, data: bytes) -> None:
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def end_chunked(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    @property
+    def stopping(self) -> bool:
+        return self.server.owner.stopped.is_set()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: MisbehavingServer
+
+
+class MisbehavingServer:
+    """A running local server: its routes, what it has seen, and its robots.txt."""
+
+    def __init__(self, httpd: _Server) -> None:
+        self.httpd = httpd
+        self.port = httpd.server_address[1]
+        self.seen: list[Seen] = []
+        self.robots: tuple[int, str] | None = None
+        self.stopped = threading.Event()
+        self.routes: dict[str, Route] = dict(ROUTES)
+
+    def url(self, path: str = "/") -> str:
+        """An address on this server."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def route(self, path: str, handler: Route) -> None:
+        """Serve ``path`` with ``handler(request, query)``."""
+        self.routes[path] = handler
+
+    def hits(self, path: str) -> int:
+        """How many requests asked for ``path`` (query ignored)."""
+        return sum(1 for seen in self.seen if urlsplit(seen.path).path == path)
+
+
+@contextmanager
+def serve() -> Iterator[MisbehavingServer]:
+    """Run a misbehaving server on 127.0.0.1 for the duration of the block."""
+    httpd = _Server(("127.0.0.1", 0), Request)
+    server = MisbehavingServer(httpd)
+    httpd.owner = server
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stopped.set()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _not_found(request: Request, query: Query) -> None:
+    request.answer(404, b"not found", {"Content-Type": "text/plain"})
+
+
+def _ok(request: Request, query: Query) -> None:
+    body = query.get("body", "<html><body><p>Hello from the test server.</p></body></html>")
+    content_type = query.get("type", "text/html; charset=utf-8")
+    request.answer(200, body.encode("utf-8"), {"Content-Type": content_type})
+
+
+def _slow(request: Request, query: Query) -> None:
+    time.sleep(float(query.get("delay", "2")))
+    _ok(request, query)
+
+
+def _slowloris(request: Request, query: Query) -> None:
+    every = float(query.get("every", "0.1"))
+    request.start_chunked({"Content-Type": "text/html"})
+    while not request.stopping:
+        request.chunk(b"x")
+        request.wfile.flush()
+        time.sleep(every)
+
+
+def _endless(request: Request, query: Query) -> None:
+    request.start_chunked({"Content-Type": "text/html"})
+    block = b"<p>more</p>" * 6000
+    while not request.stopping:
+        request.chunk(block)
+
+
+def _gzip_bomb(request: Request, query: Query) -> None:
+    request.start_chunked({"Content-Type": "text/html", "Content-Encoding": "gzip"})
+    for piece in gzip_zeros(int(query.get("size", str(GIB)))):
+        if request.stopping:
+            return
+        request.chunk(piece)
+    request.end_chunked()
+
+
+def gzip_zeros(size: int) -> Iterator[bytes]:
+    """A gzip stream of ``size`` zero bytes, made one MiB at a time (never held whole)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = bytes(MIB)
+    left = size
+    while left > 0:
+        yield packer.compress(zeros[: min(left, MIB)])
+        left -= MIB
+    yield packer.flush()
+
+
+def _bomb(request: Request, query: Query) -> None:
+    zeros = bytes(int(query.get("size", str(64 * MIB))))
+    encoding = query.get("encoding", "br")
+    packers = {
+        "deflate": zlib.compress,
+        "br": lambda data: brotli.compress(data, quality=1),
+        "zstd": lambda data: zstandard.ZstdCompressor(level=1).compress(data),
+    }
+    body = packers[encoding](zeros)
+    request.answer(200, body, {"Content-Type": "text/html", "Content-Encoding": encoding})
+
+
+def _lying_length(request: Request, query: Query) -> None:
+    request.send_response(200)
+    request.send_header("Content-Type", "text/html")
+    request.send_header("Content-Length", query.get("declared", "100000"))
+    request.end_headers()
+    request.wfile.write(b"x" * int(query.get("sent", "10")))
+    request.wfile.flush()
+    _hang_up(request)
+
+
+def _close_mid_body(request: Request, query: Query) -> None:
+    _lying_length(request, {"declared": "100000", "sent": "1000"})
+
+
+def _hang_up(request: Request) -> None:
+    request.close_connection = True
+    request.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _status(request: Request, query: Query) -> None:
+    headers = {"Content-Type": "text/plain"}
+    if "retry-after" in query:
+        headers["Retry-After"] = query["retry-after"]
+    request.answer(int(query.get("code", "500")), b"status", headers)
+
+
+def _loop(request: Request, query: Query) -> None:
+    request.answer(302, b"", {"Location": "/loop"})
+
+
+def _redirect(request: Request, query: Query) -> None:
+    request.answer(int(query.get("code", "302")), b"", {"Location": query.get("to", "/ok")})
+
+
+def _set_cookie(request: Request, query: Query) -> None:
+    headers = {"Location": query.get("to", "/ok"), "Set-Cookie": "session=secret; Path=/"}
+    request.answer(302, b"", headers)
+
+
+def _charset(request: Request, query: Query) -> None:
+    actual = query.get("actual", "cp1252")
+    meta = f'<meta charset="{query["meta"]}">' if "meta" in query else ""
+    page = f"<html><head>{meta}</head><body><p>{SAMPLE_TEXT}</p></body></html>"
+    declared = query.get("declared")
+    content_type = f"text/html; charset={declared}" if declared else "text/html"
+    request.answer(200, page.encode(actual), {"Content-Type": content_type})
+
+
+def _robots(request: Request, query: Query) -> None:
+    robots = request.server.owner.robots
+    if robots is None:
+        _not_found(request, query)
+        return
+    status, body = robots
+    request.answer(status, body.encode("utf-8"), {"Content-Type": "text/plain"})
+
+
+ROUTES: dict[str, Route] = {
+    "/ok": _ok,
+    "/slow": _slow,
+    "/slowloris": _slowloris,
+    "/endless": _endless,
+    "/gzip-bomb": _gzip_bomb,
+    "/bomb": _bomb,
+    "/lying-length": _lying_length,
+    "/close-mid-body": _close_mid_body,
+    "/status": _status,
+    "/loop": _loop,
+    "/redirect": _redirect,
+    "/set-cookie": _set_cookie,
+    "/charset": _charset,
+    "/robots.txt": _robots,
+}
