@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citesift.extract.html import html_to_blocks
 from citesift.extract.markdown import blocks_to_markdown, escape, heading_level
 from citesift.model import Block, BlockKind
 
@@ -23,20 +24,18 @@ def spans(source: str, texts: list[str], kind: BlockKind = "table_cell") -> list
     return blocks
 
 
-def test_headings_take_their_level_from_their_depth_in_the_section_path() -> None:
+def test_headings_take_their_level_from_the_depth_of_their_section_path() -> None:
     blocks = [
-        block("Treaty", "heading", ("Treaty",)),
-        block("Background", "heading", ("Treaty", "Background")),
+        block("Treaty", "heading", ()),
+        block("Background", "heading", ("Treaty",)),
         block("Signed in 1919.", "paragraph", ("Treaty", "Background")),
     ]
     assert blocks_to_markdown(blocks) == "# Treaty\n\n## Background\n\nSigned in 1919.\n"
 
 
-def test_a_heading_missing_from_its_own_path_sits_one_below_its_parent() -> None:
-    assert heading_level(block("Terms", "heading", ("Treaty",))) == 2
-    assert heading_level(block("Top", "heading", ())) == 1
+def test_heading_levels_stop_at_six() -> None:
     deep = tuple(f"h{i}" for i in range(9))
-    assert heading_level(block("h8", "heading", deep)) == 6
+    assert heading_level(block("h9", "heading", deep)) == 6
 
 
 def test_list_items_make_one_tight_list_between_paragraphs() -> None:
@@ -64,6 +63,18 @@ def test_two_tables_in_a_row_stay_apart_and_short_rows_are_padded() -> None:
     cells = spans(source, ["a", "b", "c", "d"])
     assert blocks_to_markdown(cells, source) == (
         "| a | b |\n| --- | --- |\n| c |  |\n\n| d |\n| --- |\n"
+    )
+
+
+def test_page_mode_blocks_render_with_their_table_rows_and_outline() -> None:
+    html = (
+        "<h2>Prices</h2><table><tr><th>Plan</th><th>Price</th></tr>"
+        "<tr><td>Basic</td><td>$20 per month</td></tr></table>"
+        "<h3>Terms</h3><ul><li>Cancel any time</li><li>No *fees*</li></ul><pre>a  `b`</pre>"
+    )
+    assert blocks_to_markdown(html_to_blocks(html, mode="page"), html) == (
+        "# Prices\n\n| Plan | Price |\n| --- | --- |\n| Basic | $20 per month |\n\n"
+        "## Terms\n\n- Cancel any time\n- No \\*fees\\*\n\n```\na `b`\n```\n"
     )
 
 
@@ -112,7 +123,7 @@ def test_block_markers_are_escaped_only_at_the_start() -> None:
 
 
 def test_heading_ending_in_hashes_keeps_them() -> None:
-    text = blocks_to_markdown([block("C#", "heading", ("C#",))])
+    text = blocks_to_markdown([block("C#", "heading")])
     assert text == "# C\\#\n"
 
 

@@ -2,9 +2,10 @@
 
 ``blocks_to_markdown`` writes each block by its kind:
 
-- ``heading``: ATX ``#`` marks. A block has no level field, so the level is the depth of
-  the heading in its own section path: ``len(section)`` when the path ends with the
-  heading itself, one deeper than its parent path otherwise, clamped to 1..6.
+- ``heading``: ATX ``#`` marks. A block has no level field; a heading's ``section`` is the
+  path of the headings above it (``html_to_blocks`` leaves the page's own title out), so
+  its level is ``len(section) + 1``, at most 6: the outline's depth, not the source's
+  ``h1``..``h6`` numbers (a page that jumps from ``h2`` to ``h4`` gives ``#`` then ``##``).
 - ``list_item``: ``- item``; consecutive items make one tight list.
 - ``table_cell``: a run of cells makes a pipe table whose first row is its header. Rows are
   told apart by the markup between two cells' source spans (a ``<tr`` or ``</tr`` starts a
@@ -70,11 +71,8 @@ def escape(text: str) -> str:
 
 
 def heading_level(block: Block) -> int:
-    """The Markdown level of a heading block, from its depth in its section path."""
-    depth = len(block.section)
-    if not block.section or block.section[-1] != block.text:
-        depth += 1
-    return max(1, min(MAX_HEADING_LEVEL, depth))
+    """The Markdown level of a heading block: one below the headings in its section path."""
+    return min(MAX_HEADING_LEVEL, len(block.section) + 1)
 
 
 def _escape_line_start(match: re.Match[str]) -> str:
