@@ -38,6 +38,8 @@ def default_embedder() -> Embedder:
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length as float32; zero or non-finite rows become zeros."""
     out = np.nan_to_num(np.asarray(vectors, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+    peaks = np.abs(out).max(axis=1, keepdims=True, initial=0.0)
+    out = np.divide(out, peaks, out=np.zeros_like(out), where=peaks > 0)  # no overflow below
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 

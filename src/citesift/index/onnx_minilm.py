@@ -46,7 +46,8 @@ class MiniLMEmbedder:
     ) -> None:
         self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
         self.max_tokens = bounded_int(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
-        self.threads = bounded_int(threads, 1, 1024, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+        self.threads = bounded_int(threads, 1, cores, cores)
         self.progress = progress
         self._tokenizer = _load_tokenizer(self.max_tokens)
         self._session = _load_session(self.threads)
