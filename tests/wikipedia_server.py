@@ -46,6 +46,8 @@ class Answer:
     delay: float = 0.0  # seconds to wait before the status line
     chunked: bool = False  # send the body in chunks with no Content-Length
     chunk_delay: float = 0.0  # seconds between chunks
+    drop: bool = False  # close the connection with no answer at all
+    compress: bool = True  # gzip the body when the client accepts it
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Request:
 
     path: str
     headers: dict[str, str]
+    at: float  # time.monotonic() when it arrived
 
 
 class WikipediaStandIn:
@@ -66,7 +69,9 @@ class WikipediaStandIn:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
 
     @property
     def origin(self) -> str:
@@ -91,7 +96,7 @@ class WikipediaStandIn:
 
     def respond(self, path: str, headers: dict[str, str]) -> Answer:
         """The answer to a GET of ``path`` (with its query)."""
-        self.requests.append(Request(path, headers))
+        self.requests.append(Request(path, headers, time.monotonic()))
         parts = urlsplit(path)
         if parts.path in self.answers:
             return self.answers[parts.path]
@@ -196,6 +201,9 @@ def _handler_for(stand_in: WikipediaStandIn) -> type[BaseHTTPRequestHandler]:
             headers = {name.lower(): value for name, value in self.headers.items()}
             answer = stand_in.respond(self.path, headers)
             time.sleep(answer.delay)
+            if answer.drop:
+                self.close_connection = True
+                return
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 _send(self, answer, "gzip" in headers.get("accept-encoding", ""))
 
@@ -209,7 +217,7 @@ def _send(handler: BaseHTTPRequestHandler, answer: Answer, gzip_ok: bool) -> Non
     """Write ``answer``: gzipped when the client accepts it and the answer is not pre-encoded."""
     headers = dict(answer.headers)
     body = answer.body
-    if gzip_ok and body and "Content-Encoding" not in headers and answer.status == 200:
+    if gzip_ok and answer.compress and body and "Content-Encoding" not in headers:
         body = gzip.compress(body, 6)
         headers["Content-Encoding"] = "gzip"
     handler.send_response(answer.status)
