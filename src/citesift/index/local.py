@@ -1,0 +1,149 @@
+"""The embedded default chunk store: chunks in SQLite, BM25 and vectors in memory, fused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citesift.index.bm25 import BM25Index
+from citesift.index.filters import matches
+from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.query import Query
+from citesift.index.vectors import VectorIndex
+from citesift.model import Hit
+from citesift.store.chunks import ChunkTable, StoredChunk
+from citesift.store.sqlite import SQLiteStore
+
+HYBRID_DEPTH = 100
+"""How many candidates each side of a hybrid search brings to the fusion (at least)."""
+FUSIONS = ("rrf", "weighted")
+
+
+class LocalStore:
+    """Chunks of record in a ``SQLiteStore``; a BM25 index and one vector index per embedder
+    rebuilt from them on open and kept in step with every change."""
+
+    def __init__(
+        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "rrf"
+    ) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
+        self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
+        self.table = ChunkTable(self.sqlite)
+        self.fusion = fusion
+        self.bm25 = BM25Index()
+        self.chunks: dict[str, StoredChunk] = {}
+        self._by_document: dict[str, list[str]] = {}
+        self._vectors: dict[str, VectorIndex] = {}
+        self._allowed_ids: dict[str, frozenset[str]] = {}
+        self._masks: dict[str, np.ndarray] = {}
+        self._remember(list(self.table.all()))
+
+    def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
+        """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
+        self.table.replace(document_ids, chunks)
+        self._forget(document_ids)
+        self._remember(chunks)
+
+    def delete(self, document_ids: Sequence[str]) -> None:
+        """Drop every chunk of these documents."""
+        self.table.delete(document_ids)
+        self._forget(document_ids)
+
+    def missing_vectors(self, embedder: str) -> list[StoredChunk]:
+        """Chunks with no vector from ``embedder`` (to embed before a dense search)."""
+        return [c for c in self.chunks.values() if c.embedder != embedder]
+
+    def set_vectors(
+        self, chunks: Sequence[StoredChunk], embedder: str, vectors: np.ndarray
+    ) -> None:
+        """Store and index vectors of ``embedder`` for these chunks."""
+        self.table.set_vectors([c.id for c in chunks], embedder, vectors)
+        for chunk, vector in zip(chunks, vectors, strict=True):
+            self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
+        self._index_vectors(embedder, [c.id for c in chunks], vectors)
+
+    def search(self, query: Query) -> list[Hit]:
+        """The best chunks for ``query`` by its mode, restricted by its filter."""
+        if query.mode == "bm25" or query.vector is None:
+            return self._lexical(query, query.top_k)
+        if query.mode == "dense":
+            return self._dense(query, query.top_k)
+        depth = max(query.top_k, HYBRID_DEPTH)
+        lexical, dense = self._lexical(query, depth), self._dense(query, depth)
+        if self.fusion == "weighted":
+            return weighted_fusion(dense, lexical, top_k=query.top_k)
+        return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
+
+    def stats(self) -> dict[str, Any]:
+        """What the store holds (documents, chunks, embedded chunks by embedder)."""
+        return self.table.stats()
+
+    def _lexical(self, query: Query, k: int) -> list[Hit]:
+        allowed = self._allowed(query.filter)
+        mask = None if allowed is None else self._bm25_mask(query.filter, allowed)
+        ids, scores = self.bm25.search(query.text, k, mask)
+        return self._hits(zip(ids, scores.tolist(), strict=True))
+
+    def _dense(self, query: Query, k: int) -> list[Hit]:
+        index = self._vectors.get(query.embedder or "")
+        if index is None or len(index) == 0:
+            return []
+        return self._hits(index.search(query.vector, k, self._allowed(query.filter)))
+
+    def _hits(self, ranked: Iterable[tuple[str, float]]) -> list[Hit]:
+        chunks = ((self.chunks[i], s) for i, s in ranked)
+        return [Hit(c.id, float(s), c.content, dict(c.metadata)) for c, s in chunks]
+
+    def _allowed(self, filter: dict[str, Any] | None) -> frozenset[str] | None:
+        """The ids of chunks whose metadata pass ``filter``; cached until the chunks change,
+        so a repeated filter (a partition's) costs one dictionary look-up."""
+        if not filter:
+            return None
+        key = json.dumps(filter, sort_keys=True, default=str)
+        if key not in self._allowed_ids:
+            passing = (c.id for c in self.chunks.values() if matches(c.metadata, filter))
+            self._allowed_ids[key] = frozenset(passing)
+        return self._allowed_ids[key]
+
+    def _bm25_mask(self, filter: dict[str, Any] | None, allowed: frozenset[str]) -> np.ndarray:
+        """``allowed`` as a boolean mask over the BM25 rows (cached with it)."""
+        key = json.dumps(filter, sort_keys=True, default=str)
+        if key not in self._masks:
+            self._masks[key] = np.fromiter((i in allowed for i in self.bm25.ids), dtype=bool)
+        return self._masks[key]
+
+    def _remember(self, chunks: Sequence[StoredChunk]) -> None:
+        self._allowed_ids.clear()
+        self._masks.clear()
+        for chunk in chunks:
+            self.chunks[chunk.id] = chunk
+            self._by_document.setdefault(chunk.document_id, []).append(chunk.id)
+        self.bm25.add([c.id for c in chunks], [c.content for c in chunks])
+        for embedder in {c.embedder for c in chunks if c.vector is not None}:
+            mine = [c for c in chunks if c.embedder == embedder and c.vector is not None]
+            self._index_vectors(embedder, [c.id for c in mine], np.stack([c.vector for c in mine]))
+
+    def _forget(self, document_ids: Sequence[str]) -> None:
+        self._allowed_ids.clear()
+        self._masks.clear()
+        gone = [i for d in document_ids for i in self._by_document.pop(d, [])]
+        for chunk_id in gone:
+            self.chunks.pop(chunk_id, None)
+        self.bm25.remove(gone)
+        for index in self._vectors.values():
+            index.remove(gone)
+
+    def _index_vectors(self, embedder: str, ids: list[str], vectors: np.ndarray) -> None:
+        if embedder not in self._vectors:
+            self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
+        self._vectors[embedder].add(ids, vectors)
+
+
+def _with_vector(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:
+    return replace(chunk, embedder=embedder, vector=vector)

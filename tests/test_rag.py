@@ -1,0 +1,212 @@
+"""The RAG facade: sanitising, ingest snapshots and replacement, search contract, sources."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from citesift.index.rag import create_rag
+from citesift.model import Block, Licence, Passage, SourceDocument
+from test_rag_helpers import HashEmbedder, ListStore
+
+
+def test_invalid_options_are_sanitised() -> None:
+    store = ListStore()
+    rag = create_rag(HashEmbedder(), store, top_k=0, chunk_size=-10, chunk_overlap=-3, mode="bm25")
+    rag.ingest([{"id": "d", "content": "short text"}])
+    rag.search("text")
+    assert store.searches[0].top_k == 1
+    assert [c.content for c in store.chunks] == ["short text"]
+    assert (rag.chunk_size, rag.chunk_overlap) == (512, 50)
+
+
+def test_per_call_top_k_is_sanitised_against_the_default() -> None:
+    store = ListStore()
+    rag = create_rag(HashEmbedder(), store, top_k=3, mode="bm25")
+    rag.search("q", top_k=-2)
+    rag.search("q", top_k=math.nan)
+    rag.search("q", top_k=7.9)
+    assert [q.top_k for q in store.searches] == [1, 3, 7]
+
+
+def test_ingest_snapshots_content_and_metadata() -> None:
+    store = ListStore()
+    rag = create_rag(HashEmbedder(), store)
+    doc = {"id": "stable", "content": "original words", "metadata": {"tags": ["a"]}}
+    rag.ingest([doc])
+    doc["content"] = "changed"
+    doc["metadata"]["tags"].append("b")
+    [chunk] = store.chunks
+    assert chunk.id == "stable_chunk_0" and chunk.content == "original words"
+    assert chunk.metadata["tags"] == ["a"]
+    assert chunk.metadata["document_id"] == "stable"
+    assert chunk.vector is not None and chunk.embedder == "test-hash/64"
+
+
+@pytest.mark.parametrize("scores", [[1.0, None], [math.nan, 1.0], [1.0, math.inf]])
+def test_mixed_or_non_finite_store_scores_raise(scores: list[float | None]) -> None:
+    store = ListStore(scores=scores)
+    rag = create_rag(HashEmbedder(), store, mode="bm25")
+    rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
+    with pytest.raises(TypeError):
+        rag.search("one")
+
+
+def test_unscored_store_results_keep_their_order() -> None:
+    store = ListStore()
+    rag = create_rag(HashEmbedder(), store, mode="bm25")
+    rag.ingest([{"id": "b", "content": "second"}, {"id": "a", "content": "first"}])
+    assert [h.id for h in rag.search("x")] == ["b_chunk_0", "a_chunk_0"]
+
+
+def test_empty_ingest_then_retrieve_is_empty(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+    assert rag.ingest([]) == 0
+    assert rag.retrieve(query="anything") == []
+    assert rag.retrieve(messages=[{"role": "user", "content": "anything"}]) == []
+
+
+def test_reingest_replaces_and_empty_content_removes(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", chunk_size=20, chunk_overlap=0)
+    rag.ingest([{"id": "d", "content": "alpha beta gamma. delta epsilon zeta. eta theta."}])
+    assert len(rag.search("alpha", top_k=10, filter={"document_id": "d"})) >= 2
+    rag.ingest([{"id": "d", "content": "omega only"}])
+    assert [h.content for h in rag.search("omega alpha", top_k=10)] == ["omega only"]
+    rag.ingest([{"id": "d", "content": ""}])
+    assert rag.search("omega", top_k=10) == []
+
+
+def test_embedder_failure_stores_nothing_of_its_batch(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(fail_after=0), tmp_path / "s.db")
+    with pytest.raises(RuntimeError, match="embedder broke"):
+        rag.ingest([{"id": "d", "content": "some words"}])
+    assert rag.store.stats()["chunks"] == 0
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_each_mode_finds_the_matching_document(tmp_path, mode: str) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode=mode)
+    rag.ingest(
+        [
+            {"id": "tower", "content": "The Eiffel tower stands in Paris."},
+            {"id": "leaf", "content": "Leaves turn light into sugar."},
+        ]
+    )
+    hits = rag.search("eiffel tower paris", top_k=1)
+    assert [h.metadata["document_id"] for h in hits] == ["tower"]
+    assert math.isfinite(hits[0].score)
+
+
+def test_store_reopens_with_its_chunks_and_vectors(tmp_path) -> None:
+    path = tmp_path / "s.db"
+    create_rag(HashEmbedder(), path).ingest([{"id": "a", "content": "saved words here"}])
+    embedder = HashEmbedder()
+    reopened = create_rag(embedder, path, mode="dense")
+    assert [h.id for h in reopened.search("saved words")] == ["a_chunk_0"]
+    assert embedder.calls == 1  # the query only: chunk vectors came from the store
+
+
+def test_bm25_mode_never_loads_an_embedder(tmp_path) -> None:
+    embedder = HashEmbedder(fail_after=0)
+    rag = create_rag(embedder, tmp_path / "s.db", mode="bm25")
+    rag.ingest([{"id": "a", "content": "plain keyword text"}])
+    assert rag.search("keyword")[0].id == "a_chunk_0"
+    assert embedder.calls == 0
+
+
+def test_dense_search_embeds_chunks_ingested_without_vectors(tmp_path) -> None:
+    path = tmp_path / "s.db"
+    create_rag(HashEmbedder(), path, mode="bm25").ingest([{"id": "a", "content": "late vectors"}])
+    rag = create_rag(HashEmbedder(), path, mode="dense")
+    assert rag.search("late vectors")[0].id == "a_chunk_0"
+    assert rag.store.stats()["embedded"] == {"test-hash/64": 1}
+
+
+def test_filters_restrict_and_bad_operators_are_refused(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+    rag.ingest(
+        [
+            {"id": "a", "content": "shared words", "metadata": {"lang": "en"}},
+            {"id": "b", "content": "shared words", "metadata": {"lang": "fr"}},
+        ]
+    )
+    assert [h.id for h in rag.search("shared", filter={"lang": {"$eq": "fr"}})] == ["b_chunk_0"]
+    assert [h.id for h in rag.search("shared", filter={"lang": {"$in": ["en"]}})] == ["a_chunk_0"]
+    with pytest.raises(ValueError, match="unknown filter operator"):
+        rag.search("shared", filter={"lang": {"$regex": "e"}})
+
+
+def test_rerank_true_reorders_by_bm25(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=True)
+    rag.ingest(
+        [
+            {"id": "a", "content": "solar power"},
+            {"id": "b", "content": "solar solar solar panels power"},
+        ]
+    )
+    hits = rag.search("solar", top_k=2)
+    assert [h.id for h in hits] == ["b_chunk_0", "a_chunk_0"]
+
+
+def test_lone_surrogates_and_odd_metadata_are_stored(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+    rag.ingest([{"id": "s\ud800", "content": "bad \udfff text", "metadata": {"n": {1, 2}}}])
+    [hit] = rag.search("bad text")
+    assert hit.content == "bad ? text"
+    assert isinstance(hit.metadata["n"], str)
+
+
+def test_unknown_mode_and_document_kinds_are_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="mode"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", mode="fuzzy")
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+    with pytest.raises(TypeError, match="cannot ingest"):
+        rag.ingest([42])
+
+
+LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.0/")
+
+
+HTML = "<h1>Tides</h1><p>The Moon pulls the oceans.</p><p>Tides rise twice a day.</p>"
+
+
+def source_document() -> SourceDocument:
+    html = HTML
+    blocks = (
+        Block("Tides", "heading", (), 4, 9),
+        Block("The Moon pulls the oceans.", "paragraph", ("Tides",), 17, 43),
+        Block("Tides rise twice a day.", "paragraph", ("Tides",), 50, 73),
+    )
+    assert html[50:73] == blocks[2].text
+    return SourceDocument(
+        "wikipedia", "Tide", "Tide", "https://en.wikipedia.org/wiki/Tide", "123", 1, LICENCE, blocks
+    )
+
+
+def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", chunk_size=30, chunk_overlap=0)
+    rag.ingest([source_document()])
+    hits = rag.search("tides moon oceans twice day", top_k=10)
+    assert len(hits) > 2
+    for hit in hits:
+        meta = hit.metadata
+        assert meta["document_id"] == "wikipedia:Tide"
+        assert (meta["title"], meta["licence"], meta["revision"]) == ("Tide", "CC BY-SA 4.0", "123")
+        source = HTML[meta["source_start"] : meta["source_end"]]
+        if "\n" not in hit.content:
+            assert source == hit.content
+        assert hit.content.split()[0] in source and hit.content.split()[-1] in source
+
+
+def test_passages_keep_their_fragment_links(tmp_path) -> None:
+    passage = Passage(
+        "The Moon pulls the oceans.", "Tide", "https://en.wikipedia.org/wiki/Tide",
+        "wikipedia", "Tide", "123", 1, LICENCE, 1, 0, 26, 17, 43,
+        "https://en.wikipedia.org/wiki/Tide#:~:text=The%20Moon",
+    )  # fmt: skip
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+    rag.ingest([passage])
+    [hit] = rag.search("moon oceans")
+    assert hit.metadata["fragment_url"].endswith("#:~:text=The%20Moon")
+    assert hit.metadata["source_start"] == 17 and hit.metadata["url"] == passage.url
