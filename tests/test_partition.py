@@ -1,0 +1,129 @@
+"""Partitions: namespaced ids, filtered searches that fail closed, diagnostics, persistence."""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import pytest
+
+from citesift.index.partition import PartitionDiagnostics, create_partitioned_rag
+from test_rag_helpers import HashEmbedder, ListStore
+
+
+def split_bars(text: str) -> list[str]:
+    return text.split("|")
+
+
+def partitions(store: Any, **kwargs: Any) -> tuple[Any, Any, list[PartitionDiagnostics]]:
+    seen: list[PartitionDiagnostics] = []
+    options = {"embed": HashEmbedder(), "store": store, "split": split_bars, **kwargs}
+    a = create_partitioned_rag("a", on_diagnostics=seen.append, **options)
+    b = create_partitioned_rag("b", on_diagnostics=seen.append, **options)
+    return a, b, seen
+
+
+def contents(rag: Any, query: str = "A B old new") -> list[str]:
+    return sorted(h.content for h in rag.search(query, top_k=5))
+
+
+@pytest.mark.parametrize("honour", [True, False])
+def test_same_document_id_never_collides(honour: bool) -> None:
+    store = ListStore(honour_filter=honour, honour_top_k=honour)
+    a, b, _ = partitions(store)
+    a.ingest([{"id": "doc", "content": "A|old"}])
+    b.ingest([{"id": "doc", "content": "B"}])
+    assert contents(a) == ["A", "old"]
+    assert contents(b) == ["B"]
+    a.ingest([{"id": "doc", "content": "new"}])
+    assert contents(a) == ["new"]
+    a.ingest([{"id": "doc", "content": ""}])
+    assert contents(a) == []
+    assert contents(b) == ["B"]
+
+
+def test_one_store_search_with_the_candidate_limit_and_the_partition_filter() -> None:
+    store = ListStore()
+    a, _, seen = partitions(store, mode="bm25")
+    a.search("anything")
+    [query] = store.searches
+    assert query.top_k == 20
+    assert query.filter == {"_partition": {"$eq": "a"}}
+    assert seen[0] == PartitionDiagnostics("a", 5, 20, 0, 0, 0)
+
+
+def test_foreign_candidates_crowding_out_return_nothing() -> None:
+    store = ListStore(honour_filter=False)
+    a, b, seen = partitions(store, mode="bm25", overfetch_factor=2)
+    b.ingest([{"id": "x", "content": "B1|B2|B3"}])
+    a.ingest([{"id": "y", "content": "A1"}])
+    assert a.search("A1", top_k=1) == []
+    assert seen[-1] == PartitionDiagnostics("a", 1, 2, 2, 2, 0, "potentially-reduced")
+
+
+def test_store_ignoring_top_k_is_capped_at_the_candidate_limit() -> None:
+    store = ListStore(honour_filter=False, honour_top_k=False)
+    a, _, seen = partitions(store, mode="bm25", overfetch_factor=1)
+    a.ingest([{"id": "y", "content": "A1|A2|A3|A4"}])
+    assert [h.content for h in a.search("A", top_k=2)] == ["A1", "A2"]
+    assert (seen[-1].examined, seen[-1].returned) == (2, 2)
+
+
+def test_missing_or_foreign_metadata_fails_closed() -> None:
+    store = ListStore(honour_filter=False)
+    a, _, _ = partitions(store, mode="bm25")
+    a.ingest([{"id": "own", "content": "A", "metadata": {"_partition": "b"}}])
+    store.chunks.append(type(store.chunks[0])("raw", "raw", 0, 0, 1, "R", {}))
+    hits = a.search("A R")
+    assert [h.content for h in hits] == ["A"]
+    assert hits[0].metadata["_partition"] == "a"
+    assert hits[0].metadata["document_id"] == "own" and hits[0].id == "own_chunk_0"
+
+
+def test_delete_maps_ids_into_the_partition() -> None:
+    store = ListStore()
+    a, b, _ = partitions(store)
+    a.ingest([{"id": "doc", "content": "A"}])
+    b.ingest([{"id": "doc", "content": "B"}])
+    a.delete(["doc"])
+    assert contents(a) == [] and contents(b) == ["B"]
+
+
+@pytest.mark.parametrize("factor", [0, 17, 1.5, math.nan, math.inf, True, "4"])
+def test_overfetch_factor_must_be_an_integer_from_1_to_16(factor: Any) -> None:
+    with pytest.raises(TypeError, match="overfetch_factor"):
+        create_partitioned_rag("a", factor, lambda d: None, store=ListStore())
+
+
+def test_partition_and_diagnostics_callback_are_required() -> None:
+    with pytest.raises(TypeError, match="partition"):
+        create_partitioned_rag("", on_diagnostics=lambda d: None, store=ListStore())
+    with pytest.raises(TypeError, match="on_diagnostics"):
+        create_partitioned_rag("a", store=ListStore())
+
+
+def test_huge_top_k_is_refused() -> None:
+    a, _, _ = partitions(ListStore())
+    with pytest.raises(TypeError, match="candidate limit"):
+        a.search("q", top_k=sys.float_info.max)
+
+
+def test_diagnostics_errors_and_store_errors_reject_the_search() -> None:
+    def broken(diagnostics: PartitionDiagnostics) -> None:
+        raise RuntimeError("listener broke")
+
+    rag = create_partitioned_rag("a", on_diagnostics=broken, store=ListStore(), mode="bm25")
+    with pytest.raises(RuntimeError, match="listener broke"):
+        rag.search("q")
+
+
+def test_persistent_store_keeps_isolation_when_reopened(tmp_path) -> None:
+    path = tmp_path / "s.db"
+    a, b, _ = partitions(path)
+    a.ingest([{"id": "doc", "content": "A|old"}])
+    b.ingest([{"id": "doc", "content": "B"}])
+    a2, b2, seen = partitions(path)
+    assert contents(a2) == ["A", "old"]
+    assert contents(b2) == ["B"]
+    assert all(d.rejected == 0 for d in seen)
