@@ -6,6 +6,9 @@
         server.route("/mine", handler)            # add a route: handler(request, query)
         server.seen                               # every request received, in order
 
+``loopback_policy(**changes)`` is a ``FetchPolicy`` for these servers: 127.0.0.1 allowed (and
+nothing else private), robots.txt off, a fresh unspaced limiter registry and robots cache.
+
 Routes (query parameters in brackets):
   /ok [body, type]                   200 with a small HTML body (or ``body`` as ``type``)
   /slow [delay]                      waits ``delay`` s (default 2) before answering
@@ -35,16 +38,31 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import brotli
 import zstandard
+
+from citesift.net import ClientIdentity, FetchPolicy, LimiterRegistry, RobotsCache, SourceLimiter
 
 Query = dict[str, str]
 Route = Callable[["Request", Query], None]
 MIB = 1 << 20
 GIB = 1 << 30
 SAMPLE_TEXT = "café, naïve, ½"
+TEST_IDENTITY = ClientIdentity("citesift-test", "1.0", "https://example.org/contact")
+
+
+def loopback_policy(**changes: Any) -> FetchPolicy:
+    """A policy for the local servers: only 127.0.0.1 allowed, robots.txt off, fresh limiters."""
+    base: dict[str, Any] = {
+        "allow_networks": ("127.0.0.1/32",),
+        "robots": False,
+        "limiters": LimiterRegistry(lambda: SourceLimiter(spacing=0)),
+        "robots_cache": RobotsCache(),
+    }
+    return FetchPolicy(TEST_IDENTITY, **{**base, **changes})
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,10 @@ class Brotli:
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         try:
-            yield self._decoder.process(data, output_buffer_limit=PIECE_BYTES)
-            while not self._decoder.can_accept_more_data() and not self._decoder.is_finished():
-                yield self._decoder.process(b"", output_buffer_limit=PIECE_BYTES)
+            piece = self._decoder.process(data, output_buffer_limit=PIECE_BYTES)
+            while piece:  # the limit holds output back; drain it before the next chunk
+                yield piece
+                piece = self._decoder.process(b"", output_buffer_limit=PIECE_BYTES)
         except brotli.error as error:
             raise DecompressError(str(error)) from None
 

@@ -1,0 +1,206 @@
+"""Address safety, client identity and policy sanitising: refusals proven with a stubbed resolver.
+
+Nothing here connects anywhere: refused addresses are refused before any connection, and
+the only allowed addresses checked are checked without fetching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from citesift.model import Skipped
+from citesift.net import (
+    AddressRefused,
+    ClientIdentity,
+    FetchPolicy,
+    IdentityError,
+    LimiterRegistry,
+    RobotsCache,
+    Target,
+    check_target,
+    fetch_sync,
+)
+
+IDENTITY = ClientIdentity("citesift-test", "1.0", "https://example.org/contact")
+PUBLIC = "93.184.216.34"
+STUB = {
+    "public.example": [PUBLIC],
+    "metadata.example": ["169.254.169.254"],
+    "intranet.example": ["10.1.2.3"],
+    "shared.example": ["100.64.0.7"],
+    "mixed.example": [PUBLIC, "192.168.1.1"],
+    "v6-loopback.example": ["::1"],
+    "v6-link-local.example": ["fe80::1%eth0"],
+    "v6-unique-local.example": ["fd00::5"],
+    "mapped.example": ["::ffff:127.0.0.1"],
+    "sixtofour.example": ["2002:a00:1::1"],
+    "nat64.example": ["64:ff9b::a9fe:a9fe"],
+    "multicast.example": ["224.0.0.251"],
+    "reserved.example": ["240.0.0.1"],
+    "unspecified.example": ["0.0.0.0"],
+    "nothing.example": [],
+}
+
+
+def stub_resolver(host: str) -> list[str]:
+    if host not in STUB:
+        raise OSError(f"no such host {host}")
+    return STUB[host]
+
+
+def check(url: str, allow_private: bool = False, allowed: tuple[str, ...] = ()) -> Target:
+    networks = FetchPolicy(IDENTITY, allow_networks=allowed).allow_networks
+    return asyncio.run(check_target(url, stub_resolver, allow_private, networks))
+
+
+def refusal(url: str, **kw: object) -> str:
+    with pytest.raises(AddressRefused) as refused:
+        check(url, **kw)  # type: ignore[arg-type]
+    return str(refused.value)
+
+
+def test_a_public_address_is_allowed_and_becomes_the_address_to_connect_to() -> None:
+    target = check("https://public.example/wiki/Page?x=1")
+    assert (target.host, target.address) == ("public.example", PUBLIC)
+
+
+@pytest.mark.parametrize(
+    ("host", "kind"),
+    [
+        ("metadata.example", "link-local"),
+        ("intranet.example", "private"),
+        ("shared.example", "non-public"),
+        ("mixed.example", "192.168.1.1"),
+        ("v6-loopback.example", "loopback"),
+        ("v6-link-local.example", "link-local"),
+        ("v6-unique-local.example", "private"),
+        ("mapped.example", "loopback"),
+        ("sixtofour.example", "private"),
+        ("nat64.example", "link-local"),
+        ("multicast.example", "multicast"),
+        ("reserved.example", "non-public"),
+        ("unspecified.example", "unspecified"),
+        ("nothing.example", "no address"),
+        ("unknown.example", "cannot resolve"),
+    ],
+)
+def test_hosts_resolving_to_non_public_addresses_are_refused(host: str, kind: str) -> None:
+    assert kind in refusal(f"http://{host}/")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://2130706433/",
+        "http://0x7f.1/",
+        "http://0x7f000001/",
+        "http://127.1/",
+        "http://[::1]:8080/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://0/",
+    ],
+)
+def test_numeric_hosts_in_every_form_are_read_as_the_address_they_mean(url: str) -> None:
+    assert "resolves to" in refusal(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://public.example/",
+        "gopher://public.example/",
+        "javascript:alert(1)",
+        "http:///nohost",
+        "http://bad\ud800.example/",
+        "http://public.example/\udfff",
+        "http://0177.0.0.1.1/",
+        "http://256.256.256.256/",
+        "not a url at all",
+    ],
+)
+def test_other_schemes_and_malformed_urls_are_refused(url: str) -> None:
+    assert refusal(url)
+
+
+def test_allow_private_lets_loopback_and_private_through_but_never_multicast() -> None:
+    assert check("http://intranet.example/", allow_private=True).address == "10.1.2.3"
+    assert check("http://[::1]/", allow_private=True).address == "::1"
+    assert "multicast" in refusal("http://multicast.example/", allow_private=True)
+    assert "unspecified" in refusal("http://unspecified.example/", allow_private=True)
+
+
+def test_allowed_networks_let_through_exactly_what_they_name() -> None:
+    assert check("http://127.0.0.1:9/", allowed=("127.0.0.1/32",)).address == "127.0.0.1"
+    assert "link-local" in refusal("http://metadata.example/", allowed=("127.0.0.1/32",))
+
+
+def test_a_refused_fetch_answers_skipped_without_status_and_does_not_raise() -> None:
+    policy = FetchPolicy(
+        IDENTITY, resolver=stub_resolver, limiters=LimiterRegistry(), robots_cache=RobotsCache()
+    )
+    for url in ("http://metadata.example/", "http://x\ud800y/", "file:///etc/passwd", "::"):
+        outcome = fetch_sync(url, policy)
+        assert isinstance(outcome, Skipped)
+        assert outcome.status is None
+
+
+def test_client_identity_names_the_caller_and_its_contact() -> None:
+    assert IDENTITY.user_agent == "citesift-test/1.0 (https://example.org/contact)"
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "contact"),
+    [
+        ("citesift", "1.0", ""),
+        ("citesift", "1.0", "   "),
+        ("Mozilla", "5.0", "https://example.org"),
+        ("citesift", "1.0", "Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36"),
+        ("cite sift", "1.0", "me@example.org"),
+        ("citesift", "1.0\r\nX-Evil: 1", "me@example.org"),
+        ("citesift", "1.0", "me@example.org\r\nX-Evil: 1"),
+    ],
+)
+def test_anonymous_browser_like_or_injecting_identities_are_refused(
+    name: str, version: str, contact: str
+) -> None:
+    with pytest.raises(IdentityError):
+        ClientIdentity(name, version, contact)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1, 0, "soon", None])
+def test_absurd_policy_values_fall_back_to_the_defaults(bad: object) -> None:
+    policy = FetchPolicy(
+        IDENTITY,
+        deadline=bad,  # type: ignore[arg-type]
+        max_declared_bytes=bad,  # type: ignore[arg-type]
+        max_body_bytes=bad,  # type: ignore[arg-type]
+        max_redirects=bad,  # type: ignore[arg-type]
+    )
+    assert (policy.deadline, policy.max_declared_bytes, policy.max_body_bytes) == (
+        15.0,
+        1_500_000,
+        6_000_000,
+    )
+    assert policy.max_redirects == 0
+
+
+def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> None:
+    policy = FetchPolicy(
+        IDENTITY,
+        deadline=1e12,
+        max_body_bytes=10**15,
+        max_redirects=10**9,
+        accept="text/html\r\nCookie: x",
+    )
+    assert policy.deadline == 600.0
+    assert policy.max_body_bytes == 1 << 30
+    assert policy.max_redirects == 20
+    assert "\n" not in policy.accept
+    with pytest.raises(ValueError):
+        FetchPolicy(IDENTITY, allow_networks=("not-a-network",))

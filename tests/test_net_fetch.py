@@ -1,0 +1,217 @@
+"""fetch against a local server that misbehaves: every case ends in a clear outcome, in time."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+
+from citesift.model import Limited, Skipped, Snapshot
+from citesift.net import (
+    FetchPolicy,
+    LimiterRefused,
+    fetch,
+    fetch_sync,
+)
+from servers import SAMPLE_TEXT, MisbehavingServer, loopback_policy, serve
+
+pytestmark = pytest.mark.timeout(30)
+MIB = 1 << 20
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    with serve() as running:
+        yield running
+
+
+def timed(url: str, chosen: FetchPolicy) -> tuple[object, float]:
+    started = time.monotonic()
+    outcome = fetch_sync(url, chosen)
+    return outcome, time.monotonic() - started
+
+
+def test_a_page_becomes_a_snapshot_named_by_the_sha256_of_its_body(
+    server: MisbehavingServer,
+) -> None:
+    outcome = fetch_sync(server.url("/ok"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.id == hashlib.sha256(outcome.body).hexdigest()
+    assert (outcome.status, outcome.charset) == (200, "utf-8")
+    assert outcome.url == outcome.final_url == server.url("/ok")
+    assert outcome.header("Content-Type") == "text/html; charset=utf-8"
+    assert b"Hello from the test server." in outcome.body
+    assert outcome.fetched_at > 1_600_000_000_000
+
+
+def test_requests_name_the_client_ask_for_compression_and_carry_no_cookie(
+    server: MisbehavingServer,
+) -> None:
+    outcome = fetch_sync(server.url("/set-cookie?to=/ok"), loopback_policy(max_redirects=1))
+    assert isinstance(outcome, Snapshot)
+    first, second = server.seen
+    assert first.headers["User-Agent"] == "citesift-test/1.0 (https://example.org/contact)"
+    assert first.headers["Host"] == f"127.0.0.1:{server.port}"
+    assert "gzip" in first.headers["Accept-Encoding"]
+    assert "Cookie" not in second.headers
+
+
+def test_bytes_trickling_past_the_deadline_end_in_skipped(server: MisbehavingServer) -> None:
+    outcome, elapsed = timed(server.url("/slowloris?every=0.05"), loopback_policy(deadline=0.5))
+    assert isinstance(outcome, Skipped)
+    assert outcome.status is None and "deadline" in outcome.reason
+    assert elapsed < 1.5
+
+
+def test_a_server_slower_than_the_deadline_ends_in_skipped(server: MisbehavingServer) -> None:
+    outcome, elapsed = timed(server.url("/slow?delay=3"), loopback_policy(deadline=0.3))
+    assert outcome == Skipped(None, "no complete answer within the 0.3 s deadline")
+    assert elapsed < 1.5
+
+
+def test_an_endless_chunked_body_stops_at_the_cap(server: MisbehavingServer) -> None:
+    outcome, elapsed = timed(server.url("/endless"), loopback_policy(max_body_bytes=MIB))
+    assert isinstance(outcome, Skipped)
+    assert outcome.status == 200 and "cap" in outcome.reason
+    assert elapsed < 5
+
+
+def test_a_1_gib_gzip_bomb_stops_at_the_cap_in_bounded_time_and_memory(
+    server: MisbehavingServer,
+) -> None:
+    tracemalloc.start()
+    try:
+        outcome, elapsed = timed(server.url("/gzip-bomb"), loopback_policy(max_body_bytes=MIB))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(outcome, Skipped)
+    assert outcome.status == 200 and "cap" in outcome.reason
+    assert elapsed < 5
+    assert peak < 16 * MIB
+
+
+@pytest.mark.parametrize("encoding", ["deflate", "br", "zstd"])
+def test_deflate_brotli_and_zstd_bombs_stop_at_the_cap(
+    server: MisbehavingServer, encoding: str
+) -> None:
+    outcome, elapsed = timed(
+        server.url(f"/bomb?encoding={encoding}&size={64 * MIB}"),
+        loopback_policy(max_body_bytes=MIB),
+    )
+    assert isinstance(outcome, Skipped)
+    assert outcome.status == 200 and "cap" in outcome.reason
+    assert elapsed < 5
+
+
+def test_a_gzipped_chunked_body_without_length_within_the_cap_is_read_whole(
+    server: MisbehavingServer,
+) -> None:
+    outcome = fetch_sync(
+        server.url(f"/gzip-bomb?size={3 * MIB}"), loopback_policy(max_body_bytes=4 * MIB)
+    )
+    assert isinstance(outcome, Snapshot)
+    assert outcome.body == bytes(3 * MIB)
+    assert outcome.header("content-encoding") == "gzip"
+
+
+@pytest.mark.parametrize("encoding", ["deflate", "br", "zstd"])
+def test_other_encodings_within_the_cap_are_decoded(
+    server: MisbehavingServer, encoding: str
+) -> None:
+    outcome = fetch_sync(server.url(f"/bomb?encoding={encoding}&size=300000"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.body == bytes(300_000)
+
+
+def test_a_declared_length_over_the_cap_is_refused_unread(server: MisbehavingServer) -> None:
+    outcome = fetch_sync(server.url("/lying-length?declared=2000000&sent=10"), loopback_policy())
+    assert outcome == Skipped(200, "declared length 2000000 over 1500000")
+
+
+@pytest.mark.parametrize("path", ["/lying-length?declared=5000&sent=10", "/close-mid-body"])
+def test_a_body_shorter_than_declared_or_cut_mid_way_ends_in_skipped(
+    server: MisbehavingServer, path: str
+) -> None:
+    outcome, elapsed = timed(server.url(path), loopback_policy())
+    assert isinstance(outcome, Skipped)
+    assert outcome.status is None and "closed" in outcome.reason
+    assert elapsed < 2
+
+
+def test_a_http_error_answers_skipped_with_its_status_or_a_snapshot_when_asked(
+    server: MisbehavingServer,
+) -> None:
+    assert fetch_sync(server.url("/missing"), loopback_policy()) == Skipped(404, "HTTP 404")
+    kept = fetch_sync(server.url("/missing"), loopback_policy(error_pages=True))
+    assert isinstance(kept, Snapshot)
+    assert (kept.status, kept.body) == (404, b"not found")
+
+
+def test_a_wrong_http_charset_is_recorded_and_decoding_replaces_bad_bytes(
+    server: MisbehavingServer,
+) -> None:
+    outcome = fetch_sync(server.url("/charset?declared=utf-8&actual=cp1252"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.charset == "utf-8"
+    assert "caf\ufffd" in outcome.text()
+
+
+def test_a_meta_charset_is_used_when_http_names_none(server: MisbehavingServer) -> None:
+    outcome = fetch_sync(server.url("/charset?actual=cp1252&meta=iso-8859-1"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.charset == "cp1252"
+    assert SAMPLE_TEXT in outcome.text()
+
+
+def test_an_undeclared_utf8_page_is_detected(server: MisbehavingServer) -> None:
+    outcome = fetch_sync(server.url("/charset?actual=utf-8"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.charset == "utf-8"
+    assert SAMPLE_TEXT in outcome.text()
+
+
+def test_a_bogus_http_charset_falls_through_to_meta(server: MisbehavingServer) -> None:
+    outcome = fetch_sync(
+        server.url("/charset?declared=x-bogus&actual=utf-8&meta=utf-8"), loopback_policy()
+    )
+    assert isinstance(outcome, Snapshot)
+    assert outcome.charset == "utf-8"
+
+
+def test_on_send_runs_once_before_the_request_is_sent(server: MisbehavingServer) -> None:
+    calls: list[int] = []
+    outcome = asyncio.run(
+        fetch(server.url("/ok"), loopback_policy(), on_send=lambda: calls.append(len(server.seen)))
+    )
+    assert isinstance(outcome, Snapshot)
+    assert calls == [0]
+
+
+@pytest.mark.parametrize("error", [LimiterRefused("caller"), RuntimeError("quota store down")])
+def test_on_send_refusing_answers_limited_with_nothing_sent(
+    server: MisbehavingServer, error: Exception
+) -> None:
+    def refuse() -> None:
+        raise error
+
+    outcome = asyncio.run(fetch(server.url("/ok"), loopback_policy(), on_send=refuse))
+    assert outcome == Limited("caller")
+    assert server.seen == []
+
+
+def test_the_callers_cancellation_propagates(server: MisbehavingServer) -> None:
+    async def scenario() -> None:
+        task = asyncio.create_task(fetch(server.url("/slowloris"), loopback_policy(deadline=10)))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await task
+
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(scenario())
+    assert time.monotonic() - started < 2

@@ -1,0 +1,89 @@
+"""Redirects: none by default, a bounded number when allowed, every hop checked again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from citesift.model import Skipped, Snapshot
+from citesift.net import fetch_sync
+from servers import MisbehavingServer, loopback_policy, serve
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    with serve() as running:
+        yield running
+
+
+def stub_resolver(host: str) -> list[str]:
+    """Names for redirect targets; none of them is ever connected to."""
+    return {"metadata.internal": ["169.254.169.254"], "intranet.internal": ["10.0.0.8"]}[host]
+
+
+def follow(server: MisbehavingServer, path: str, **changes: Any) -> object:
+    return fetch_sync(server.url(path), loopback_policy(resolver=stub_resolver, **changes))
+
+
+def test_a_redirect_is_not_followed_by_default_and_its_target_never_asked(
+    server: MisbehavingServer,
+) -> None:
+    outcome = follow(server, "/redirect?to=/ok&code=307")
+    assert outcome == Skipped(307, f"redirect to {server.url('/ok')} not followed")
+    assert server.hits("/ok") == 0
+
+
+def test_an_allowed_redirect_is_followed_and_the_final_url_recorded(
+    server: MisbehavingServer,
+) -> None:
+    outcome = follow(server, "/redirect?to=/ok", max_redirects=2)
+    assert isinstance(outcome, Snapshot)
+    assert outcome.url == server.url("/redirect?to=/ok")
+    assert outcome.final_url == server.url("/ok")
+
+
+def test_a_redirect_loop_ends_in_skipped_after_one_turn(server: MisbehavingServer) -> None:
+    outcome = follow(server, "/loop", max_redirects=20)
+    assert outcome == Skipped(302, f"redirect loop back to {server.url('/loop')}")
+    assert server.hits("/loop") == 1
+
+
+def test_a_chain_longer_than_allowed_is_cut_at_the_bound(server: MisbehavingServer) -> None:
+    chain = "/redirect?to=/redirect%3Fto%3D/redirect%253Fto%253D/ok"
+    outcome = follow(server, chain, max_redirects=1)
+    assert isinstance(outcome, Skipped)
+    assert outcome.status == 302 and "not followed" in outcome.reason
+    assert server.hits("/ok") == 0
+    assert isinstance(follow(server, chain, max_redirects=3), Snapshot)
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [
+        ("http://metadata.internal/latest/meta-data/", "link-local"),
+        ("http://intranet.internal/admin", "private"),
+        ("http://169.254.169.254/", "link-local"),
+        ("http://[::ffff:10.0.0.1]/", "private"),
+        ("file:///etc/passwd", "scheme"),
+    ],
+)
+def test_a_redirect_to_a_non_public_address_or_other_scheme_is_refused_unsent(
+    server: MisbehavingServer, location: str, why: str
+) -> None:
+    outcome = follow(server, f"/redirect?to={location}", max_redirects=5)
+    assert isinstance(outcome, Skipped)
+    assert outcome.status is None and why in outcome.reason
+    assert len(server.seen) == 1
+
+
+def test_a_redirect_without_location_is_skipped_with_its_status(
+    server: MisbehavingServer,
+) -> None:
+    server.route("/nowhere", lambda request, query: request.answer(301, b""))
+    assert follow(server, "/nowhere", max_redirects=3) == Skipped(
+        301, "redirect without a location"
+    )
