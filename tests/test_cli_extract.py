@@ -1,0 +1,143 @@
+"""``citesift extract``: the bundled sample, files and stdin, every format, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["extract", *args], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_sample_prints_article_blocks_with_kind_span_and_section() -> None:
+    code, out, _ = run("--sample")
+    assert code == 0
+    assert out.startswith("[0] paragraph ")
+    assert "Behind a green door on Quay Street" in out
+    assert "heading" in out and "§ What people borrow\n" in out
+    for furniture in ("We use cookies", "Related stories", "Sign up", "Borrowed the carpet"):
+        assert furniture not in out
+
+
+def test_block_spans_point_at_the_sample_source() -> None:
+    _, out, _ = run("--sample", "--format", "blocks")
+    header, text = out.split("\n")[3:5]
+    start, end = (int(n) for n in header.split()[2].split(":"))
+    source = files("citesift").joinpath("samples/article.html").read_text(encoding="utf-8")
+    assert text.split()[:3] == source[start:end].split()[:3]
+
+
+def test_page_mode_shows_the_furniture_and_table_cells_as_blocks() -> None:
+    code, out, _ = run("--sample", "--mode", "page", "--format", "text")
+    assert code == 0
+    assert "We use cookies" in out and "\n\nHammer drill\n\n412\n\n" in out
+
+
+def test_markdown_renders_the_sample_table_row_by_row() -> None:
+    code, out, _ = run("--sample", "--mode", "page", "--format", "markdown")
+    assert code == 0
+    assert "| Item | Loans | Average days out |\n| --- | --- | --- |\n" in out
+    assert "| Hammer drill | 412 | 2.1 |\n" in out
+    assert "# What people borrow\n" in out and "*Most borrowed items, 2024*" in out
+
+
+def test_json_is_the_whole_source_document() -> None:
+    code, out, _ = run("--sample", "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["title"] == "How a neighbourhood tool library lends 4,000 items a year"
+    assert document["url"] == "https://dispatch.example/community/tool-library-ledger"
+    assert document["site"] == "dispatch.example"
+    assert document["licence"] == {
+        "name": "CC BY 4.0",
+        "url": "https://creativecommons.org/licenses/by/4.0/",
+    }
+    assert document["publisher"] == "Harbourside Dispatch"
+    assert document["page_date"] == 1741941000000
+    first = document["blocks"][0]
+    assert set(first) == {"text", "kind", "section", "source_start", "source_end", "offsets"}
+
+
+def test_a_file_and_a_url_name_the_document(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<title>Notes</title><p>Kept text.</p>", encoding="utf-8")
+    _, out, _ = run(str(page), "--url", "https://notes.example/n/1", "--format", "json")
+    document = json.loads(out)
+    assert (document["title"], document["site"], document["key"]) == (
+        "Notes",
+        "notes.example",
+        "https://notes.example/n/1",
+    )
+
+
+def test_standard_input_is_read_and_decoded() -> None:
+    html = '<meta charset="windows-1252"><p>Caf\u00e9 au lait</p>'.encode("cp1252")
+    code, out, _ = run("-", "--format", "text", stdin=html)
+    assert (code, out) == (0, "Caf\u00e9 au lait\n\n")
+
+
+def test_the_budget_cut_is_noted_on_stderr() -> None:
+    code, out, err = run("--sample", "--budget", "60", "--format", "text")
+    assert code == 0
+    assert len(out.replace("\n", "")) <= 60
+    assert "cut at the budget of 60 characters" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("/no/such/file.html",), "cannot read /no/such/file.html"),
+        ((".",), "cannot read ."),
+        ((), "give one of FILE"),
+        (("page.html", "--sample"), "give one of FILE"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_status_2(args: tuple[str, ...], message: str) -> None:
+    code, out, err = run(*args)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args", [("--budget", "-1"), ("--mode", "everything"), ("--format", "pdf")]
+)
+def test_absurd_options_are_refused_before_any_work(args: tuple[str, ...]) -> None:
+    code, out, err = run("--sample", *args)
+    assert (code, out) == (2, "")
+    assert "Invalid value" in err
+
+
+def test_binary_garbage_is_read_without_error(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)) * 64 + b"\x00\xff<p>end</p>")
+    code, _, err = run(str(garbage), "--format", "json")
+    assert code == 0 and "Traceback" not in err
+
+
+@pytest.mark.timeout(60)
+def test_the_console_script_reads_stdin_in_a_real_process() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from citesift.cli import main; main()", "extract", "-"],
+        input=b"<h2>Heading</h2><p>Some text.</p>",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == (
+        "[0] heading 4:11 § -\nHeading\n\n[1] paragraph 19:29 § Heading\nSome text.\n\n"
+    )
