@@ -1,18 +1,52 @@
 """Retrieval: chunking, BM25, dense vectors, hybrid fusion, reranking and partitions."""
 
+from citesift.index.bm25 import BM25Index
 from citesift.index.bm25_score import bm25_score
+from citesift.index.embed import Embedder, default_embedder
+from citesift.index.embed_cache import CachedEmbedder
+from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
+from citesift.index.hybrid import HybridRetriever
+from citesift.index.local import LocalStore
+from citesift.index.partition import (
+    PartitionDiagnostics,
+    PartitionedRag,
+    create_partitioned_rag,
+)
+from citesift.index.query import Query
+from citesift.index.rag import ChunkStore, Rag, create_rag
 from citesift.index.rerank import BM25Reranker, RerankedRetriever, Reranker, rerank_checked
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores
+from citesift.index.vectors import VectorIndex
+from citesift.text.chunking import Chunk, chunk_text
 
 __all__ = [
+    "BM25Index",
     "BM25Reranker",
+    "CachedEmbedder",
+    "Chunk",
+    "ChunkStore",
+    "Embedder",
+    "HybridRetriever",
+    "LocalStore",
+    "PartitionDiagnostics",
+    "PartitionedRag",
+    "Query",
+    "Rag",
     "RerankError",
     "RerankedRetriever",
     "Reranker",
     "Retriever",
+    "VectorIndex",
     "bm25_score",
     "check_scores",
+    "chunk_text",
+    "create_partitioned_rag",
+    "create_rag",
+    "default_embedder",
+    "fusion_weights",
     "query_of",
+    "reciprocal_rank_fusion",
     "rerank_checked",
+    "weighted_fusion",
 ]
