@@ -1,0 +1,121 @@
+"""robots.txt: fetched once per origin, Disallow and Crawl-delay honoured, RFC 9309 on errors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from citesift.model import Skipped, Snapshot
+from citesift.net import LimiterRegistry, ManualClock, RobotsCache, fetch_sync
+from servers import MisbehavingServer, Query, Request, loopback_policy, serve
+
+pytestmark = pytest.mark.timeout(30)
+RULES = "User-agent: *\nDisallow: /private\n\nUser-agent: citesift-test\nDisallow: /ok-not\n"
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    with serve() as running:
+        yield running
+
+
+def polite(**changes: Any) -> Any:
+    return loopback_policy(robots=True, **changes)
+
+
+def test_disallowed_paths_are_skipped_unsent_and_robots_txt_is_fetched_once(
+    server: MisbehavingServer,
+) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    chosen = polite()
+    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
+    assert fetch_sync(server.url("/private/page"), chosen) == Skipped(
+        None, "disallowed by robots.txt"
+    )
+    assert isinstance(fetch_sync(server.url("/ok?again"), chosen), Snapshot)
+    assert server.hits("/robots.txt") == 1
+    assert server.hits("/private/page") == 0
+    robots_request = server.seen[0]
+    assert robots_request.headers["User-Agent"] == "citesift-test/1.0 (https://example.org/contact)"
+
+
+def test_the_group_naming_our_client_applies_to_it(server: MisbehavingServer) -> None:
+    server.robots = (200, RULES)
+    chosen = polite()
+    assert fetch_sync(server.url("/ok-not"), chosen) == Skipped(None, "disallowed by robots.txt")
+    # Only the most specific group applies: ours does not forbid /private, so it is asked for.
+    assert fetch_sync(server.url("/private"), chosen) == Skipped(404, "HTTP 404")
+    assert server.hits("/private") == 1
+
+
+@pytest.mark.parametrize("status", [401, 403, 404, 410])
+def test_a_4xx_robots_txt_allows_everything(server: MisbehavingServer, status: int) -> None:
+    server.robots = (status, "User-agent: *\nDisallow: /\n")
+    assert isinstance(fetch_sync(server.url("/ok"), polite()), Snapshot)
+
+
+@pytest.mark.parametrize("status", [500, 503, 429])
+def test_a_5xx_or_429_robots_txt_disallows_for_now_and_is_retried_later(
+    server: MisbehavingServer, status: int
+) -> None:
+    clock = ManualClock()
+    chosen = polite(robots_cache=RobotsCache(retry=60, clock=clock))
+    server.robots = (status, "")
+    outcome = fetch_sync(server.url("/ok"), chosen)
+    assert isinstance(outcome, Skipped)
+    assert outcome.status is None and "retry later" in outcome.reason
+    assert server.hits("/ok") == 0
+    server.robots = (200, "User-agent: *\nAllow: /\n")
+    chosen = chosen.with_(limiters=LimiterRegistry())  # a 429/503 blocked the first limiter
+    assert isinstance(fetch_sync(server.url("/ok"), chosen), Skipped)
+    clock.advance(60_001)
+    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
+    assert server.hits("/robots.txt") == 2
+
+
+def test_a_robots_txt_slower_than_the_deadline_disallows(server: MisbehavingServer) -> None:
+    def slow(request: Request, query: Query) -> None:
+        time.sleep(1.5)
+        request.answer(200, b"User-agent: *\nAllow: /\n")
+
+    server.route("/robots.txt", slow)
+    started = time.monotonic()
+    outcome = fetch_sync(server.url("/ok"), polite(deadline=0.3))
+    assert isinstance(outcome, Skipped) and "unreachable" in str(outcome.reason)
+    assert time.monotonic() - started < 1.5
+    assert server.hits("/ok") == 0
+
+
+def test_a_redirected_robots_txt_is_followed(server: MisbehavingServer) -> None:
+    server.route("/robots.txt", lambda r, q: r.answer(301, b"", {"Location": "/real-robots"}))
+    server.route("/real-robots", lambda r, q: r.answer(200, b"User-agent: *\nDisallow: /ok\n"))
+    assert fetch_sync(server.url("/ok"), polite()) == Skipped(None, "disallowed by robots.txt")
+
+
+def test_crawl_delay_spaces_the_hosts_requests(server: MisbehavingServer) -> None:
+    server.robots = (200, "User-agent: *\nCrawl-delay: 1.5\n")
+    chosen = polite()
+    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
+    assert chosen.limiters.limiter_for("127.0.0.1").spacing_ms == 1500
+
+
+def test_cached_rules_expire_after_their_lifetime(server: MisbehavingServer) -> None:
+    clock = ManualClock()
+    chosen = polite(robots_cache=RobotsCache(ttl=3600, clock=clock))
+    server.robots = (200, "User-agent: *\nAllow: /\n")
+    fetch_sync(server.url("/ok"), chosen)
+    clock.advance(3_599_000)
+    fetch_sync(server.url("/ok"), chosen)
+    assert server.hits("/robots.txt") == 1
+    clock.advance(2_000)
+    fetch_sync(server.url("/ok"), chosen)
+    assert server.hits("/robots.txt") == 2
+
+
+def test_robots_can_be_switched_off_per_policy(server: MisbehavingServer) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /\n")
+    assert isinstance(fetch_sync(server.url("/ok"), loopback_policy(robots=False)), Snapshot)
+    assert server.hits("/robots.txt") == 0

@@ -1,0 +1,118 @@
+"""The snapshot store: compressed, content-addressed bodies, and offline replay of fetches."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from citesift.model import Skipped, Snapshot
+from citesift.net import fetch_sync
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
+from servers import loopback_policy, serve
+
+pytestmark = pytest.mark.timeout(30)
+BODY = ("<html><body>" + "<p>A repeated paragraph of text.</p>" * 500 + "</body></html>").encode()
+
+
+def snapshot(body: bytes = BODY, url: str = "https://example.org/a", at: int = 1_000) -> Snapshot:
+    return Snapshot(
+        id=hashlib.sha256(body).hexdigest(),
+        url=url,
+        final_url=url + "?final",
+        status=200,
+        headers=(("content-type", "text/html; charset=utf-8"), ("etag", '"x"')),
+        content_type="text/html; charset=utf-8",
+        charset="utf-8",
+        fetched_at=at,
+        body=body,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    with SQLiteStore(tmp_path / "store.db") as opened:
+        yield opened
+
+
+def test_a_saved_snapshot_comes_back_whole_by_id_and_by_url(store: SQLiteStore) -> None:
+    snapshots = SnapshotStore(store)
+    kept = snapshot()
+    assert snapshots.save(kept) == kept.id
+    assert snapshots.get(kept.id) == kept
+    assert snapshots.get(kept.id).body == BODY  # type: ignore[union-attr]
+    assert snapshots.latest(kept.url) == kept
+    assert snapshots.latest(kept.final_url) == kept
+    assert snapshots.get("0" * 64) is None
+    assert snapshots.latest("https://example.org/never") is None
+
+
+def test_bodies_are_stored_compressed_and_once_per_content(store: SQLiteStore) -> None:
+    snapshots = SnapshotStore(store)
+    snapshots.save(snapshot(url="https://example.org/a"))
+    snapshots.save(snapshot(url="https://example.org/b"))
+    snapshots.save(snapshot(url="https://example.org/b"))
+    with store.reading() as conn:
+        bodies = conn.execute("SELECT size, length(data) FROM snapshot_bodies").fetchall()
+        rows = conn.execute("SELECT count(*) FROM snapshots").fetchone()[0]
+    assert len(bodies) == 1 and rows == 2
+    size, stored = bodies[0]
+    assert size == len(BODY) and stored < size / 10
+
+
+def test_latest_answers_the_newest_fetch_of_a_url(store: SQLiteStore) -> None:
+    snapshots = SnapshotStore(store)
+    snapshots.save(snapshot(b"old", at=1_000))
+    snapshots.save(snapshot(b"new", at=2_000))
+    snapshots.save(snapshot(b"older", at=500))
+    assert snapshots.latest("https://example.org/a").body == b"new"  # type: ignore[union-attr]
+
+
+def test_a_body_that_no_longer_matches_its_hash_is_refused(store: SQLiteStore) -> None:
+    snapshots = SnapshotStore(store)
+    kept = snapshot()
+    with pytest.raises(SnapshotCorrupted):
+        snapshots.save(replace(kept, body=b"other bytes"))
+    snapshots.save(kept)
+    with store.transaction() as conn:
+        tampered = zstandard.ZstdCompressor().compress(b"tampered")
+        conn.execute("UPDATE snapshot_bodies SET data = ?", (tampered,))
+    with pytest.raises(SnapshotCorrupted):
+        snapshots.get(kept.id)
+
+
+def SnapshotStore_compress(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def test_snapshots_survive_reopening_the_store(tmp_path: Path) -> None:
+    kept = snapshot()
+    with SQLiteStore(tmp_path / "s.db") as first:
+        SnapshotStore(first).save(kept)
+    with SQLiteStore(tmp_path / "s.db") as again:
+        assert SnapshotStore(again).get(kept.id) == kept
+
+
+def test_a_fetch_saved_once_is_replayed_offline_without_the_network(store: SQLiteStore) -> None:
+    with serve() as server:
+        url = server.url("/ok")
+        fetched = fetch_sync(url, loopback_policy(store=store, save=True))
+        assert isinstance(fetched, Snapshot)
+    replayed = fetch_sync(url, loopback_policy(store=store, offline=True))
+    assert replayed == fetched
+    assert len(server.seen) == 1
+
+
+def test_offline_answers_skipped_for_a_miss_or_without_a_store(store: SQLiteStore) -> None:
+    url = "http://127.0.0.1:9/never-fetched"
+    assert fetch_sync(url, loopback_policy(store=store, offline=True)) == Skipped(
+        None, "not in the store"
+    )
+    assert isinstance(fetch_sync(url, loopback_policy(offline=True)), Skipped)
