@@ -1,5 +1,17 @@
 """citesift: citable evidence for LLM applications from the web, Wikipedia and documents."""
 
+from citesift.index import (
+    BM25Reranker,
+    PartitionDiagnostics,
+    Rag,
+    Reranker,
+    bm25_score,
+    chunk_text,
+    create_partitioned_rag,
+    create_rag,
+    reciprocal_rank_fusion,
+    weighted_fusion,
+)
 from citesift.model import (
     WIKIPEDIA_LICENCE,
     Block,
@@ -35,6 +47,7 @@ from citesift.store.snapshots import SnapshotStore
 __version__ = "0.1.0"
 
 __all__ = [
+    "BM25Reranker",
     "Block",
     "BlockKind",
     "ClientIdentity",
@@ -47,8 +60,11 @@ __all__ = [
     "Licence",
     "Limited",
     "LimiterRefused",
+    "PartitionDiagnostics",
     "Passage",
+    "Rag",
     "ReadOutcome",
+    "Reranker",
     "SQLiteStore",
     "SearchOutcome",
     "Skipped",
@@ -59,9 +75,15 @@ __all__ = [
     "SourceLimiter",
     "WIKIPEDIA_LICENCE",
     "__version__",
+    "bm25_score",
+    "chunk_text",
+    "create_partitioned_rag",
+    "create_rag",
     "default_store_path",
     "fetch",
     "fetch_sync",
     "limiter_for",
+    "reciprocal_rank_fusion",
     "retry_after_ms",
+    "weighted_fusion",
 ]
