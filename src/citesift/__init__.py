@@ -1,5 +1,12 @@
 """citesift: citable evidence for LLM applications from the web, Wikipedia and documents."""
 
+from citesift.extract import (
+    PageMetadata,
+    blocks_to_markdown,
+    extract_document,
+    extract_metadata,
+    strip_tags,
+)
 from citesift.index import (
     BM25Reranker,
     PartitionDiagnostics,
@@ -60,6 +67,7 @@ __all__ = [
     "Licence",
     "Limited",
     "LimiterRefused",
+    "PageMetadata",
     "PartitionDiagnostics",
     "Passage",
     "Rag",
@@ -75,15 +83,19 @@ __all__ = [
     "SourceLimiter",
     "WIKIPEDIA_LICENCE",
     "__version__",
+    "blocks_to_markdown",
     "bm25_score",
     "chunk_text",
     "create_partitioned_rag",
     "create_rag",
     "default_store_path",
+    "extract_document",
+    "extract_metadata",
     "fetch",
     "fetch_sync",
     "limiter_for",
     "reciprocal_rank_fusion",
     "retry_after_ms",
+    "strip_tags",
     "weighted_fusion",
 ]
