@@ -1,0 +1,115 @@
+"""Passages from the real recorded articles: offsets hold, and no markers or furniture leak in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from citesift import Document, SourceDocument, SourceHit
+from citesift.extract.source import normalise, source_text
+from citesift.net import ClientIdentity, LimiterRegistry
+from citesift.sources import WikipediaSourceProvider
+from citesift.text import citation_sources
+from wikipedia_server import WikipediaStandIn
+
+IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
+ARTICLES = [
+    "Rust_(programming_language)",
+    "Dog",
+    "United_States",
+    "Bill_Clinton",
+    "December_1",
+    "MOSFET",
+]
+# A note marker stands alone: "[t]he" in a quotation is an editor's bracket, not a marker.
+MARKER = re.compile(r"\[(?:\d{1,4}|[a-z]{1,4}|citation needed|edit|note \d+)\](?![a-z])", re.I)
+FURNITURE = (
+    "may contain an excessive number of citations",
+    "Learn how and when to remove this template message",
+    "does not cite any sources",
+    "personal reflection, personal essay",
+    "may not follow Wikipedia's policies",
+    "Wikimedia Commons has media related to",
+    "v t e",
+    "Jump to navigation",
+    "Retrieved from",
+    "cite_note",
+    "mw-parser-output",
+)
+
+
+@pytest.fixture(scope="module")
+def stand_in() -> Iterator[WikipediaStandIn]:
+    from conftest import WIKIPEDIA_FIXTURES
+
+    if not WIKIPEDIA_FIXTURES.is_dir():
+        pytest.skip("recorded Wikipedia fixtures are not beside the project")
+    with WikipediaStandIn(WIKIPEDIA_FIXTURES) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def articles(stand_in: WikipediaStandIn) -> dict[str, tuple[SourceDocument, str]]:
+    """Each article read once through the stand-in, with the page its offsets point into."""
+    source = WikipediaSourceProvider(
+        IDENTITY, stand_in.origin, allow_private=True, limiters=LimiterRegistry()
+    )
+    read: dict[str, tuple[SourceDocument, str]] = {}
+    for key in ARTICLES:
+        outcome = source.read_sync(SourceHit(key, key.replace("_", " ")))
+        assert isinstance(outcome, Document)
+        page = Path(stand_in.fixtures, "pages", f"{key}.html").read_text("utf-8")
+        read[key] = (outcome.document, page)
+    return read
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("key", ARTICLES)
+def test_article_passages_hold_the_offset_invariant(
+    articles: dict[str, tuple[SourceDocument, str]], key: str
+) -> None:
+    document, page = articles[key]
+    passages = citation_sources(document)
+    assert len(passages) >= 20
+    for passage in passages:
+        block = document.blocks[passage.block]
+        assert block.text[passage.start : passage.end] == passage.content
+        shown = source_text(page, passage.source_start, passage.source_end, "article")
+        assert normalise(passage.content).strip() in shown
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("key", ARTICLES)
+def test_article_passages_hold_no_markers_or_furniture(
+    articles: dict[str, tuple[SourceDocument, str]], key: str
+) -> None:
+    document, _ = articles[key]
+    for passage in citation_sources(document):
+        assert not MARKER.search(passage.content), passage.content
+        assert not any(text in passage.content for text in FURNITURE), passage.content
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("key", ARTICLES)
+def test_article_passages_carry_attribution_and_links(
+    articles: dict[str, tuple[SourceDocument, str]], key: str
+) -> None:
+    document, _ = articles[key]
+    passages = citation_sources(document)
+    assert {(p.site, p.key, p.url, p.revision) for p in passages} == {
+        ("Wikipedia", key, document.url, document.revision)
+    }
+    assert document.revision is not None and document.revision.isdigit()
+    assert all(p.fragment_url.startswith(document.url + "#:~:text=") for p in passages)
+
+
+def test_the_rust_lead_is_the_first_passage(
+    articles: dict[str, tuple[SourceDocument, str]],
+) -> None:
+    document, _ = articles["Rust_(programming_language)"]
+    first = citation_sources(document)[0]
+    assert first.content == "Rust is a general-purpose programming language."
+    assert (first.block, first.start, first.revision) == (0, 0, "1318205510")
