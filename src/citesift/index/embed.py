@@ -12,6 +12,10 @@ Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while a long embedding run advances."""
 
 
+class EmbeddingError(RuntimeError):
+    """An embedder's model or endpoint failed or answered with unusable vectors."""
+
+
 @runtime_checkable
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors of a fixed dimension.
@@ -50,6 +54,13 @@ def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.nda
     if out.shape != (count, dim):
         raise ValueError(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
     return out
+
+
+def clean_text(text: object) -> str:
+    """``text`` with lone surrogates replaced, so tokenizers and JSON accept it; else TypeError."""
+    if not isinstance(text, str):
+        raise TypeError(f"embed() takes strings, got {type(text).__name__}")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def bounded_int(value: object, low: int, high: int, default: int) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citesift.index.embed import Progress, bounded_int, normalise_rows
+from citesift.index.embed import Progress, bounded_int, clean_text, normalise_rows
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIM = 384
@@ -54,7 +54,7 @@ class MiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for ``texts``, batched by length to cut padding, in input order."""
-        texts = [_clean(t) for t in texts]
+        texts = [clean_text(t) for t in texts]
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
@@ -124,10 +124,3 @@ def _load_session(threads: int):  # -> onnxruntime.InferenceSession
     options.inter_op_num_threads = 1
     path = verified(model_path(), MODEL_SHA256)
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
-def _clean(text: object) -> str:
-    """A string the tokenizer accepts: lone surrogates replaced, non-strings refused."""
-    if not isinstance(text, str):
-        raise TypeError(f"embed() takes strings, got {type(text).__name__}")
-    return text.encode("utf-8", "replace").decode("utf-8")
