@@ -8,11 +8,10 @@ itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from citesift.extract.html import html_to_blocks
-from citesift.extract.metadata import extract_metadata
+from citesift.extract import extract_document
 from citesift.extract.rules import Mode
 from citesift.model import (
     Document,
@@ -92,24 +91,7 @@ class WebPageSource(BlockingCalls):
         return Document(self._document(hit, outcome))
 
     def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
-        html = snapshot.text()
-        meta = extract_metadata(html, snapshot.final_url)
-        blocks = html_to_blocks(html, mode=self.mode, budget=self.text_budget)
+        """The page's document, titled by the hit unless the hit's title is just the URL."""
+        document = extract_document(snapshot, mode=self.mode, budget=self.text_budget, key=hit.key)
         named = hit.title.strip() and hit.title != hit.key
-        return SourceDocument(
-            site=urlsplit(snapshot.final_url).hostname or snapshot.final_url,
-            key=hit.key,
-            title=hit.title if named else meta.title or snapshot.final_url,
-            url=snapshot.final_url,
-            revision=None,
-            read_at=snapshot.fetched_at,
-            licence=meta.licence,
-            blocks=tuple(blocks),
-            publisher=meta.publisher,
-            page_date=meta.page_date,
-            language=meta.language or snapshot.header("content-language"),
-            description=meta.description,
-            canonical_url=meta.canonical_url,
-            snapshot_id=snapshot.id,
-            truncated=blocks.truncated,
-        )
+        return replace(document, title=hit.title) if named else document

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from citesift.extract.html import html_to_blocks
+from citesift.extract import extract_document
 from citesift.model import (
     WIKIPEDIA_LICENCE,
     Document,
@@ -45,7 +45,8 @@ SEARCH_PATH = "/w/rest.php/v1/search/page"
 PAGE_PATH = "/api/rest_v1/page/html/{key}"
 CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
 _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
-_HTML_REVISION = re.compile(r'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
+_HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
+REVISION_SCAN_BYTES = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,24 +134,26 @@ class WikipediaSourceProvider(BlockingCalls):
         return Document(self._document(hit, outcome))
 
     def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
-        html = snapshot.text()
-        blocks = html_to_blocks(html, mode="article", budget=self.text_budget)
-        return SourceDocument(
+        """The article: its text in article mode, attributed to the hit and the revision."""
+        document = extract_document(
+            snapshot,
+            url=self.article_url(hit.key),
+            mode="article",
+            budget=self.text_budget,
             site=self.site,
             key=hit.key,
+        )
+        return replace(
+            document,
             title=hit.title,
-            url=self.article_url(hit.key),
-            revision=revision_of(snapshot, html),
-            read_at=snapshot.fetched_at,
+            revision=revision_of(snapshot),
             licence=WIKIPEDIA_LICENCE,
-            blocks=tuple(blocks),
-            language=snapshot.header("content-language"),
-            snapshot_id=snapshot.id,
-            truncated=blocks.truncated,
+            publisher=None,
+            page_date=None,
         )
 
 
-def revision_of(snapshot: Snapshot, html: str) -> str | None:
+def revision_of(snapshot: Snapshot) -> str | None:
     """The revision: the content-revision-id header, the ETag's, or the HTML's own link."""
     header = (snapshot.header("content-revision-id") or "").strip()
     if header.isascii() and header.isdigit():
@@ -158,8 +161,8 @@ def revision_of(snapshot: Snapshot, html: str) -> str | None:
     etag = _ETAG_REVISION.match((snapshot.header("etag") or "").strip())
     if etag:
         return etag.group(1)
-    link = _HTML_REVISION.search(html[:8192])
-    return link.group(1) if link else None
+    link = _HTML_REVISION.search(snapshot.body[:REVISION_SCAN_BYTES])
+    return link.group(1).decode("ascii") if link else None
 
 
 def _search_outcome(outcome: FetchOutcome, limit: int) -> SearchOutcome:
