@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from citesift.extract.dates import parse_date_ms
+from citesift.extract.html import sanitise
 from citesift.extract.jsonld import first_text, jsonld_nodes, types
 from citesift.extract.licences import licence_from_url, licence_named
 from citesift.model import Licence
@@ -30,6 +31,7 @@ TITLE_KEYS = ("og:title", "twitter:title")
 DESCRIPTION_KEYS = ("description", "og:description", "twitter:description")
 PUBLISHER_KEYS = ("og:site_name", "application-name")
 LANGUAGE_KEYS = ("content-language", "og:locale", "language", "dc.language")
+JSONLD_DATE_KEYS = ("datePublished", "dateCreated")
 PUBLISHED_KEYS = ("article:published_time", "og:published_time", "datepublished")
 DATE_KEYS = (
     "date", "pubdate", "publishdate", "publish-date", "publish_date", "dc.date.issued",
@@ -56,20 +58,20 @@ class PageMetadata:
 
 def extract_metadata(html: str, url: str | None = None) -> PageMetadata:
     """The metadata ``html`` states; relative links resolve against ``url``."""
-    head = html[:META_SCAN_CHARS].encode("utf-8", "replace").decode("utf-8")
-    tree = LexborHTMLParser(head)
+    tree = LexborHTMLParser(sanitise(html[:META_SCAN_CHARS]))
     metas = _meta_contents(tree)
+    links = _link_contents(tree)
     scripts = tree.css('script[type="application/ld+json" i]')[:MAX_ELEMENTS]
     nodes = jsonld_nodes(script.text(deep=True) for script in scripts)
     publisher = _publisher(metas, nodes)
     return PageMetadata(
         title=_title(tree, metas, publisher),
         language=_language(tree, metas),
-        canonical_url=_link(tree, "link[rel~=canonical i]", url),
+        canonical_url=resolve_url(links.get("canonical"), url),
         description=_first(metas, DESCRIPTION_KEYS),
         publisher=publisher,
         page_date=_page_date(tree, metas, nodes),
-        licence=_licence(tree, nodes, url),
+        licence=_licence(tree, links, nodes, url),
     )
 
 
@@ -106,6 +108,15 @@ def _meta_contents(tree: LexborHTMLParser) -> dict[str, str]:
     return contents
 
 
+def _link_contents(tree: LexborHTMLParser) -> dict[str, str]:
+    """The first ``href`` of each ``rel`` token among the ``<link>`` elements (lowercased)."""
+    contents: dict[str, str] = {}
+    for link in tree.css("link[rel][href]")[:MAX_ELEMENTS]:
+        for rel in (link.attributes.get("rel") or "").lower().split():
+            contents.setdefault(rel, link.attributes.get("href") or "")
+    return contents
+
+
 def _first(metas: dict[str, str], keys: Iterable[str]) -> str | None:
     return next((metas[key] for key in keys if key in metas), None)
 
@@ -123,7 +134,7 @@ def _title(tree: LexborHTMLParser, metas: dict[str, str], site: str | None) -> s
     stated = _first(metas, TITLE_KEYS)
     if stated:
         return _without_site(stated, site, guess=False)
-    title = tree.css_first("head title")
+    title = tree.head.css_first("title") if tree.head else None
     text = clean_text(title.text(deep=True)) if title else None
     if text:
         return _without_site(text, site, guess=True)
@@ -172,36 +183,43 @@ def _language(tree: LexborHTMLParser, metas: dict[str, str]) -> str | None:
     return None
 
 
-def _link(tree: LexborHTMLParser, selector: str, base: str | None) -> str | None:
-    for node in tree.css(selector)[:MAX_ELEMENTS]:
-        found = resolve_url(node.attributes.get("href"), base)
-        if found:
-            return found
-    return None
-
-
 def _page_date(
     tree: LexborHTMLParser, metas: dict[str, str], nodes: list[dict[str, Any]]
 ) -> int | None:
-    candidates = [metas.get(key) for key in PUBLISHED_KEYS]
-    candidates += [
-        first_text(node.get(key)) for node in nodes for key in ("datePublished", "dateCreated")
-    ]
-    candidates += [metas.get(key) for key in DATE_KEYS]
-    for time in tree.css("time[datetime]")[:MAX_ELEMENTS]:
-        candidates.append(time.attributes.get("datetime"))
+    candidates = _date_candidates(tree, metas, nodes)
     return next((ms for text in candidates if (ms := parse_date_ms(text)) is not None), None)
 
 
+def _date_candidates(
+    tree: LexborHTMLParser, metas: dict[str, str], nodes: list[dict[str, Any]]
+) -> Iterator[str | None]:
+    """Dates in order of trust, read only as far as needed: meta, JSON-LD, ``<time>``."""
+    yield from (metas.get(key) for key in PUBLISHED_KEYS)
+    yield from (first_text(node.get(key)) for node in nodes for key in JSONLD_DATE_KEYS)
+    yield from (metas.get(key) for key in DATE_KEYS)
+    yield from (
+        node.attributes.get("datetime") for node in tree.css("time[datetime]")[:MAX_ELEMENTS]
+    )
+
+
 def _licence(
-    tree: LexborHTMLParser, nodes: list[dict[str, Any]], base: str | None
+    tree: LexborHTMLParser, links: dict[str, str], nodes: list[dict[str, Any]], base: str | None
 ) -> Licence | None:
-    for node in tree.css("link[rel~=license i], a[rel~=license i]")[:MAX_ELEMENTS]:
+    """The licence a ``<link>``, JSON-LD, or an ``<a rel="license">`` (in that order) states."""
+    url = resolve_url(links.get("license"), base)
+    if url:
+        return licence_from_url(url, None)
+    stated = (_stated_licence(node.get("license"), base) for node in nodes)
+    found = next((licence for licence in stated if licence), None)
+    return found or _anchor_licence(tree, base)
+
+
+def _anchor_licence(tree: LexborHTMLParser, base: str | None) -> Licence | None:
+    for node in tree.css("a[rel~=license i][href]")[:MAX_ELEMENTS]:
         url = resolve_url(node.attributes.get("href"), base)
         if url:
             return licence_from_url(url, clean_text(node.text(deep=True)))
-    stated = (_stated_licence(node.get("license"), base) for node in nodes)
-    return next((licence for licence in stated if licence), None)
+    return None
 
 
 def _stated_licence(stated: Any, base: str | None) -> Licence | None:
