@@ -172,6 +172,11 @@ class LimiterRegistry:
                 self._limiters[key] = self._factory()
             return self._limiters[key]
 
+    def forget(self) -> None:
+        """Drop every host's limiter (its starts and blocks) so the next caller starts afresh."""
+        with self._lock:
+            self._limiters.clear()
+
 
 LIMITERS = LimiterRegistry()
 

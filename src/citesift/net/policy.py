@@ -64,12 +64,12 @@ class FetchPolicy:
     @classmethod
     def for_pages(cls, identity: ClientIdentity, **changes: Any) -> FetchPolicy:
         """Any web page: 15 s, up to 5 redirects, robots.txt honoured."""
-        return cls(identity, max_redirects=PAGE_REDIRECTS, **changes)
+        return cls(identity, **{"max_redirects": PAGE_REDIRECTS, **changes})
 
     @classmethod
     def for_wikipedia(cls, identity: ClientIdentity, **changes: Any) -> FetchPolicy:
         """The Wikimedia APIs: 3 s, no redirects; their API etiquette, not robots.txt, applies."""
-        return cls(identity, deadline=WIKIPEDIA_DEADLINE, robots=False, **changes)
+        return cls(identity, **{"deadline": WIKIPEDIA_DEADLINE, "robots": False, **changes})
 
     def with_(self, **changes: Any) -> FetchPolicy:
         """A copy with some fields changed (and sanitised again)."""

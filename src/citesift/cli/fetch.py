@@ -1,0 +1,114 @@
+"""``citesift fetch``: one URL fetched politely and safely, its outcome printed."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from citesift.cli.app import app
+from citesift.config import ConfigError, Settings, load_settings
+from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
+from citesift.net import fetch_sync
+from citesift.net.identity import IdentityError
+
+EXIT_SKIPPED = 1
+EXIT_LIMITED = 2
+EXIT_USAGE = 64
+
+
+class FetchFormat(StrEnum):
+    """What ``fetch`` prints: a summary, the summary and the decoded text, or the raw body."""
+
+    summary = "summary"
+    text = "text"
+    raw = "raw"
+
+
+@app.command("fetch")
+def fetch_command(
+    url: Annotated[str, typer.Argument(help="The http(s) address to fetch.")],
+    output: Annotated[FetchFormat, typer.Option("--format", help="What to print.")] = (
+        FetchFormat.summary
+    ),
+    save: Annotated[bool, typer.Option("--save", help="Keep the snapshot in the store.")] = False,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Answer from stored snapshots only.")
+    ] = False,
+    allow_private: Annotated[
+        bool, typer.Option("--allow-private", help="Allow loopback and private addresses.")
+    ] = False,
+    no_robots: Annotated[
+        bool, typer.Option("--no-robots", help="Do not honour robots.txt.")
+    ] = False,
+    deadline: Annotated[float | None, typer.Option(help="Seconds, send to last byte.")] = None,
+    max_bytes: Annotated[int | None, typer.Option(help="Cap on the decompressed body.")] = None,
+    redirects: Annotated[int | None, typer.Option(help="Redirects to follow.")] = None,
+    store: Annotated[str | None, typer.Option(help="The SQLite store file.")] = None,
+    contact: Annotated[str | None, typer.Option(help="Your URL or e-mail, sent to sites.")] = None,
+) -> None:
+    """Fetch URL; exits 1 when skipped, 2 when rate-limited, 0 with a snapshot."""
+    flags = {
+        "allow_private": allow_private or None,
+        "robots": False if no_robots else None,
+        "deadline": deadline,
+        "max_bytes": max_bytes,
+        "redirects": redirects,
+        "store": store,
+        "contact": contact,
+    }
+    try:
+        settings = load_settings(flags)
+        outcome = _fetch(url, settings, save=save, offline=offline)
+    except (ConfigError, IdentityError) as error:
+        Console(stderr=True).print(f"[red]error:[/red] {error}")
+        raise typer.Exit(EXIT_USAGE) from None
+    raise typer.Exit(render(outcome, output, saved=save or offline))
+
+
+def _fetch(url: str, settings: Settings, *, save: bool, offline: bool) -> FetchOutcome:
+    keep = settings.open_store() if save or offline else None
+    policy = settings.fetch_policy(store=keep, save=save, offline=offline)
+    try:
+        with Console(stderr=True).status(f"fetching {url}"):
+            return fetch_sync(url, policy)
+    finally:
+        if keep is not None:
+            keep.close()
+
+
+def render(outcome: FetchOutcome, output: FetchFormat, *, saved: bool = False) -> int:
+    """Print ``outcome`` as asked (the snapshot id when it is in the store); the exit status."""
+    if isinstance(outcome, Limited):
+        Console(stderr=True).print(f"limited: {outcome.reason}")
+        return EXIT_LIMITED
+    if isinstance(outcome, Skipped):
+        status = "no answer" if outcome.status is None else f"HTTP {outcome.status}"
+        Console(stderr=True).print(f"skipped ({status}): {outcome.reason}", markup=False)
+        return EXIT_SKIPPED
+    if output is FetchFormat.raw:
+        sys.stdout.buffer.write(outcome.body)
+        sys.stdout.buffer.flush()
+        return 0
+    typer.echo(summary(outcome, saved=saved))
+    if output is FetchFormat.text:
+        typer.echo("\n" + outcome.text())
+    return 0
+
+
+def summary(snapshot: Snapshot, *, saved: bool = False) -> str:
+    """Status, URLs, content type, charset, size (and the stored snapshot's id), one per line."""
+    rows = [
+        ("status", str(snapshot.status)),
+        ("url", snapshot.url),
+        ("final url", snapshot.final_url),
+        ("content type", snapshot.content_type or "(none)"),
+        ("charset", snapshot.charset or "(binary)"),
+        ("size", f"{len(snapshot.body)} bytes"),
+    ]
+    if saved:
+        rows.append(("snapshot", snapshot.id))
+    return "\n".join(f"{name:<13}{value}" for name, value in rows)

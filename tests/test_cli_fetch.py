@@ -1,0 +1,156 @@
+"""``citesift fetch`` against a local server, with settings from flags, environment and file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.config import ConfigError, load_settings
+from citesift.net import LIMITERS, ROBOTS
+from servers import SAMPLE_TEXT, MisbehavingServer, serve
+
+pytestmark = pytest.mark.timeout(60)
+CONTACT = "https://example.org/contact"
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    with serve() as running:
+        yield running
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """A runner in an empty directory, no ``CITESIFT_*`` settings, no host state left over."""
+    monkeypatch.chdir(tmp_path)
+    LIMITERS.forget()
+    ROBOTS.forget()
+    for name in ("CONFIG", "CONTACT", "ALLOW_PRIVATE", "STORE", "DEADLINE", "HOME"):
+        monkeypatch.delenv(f"CITESIFT_{name}", raising=False)
+    return CliRunner()
+
+
+def fetch(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> object:
+    return runner.invoke(app, ["fetch", *args], env=env)
+
+
+def test_fetch_prints_status_final_url_type_charset_and_size(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    result = fetch(runner, server.url("/ok"), "--allow-private", "--contact", CONTACT)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    lines = dict(line.split(None, 1) for line in result.stdout.splitlines() if line)  # type: ignore[attr-defined]
+    assert lines["status"] == "200"
+    assert lines["charset"] == "utf-8"
+    assert lines["size"] == "60 bytes"
+    assert f"final url    {server.url('/ok')}" in result.stdout  # type: ignore[attr-defined]
+    ua = server.seen[-1].headers["User-Agent"]
+    assert ua.startswith("citesift/") and ua.endswith(f"({CONTACT})")
+
+
+def test_text_adds_the_body_decoded_with_the_chosen_charset(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    url = server.url("/charset?actual=cp1252&meta=windows-1252")
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
+    assert result.exit_code == 0
+    assert "cp1252" in result.stdout and SAMPLE_TEXT in result.stdout  # type: ignore[attr-defined]
+
+
+def test_raw_writes_the_body_bytes_only(runner: CliRunner, server: MisbehavingServer) -> None:
+    url = server.url("/charset?actual=cp1252")
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "raw")
+    assert result.exit_code == 0
+    page = f"<html><head></head><body><p>{SAMPLE_TEXT}</p></body></html>"
+    assert result.stdout_bytes == page.encode("cp1252")  # type: ignore[attr-defined]
+
+
+def test_save_then_offline_replays_the_same_snapshot(
+    runner: CliRunner, server: MisbehavingServer, tmp_path: Path
+) -> None:
+    store = str(tmp_path / "s.db")
+    common = ("--allow-private", "--contact", CONTACT, "--store", store)
+    saved = fetch(runner, server.url("/ok"), "--save", *common)
+    assert saved.exit_code == 0
+    replayed = fetch(runner, server.url("/ok"), "--offline", *common)
+    assert replayed.exit_code == 0
+    assert replayed.stdout == saved.stdout  # type: ignore[attr-defined]
+    assert "snapshot" in saved.stdout  # type: ignore[attr-defined]
+    assert len(server.seen) == 2  # robots.txt and the page, once
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "message"),
+    [("/missing", 1, "HTTP 404"), ("/status?code=429", 1, "HTTP 429")],
+)
+def test_an_outcome_other_than_a_snapshot_exits_non_zero(
+    runner: CliRunner, server: MisbehavingServer, path: str, code: int, message: str
+) -> None:
+    result = fetch(runner, server.url(path), "--allow-private", "--contact", CONTACT)
+    assert result.exit_code == code
+    assert message in result.stderr  # type: ignore[attr-defined]
+
+
+def test_private_addresses_and_other_schemes_are_refused_unless_allowed(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    refused = fetch(runner, server.url("/ok"), "--contact", CONTACT)
+    assert refused.exit_code == 1 and "loopback" in refused.stderr  # type: ignore[attr-defined]
+    assert server.seen == []
+    assert fetch(runner, "file:///etc/passwd", "--contact", CONTACT).exit_code == 1
+
+
+def test_a_missing_contact_is_a_usage_error(runner: CliRunner) -> None:
+    result = fetch(runner, "http://127.0.0.1:9/")
+    assert result.exit_code == 64
+    assert "contact" in result.stderr  # type: ignore[attr-defined]
+
+
+def test_settings_come_from_the_environment_and_the_config_file(
+    runner: CliRunner, server: MisbehavingServer, tmp_path: Path
+) -> None:
+    (tmp_path / "citesift.toml").write_text(f'contact = "{CONTACT}"\nrobots = false\n')
+    env = {"CITESIFT_ALLOW_PRIVATE": "true"}
+    result = fetch(runner, server.url("/ok"), env=env)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    assert server.hits("/robots.txt") == 0
+
+
+def test_flags_override_the_environment_which_overrides_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "other.toml"
+    config.write_text('contact = "file@example.org"\ndeadline = 4\nredirects = 2\n')
+    env = {"CITESIFT_CONFIG": str(config), "CITESIFT_DEADLINE": "9.5"}
+    settings = load_settings({"redirects": 1}, env)
+    assert (settings.contact, settings.deadline, settings.redirects) == (
+        "file@example.org",
+        9.5,
+        1,
+    )
+    policy = settings.fetch_policy()
+    assert (policy.deadline, policy.max_redirects) == (9.5, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "env"),
+    [
+        ('deadline = "soon"\n', {}),
+        ("colour = 1\n", {}),
+        ("not toml [", {}),
+        ("", {"CITESIFT_ALLOW_PRIVATE": "maybe"}),
+        ("", {"CITESIFT_MAX_BYTES": "lots"}),
+    ],
+)
+def test_bad_settings_are_clear_errors(tmp_path: Path, text: str, env: dict[str, str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(text)
+    with pytest.raises(ConfigError):
+        load_settings({}, {"CITESIFT_CONFIG": str(config), **env})
+
+
+def test_a_config_variable_naming_no_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        load_settings({}, {"CITESIFT_CONFIG": str(tmp_path / "absent.toml")})
