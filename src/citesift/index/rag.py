@@ -59,6 +59,7 @@ class Rag:
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
         self.progress: Progress | None = None
+        self._backfilled = False
 
     @property
     def embedder(self) -> Embedder | None:
@@ -70,7 +71,7 @@ class Rag:
     def ingest(self, docs: Iterable[Any]) -> int:
         """Store the chunks of ``docs``, replacing earlier chunks of the same ids; a document
         with empty content removes them. One transaction per batch; how many chunks stored."""
-        batch = [as_ingest_doc(d) for d in docs]
+        batch = list({d.id: d for d in map(as_ingest_doc, docs)}.values())
         stored = 0
         for start in range(0, len(batch), INGEST_BATCH):
             stored += self._ingest_batch(batch[start : start + INGEST_BATCH])
@@ -129,17 +130,18 @@ class Rag:
         if embedder is None:
             return Query(text, top_k, "bm25", filter=check_filter(filter))
         self._backfill(embedder)
-        vector = embedder.embed([text])[0]
+        vector = _uncached(embedder).embed([text])[0]
         return Query(text, top_k, self.mode, vector, embedder.name, check_filter(filter))
 
     def _backfill(self, embedder: Embedder) -> None:
         """Embed chunks the local store holds without a vector of this embedder."""
-        if not isinstance(self.store, LocalStore):
+        if self._backfilled or not isinstance(self.store, LocalStore):
             return
         missing = self.store.missing_vectors(embedder.name)
         for start in range(0, len(missing), INGEST_BATCH * 8):
             part = missing[start : start + INGEST_BATCH * 8]
             self.store.set_vectors(part, embedder.name, embedder.embed([c.content for c in part]))
+        self._backfilled = True
 
 
 def create_rag(
@@ -200,6 +202,13 @@ def _sane(value: object, low: int, default: int) -> int:
     """``value`` floored when it is a finite number ≥ ``low``, else ``default``."""
     finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return min(math.floor(value), MAX_CHUNK_SIZE) if finite and value >= low else default  # type: ignore[arg-type, operator]
+
+
+def _uncached(embedder: Embedder) -> Embedder:
+    """The model behind a cache: a query is embedded once, not stored."""
+    from citesift.index.embed_cache import CachedEmbedder
+
+    return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
 
 
 def _vectored(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:
