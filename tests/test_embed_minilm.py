@@ -78,7 +78,7 @@ def test_lone_surrogates_are_replaced_not_fatal(minilm: MiniLMEmbedder) -> None:
 
 
 def test_non_strings_are_refused(minilm: MiniLMEmbedder) -> None:
-    with pytest.raises(TypeError, match="strings"):
+    with pytest.raises(TypeError, match="expected a string"):
         minilm.embed([b"bytes"])  # type: ignore[list-item]
 
 

@@ -59,7 +59,7 @@ def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.nda
 def clean_text(text: object) -> str:
     """``text`` with lone surrogates replaced, so tokenizers and JSON accept it; else TypeError."""
     if not isinstance(text, str):
-        raise TypeError(f"embed() takes strings, got {type(text).__name__}")
+        raise TypeError(f"expected a string, got {type(text).__name__}")
     return text.encode("utf-8", "replace").decode("utf-8")
 
 

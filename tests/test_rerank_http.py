@@ -1,0 +1,212 @@
+"""Voyage, Jina and Cohere rerankers against local stand-ins that answer well and badly."""
+
+from __future__ import annotations
+
+import copy
+import json
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from citesift.index.rerank import rerank_checked
+from citesift.index.rerank_http import (
+    CohereReranker,
+    HTTPReranker,
+    JinaReranker,
+    VoyageReranker,
+)
+from citesift.index.scoring import RerankError
+from citesift.model import Hit
+from openai_server import Received, Reply, ScriptedServer, serve_json
+
+pytestmark = pytest.mark.timeout(30)
+PROVIDERS = [VoyageReranker, JinaReranker, CohereReranker]
+HITS = [
+    Hit("h0", None, "Bananas are a tropical fruit.", {"document_id": "d0"}),
+    Hit("h1", None, "Vitamin D and bone fractures in older adults.", {"document_id": "d1"}),
+    Hit("h2", None, "Vitamin D supplements reduce fractures.", {"document_id": "d2"}),
+]
+QUERY = "vitamin d fractures"
+
+
+def overlap_answer(key: str) -> object:
+    """A stand-in scoring each document by query words found per document word."""
+
+    def answer(request: Received) -> Reply:
+        words = set(request.json["query"].lower().split())
+        results = [
+            {"index": i, "relevance_score": _overlap(words, d)}
+            for i, d in enumerate(request.json["documents"])
+        ]
+        return Reply({key: results})
+
+    return answer
+
+
+def _overlap(words: set[str], document: str) -> float:
+    tokens = document.lower().rstrip(".").split()
+    return len(words.intersection(tokens)) / len(tokens)
+
+
+@pytest.fixture(params=PROVIDERS, ids=lambda cls: cls.api.label)
+def stand_in(request: pytest.FixtureRequest) -> Iterator[tuple[type[HTTPReranker], ScriptedServer]]:
+    cls = request.param
+    with serve_json({cls.api.path: overlap_answer(cls.api.results_key)}) as server:
+        yield cls, server
+
+
+def _reranker(stand_in: tuple[type[HTTPReranker], ScriptedServer], **options) -> HTTPReranker:
+    cls, server = stand_in
+    options.setdefault("api_key", "test-key")
+    return cls(base_url=server.url(""), **options)
+
+
+def _script(stand_in, *replies: Reply) -> None:
+    cls, server = stand_in
+    server.script(cls.api.path, *replies)
+
+
+def _results(stand_in, results: object) -> Reply:
+    return Reply({stand_in[0].api.results_key: results})
+
+
+def test_hits_come_back_rescored_best_first(stand_in) -> None:
+    before = copy.deepcopy(HITS)
+    out = _reranker(stand_in).rerank(QUERY, HITS, 3)
+    assert [h.id for h in out] == ["h2", "h1", "h0"]
+    assert [h.score for h in out] == pytest.approx([3 / 5, 3 / 8, 0.0])
+    assert before == HITS and all(h.score is None for h in HITS)
+    assert out[0].metadata == {"document_id": "d2"} and out[0].metadata is not HITS[2].metadata
+
+
+def test_the_request_follows_the_provider_api(stand_in) -> None:
+    cls, server = stand_in
+    _reranker(stand_in, model="my-model").rerank(QUERY, HITS, 2)
+    (sent,) = server.received(cls.api.path)
+    assert sent.headers["authorization"] == "Bearer test-key"
+    assert sent.json["model"] == "my-model" and sent.json["query"] == QUERY
+    assert sent.json["documents"] == [h.content for h in HITS]
+    assert sent.json[{"voyage": "top_k"}.get(cls.api.label, "top_n")] == 2
+
+
+def test_cohere_uses_rerank_v2() -> None:
+    assert CohereReranker.api.path == "/v2/rerank"
+    assert VoyageReranker.api.results_key == "data" and JinaReranker.api.results_key == "results"
+
+
+def test_no_hits_means_no_request(stand_in) -> None:
+    assert _reranker(stand_in).rerank(QUERY, [], 5) == []
+    assert stand_in[1].requests == []
+
+
+@pytest.mark.parametrize(
+    ("top_k", "count"), [(1, 1), (0, 1), (-4, 1), (float("nan"), 3), (10**9, 3)]
+)
+def test_top_k_is_sanitised(stand_in, top_k: float, count: int) -> None:
+    assert len(_reranker(stand_in).rerank(QUERY, HITS, top_k)) == count
+
+
+def test_a_non_ok_answer_quotes_at_most_200_characters(stand_in) -> None:
+    _script(stand_in, Reply(raw=b"rate limited " + b"x" * 5000, status=429))
+    with pytest.raises(RerankError, match=r"rerank: 429 rate limited x+$") as caught:
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+    assert str(caught.value).count("x") == 200 - len("rate limited ")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"<html>oops</html>", "invalid JSON"),
+        (b"[]", "expected an array"),
+        (b'{"unexpected": []}', "expected an array"),
+        (b'{"data": {"index": 0}, "results": {"index": 0}}', "expected an array"),
+    ],
+)
+def test_malformed_answers_are_errors(stand_in, body: bytes, message: str) -> None:
+    _script(stand_in, Reply(raw=body))
+    with pytest.raises(RerankError, match=message):
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+
+
+@pytest.mark.parametrize("index", [3, -1, 1.0, "0", True, None])
+def test_an_index_outside_the_hits_is_an_error(stand_in, index: object) -> None:
+    _script(stand_in, _results(stand_in, [{"index": index, "relevance_score": 0.5}]))
+    with pytest.raises(RerankError, match=r"not in 0\.\.2"):
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+
+
+@pytest.mark.parametrize("score", ["NaN", "Infinity", "-Infinity", '"0.5"', "null", "true"])
+def test_a_non_finite_score_is_an_error(stand_in, score: str) -> None:
+    key = stand_in[0].api.results_key
+    _script(
+        stand_in, Reply(raw=f'{{"{key}": [{{"index": 0, "relevance_score": {score}}}]}}'.encode())
+    )
+    with pytest.raises(RerankError, match="non-finite score"):
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+
+
+def test_a_repeated_index_is_an_error(stand_in) -> None:
+    repeated = [{"index": 1, "relevance_score": 0.9}, {"index": 1, "relevance_score": 0.2}]
+    _script(stand_in, _results(stand_in, repeated))
+    with pytest.raises(RerankError, match="twice"):
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+
+
+def test_a_partial_answer_returns_only_the_ranked_hits(stand_in) -> None:
+    _script(stand_in, _results(stand_in, [{"index": 2, "relevance_score": 0.7}]))
+    out = _reranker(stand_in).rerank(QUERY, HITS, 3)
+    assert [(h.id, h.score) for h in out] == [("h2", 0.7)]
+
+
+def test_an_oversized_answer_is_refused(stand_in) -> None:
+    padding = json.dumps({stand_in[0].api.results_key: [], "pad": "x" * 5000}).encode()
+    _script(stand_in, Reply(raw=padding))
+    with pytest.raises(RerankError, match="exceeds 1000 bytes"):
+        _reranker(stand_in, max_response_bytes=1000).rerank(QUERY, HITS, 3)
+
+
+def test_a_slow_provider_times_out(stand_in) -> None:
+    _script(stand_in, Reply(delay=2))
+    with pytest.raises(RerankError, match=r"timed out after 0\.3s"):
+        _reranker(stand_in, timeout=0.3).rerank(QUERY, HITS, 3)
+
+
+def test_a_dropped_connection_is_a_network_error(stand_in) -> None:
+    _script(stand_in, Reply(drop=True))
+    with pytest.raises(RerankError, match="network error"):
+        _reranker(stand_in).rerank(QUERY, HITS, 3)
+
+
+def test_a_refused_connection_is_a_network_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    reranker = JinaReranker(base_url=f"http://127.0.0.1:{port}", api_key="k")
+    with pytest.raises(RerankError, match="jina rerank: network error"):
+        reranker.rerank(QUERY, HITS, 3)
+
+
+def test_a_missing_key_fails_before_any_request(stand_in, monkeypatch) -> None:
+    monkeypatch.delenv(stand_in[0].api.key_env, raising=False)
+    with pytest.raises(RerankError, match=stand_in[0].api.key_env):
+        _reranker(stand_in, api_key=None).rerank(QUERY, HITS, 3)
+    assert stand_in[1].requests == []
+
+
+def test_the_key_can_come_from_the_environment(stand_in, monkeypatch) -> None:
+    monkeypatch.setenv(stand_in[0].api.key_env, "from-env")
+    _reranker(stand_in, api_key=None).rerank(QUERY, HITS, 3)
+    assert stand_in[1].requests[0].headers["authorization"] == "Bearer from-env"
+
+
+def test_lone_surrogates_are_sent_replaced(stand_in) -> None:
+    hits = [Hit("s", None, "broken \ud800 text")]
+    _reranker(stand_in).rerank("query \udfff", hits, 1)
+    sent = stand_in[1].requests[0].json
+    assert sent["query"] == "query ?" and sent["documents"] == ["broken ? text"]
+
+
+def test_the_checked_rerank_path_accepts_the_answer(stand_in) -> None:
+    out = rerank_checked(_reranker(stand_in), QUERY, list(HITS), 2)
+    assert [h.id for h in out] == ["h2", "h1"]
