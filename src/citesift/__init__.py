@@ -5,6 +5,7 @@ from citesift.extract import (
     blocks_to_markdown,
     extract_document,
     extract_metadata,
+    html_to_blocks,
     strip_tags,
 )
 from citesift.index import (
@@ -93,6 +94,7 @@ __all__ = [
     "extract_metadata",
     "fetch",
     "fetch_sync",
+    "html_to_blocks",
     "limiter_for",
     "reciprocal_rank_fusion",
     "retry_after_ms",

@@ -1,0 +1,146 @@
+"""HTML to blocks: article prose (default) or everything a page shows, each with its offsets.
+
+``html_to_blocks`` returns :class:`Blocks`, a ``list`` of :class:`~citesift.model.Block`
+that also carries ``truncated``. The budget counts kept characters (code points, so an
+astral character is one and is never split). Blocks are kept whole while they fit; the
+block that crosses the budget keeps its words that fit (cut at the last white space before
+the budget, or at the budget itself when the block has none there), everything after it is
+dropped, and ``truncated`` is true. ``extract_document`` copies that flag into
+``SourceDocument.truncated``.
+
+Offsets point into the string given (after NUL and lone surrogates are replaced one for
+one by U+FFFD, which keeps every position): see ``source_text`` for the invariant.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citesift.extract import content, walk
+from citesift.extract.rules import Mode
+from citesift.extract.textmap import build
+from citesift.model import Block
+
+DEFAULT_BUDGET = 300_000
+SCAN_BUDGETS = 4  # article mode reads up to this many budgets of text before choosing
+MIN_ARTICLE_CHARS = 250  # an article shorter than this retries without class/id furniture rules
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")
+_PARSOID = re.compile(r"mediawiki\.org/rdf/|typeof=\"mw:|class=\"mw-parser-output")
+_PARSOID_SCAN = 20_000
+_MODES = ("article", "page")
+
+
+class Blocks(list[Block]):
+    """Blocks in reading order, and whether the budget cut the text short."""
+
+    truncated: bool = False
+
+
+def sanitise(html: str) -> str:
+    """``html`` with NUL and lone surrogates replaced by U+FFFD (positions unchanged)."""
+    if not isinstance(html, str):
+        raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
+    return _UNSAFE.sub("\ufffd", html)
+
+
+def _check(mode: str, budget: int) -> None:
+    """Refuse an unknown mode or a budget that is not a non-negative integer."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be 'article' or 'page', not {mode!r}")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ValueError(f"budget must be a non-negative integer, not {budget!r}")
+
+
+def is_parsoid(html: str) -> bool:
+    """Whether the page is MediaWiki Parsoid output (prose only, no page furniture)."""
+    return _PARSOID.search(html, 0, _PARSOID_SCAN) is not None
+
+
+def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
+    """Scan the page and pick the candidates ``mode`` keeps."""
+    parsoid = is_parsoid(html)
+    furniture = mode == "article" and not parsoid
+    scan = walk.scan(html, mode, limit, furniture, mode == "page" or not parsoid)
+    if not furniture:
+        return scan, list(range(len(scan.candidates)))
+    chosen = content.select(scan)
+    if sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS:
+        return scan, chosen
+    retry = walk.scan(html, mode, limit, False, True)
+    again = content.select(retry)
+    if sum(retry.candidates[i].size for i in again) > sum(scan.candidates[i].size for i in chosen):
+        return retry, again
+    return scan, chosen
+
+
+def _is_page_title(text: str, title: str) -> bool:
+    """Whether a heading repeats the page's own ``<title>``."""
+    if not title or not text:
+        return False
+    return (text in title and 2 * len(text) >= len(title)) or title in text
+
+
+def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> list[Block]:
+    """Build the chosen blocks with their heading path, leaving out the page's own title."""
+    keep = set(chosen)
+    title = " ".join(scan.title.split())
+    path: list[tuple[int, str]] = []
+    out: list[Block] = []
+    for i, cand in enumerate(scan.candidates):
+        if i not in keep and cand.kind != "heading":
+            continue
+        text, offsets, start, end = build(html, cand.pieces)
+        if not text:
+            continue
+        if cand.kind == "heading":
+            if _is_page_title(text, title):
+                continue
+            path = [p for p in path if p[0] < cand.level]
+        section = tuple(t for _, t in path)
+        if cand.kind == "heading":
+            path.append((cand.level, text))
+        if i in keep:
+            out.append(Block(text, cand.kind, section, start, end, offsets))  # type: ignore[arg-type]
+    return out
+
+
+def _cut(block: Block, room: int) -> Block | None:
+    """The words of ``block`` that fit in ``room`` characters, or None when none do."""
+    text = block.text
+    cut = room
+    if not text[cut].isspace():
+        space = text.rfind(" ", 0, cut)
+        cut = space if space > 0 else cut
+    kept = text[:cut].rstrip()
+    if not kept:
+        return None
+    offsets = tuple(a for a in block.offsets if a[0] < len(kept))
+    end = block.to_source(len(kept))
+    return Block(kept, block.kind, block.section, block.source_start, end, offsets)
+
+
+def _within(blocks: list[Block], budget: int, stopped: bool) -> Blocks:
+    """Keep blocks while they fit in ``budget``; cut the one that crosses it."""
+    out = Blocks()
+    out.truncated = stopped
+    used = 0
+    for block in blocks:
+        if used + len(block.text) <= budget:
+            out.append(block)
+            used += len(block.text)
+            continue
+        part = _cut(block, budget - used) if budget > used else None
+        if part is not None:
+            out.append(part)
+        out.truncated = True
+        break
+    return out
+
+
+def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDGET) -> Blocks:
+    """The readable blocks of ``html``: article prose (default) or all a page shows."""
+    _check(mode, budget)
+    html = sanitise(html)
+    limit = budget * SCAN_BUDGETS if mode == "article" else budget
+    scan, chosen = _chosen(html, mode, limit)
+    return _within(_blocks(html, scan, chosen), budget, scan.stopped)

@@ -1,0 +1,149 @@
+"""Block text from source runs: entities decoded, white space collapsed, NFC, with a run map.
+
+The run map is a sorted tuple of ``(text_pos, source_pos)`` anchors (see ``Block``): a text
+run copied verbatim needs one anchor, and each collapsed white-space run, decoded entity or
+recomposed character adds one more. Only kept blocks pay for this.
+"""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+import unicodedata
+
+_WS_RUN = re.compile(r"\s{2,}")
+_WS = re.compile(r"\s")
+_ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)")
+
+
+class _Builder:
+    """Accumulates collapsed text and anchors for one block."""
+
+    __slots__ = ("anchors", "end", "parts", "pending", "pos", "start")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.anchors: list[tuple[int, int]] = []
+        self.pos = 0
+        self.pending = False
+        self.start = -1
+        self.end = -1
+
+    def space(self) -> None:
+        """White space seen: one space if more text follows."""
+        self.pending = self.pos > 0
+
+    def word(self, text: str, src: int, src_end: int) -> None:
+        """Append ``text`` (no leading or trailing white space) that stands for src..src_end."""
+        if self.pending:
+            self.parts.append(" ")
+            self.pos += 1
+            self.pending = False
+        if self.start < 0:
+            self.start = src
+        self.anchors.append((self.pos, src))
+        self.parts.append(text)
+        self.pos += len(text)
+        self.end = src_end
+        if src_end - src != len(text):
+            self.anchors.append((self.pos, src_end))
+
+    def literal(self, raw: str, src: int) -> None:
+        """Append a run of source text that holds no entity."""
+        body = raw.strip()
+        if not body:
+            if raw:
+                self.space()
+            return
+        lead = raw.find(body[0])
+        if lead:
+            self.space()
+        src += lead
+        runs = list(_WS_RUN.finditer(body))
+        if not runs:
+            self.word(_WS.sub(" ", body), src, src + len(body))
+        else:
+            cut = 0
+            for run in runs:
+                self.word(_WS.sub(" ", body[cut : run.start()]), src + cut, src + run.start())
+                self.space()
+                cut = run.end()
+            self.word(_WS.sub(" ", body[cut:]), src + cut, src + len(body))
+        if len(body) + lead < len(raw):
+            self.space()
+
+    def run(self, raw: str, src: int) -> None:
+        """Append a run of source text, decoding the entities in it."""
+        if "&" not in raw:
+            self.literal(raw, src)
+            return
+        cut = 0
+        for ent in _ENTITY.finditer(raw):
+            decoded = htmllib.unescape(ent.group())
+            if decoded == ent.group():
+                continue
+            self.literal(raw[cut : ent.start()], src + cut)
+            if decoded.isspace():
+                self.space()
+            else:
+                self.word(decoded, src + ent.start(), src + ent.end())
+            cut = ent.end()
+        self.literal(raw[cut:], src + cut)
+
+
+def _compact(anchors: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Drop anchors that continue the run before them."""
+    kept: list[tuple[int, int]] = []
+    for text_pos, src in anchors:
+        if kept and kept[-1][1] + (text_pos - kept[-1][0]) == src:
+            continue
+        kept.append((text_pos, src))
+    return tuple(kept)
+
+
+def _starts_cluster(char: str) -> bool:
+    """Whether NFC cannot merge ``char`` into the character before it."""
+    return unicodedata.combining(char) == 0 and not "\u1160" <= char <= "\u11ff"
+
+
+def _recompose(text: str, anchors: tuple[tuple[int, int], ...], end: int) -> tuple[str, list]:
+    """NFC the text cluster by cluster, anchoring every cluster whose length changed."""
+    src = _expand(anchors, len(text), end)
+    parts: list[str] = []
+    new: list[tuple[int, int]] = []
+    pos = i = 0
+    while i < len(text):
+        j = i + 1
+        while j < len(text) and not _starts_cluster(text[j]):
+            j += 1
+        cluster = unicodedata.normalize("NFC", text[i:j])
+        if cluster != text[i:j] or not new or new[-1][1] + (pos - new[-1][0]) != src[i]:
+            new.append((pos, src[i]))
+        parts.append(cluster)
+        pos += len(cluster)
+        i = j
+    return "".join(parts), new
+
+
+def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> list[int]:
+    """The source position of every text position (the slow path's per-character map)."""
+    out: list[int] = []
+    bounds = [*anchors[1:], (length, end)]
+    for (text_pos, src), (next_pos, _) in zip(anchors, bounds, strict=True):
+        out.extend(src + k for k in range(next_pos - text_pos))
+    return out
+
+
+def build(html: str, pieces: list[tuple[int, int]]) -> tuple[str, tuple, int, int]:
+    """Text, run map, source start and source end of the block made of ``pieces``."""
+    builder = _Builder()
+    for start, end in pieces:
+        builder.run(html[start:end], start)
+    text = "".join(builder.parts)
+    anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text, recomposed = _recompose(text, anchors, builder.end)
+        anchors = _compact(recomposed)
+        if text != unicodedata.normalize("NFC", text):
+            text = unicodedata.normalize("NFC", text)
+    return text, anchors, builder.start, builder.end

@@ -1,0 +1,73 @@
+"""A regex tokenizer over HTML source that keeps positions, and the per-element drop tests.
+
+One compiled pattern finds every tag, comment, declaration and raw-text element in a single
+C-level scan; text is whatever lies between two matches. Raw-text elements (``script``,
+``style``, ``title``…) are matched whole, up to the end tag an HTML tokenizer would use
+(``</script`` followed by tab, LF, FF, CR, space, ``/`` or ``>``), or to the end of input.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citesift.extract import rules
+
+RAW_TEXT_TAGS = ("script", "style", "title", "textarea", "noscript", "xmp", "iframe", "noembed")
+_RAW = "|".join(RAW_TEXT_TAGS)
+
+# Groups: 1 raw-text tag name, 2 its attributes, 3 its body; 4 "/" of an end tag, 5 tag name,
+# 6 attributes. Comments and declarations match with no group set.
+TOKEN = re.compile(
+    rf"""<(?:
+        !--.*?(?:--!?>|\Z)
+      | [!?][^>]*+>
+      | ({_RAW})(?=[\t\n\f\r />])((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>(.*?)
+          (?:</\1[\t\n\f\r /][^>]*+>|</\1>|\Z)
+      | (/?)([A-Za-z][^\t\n\f\r />]*+)((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>
+    )""",
+    re.DOTALL | re.VERBOSE | re.IGNORECASE,
+)
+_ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def attributes(raw: str) -> dict[str, str]:
+    """The attributes of a start tag's attribute text, names lower-cased, first one wins."""
+    found: dict[str, str] = {}
+    for name, dq, sq, bare in _ATTR.findall(raw):
+        found.setdefault(name.lower(), dq or sq or bare)
+    return found
+
+
+def is_hidden(attrs: dict[str, str]) -> bool:
+    """Whether the element is hidden by ``hidden``, ``aria-hidden="true"`` or inline style."""
+    if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    style = attrs.get("style")
+    return bool(style) and _HIDDEN_STYLE.search(style) is not None
+
+
+def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
+    """Whether the element and all it holds are dropped in ``mode`` (not counting hidden ones)."""
+    classes = attrs.get("class", "").split()
+    if classes:
+        if not rules.dropped_classes(mode).isdisjoint(classes):
+            return True
+        if tag == "sup" and not rules.REFERENCE_MARKER_CLASSES.isdisjoint(classes):
+            return True
+    if "mw:Extension/ref" in attrs.get("typeof", ""):
+        return True
+    return mode == "article" and attrs.get("role", "").lower() in rules.ARTICLE_DROPPED_ROLES
+
+
+def is_boilerplate(tag: str, attrs: dict[str, str]) -> bool:
+    """Whether a block-level element is page furniture by its tag, role, class or id."""
+    if tag in rules.NEVER_BOILERPLATE_TAGS:
+        return False
+    if tag in rules.BOILERPLATE_TAGS:
+        return True
+    if attrs.get("role", "").lower() in rules.BOILERPLATE_ROLES:
+        return True
+    names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
+    return not rules.BOILERPLATE_TOKENS.isdisjoint(_TOKEN_SPLIT.split(names))

@@ -1,0 +1,201 @@
+"""One pass over the source: element stack, dropped elements, block boundaries, candidates.
+
+The scan keeps no tree. It walks the token stream once with a stack of open tags, applies
+the drop rules of ``rules``, cuts blocks at block boundaries, and records for every block
+the source spans of its text runs (so text and offsets are built later, and only for the
+blocks that are kept). Every closed block-level element is recorded as the range of
+candidate blocks it holds, which is all main-content detection needs. The loop is one
+function on purpose: local variables are what make one Python pass over a page affordable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citesift.extract import rules
+from citesift.extract.tokens import TOKEN, attributes, is_boilerplate, is_dropped, is_hidden
+
+# Start tags that close an open <p>, and the tags that close their own earlier siblings.
+_P_CLOSERS = rules.BLOCK_TAGS - {"body", "html", "td", "th", "tr", "caption", "tbody", "thead"}
+_SIBLING_CLOSERS = {
+    tag: (frozenset(names.split()), frozenset(stops.split()))
+    for tag, names, stops in (
+        ("li", "li", "ul ol menu table"),
+        ("dd", "dd dt", "dl table"),
+        ("dt", "dd dt", "dl table"),
+        ("td", "td th", "tr table"),
+        ("th", "td th", "tr table"),
+        ("tr", "tr td th", "table tbody thead tfoot"),
+        ("body", "head", "html"),
+        ("p", "p", "td th table caption button html body"),
+    )
+}
+_SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
+_NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A block found by the scan: where its text runs are, and how much of it is links."""
+
+    pieces: list[tuple[int, int]]
+    kind: str
+    level: int
+    size: int
+    link: int
+
+
+@dataclass(slots=True)
+class Scan:
+    """What one pass found: candidate blocks, element ranges over them, the page title."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    containers: list[tuple[int, int]] = field(default_factory=list)
+    title: str = ""
+    stopped: bool = False
+
+
+def _heading_level(tags: list[str]) -> int:
+    """The level of the innermost open heading (2 when none is near the top)."""
+    for tag in reversed(tags[-8:]):
+        if tag in rules.HEADING_TAGS:
+            return int(tag[1])
+    return 2
+
+
+def _sibling_to_close(tags: list[str], tag: str) -> int:
+    """Index of an open element that opening ``tag`` implicitly closes, or -1."""
+    names, stops = _SIBLING_CLOSERS[tag]
+    low = max(0, len(tags) - _SIBLING_REACH)
+    for i in range(len(tags) - 1, low - 1, -1):
+        if tags[i] in stops:
+            return -1
+        if tags[i] in names:
+            return i
+    return -1
+
+
+def _element_kind(tag: str, attrs: dict[str, str], parent: str, mode: rules.Mode) -> str:
+    """The kind of block an element's own text makes."""
+    if mode == "page" and (
+        attrs.get("role") == "note" or not _NOTE_CLASSES.isdisjoint(attrs.get("class", "").split())
+    ):
+        return "note"
+    return rules.KIND_BY_TAG.get(tag, parent)
+
+
+def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks: bool) -> Scan:
+    """Walk ``html`` once; stop once about ``limit`` characters of text were kept.
+
+    ``furniture`` drops block-level page furniture (main-content detection);
+    ``hidden_blocks`` drops hidden block-level elements too (hidden inline ones always go).
+    """
+    out = Scan()
+    cands, containers = out.candidates, out.containers
+    drop_tags = rules.dropped_tags(mode)
+    block_tags, void_tags = rules.BLOCK_TAGS, rules.VOID_TAGS
+    tags: list[str] = []
+    kinds: list[str] = []
+    opened: list[int] = []
+    counts: dict[str, int] = {}
+    pieces: list[tuple[int, int]] = []
+    size = link = total = drop_depth = last = 0
+
+    def flush() -> None:
+        nonlocal pieces, size, link, total
+        if size:
+            kind = kinds[-1] if kinds else "paragraph"
+            level = _heading_level(tags) if kind == "heading" else 0
+            cands.append(Candidate(pieces, kind, level, size, link))
+            total += size
+        if pieces:
+            pieces, size, link = [], 0, 0
+
+    def pop_to(index: int) -> None:
+        nonlocal drop_depth
+        while len(tags) > index:
+            tag = tags[-1]
+            if tag in block_tags and not drop_depth:
+                flush()
+                containers.append((opened[-1], len(cands)))
+            tags.pop()
+            kinds.pop()
+            opened.pop()
+            counts[tag] -= 1
+            if drop_depth and len(tags) < drop_depth:
+                drop_depth = 0
+
+    for m in TOKEN.finditer(html):
+        start = m.start()
+        if start > last and not drop_depth:
+            if not html[last:start].isspace():
+                size += start - last
+                if counts.get("a"):
+                    link += start - last
+                pieces.append((last, start))
+            elif pieces:
+                pieces.append((last, start))
+        last = m.end()
+        name = m.group(5)
+        if name is None:
+            if not out.title and m.group(1) and m.group(1).lower() == "title":
+                out.title = m.group(3)
+            continue
+        tag = name.lower()
+        if m.group(4):
+            if counts.get(tag):
+                index = len(tags) - 1
+                while tags[index] != tag:
+                    index -= 1
+                pop_to(index)
+            elif (tag == "br" or tag == "p") and not drop_depth:
+                flush()
+            continue
+        if tag in void_tags:
+            if (tag == "br" or tag == "hr") and not drop_depth:
+                flush()
+            continue
+        if drop_depth:
+            tags.append(tag)
+            kinds.append("")
+            opened.append(0)
+            counts[tag] = counts.get(tag, 0) + 1
+            continue
+        if tag in _SIBLING_CLOSERS and tag != "p":
+            index = _sibling_to_close(tags, tag)
+            if index >= 0:
+                pop_to(index)
+        if counts.get("p") and tag in _P_CLOSERS:
+            index = _sibling_to_close(tags, "p")
+            if index >= 0:
+                pop_to(index)
+        raw_attrs = m.group(6)
+        attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
+        is_block = tag in block_tags
+        dropped = tag in drop_tags or (
+            bool(attrs)
+            and (
+                is_dropped(tag, attrs, mode)
+                or ((hidden_blocks or not is_block) and is_hidden(attrs))
+                or (furniture and is_block and is_boilerplate(tag, attrs))
+            )
+        )
+        if is_block:
+            flush()
+        parent = kinds[-1] if kinds else "paragraph"
+        tags.append(tag)
+        kinds.append(_element_kind(tag, attrs, parent, mode) if is_block else parent)
+        opened.append(len(cands))
+        counts[tag] = counts.get(tag, 0) + 1
+        if dropped:
+            drop_depth = len(tags)
+        elif total > limit:
+            out.stopped = True
+            break
+    else:
+        if len(html) > last and not drop_depth and not html[last:].isspace():
+            size += len(html) - last
+            pieces.append((last, len(html)))
+    pop_to(0)
+    flush()
+    return out

@@ -1,0 +1,106 @@
+"""html_to_blocks under a budget and on bad input: bounded, never a crash."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from citesift import html_to_blocks
+
+
+def test_budget_caps_kept_text_and_reports_the_cut() -> None:
+    html = "<p>" + "a " * 400 + "</p><p>later</p>"
+    blocks = html_to_blocks(html, budget=100)
+    joined = "".join(b.text for b in blocks)
+    assert 0 < len(joined) <= 100
+    assert "later" not in joined
+    assert blocks.truncated
+    assert not html_to_blocks(html).truncated
+
+
+def test_whole_blocks_are_kept_while_they_fit() -> None:
+    blocks = html_to_blocks("<p>one two</p><p>three four</p><p>five</p>", budget=12)
+    assert [b.text for b in blocks] == ["one two", "three"]
+    assert blocks.truncated
+    assert blocks[1].source_end - blocks[1].source_start == len("three")
+
+
+def test_budget_counts_code_points_and_never_splits_an_astral_character() -> None:
+    assert [b.text for b in html_to_blocks("<p>ab😀cd</p>", budget=3)] == ["ab😀"]
+    assert [b.text for b in html_to_blocks("<p>ab😀cd</p>", budget=2)] == ["ab"]
+    assert [b.text for b in html_to_blocks("<p>ab</p><p>😀</p>", budget=3)] == ["ab", "😀"]
+
+
+def test_zero_budget_keeps_nothing_and_says_so() -> None:
+    blocks = html_to_blocks("<p>text</p>", budget=0)
+    assert list(blocks) == [] and blocks.truncated
+
+
+@pytest.mark.timeout(20)
+def test_page_mode_stops_reading_a_huge_page_at_the_budget() -> None:
+    html = "<div><p>" + "word " * 2_000_000 + "</p></div>"  # 10 MB of one paragraph
+    started = time.perf_counter()
+    blocks = html_to_blocks(html, mode="page", budget=1000)
+    assert time.perf_counter() - started < 5
+    assert blocks.truncated and sum(len(b.text) for b in blocks) <= 1000
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<div><p>unclosed <b>bold <i>both",
+        "</div></p></b><p>stray end tags first</p></span>",
+        '<p class="x>broken quote</p><p>next</p>',
+        "<!-- unclosed comment <p>hidden?</p>",
+        "<script>never closed <p>text</p>",
+        "<p>a < b and c > d & e &bogus; &#xZZ; &#99999999999;</p>",
+        "<<<>>><p/><br/></br></p><p>x</p>",
+    ],
+)
+def test_malformed_markup_never_crashes(html: str) -> None:
+    for mode in ("article", "page"):
+        for block in html_to_blocks(html, mode=mode):  # type: ignore[arg-type]
+            assert block.text and block.text == " ".join(block.text.split())
+
+
+def test_stray_end_tags_do_not_lose_text() -> None:
+    assert [b.text for b in html_to_blocks("</div></span><p>kept</p>", mode="page")] == ["kept"]
+
+
+@pytest.mark.timeout(30)
+def test_hundred_thousand_deep_nesting_is_linear() -> None:
+    depth = 100_000
+    html = "<div>" * depth + "<p>deep text</p>" + "</div>" * depth
+    started = time.perf_counter()
+    assert [b.text for b in html_to_blocks(html, mode="page")] == ["deep text"]
+    unclosed = "<span><b>" * depth + "tail"
+    assert [b.text for b in html_to_blocks(unclosed, mode="page")] == ["tail"]
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.timeout(60)
+def test_fifty_megabyte_page_is_read_within_bounds() -> None:
+    row = '<div class="row"><a href="/x">link</a> <span>some text here</span></div>\n'
+    html = "<html><body>" + row * (50_000_000 // len(row)) + "</body></html>"
+    started = time.perf_counter()
+    blocks = html_to_blocks(html)
+    assert time.perf_counter() - started < 45
+    assert sum(len(b.text) for b in blocks) <= 300_000
+
+
+def test_binary_garbage_gives_blocks_or_nothing() -> None:
+    garbage = os.urandom(200_000).decode("latin-1")
+    for mode in ("article", "page"):
+        blocks = html_to_blocks(garbage, mode=mode)  # type: ignore[arg-type]
+        assert all(b.source_start < b.source_end <= len(garbage) for b in blocks)
+
+
+def test_nul_bytes_and_lone_surrogates_are_replaced_in_place() -> None:
+    html = "<p>a\x00b \ud800c\udfff</p><p>\ud83d</p>"
+    blocks = html_to_blocks(html, mode="page")
+    assert [b.text for b in blocks] == ["a\ufffdb \ufffdc\ufffd", "\ufffd"]
+    assert blocks[0].source_start == html.index("a")
+    for block in blocks:
+        block.text.encode("utf-8")
