@@ -1,0 +1,45 @@
+"""``citesift page URL``: any web page a citation names, as attributed passages."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from citesift.cli.app import app
+from citesift.cli.extract import ExtractMode
+from citesift.cli.wiki import (
+    AllowPrivate,
+    Contact,
+    ReadFormat,
+    describe,
+    fail,
+    identity,
+    render,
+    run_with_status,
+)
+from citesift.model import Document, SourceHit
+from citesift.sources import WebPageSource
+
+
+@app.command()
+def page(
+    url: Annotated[str, typer.Argument(help="The page's address (http or https).")],
+    title: Annotated[
+        str | None, typer.Option(help="The title to cite (default: the page's).")
+    ] = None,
+    output: Annotated[ReadFormat, typer.Option("--format", help="What to print.")] = (
+        ReadFormat.passages
+    ),
+    mode: Annotated[ExtractMode, typer.Option(help="All the page shows, or article prose.")] = (
+        ExtractMode.page
+    ),
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+) -> None:
+    """Read a web page: passages with attribution, blocks, Markdown or JSON."""
+    source = WebPageSource(identity(contact), mode.value, allow_private=allow_private)
+    outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
+    if not isinstance(outcome, Document):
+        fail(f"read {describe(outcome)}", 1)
+    typer.echo(render(outcome.document, output), nl=False)

@@ -1,0 +1,163 @@
+"""``citesift wiki search|read``: Wikipedia hits and attributed passages from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Coroutine
+from enum import StrEnum
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from citesift import __version__
+from citesift.cli.app import app
+from citesift.extract import blocks_to_markdown
+from citesift.model import Document, Hits, Passage, SourceDocument, SourceHit
+from citesift.net import ClientIdentity, IdentityError
+from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
+from citesift.text import attribution, citation_sources
+from citesift.text.passages import NO_LICENCE
+
+T = TypeVar("T")
+CONTACT_ENV = "CITESIFT_CONTACT"
+CLIENT_NAME = "citesift"
+
+wiki = typer.Typer(help="Search Wikipedia and read articles as attributed passages.")
+app.add_typer(wiki, name="wiki")
+
+Contact = Annotated[
+    str | None,
+    typer.Option(envvar=CONTACT_ENV, help="How the site's operator can reach you (URL or e-mail)."),
+]
+Origin = Annotated[str, typer.Option(help="The wiki to ask (a stand-in or another wiki).")]
+AllowPrivate = Annotated[
+    bool, typer.Option("--allow-private", help="Allow loopback and private addresses.")
+]
+
+
+class ReadFormat(StrEnum):
+    """How a read document is printed."""
+
+    passages = "passages"
+    blocks = "blocks"
+    markdown = "markdown"
+    json = "json"
+
+
+@wiki.command()
+def search(
+    phrase: Annotated[str, typer.Argument(help="A short topic phrase.")],
+    limit: Annotated[int, typer.Option(min=1, max=100, help="Most hits to return.")] = 2,
+    origin: Origin = DEFAULT_ORIGIN,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
+) -> None:
+    """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
+    provider = _provider(origin, PAGE_PATH, allow_private, contact)
+    outcome = run_with_status(f"Searching {origin} for {phrase!r}…", provider.search(phrase, limit))
+    if not isinstance(outcome, Hits):
+        fail(f"search {describe(outcome)}", 1)
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(h) for h in outcome.hits], ensure_ascii=False))
+        return
+    for hit in outcome.hits:
+        typer.echo(f"{hit.key}\t{hit.title}" + (f"\n    {hit.excerpt}" if hit.excerpt else ""))
+
+
+@wiki.command()
+def read(
+    key: Annotated[str, typer.Argument(help="The article's key, as a search hit gives it.")],
+    title: Annotated[
+        str | None, typer.Option(help="The title to cite (default: from the key).")
+    ] = None,
+    output: Annotated[ReadFormat, typer.Option("--format", help="What to print.")] = (
+        ReadFormat.passages
+    ),
+    origin: Origin = DEFAULT_ORIGIN,
+    page_path: Annotated[str, typer.Option(help="The page-HTML path, holding {key}.")] = PAGE_PATH,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+) -> None:
+    """Read an article by its key: passages with attribution, blocks, Markdown or JSON."""
+    provider = _provider(origin, page_path, allow_private, contact)
+    hit = SourceHit(key, title or key.replace("_", " "))
+    outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
+    if not isinstance(outcome, Document):
+        fail(f"read {describe(outcome)}", 1)
+    typer.echo(render(outcome.document, output), nl=False)
+
+
+def render(document: SourceDocument, output: ReadFormat) -> str:
+    """A read document in the chosen format, ending with a newline when not empty."""
+    if output is ReadFormat.json:
+        passages = [dataclasses.asdict(p) for p in citation_sources(document)]
+        body = {"document": dataclasses.asdict(document), "passages": passages}
+        return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+    if output is ReadFormat.markdown:
+        return blocks_to_markdown(document.blocks)
+    if output is ReadFormat.blocks:
+        return "".join(
+            f"[{i}] {b.kind} § {' › '.join(b.section) or '-'}\n{b.text}\n\n"
+            for i, b in enumerate(document.blocks)
+        )
+    return _passages(document)
+
+
+def _passages(document: SourceDocument) -> str:
+    """Each passage with its place and link, then the attribution the licence asks for."""
+    passages = citation_sources(document)
+    lines = [f"[{p.block}:{p.start}-{p.end}] {p.content}\n    {p.fragment_url}\n" for p in passages]
+    if passages:
+        lines.append(_attribution_note(passages[0]))
+    return "".join(lines)
+
+
+def _attribution_note(passage: Passage) -> str:
+    """The source, its licence and the modification notice, said once for all passages."""
+    shown = attribution(passage)
+    licence = f"{shown.licence.name} <{shown.licence.url}>" if shown.licence else NO_LICENCE
+    return f"\nFrom {shown.title}, {shown.site} <{shown.url}>; {licence}. {shown.notice}\n"
+
+
+def identity(contact: str | None) -> ClientIdentity:
+    """This program's identity with the user's contact; a clear error when it is missing."""
+    if not contact:
+        fail(f"give --contact URL-or-e-mail (or set {CONTACT_ENV}): sites ask clients to name one")
+    try:
+        return ClientIdentity(CLIENT_NAME, __version__, contact)
+    except IdentityError as error:
+        fail(str(error))
+
+
+def describe(outcome: object) -> str:
+    """Why an outcome gave nothing: its kind, status and reason."""
+    status = getattr(outcome, "status", None)
+    reason = getattr(outcome, "reason", "")
+    kind = type(outcome).__name__.lower()
+    return f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
+    """Run ``call`` to completion while a spinner on standard error says what is happening."""
+    with Console(stderr=True).status(message):
+        return asyncio.run(call)
+
+
+def _provider(
+    origin: str, page_path: str, allow_private: bool, contact: str | None
+) -> WikipediaSourceProvider:
+    try:
+        return WikipediaSourceProvider(
+            identity(contact), origin, page_path, allow_private=allow_private
+        )
+    except ValueError as error:
+        fail(str(error))

@@ -1,0 +1,157 @@
+"""``citesift wiki search|read`` and ``citesift page`` against the local stand-in."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from wikipedia_server import Answer, WikipediaStandIn
+
+CONTACT = "https://example.org/contact"
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+PAGE = b"<html><head><meta property='og:site_name' content='Ex'></head><body><p>One fact.</p>"
+
+
+@pytest.fixture
+def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
+    with WikipediaStandIn(wikipedia_fixtures) as server:
+        yield server
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env=env or {"CITESIFT_CONTACT": ""})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def wiki(stand_in: WikipediaStandIn, *args: str) -> tuple[int, str, str]:
+    return run("wiki", *args, "--origin", stand_in.origin, "--allow-private", "--contact", CONTACT)
+
+
+def test_wiki_search_prints_keys_titles_and_excerpts(stand_in: WikipediaStandIn) -> None:
+    code, out, _ = wiki(stand_in, "search", "Rust programming language", "--limit", "3")
+    assert code == 0
+    keys = [line.split("\t")[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert keys[0] == "Rust_(programming_language)" and len(keys) == 3
+    assert stand_in.paths() == [
+        "/w/rest.php/v1/search/page?q=Rust%20programming%20language&limit=3"
+    ]
+    assert stand_in.requests[0].headers["user-agent"].endswith(f"({CONTACT})")
+
+
+def test_wiki_search_as_json(stand_in: WikipediaStandIn) -> None:
+    code, out, _ = wiki(stand_in, "search", "Dog", "--json")
+    assert code == 0
+    assert json.loads(out)[0] == {"key": "Dog", "title": "Dog", "excerpt": "Dog"}
+
+
+def test_wiki_read_prints_passages_links_and_attribution(stand_in: WikipediaStandIn) -> None:
+    code, out, _ = wiki(stand_in, "read", "Dog")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert first.startswith("[0:0-") and "The domestic dog" in first
+    assert (
+        out.splitlines()[1].strip().startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
+    )
+    assert out.rstrip().endswith("white space collapsed.")
+    assert "CC BY-SA 4.0 <https://creativecommons.org/licenses/by-sa/4.0/>" in out
+
+
+def test_wiki_read_as_json_holds_the_offset_invariant(stand_in: WikipediaStandIn) -> None:
+    code, out, _ = wiki(stand_in, "read", "Rust_(programming_language)", "--format", "json")
+    assert code == 0
+    answer = json.loads(out)
+    blocks = answer["document"]["blocks"]
+    assert answer["document"]["revision"] == "1318205510"
+    assert answer["document"]["title"] == "Rust (programming language)"
+    for passage in answer["passages"]:
+        assert (
+            blocks[passage["block"]]["text"][passage["start"] : passage["end"]]
+            == passage["content"]
+        )
+
+
+@pytest.mark.parametrize(("output", "marker"), [("blocks", "[0] paragraph"), ("markdown", "# ")])
+def test_wiki_read_as_blocks_or_markdown(
+    stand_in: WikipediaStandIn, output: str, marker: str
+) -> None:
+    code, out, _ = wiki(stand_in, "read", "Dog", "--format", output)
+    assert code == 0 and "The domestic dog" in out and marker in out
+
+
+def test_wiki_read_through_the_core_page_path(stand_in: WikipediaStandIn) -> None:
+    code, _, _ = wiki(stand_in, "read", "Dog", "--page-path", "/w/rest.php/v1/page/{key}/html")
+    assert code == 0 and stand_in.paths() == ["/w/rest.php/v1/page/Dog/html"]
+
+
+def test_wiki_read_of_a_missing_page_fails_clearly(stand_in: WikipediaStandIn) -> None:
+    code, out, err = wiki(stand_in, "read", "No_such_page")
+    assert code == 1 and out == "" and "HTTP 404" in err
+
+
+def test_wiki_without_a_contact_refuses_before_sending(stand_in: WikipediaStandIn) -> None:
+    code, _, err = run("wiki", "search", "Dog", "--origin", stand_in.origin, "--allow-private")
+    assert code == 2 and "--contact" in err
+    assert stand_in.requests == []
+
+
+def test_wiki_contact_from_the_environment(stand_in: WikipediaStandIn) -> None:
+    args = ("wiki", "search", "Dog", "--origin", stand_in.origin, "--allow-private")
+    code, _, _ = run(*args, env={"CITESIFT_CONTACT": CONTACT})
+    assert code == 0 and stand_in.requests[0].headers["user-agent"].endswith(f"({CONTACT})")
+
+
+def test_wiki_refuses_a_private_origin_unless_allowed(stand_in: WikipediaStandIn) -> None:
+    code, _, err = run("wiki", "search", "Dog", "--origin", stand_in.origin, "--contact", CONTACT)
+    assert code == 1 and "failed" in err
+    assert stand_in.requests == []
+
+
+@pytest.mark.timeout(60)
+def test_wiki_429_fails_with_its_status(stand_in: WikipediaStandIn) -> None:
+    # In a process of its own: the 429 blocks 127.0.0.1 in that process's shared limiter.
+    stand_in.answer("/w/rest.php/v1/search/page", Answer(429, {"Retry-After": "30"}))
+    args = ["wiki", "search", "Dog", "--origin", stand_in.origin, "--allow-private"]
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=50, env=_env())
+    assert done.returncode == 1 and "HTTP 429" in done.stderr
+    assert len(stand_in.requests) == 1
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "CITESIFT_CONTACT": CONTACT}
+
+
+@pytest.mark.parametrize("origin", ["ftp://example.org", "not a url"])
+def test_wiki_bad_origin_fails_clearly(origin: str) -> None:
+    code, _, err = run("wiki", "search", "Dog", "--origin", origin, "--contact", CONTACT)
+    assert code == 1 and err.startswith("error:")
+
+
+def test_page_reads_a_web_page_as_passages(stand_in: WikipediaStandIn) -> None:
+    body = PAGE.replace(b"One fact.", b"One fact. Two facts.")
+    stand_in.answer("/article", Answer(200, HTML, body))
+    url = stand_in.origin + "/article"
+    code, out, _ = run("page", url, "--allow-private", "--contact", CONTACT)
+    assert code == 0
+    assert out.splitlines()[0] == "[0:0-9] One fact."
+    assert "licence not stated" in out
+
+
+def test_page_as_json_carries_the_publisher(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer("/article", Answer(200, HTML, PAGE))
+    args = ("page", stand_in.origin + "/article", "--format", "json", "--mode", "article")
+    code, out, _ = run(*args, "--allow-private", "--contact", CONTACT)
+    assert code == 0 and json.loads(out)["document"]["publisher"] == "Ex"
+
+
+def test_page_refuses_a_private_address_unless_allowed(stand_in: WikipediaStandIn) -> None:
+    code, _, err = run("page", stand_in.origin + "/article", "--contact", CONTACT)
+    assert code == 1 and "skipped" in err and stand_in.requests == []
