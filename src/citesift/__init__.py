@@ -49,12 +49,28 @@ from citesift.net import (
     limiter_for,
     retry_after_ms,
 )
+from citesift.sources import (
+    PageLimits,
+    PublicSourceProvider,
+    WebPageSource,
+    WikipediaLimits,
+    WikipediaSourceProvider,
+    article_url,
+)
 from citesift.store import SQLiteStore, default_store_path
 from citesift.store.snapshots import SnapshotStore
+from citesift.text import (
+    Attribution,
+    attribution,
+    citation_sources,
+    fragment_url,
+    sentence_spans,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Attribution",
     "BM25Reranker",
     "Block",
     "BlockKind",
@@ -68,9 +84,11 @@ __all__ = [
     "Licence",
     "Limited",
     "LimiterRefused",
+    "PageLimits",
     "PageMetadata",
     "PartitionDiagnostics",
     "Passage",
+    "PublicSourceProvider",
     "Rag",
     "ReadOutcome",
     "Reranker",
@@ -83,10 +101,16 @@ __all__ = [
     "SourceHit",
     "SourceLimiter",
     "WIKIPEDIA_LICENCE",
+    "WebPageSource",
+    "WikipediaLimits",
+    "WikipediaSourceProvider",
     "__version__",
+    "article_url",
+    "attribution",
     "blocks_to_markdown",
     "bm25_score",
     "chunk_text",
+    "citation_sources",
     "create_partitioned_rag",
     "create_rag",
     "default_store_path",
@@ -94,10 +118,12 @@ __all__ = [
     "extract_metadata",
     "fetch",
     "fetch_sync",
+    "fragment_url",
     "html_to_blocks",
     "limiter_for",
     "reciprocal_rank_fusion",
     "retry_after_ms",
+    "sentence_spans",
     "strip_tags",
     "weighted_fusion",
 ]
