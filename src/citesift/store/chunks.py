@@ -100,14 +100,6 @@ class ChunkTable:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY document_id, seq")
             yield from (_chunk(r) for r in rows.fetchall())
 
-    def ids_of(self, document_id: str) -> list[str]:
-        """The chunk ids of one document, in order."""
-        with self.store.reading() as conn:
-            rows = conn.execute(
-                "SELECT id FROM chunks WHERE document_id = ? ORDER BY seq", (document_id,)
-            )
-            return [r[0] for r in rows]
-
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks and embedded chunks (by embedder), and partitions."""
         with self.store.reading() as conn:
