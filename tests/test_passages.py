@@ -148,3 +148,12 @@ def test_fragment_urls_decode_back_to_the_sentence() -> None:
     doc = document(*plain(LEAD))
     for passage in citation_sources(doc, sentence_spans):
         assert unquote(passage.fragment_url.split(":~:text=")[1]) == passage.content
+
+
+def test_citation_sources_disambiguate_a_long_sentence_whose_start_recurs() -> None:
+    long = "The treaty was signed in " + "a hall of mirrors and " * 20 + "ended the war."
+    passages = citation_sources(document(*plain("The treaty was signed in Paris.", long)))
+    link = passages[1].fragment_url
+    assert ":~:text=signed%20in%20Paris.-,The%20treaty%20was%20signed%20in," in link
+    assert link.endswith(",mirrors%20and%20ended%20the%20war.")
+    assert "-," not in passages[0].fragment_url and ",-" in passages[0].fragment_url

@@ -46,7 +46,7 @@ def encode_term(term: str) -> str:
 
 def _terms(words: list[str], context: tuple[str, str] | None) -> list[str]:
     """The encoded terms of the directive: optional prefix, start, optional end and suffix."""
-    terms = [encode_term(part) for part in _start_end(words)]
+    terms = [encode_term(part) for part in text_terms(" ".join(words))]
     if context is None:
         return terms
     before, after = (part.split() for part in context)
@@ -57,8 +57,10 @@ def _terms(words: list[str], context: tuple[str, str] | None) -> list[str]:
     return terms
 
 
-def _start_end(words: list[str]) -> list[str]:
-    """The whole text, or its first and last words when it is long and has enough of them."""
+def text_terms(text: str) -> list[str]:
+    """What the link searches for, unencoded: the whole text (white space collapsed), or
+    its first and last words when it is long and has enough of them."""
+    words = text.split()
     text = " ".join(words)
     if len(text) <= LONG_TEXT or len(words) <= 2 * RANGE_WORDS:
         return [text]

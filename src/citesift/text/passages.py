@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.model import Block, Licence, Passage, SourceDocument
-from citesift.text.fragments import fragment_url
+from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.sentences import sentence_spans
 
 Cut = Callable[[str], Sequence[tuple[int, int]]]
@@ -67,9 +67,9 @@ def _passage(document: SourceDocument, index: int, start: int, end: int, page: s
 
 
 def _link(document: SourceDocument, index: int, start: int, end: int, page: str) -> str:
-    """A text-fragment link to the span, with context when its text recurs in the page."""
+    """A text-fragment link to the span, with context when the text it starts at recurs."""
     sentence = document.blocks[index].text[start:end]
-    if not _repeats(page, " ".join(sentence.split()).casefold()):
+    if not _repeats(page, text_terms(sentence)[0].casefold()):
         return fragment_url(document.url, sentence)
     return fragment_url(document.url, sentence, _context(document.blocks, index, start, end))
 
