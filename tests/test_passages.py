@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from citesift import WIKIPEDIA_LICENCE, Block, SourceDocument
 from citesift.text import attribution, citation_sources, sentence_spans
 
@@ -157,3 +160,18 @@ def test_citation_sources_disambiguate_a_long_sentence_whose_start_recurs() -> N
     assert ":~:text=signed%20in%20Paris.-,The%20treaty%20was%20signed%20in," in link
     assert link.endswith(",mirrors%20and%20ended%20the%20war.")
     assert passages[0].fragment_url.endswith(":~:text=The%20treaty%20was%20signed%20in%20Paris.")
+
+
+@given(
+    st.lists(st.text(max_size=80), min_size=1, max_size=4),
+    st.lists(st.tuples(st.integers(-5, 90), st.integers(-5, 90)), max_size=6),
+)
+def test_citation_sources_keep_the_block_invariant_for_any_cut(
+    texts: list[str], spans: list[tuple[int, int]]
+) -> None:
+    doc = document(*plain(*texts))
+    for passage in citation_sources(doc, lambda _: spans):
+        block = doc.blocks[passage.block]
+        assert 0 <= passage.start < passage.end <= len(block.text)
+        assert block.text[passage.start : passage.end] == passage.content
+        assert passage.fragment_url.startswith(doc.url)
