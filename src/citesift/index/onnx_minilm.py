@@ -50,7 +50,7 @@ class MiniLMEmbedder:
         self.threads = bounded_int(threads, 1, cores, cores)
         self.progress = progress
         self._tokenizer = _load_tokenizer(self.max_tokens)
-        self._session = _load_session(self.threads)
+        self._session = cpu_session(verified(model_path(), MODEL_SHA256), self.threads)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for ``texts``, batched by length to cut padding, in input order."""
@@ -115,12 +115,11 @@ def _load_tokenizer(max_tokens: int):  # -> tokenizers.Tokenizer
     return tokenizer
 
 
-def _load_session(threads: int):  # -> onnxruntime.InferenceSession
-    """A CPU session on the checked model with ``threads`` intra-op threads."""
+def cpu_session(path: Path, threads: int):  # -> onnxruntime.InferenceSession
+    """A CPU onnxruntime session on ``path`` with ``threads`` intra-op threads."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    path = verified(model_path(), MODEL_SHA256)
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -1,0 +1,156 @@
+"""An optional local cross-encoder reranker: an ONNX export, or a sentence-transformers model.
+
+No cross-encoder ships its weights in a package, so citesift bundles none: point
+``CrossEncoderReranker`` at a directory you have. A directory holding ``model.onnx`` (or
+``onnx/model.onnx``) and ``tokenizer.json`` runs on onnxruntime with no torch; any other
+model goes through sentence-transformers (``pip install 'citesift[cross-encoder]'``).
+Nothing is downloaded unless a model is named that is not a local path *and*
+``allow_download=True`` is passed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from citesift.index.embed import bounded_int, clean_text
+from citesift.index.onnx_minilm import cpu_session
+from citesift.index.scoring import RerankError, positive_int
+from citesift.model import Hit
+
+INSTALL_HINT = "pip install 'citesift[cross-encoder]'"
+DEFAULT_BATCH_SIZE = 16
+DEFAULT_MAX_TOKENS = 512
+ONNX_FILES = ("model.onnx", "onnx/model.onnx")
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class CrossEncoderError(RuntimeError):
+    """No usable cross-encoder model: missing, not allowed to download, or of the wrong shape."""
+
+
+class PairScorer(Protocol):
+    """Scores (query, document) pairs: one relevance logit per pair."""
+
+    def score(self, query: str, documents: list[str]) -> np.ndarray: ...
+
+
+class CrossEncoderReranker:
+    """Rescores hits by reading the query and each hit together through a cross-encoder."""
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        allow_download: bool = False,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        threads: int | None = None,
+    ) -> None:
+        self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
+        tokens = bounded_int(max_tokens, 8, 8192, DEFAULT_MAX_TOKENS)
+        cores = os.cpu_count() or 1
+        self.scorer = load_scorer(
+            model, allow_download, tokens, bounded_int(threads, 1, cores, cores)
+        )
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
+        """The ``top_k`` hits with the highest cross-encoder scores, best first (new objects)."""
+        if not hits:
+            return []
+        scores = self._scores(clean_text(query), [clean_text(h.content) for h in hits])
+        order = np.argsort(-scores, kind="stable")[: positive_int(top_k, len(hits))]
+        return [
+            replace(hits[i], score=float(scores[i]), metadata=dict(hits[i].metadata)) for i in order
+        ]
+
+    def _scores(self, query: str, documents: list[str]) -> np.ndarray:
+        """One finite score per document, computed ``batch_size`` pairs at a time."""
+        parts = [
+            np.asarray(
+                self.scorer.score(query, documents[i : i + self.batch_size]), dtype=np.float64
+            )
+            for i in range(0, len(documents), self.batch_size)
+        ]
+        scores = np.concatenate(parts).ravel()
+        if scores.shape != (len(documents),) or not np.isfinite(scores).all():
+            raise RerankError(
+                f"cross-encoder gave unusable scores (shape {scores.shape} or non-finite)"
+            )
+        return scores
+
+
+def load_scorer(
+    model: str | Path, allow_download: bool, max_tokens: int, threads: int
+) -> PairScorer:
+    """ONNX for an exported directory, else sentence-transformers (local-only unless allowed)."""
+    path = Path(model).expanduser()
+    onnx_file = next((path / f for f in ONNX_FILES if (path / f).is_file()), None)
+    if onnx_file is not None:
+        return OnnxPairScorer(onnx_file, path / "tokenizer.json", max_tokens, threads)
+    if not path.exists() and not allow_download:
+        raise CrossEncoderError(
+            f"no cross-encoder model at {str(model)!r}: pass a local directory (an ONNX export with"
+            " tokenizer.json, or a sentence-transformers model), or allow_download=True to fetch"
+            " it by name"
+        )
+    return SentenceTransformersScorer(
+        str(model), local_only=not allow_download, max_tokens=max_tokens
+    )
+
+
+class OnnxPairScorer:
+    """A cross-encoder exported to ONNX, run on onnxruntime with its ``tokenizer.json``."""
+
+    def __init__(
+        self, model_file: Path, tokenizer_file: Path, max_tokens: int, threads: int
+    ) -> None:
+        from tokenizers import Tokenizer
+
+        if not tokenizer_file.is_file():
+            raise CrossEncoderError(f"no tokenizer.json beside {model_file}")
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("[PAD]") or 0)
+        self.session = cpu_session(model_file, threads)
+        self.inputs = [i.name for i in self.session.get_inputs() if i.name in ONNX_INPUTS]
+
+    def score(self, query: str, documents: list[str]) -> np.ndarray:
+        """The first output's logit for each (query, document) pair."""
+        encodings = self.tokenizer.encode_batch([(query, d) for d in documents])
+        columns = {
+            "input_ids": [e.ids for e in encodings],
+            "attention_mask": [e.attention_mask for e in encodings],
+            "token_type_ids": [e.type_ids for e in encodings],
+        }
+        feed = {name: np.array(columns[name], dtype=np.int64) for name in self.inputs}
+        logits = np.asarray(self.session.run(None, feed)[0])
+        if logits.ndim > 2 or (logits.ndim == 2 and logits.shape[1] != 1):
+            raise CrossEncoderError(
+                f"expected one relevance logit per pair, got shape {logits.shape}"
+            )
+        return logits.reshape(-1)
+
+
+class SentenceTransformersScorer:
+    """A ``sentence_transformers.CrossEncoder`` on the CPU (the optional extra)."""
+
+    def __init__(self, model: str, *, local_only: bool, max_tokens: int) -> None:
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError as exc:
+            raise ImportError(
+                f"this cross-encoder needs sentence-transformers: {INSTALL_HINT}"
+            ) from exc
+        self.model = CrossEncoder(
+            model, device="cpu", max_length=max_tokens, local_files_only=local_only
+        )
+
+    def score(self, query: str, documents: list[str]) -> np.ndarray:
+        pairs = [(query, d) for d in documents]
+        return np.asarray(self.model.predict(pairs, convert_to_numpy=True, show_progress_bar=False))
