@@ -2,11 +2,14 @@
 
 from citesift.index.bm25 import BM25Index
 from citesift.index.bm25_score import bm25_score
-from citesift.index.embed import Embedder, default_embedder
+from citesift.index.cross_encoder import CrossEncoderError, CrossEncoderReranker
+from citesift.index.embed import Embedder, EmbeddingError, default_embedder
 from citesift.index.embed_cache import CachedEmbedder
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
 from citesift.index.hybrid import HybridRetriever
 from citesift.index.local import LocalStore
+from citesift.index.onnx_minilm import MiniLMEmbedder
+from citesift.index.openai_embed import OpenAIEmbedder
 from citesift.index.partition import (
     PartitionDiagnostics,
     PartitionedRag,
@@ -15,6 +18,7 @@ from citesift.index.partition import (
 from citesift.index.query import Query
 from citesift.index.rag import ChunkStore, Rag, create_rag
 from citesift.index.rerank import BM25Reranker, RerankedRetriever, Reranker, rerank_checked
+from citesift.index.rerank_http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores
 from citesift.index.vectors import VectorIndex
@@ -26,9 +30,17 @@ __all__ = [
     "CachedEmbedder",
     "Chunk",
     "ChunkStore",
+    "CohereReranker",
+    "CrossEncoderError",
+    "CrossEncoderReranker",
     "Embedder",
+    "EmbeddingError",
+    "HTTPReranker",
     "HybridRetriever",
+    "JinaReranker",
     "LocalStore",
+    "MiniLMEmbedder",
+    "OpenAIEmbedder",
     "PartitionDiagnostics",
     "PartitionedRag",
     "Query",
@@ -38,6 +50,7 @@ __all__ = [
     "Reranker",
     "Retriever",
     "VectorIndex",
+    "VoyageReranker",
     "bm25_score",
     "check_scores",
     "chunk_text",
