@@ -166,10 +166,10 @@ def test_search_reads_a_gzipped_answer(stand_in: WikipediaStandIn) -> None:
 
 def test_lone_surrogates_send_nothing(stand_in: WikipediaStandIn) -> None:
     source = provider(stand_in)
-    assert source.search_sync("Half\ud800") == Failed(
-        None, "the phrase cannot be put in an address"
-    )
-    assert source.read_sync(SourceHit("Half\ud800", "Half")).status is None  # type: ignore[union-attr]
+    searched = source.search_sync("Half\ud800")
+    assert isinstance(searched, Failed) and searched.status is None
+    read = source.read_sync(SourceHit("Half\ud800", "Half"))
+    assert isinstance(read, Skipped) and read.status is None
     assert stand_in.requests == []
 
 
@@ -327,3 +327,21 @@ def test_article_url_keeps_brackets_and_readable_separators() -> None:
 def test_page_path_must_hold_the_key() -> None:
     with pytest.raises(ValueError, match="key"):
         WikipediaSourceProvider(IDENTITY, page_path="/api/page")
+
+
+@pytest.mark.parametrize("phrase", ["x" * 301, None, 42])
+def test_unusable_phrases_fail_with_nothing_sent(
+    stand_in: WikipediaStandIn, phrase: object
+) -> None:
+    outcome = provider(stand_in).search_sync(phrase)  # type: ignore[arg-type]
+    assert isinstance(outcome, Failed) and outcome.status is None
+    assert stand_in.requests == []
+
+
+@pytest.mark.parametrize("key", ["", "k" * 1_001, None])
+def test_unusable_keys_are_skipped_with_nothing_sent(
+    stand_in: WikipediaStandIn, key: object
+) -> None:
+    outcome = provider(stand_in).read_sync(SourceHit(key, "title"))  # type: ignore[arg-type]
+    assert isinstance(outcome, Skipped) and outcome.status is None
+    assert stand_in.requests == []

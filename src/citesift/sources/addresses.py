@@ -10,7 +10,9 @@ _ARTICLE_RESTORED = {"%2C": ",", "%3A": ":", "%2F": "/"}
 
 def encode_component(text: str) -> str | None:
     """``text`` encoded like JavaScript's ``encodeURIComponent``; None when no address can
-    carry it (it holds half of a surrogate pair)."""
+    carry it (it is not a string, or it holds half of a surrogate pair)."""
+    if not isinstance(text, str):
+        return None
     try:
         return quote(text, safe=_COMPONENT_SAFE)
     except UnicodeEncodeError:

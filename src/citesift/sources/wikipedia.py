@@ -47,6 +47,8 @@ CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
 _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
 _HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
 REVISION_SCAN_BYTES = 8192
+MAX_PHRASE_CHARS = 300  # CirrusSearch refuses longer queries
+MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +98,16 @@ class WikipediaSourceProvider(BlockingCalls):
     def search_url(self, phrase: str, limit: int = DEFAULT_LIMIT) -> str | None:
         """The search address for ``phrase`` (space as ``%20``), or None if none can carry it."""
         query = encode_component(phrase)
-        if query is None:
+        if query is None or len(phrase) > MAX_PHRASE_CHARS:
             return None
         return f"{self.origin}{SEARCH_PATH}?q={query}&limit={sane_limit(limit)}"
 
     def page_url(self, key: str) -> str | None:
         """The page-HTML address of ``key``, or None if no address can carry it."""
         encoded = encode_component(key)
-        return None if encoded is None else self.origin + self.page_path.replace("{key}", encoded)
+        if encoded is None or not key or len(key) > MAX_KEY_CHARS:
+            return None
+        return self.origin + self.page_path.replace("{key}", encoded)
 
     def article_url(self, key: str) -> str:
         """The article's address for attribution."""
@@ -115,7 +119,7 @@ class WikipediaSourceProvider(BlockingCalls):
         """At most ``limit`` hits for a short topic phrase."""
         url = self.search_url(phrase, limit)
         if url is None:
-            return Failed(None, "the phrase cannot be put in an address")
+            return Failed(None, f"the phrase is not text of at most {MAX_PHRASE_CHARS} characters")
         outcome = await fetch(url, self.search_policy, on_send=on_send)
         return _search_outcome(outcome, sane_limit(limit))
 
@@ -123,7 +127,7 @@ class WikipediaSourceProvider(BlockingCalls):
         """The hit's article by its key, text in the extractor's article mode."""
         url = self.page_url(hit.key)
         if url is None:
-            return Skipped(None, "the key cannot be put in an address")
+            return Skipped(None, "the key is empty, too long, or cannot be put in an address")
         outcome = await fetch(url, self.page_policy, on_send=on_send)
         if not isinstance(outcome, Snapshot):
             return _not_read(outcome)
