@@ -1,8 +1,8 @@
 """A regex tokenizer over HTML source that keeps positions, and the per-element drop tests.
 
-One compiled pattern finds every tag, comment, declaration and raw-text element in a single
-C-level scan; text is whatever lies between two matches. Raw-text elements (``script``,
-``style``, ``title``…) are matched whole, up to the end tag an HTML tokenizer would use
+One compiled pattern finds each tag, comment and declaration with its position; text is
+whatever lies between two matches. The body of a raw-text element (``script``, ``style``,
+``title``…) is skipped in one search, up to the end tag an HTML tokenizer would use
 (``</script`` followed by tab, LF, FF, CR, space, ``/`` or ``>``), or to the end of input.
 """
 
@@ -13,23 +13,31 @@ import re
 from citesift.extract import rules
 
 RAW_TEXT_TAGS = ("script", "style", "title", "textarea", "noscript", "xmp", "iframe", "noembed")
-_RAW = "|".join(RAW_TEXT_TAGS)
 
-# Groups: 1 raw-text tag name, 2 its attributes, 3 its body; 4 "/" of an end tag, 5 tag name,
-# 6 attributes. Comments and declarations match with no group set.
+# Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text; comments and declarations
+# match with no group set. A ">" inside a quoted attribute value does not end the tag.
 TOKEN = re.compile(
-    rf"""<(?:
-        !--.*?(?:--!?>|\Z)
+    r"""<(?:
+        (/?)([A-Za-z][^\t\n\f\r />]*+)((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>
+      | !--.*?(?:--!?>|\Z)
       | [!?][^>]*+>
-      | ({_RAW})(?=[\t\n\f\r />])((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>(.*?)
-          (?:</\1[\t\n\f\r /][^>]*+>|</\1>|\Z)
-      | (/?)([A-Za-z][^\t\n\f\r />]*+)((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>
     )""",
-    re.DOTALL | re.VERBOSE | re.IGNORECASE,
+    re.DOTALL | re.VERBOSE,
 )
+# The end tag an HTML tokenizer ends a raw-text element's body with (any letter case).
+RAW_TEXT_ENDS = {
+    tag: re.compile("</" + "".join(f"[{c}{c.upper()}]" for c in tag) + r"[\t\n\f\r />]")
+    for tag in RAW_TEXT_TAGS
+}
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+def raw_text_end(html: str, tag: str, pos: int) -> int:
+    """Where the body of raw-text element ``tag`` opened before ``pos`` ends (its end tag)."""
+    found = RAW_TEXT_ENDS[tag].search(html, pos)
+    return found.start() if found else len(html)
 
 
 def attributes(raw: str) -> dict[str, str]:

@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from citesift.extract import rules
-from citesift.extract.tokens import TOKEN, attributes, is_boilerplate, is_dropped, is_hidden
+from citesift.extract.tokens import (
+    RAW_TEXT_ENDS,
+    TOKEN,
+    attributes,
+    is_boilerplate,
+    is_dropped,
+    is_hidden,
+    raw_text_end,
+)
 
 # Start tags that close an open <p>, and the tags that close their own earlier siblings.
 _P_CLOSERS = rules.BLOCK_TAGS - {"body", "html", "td", "th", "tr", "caption", "tbody", "thead"}
@@ -125,8 +133,10 @@ def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks
             if drop_depth and len(tags) < drop_depth:
                 drop_depth = 0
 
-    for m in TOKEN.finditer(html):
-        start = m.start()
+    search = TOKEN.search
+    pos = 0
+    while (m := search(html, pos)) is not None:
+        start, pos = m.span()
         if start > last and not drop_depth:
             if not html[last:start].isspace():
                 size += start - last
@@ -135,25 +145,37 @@ def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks
                 pieces.append((last, start))
             elif pieces:
                 pieces.append((last, start))
-        last = m.end()
-        name = m.group(5)
+        last = pos
+        end_slash, name, raw_attrs = m.groups()
         if name is None:
-            if not out.title and m.group(1) and m.group(1).lower() == "title":
-                out.title = m.group(3)
             continue
         tag = name.lower()
-        if m.group(4):
-            if counts.get(tag):
+        if end_slash:
+            if not counts.get(tag):
+                if (tag == "br" or tag == "p") and not drop_depth:
+                    flush()
+            elif tags[-1] == tag and tag not in block_tags:
+                tags.pop()
+                kinds.pop()
+                opened.pop()
+                counts[tag] -= 1
+                if drop_depth and len(tags) < drop_depth:
+                    drop_depth = 0
+            else:
                 index = len(tags) - 1
                 while tags[index] != tag:
                     index -= 1
                 pop_to(index)
-            elif (tag == "br" or tag == "p") and not drop_depth:
-                flush()
             continue
         if tag in void_tags:
             if (tag == "br" or tag == "hr") and not drop_depth:
                 flush()
+            continue
+        if tag in RAW_TEXT_ENDS:
+            body_end = raw_text_end(html, tag, pos)
+            if tag == "title" and not out.title and not counts.get("svg"):
+                out.title = html[pos:body_end]
+            last = pos = body_end
             continue
         if drop_depth:
             tags.append(tag)
@@ -169,7 +191,6 @@ def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks
             index = _sibling_to_close(tags, "p")
             if index >= 0:
                 pop_to(index)
-        raw_attrs = m.group(6)
         attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
         is_block = tag in block_tags
         dropped = tag in drop_tags or (
