@@ -174,13 +174,26 @@ def test_web_source_search_recognises_a_url(phrase: str, expected: Hits) -> None
 
 
 @pytest.mark.parametrize(
-    "phrase", ["Treaty of Versailles", "ftp://example.org/x", "http://", "\ud800"]
+    "phrase",
+    ["Treaty of Versailles", "ftp://example.org/x", "http://", "http://[::1", "\ud800", None],
 )
-def test_web_source_search_of_anything_else_fails(phrase: str) -> None:
-    outcome = source().search_sync(phrase)
+def test_web_source_search_of_anything_else_fails(phrase: object) -> None:
+    outcome = source().search_sync(phrase)  # type: ignore[arg-type]
     assert isinstance(outcome, Failed) and outcome.status is None
 
 
 def test_web_source_refuses_an_unknown_mode() -> None:
     with pytest.raises(ValueError, match="mode"):
         WebPageSource(IDENTITY, "everything")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key", [None, "", "not a url", "http://[::1", "http://x\ud800.org/"])
+def test_web_source_read_of_an_unusable_key_is_skipped(key: object) -> None:
+    outcome = source().read_sync(SourceHit(key, None))  # type: ignore[arg-type]
+    assert isinstance(outcome, Skipped) and outcome.status is None
+
+
+def test_web_source_without_a_hit_title_uses_the_page_title(server: WikipediaStandIn) -> None:
+    hit = SourceHit(server.origin + "/page", None)  # type: ignore[arg-type]
+    outcome = source().read_sync(hit)
+    assert isinstance(outcome, Document) and outcome.document.title == "Plans and prices"

@@ -27,6 +27,7 @@ from citesift.model import (
 )
 from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
+from citesift.sources.addresses import carriable
 from citesift.sources.base import DEFAULT_LIMIT, TEXT_BUDGET, BlockingCalls, OnSend, sane_budget
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -76,8 +77,8 @@ class WebPageSource(BlockingCalls):
         self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
     ) -> SearchOutcome:
         """One hit when ``phrase`` is an http(s) URL (a page source has no search of its own)."""
-        url = phrase.strip()
-        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        url = phrase.strip() if isinstance(phrase, str) else ""
+        if not is_web_url(url):
             return Failed(None, "a web page source reads URLs; the phrase is not one")
         return Hits((SourceHit(url, url),))
 
@@ -93,5 +94,16 @@ class WebPageSource(BlockingCalls):
     def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The page's document, titled by the hit unless the hit's title is just the URL."""
         document = extract_document(snapshot, mode=self.mode, budget=self.text_budget, key=hit.key)
-        named = hit.title.strip() and hit.title != hit.key
+        named = isinstance(hit.title, str) and hit.title.strip() and hit.title != hit.key
         return replace(document, title=hit.title) if named else document
+
+
+def is_web_url(text: str) -> bool:
+    """Whether ``text`` is an http(s) URL with a host that an address can carry."""
+    if not carriable(text):
+        return False
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
