@@ -19,6 +19,8 @@ The public surface::
   (``blocked``, ``minute``, ``wait``) or ``on_send`` did (``caller``); nothing was sent.
 - ``SourceLimiter`` / ``LimiterRefused`` / ``retry_after_ms`` / ``limiter_for(host)``: the
   per-host politeness rules; one limiter per host per registry (``LIMITERS`` by default).
+  ``LimiterRegistry(budget=StoreBudget(store))`` shares spacing, the minute budget and
+  blocks with every process using the same store (``citesift.store.limits``).
 - ``check_target`` / ``address_refusal`` / ``system_resolver``: the address check fetch
   uses, public so other callers (a browser, a crawler) refuse the same addresses.
 - ``RobotsCache``: robots.txt per origin (RFC 9309: 4xx allows, 5xx/timeout disallows for now).
@@ -40,6 +42,7 @@ from citesift.net.limiter import (
     LIMITERS,
     LimiterRefused,
     LimiterRegistry,
+    SharedBudget,
     SourceLimiter,
     limiter_for,
 )
@@ -61,6 +64,7 @@ __all__ = [
     "Resolver",
     "RobotsCache",
     "RobotsRules",
+    "SharedBudget",
     "SourceLimiter",
     "SystemClock",
     "Target",

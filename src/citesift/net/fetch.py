@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.address import AddressRefused, Target, check_target
-from citesift.net.exchange import Redirect, exchange
+from citesift.net.exchange import Redirect, exchange, new_transport
 from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
 from citesift.net.policy import FetchPolicy
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
@@ -81,10 +81,14 @@ async def _hop(
         refusal = await _robots_refusal(target, policy, limiter)
         if refusal is not None:
             return refusal
+    transport = new_transport()
     try:
-        return await limiter.run(lambda: exchange(target, policy, limiter), _guarded(on_send))
+        send = lambda: exchange(target, policy, limiter, transport)  # noqa: E731
+        return await limiter.run(send, _guarded(on_send))
     except LimiterRefused as refusal:
         return Limited(refusal.reason)
+    finally:
+        await transport.aclose()
 
 
 async def _robots_refusal(

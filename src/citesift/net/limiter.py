@@ -5,6 +5,10 @@ last start is at least ``spacing`` ago and fewer than ``per_minute`` starts (cou
 requests whose ``on_send`` is still pending) fall in the last 60 s. It waits at most
 ``wait`` seconds for that, else refuses with nothing sent. After a 429 or 503 the caller
 blocks the host until its Retry-After has passed.
+
+Several processes share one host's spacing, minute budget and blocks when their registries
+share a ``SharedBudget`` (``citesift.store.limits.StoreBudget`` keeps it in the store);
+concurrency stays per process.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import math
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.retry_after import retry_after_ms
@@ -41,6 +45,20 @@ class LimiterRefused(Exception):
         self.reason: RefusalReason = reason
 
 
+class SharedBudget(Protocol):
+    """Starts and blocks per host shared by several processes (wall-clock milliseconds)."""
+
+    def claim(
+        self, host: str, now_ms: float, spacing_ms: float, per_minute: int
+    ) -> float | RefusalReason | None:
+        """Record a start now (None), or say how long to wait (ms), or refuse (a reason)."""
+        ...
+
+    def block(self, host: str, until_ms: float) -> None:
+        """Refuse the host's starts until ``until_ms``."""
+        ...
+
+
 class SourceLimiter:
     """The politeness rules for one host (see the module docstring)."""
 
@@ -64,6 +82,11 @@ class SourceLimiter:
         self._active = 0
         self._pending = 0
         self._lock = threading.Lock()
+        self._shared: tuple[SharedBudget, str] | None = None
+
+    def share(self, budget: SharedBudget, host: str) -> None:
+        """Also count starts and blocks in ``budget`` under ``host``, with other processes."""
+        self._shared = (budget, host)
 
     async def run(self, task: Callable[[], Awaitable[T]], on_send: OnSend | None = None) -> T:
         """Run ``task`` once admitted; ``on_send`` runs after admission, before the start.
@@ -82,10 +105,12 @@ class SourceLimiter:
 
     def block(self, retry_after: str | None) -> None:
         """Refuse every request until the header's Retry-After (5 s when absent) has passed."""
-        now = self.clock.now_ms()
-        until = now + retry_after_ms(retry_after, self.clock.wall_ms())
+        wait = retry_after_ms(retry_after, self.clock.wall_ms())
         with self._lock:
-            self.blocked_until = max(self.blocked_until, until)
+            self.blocked_until = max(self.blocked_until, self.clock.now_ms() + wait)
+        if self._shared is not None:
+            budget, host = self._shared
+            budget.block(host, self.clock.wall_ms() + wait)
 
     def slow_to(self, spacing: float) -> None:
         """Keep starts at least ``spacing`` seconds apart (a robots.txt Crawl-delay)."""
@@ -117,11 +142,13 @@ class SourceLimiter:
             gap = self._last_start + self.spacing_ms - now
             if gap > 0:
                 return gap
-            self._active += 1
             if holding:
                 self._pending += 1
             else:
-                self._stamp(now)
+                wait = self._claim(now)
+                if wait is not None:
+                    return wait
+            self._active += 1
             return None
 
     async def _before_start(self, on_send: OnSend) -> None:
@@ -147,20 +174,35 @@ class SourceLimiter:
             gap = self._last_start + self.spacing_ms - now
             if gap > 0:
                 return gap
-            self._pending -= 1
-            self._stamp(now)
-            return None
+            wait = self._claim(now)
+            if wait is None:
+                self._pending -= 1
+            return wait
 
-    def _stamp(self, now: float) -> None:
+    def _claim(self, now: float) -> float | None:
+        """Stamp a start at ``now``, unless the shared budget says to wait (ms) or refuses."""
+        if self._shared is not None:
+            budget, host = self._shared
+            verdict = budget.claim(host, self.clock.wall_ms(), self.spacing_ms, self.per_minute)
+            if isinstance(verdict, str):
+                raise LimiterRefused(verdict)
+            if verdict is not None:
+                return verdict
         self._starts.append(now)
         self._last_start = now
+        return None
 
 
 class LimiterRegistry:
     """One limiter per host for everyone who asks through the same registry."""
 
-    def __init__(self, factory: Callable[[], SourceLimiter] = SourceLimiter) -> None:
+    def __init__(
+        self,
+        factory: Callable[[], SourceLimiter] = SourceLimiter,
+        budget: SharedBudget | None = None,
+    ) -> None:
         self._factory = factory
+        self._budget = budget
         self._limiters: dict[str, SourceLimiter] = {}
         self._lock = threading.Lock()
 
@@ -169,7 +211,10 @@ class LimiterRegistry:
         key = host.lower().rstrip(".")
         with self._lock:
             if key not in self._limiters:
-                self._limiters[key] = self._factory()
+                limiter = self._factory()
+                if self._budget is not None:
+                    limiter.share(self._budget, key)
+                self._limiters[key] = limiter
             return self._limiters[key]
 
     def forget(self) -> None:

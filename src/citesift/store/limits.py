@@ -1,0 +1,62 @@
+"""The limiter budget several processes share: recent starts and blocks per host, in the store.
+
+Wikimedia's limits apply per client, not per process, so processes that fetch from one
+host under one identity claim their starts here: each claim, in one ``BEGIN IMMEDIATE``
+transaction, checks the host's block, its starts in the last minute and the spacing since
+its last start, then records the new start. Times are wall-clock milliseconds.
+"""
+
+from __future__ import annotations
+
+from citesift.store.sqlite import SQLiteStore
+
+COMPONENT = "limits"
+WINDOW_MS = 60_000
+STEPS = [
+    """
+    CREATE TABLE limiter_starts (host TEXT NOT NULL, at_ms REAL NOT NULL);
+    CREATE INDEX limiter_starts_by_host ON limiter_starts (host, at_ms);
+    CREATE TABLE limiter_blocks (host TEXT PRIMARY KEY, until_ms REAL NOT NULL);
+    """
+]
+
+
+class StoreBudget:
+    """A ``SharedBudget`` kept in a ``SQLiteStore`` (pass it to a ``LimiterRegistry``)."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self.store = store
+        store.migrate(COMPONENT, STEPS)
+
+    def claim(
+        self, host: str, now_ms: float, spacing_ms: float, per_minute: int
+    ) -> float | str | None:
+        """Record a start at ``now_ms`` (None), or the wait in ms, or ``blocked``/``minute``."""
+        with self.store.transaction() as conn:
+            blocked = conn.execute(
+                "SELECT until_ms FROM limiter_blocks WHERE host = ?", (host,)
+            ).fetchone()
+            if blocked is not None and now_ms < blocked[0]:
+                return "blocked"
+            conn.execute(
+                "DELETE FROM limiter_starts WHERE host = ? AND at_ms <= ?",
+                (host, now_ms - WINDOW_MS),
+            )
+            count, last = conn.execute(
+                "SELECT count(*), max(at_ms) FROM limiter_starts WHERE host = ?", (host,)
+            ).fetchone()
+            if count >= per_minute:
+                return "minute"
+            if last is not None and now_ms - last < spacing_ms:
+                return last + spacing_ms - now_ms
+            conn.execute("INSERT INTO limiter_starts (host, at_ms) VALUES (?, ?)", (host, now_ms))
+        return None
+
+    def block(self, host: str, until_ms: float) -> None:
+        """Refuse the host's starts until ``until_ms`` (a later block never shortens one)."""
+        with self.store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO limiter_blocks (host, until_ms) VALUES (?, ?) ON CONFLICT (host)"
+                " DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)",
+                (host, until_ms),
+            )
