@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 
 _STOP = re.compile(
-    r"(?P<stop>\.{2,}|…+|[.?!‽⁇⁈⁉]+|[。！？｡]+|[؟۔।॥።]+)"
+    r"(?P<stop>\.{2,}|…+|[.?!‽‼⁇⁈⁉]+|[。！？｡．]+|[؟۔।॥።։။។]+)"
     r"(?P<close>[\"'”’»›)\]}」』）】〕]*(?:\[\d{1,3}\])*)"
 )
 _LINE_BREAK = re.compile(r"[\n\r\u2028\u2029\x0b\x0c\x85]+")
-_CJK_STOPS = frozenset("。！？｡")
+_CJK_STOPS = frozenset("。！？｡．")
 _OPENERS = "\"'“‘«‹([{「『（【〔"
 _ACRONYM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]", re.UNICODE)
 _LIST_NUMBER = re.compile(r"(?:\d{1,3}|[ivxlc]{1,5}|[a-z])", re.IGNORECASE)
