@@ -165,6 +165,17 @@ def test_binary_garbage_and_broken_markup_give_a_document_not_an_error() -> None
     assert isinstance(document.blocks, tuple)
 
 
+@pytest.mark.timeout(60)
+def test_deep_nesting_and_a_50_mb_page_are_read_in_bounded_time() -> None:
+    deep = "<div>" * 100_000 + "<p>Deep text.</p>" + "</div>" * 100_000
+    started = time.perf_counter()
+    assert texts(extract_document(deep)) == ["Deep text."]
+    huge = PAGE.replace("</body>", "<p>More prose about plans and prices.</p>" * 1_250_000)
+    document = extract_document(huge.encode(), budget=10_000)
+    assert len(huge) > 50_000_000 and document.truncated
+    assert time.perf_counter() - started < 30
+
+
 def test_parsoid_pages_read_with_title_language_and_exact_spans(
     wikipedia_fixtures: Path,
 ) -> None:

@@ -193,6 +193,42 @@ def test_a_50_mb_page_is_read_in_bounded_time() -> None:
     assert time.perf_counter() - started < 2
 
 
+def test_tags_inside_comments_and_scripts_are_not_read() -> None:
+    html = (
+        '<!-- <meta name="description" content="commented"> -->'
+        '<script>document.write(\'<meta name="description" content="scripted">\')</script>'
+        '<meta name="description" content="Fish &amp; chips, &quot;fresh&quot;">'
+        '<link rel="canonical" href="/a?x=1&amp;y=2">'
+    )
+    meta = extract_metadata(html, "https://a.example/")
+    assert meta.description == 'Fish & chips, "fresh"'
+    assert meta.canonical_url == "https://a.example/a?x=1&y=2"
+
+
+def test_title_entities_are_decoded_and_markup_inside_h1_is_dropped() -> None:
+    assert extract_metadata("<title>Tom &amp; Jerry</title>").title == "Tom & Jerry"
+    html = "<h1>Deep<br>sea <em>ven</em>ts&nbsp;today</h1>"
+    assert extract_metadata(html).title == "Deep sea vents today"
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<div>" * 100_000 + "<p>deep</p>" + "</div>" * 100_000,
+        "<h1>" * 200_000,
+        '<a rel="license" href="https://a.example/l">' * 100_000,
+        "<title>" + "x" * 10_000_000,
+        "<!--" + '<meta name="description" content="x">' * 100_000,
+    ],
+    ids=["deep-nesting", "nested-h1", "licence-anchors", "unclosed-title", "unclosed-comment"],
+)
+def test_hostile_structure_is_read_in_bounded_time(page: str) -> None:
+    started = time.perf_counter()
+    extract_metadata(page, "https://a.example/")
+    assert time.perf_counter() - started < 3
+
+
 def test_parsoid_pages_give_their_title_and_language(wikipedia_fixtures: Path) -> None:
     page = (wikipedia_fixtures / "pages" / "Dog.html").read_text(encoding="utf-8")
     meta = extract_metadata(page, "https://en.wikipedia.org/wiki/Dog")

@@ -14,16 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
-
 from citesift.extract.dates import parse_date_ms
-from citesift.extract.html import sanitise
 from citesift.extract.jsonld import first_text, jsonld_nodes, types
 from citesift.extract.licences import licence_from_url, licence_named
+from citesift.extract.pagetags import PageTags, read_page_tags
 from citesift.model import Licence
 
 META_SCAN_CHARS = 1_000_000
-MAX_ELEMENTS = 1_000
 MAX_TEXT_CHARS = 2_000
 MAX_SITE_SUFFIX_WORDS = 4
 
@@ -58,20 +55,19 @@ class PageMetadata:
 
 def extract_metadata(html: str, url: str | None = None) -> PageMetadata:
     """The metadata ``html`` states; relative links resolve against ``url``."""
-    tree = LexborHTMLParser(sanitise(html[:META_SCAN_CHARS]))
-    metas = _meta_contents(tree)
-    links = _link_contents(tree)
-    scripts = tree.css('script[type="application/ld+json" i]')[:MAX_ELEMENTS]
-    nodes = jsonld_nodes(script.text(deep=True) for script in scripts)
+    tags = read_page_tags(html[:META_SCAN_CHARS])
+    metas = _meta_contents(tags)
+    links = _link_contents(tags)
+    nodes = jsonld_nodes(tags.jsonld)
     publisher = _publisher(metas, nodes)
     return PageMetadata(
-        title=_title(tree, metas, publisher),
-        language=_language(tree, metas),
+        title=_title(tags, metas, publisher),
+        language=_language(tags, metas),
         canonical_url=resolve_url(links.get("canonical"), url),
         description=_first(metas, DESCRIPTION_KEYS),
         publisher=publisher,
-        page_date=_page_date(tree, metas, nodes),
-        licence=_licence(tree, links, nodes, url),
+        page_date=_page_date(tags, metas, nodes),
+        licence=_licence(tags, links, nodes, url),
     )
 
 
@@ -95,11 +91,10 @@ def resolve_url(href: str | None, base: str | None) -> str | None:
     return full if parts.scheme in ("http", "https") and parts.netloc else None
 
 
-def _meta_contents(tree: LexborHTMLParser) -> dict[str, str]:
+def _meta_contents(tags: PageTags) -> dict[str, str]:
     """The first ``content`` of each meta name, property, itemprop or http-equiv (lowercased)."""
     contents: dict[str, str] = {}
-    for meta in tree.css("meta[content]")[:MAX_ELEMENTS]:
-        attributes = meta.attributes
+    for attributes in tags.metas:
         content = clean_text(attributes.get("content"))
         for key in ("name", "property", "itemprop", "http-equiv"):
             name = attributes.get(key)
@@ -108,12 +103,12 @@ def _meta_contents(tree: LexborHTMLParser) -> dict[str, str]:
     return contents
 
 
-def _link_contents(tree: LexborHTMLParser) -> dict[str, str]:
+def _link_contents(tags: PageTags) -> dict[str, str]:
     """The first ``href`` of each ``rel`` token among the ``<link>`` elements (lowercased)."""
     contents: dict[str, str] = {}
-    for link in tree.css("link[rel][href]")[:MAX_ELEMENTS]:
-        for rel in (link.attributes.get("rel") or "").lower().split():
-            contents.setdefault(rel, link.attributes.get("href") or "")
+    for attributes in tags.links:
+        for rel in attributes.get("rel", "").lower().split():
+            contents.setdefault(rel, attributes.get("href", ""))
     return contents
 
 
@@ -130,16 +125,14 @@ def _publisher(metas: dict[str, str], nodes: list[dict[str, Any]]) -> str | None
     return metas.get("og:site_name") or clean_text(found) or metas.get("application-name")
 
 
-def _title(tree: LexborHTMLParser, metas: dict[str, str], site: str | None) -> str | None:
+def _title(tags: PageTags, metas: dict[str, str], site: str | None) -> str | None:
     stated = _first(metas, TITLE_KEYS)
     if stated:
         return _without_site(stated, site, guess=False)
-    title = tree.head.css_first("title") if tree.head else None
-    text = clean_text(title.text(deep=True)) if title else None
-    if text:
-        return _without_site(text, site, guess=True)
-    heading = tree.css_first("h1")
-    return clean_text(heading.text(deep=True)) if heading else None
+    title = clean_text(tags.title)
+    if title:
+        return _without_site(title, site, guess=True)
+    return clean_text(tags.h1)
 
 
 def _without_site(title: str, site: str | None, *, guess: bool) -> str:
@@ -167,9 +160,8 @@ def _interleave(parts: list[str], separators: list[str]) -> Iterable[str]:
         yield (separators[index - 1] if index else "") + part
 
 
-def _language(tree: LexborHTMLParser, metas: dict[str, str]) -> str | None:
-    root = tree.root.attributes if tree.root else {}
-    body = tree.body.attributes if tree.body else {}
+def _language(tags: PageTags, metas: dict[str, str]) -> str | None:
+    root, body = tags.html_attrs, tags.body_attrs
     stated = (
         root.get("lang"),
         root.get("xml:lang"),
@@ -183,27 +175,23 @@ def _language(tree: LexborHTMLParser, metas: dict[str, str]) -> str | None:
     return None
 
 
-def _page_date(
-    tree: LexborHTMLParser, metas: dict[str, str], nodes: list[dict[str, Any]]
-) -> int | None:
-    candidates = _date_candidates(tree, metas, nodes)
+def _page_date(tags: PageTags, metas: dict[str, str], nodes: list[dict[str, Any]]) -> int | None:
+    candidates = _date_candidates(tags, metas, nodes)
     return next((ms for text in candidates if (ms := parse_date_ms(text)) is not None), None)
 
 
 def _date_candidates(
-    tree: LexborHTMLParser, metas: dict[str, str], nodes: list[dict[str, Any]]
+    tags: PageTags, metas: dict[str, str], nodes: list[dict[str, Any]]
 ) -> Iterator[str | None]:
     """Dates in order of trust, read only as far as needed: meta, JSON-LD, ``<time>``."""
     yield from (metas.get(key) for key in PUBLISHED_KEYS)
     yield from (first_text(node.get(key)) for node in nodes for key in JSONLD_DATE_KEYS)
     yield from (metas.get(key) for key in DATE_KEYS)
-    yield from (
-        node.attributes.get("datetime") for node in tree.css("time[datetime]")[:MAX_ELEMENTS]
-    )
+    yield from (attributes.get("datetime") for attributes in tags.times)
 
 
 def _licence(
-    tree: LexborHTMLParser, links: dict[str, str], nodes: list[dict[str, Any]], base: str | None
+    tags: PageTags, links: dict[str, str], nodes: list[dict[str, Any]], base: str | None
 ) -> Licence | None:
     """The licence a ``<link>``, JSON-LD, or an ``<a rel="license">`` (in that order) states."""
     url = resolve_url(links.get("license"), base)
@@ -211,14 +199,14 @@ def _licence(
         return licence_from_url(url, None)
     stated = (_stated_licence(node.get("license"), base) for node in nodes)
     found = next((licence for licence in stated if licence), None)
-    return found or _anchor_licence(tree, base)
+    return found or _anchor_licence(tags, base)
 
 
-def _anchor_licence(tree: LexborHTMLParser, base: str | None) -> Licence | None:
-    for node in tree.css("a[rel~=license i][href]")[:MAX_ELEMENTS]:
-        url = resolve_url(node.attributes.get("href"), base)
-        if url:
-            return licence_from_url(url, clean_text(node.text(deep=True)))
+def _anchor_licence(tags: PageTags, base: str | None) -> Licence | None:
+    for attributes, text in tags.licence_anchors:
+        url = resolve_url(attributes.get("href"), base)
+        if url and "license" in attributes.get("rel", "").lower().split():
+            return licence_from_url(url, clean_text(text))
     return None
 
 
