@@ -21,7 +21,9 @@ from citesift.store.sqlite import SQLiteStore
 
 HYBRID_DEPTH = 100
 """How many candidates each side of a hybrid search brings to the fusion (at least)."""
-FUSIONS = ("rrf", "weighted")
+HYBRID_WEIGHTS = (0.5, 0.5)
+"""Vector and BM25 weights of the default fusion: equal, no prior for either side."""
+FUSIONS = ("weighted", "rrf")
 
 
 class LocalStore:
@@ -29,7 +31,7 @@ class LocalStore:
     rebuilt from them on open and kept in step with every change."""
 
     def __init__(
-        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "rrf"
+        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "weighted"
     ) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
@@ -76,9 +78,9 @@ class LocalStore:
             return self._dense(query, query.top_k)
         depth = max(query.top_k, HYBRID_DEPTH)
         lexical, dense = self._lexical(query, depth), self._dense(query, depth)
-        if self.fusion == "weighted":
-            return weighted_fusion(dense, lexical, top_k=query.top_k)
-        return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
+        if self.fusion == "rrf":
+            return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
+        return weighted_fusion(dense, lexical, *HYBRID_WEIGHTS, top_k=query.top_k)
 
     def stats(self) -> dict[str, Any]:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""

@@ -153,12 +153,14 @@ def create_rag(
     split: Split | None = None,
     top_k: float = DEFAULT_TOP_K,
     rerank: Reranker | bool | None = None,
-    fusion: str = "rrf",
+    fusion: str = "weighted",
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
     the store. Invalid sizes fall back: size to 512, overlap to 50 (kept below the size),
-    ``top_k`` to 5 (else floored, at least 1). ``rerank=True`` means the BM25 reranker."""
+    ``top_k`` to 5 (else floored, at least 1). ``rerank=True`` means the BM25 reranker.
+    Hybrid search fuses min-max normalised scores with equal weights (``fusion="weighted"``)
+    or by reciprocal rank (``fusion="rrf"``)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     chunks = _chunk_store(store, fusion)
