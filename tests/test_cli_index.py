@@ -62,7 +62,8 @@ def test_dense_search_works_offline_with_the_default_embedder(corpus: Path, tmp_
     assert code == 0 and "Moon" in out and out.count("\n1. ") == 0
 
 
-def test_clear_errors(corpus: Path, tmp_path: Path) -> None:
+def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CITESIFT_CONTACT", raising=False)
     store = str(tmp_path / "index.db")
     code, _, err = run("index", "add", str(corpus / "image.png"), "--store", store)
     assert code == 2 and "only .txt" in err

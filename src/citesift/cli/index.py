@@ -49,7 +49,8 @@ def add(
     chunk_size: Annotated[int, typer.Option(help="Most characters per chunk.")] = 512,
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
     contact: Annotated[
-        str | None, typer.Option(help="Your URL or e-mail, sent when reading URLs.")
+        str | None,
+        typer.Option(envvar="CITESIFT_CONTACT", help="Your URL or e-mail, sent with URL reads."),
     ] = None,
 ) -> None:
     """Ingest files (.txt, .md, .html) and web pages into the index, replacing earlier
