@@ -345,3 +345,22 @@ def test_unusable_keys_are_skipped_with_nothing_sent(
     outcome = provider(stand_in).read_sync(SourceHit(key, "title"))  # type: ignore[arg-type]
     assert isinstance(outcome, Skipped) and outcome.status is None
     assert stand_in.requests == []
+
+
+def test_a_non_canonical_key_is_skipped_and_the_canonical_never_requested(
+    stand_in: WikipediaStandIn,
+) -> None:
+    outcome = provider(stand_in).read_sync(SourceHit("dog", "dog"))
+    assert isinstance(outcome, Skipped) and outcome.status is None
+    assert stand_in.paths() == ["/api/rest_v1/page/html/dog"]
+
+
+def test_cookies_a_server_sets_are_never_sent_back(stand_in: WikipediaStandIn) -> None:
+    cookie = {"Set-Cookie": "session=abc; Path=/", "Content-Type": "application/json"}
+    stand_in.answer(SEARCH_PATH, Answer(200, cookie, b'{"pages": []}'))
+    source = provider(stand_in)
+    source.search_sync("one")
+    source.search_sync("two")
+    source.read_sync(SourceHit("Dog", "Dog"))
+    assert len(stand_in.requests) == 3
+    assert all("cookie" not in request.headers for request in stand_in.requests)

@@ -119,6 +119,9 @@ class WikipediaStandIn:
         return [p for p in pages if words & set(re.findall(r"\w+", _title(p).lower()))]
 
     def _page(self, path: str, if_none_match: str | None) -> Answer:
+        canonical = _canonical_path(path)
+        if canonical is not None:
+            return Answer(301, {"Location": canonical})
         found = self._page_file(path)
         if found is None or not found.is_file():
             problem = {"type": "https://mediawiki.org/wiki/HyperSwitch/errors/not_found"}
@@ -145,6 +148,20 @@ class WikipediaStandIn:
         if key is not None:
             return self.fixtures / "revisions" / _file_key(unquote(key)) / f"{revision}.html"
         return next((self.fixtures / "revisions").glob(f"*/{revision}.html"), None)
+
+
+def _canonical_path(path: str) -> str | None:
+    """The path with its title normalised as MediaWiki does (``_`` for spaces, first letter
+    upper case) when the asked spelling differs, else None: such a request answers 301."""
+    match = _RESTBASE.match(path) or _CORE_PAGE.match(path)
+    if match is None:
+        return None
+    asked = unquote(match["key"])
+    key = asked.strip().replace(" ", "_")
+    key = key[:1].upper() + key[1:]
+    if key == asked:
+        return None
+    return path[: match.start("key")] + _file_key(key) + path[match.end("key") :]
 
 
 def _file_key(key: str) -> str:
