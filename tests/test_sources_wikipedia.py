@@ -364,3 +364,24 @@ def test_cookies_a_server_sets_are_never_sent_back(stand_in: WikipediaStandIn) -
     source.read_sync(SourceHit("Dog", "Dog"))
     assert len(stand_in.requests) == 3
     assert all("cookie" not in request.headers for request in stand_in.requests)
+
+
+def test_the_text_budget_cuts_the_article(stand_in: WikipediaStandIn) -> None:
+    outcome = provider(stand_in, text_budget=1_000).read_sync(SourceHit("Dog", "Dog"))
+    assert isinstance(outcome, Document) and outcome.document.truncated
+    assert 0 < sum(len(block.text) for block in outcome.document.blocks) <= 1_000
+
+
+@pytest.mark.parametrize("absurd", [float("nan"), -1, float("inf"), 0])
+def test_absurd_limits_fall_back_to_the_defaults(stand_in: WikipediaStandIn, absurd: float) -> None:
+    source = provider(
+        stand_in,
+        deadline=absurd,
+        search_max_bytes=absurd,
+        page_max_sent_bytes=absurd,
+        page_max_bytes=absurd,
+        text_budget=absurd,
+    )
+    assert isinstance(source.search_sync("Rust programming language"), Hits)
+    outcome = source.read_sync(SourceHit("Dog", "Dog"))
+    assert isinstance(outcome, Document) and not outcome.document.truncated
