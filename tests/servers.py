@@ -6,6 +6,10 @@
         server.route("/mine", handler)            # add a route: handler(request, query)
         server.seen                               # every request received, in order
 
+``serve(tls_host="citesift.test")`` serves HTTPS with a fresh self-signed certificate for
+that name; ``server.client_tls`` is a client context trusting it, ``server.sni`` the server
+names clients asked for, and ``server.url`` names the host (resolve it to 127.0.0.1).
+
 ``loopback_policy(**changes)`` is a ``FetchPolicy`` for these servers: 127.0.0.1 allowed (and
 nothing else private), robots.txt off, a fresh unspaced limiter registry and robots cache.
 
@@ -30,7 +34,10 @@ Routes (query parameters in brackets):
 
 from __future__ import annotations
 
+import datetime
 import socket
+import ssl
+import tempfile
 import threading
 import time
 import zlib
@@ -38,11 +45,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import brotli
 import zstandard
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from citesift.net import ClientIdentity, FetchPolicy, LimiterRegistry, RobotsCache, SourceLimiter
 
@@ -131,9 +143,12 @@ class _Server(ThreadingHTTPServer):
 class MisbehavingServer:
     """A running local server: its routes, what it has seen, and its robots.txt."""
 
-    def __init__(self, httpd: _Server) -> None:
+    def __init__(self, httpd: _Server, tls_host: str | None = None) -> None:
         self.httpd = httpd
         self.port = httpd.server_address[1]
+        self.tls_host = tls_host
+        self.client_tls: ssl.SSLContext | None = None
+        self.sni: list[str | None] = []
         self.seen: list[Seen] = []
         self.robots: tuple[int, str] | None = None
         self.stopped = threading.Event()
@@ -141,6 +156,8 @@ class MisbehavingServer:
 
     def url(self, path: str = "/") -> str:
         """An address on this server."""
+        if self.tls_host:
+            return f"https://{self.tls_host}:{self.port}{path}"
         return f"http://127.0.0.1:{self.port}{path}"
 
     def route(self, path: str, handler: Route) -> None:
@@ -153,11 +170,13 @@ class MisbehavingServer:
 
 
 @contextmanager
-def serve() -> Iterator[MisbehavingServer]:
-    """Run a misbehaving server on 127.0.0.1 for the duration of the block."""
+def serve(tls_host: str | None = None) -> Iterator[MisbehavingServer]:
+    """Run a misbehaving server on 127.0.0.1 (HTTPS for ``tls_host``) during the block."""
     httpd = _Server(("127.0.0.1", 0), Request)
-    server = MisbehavingServer(httpd)
+    server = MisbehavingServer(httpd, tls_host)
     httpd.owner = server
+    if tls_host:
+        _serve_tls(server, tls_host)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()
@@ -167,6 +186,43 @@ def serve() -> Iterator[MisbehavingServer]:
         server.stopped.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+def _serve_tls(server: MisbehavingServer, host: str) -> None:
+    cert, key = self_signed(host)
+    folder = Path(tempfile.mkdtemp())
+    (folder / "cert.pem").write_bytes(cert)
+    (folder / "key.pem").write_bytes(key)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    context.sni_callback = lambda sock, name, ctx: server.sni.append(name)  # type: ignore[assignment]
+    server.httpd.socket = context.wrap_socket(server.httpd.socket, server_side=True)
+    server.client_tls = ssl.create_default_context(cadata=cert.decode("ascii"))
+
+
+def self_signed(host: str) -> tuple[bytes, bytes]:
+    """A certificate for ``host`` signed by its own key, and that key (both PEM)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return cert.public_bytes(serialization.Encoding.PEM), key_pem
 
 
 def _not_found(request: Request, query: Query) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 
 import pytest
 
@@ -204,3 +205,30 @@ def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> Non
     assert "\n" not in policy.accept
     with pytest.raises(ValueError):
         FetchPolicy(IDENTITY, allow_networks=("not-a-network",))
+
+
+def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
+    def stalled(host: str) -> list[str]:
+        time.sleep(2)
+        return [PUBLIC]
+
+    policy = FetchPolicy(IDENTITY, resolver=stalled, deadline=0.2, limiters=LimiterRegistry())
+    started = time.monotonic()
+    outcome = fetch_sync("http://slow-dns.example/", policy)
+    assert outcome == Skipped(None, "cannot resolve slow-dns.example within 0.2 s")
+    assert time.monotonic() - started < 1.5
+
+
+@pytest.mark.parametrize("answer", [None, 42, ["not-an-address"], [object()]])
+def test_a_resolver_answering_nonsense_is_a_refusal(answer: object) -> None:
+    assert "cannot resolve" in refusal_with(lambda host: answer)
+
+
+def refusal_with(resolver: object) -> str:
+    with pytest.raises(AddressRefused) as refused:
+        asyncio.run(check_target("http://odd.example/", resolver, False))  # type: ignore[arg-type]
+    return str(refused.value)
+
+
+def test_an_overlong_url_is_refused() -> None:
+    assert "longer than" in refusal("http://public.example/" + "a" * 20_000)

@@ -10,8 +10,10 @@ read as the IPv4 addresses they mean before any resolver is asked.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +24,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 SCHEMES = ("http", "https")
+MAX_URL_CHARS = 16_384
+RESOLVE_TIMEOUT = 10.0
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -48,6 +52,8 @@ def parse_url(url: str) -> httpx.URL:
     """The URL parsed, or ``AddressRefused`` naming what is wrong with it."""
     if not isinstance(url, str):
         raise AddressRefused("the URL is not a string")
+    if len(url) > MAX_URL_CHARS:
+        raise AddressRefused(f"the URL is longer than {MAX_URL_CHARS} characters")
     try:
         url.encode("utf-8")
         parsed = httpx.URL(url)
@@ -61,13 +67,17 @@ def parse_url(url: str) -> httpx.URL:
 
 
 async def check_target(
-    url: str, resolver: Resolver, allow_private: bool, allowed: Sequence[IPNetwork] = ()
+    url: str,
+    resolver: Resolver,
+    allow_private: bool,
+    allowed: Sequence[IPNetwork] = (),
+    timeout: float = RESOLVE_TIMEOUT,
 ) -> Target:
-    """Parse, resolve and check ``url``; raises ``AddressRefused`` with the reason."""
+    """Parse, resolve (within ``timeout`` s) and check ``url``; ``AddressRefused`` says why not."""
     parsed = parse_url(url)
     host = parsed.raw_host.decode("ascii")
     literal = ip_literal(host)
-    addresses = [literal] if literal else await _resolve(host, resolver)
+    addresses = [literal] if literal else await _resolve(host, resolver, timeout)
     for address in addresses:
         refusal = address_refusal(address, allow_private, allowed)
         if refusal:
@@ -167,12 +177,40 @@ def _kind(address: IPAddress) -> str:
     return "special-purpose"
 
 
-async def _resolve(host: str, resolver: Resolver) -> list[IPAddress]:
+async def _resolve(host: str, resolver: Resolver, timeout: float) -> list[IPAddress]:
     try:
-        names = await asyncio.to_thread(resolver, host)
+        async with asyncio.timeout(timeout):
+            names = await _off_loop(resolver, host)
         addresses = [ipaddress.ip_address(str(name).split("%")[0]) for name in names]
-    except (OSError, UnicodeError, ValueError) as error:
+    except TimeoutError:
+        raise AddressRefused(f"cannot resolve {host} within {timeout:g} s") from None
+    except (OSError, UnicodeError, ValueError, TypeError) as error:
         raise AddressRefused(f"cannot resolve {host}: {error}") from None
     if not addresses:
         raise AddressRefused(f"{host} resolves to no address")
     return addresses
+
+
+async def _off_loop(resolver: Resolver, host: str) -> Sequence[str]:
+    """Run ``resolver`` in a daemon thread, so a stalled lookup never holds up the loop's end."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[Sequence[str]] = loop.create_future()
+
+    def settle(result: Sequence[str], error: BaseException | None) -> None:
+        if answer.done():
+            return
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(result)
+
+    def work() -> None:
+        try:
+            outcome: tuple[Sequence[str], BaseException | None] = (resolver(host), None)
+        except Exception as error:
+            outcome = ((), error)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=work, name=f"resolve {host}", daemon=True).start()
+    return await answer

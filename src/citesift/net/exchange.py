@@ -49,13 +49,14 @@ class _TooLarge(Exception):
     pass
 
 
-def new_transport() -> httpx.AsyncHTTPTransport:
-    """A transport of our own: verifying TLS, no proxy taken from the environment.
+def new_transport(tls: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:
+    """A transport of our own: verifying TLS (certifi's roots unless ``tls`` is given), no
+    proxy taken from the environment (a proxy would connect to an address we never checked).
 
     Made before the limiter admits the request, so that its one-off costs (imports, TLS
     roots) fall before the start is stamped, not between the stamp and the send.
     """
-    return httpx.AsyncHTTPTransport(verify=tls_context(), trust_env=False)
+    return httpx.AsyncHTTPTransport(verify=tls or tls_context(), trust_env=False)
 
 
 async def exchange(

@@ -72,7 +72,7 @@ async def _hop(
 ) -> Snapshot | Skipped | Limited | Redirect:
     try:
         target = await check_target(
-            url, policy.resolver, policy.allow_private, policy.allow_networks
+            url, policy.resolver, policy.allow_private, policy.allow_networks, policy.deadline
         )
     except AddressRefused as refusal:
         return Skipped(None, str(refusal))
@@ -81,7 +81,7 @@ async def _hop(
         refusal = await _robots_refusal(target, policy, limiter)
         if refusal is not None:
             return refusal
-    transport = new_transport()
+    transport = new_transport(policy.tls)
     try:
         send = lambda: exchange(target, policy, limiter, transport)  # noqa: E731
         return await limiter.run(send, _guarded(on_send))

@@ -8,6 +8,7 @@ or clamped, never trusted.
 from __future__ import annotations
 
 import math
+import ssl
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,6 +47,7 @@ class FetchPolicy:
     save: bool = False  # keep every Snapshot in ``store``
     store: SQLiteStore | None = field(default=None, compare=False)
     resolver: Resolver = field(default=system_resolver, compare=False)
+    tls: ssl.SSLContext | None = field(default=None, compare=False)  # None: certifi's roots
     limiters: LimiterRegistry = field(default=LIMITERS, compare=False)
     robots_cache: RobotsCache = field(default=ROBOTS, compare=False)
 
