@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
 from citesift.model import ReadOutcome, SearchOutcome, SourceHit
-
-OnSend = Callable[[], Awaitable[None] | None]
-"""Called once a request is admitted, just before it is sent; raising refuses it."""
+from citesift.net.limiter import OnSend
 
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
