@@ -36,7 +36,6 @@ _RAW_TEXT = re.compile(
 )
 _COMMENT = re.compile(r"<!--[^-]*+(?:-(?!->)[^-]*+)*+-->")
 _TAG = re.compile(r"<[^>]*>")
-_NOT_NEWLINE = re.compile(r"[^\n]")
 ENTITIES = {
     "&amp;": "&",
     "&lt;": "<",
@@ -61,7 +60,7 @@ def _blank(match: re.Match[str]) -> str:
     markup = match.group()
     if "\n" not in markup:
         return " " * len(markup)
-    return _NOT_NEWLINE.sub(" ", markup)
+    return "\n".join(" " * len(line) for line in markup.split("\n"))
 
 
 def _blank_delimited(text: str, pattern: re.Pattern[str], close: str) -> str:
