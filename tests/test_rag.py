@@ -210,3 +210,19 @@ def test_passages_keep_their_fragment_links(tmp_path) -> None:
     [hit] = rag.search("moon oceans")
     assert hit.metadata["fragment_url"].endswith("#:~:text=The%20Moon")
     assert hit.metadata["source_start"] == 17 and hit.metadata["url"] == passage.url
+
+
+@pytest.mark.timeout(120)
+def test_create_rag_with_no_arguments_works_offline(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("CITESIFT_HOME", str(tmp_path / "home"))
+    rag = create_rag()
+    rag.ingest(
+        [
+            {"id": "tides", "content": "The Moon's gravity raises two ocean tides a day."},
+            {"id": "bread", "content": "Yeast makes bread dough rise in a warm kitchen."},
+        ]
+    )
+    hits = rag.search("why does the sea go up and down", top_k=1)
+    assert hits[0].metadata["document_id"] == "tides"
+    assert (tmp_path / "home" / "citesift.db").is_file()
+    assert rag.store.stats()["embedded"] == {rag.embedder.name: 2}
