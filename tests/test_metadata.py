@@ -182,6 +182,7 @@ def test_an_anchor_with_rel_license_states_the_licence() -> None:
 def test_a_page_stating_nothing_has_empty_metadata() -> None:
     assert extract_metadata("") == PageMetadata()
     assert extract_metadata("\x00\ud800 binary \udfff garbage") == PageMetadata()
+    assert extract_metadata("<title>Caf\ud800 \x00</title>").title == "Caf\ufffd \ufffd"
 
 
 @pytest.mark.timeout(30)

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from citesift.extract.dates import parse_date_ms
+from citesift.extract.html import sanitise
 from citesift.extract.jsonld import first_text, jsonld_nodes, types
 from citesift.extract.licences import licence_from_url, licence_named
 from citesift.extract.pagetags import PageTags, read_page_tags
@@ -55,7 +56,7 @@ class PageMetadata:
 
 def extract_metadata(html: str, url: str | None = None) -> PageMetadata:
     """The metadata ``html`` states; relative links resolve against ``url``."""
-    tags = read_page_tags(html[:META_SCAN_CHARS])
+    tags = read_page_tags(sanitise(html[:META_SCAN_CHARS]))
     metas = _meta_contents(tags)
     links = _link_contents(tags)
     nodes = jsonld_nodes(tags.jsonld)
