@@ -20,6 +20,7 @@ from citesift.sources import (
     WikipediaSourceProvider,
     article_url,
 )
+from citesift.store import SQLiteStore
 from wikipedia_server import SEARCH_PATH, Answer, WikipediaStandIn
 
 IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
@@ -385,3 +386,17 @@ def test_absurd_limits_fall_back_to_the_defaults(stand_in: WikipediaStandIn, abs
     assert isinstance(source.search_sync("Rust programming language"), Hits)
     outcome = source.read_sync(SourceHit("Dog", "Dog"))
     assert isinstance(outcome, Document) and not outcome.document.truncated
+
+
+def test_a_stored_read_replays_offline(stand_in: WikipediaStandIn, tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "citesift.db")
+    hit = SourceHit("Dog", "Dog")
+    live = WikipediaSourceProvider(
+        IDENTITY, stand_in.origin, allow_private=True, limiters=LimiterRegistry(), store=store
+    ).read_sync(hit)
+    replay = WikipediaSourceProvider(
+        IDENTITY, stand_in.origin, allow_private=True, store=store, offline=True
+    ).read_sync(hit)
+    assert isinstance(live, Document) and isinstance(replay, Document)
+    assert replay.document == live.document
+    assert len(stand_in.requests) == 1

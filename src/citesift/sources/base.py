@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from citesift.model import ReadOutcome, SearchOutcome, SourceHit
 from citesift.net.limiter import OnSend
+from citesift.store import SQLiteStore
 
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
@@ -67,3 +68,8 @@ def sane_budget(value: object) -> int:
     if not math.isfinite(number) or number <= 0:
         return TEXT_BUDGET
     return int(min(number, MAX_TEXT_BUDGET))
+
+
+def keeping(store: SQLiteStore | None, offline: bool) -> dict[str, object]:
+    """Fetch-policy fields for a store: save every snapshot to it, or (offline) answer from it."""
+    return {"store": store, "save": store is not None and not offline, "offline": offline}

@@ -28,7 +28,15 @@ from citesift.model import (
 from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
 from citesift.sources.addresses import carriable
-from citesift.sources.base import DEFAULT_LIMIT, TEXT_BUDGET, BlockingCalls, OnSend, sane_budget
+from citesift.sources.base import (
+    DEFAULT_LIMIT,
+    TEXT_BUDGET,
+    BlockingCalls,
+    OnSend,
+    keeping,
+    sane_budget,
+)
+from citesift.store import SQLiteStore
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -58,6 +66,8 @@ class WebPageSource(BlockingCalls):
         allow_private: bool = False,
         robots: bool = True,
         limiters: LimiterRegistry = LIMITERS,
+        store: SQLiteStore | None = None,
+        offline: bool = False,
     ) -> None:
         if mode not in ("page", "article"):
             raise ValueError(f"mode must be 'page' or 'article', not {mode!r}")
@@ -70,6 +80,7 @@ class WebPageSource(BlockingCalls):
             allow_private=allow_private,
             robots=robots,
             limiters=limiters,
+            **keeping(store, offline),
         ).with_(max_redirects=limits.max_redirects)
         self.text_budget = sane_budget(limits.text_budget)
 

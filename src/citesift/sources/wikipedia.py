@@ -35,10 +35,12 @@ from citesift.sources.base import (
     TEXT_BUDGET,
     BlockingCalls,
     OnSend,
+    keeping,
     sane_budget,
     sane_limit,
 )
 from citesift.sources.excerpts import plain_excerpt
+from citesift.store import SQLiteStore
 
 DEFAULT_ORIGIN = "https://en.wikipedia.org"
 SEARCH_PATH = "/w/rest.php/v1/search/page"
@@ -76,12 +78,16 @@ class WikipediaSourceProvider(BlockingCalls):
         *,
         allow_private: bool = False,
         limiters: LimiterRegistry = LIMITERS,
+        store: SQLiteStore | None = None,
+        offline: bool = False,
     ) -> None:
         if "{key}" not in page_path or not page_path.startswith("/"):
             raise ValueError("page_path must start with / and hold {key}")
         self.origin = origin.rstrip("/")
         self.page_path = page_path
-        base = FetchPolicy.for_wikipedia(identity, allow_private=allow_private, limiters=limiters)
+        base = FetchPolicy.for_wikipedia(
+            identity, allow_private=allow_private, limiters=limiters, **keeping(store, offline)
+        )
         self.search_policy = base.with_(
             deadline=limits.deadline,
             max_body_bytes=limits.search_max_bytes,
