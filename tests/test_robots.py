@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from citesift.model import Skipped, Snapshot
-from citesift.net import LimiterRegistry, ManualClock, RobotsCache, fetch_sync
+from citesift.net import LimiterRegistry, ManualClock, RobotsCache, fetch, fetch_sync
 from servers import MisbehavingServer, Query, Request, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -119,3 +120,18 @@ def test_robots_can_be_switched_off_per_policy(server: MisbehavingServer) -> Non
     server.robots = (200, "User-agent: *\nDisallow: /\n")
     assert isinstance(fetch_sync(server.url("/ok"), loopback_policy(robots=False)), Snapshot)
     assert server.hits("/robots.txt") == 0
+
+
+def test_concurrent_fetches_to_a_new_host_share_one_robots_txt_fetch(
+    server: MisbehavingServer,
+) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    chosen = polite()
+
+    async def scenario() -> list[object]:
+        urls = [server.url(f"/ok?n={n}") for n in range(3)] + [server.url("/private")]
+        return list(await asyncio.gather(*(fetch(url, chosen) for url in urls)))
+
+    outcomes = asyncio.run(scenario())
+    assert [type(outcome).__name__ for outcome in outcomes] == ["Snapshot"] * 3 + ["Skipped"]
+    assert server.hits("/robots.txt") == 1

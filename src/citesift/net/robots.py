@@ -8,6 +8,7 @@ reported so the caller can slow the host's limiter.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ ROBOTS_MAX_BYTES = 512_000  # RFC 9309: parse at least the first 500 KiB
 ROBOTS_REDIRECTS = 5
 
 RobotsFetcher = Callable[[str], Awaitable[FetchOutcome]]
+_Pending = asyncio.Future["RobotsRules | Limited"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,11 @@ class RobotsRules:
             return None if self.parser.can_fetch(url, agent) else "disallowed by robots.txt"
         return None if self.allow_all else self.reason
 
+    @property
+    def unreachable(self) -> bool:
+        """The file could not be had for now (so the rules are kept only briefly)."""
+        return self.parser is None and not self.allow_all
+
     def crawl_delay(self, agent: str) -> float | None:
         """The Crawl-delay for ``agent`` in seconds, when the file sets one."""
         return self.parser.crawl_delay(agent) if self.parser is not None else None
@@ -55,32 +62,64 @@ class RobotsCache:
         self.retry_ms = retry * 1000
         self.clock = clock
         self._rules: dict[str, tuple[RobotsRules, float]] = {}
+        self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
 
     async def rules_for(self, url: httpx.URL, fetch_robots: RobotsFetcher) -> RobotsRules | Limited:
         """The rules of ``url``'s origin, fetched through ``fetch_robots`` when not cached.
 
-        A fetch the limiter refused is answered as it is and not cached.
+        Concurrent callers on one event loop share one fetch. A fetch the limiter refused
+        is answered as it is and not cached.
         """
         origin = robots_url(url)
-        now = self.clock.now_ms()
+        while True:
+            found = self._lookup(origin)
+            if isinstance(found, RobotsRules):
+                return found
+            answer, ours = found
+            if ours:
+                return await self._fetch(origin, fetch_robots, answer)
+            await asyncio.wait({answer})
+            if not answer.cancelled():
+                return answer.result()
+
+    def _lookup(self, origin: str) -> RobotsRules | tuple[_Pending, bool]:
+        """The cached rules, or a fetch in flight on this loop, or a new one for us to make."""
+        loop = asyncio.get_running_loop()
         with self._lock:
             cached = self._rules.get(origin)
-        if cached and cached[1] > now:
-            return cached[0]
-        outcome = await fetch_robots(origin)
-        if isinstance(outcome, Limited):
-            return outcome
-        rules = read_robots(outcome)
-        lifetime = self.ttl_ms if rules.parser is not None or rules.allow_all else self.retry_ms
+            if cached and cached[1] > self.clock.now_ms():
+                return cached[0]
+            pending = self._pending.get(origin)
+            if pending is not None and not pending.done() and pending.get_loop() is loop:
+                return pending, False
+            mine: _Pending = loop.create_future()
+            self._pending[origin] = mine
+            return mine, True
+
+    async def _fetch(
+        self, origin: str, fetch_robots: RobotsFetcher, mine: _Pending
+    ) -> RobotsRules | Limited:
+        try:
+            outcome = await fetch_robots(origin)
+        except BaseException:
+            mine.cancel()  # waiters try again themselves
+            raise
+        answer = outcome if isinstance(outcome, Limited) else read_robots(outcome)
         with self._lock:
-            self._rules[origin] = (rules, self.clock.now_ms() + lifetime)
-        return rules
+            if isinstance(answer, RobotsRules):
+                lifetime = self.retry_ms if answer.unreachable else self.ttl_ms
+                self._rules[origin] = (answer, self.clock.now_ms() + lifetime)
+            if self._pending.get(origin) is mine:
+                del self._pending[origin]
+        mine.set_result(answer)
+        return answer
 
     def forget(self) -> None:
         """Drop every cached file."""
         with self._lock:
             self._rules.clear()
+            self._pending.clear()
 
 
 def robots_url(url: httpx.URL) -> str:
