@@ -7,7 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
 from citesift.extract.source import source_text
 from citesift.model import Licence, Snapshot
@@ -174,6 +177,23 @@ def test_deep_nesting_and_a_50_mb_page_are_read_in_bounded_time() -> None:
     document = extract_document(huge.encode(), budget=10_000)
     assert len(huge) > 50_000_000 and document.truncated
     assert time.perf_counter() - started < 30
+
+
+_MARKUP = (b"<p>", b"</p>", b"<td>", b"<h2>", b"</h2>", b"<table>", b"<li>", b"<script>")
+_BYTES = st.lists(
+    st.one_of(st.binary(max_size=12), st.sampled_from([*_MARKUP, b"&amp;", b"\xc3\xa9", b" w "])),
+    max_size=60,
+).map(b"".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_BYTES, st.sampled_from(["article", "page"]))
+def test_any_bytes_give_a_document_whose_blocks_are_in_the_source(body: bytes, mode: str) -> None:
+    document = extract_document(body, mode=mode)  # type: ignore[arg-type]
+    html = decode_html(body)[0]
+    for block in document.blocks:
+        shown = source_text(html, block.source_start, block.source_end, mode)  # type: ignore[arg-type]
+        assert block.text in shown
 
 
 def test_parsoid_pages_read_with_title_language_and_exact_spans(

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citesift.extract.dates import parse_date_ms
 from citesift.extract.licences import licence_from_url, licence_named
@@ -234,3 +236,48 @@ def test_parsoid_pages_give_their_title_and_language(wikipedia_fixtures: Path) -
     page = (wikipedia_fixtures / "pages" / "Dog.html").read_text(encoding="utf-8")
     meta = extract_metadata(page, "https://en.wikipedia.org/wiki/Dog")
     assert (meta.title, meta.language) == ("Dog", "en")
+
+
+_PIECE = st.sampled_from(
+    [
+        "<html lang=",
+        "<meta ",
+        'name="description" ',
+        'property="og:title" ',
+        "content=",
+        '"x"',
+        "<title>",
+        "</title>",
+        "<h1>",
+        "</h1>",
+        "<!--",
+        "-->",
+        "<script ",
+        'type="application/ld+json">',
+        "</script>",
+        '{"@graph":[',
+        "]}",
+        '"publisher":',
+        '"datePublished":"2024-01-01"',
+        "<link rel=canonical href=",
+        "<time datetime=",
+        "<a rel=license href=",
+        ">",
+        "<",
+        "&amp;",
+        "\x00",
+        "\ud800",
+        " ",
+        "|",
+        "é",
+    ]
+)
+
+
+@given(st.lists(_PIECE, max_size=40).map("".join), st.sampled_from([None, "https://a.example/"]))
+def test_any_markup_gives_metadata_of_the_stated_types(html: str, url: str | None) -> None:
+    meta = extract_metadata(html, url)
+    for value in (meta.title, meta.language, meta.canonical_url, meta.description, meta.publisher):
+        assert value is None or (isinstance(value, str) and value.encode("utf-8"))
+    assert meta.page_date is None or isinstance(meta.page_date, int)
+    assert meta.licence is None or isinstance(meta.licence, Licence)
