@@ -30,6 +30,10 @@ def test_minilm_follows_the_embedder_protocol(minilm: MiniLMEmbedder) -> None:
     assert "MiniLM" in minilm.name and str(DIM) in minilm.name
 
 
+def test_a_shorter_token_limit_is_part_of_the_name(minilm: MiniLMEmbedder) -> None:
+    assert MiniLMEmbedder(threads=1, max_tokens=128).name == minilm.name + "/max128"
+
+
 def test_default_embedder_is_minilm() -> None:
     assert isinstance(default_embedder(), MiniLMEmbedder)
 

@@ -33,7 +33,6 @@ class ModelFileError(RuntimeError):
 class MiniLMEmbedder:
     """Mean-pooled, L2-normalised all-MiniLM-L6-v2 sentence vectors (384 dims)."""
 
-    name = f"{MODEL_NAME}/{DIM}"
     dim = DIM
 
     def __init__(
@@ -46,6 +45,8 @@ class MiniLMEmbedder:
     ) -> None:
         self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
         self.max_tokens = bounded_int(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
+        cut = "" if self.max_tokens == MAX_TOKENS else f"/max{self.max_tokens}"
+        self.name = f"{MODEL_NAME}/{DIM}{cut}"  # a shorter cut gives other vectors
         cores = os.cpu_count() or 1
         self.threads = bounded_int(threads, 1, cores, cores)
         self.progress = progress
