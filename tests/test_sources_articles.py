@@ -113,3 +113,24 @@ def test_the_rust_lead_is_the_first_passage(
     first = citation_sources(document)[0]
     assert first.content == "Rust is a general-purpose programming language."
     assert (first.block, first.start, first.revision) == (0, 0, "1318205510")
+
+
+@pytest.mark.timeout(60)
+def test_old_parsoid_output_gives_clean_passages(stand_in: WikipediaStandIn) -> None:
+    """The 2016 Bill Clinton revision marks references the old way (``span.reference``)."""
+    source = WikipediaSourceProvider(
+        IDENTITY,
+        stand_in.origin,
+        "/w/rest.php/v1/revision/{key}/html",
+        allow_private=True,
+        limiters=LimiterRegistry(),
+    )
+    outcome = source.read_sync(SourceHit("741194725", "Bill Clinton"))
+    assert isinstance(outcome, Document) and outcome.document.revision == "741194725"
+    page = Path(stand_in.fixtures, "revisions", "Bill_Clinton", "741194725.html").read_text("utf-8")
+    passages = citation_sources(outcome.document)
+    assert passages[0].content.startswith('William Jefferson "Bill" Clinton (born')
+    for passage in passages:
+        assert not MARKER.search(passage.content), passage.content
+        shown = source_text(page, passage.source_start, passage.source_end, "article")
+        assert normalise(passage.content).strip() in shown
