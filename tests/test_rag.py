@@ -226,3 +226,19 @@ def test_create_rag_with_no_arguments_works_offline(tmp_path, monkeypatch) -> No
     assert hits[0].metadata["document_id"] == "tides"
     assert (tmp_path / "home" / "citesift.db").is_file()
     assert rag.store.stats()["embedded"] == {rag.embedder.name: 2}
+
+
+@pytest.mark.timeout(60)
+def test_concurrent_ingest_and_search_from_threads(tmp_path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db")
+
+    def work(n: int) -> int:
+        rag.ingest([{"id": f"d{n}", "content": f"thread document {n} about rivers"}])
+        return len(rag.search("rivers thread", top_k=50))
+
+    with ThreadPoolExecutor(8) as pool:
+        counts = list(pool.map(work, range(40)))
+    assert all(c >= 1 for c in counts)
+    assert len(rag.search("rivers", top_k=100)) == 40

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -44,34 +45,44 @@ class LocalStore:
         self._vectors: dict[str, VectorIndex] = {}
         self._allowed_ids: dict[str, frozenset[str]] = {}
         self._masks: dict[str, np.ndarray] = {}
+        self._lock = threading.RLock()
         self._remember(list(self.table.all()))
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
-        self.table.replace(document_ids, chunks)
-        self._forget(document_ids)
-        self._remember(chunks)
+        with self._lock:
+            self.table.replace(document_ids, chunks)
+            self._forget(document_ids)
+            self._remember(chunks)
 
     def delete(self, document_ids: Sequence[str]) -> None:
         """Drop every chunk of these documents."""
-        self.table.delete(document_ids)
-        self._forget(document_ids)
+        with self._lock:
+            self.table.delete(document_ids)
+            self._forget(document_ids)
 
     def missing_vectors(self, embedder: str) -> list[StoredChunk]:
         """Chunks with no vector from ``embedder`` (to embed before a dense search)."""
-        return [c for c in self.chunks.values() if c.embedder != embedder]
+        with self._lock:
+            return [c for c in self.chunks.values() if c.embedder != embedder]
 
     def set_vectors(
         self, chunks: Sequence[StoredChunk], embedder: str, vectors: np.ndarray
     ) -> None:
         """Store and index vectors of ``embedder`` for these chunks."""
-        self.table.set_vectors([c.id for c in chunks], embedder, vectors)
-        for chunk, vector in zip(chunks, vectors, strict=True):
-            self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
-        self._index_vectors(embedder, [c.id for c in chunks], vectors)
+        with self._lock:
+            self.table.set_vectors([c.id for c in chunks], embedder, vectors)
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
+            self._index_vectors(embedder, [c.id for c in chunks], vectors)
 
     def search(self, query: Query) -> list[Hit]:
-        """The best chunks for ``query`` by its mode, restricted by its filter."""
+        """The best chunks for ``query`` by its mode, restricted by its filter (one search at
+        a time: the indexes and the stemmer are not safe to share between threads)."""
+        with self._lock:
+            return self._search(query)
+
+    def _search(self, query: Query) -> list[Hit]:
         if query.mode == "bm25" or query.vector is None:
             return self._lexical(query, query.top_k)
         if query.mode == "dense":
