@@ -400,3 +400,21 @@ def test_a_stored_read_replays_offline(stand_in: WikipediaStandIn, tmp_path: Pat
     assert isinstance(live, Document) and isinstance(replay, Document)
     assert replay.document == live.document
     assert len(stand_in.requests) == 1
+
+
+@pytest.mark.timeout(10)
+def test_the_callers_cancellation_propagates(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer(
+        SEARCH_PATH, Answer(200, {"Content-Type": "application/json"}, b"{}", delay=2.0)
+    )
+
+    async def cancelled() -> None:
+        task = asyncio.create_task(provider(stand_in).search("slow"))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await task
+
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(cancelled())
+    assert time.monotonic() - started < 1.5
