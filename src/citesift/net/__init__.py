@@ -10,13 +10,20 @@ The public surface::
 - ``ClientIdentity(name, version, contact)``: ``.user_agent`` is ``name/version (contact)``;
   an empty contact or a browser-like agent is refused (``IdentityError``).
 - ``FetchPolicy``: a frozen options object (deadline, byte caps, redirects, addresses,
-  robots.txt, offline replay, store, resolver seam, limiter registry); absurd values are
-  sanitised.
+  robots.txt, offline replay, store, resolver seam, TLS roots, limiter registry, robots
+  cache); absurd values are sanitised. ``error_pages=True`` keeps a 4xx/5xx answer as a
+  ``Snapshot`` (429/503 and 3xx never are); ``save=True`` keeps every snapshot in ``store``.
 - ``fetch(url, policy, on_send=None)``: ``Skipped.status`` is the HTTP status when an answer
   arrived (404, 429, 200 for a body over the cap, 3xx for a redirect not followed) and None
   for a refused URL or address, robots.txt, a transport error or the deadline. A 429/503
   blocks the host in its limiter per Retry-After. ``Limited(reason)``: the limiter refused
   (``blocked``, ``minute``, ``wait``) or ``on_send`` did (``caller``); nothing was sent.
+  ``on_send`` runs before every request sent for the caller (each redirect hop), not for
+  robots.txt. The deadline bounds each hop (DNS, then send to last body byte).
+- Addresses: the host is resolved once (``policy.resolver``), every address checked, and
+  the request connects to the checked address with the name in Host and TLS SNI (the
+  certificate is verified against the name), so DNS cannot be swapped after the check.
+  Proxies from the environment are ignored for the same reason.
 - ``SourceLimiter`` / ``LimiterRefused`` / ``retry_after_ms`` / ``limiter_for(host)``: the
   per-host politeness rules; one limiter per host per registry (``LIMITERS`` by default).
   ``LimiterRegistry(budget=StoreBudget(store))`` shares spacing, the minute budget and
