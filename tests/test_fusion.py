@@ -7,6 +7,8 @@ import sys
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
 from citesift.index.hybrid import HybridRetriever
@@ -190,3 +192,25 @@ def test_retrieve_takes_the_last_user_message() -> None:
     ]
     RerankedRetriever(base).retrieve(messages=messages)
     assert base.calls[0]["query"] == "solar?"
+
+
+scores_lists = st.lists(
+    st.tuples(st.sampled_from("abcdef"), st.floats(allow_nan=True, allow_infinity=True)),
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vector=scores_lists,
+    keyword=scores_lists,
+    weights=st.tuples(st.floats(allow_nan=True), st.floats(allow_nan=True)),
+)
+def test_weighted_fusion_is_always_finite_sorted_and_bounded(
+    vector: list[tuple[str, float]], keyword: list[tuple[str, float]], weights: tuple[float, float]
+) -> None:
+    out = weighted_fusion(hits(*vector), hits(*keyword), *weights)
+    values = [h.score for h in out]
+    assert all(math.isfinite(v) and -1e-9 <= v <= 1 + 1e-9 for v in values)  # type: ignore[arg-type]
+    assert values == sorted(values, reverse=True)  # type: ignore[type-var]
+    assert len({h.id for h in out}) == len(out) == len({i for i, _ in vector + keyword})
