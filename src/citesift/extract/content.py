@@ -12,19 +12,21 @@ from itertools import accumulate
 
 from citesift.extract.walk import Candidate, Scan
 
+PROSE_KINDS = frozenset(("paragraph", "quote", "code"))  # list items and cells only follow
 LINK_DENSITY_MAX = 0.5  # above this share of link text a block is navigation
 PROSE_MIN_CHARS = 40  # shorter blocks neither help nor hurt an element's score
 SHORT_LINKY_CHARS = 80  # a short block that is mostly links
 MIN_ARTICLE_SCORE = 200  # below this no element stands out: keep every candidate
+NAMED_PROSE_SHARE = 0.5  # a furniture-named element holding this share of the prose is content
+TABLE_PROSE_CHARS = 100  # a table cell this long reads as prose, not data
+TABLE_PROSE_SHARE = 0.5  # a table with less of its text in prose cells holds data
 
 
 def block_score(cand: Candidate) -> int:
     """How much a block says "article prose here" (negative for link lists)."""
-    if cand.kind == "heading":
-        return 0
     if cand.link > cand.size * LINK_DENSITY_MAX:
         return -cand.size
-    if cand.size < PROSE_MIN_CHARS:
+    if cand.kind not in PROSE_KINDS or cand.size < PROSE_MIN_CHARS:
         return 0
     return cand.size - cand.link
 
@@ -47,8 +49,52 @@ def is_navigation(cand: Candidate) -> bool:
     return cand.link > cand.size * LINK_DENSITY_MAX and cand.size < SHORT_LINKY_CHARS * 4
 
 
-def select(scan: Scan) -> list[int]:
+def holds_data(cands: list[Candidate]) -> bool:
+    """Whether a table's blocks are data cells rather than prose laid out in a table."""
+    total = sum(c.size for c in cands)
+    prose = sum(c.size for c in cands if c.size >= TABLE_PROSE_CHARS)
+    return prose < total * TABLE_PROSE_SHARE
+
+
+def data_table_blocks(scan: Scan) -> set[int]:
+    """Indices of the candidates that sit in tables of data.
+
+    Tables are not prose: inside an article they belong to it (the results or figures the
+    story discusses), but where no article stands out a table of data is left out.
+    """
+    found: set[int] = set()
+    for start, end in scan.tables:
+        if holds_data(scan.candidates[start:end]):
+            found.update(range(start, end))
+    return found
+
+
+def prose(cands: list[Candidate]) -> int:
+    """The prose characters of some blocks (what ``block_score`` counts for them)."""
+    return sum(max(0, block_score(c)) for c in cands)
+
+
+def named_furniture_blocks(scan: Scan, start: int, end: int) -> set[int]:
+    """Indices of the blocks in start..end inside elements whose class or id names furniture.
+
+    A name is only a hint: an element named like furniture that holds most of the article's
+    prose (``class="article-header"`` around the story) is kept.
+    """
+    whole = prose(scan.candidates[start:end])
+    found: set[int] = set()
+    for first, stop in scan.named:
+        inside = start <= first and stop <= end
+        if inside and prose(scan.candidates[first:stop]) < whole * NAMED_PROSE_SHARE:
+            found.update(range(first, stop))
+    return found
+
+
+def select(scan: Scan, data_tables: bool, furniture: bool = True) -> list[int]:
     """Indices of the candidates that make the article, in reading order."""
-    found = best_range(scan)
+    found = best_range(scan) if furniture else None
     start, end = found if found else (0, len(scan.candidates))
-    return [i for i in range(start, end) if not is_navigation(scan.candidates[i])]
+    left_out = data_table_blocks(scan) if data_tables and found is None else set()
+    if furniture:
+        left_out |= named_furniture_blocks(scan, start, end)
+    cands = scan.candidates
+    return [i for i in range(start, end) if i not in left_out and not is_navigation(cands[i])]

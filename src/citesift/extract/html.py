@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from citesift.extract import content, walk
+from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.textmap import build
 from citesift.model import Block
@@ -25,8 +25,9 @@ DEFAULT_BUDGET = 300_000
 SCAN_BUDGETS = 4  # article mode reads up to this many budgets of text before choosing
 MIN_ARTICLE_CHARS = 250  # an article shorter than this retries without class/id furniture rules
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
-_PARSOID = re.compile(r"mediawiki\.org/rdf/|typeof=\"mw:|class=\"mw-parser-output")
-_PARSOID_SCAN = 20_000
+_PARSOID = re.compile(r"mediawiki\.org/rdf/|typeof=\"mw:")
+_MEDIAWIKI_MARKS = ("mw-parser-output", "mw-editsection", "mw-references", "hatnote", "navbox")
+_MARKUP_SCAN = 200_000
 _MODES = ("article", "page")
 
 
@@ -53,21 +54,27 @@ def _check(mode: str, budget: int) -> None:
 
 def is_parsoid(html: str) -> bool:
     """Whether the page is MediaWiki Parsoid output (prose only, no page furniture)."""
-    return _PARSOID.search(html, 0, _PARSOID_SCAN) is not None
+    return _PARSOID.search(html, 0, _MARKUP_SCAN) is not None
+
+
+def is_mediawiki(html: str) -> bool:
+    """Whether the page or fragment carries MediaWiki's markup (Wikipedia rules apply)."""
+    head = html[:_MARKUP_SCAN]
+    return any(mark in head for mark in _MEDIAWIKI_MARKS)
 
 
 def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     """Scan the page and pick the candidates ``mode`` keeps."""
     parsoid = is_parsoid(html)
-    furniture = mode == "article" and not parsoid
-    scan = walk.scan(html, mode, limit, furniture, mode == "page" or not parsoid)
-    if not furniture:
+    policy = rules.policy(mode, parsoid or is_mediawiki(html), parsoid)
+    scan = walk.scan(html, policy, limit)
+    if mode == "page" or parsoid:
         return scan, list(range(len(scan.candidates)))
-    chosen = content.select(scan)
+    chosen = content.select(scan, policy.data_tables)
     if sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS:
         return scan, chosen
-    retry = walk.scan(html, mode, limit, False, True)
-    again = content.select(retry)
+    retry = walk.scan(html, rules.without_furniture(policy), limit)
+    again = content.select(retry, policy.data_tables, furniture=False)
     if sum(retry.candidates[i].size for i in again) > sum(scan.candidates[i].size for i in chosen):
         return retry, again
     return scan, chosen

@@ -7,6 +7,7 @@ character that is not a letter or digit, so ``post-sidebar`` yields ``post`` and
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Mode = Literal["article", "page"]
@@ -52,12 +53,11 @@ ALWAYS_DROPPED_TAGS = words(
     datalist textarea canvas audio video map
     """
 )
-# Dropped in article mode only (the Wikipedia/Parsoid rules: not the article's prose).
-ARTICLE_DROPPED_TAGS = words(
-    """
-    table figure figcaption blockquote pre
-    """
-)
+# Dropped in article mode on MediaWiki pages (the Wikipedia rules: not the article's prose).
+MEDIAWIKI_DROPPED_TAGS = words("table figure figcaption blockquote pre")
+# Dropped in article mode elsewhere: figures and their captions. Quotations and code stay
+# (they are often the article's own text); data tables are judged after the scan.
+ARTICLE_DROPPED_TAGS = words("figure figcaption")
 
 # Class tokens dropped in both modes: reference lists, navigation boxes, edit links,
 # maintenance tags, mathematics.
@@ -96,7 +96,7 @@ BOILERPLATE_TOKENS = words(
     nav navbar navigation menu submenu breadcrumb breadcrumbs header masthead footer sidebar
     aside widget widgets comment comments disqus respond reply cookie cookies consent gdpr
     banner ad ads advert adverts advertisement sponsor sponsored promo newsletter subscribe
-    subscription signup share sharing social sharebar socialshare related recommended
+    subscription signup share sharing sharebar socialshare related recommended
     popular trending taxonomy tags tagcloud pagination pager skip skiplink modal popup
     overlay outbrain taboola byline dateline author copyright legal disclaimer print toolbar
     """
@@ -105,9 +105,34 @@ BOILERPLATE_TOKENS = words(
 NEVER_BOILERPLATE_TAGS = frozenset(("html", "body", "main", "article", "p"))
 
 
-def dropped_tags(mode: Mode) -> frozenset[str]:
-    """The tags dropped with their content in ``mode``."""
-    return ALWAYS_DROPPED_TAGS | ARTICLE_DROPPED_TAGS if mode == "article" else ALWAYS_DROPPED_TAGS
+def dropped_tags(mode: Mode, mediawiki: bool = True) -> frozenset[str]:
+    """The tags dropped with their content in ``mode`` (on a MediaWiki page or not)."""
+    if mode == "page":
+        return ALWAYS_DROPPED_TAGS
+    return ALWAYS_DROPPED_TAGS | (MEDIAWIKI_DROPPED_TAGS if mediawiki else ARTICLE_DROPPED_TAGS)
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What one scan drops: the mode's rules and what is known about the page."""
+
+    mode: Mode
+    drop_tags: frozenset[str]
+    furniture: bool  # drop block-level page furniture (main-content detection)
+    hidden_blocks: bool  # drop hidden block-level elements (hidden inline ones always go)
+    data_tables: bool  # leave out tables that hold data rather than prose
+
+
+def policy(mode: Mode, mediawiki: bool, parsoid: bool) -> Policy:
+    """The rules for ``mode`` on a page that is MediaWiki output, or Parsoid output, or not."""
+    article = mode == "article"
+    return Policy(
+        mode=mode,
+        drop_tags=dropped_tags(mode, mediawiki or parsoid),
+        furniture=article and not parsoid,
+        hidden_blocks=not (article and parsoid),
+        data_tables=article and not (mediawiki or parsoid),
+    )
 
 
 def dropped_classes(mode: Mode) -> frozenset[str]:
@@ -115,3 +140,8 @@ def dropped_classes(mode: Mode) -> frozenset[str]:
     if mode == "article":
         return ALWAYS_DROPPED_CLASSES | ARTICLE_DROPPED_CLASSES
     return ALWAYS_DROPPED_CLASSES
+
+
+def without_furniture(rules: Policy) -> Policy:
+    """The same rules with main-content detection by tag, role, class and id turned off."""
+    return replace(rules, furniture=False)

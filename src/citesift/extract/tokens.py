@@ -69,13 +69,16 @@ def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
     return mode == "article" and attrs.get("role", "").lower() in rules.ARTICLE_DROPPED_ROLES
 
 
-def is_boilerplate(tag: str, attrs: dict[str, str]) -> bool:
-    """Whether a block-level element is page furniture by its tag, role, class or id."""
-    if tag in rules.NEVER_BOILERPLATE_TAGS:
+def is_furniture(tag: str, attrs: dict[str, str]) -> bool:
+    """Whether a block-level element is page furniture by its tag or its ARIA role."""
+    return tag in rules.BOILERPLATE_TAGS or (
+        bool(attrs) and attrs.get("role", "").lower() in rules.BOILERPLATE_ROLES
+    )
+
+
+def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
+    """Whether a block-level element's class or id names page furniture (a hint only)."""
+    if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
         return False
-    if tag in rules.BOILERPLATE_TAGS:
-        return True
-    if attrs.get("role", "").lower() in rules.BOILERPLATE_ROLES:
-        return True
     names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
     return not rules.BOILERPLATE_TOKENS.isdisjoint(_TOKEN_SPLIT.split(names))

@@ -17,8 +17,9 @@ from citesift.extract.tokens import (
     RAW_TEXT_ENDS,
     TOKEN,
     attributes,
-    is_boilerplate,
+    has_furniture_name,
     is_dropped,
+    is_furniture,
     is_hidden,
     raw_text_end,
 )
@@ -59,6 +60,8 @@ class Scan:
 
     candidates: list[Candidate] = field(default_factory=list)
     containers: list[tuple[int, int]] = field(default_factory=list)
+    tables: list[tuple[int, int]] = field(default_factory=list)
+    named: list[tuple[int, int]] = field(default_factory=list)
     title: str = ""
     stopped: bool = False
 
@@ -92,20 +95,18 @@ def _element_kind(tag: str, attrs: dict[str, str], parent: str, mode: rules.Mode
     return rules.KIND_BY_TAG.get(tag, parent)
 
 
-def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks: bool) -> Scan:
-    """Walk ``html`` once; stop once about ``limit`` characters of text were kept.
-
-    ``furniture`` drops block-level page furniture (main-content detection);
-    ``hidden_blocks`` drops hidden block-level elements too (hidden inline ones always go).
-    """
+def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
+    """Walk ``html`` once under ``policy``; stop once about ``limit`` characters were kept."""
     out = Scan()
-    cands, containers = out.candidates, out.containers
-    drop_tags = rules.dropped_tags(mode)
+    mode, drop_tags = policy.mode, policy.drop_tags
+    furniture, hidden_blocks = policy.furniture, policy.hidden_blocks
+    cands, containers, tables = out.candidates, out.containers, out.tables
     block_tags, void_tags = rules.BLOCK_TAGS, rules.VOID_TAGS
     tags: list[str] = []
     kinds: list[str] = []
     opened: list[int] = []
     counts: dict[str, int] = {}
+    named: list[tuple[int, int]] = []  # (stack index, first candidate) of furniture-named
     pieces: list[tuple[int, int]] = []
     size = link = total = drop_depth = last = 0
 
@@ -126,12 +127,16 @@ def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks
             if tag in block_tags and not drop_depth:
                 flush()
                 containers.append((opened[-1], len(cands)))
+                if tag == "table":
+                    tables.append(containers[-1])
             tags.pop()
             kinds.pop()
             opened.pop()
             counts[tag] -= 1
             if drop_depth and len(tags) < drop_depth:
                 drop_depth = 0
+            if named and named[-1][0] == len(tags):
+                out.named.append((named.pop()[1], len(cands)))
 
     search = TOKEN.search
     pos = 0
@@ -198,11 +203,15 @@ def scan(html: str, mode: rules.Mode, limit: int, furniture: bool, hidden_blocks
             and (
                 is_dropped(tag, attrs, mode)
                 or ((hidden_blocks or not is_block) and is_hidden(attrs))
-                or (furniture and is_block and is_boilerplate(tag, attrs))
             )
         )
         if is_block:
             flush()
+            if furniture and not dropped:
+                if is_furniture(tag, attrs):
+                    dropped = True
+                elif has_furniture_name(tag, attrs):
+                    named.append((len(tags), len(cands)))
         parent = kinds[-1] if kinds else "paragraph"
         tags.append(tag)
         kinds.append(_element_kind(tag, attrs, parent, mode) if is_block else parent)
