@@ -12,7 +12,8 @@ asked) and a chat completion echoes the last user message. ``serve_json()`` is t
 server with no defaults (404 until scripted), for stand-ins of other providers.
 
 A ``Reply`` can misbehave on purpose: any status, a raw body (invalid JSON, a huge body), a
-delay before answering, or ``drop=True`` to close the connection without an answer.
+delay before answering, a body trickled byte by byte (``pace``), or ``drop=True`` to close
+the connection without an answer.
 Streaming chat (``"stream": true``) is answered as server-sent events, one chunk per word.
 """
 
@@ -46,12 +47,14 @@ class Received:
 
 @dataclass(frozen=True)
 class Reply:
-    """One answer: ``json`` (or ``raw`` bytes as is), a status, a delay, or a dropped socket."""
+    """One answer: ``json`` (or ``raw`` bytes as is) and a status; misbehaving, a ``delay``
+    before it, ``pace`` seconds between its body's bytes (a trickle), or a dropped socket."""
 
     json: Any = None
     status: int = 200
     raw: bytes | None = None
     delay: float = 0.0
+    pace: float = 0.0
     drop: bool = False
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -119,16 +122,23 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(body, dict) and body.get("stream") and reply.status == 200:
             self._stream(reply)
         else:
-            self._answer(reply.status, reply.body(), "application/json", reply.headers)
+            self._answer(reply.status, reply.body(), "application/json", reply.headers, reply.pace)
 
-    def _answer(self, status: int, body: bytes, kind: str, headers: dict[str, str]) -> None:
+    def _answer(
+        self, status: int, body: bytes, kind: str, headers: dict[str, str], pace: float = 0.0
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         for name, value in headers.items():
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if not pace:
+            self.wfile.write(body)
+        for i in range(len(body) if pace else 0):
+            self.wfile.write(body[i : i + 1])
+            self.wfile.flush()
+            time.sleep(pace)
 
     def _stream(self, reply: Reply) -> None:
         events = b"".join(b"data: %s\n\n" % json.dumps(c).encode() for c in stream_chunks(reply))

@@ -172,6 +172,12 @@ def test_a_slow_provider_times_out(stand_in) -> None:
         _reranker(stand_in, timeout=0.3).rerank(QUERY, HITS, 3)
 
 
+def test_a_trickling_body_is_cut_at_the_deadline(stand_in) -> None:
+    _script(stand_in, Reply({stand_in[0].api.results_key: [], "pad": "x" * 100}, pace=0.05))
+    with pytest.raises(RerankError, match=r"timed out after 0\.5s"):
+        _reranker(stand_in, timeout=0.5).rerank(QUERY, HITS, 3)
+
+
 def test_a_dropped_connection_is_a_network_error(stand_in) -> None:
     _script(stand_in, Reply(drop=True))
     with pytest.raises(RerankError, match="network error"):
