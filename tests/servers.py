@@ -19,7 +19,7 @@ Routes (query parameters in brackets):
   /slowloris [every]                 headers, then a one-byte chunk every ``every`` s, forever
   /endless                           a chunked body that never ends
   /gzip-bomb [size]                  ``size`` zero bytes (default 1 GiB), gzip, made streaming
-  /bomb [encoding, size]             zeros compressed with deflate, br or zstd
+  /bomb [encoding, size]             the same in gzip, deflate, br or zstd
   /lying-length [declared, sent]     Content-Length ``declared``, ``sent`` bytes, then close
   /status [code, retry-after]        an empty answer with that status (and Retry-After)
   /loop                              a 302 to itself
@@ -46,7 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import brotli
@@ -257,35 +257,53 @@ def _endless(request: Request, query: Query) -> None:
 
 
 def _gzip_bomb(request: Request, query: Query) -> None:
-    request.start_chunked({"Content-Type": "text/html", "Content-Encoding": "gzip"})
-    for piece in gzip_zeros(int(query.get("size", str(GIB)))):
+    _bomb(request, {"encoding": "gzip", **query})
+
+
+def _bomb(request: Request, query: Query) -> None:
+    encoding = query.get("encoding", "gzip")
+    request.start_chunked({"Content-Type": "text/html", "Content-Encoding": encoding})
+    for piece in compressed_zeros(encoding, int(query.get("size", str(GIB)))):
         if request.stopping:
             return
         request.chunk(piece)
     request.end_chunked()
 
 
-def gzip_zeros(size: int) -> Iterator[bytes]:
-    """A gzip stream of ``size`` zero bytes, made one MiB at a time (never held whole)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+def compressed_zeros(encoding: str, size: int) -> Iterator[bytes]:
+    """``size`` zero bytes in ``encoding``, made one MiB at a time (never held whole)."""
+    packer = _packer(encoding)
     zeros = bytes(MIB)
-    left = size
-    while left > 0:
-        yield packer.compress(zeros[: min(left, MIB)])
-        left -= MIB
+    for start in range(0, size, MIB):
+        yield packer.compress(zeros[: min(size - start, MIB)])
     yield packer.flush()
 
 
-def _bomb(request: Request, query: Query) -> None:
-    zeros = bytes(int(query.get("size", str(64 * MIB))))
-    encoding = query.get("encoding", "br")
-    packers = {
-        "deflate": zlib.compress,
-        "br": lambda data: brotli.compress(data, quality=1),
-        "zstd": lambda data: zstandard.ZstdCompressor(level=1).compress(data),
-    }
-    body = packers[encoding](zeros)
-    request.answer(200, body, {"Content-Type": "text/html", "Content-Encoding": encoding})
+class _Packer(Protocol):
+    def compress(self, data: bytes) -> bytes: ...
+
+    def flush(self) -> bytes: ...
+
+
+class _Brotli:
+    def __init__(self) -> None:
+        self._packer = brotli.Compressor(quality=1)
+
+    def compress(self, data: bytes) -> bytes:
+        return self._packer.process(data)
+
+    def flush(self) -> bytes:
+        return self._packer.finish()
+
+
+def _packer(encoding: str) -> _Packer:
+    if encoding == "gzip":
+        return zlib.compressobj(9, zlib.DEFLATED, 31)
+    if encoding == "deflate":
+        return zlib.compressobj(9, zlib.DEFLATED, 15)
+    if encoding == "zstd":
+        return zstandard.ZstdCompressor(level=1).compressobj()
+    return _Brotli()
 
 
 def _lying_length(request: Request, query: Query) -> None:

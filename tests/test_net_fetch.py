@@ -80,12 +80,15 @@ def test_an_endless_chunked_body_stops_at_the_cap(server: MisbehavingServer) -> 
     assert elapsed < 5
 
 
-def test_a_1_gib_gzip_bomb_stops_at_the_cap_in_bounded_time_and_memory(
-    server: MisbehavingServer,
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_a_1_gib_compression_bomb_stops_at_the_cap_in_bounded_time_and_memory(
+    server: MisbehavingServer, encoding: str
 ) -> None:
     tracemalloc.start()
     try:
-        outcome, elapsed = timed(server.url("/gzip-bomb"), loopback_policy(max_body_bytes=MIB))
+        outcome, elapsed = timed(
+            server.url(f"/bomb?encoding={encoding}"), loopback_policy(max_body_bytes=MIB)
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -93,19 +96,6 @@ def test_a_1_gib_gzip_bomb_stops_at_the_cap_in_bounded_time_and_memory(
     assert outcome.status == 200 and "cap" in outcome.reason
     assert elapsed < 5
     assert peak < 16 * MIB
-
-
-@pytest.mark.parametrize("encoding", ["deflate", "br", "zstd"])
-def test_deflate_brotli_and_zstd_bombs_stop_at_the_cap(
-    server: MisbehavingServer, encoding: str
-) -> None:
-    outcome, elapsed = timed(
-        server.url(f"/bomb?encoding={encoding}&size={64 * MIB}"),
-        loopback_policy(max_body_bytes=MIB),
-    )
-    assert isinstance(outcome, Skipped)
-    assert outcome.status == 200 and "cap" in outcome.reason
-    assert elapsed < 5
 
 
 def test_a_gzipped_chunked_body_without_length_within_the_cap_is_read_whole(
