@@ -125,8 +125,9 @@ def test_block_markers_are_escaped_only_at_the_start() -> None:
 
 
 def test_heading_ending_in_hashes_keeps_them() -> None:
-    text = blocks_to_markdown([block("C#", "heading")])
-    assert text == "# C\\#\n"
+    assert blocks_to_markdown([block("C#", "heading")]) == "# C#\n"
+    assert blocks_to_markdown([block("Issue #", "heading")]) == "# Issue \\#\n"
+    assert blocks_to_markdown([block("#", "heading")]) == "# \\#\n"
 
 
 def test_no_blocks_make_an_empty_document() -> None:

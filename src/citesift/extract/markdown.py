@@ -44,7 +44,7 @@ _LINE_START_ACTIVE = re.compile(
     )""",
     re.VERBOSE,
 )
-_TRAILING_HASHES = re.compile(r"(#+)$")
+_CLOSING_HASHES = re.compile(r"(?<= )(#+)$")  # read as an ATX heading's closing sequence
 _BACKTICK_RUN = re.compile(r"`+")
 _ROW_BREAK = re.compile(r"</?tr[\s/>]", re.IGNORECASE)
 _TABLE_BREAK = re.compile(r"</?table[\s/>]", re.IGNORECASE)
@@ -82,7 +82,7 @@ def _escape_line_start(match: re.Match[str]) -> str:
 
 def _render(block: Block) -> str:
     if block.kind == "heading":
-        text = _TRAILING_HASHES.sub(r"\\\1", escape(block.text))
+        text = _CLOSING_HASHES.sub(r"\\\1", escape(block.text))
         return "#" * heading_level(block) + " " + text
     if block.kind == "code":
         return _fenced(block.text)
