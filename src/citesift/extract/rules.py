@@ -99,10 +99,11 @@ BOILERPLATE_TOKENS = words(
     subscription signup share sharing sharebar socialshare related recommended
     popular trending taxonomy tags tagcloud pagination pager skip skiplink modal popup
     overlay outbrain taboola byline dateline author copyright legal disclaimer print toolbar
+    gallery slideshow carousel caption captions credit credits cta
     """
 )
 # Tags main-content detection never drops by class or id (they wrap the whole page).
-NEVER_BOILERPLATE_TAGS = frozenset(("html", "body", "main", "article", "p"))
+NEVER_BOILERPLATE_TAGS = frozenset(("html", "body", "main", "article"))
 
 
 def dropped_tags(mode: Mode, mediawiki: bool = True) -> frozenset[str]:
