@@ -154,3 +154,15 @@ def test_bad_settings_are_clear_errors(tmp_path: Path, text: str, env: dict[str,
 def test_a_config_variable_naming_no_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         load_settings({}, {"CITESIFT_CONFIG": str(tmp_path / "absent.toml")})
+
+
+def test_absurd_flag_values_are_sanitised_not_trusted(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    args = ("--deadline", "nan", "--max-bytes", "-5", "--redirects", "999999")
+    result = fetch(runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, *args)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    tiny = fetch(
+        runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, "--max-bytes", "10"
+    )
+    assert tiny.exit_code == 1 and "cap of 10 bytes" in tiny.stderr  # type: ignore[attr-defined]

@@ -15,6 +15,10 @@ from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import fetch_sync
 from citesift.net.identity import IdentityError
 
+AllowPrivate = Annotated[
+    bool, typer.Option("--allow-private", help="Allow loopback, private and link-local addresses.")
+]  # the same switch on every command that fetches
+Contact = Annotated[str | None, typer.Option(help="Your URL or e-mail, sent to every site.")]
 EXIT_SKIPPED = 1
 EXIT_LIMITED = 2
 EXIT_USAGE = 64
@@ -38,9 +42,7 @@ def fetch_command(
     offline: Annotated[
         bool, typer.Option("--offline", help="Answer from stored snapshots only.")
     ] = False,
-    allow_private: Annotated[
-        bool, typer.Option("--allow-private", help="Allow loopback and private addresses.")
-    ] = False,
+    allow_private: AllowPrivate = False,
     no_robots: Annotated[
         bool, typer.Option("--no-robots", help="Do not honour robots.txt.")
     ] = False,
@@ -48,7 +50,7 @@ def fetch_command(
     max_bytes: Annotated[int | None, typer.Option(help="Cap on the decompressed body.")] = None,
     redirects: Annotated[int | None, typer.Option(help="Redirects to follow.")] = None,
     store: Annotated[str | None, typer.Option(help="The SQLite store file.")] = None,
-    contact: Annotated[str | None, typer.Option(help="Your URL or e-mail, sent to sites.")] = None,
+    contact: Contact = None,
 ) -> None:
     """Fetch URL; exits 1 when skipped, 2 when rate-limited, 0 with a snapshot."""
     flags = {
