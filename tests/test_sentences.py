@@ -98,3 +98,20 @@ def test_sentence_spans_are_ordered_trimmed_and_non_empty(text: str) -> None:
         assert previous <= start < end <= len(text)
         assert text[start:end] == text[start:end].strip()
         previous = end
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    "text",
+    [
+        " " * 200_000 + "Mr. " * 20_000,
+        "x" * 1_000_000 + ". Next.",
+        "… " * 200_000,
+        '"' * 200_000 + " Mr. " * 20_000,
+        ". " * 200_000,
+    ],
+    ids=["spaces-then-titles", "huge-word", "ellipses", "quotes", "stops"],
+)
+def test_sentence_spans_stay_linear_on_hostile_text(text: str) -> None:
+    spans = sentence_spans(text)
+    assert all(text[start:end].strip() == text[start:end] for start, end in spans)

@@ -62,19 +62,22 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The trimmed sentences of ``text[start:end]``, a stretch holding no line break."""
+    """The trimmed sentences of ``text[start:end]``, a stretch holding no line break.
+
+    Each position is looked at a bounded number of times, so the work stays linear.
+    """
     spans: list[tuple[int, int]] = []
-    piece = start
-    for match in _STOP.finditer(text, start, end):
-        if _ends_sentence(text, match, piece, end):
-            spans.append((piece, match.end()))
-            piece = match.end()
-    spans.append((piece, end))
-    return [span for span in map(lambda s: _trim(text, *s), spans) if span[0] < span[1]]
+    first = _skip_space(text, start, end)
+    for match in _STOP.finditer(text, first, end):
+        if _ends_sentence(text, match, first, end):
+            spans.append((first, match.end()))
+            first = _skip_space(text, match.end(), end)
+    spans.append(_trim(text, first, end))
+    return [span for span in spans if span[0] < span[1]]
 
 
-def _ends_sentence(text: str, match: re.Match[str], piece: int, end: int) -> bool:
-    """Whether the stop ``match`` ends the sentence that began at ``piece``."""
+def _ends_sentence(text: str, match: re.Match[str], first: int, end: int) -> bool:
+    """Whether the stop ``match`` ends the sentence whose first character is at ``first``."""
     stop = match["stop"]
     after = match.end()
     if stop[0] in _CJK_STOPS:
@@ -88,7 +91,6 @@ def _ends_sentence(text: str, match: re.Match[str], piece: int, end: int) -> boo
         return not following or following[0].isupper()
     if stop != ".":
         return True
-    first = _trim(text, piece, match.start())[0]
     return _full_stop_ends(_word_before(text, match.start(), first), following, first)
 
 
@@ -130,6 +132,13 @@ def _next_word(text: str, at: int, end: int) -> str:
     while stop < end and text[stop].isalnum():
         stop += 1
     return text[at:stop] if stop > at else text[at : at + 1]
+
+
+def _skip_space(text: str, at: int, end: int) -> int:
+    """The first position at or after ``at`` (before ``end``) that is not white space."""
+    while at < end and text[at].isspace():
+        at += 1
+    return at
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
