@@ -117,3 +117,10 @@ def test_a_tampered_file_is_refused(tmp_path) -> None:
 def test_normalise_rows_zeroes_empty_and_non_finite_rows() -> None:
     out = normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0], [np.nan, 1.0]]))
     assert np.allclose(out, [[0.6, 0.8], [0.0, 0.0], [0.0, 1.0]])
+
+
+@pytest.mark.timeout(20)
+def test_megabyte_texts_embed_quickly_and_like_their_head(minilm: MiniLMEmbedder) -> None:
+    head = "Protein folding depends on temperature and solvent. " * 200
+    huge, short = minilm.embed([head + "noise " * 2_000_000, head])
+    assert np.allclose(huge, short, atol=1e-6)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from citesift.index.embed import bounded_int, clean_text
+from citesift.index.embed import bounded_int, clean_text, head_for_tokens
 from citesift.index.onnx_minilm import cpu_session
 from citesift.index.scoring import RerankError, positive_int
 from citesift.model import Hit
@@ -53,21 +53,24 @@ class CrossEncoderReranker:
         threads: int | None = None,
     ) -> None:
         self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
-        tokens = bounded_int(max_tokens, 8, 8192, DEFAULT_MAX_TOKENS)
+        self.max_tokens = bounded_int(max_tokens, 8, 8192, DEFAULT_MAX_TOKENS)
         cores = os.cpu_count() or 1
-        self.scorer = load_scorer(
-            model, allow_download, tokens, bounded_int(threads, 1, cores, cores)
-        )
+        threads = bounded_int(threads, 1, cores, cores)
+        self.scorer = load_scorer(model, allow_download, self.max_tokens, threads)
 
     def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
         """The ``top_k`` hits with the highest cross-encoder scores, best first (new objects)."""
         if not hits:
             return []
-        scores = self._scores(clean_text(query), [clean_text(h.content) for h in hits])
+        scores = self._scores(self._fit(query), [self._fit(h.content) for h in hits])
         order = np.argsort(-scores, kind="stable")[: positive_int(top_k, len(hits))]
         return [
             replace(hits[i], score=float(scores[i]), metadata=dict(hits[i].metadata)) for i in order
         ]
+
+    def _fit(self, text: str) -> str:
+        """``text`` made valid and short enough that tokenizing it stays cheap."""
+        return head_for_tokens(clean_text(text), self.max_tokens)
 
     def _scores(self, query: str, documents: list[str]) -> np.ndarray:
         """One finite score per document, computed ``batch_size`` pairs at a time."""

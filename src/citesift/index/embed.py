@@ -63,6 +63,17 @@ def clean_text(text: object) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+CHARS_PER_TOKEN_BOUND = 32
+"""Characters kept per token of a model's input limit: far more than text needs (English
+runs about 4-5 per WordPiece token), so the cut only spares the tokenizer megabytes it
+would throw away."""
+
+
+def head_for_tokens(text: str, max_tokens: int) -> str:
+    """The start of ``text`` that can hold ``max_tokens`` tokens: bounded tokenizer work."""
+    return text[: max_tokens * CHARS_PER_TOKEN_BOUND]
+
+
 def bounded_int(value: object, low: int, high: int, default: int) -> int:
     """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float):

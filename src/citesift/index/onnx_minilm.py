@@ -15,7 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from citesift.index.embed import Progress, bounded_int, clean_text, normalise_rows
+from citesift.index.embed import (
+    Progress,
+    bounded_int,
+    clean_text,
+    head_for_tokens,
+    normalise_rows,
+)
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIM = 384
@@ -55,7 +61,7 @@ class MiniLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for ``texts``, batched by length to cut padding, in input order."""
-        texts = [clean_text(t) for t in texts]
+        texts = [head_for_tokens(clean_text(t), self.max_tokens) for t in texts]
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self.batch_size):
