@@ -116,3 +116,17 @@ def test_offline_answers_skipped_for_a_miss_or_without_a_store(store: SQLiteStor
         None, "not in the store"
     )
     assert isinstance(fetch_sync(url, loopback_policy(offline=True)), Skipped)
+
+
+def test_a_store_that_cannot_answer_or_keep_gives_skipped_not_an_exception(
+    store: SQLiteStore,
+) -> None:
+    SnapshotStore(store)
+    with store.transaction() as conn:
+        conn.execute("DROP TABLE snapshots")
+    offline = fetch_sync("http://127.0.0.1:9/x", loopback_policy(store=store, offline=True))
+    assert isinstance(offline, Skipped) and "cannot answer" in offline.reason
+    with serve() as server:
+        kept = fetch_sync(server.url("/ok"), loopback_policy(store=store, save=True))
+    assert isinstance(kept, Skipped)
+    assert kept.status == 200 and "not kept" in kept.reason

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sqlite3
 from dataclasses import replace
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
@@ -18,7 +19,7 @@ from citesift.net.exchange import Redirect, exchange, new_transport
 from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
 from citesift.net.policy import FetchPolicy
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
-from citesift.store.snapshots import SnapshotStore
+from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 
 ROBOTS_DEADLINE = 10.0
 
@@ -35,7 +36,7 @@ async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None)
     if isinstance(outcome, Snapshot):
         outcome = replace(outcome, url=url)
         if policy.save and policy.store is not None:
-            SnapshotStore(policy.store).save(outcome)
+            return _kept(outcome, SnapshotStore(policy.store))
     return outcome
 
 
@@ -47,8 +48,20 @@ def fetch_sync(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) 
 def _stored(url: str, policy: FetchPolicy) -> FetchOutcome:
     if policy.store is None:
         return Skipped(None, "offline, and no store to answer from")
-    found = SnapshotStore(policy.store).latest(url)
+    try:
+        found = SnapshotStore(policy.store).latest(url)
+    except (sqlite3.Error, SnapshotCorrupted) as error:
+        return Skipped(None, f"the store cannot answer: {error}")
     return found if found is not None else Skipped(None, "not in the store")
+
+
+def _kept(snapshot: Snapshot, snapshots: SnapshotStore) -> FetchOutcome:
+    """``snapshot`` once saved; a ``Skipped`` when the store asked for cannot keep it."""
+    try:
+        snapshots.save(snapshot)
+    except (sqlite3.Error, SnapshotCorrupted) as error:
+        return Skipped(snapshot.status, f"fetched but not kept: {error}")
+    return snapshot
 
 
 async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
