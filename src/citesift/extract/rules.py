@@ -78,6 +78,8 @@ ARTICLE_DROPPED_CLASSES = words(
 # Classes that, on a <sup>, mark a reference marker.
 REFERENCE_MARKER_CLASSES = frozenset(("reference", "mw-ref"))
 ARTICLE_DROPPED_ROLES = frozenset(("note",))
+# Ids dropped in article mode: Wikipedia's title-bar coordinates.
+ARTICLE_DROPPED_IDS = frozenset(("coordinates",))
 
 # Main-content detection (article mode on pages that are not Parsoid).
 BOILERPLATE_TAGS = words(

@@ -66,7 +66,10 @@ def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
             return True
     if "mw:Extension/ref" in attrs.get("typeof", ""):
         return True
-    return mode == "article" and attrs.get("role", "").lower() in rules.ARTICLE_DROPPED_ROLES
+    return mode == "article" and (
+        attrs.get("role", "").lower() in rules.ARTICLE_DROPPED_ROLES
+        or attrs.get("id") in rules.ARTICLE_DROPPED_IDS
+    )
 
 
 def is_furniture(tag: str, attrs: dict[str, str]) -> bool:

@@ -1,0 +1,99 @@
+"""Article mode on whole pages: main-content detection, and the Wikipedia rules on real pages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from citesift import html_to_blocks
+
+STORY = [
+    "The council voted on Tuesday to rebuild the old harbour wall, ending a debate that had "
+    "run for more than a decade and divided the town's two largest parties.",
+    "Engineers say the new wall will stand two metres higher than the one it replaces, "
+    "which was damaged in the storms of 2014 and patched, badly, twice since then.",
+    "Work begins in spring. The mayor said the town would hold a ceremony, although the "
+    "date and the guest list have not yet been settled by the organising committee.",
+]
+COMMENT = (
+    "I have lived here forty years and I can tell you this wall has been a disgrace for most "
+    "of them, and nobody on the council ever listened until the water reached the square."
+)
+
+
+def news_page() -> str:
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    return f"""<!DOCTYPE html><html><head><title>Harbour wall to be rebuilt | Town Post</title>
+<script>var x = "<p>not text</p>";</script></head><body>
+<div id="cookie-notice"><p>We use cookies to improve your experience. Accept</p></div>
+<header><a href="/">Town Post</a><p>Your local news since 1901</p></header>
+<nav><ul><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul></nav>
+<div class="layout"><div class="article-header modal-enabled">
+<h1>Harbour wall to be rebuilt</h1>
+<div class="share-bar"><a href="/s/fb">Facebook</a> <a href="/s/tw">Twitter</a></div>
+<div class="body">{story[: len(story) // 2]}{story[len(story) // 2 :]}
+<h2>Costs</h2><table><tr><th>Item</th><th>Cost</th></tr><tr><td>Wall</td><td>£2m</td></tr></table>
+<div class="wp-caption"><p>The harbour at low tide. Photo: J. Smith</p></div>
+</div></div>
+<section id="comments"><h3>3 comments</h3><p>{COMMENT}</p></section>
+<aside><h3>Related</h3><ul><li><a href="/a">Ferry fares rise again this winter</a></li>
+<li><a href="/b">Lifeboat crew honoured for rescue at sea</a></li></ul></aside></div>
+<footer><p>Copyright 2024 Town Post. All rights reserved.</p></footer></body></html>"""
+
+
+def test_article_mode_keeps_the_story_and_its_table_and_nothing_around_it() -> None:
+    blocks = html_to_blocks(news_page())
+    assert [b.text for b in blocks] == [*STORY, "Costs", "Item", "Cost", "Wall", "£2m"]
+    assert blocks[-1].section == ("Costs",)
+
+
+def test_page_mode_keeps_everything_the_page_shows() -> None:
+    shown = " ".join(b.text for b in html_to_blocks(news_page(), mode="page"))
+    for text in ("cookies", "Sport", "Facebook", COMMENT, "Ferry fares", "Copyright", STORY[2]):
+        assert text in shown
+    assert "not text" not in shown and "Town Post" in shown
+
+
+def test_a_page_without_furniture_keeps_all_its_prose() -> None:
+    html = "<html><body><div class='main-header'>" + "".join(f"<p>{p}</p>" for p in STORY)
+    assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def wikipedia_pages(fixtures: Path) -> list[Path]:
+    return sorted((fixtures / "pages").glob("*.html"))
+
+
+@pytest.mark.parametrize(
+    ("name", "lead"),
+    [
+        ("Rust_(programming_language)", "Rust is a general-purpose programming language."),
+        ("Dog", "The domestic dog (Canis lupus familiaris"),
+        ("Bill_Clinton", "William Jefferson Clinton (born William Jefferson Blythe III;"),
+        ("December_1", "December 1 is the 335th day of the year"),
+        ("MOSFET", "The metal–oxide–semiconductor field-effect transistor (MOSFET"),
+    ],
+)
+def test_wikipedia_pages_read_as_clean_prose(
+    wikipedia_fixtures: Path, name: str, lead: str
+) -> None:
+    html = (wikipedia_fixtures / "pages" / f"{name}.html").read_text(encoding="utf-8")
+    blocks = html_to_blocks(html)
+    prose = [b for b in blocks if b.kind == "paragraph"]
+    assert any(b.text.startswith(lead) for b in prose[:2])
+    title = name.replace("_", " ")
+    assert all(b.text != title for b in blocks)
+    for block in blocks:
+        assert not re.search(
+            r"\[(?:\d+|[a-z]|[ivx]+|edit|citation needed)\](?![a-z])", block.text
+        ), block.text
+
+
+def test_wikipedia_furniture_is_left_out(wikipedia_fixtures: Path) -> None:
+    html = (wikipedia_fixtures / "pages" / "United_States.html").read_text(encoding="utf-8")
+    text = "\n".join(b.text for b in html_to_blocks(html))
+    assert "The United States of America (USA)" in text
+    for furniture in ("excessive number of citations", "Historical population", "Coordinates:"):
+        assert furniture not in text
+    assert "Main article:" not in text and "See also:" not in text
