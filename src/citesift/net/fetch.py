@@ -19,7 +19,7 @@ from citesift.net.exchange import Redirect, exchange, new_transport
 from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
 from citesift.net.policy import FetchPolicy
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
-from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
+from citesift.store.snapshots import SnapshotCorrupted, Snapshots, snapshots_in
 
 ROBOTS_DEADLINE = 10.0
 
@@ -36,7 +36,7 @@ async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None)
     if isinstance(outcome, Snapshot):
         outcome = replace(outcome, url=url)
         if policy.save and policy.store is not None:
-            return _kept(outcome, SnapshotStore(policy.store))
+            return _kept(outcome, snapshots_in(policy.store))
     return outcome
 
 
@@ -49,13 +49,13 @@ def _stored(url: str, policy: FetchPolicy) -> FetchOutcome:
     if policy.store is None:
         return Skipped(None, "offline, and no store to answer from")
     try:
-        found = SnapshotStore(policy.store).latest(url)
+        found = snapshots_in(policy.store).latest(url)
     except (sqlite3.Error, SnapshotCorrupted) as error:
         return Skipped(None, f"the store cannot answer: {error}")
     return found if found is not None else Skipped(None, "not in the store")
 
 
-def _kept(snapshot: Snapshot, snapshots: SnapshotStore) -> FetchOutcome:
+def _kept(snapshot: Snapshot, snapshots: Snapshots) -> FetchOutcome:
     """``snapshot`` once saved; a ``Skipped`` when the store asked for cannot keep it."""
     try:
         snapshots.save(snapshot)

@@ -16,6 +16,7 @@ from citesift.net.address import IPNetwork, Resolver, networks, system_resolver
 from citesift.net.identity import ClientIdentity
 from citesift.net.limiter import LIMITERS, LimiterRegistry
 from citesift.net.robots import ROBOTS, RobotsCache
+from citesift.store.snapshots import Snapshots
 from citesift.store.sqlite import SQLiteStore
 
 PAGE_DEADLINE = 15.0
@@ -45,7 +46,7 @@ class FetchPolicy:
     offline: bool = False  # answer from stored snapshots only
     error_pages: bool = False  # keep a non-2xx, non-3xx answer as a Snapshot
     save: bool = False  # keep every Snapshot in ``store``
-    store: SQLiteStore | None = field(default=None, compare=False)
+    store: SQLiteStore | Snapshots | None = field(default=None, compare=False)
     resolver: Resolver = field(default=system_resolver, compare=False)
     tls: ssl.SSLContext | None = field(default=None, compare=False)  # None: certifi's roots
     limiters: LimiterRegistry = field(default=LIMITERS, compare=False)

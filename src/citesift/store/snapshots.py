@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from typing import Protocol
 
 import zstandard
 
@@ -40,6 +41,16 @@ _COLUMNS = "s.id, s.url, s.final_url, s.status, s.headers, s.content_type, s.cha
 _SELECT = f"SELECT {_COLUMNS}, b.codec, b.data FROM snapshots s JOIN snapshot_bodies b USING (id)"
 
 
+class Snapshots(Protocol):
+    """What any snapshot store offers (this SQLite one, or a PostgreSQL one)."""
+
+    def save(self, snapshot: Snapshot) -> str: ...
+
+    def get(self, id: str) -> Snapshot | None: ...
+
+    def latest(self, url: str) -> Snapshot | None: ...
+
+
 class SnapshotCorrupted(ValueError):
     """A stored body whose bytes no longer hash to its id."""
 
@@ -50,7 +61,7 @@ def snapshot_id(body: bytes) -> str:
 
 
 class SnapshotStore:
-    """Snapshots in a ``SQLiteStore`` (its own tables, migrated on first use)."""
+    """``Snapshots`` in a ``SQLiteStore`` (its own tables, migrated on first use)."""
 
     def __init__(self, store: SQLiteStore) -> None:
         self.store = store
@@ -123,3 +134,8 @@ def _snapshot(row: sqlite3.Row | tuple[object, ...]) -> Snapshot:
         fetched_at=int(fetched_at),  # type: ignore[call-overload]
         body=body,
     )
+
+
+def snapshots_in(store: SQLiteStore | Snapshots) -> Snapshots:
+    """The snapshots of ``store``: a ``SQLiteStore``'s, or ``store`` itself."""
+    return SnapshotStore(store) if isinstance(store, SQLiteStore) else store
