@@ -6,6 +6,7 @@
         server.route("/mine", handler)            # add a route: handler(request, query)
         server.seen                               # every request received, in order
 
+``serve(bind="::1")`` listens on IPv6 loopback instead.
 ``serve(tls_host="citesift.test")`` serves HTTPS with a fresh self-signed certificate for
 that name; ``server.client_tls`` is a client context trusting it, ``server.sni`` the server
 names clients asked for, and ``server.url`` names the host (resolve it to 127.0.0.1).
@@ -140,11 +141,16 @@ class _Server(ThreadingHTTPServer):
     owner: MisbehavingServer
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
 class MisbehavingServer:
     """A running local server: its routes, what it has seen, and its robots.txt."""
 
     def __init__(self, httpd: _Server, tls_host: str | None = None) -> None:
         self.httpd = httpd
+        self.address = str(httpd.server_address[0])
         self.port = httpd.server_address[1]
         self.tls_host = tls_host
         self.client_tls: ssl.SSLContext | None = None
@@ -158,7 +164,8 @@ class MisbehavingServer:
         """An address on this server."""
         if self.tls_host:
             return f"https://{self.tls_host}:{self.port}{path}"
-        return f"http://127.0.0.1:{self.port}{path}"
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"http://{host}:{self.port}{path}"
 
     def route(self, path: str, handler: Route) -> None:
         """Serve ``path`` with ``handler(request, query)``."""
@@ -170,9 +177,9 @@ class MisbehavingServer:
 
 
 @contextmanager
-def serve(tls_host: str | None = None) -> Iterator[MisbehavingServer]:
-    """Run a misbehaving server on 127.0.0.1 (HTTPS for ``tls_host``) during the block."""
-    httpd = _Server(("127.0.0.1", 0), Request)
+def serve(tls_host: str | None = None, bind: str = "127.0.0.1") -> Iterator[MisbehavingServer]:
+    """Run a misbehaving server on ``bind`` (127.0.0.1 or ::1; HTTPS for ``tls_host``)."""
+    httpd = (_Server6 if ":" in bind else _Server)((bind, 0), Request)
     server = MisbehavingServer(httpd, tls_host)
     httpd.owner = server
     if tls_host:

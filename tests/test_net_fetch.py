@@ -205,3 +205,15 @@ def test_the_callers_cancellation_propagates(server: MisbehavingServer) -> None:
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(scenario())
     assert time.monotonic() - started < 2
+
+
+def test_an_ipv6_loopback_server_is_reached_by_name_and_by_literal() -> None:
+    with serve(bind="::1") as v6:
+        chosen = loopback_policy(allow_networks=("::1/128",), resolver=lambda host: ["::1"])
+        by_name = fetch_sync(f"http://v6.test:{v6.port}/ok", chosen)
+        by_literal = fetch_sync(v6.url("/ok"), chosen)
+    assert isinstance(by_name, Snapshot) and isinstance(by_literal, Snapshot)
+    assert [seen.headers["Host"] for seen in v6.seen] == [
+        f"v6.test:{v6.port}",
+        f"[::1]:{v6.port}",
+    ]
