@@ -217,3 +217,17 @@ def test_an_ipv6_loopback_server_is_reached_by_name_and_by_literal() -> None:
         f"v6.test:{v6.port}",
         f"[::1]:{v6.port}",
     ]
+
+
+def test_when_an_address_refuses_the_connection_the_next_checked_one_is_tried(
+    server: MisbehavingServer,
+) -> None:
+    chosen = loopback_policy(
+        allow_networks=("127.0.0.0/8",), resolver=lambda host: ["127.0.0.9", "127.0.0.1"]
+    )
+    outcome = fetch_sync(f"http://two.test:{server.port}/ok", chosen)
+    assert isinstance(outcome, Snapshot)
+    assert server.seen[0].headers["Host"] == f"two.test:{server.port}"
+    only_refusing = chosen.with_(resolver=lambda host: ["127.0.0.9"])
+    refused = fetch_sync(f"http://two.test:{server.port}/ok", only_refusing)
+    assert isinstance(refused, Skipped) and "ConnectError" in refused.reason

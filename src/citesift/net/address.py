@@ -26,6 +26,7 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 SCHEMES = ("http", "https")
 MAX_URL_CHARS = 16_384
 RESOLVE_TIMEOUT = 10.0
+MAX_ADDRESSES = 4  # addresses tried in turn when connecting fails
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -35,11 +36,16 @@ class AddressRefused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A checked URL and the address the request must connect to."""
+    """A checked URL and the addresses the request may connect to, in the resolver's order."""
 
     url: httpx.URL
     host: str
-    address: str
+    addresses: tuple[str, ...]
+
+    @property
+    def address(self) -> str:
+        """The first address to try."""
+        return self.addresses[0]
 
 
 def system_resolver(host: str) -> list[str]:
@@ -82,7 +88,8 @@ async def check_target(
         refusal = address_refusal(address, allow_private, allowed)
         if refusal:
             raise AddressRefused(f"{host} resolves to {address}, {refusal}")
-    return Target(url=parsed, host=host, address=str(addresses[0]))
+    tried = tuple(dict.fromkeys(str(address) for address in addresses))[:MAX_ADDRESSES]
+    return Target(url=parsed, host=host, addresses=tried)
 
 
 def networks(values: Sequence[str | IPNetwork]) -> tuple[IPNetwork, ...]:

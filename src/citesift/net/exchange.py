@@ -65,7 +65,7 @@ async def exchange(
     """Send one GET to ``target`` through ``transport``, read the answer within the bounds."""
     try:
         async with asyncio.timeout(policy.deadline):
-            response = await transport.handle_async_request(_request(target, policy))
+            response = await _send(target, policy, transport)
             try:
                 return await _answer(target, policy, limiter, response)
             finally:
@@ -82,8 +82,21 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _request(target: Target, policy: FetchPolicy) -> httpx.Request:
-    url = target.url.copy_with(host=target.address, userinfo=b"")
+async def _send(
+    target: Target, policy: FetchPolicy, transport: httpx.AsyncHTTPTransport
+) -> httpx.Response:
+    """Send to the target's checked addresses in turn until one accepts the connection."""
+    *others, last = target.addresses
+    for address in others:
+        try:
+            return await transport.handle_async_request(_request(target, address, policy))
+        except httpx.ConnectError:
+            continue
+    return await transport.handle_async_request(_request(target, last, policy))
+
+
+def _request(target: Target, address: str, policy: FetchPolicy) -> httpx.Request:
+    url = target.url.copy_with(host=address, userinfo=b"")
     headers = {
         "Host": _host_header(target.url),
         "User-Agent": policy.identity.user_agent,
