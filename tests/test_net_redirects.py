@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from citesift.model import Skipped, Snapshot
-from citesift.net import fetch_sync
+from citesift.net import fetch, fetch_sync
 from servers import MisbehavingServer, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -87,3 +88,15 @@ def test_a_redirect_without_location_is_skipped_with_its_status(
     assert follow(server, "/nowhere", max_redirects=3) == Skipped(
         301, "redirect without a location"
     )
+
+
+def test_on_send_runs_before_every_hop_sent(server: MisbehavingServer) -> None:
+    calls: list[int] = []
+    chosen = loopback_policy(max_redirects=2)
+    outcome = asyncio.run(
+        fetch(
+            server.url("/redirect?to=/ok"), chosen, on_send=lambda: calls.append(len(server.seen))
+        )
+    )
+    assert isinstance(outcome, Snapshot)
+    assert calls == [0, 1]

@@ -7,10 +7,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from citesift.model import Skipped, Snapshot
-from citesift.net import LimiterRegistry, ManualClock, RobotsCache, fetch, fetch_sync
+from citesift.net import LimiterRegistry, ManualClock, RobotsCache, RobotsRules, fetch, fetch_sync
 from servers import MisbehavingServer, Query, Request, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -135,3 +136,16 @@ def test_concurrent_fetches_to_a_new_host_share_one_robots_txt_fetch(
     outcomes = asyncio.run(scenario())
     assert [type(outcome).__name__ for outcome in outcomes] == ["Snapshot"] * 3 + ["Skipped"]
     assert server.hits("/robots.txt") == 1
+
+
+def test_the_rules_list_the_sitemaps_robots_txt_names(server: MisbehavingServer) -> None:
+    server.robots = (200, "Sitemap: https://example.org/sitemap.xml\nUser-agent: *\nAllow: /\n")
+    cache = RobotsCache()
+    fetch_sync(server.url("/ok"), polite(robots_cache=cache))
+    rules = asyncio.run(cache.rules_for(httpx.URL(server.url("/")), never_fetch))
+    assert isinstance(rules, RobotsRules)
+    assert rules.sitemaps() == ["https://example.org/sitemap.xml"]
+
+
+async def never_fetch(url: str) -> Skipped:
+    raise AssertionError(f"robots.txt should come from the cache, not {url}")

@@ -47,6 +47,10 @@ class RobotsRules:
         """The file could not be had for now (so the rules are kept only briefly)."""
         return self.parser is None and not self.allow_all
 
+    def sitemaps(self) -> list[str]:
+        """The sitemap addresses the file lists (for mapping a site later)."""
+        return list(self.parser.sitemaps) if self.parser is not None else []
+
     def crawl_delay(self, agent: str) -> float | None:
         """The Crawl-delay for ``agent`` in seconds, when the file sets one."""
         return self.parser.crawl_delay(agent) if self.parser is not None else None
