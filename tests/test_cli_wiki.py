@@ -155,3 +155,17 @@ def test_page_as_json_carries_the_publisher(stand_in: WikipediaStandIn) -> None:
 def test_page_refuses_a_private_address_unless_allowed(stand_in: WikipediaStandIn) -> None:
     code, _, err = run("page", stand_in.origin + "/article", "--contact", CONTACT)
     assert code == 1 and "skipped" in err and stand_in.requests == []
+
+
+def test_wiki_read_replays_offline_from_a_store(stand_in: WikipediaStandIn, tmp_path: Path) -> None:
+    db = str(tmp_path / "citesift.db")
+    code, live, _ = wiki(stand_in, "read", "Dog", "--store", db)
+    assert code == 0
+    code, replay, _ = wiki(stand_in, "read", "Dog", "--store", db, "--offline")
+    assert code == 0 and replay == live
+    assert stand_in.paths() == ["/api/rest_v1/page/html/Dog"]
+
+
+def test_offline_without_a_store_is_refused(stand_in: WikipediaStandIn) -> None:
+    code, _, err = wiki(stand_in, "read", "Dog", "--offline")
+    assert code == 2 and "--store" in err and stand_in.requests == []

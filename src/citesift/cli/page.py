@@ -11,10 +11,13 @@ from citesift.cli.extract import ExtractMode
 from citesift.cli.wiki import (
     AllowPrivate,
     Contact,
+    Offline,
     ReadFormat,
+    Store,
     describe,
     fail,
     identity,
+    open_store,
     render,
     run_with_status,
 )
@@ -36,9 +39,12 @@ def page(
     ),
     allow_private: AllowPrivate = False,
     contact: Contact = None,
+    store: Store = None,
+    offline: Offline = False,
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
-    source = WebPageSource(identity(contact), mode.value, allow_private=allow_private)
+    kept = open_store(store, offline)
+    source = WebPageSource(identity(contact), mode.value, allow_private=allow_private, **kept)
     outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
     if not isinstance(outcome, Document):
         fail(f"read {describe(outcome)}", 1)

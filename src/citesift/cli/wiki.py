@@ -7,6 +7,7 @@ import dataclasses
 import json
 from collections.abc import Coroutine
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -18,6 +19,7 @@ from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Hits, Passage, SourceDocument, SourceHit
 from citesift.net import ClientIdentity, IdentityError
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
+from citesift.store import SQLiteStore
 from citesift.text import attribution, citation_sources
 from citesift.text.passages import NO_LICENCE
 
@@ -36,6 +38,10 @@ Origin = Annotated[str, typer.Option(help="The wiki to ask (a stand-in or anothe
 AllowPrivate = Annotated[
     bool, typer.Option("--allow-private", help="Allow loopback and private addresses.")
 ]
+Store = Annotated[
+    Path | None, typer.Option(help="Keep every answer in this SQLite store, to replay offline.")
+]
+Offline = Annotated[bool, typer.Option("--offline", help="Answer from --store only; send nothing.")]
 
 
 class ReadFormat(StrEnum):
@@ -54,10 +60,12 @@ def search(
     origin: Origin = DEFAULT_ORIGIN,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
+    store: Store = None,
+    offline: Offline = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
 ) -> None:
     """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
-    provider = _provider(origin, PAGE_PATH, allow_private, contact)
+    provider = _provider(origin, PAGE_PATH, allow_private, contact, open_store(store, offline))
     outcome = run_with_status(f"Searching {origin} for {phrase!r}…", provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
         fail(f"search {describe(outcome)}", 1)
@@ -81,9 +89,11 @@ def read(
     page_path: Annotated[str, typer.Option(help="The page-HTML path, holding {key}.")] = PAGE_PATH,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
+    store: Store = None,
+    offline: Offline = False,
 ) -> None:
     """Read an article by its key: passages with attribution, blocks, Markdown or JSON."""
-    provider = _provider(origin, page_path, allow_private, contact)
+    provider = _provider(origin, page_path, allow_private, contact, open_store(store, offline))
     hit = SourceHit(key, title or key.replace("_", " "))
     outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
     if not isinstance(outcome, Document):
@@ -152,12 +162,19 @@ def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(call)
 
 
+def open_store(path: Path | None, offline: bool) -> dict[str, Any]:
+    """The provider's ``store`` and ``offline`` arguments; offline needs a store."""
+    if offline and path is None:
+        fail("--offline answers from a store: give --store PATH")
+    return {"store": SQLiteStore(path) if path else None, "offline": offline}
+
+
 def _provider(
-    origin: str, page_path: str, allow_private: bool, contact: str | None
+    origin: str, page_path: str, allow_private: bool, contact: str | None, kept: dict[str, Any]
 ) -> WikipediaSourceProvider:
     try:
         return WikipediaSourceProvider(
-            identity(contact), origin, page_path, allow_private=allow_private
+            identity(contact), origin, page_path, allow_private=allow_private, **kept
         )
     except ValueError as error:
         fail(str(error))
