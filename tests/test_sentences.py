@@ -55,6 +55,8 @@ def sentences(text: str) -> list[str]:
         ("ဒါပထမ။ ဒါဒုတိယ။", ["ဒါပထမ။", "ဒါဒုတိယ။"]),
         ("これは文です．次の文です．", ["これは文です．", "次の文です．"]),
         ("See fig. 3 and p. 12 for details.", ["See fig. 3 and p. 12 for details."]),
+        ("The answer was no. The end.", ["The answer was no.", "The end."]),
+        ("Symphony No. 5 is famous. Vol. 2 too.", ["Symphony No. 5 is famous.", "Vol. 2 too."]),
         ("first line\nsecond line", ["first line", "second line"]),
         ("a\r\n\r\nb", ["a", "b"]),
         ("  padded sentence.  ", ["padded sentence."]),

@@ -33,10 +33,13 @@ def _vocabulary(words: str) -> frozenset[str]:
 
 NEVER_FINAL = _vocabulary(
     """mr mrs ms mx dr prof st sr mt ft gen col lt capt cmdr sgt rev hon pres gov sen rep
-    e.g i.e cf vs viz approx ca c fig figs al no nos vol vols pp p ed eds ch sec op
+    e.g i.e cf vs viz approx ca c figs al nos vols pp eds op
     jan feb mar apr jun jul aug sep sept oct nov dec"""
 )
 """Abbreviations after which a full stop never ends a sentence (lower case, no final dot)."""
+
+BEFORE_NUMBERS = _vocabulary("no vol p fig ch sec art ed")
+"""Words that are abbreviations only before a number (``No. 5``); else ordinary words."""
 
 AMBIGUOUS_FINAL = _vocabulary("etc inc ltd co corp jr bros esq plc llc dept univ")
 """Abbreviations that end a sentence only before a common sentence starter."""
@@ -99,7 +102,7 @@ def _full_stop_ends(word: tuple[int, str], following: str, piece: int) -> bool:
     at, token = word
     if not token:
         return True
-    if token in NEVER_FINAL:
+    if token in NEVER_FINAL or (token in BEFORE_NUMBERS and following[:1].isdigit()):
         return False
     if at == piece and _LIST_NUMBER.fullmatch(token):
         return False
