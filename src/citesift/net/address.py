@@ -131,7 +131,7 @@ def ip_literal(host: str) -> IPAddress | None:
     except ValueError:
         pass
     parts = host.rstrip(".").split(".")
-    if not parts[-1] or not _is_number(parts[-1]):
+    if not parts[-1] or _number(parts[-1]) is None:
         return None
     numbers = [_number(part) for part in parts]
     if len(numbers) > 4 or any(n is None for n in numbers):
@@ -147,10 +147,6 @@ def _ipv4_from_parts(numbers: list[int], host: str) -> ipaddress.IPv4Address:
     for index, number in enumerate(head):
         value += number << (8 * (3 - index))
     return ipaddress.IPv4Address(value)
-
-
-def _is_number(part: str) -> bool:
-    return _number(part) is not None
 
 
 def _number(part: str) -> int | None:
