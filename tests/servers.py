@@ -197,11 +197,11 @@ def serve(tls_host: str | None = None, bind: str = "127.0.0.1") -> Iterator[Misb
 
 def _serve_tls(server: MisbehavingServer, host: str) -> None:
     cert, key = self_signed(host)
-    folder = Path(tempfile.mkdtemp())
-    (folder / "cert.pem").write_bytes(cert)
-    (folder / "key.pem").write_bytes(key)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    with tempfile.TemporaryDirectory() as folder:  # the files are read once, here
+        (Path(folder) / "cert.pem").write_bytes(cert)
+        (Path(folder) / "key.pem").write_bytes(key)
+        context.load_cert_chain(Path(folder) / "cert.pem", Path(folder) / "key.pem")
     context.sni_callback = lambda sock, name, ctx: server.sni.append(name)  # type: ignore[assignment]
     server.httpd.socket = context.wrap_socket(server.httpd.socket, server_side=True)
     server.client_tls = ssl.create_default_context(cadata=cert.decode("ascii"))
