@@ -98,9 +98,9 @@ def test_binary_garbage_gives_blocks_or_nothing() -> None:
 
 
 def test_nul_bytes_and_lone_surrogates_are_replaced_in_place() -> None:
-    html = "<p>a\x00b \ud800c\udfff</p><p>\ud83d</p>"
+    html = "<p>a\x00b \ud800c\udfff</p><p>\ud83d</p><p>nul\x00</p>"
     blocks = html_to_blocks(html, mode="page")
-    assert [b.text for b in blocks] == ["a\ufffdb \ufffdc\ufffd", "\ufffd"]
+    assert [b.text for b in blocks] == ["a\ufffdb \ufffdc\ufffd", "\ufffd", "nul\ufffd"]
     assert blocks[0].source_start == html.index("a")
     for block in blocks:
         block.text.encode("utf-8")

@@ -14,6 +14,7 @@ one by U+FFFD, which keeps every position): see ``source_text`` for the invarian
 
 from __future__ import annotations
 
+import html as htmllib
 import re
 
 from citesift.extract import content, rules, walk
@@ -25,9 +26,12 @@ DEFAULT_BUDGET = 300_000
 SCAN_BUDGETS = 4  # article mode reads up to this many budgets of text before choosing
 MIN_ARTICLE_CHARS = 250  # an article shorter than this retries without class/id furniture rules
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
-_PARSOID = re.compile(r"mediawiki\.org/rdf/|typeof=\"mw:")
-_MEDIAWIKI_MARKS = ("mw-parser-output", "mw-editsection", "mw-references", "hatnote", "navbox")
+_PARSOID_ROOT = "mediawiki.org/rdf/"  # in the <html prefix=…> of a whole Parsoid document
+_PARSOID_ROOT_SCAN = 4096
+_PARSOID_MARK = 'typeof="mw:'  # on Parsoid's transclusions and extensions, even in fragments
+_MEDIAWIKI_MARKS = ("mw-parser-output", "mw-editsection", "mw-references", "mw-headline")
 _MARKUP_SCAN = 200_000
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 _MODES = ("article", "page")
 
 
@@ -54,13 +58,13 @@ def _check(mode: str, budget: int) -> None:
 
 def is_parsoid(html: str) -> bool:
     """Whether the page is MediaWiki Parsoid output (prose only, no page furniture)."""
-    return _PARSOID.search(html, 0, _MARKUP_SCAN) is not None
+    return _PARSOID_ROOT in html[:_PARSOID_ROOT_SCAN] or _PARSOID_MARK in html[:_MARKUP_SCAN]
 
 
 def is_mediawiki(html: str) -> bool:
     """Whether the page or fragment carries MediaWiki's markup (Wikipedia rules apply)."""
     head = html[:_MARKUP_SCAN]
-    return any(mark in head for mark in _MEDIAWIKI_MARKS)
+    return "mw-" in head and any(mark in head for mark in _MEDIAWIKI_MARKS)
 
 
 def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
@@ -90,7 +94,8 @@ def _is_page_title(text: str, title: str) -> bool:
 def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> list[Block]:
     """Build the chosen blocks with their heading path, leaving out the page's own title."""
     keep = set(chosen)
-    title = " ".join(scan.title.split())
+    found = _TITLE.search(html, 0, _MARKUP_SCAN)
+    title = " ".join(htmllib.unescape(found.group(1)).split()) if found else ""
     path: list[tuple[int, str]] = []
     out: list[Block] = []
     for i, cand in enumerate(scan.candidates):
@@ -147,7 +152,8 @@ def _within(blocks: list[Block], budget: int, stopped: bool) -> Blocks:
 def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDGET) -> Blocks:
     """The readable blocks of ``html``: article prose (default) or all a page shows."""
     _check(mode, budget)
-    html = sanitise(html)
+    if not isinstance(html, str):
+        raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
     return _within(_blocks(html, scan, chosen), budget, scan.stopped)

@@ -11,6 +11,7 @@ import html as htmllib
 import re
 import unicodedata
 
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")  # replaced one for one, so offsets hold
 _WS_RUN = re.compile(r"\s{2,}")
 _WS = re.compile(r"\s")
 _ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)")
@@ -141,6 +142,8 @@ def build(html: str, pieces: list[tuple[int, int]]) -> tuple[str, tuple, int, in
         builder.run(html[start:end], start)
     text = "".join(builder.parts)
     anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
+    if not text.isascii() or "\x00" in text:
+        text = _UNSAFE.sub("\ufffd", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text, recomposed = _recompose(text, anchors, builder.end)
         anchors = _compact(recomposed)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from citesift.extract import rules
+from citesift.extract.skip import skip_dropped
 from citesift.extract.tokens import (
     RAW_TEXT_ENDS,
     TOKEN,
@@ -56,13 +57,12 @@ class Candidate:
 
 @dataclass(slots=True)
 class Scan:
-    """What one pass found: candidate blocks, element ranges over them, the page title."""
+    """What one pass found: candidate blocks and element ranges over them."""
 
     candidates: list[Candidate] = field(default_factory=list)
     containers: list[tuple[int, int]] = field(default_factory=list)
     tables: list[tuple[int, int]] = field(default_factory=list)
     named: list[tuple[int, int]] = field(default_factory=list)
-    title: str = ""
     stopped: bool = False
 
 
@@ -108,7 +108,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     counts: dict[str, int] = {}
     named: list[tuple[int, int]] = []  # (stack index, first candidate) of furniture-named
     pieces: list[tuple[int, int]] = []
-    size = link = total = drop_depth = last = 0
+    size = link = total = last = 0
 
     def flush() -> None:
         nonlocal pieces, size, link, total
@@ -121,10 +121,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             pieces, size, link = [], 0, 0
 
     def pop_to(index: int) -> None:
-        nonlocal drop_depth
         while len(tags) > index:
             tag = tags[-1]
-            if tag in block_tags and not drop_depth:
+            if tag in block_tags:
                 flush()
                 containers.append((opened[-1], len(cands)))
                 if tag == "table":
@@ -133,8 +132,6 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             kinds.pop()
             opened.pop()
             counts[tag] -= 1
-            if drop_depth and len(tags) < drop_depth:
-                drop_depth = 0
             if named and named[-1][0] == len(tags):
                 out.named.append((named.pop()[1], len(cands)))
 
@@ -142,7 +139,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     pos = 0
     while (m := search(html, pos)) is not None:
         start, pos = m.span()
-        if start > last and not drop_depth:
+        if start > last:
             if not html[last:start].isspace():
                 size += start - last
                 if counts.get("a"):
@@ -157,15 +154,13 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         tag = name.lower()
         if end_slash:
             if not counts.get(tag):
-                if (tag == "br" or tag == "p") and not drop_depth:
+                if tag == "br" or tag == "p":
                     flush()
             elif tags[-1] == tag and tag not in block_tags:
                 tags.pop()
                 kinds.pop()
                 opened.pop()
                 counts[tag] -= 1
-                if drop_depth and len(tags) < drop_depth:
-                    drop_depth = 0
             else:
                 index = len(tags) - 1
                 while tags[index] != tag:
@@ -173,20 +168,11 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 pop_to(index)
             continue
         if tag in void_tags:
-            if (tag == "br" or tag == "hr") and not drop_depth:
+            if tag == "br" or tag == "hr":
                 flush()
             continue
         if tag in RAW_TEXT_ENDS:
-            body_end = raw_text_end(html, tag, pos)
-            if tag == "title" and not out.title and not counts.get("svg"):
-                out.title = html[pos:body_end]
-            last = pos = body_end
-            continue
-        if drop_depth:
-            tags.append(tag)
-            kinds.append("")
-            opened.append(0)
-            counts[tag] = counts.get(tag, 0) + 1
+            last = pos = raw_text_end(html, tag, pos)
             continue
         if tag in _SIBLING_CLOSERS and tag != "p":
             index = _sibling_to_close(tags, tag)
@@ -212,18 +198,20 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                     dropped = True
                 elif has_furniture_name(tag, attrs):
                     named.append((len(tags), len(cands)))
+        if dropped:
+            around = frozenset(n for n, c in counts.items() if c and n in block_tags)
+            last = pos = skip_dropped(html, tag, pos, around)
+            continue
         parent = kinds[-1] if kinds else "paragraph"
         tags.append(tag)
         kinds.append(_element_kind(tag, attrs, parent, mode) if is_block else parent)
         opened.append(len(cands))
         counts[tag] = counts.get(tag, 0) + 1
-        if dropped:
-            drop_depth = len(tags)
-        elif total > limit:
+        if total > limit:
             out.stopped = True
             break
     else:
-        if len(html) > last and not drop_depth and not html[last:].isspace():
+        if len(html) > last and not html[last:].isspace():
             size += len(html) - last
             pieces.append((last, len(html)))
     pop_to(0)
