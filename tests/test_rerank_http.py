@@ -193,6 +193,12 @@ def test_a_refused_connection_is_a_network_error() -> None:
         reranker.rerank(QUERY, HITS, 3)
 
 
+@pytest.mark.parametrize("base_url", ["not a url", "ftp://127.0.0.1", "http://[::1"])
+def test_an_unusable_base_url_is_a_network_error(base_url: str) -> None:
+    with pytest.raises(RerankError, match="cohere rerank: network error"):
+        CohereReranker(base_url=base_url, api_key="k").rerank(QUERY, HITS, 3)
+
+
 def test_a_missing_key_fails_before_any_request(stand_in, monkeypatch) -> None:
     monkeypatch.delenv(stand_in[0].api.key_env, raising=False)
     with pytest.raises(RerankError, match=stand_in[0].api.key_env):

@@ -45,7 +45,8 @@ class HTTPReranker:
     """Sends the query and the hits' contents to ``base_url`` and reorders by its scores.
 
     ``api_key`` defaults to the provider's environment variable. ``timeout`` bounds the
-    whole exchange, ``max_response_bytes`` the answer.
+    whole exchange, ``max_response_bytes`` the answer. A provider is a subclass that sets
+    ``api`` (a ``RerankAPI``) and defaults for ``model`` and ``base_url``.
     """
 
     api: ClassVar[RerankAPI]
@@ -81,7 +82,7 @@ class HTTPReranker:
             raise RerankError(f"{label} rerank: response exceeds {exc.args[0]} bytes") from exc
         except httpx.TimeoutException as exc:
             raise RerankError(f"{label} rerank: timed out after {seconds:g}s") from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise RerankError(f"{label} rerank: network error: {exc}") from exc
         if not 200 <= status < 300:
             excerpt = body[:BODY_EXCERPT_CHARS].decode("utf-8", "replace")
