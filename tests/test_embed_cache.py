@@ -143,3 +143,23 @@ def test_cached_minilm_vectors_equal_fresh_ones(store: SQLiteStore) -> None:
     cached.embed(texts)
     assert cached.name == model.name
     assert np.array_equal(cached.embed(texts), model.embed(texts))
+
+
+def test_lookups_beyond_one_query_chunk_are_all_found(store: SQLiteStore) -> None:
+    texts = [f"passage {i}" for i in range(1234)]
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, store, batch_size=500)
+    first = cached.embed(texts)
+    second = cached.embed(texts)
+    assert [len(c) for c in inner.calls] == [500, 500, 234]
+    assert np.array_equal(first, second) and count_vectors(store) == 1234
+
+
+def test_a_damaged_row_is_embedded_again(store: SQLiteStore) -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, store)
+    cached.embed(["whole"])
+    with store.transaction() as conn:
+        conn.execute("UPDATE embeddings SET vector = ?", (b"\x00" * 5,))
+    again = cached.embed(["whole"])
+    assert len(inner.calls) == 2 and np.allclose(np.linalg.norm(again), 1.0)
