@@ -21,6 +21,8 @@ MIGRATIONS = [
     ) WITHOUT ROWID;
     """,
 ]
+BLOB_DTYPE = np.dtype("<f4")
+"""Vectors are stored as little-endian float32, so a database file moves between machines."""
 LOOKUP_CHUNK = 500
 """Hashes per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
 
@@ -60,7 +62,7 @@ def save_vectors(
     store: SQLiteStore, embedder: str, keys: Sequence[str], vectors: np.ndarray
 ) -> None:
     """Store ``vectors`` (one row per key) for ``embedder`` in one transaction."""
-    rows = np.ascontiguousarray(vectors, dtype=np.float32)
+    rows = np.ascontiguousarray(vectors, dtype=BLOB_DTYPE)
     values = [(embedder, k, rows.shape[1], r.tobytes()) for k, r in zip(keys, rows, strict=True)]
     with store.transaction() as conn:
         conn.executemany(
@@ -87,4 +89,4 @@ def _decoded(rows: Iterable[tuple[str, bytes]], dim: int) -> Iterable[tuple[str,
     """(key, vector) pairs for the rows whose blob holds exactly ``dim`` float32 values."""
     for key, blob in rows:
         if len(blob) == dim * 4:
-            yield key, np.frombuffer(blob, dtype=np.float32)
+            yield key, np.frombuffer(blob, dtype=BLOB_DTYPE).astype(np.float32)
