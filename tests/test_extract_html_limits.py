@@ -104,3 +104,19 @@ def test_nul_bytes_and_lone_surrogates_are_replaced_in_place() -> None:
     assert blocks[0].source_start == html.index("a")
     for block in blocks:
         block.text.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<div hidden><div>a</div>secret</div><p>shown</p>", ["shown"]),
+        ('<div hidden><script>x = "</div>"</script>secret</div><p>shown</p>', ["shown"]),
+        ("<div hidden><!-- </div> -->secret</div><p>shown</p>", ["shown"]),
+        ("<section><div hidden><p>secret</section><p>shown</p>", ["shown"]),
+        ("<p>a</p><svg><svg/><text>secret</text></svg><p>b</p>", ["a", "b"]),
+        ("<html><head><title>T</title><body><p>shown</p>", ["shown"]),
+        ("<div><p>kept</p><div hidden>never closed", ["kept"]),
+    ],
+)
+def test_dropped_elements_end_where_a_browser_ends_them(html: str, expected: list[str]) -> None:
+    assert [b.text for b in html_to_blocks(html, mode="page")] == expected

@@ -14,6 +14,7 @@ import unicodedata
 
 from citesift.extract import rules
 from citesift.extract.html import sanitise
+from citesift.extract.skip import skip_dropped
 from citesift.extract.tokens import (
     RAW_TEXT_ENDS,
     TOKEN,
@@ -29,27 +30,25 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[str]:
     drop_tags = rules.dropped_tags(mode)
     runs: list[str] = []
     open_tags: list[str] = []
-    drop_depth = last = pos = 0
+    last = pos = 0
     while (m := TOKEN.search(fragment, pos)) is not None:
-        if not drop_depth:
-            runs.append(fragment[last : m.start()])
+        runs.append(fragment[last : m.start()])
         last = pos = m.end()
         end_slash, name, raw_attrs = m.groups()
         tag = (name or "").lower()
-        if tag in RAW_TEXT_ENDS and not end_slash:
-            last = pos = raw_text_end(fragment, tag, pos)
-        if not tag or tag in rules.VOID_TAGS or tag in RAW_TEXT_ENDS:
+        if not tag or tag in rules.VOID_TAGS:
             continue
         if end_slash:
             if tag in open_tags:
                 del open_tags[len(open_tags) - 1 - open_tags[::-1].index(tag) :]
-                drop_depth = 0 if len(open_tags) < drop_depth else drop_depth
-            continue
-        open_tags.append(tag)
-        if not drop_depth and (tag in drop_tags or _drops(tag, attributes(raw_attrs), mode)):
-            drop_depth = len(open_tags)
-    if not drop_depth:
-        runs.append(fragment[last:])
+        elif tag in RAW_TEXT_ENDS:
+            last = pos = raw_text_end(fragment, tag, pos)
+        elif tag in drop_tags or _drops(tag, attributes(raw_attrs), mode):
+            around = frozenset(open_tags) & rules.BLOCK_TAGS
+            last = pos = skip_dropped(fragment, tag, pos, around)
+        else:
+            open_tags.append(tag)
+    runs.append(fragment[last:])
     return runs
 
 

@@ -135,6 +135,17 @@ def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> list
     return out
 
 
+def _encodable(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate (UTF-8 can carry it)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def build(html: str, pieces: list[tuple[int, int]]) -> tuple[str, tuple, int, int]:
     """Text, run map, source start and source end of the block made of ``pieces``."""
     builder = _Builder()
@@ -142,7 +153,7 @@ def build(html: str, pieces: list[tuple[int, int]]) -> tuple[str, tuple, int, in
         builder.run(html[start:end], start)
     text = "".join(builder.parts)
     anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
-    if not text.isascii() or "\x00" in text:
+    if "\x00" in text or not _encodable(text):
         text = _UNSAFE.sub("\ufffd", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text, recomposed = _recompose(text, anchors, builder.end)

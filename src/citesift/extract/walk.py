@@ -11,6 +11,7 @@ function on purpose: local variables are what make one Python pass over a page a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from citesift.extract import rules
 from citesift.extract.skip import skip_dropped
@@ -86,20 +87,41 @@ def _sibling_to_close(tags: list[str], tag: str) -> int:
     return -1
 
 
-def _element_kind(tag: str, attrs: dict[str, str], parent: str, mode: rules.Mode) -> str:
-    """The kind of block an element's own text makes."""
-    if mode == "page" and (
-        attrs.get("role") == "note" or not _NOTE_CLASSES.isdisjoint(attrs.get("class", "").split())
-    ):
-        return "note"
-    return rules.KIND_BY_TAG.get(tag, parent)
+def _is_note(attrs: dict[str, str], mode: rules.Mode) -> bool:
+    """Whether page mode shows the element as a note (``role="note"``, a hatnote)."""
+    if mode != "page" or not attrs:
+        return False
+    return attrs.get("role") == "note" or not _NOTE_CLASSES.isdisjoint(
+        attrs.get("class", "").split()
+    )
+
+
+@lru_cache(maxsize=8192)
+def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool, bool]:
+    """Whether an element is dropped, named like furniture, and a note, under ``policy``.
+
+    Cached: pages repeat the same tags with the same attributes many times over.
+    """
+    attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
+    is_block = tag in rules.BLOCK_TAGS
+    dropped = tag in policy.drop_tags or (
+        bool(attrs)
+        and (
+            is_dropped(tag, attrs, policy.mode)
+            or ((policy.hidden_blocks or not is_block) and is_hidden(attrs))
+        )
+    )
+    if is_block and policy.furniture and not dropped:
+        if is_furniture(tag, attrs):
+            return True, False, False
+        return False, has_furniture_name(tag, attrs), _is_note(attrs, policy.mode)
+    return dropped, False, is_block and _is_note(attrs, policy.mode)
 
 
 def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     """Walk ``html`` once under ``policy``; stop once about ``limit`` characters were kept."""
     out = Scan()
-    mode, drop_tags = policy.mode, policy.drop_tags
-    furniture, hidden_blocks = policy.furniture, policy.hidden_blocks
+    drop_tags = policy.drop_tags
     cands, containers, tables = out.candidates, out.containers, out.tables
     block_tags, void_tags = rules.BLOCK_TAGS, rules.VOID_TAGS
     tags: list[str] = []
@@ -174,37 +196,32 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         if tag in RAW_TEXT_ENDS:
             last = pos = raw_text_end(html, tag, pos)
             continue
-        if tag in _SIBLING_CLOSERS and tag != "p":
-            index = _sibling_to_close(tags, tag)
-            if index >= 0:
-                pop_to(index)
-        if counts.get("p") and tag in _P_CLOSERS:
-            index = _sibling_to_close(tags, "p")
-            if index >= 0:
-                pop_to(index)
-        attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
         is_block = tag in block_tags
-        dropped = tag in drop_tags or (
-            bool(attrs)
-            and (
-                is_dropped(tag, attrs, mode)
-                or ((hidden_blocks or not is_block) and is_hidden(attrs))
-            )
-        )
+        if not is_block and len(raw_attrs) <= 1 and tag != "a" and tag not in drop_tags:
+            continue  # a bare inline element: nothing to record
+        if is_block:
+            if tag in _SIBLING_CLOSERS and tag != "p":
+                index = _sibling_to_close(tags, tag)
+                if index >= 0:
+                    pop_to(index)
+            if counts.get("p") and tag in _P_CLOSERS:
+                index = _sibling_to_close(tags, "p")
+                if index >= 0:
+                    pop_to(index)
+        dropped, furniture_named, note = verdict(tag, raw_attrs, policy)
         if is_block:
             flush()
-            if furniture and not dropped:
-                if is_furniture(tag, attrs):
-                    dropped = True
-                elif has_furniture_name(tag, attrs):
-                    named.append((len(tags), len(cands)))
+            if furniture_named:
+                named.append((len(tags), len(cands)))
         if dropped:
             around = frozenset(n for n, c in counts.items() if c and n in block_tags)
             last = pos = skip_dropped(html, tag, pos, around)
             continue
+        if not is_block and tag != "a":
+            continue  # inline elements only matter when dropped, and links for link density
         parent = kinds[-1] if kinds else "paragraph"
         tags.append(tag)
-        kinds.append(_element_kind(tag, attrs, parent, mode) if is_block else parent)
+        kinds.append("note" if note else rules.KIND_BY_TAG.get(tag, parent))
         opened.append(len(cands))
         counts[tag] = counts.get(tag, 0) + 1
         if total > limit:
