@@ -98,8 +98,8 @@ class VectorIndex:
         """Row numbers to score: None for every live row, else those of the allowed ids."""
         if allowed is None:
             return None
-        rows = [self._rows[i] for i in allowed if i in self._rows]
-        return np.array(sorted(set(rows)), dtype=np.int64)
+        rows = self._rows
+        return np.unique(np.fromiter((rows[i] for i in allowed if i in rows), dtype=np.int64))
 
 
 def _id_list(ids: Collection[str]) -> list[str]:
