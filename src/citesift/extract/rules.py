@@ -75,6 +75,7 @@ ARTICLE_DROPPED_CLASSES = words(
     gallery toc sidebar
     """
 )
+_ARTICLE_CLASSES = ALWAYS_DROPPED_CLASSES | ARTICLE_DROPPED_CLASSES
 # Classes that, on a <sup>, mark a reference marker.
 REFERENCE_MARKER_CLASSES = frozenset(("reference", "mw-ref"))
 ARTICLE_DROPPED_ROLES = frozenset(("note",))
@@ -140,9 +141,7 @@ def policy(mode: Mode, mediawiki: bool, parsoid: bool) -> Policy:
 
 def dropped_classes(mode: Mode) -> frozenset[str]:
     """The class tokens dropped with their content in ``mode``."""
-    if mode == "article":
-        return ALWAYS_DROPPED_CLASSES | ARTICLE_DROPPED_CLASSES
-    return ALWAYS_DROPPED_CLASSES
+    return _ARTICLE_CLASSES if mode == "article" else ALWAYS_DROPPED_CLASSES
 
 
 def without_furniture(rules: Policy) -> Policy:
