@@ -30,7 +30,8 @@ _PARSOID_ROOT = "mediawiki.org/rdf/"  # in the <html prefix=…> of a whole Pars
 _PARSOID_ROOT_SCAN = 4096
 _PARSOID_MARK = 'typeof="mw:'  # on Parsoid's transclusions and extensions, even in fragments
 _MEDIAWIKI_MARKS = ("mw-parser-output", "mw-editsection", "mw-references", "mw-headline")
-_MARKUP_SCAN = 200_000
+_MARKUP_SCAN = 32_768  # MediaWiki and Parsoid mark their markup early in the page
+_TITLE_SCAN = 400_000
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 _MODES = ("article", "page")
 
@@ -56,21 +57,28 @@ def _check(mode: str, budget: int) -> None:
         raise ValueError(f"budget must be a non-negative integer, not {budget!r}")
 
 
+def _has(html: str, mark: str, end: int = _MARKUP_SCAN) -> bool:
+    """Whether ``mark`` occurs in the first ``end`` characters of ``html`` (no copy made)."""
+    return html.find(mark, 0, end) >= 0
+
+
 def is_parsoid(html: str) -> bool:
     """Whether the page is MediaWiki Parsoid output (prose only, no page furniture)."""
-    return _PARSOID_ROOT in html[:_PARSOID_ROOT_SCAN] or _PARSOID_MARK in html[:_MARKUP_SCAN]
+    if not _has(html, "mw"):
+        return False
+    return _has(html, _PARSOID_ROOT, _PARSOID_ROOT_SCAN) or _has(html, _PARSOID_MARK)
 
 
 def is_mediawiki(html: str) -> bool:
     """Whether the page or fragment carries MediaWiki's markup (Wikipedia rules apply)."""
-    head = html[:_MARKUP_SCAN]
-    return "mw-" in head and any(mark in head for mark in _MEDIAWIKI_MARKS)
+    return _has(html, "mw-") and any(_has(html, mark) for mark in _MEDIAWIKI_MARKS)
 
 
 def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     """Scan the page and pick the candidates ``mode`` keeps."""
     parsoid = is_parsoid(html)
-    policy = rules.policy(mode, parsoid or is_mediawiki(html), parsoid)
+    mediawiki = parsoid or (_has(html, "mw") and is_mediawiki(html))
+    policy = rules.policy(mode, mediawiki, parsoid)
     scan = walk.scan(html, policy, limit)
     if mode == "page" or parsoid:
         return scan, list(range(len(scan.candidates)))
@@ -94,7 +102,7 @@ def _is_page_title(text: str, title: str) -> bool:
 def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> list[Block]:
     """Build the chosen blocks with their heading path, leaving out the page's own title."""
     keep = set(chosen)
-    found = _TITLE.search(html, 0, _MARKUP_SCAN)
+    found = _TITLE.search(html, 0, _TITLE_SCAN)
     title = " ".join(htmllib.unescape(found.group(1)).split()) if found else ""
     path: list[tuple[int, str]] = []
     out: list[Block] = []

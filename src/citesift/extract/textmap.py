@@ -17,6 +17,11 @@ _WS = re.compile(r"\s")
 _ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 
+def _spaced(text: str) -> str:
+    """``text`` with each white-space character (tab, newline, no-break space…) as a space."""
+    return text if text.isprintable() else _WS.sub(" ", text)
+
+
 class _Builder:
     """Accumulates collapsed text and anchors for one block."""
 
@@ -60,16 +65,15 @@ class _Builder:
         if lead:
             self.space()
         src += lead
-        runs = list(_WS_RUN.finditer(body))
-        if not runs:
-            self.word(_WS.sub(" ", body), src, src + len(body))
+        if _WS_RUN.search(body) is None:
+            self.word(_spaced(body), src, src + len(body))
         else:
             cut = 0
-            for run in runs:
-                self.word(_WS.sub(" ", body[cut : run.start()]), src + cut, src + run.start())
+            for run in _WS_RUN.finditer(body):
+                self.word(_spaced(body[cut : run.start()]), src + cut, src + run.start())
                 self.space()
                 cut = run.end()
-            self.word(_WS.sub(" ", body[cut:]), src + cut, src + len(body))
+            self.word(_spaced(body[cut:]), src + cut, src + len(body))
         if len(body) + lead < len(raw):
             self.space()
 

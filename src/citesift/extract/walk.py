@@ -146,7 +146,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         while len(tags) > index:
             tag = tags[-1]
             if tag in block_tags:
-                flush()
+                if pieces:
+                    flush()
                 containers.append((opened[-1], len(cands)))
                 if tag == "table":
                     tables.append(containers[-1])
@@ -176,7 +177,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         tag = name.lower()
         if end_slash:
             if not counts.get(tag):
-                if tag == "br" or tag == "p":
+                if pieces and (tag == "br" or tag == "p"):
                     flush()
             elif tags[-1] == tag and tag not in block_tags:
                 tags.pop()
@@ -190,7 +191,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 pop_to(index)
             continue
         if tag in void_tags:
-            if tag == "br" or tag == "hr":
+            if pieces and (tag == "br" or tag == "hr"):
                 flush()
             continue
         if tag in RAW_TEXT_ENDS:
@@ -210,7 +211,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                     pop_to(index)
         dropped, furniture_named, note = verdict(tag, raw_attrs, policy)
         if is_block:
-            flush()
+            if pieces:
+                flush()
             if furniture_named:
                 named.append((len(tags), len(cands)))
         if dropped:
