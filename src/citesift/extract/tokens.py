@@ -31,7 +31,7 @@ RAW_TEXT_ENDS = {
 }
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+_NAME_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def raw_text_end(html: str, tag: str, pos: int) -> int:
@@ -42,10 +42,7 @@ def raw_text_end(html: str, tag: str, pos: int) -> int:
 
 def attributes(raw: str) -> dict[str, str]:
     """The attributes of a start tag's attribute text, names lower-cased, first one wins."""
-    found: dict[str, str] = {}
-    for name, dq, sq, bare in _ATTR.findall(raw):
-        found.setdefault(name.lower(), dq or sq or bare)
-    return found
+    return {name.lower(): dq or sq or bare for name, dq, sq, bare in reversed(_ATTR.findall(raw))}
 
 
 def is_hidden(attrs: dict[str, str]) -> bool:
@@ -84,4 +81,4 @@ def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
         return False
     names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
-    return not rules.BOILERPLATE_TOKENS.isdisjoint(_TOKEN_SPLIT.split(names))
+    return not rules.BOILERPLATE_TOKENS.isdisjoint(_NAME_TOKEN.findall(names))

@@ -10,8 +10,8 @@ function on purpose: local variables are what make one Python pass over a page a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from citesift.extract import rules
 from citesift.extract.skip import skip_dropped
@@ -42,6 +42,8 @@ _SIBLING_CLOSERS = {
     )
 }
 _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
+# Attribute names that can drop an element, name it furniture or make it a note.
+_TELLING = re.compile(r"class|id|hidden|style|role|typeof", re.IGNORECASE)
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 
 
@@ -96,12 +98,8 @@ def _is_note(attrs: dict[str, str], mode: rules.Mode) -> bool:
     )
 
 
-@lru_cache(maxsize=8192)
 def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool, bool]:
-    """Whether an element is dropped, named like furniture, and a note, under ``policy``.
-
-    Cached: pages repeat the same tags with the same attributes many times over.
-    """
+    """Whether an element is dropped, named like furniture, and a note, under ``policy``."""
     attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
     is_block = tag in rules.BLOCK_TAGS
     dropped = tag in policy.drop_tags or (
@@ -129,6 +127,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     opened: list[int] = []
     counts: dict[str, int] = {}
     named: list[tuple[int, int]] = []  # (stack index, first candidate) of furniture-named
+    verdicts: dict[tuple[str, str], tuple[bool, bool, bool]] = {}
     pieces: list[tuple[int, int]] = []
     size = link = total = last = 0
 
@@ -209,7 +208,12 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 index = _sibling_to_close(tags, "p")
                 if index >= 0:
                     pop_to(index)
-        dropped, furniture_named, note = verdict(tag, raw_attrs, policy)
+        if _TELLING.search(raw_attrs) is None:  # no attribute that can change the verdict
+            raw_attrs = ""
+        found = verdicts.get((tag, raw_attrs))
+        if found is None:  # pages repeat the same tags with the same attributes
+            found = verdicts[tag, raw_attrs] = verdict(tag, raw_attrs, policy)
+        dropped, furniture_named, note = found
         if is_block:
             if pieces:
                 flush()
