@@ -65,6 +65,28 @@ def test_without_dim_one_probe_learns_it(api: ScriptedServer) -> None:
     assert embedder.name == f"openai:{api.base_url}#embed-small/8"
 
 
+@pytest.mark.parametrize("dim", [0, -3, 1.5, float("nan"), True, 10**9])
+def test_an_absurd_dim_is_refused(api: ScriptedServer, dim: object) -> None:
+    with pytest.raises(ValueError, match="dim must be"):
+        _embedder(api, dim=dim)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"object": "list", "data": [], "model": "m"},
+        {"object": "list", "data": [{"index": 0, "embedding": []}], "model": "m"},
+        {"object": "list", "data": None, "model": "m"},
+        {"object": "list", "data": [{"index": 0, "embedding": "abc"}], "model": "m"},
+        ["not", "an", "object"],
+    ],
+)
+def test_a_useless_probe_answer_is_an_embedding_error(api: ScriptedServer, answer: object) -> None:
+    api.script(EMBEDDINGS, Reply(answer))
+    with pytest.raises(EmbeddingError):
+        OpenAIEmbedder(api.base_url, "embed-small", max_retries=0)
+
+
 def test_the_key_is_sent_as_a_bearer_token(api: ScriptedServer) -> None:
     _embedder(api, api_key="sk-test").embed(["x"])
     assert api.received(EMBEDDINGS)[0].headers["authorization"] == "Bearer sk-test"

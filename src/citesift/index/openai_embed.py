@@ -43,9 +43,7 @@ class OpenAIEmbedder:
         self.model = model
         self.batch_size = bounded_int(batch_size, 1, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE)
         self._client = _client(base_url, api_key, timeout, max_retries)
-        self.dim = self._probe_dim() if dim is None else bounded_int(dim, 1, MAX_DIM, 0)
-        if self.dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+        self.dim = self._probe_dim() if dim is None else _checked_dim(dim)
         self.name = f"openai:{base_url.rstrip('/')}#{model}/{self.dim}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -58,7 +56,10 @@ class OpenAIEmbedder:
 
     def _probe_dim(self) -> int:
         """The endpoint's vector size, from embedding one short text."""
-        return len(self._request(["dimension probe"])[0])
+        rows = self._request(["dimension probe"])
+        if len(rows) != 1 or not isinstance(rows[0], list) or not 1 <= len(rows[0]) <= MAX_DIM:
+            raise EmbeddingError("embeddings endpoint sent no usable vector for the probe")
+        return len(rows[0])
 
     def _request(self, batch: list[str]) -> list[Any]:
         """The raw vectors the endpoint answers for ``batch``, in input order."""
@@ -70,8 +71,10 @@ class OpenAIEmbedder:
             )
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise EmbeddingError(f"embeddings endpoint failed: {exc}") from exc
-        items = sorted(answer.data or [], key=lambda item: item.index)
-        return [item.embedding for item in items]
+        try:
+            return [item.embedding for item in sorted(answer.data, key=lambda i: i.index)]
+        except (AttributeError, TypeError) as exc:
+            raise EmbeddingError(f"embeddings endpoint sent a malformed answer: {exc}") from exc
 
     def _checked(self, rows: list[Any], count: int) -> np.ndarray:
         """``rows`` as unit float32 rows; ``EmbeddingError`` when count, size or values are off."""
@@ -86,6 +89,13 @@ class OpenAIEmbedder:
         if not np.isfinite(vectors).all():
             raise EmbeddingError("embeddings endpoint sent non-finite values")
         return normalise_rows(vectors)
+
+
+def _checked_dim(dim: object) -> int:
+    """``dim`` if it is an integer in ``[1, MAX_DIM]``, else ``ValueError``."""
+    if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM:
+        raise ValueError(f"dim must be an integer from 1 to {MAX_DIM}, got {dim!r}")
+    return dim
 
 
 def _client(base_url: str, api_key: str | None, timeout: float, retries: int) -> Any:
