@@ -102,7 +102,7 @@ BOILERPLATE_TOKENS = words(
     subscription signup share sharing sharebar socialshare related recommended
     popular trending taxonomy tags tagcloud pagination pager skip skiplink modal popup
     overlay outbrain taboola byline dateline author copyright legal disclaimer print toolbar
-    gallery slideshow carousel caption captions credit credits cta
+    gallery slideshow carousel caption captions credit credits cta date timestamp meta
     """
 )
 # Tags main-content detection never drops by class or id (they wrap the whole page).
