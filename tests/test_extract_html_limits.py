@@ -90,6 +90,14 @@ def test_fifty_megabyte_page_is_read_within_bounds() -> None:
     assert sum(len(b.text) for b in blocks) <= 300_000
 
 
+@pytest.mark.timeout(60)
+def test_fifty_megabytes_of_markup_without_text_is_read_within_bounds() -> None:
+    html = '<div class="x"><span class="y"></span><a href="/z"></a></div>\n' * 800_000
+    started = time.perf_counter()
+    assert list(html_to_blocks(html)) == []
+    assert time.perf_counter() - started < 45
+
+
 def test_binary_garbage_gives_blocks_or_nothing() -> None:
     garbage = os.urandom(200_000).decode("latin-1")
     for mode in ("article", "page"):

@@ -83,7 +83,10 @@ def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     if mode == "page" or parsoid:
         return scan, list(range(len(scan.candidates)))
     chosen = content.select(scan, policy.data_tables)
-    if sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS:
+    if (
+        not scan.furniture_dropped
+        or sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS
+    ):
         return scan, chosen
     retry = walk.scan(html, rules.without_furniture(policy), limit)
     again = content.select(retry, policy.data_tables, furniture=False)

@@ -66,6 +66,7 @@ class Scan:
     containers: list[tuple[int, int]] = field(default_factory=list)
     tables: list[tuple[int, int]] = field(default_factory=list)
     named: list[tuple[int, int]] = field(default_factory=list)
+    furniture_dropped: bool = False
     stopped: bool = False
 
 
@@ -99,7 +100,11 @@ def _is_note(attrs: dict[str, str], mode: rules.Mode) -> bool:
 
 
 def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool, bool]:
-    """Whether an element is dropped, named like furniture, and a note, under ``policy``."""
+    """Whether an element is dropped, is page furniture, and is a note, under ``policy``.
+
+    Furniture by tag or ARIA role is dropped; furniture by class or id name is only a hint
+    (kept, and judged by ``content`` once the scan is done).
+    """
     attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
     is_block = tag in rules.BLOCK_TAGS
     dropped = tag in policy.drop_tags or (
@@ -111,7 +116,7 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool,
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, False, False
+            return True, True, False
         return False, has_furniture_name(tag, attrs), _is_note(attrs, policy.mode)
     return dropped, False, is_block and _is_note(attrs, policy.mode)
 
@@ -213,13 +218,14 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = verdict(tag, raw_attrs, policy)
-        dropped, furniture_named, note = found
+        dropped, furniture, note = found
         if is_block:
             if pieces:
                 flush()
-            if furniture_named:
+            if furniture and not dropped:
                 named.append((len(tags), len(cands)))
         if dropped:
+            out.furniture_dropped |= furniture
             around = frozenset(n for n, c in counts.items() if c and n in block_tags)
             last = pos = skip_dropped(html, tag, pos, around)
             continue
