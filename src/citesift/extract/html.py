@@ -8,8 +8,12 @@ the budget, or at the budget itself when the block has none there), everything a
 dropped, and ``truncated`` is true. ``extract_document`` copies that flag into
 ``SourceDocument.truncated``.
 
-Offsets point into the string given (after NUL and lone surrogates are replaced one for
-one by U+FFFD, which keeps every position): see ``source_text`` for the invariant.
+Offsets point into the string given: see ``source_text`` for the invariant. NUL and lone
+surrogates in block text are replaced one for one by U+FFFD, so every position holds.
+
+Article mode on MediaWiki markup applies the Wikipedia rules (tables, figures, quotations,
+code and maths are not the article's prose); on other pages it detects the main content
+(``content``), keeps quotations and code, and keeps tables that sit inside the article.
 """
 
 from __future__ import annotations
@@ -42,10 +46,15 @@ class Blocks(list[Block]):
     truncated: bool = False
 
 
-def sanitise(html: str) -> str:
-    """``html`` with NUL and lone surrogates replaced by U+FFFD (positions unchanged)."""
+def _require_text(html: object) -> None:
+    """Refuse anything but ``str`` with a message that says what to do."""
     if not isinstance(html, str):
         raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
+
+
+def sanitise(html: str) -> str:
+    """``html`` with NUL and lone surrogates replaced by U+FFFD (positions unchanged)."""
+    _require_text(html)
     return _UNSAFE.sub("\ufffd", html)
 
 
@@ -163,8 +172,7 @@ def _within(blocks: list[Block], budget: int, stopped: bool) -> Blocks:
 def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDGET) -> Blocks:
     """The readable blocks of ``html``: article prose (default) or all a page shows."""
     _check(mode, budget)
-    if not isinstance(html, str):
-        raise TypeError(f"html must be str, not {type(html).__name__} (decode bytes first)")
+    _require_text(html)
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
     return _within(_blocks(html, scan, chosen), budget, scan.stopped)
