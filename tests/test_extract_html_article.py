@@ -97,3 +97,10 @@ def test_wikipedia_furniture_is_left_out(wikipedia_fixtures: Path) -> None:
     for furniture in ("excessive number of citations", "Historical population", "Coordinates:"):
         assert furniture not in text
     assert "Main article:" not in text and "See also:" not in text
+
+
+def test_a_form_around_the_whole_page_is_not_furniture_but_a_small_one_is() -> None:
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    signup = "<form action='/subscribe'><p>Get our newsletter every morning in your inbox.</p>"
+    html = f"<body><div><form method='post' action='page.aspx'>{story}</form>{signup}</form></div>"
+    assert [b.text for b in html_to_blocks(html)] == STORY

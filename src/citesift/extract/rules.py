@@ -83,11 +83,9 @@ ARTICLE_DROPPED_ROLES = frozenset(("note",))
 ARTICLE_DROPPED_IDS = frozenset(("coordinates",))
 
 # Main-content detection (article mode on pages that are not Parsoid).
-BOILERPLATE_TAGS = words(
-    """
-    nav header footer aside form menu dialog
-    """
-)
+BOILERPLATE_TAGS = words("nav header footer aside menu dialog")
+# Tags that are furniture only as a hint: a <form> may wrap a whole page (ASP.NET does).
+BOILERPLATE_HINT_TAGS = words("form")
 BOILERPLATE_ROLES = words(
     """
     navigation banner contentinfo complementary search dialog alertdialog menu menubar

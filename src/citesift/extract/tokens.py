@@ -77,7 +77,9 @@ def is_furniture(tag: str, attrs: dict[str, str]) -> bool:
 
 
 def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
-    """Whether a block-level element's class or id names page furniture (a hint only)."""
+    """Whether a block-level element's tag, class or id names page furniture (a hint only)."""
+    if tag in rules.BOILERPLATE_HINT_TAGS:
+        return True
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
         return False
     names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
