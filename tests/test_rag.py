@@ -242,3 +242,18 @@ def test_concurrent_ingest_and_search_from_threads(tmp_path) -> None:
         counts = list(pool.map(work, range(40)))
     assert all(c >= 1 for c in counts)
     assert len(rag.search("rivers", top_k=100)) == 40
+
+
+def test_ingest_streams_documents_and_keeps_finished_batches(tmp_path) -> None:
+    def documents():
+        for i in range(100):
+            yield {"id": f"d{i}", "content": f"streamed text {i}"}
+        raise RuntimeError("source dried up")
+
+    seen: list[tuple[int, int]] = []
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="bm25")
+    rag.progress = lambda done, total: seen.append((done, total))
+    with pytest.raises(RuntimeError, match="dried up"):
+        rag.ingest(documents())
+    assert seen == [(64, 64)]
+    assert rag.store.stats()["documents"] == 64

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,13 +71,15 @@ class Rag:
 
     def ingest(self, docs: Iterable[Any]) -> int:
         """Store the chunks of ``docs``, replacing earlier chunks of the same ids; a document
-        with empty content removes them. One transaction per batch; how many chunks stored."""
-        batch = list({d.id: d for d in map(as_ingest_doc, docs)}.values())
-        stored = 0
-        for start in range(0, len(batch), INGEST_BATCH):
-            stored += self._ingest_batch(batch[start : start + INGEST_BATCH])
+        with empty content removes them. Documents stream through in batches, one transaction
+        each (a crash keeps every finished batch); how many chunks were stored."""
+        total = len(docs) if isinstance(docs, Sized) else None
+        stored = done = 0
+        for batch in batched(map(as_ingest_doc, docs), INGEST_BATCH):
+            stored += self._ingest_batch(list({d.id: d for d in batch}.values()))
+            done += len(batch)
             if self.progress is not None:
-                self.progress(min(start + INGEST_BATCH, len(batch)), len(batch))
+                self.progress(done, total if total is not None else done)
         return stored
 
     def search(
@@ -204,6 +207,13 @@ def _sane(value: object, low: int, default: int) -> int:
     """``value`` floored when it is a finite number ≥ ``low``, else ``default``."""
     finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return min(math.floor(value), MAX_CHUNK_SIZE) if finite and value >= low else default  # type: ignore[arg-type, operator]
+
+
+def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size`` (the last may be shorter), read lazily."""
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def _uncached(embedder: Embedder) -> Embedder:
