@@ -127,3 +127,11 @@ def test_persistent_store_keeps_isolation_when_reopened(tmp_path) -> None:
     assert contents(a2) == ["A", "old"]
     assert contents(b2) == ["B"]
     assert all(d.rejected == 0 for d in seen)
+
+
+def test_threshold_still_applies_in_a_partition() -> None:
+    store = ListStore(scores=[0.9, 0.1])
+    a, _, seen = partitions(store, mode="bm25", threshold=0.5)
+    a.ingest([{"id": "doc", "content": "A|old"}])
+    assert [h.content for h in a.search("A")] == ["A"]
+    assert seen[-1].returned == 1

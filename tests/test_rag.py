@@ -257,3 +257,15 @@ def test_ingest_streams_documents_and_keeps_finished_batches(tmp_path) -> None:
         rag.ingest(documents())
     assert seen == [(64, 64)]
     assert rag.store.stats()["documents"] == 64
+
+
+@pytest.mark.parametrize(
+    "threshold,kept", [(0.5, ["a"]), (math.nan, ["a", "b"]), (None, ["a", "b"])]
+)
+def test_threshold_drops_low_scores_and_invalid_means_none(
+    threshold: float | None, kept: list[str]
+) -> None:
+    store = ListStore(scores=[0.9, 0.1])
+    rag = create_rag(HashEmbedder(), store, mode="bm25", threshold=threshold)
+    rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
+    assert [h.metadata["document_id"] for h in rag.search("x")] == kept

@@ -54,8 +54,10 @@ class Rag:
         split: Split | None,
         top_k: int,
         reranker: Reranker | None,
+        threshold: float | None = None,
     ) -> None:
         self.store, self.mode, self.top_k, self.reranker = store, mode, top_k, reranker
+        self.threshold = threshold
         self.chunk_size, self.chunk_overlap, self.split = chunk_size, chunk_overlap, split
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
@@ -92,7 +94,10 @@ class Rag:
 
     def candidates(self, query: str, limit: int, filter: dict[str, Any] | None) -> list[Hit]:
         """One store search for at most ``limit`` chunks, held to the scoring contract."""
-        return check_scores(self.store.search(self._query(query, limit, filter)))[:limit]
+        hits = check_scores(self.store.search(self._query(query, limit, filter)))[:limit]
+        if self.threshold is None:
+            return hits
+        return [h for h in hits if h.score is None or h.score >= self.threshold]
 
     def finish(self, query: str, hits: list[Hit], top_k: int) -> list[Hit]:
         """The final ``top_k``: reranked when a reranker is set."""
@@ -155,6 +160,7 @@ def create_rag(
     chunk_overlap: float = DEFAULT_CHUNK_OVERLAP,
     split: Split | None = None,
     top_k: float = DEFAULT_TOP_K,
+    threshold: float | None = None,
     rerank: Reranker | bool | None = None,
     fusion: str = "weighted",
 ) -> Rag:
@@ -162,6 +168,8 @@ def create_rag(
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
     the store. Invalid sizes fall back: size to 512, overlap to 50 (kept below the size),
     ``top_k`` to 5 (else floored, at least 1). ``rerank=True`` means the BM25 reranker.
+    ``threshold`` drops hits scoring below it (scores are on each mode's own scale); a
+    value that is not a finite number means no threshold.
     Hybrid search fuses min-max normalised scores with equal weights (``fusion="weighted"``)
     or by reciprocal rank (``fusion="rrf"``)."""
     if mode not in MODES:
@@ -177,6 +185,7 @@ def create_rag(
         split=split,
         top_k=positive_int(top_k, DEFAULT_TOP_K),
         reranker=BM25Reranker() if rerank is True else (rerank or None),
+        threshold=_threshold(threshold),
     )
 
 
@@ -205,8 +214,9 @@ def _embedder_factory(embed: Embedder | None, store: ChunkStore) -> Callable[[],
 
 def _sane(value: object, low: int, default: int) -> int:
     """``value`` floored when it is a finite number ≥ ``low``, else ``default``."""
-    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return min(math.floor(value), MAX_CHUNK_SIZE) if finite and value >= low else default  # type: ignore[arg-type, operator]
+    if not _finite(value) or value < low:  # type: ignore[operator]
+        return default
+    return min(math.floor(value), MAX_CHUNK_SIZE)  # type: ignore[arg-type]
 
 
 def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -221,6 +231,15 @@ def _uncached(embedder: Embedder) -> Embedder:
     from citesift.index.embed_cache import CachedEmbedder
 
     return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+
+
+def _threshold(value: object) -> float | None:
+    """The lowest score kept, or None (keep all) when ``value`` is not a finite number."""
+    return float(value) if _finite(value) else None  # type: ignore[arg-type]
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _vectored(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:
