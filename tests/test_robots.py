@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 from citesift.model import Skipped, Snapshot
 from citesift.net import LimiterRegistry, ManualClock, RobotsCache, RobotsRules, fetch, fetch_sync
+from citesift.net.robots import ROBOTS_MAX_BYTES
 from servers import MisbehavingServer, Query, Request, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -149,3 +151,27 @@ def test_the_rules_list_the_sitemaps_robots_txt_names(server: MisbehavingServer)
 
 async def never_fetch(url: str) -> Skipped:
     raise AssertionError(f"robots.txt should come from the cache, not {url}")
+
+
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+def test_a_robots_txt_over_500_kib_is_read_up_to_its_first_500_kib(
+    server: MisbehavingServer, encoding: str
+) -> None:
+    rules = "User-agent: *\nDisallow: /private\n" + "# padding padding padding\n" * 40_000
+    late = "Disallow: /late\n"  # past the first 500 KiB: not read
+    body = (rules + late).encode("ascii")
+    assert len(rules) > ROBOTS_MAX_BYTES
+    sent = gzip.compress(body) if encoding == "gzip" else body
+    headers = {"Content-Type": "text/plain", "Content-Encoding": encoding}
+    server.route("/robots.txt", lambda r, q: r.answer(200, sent, headers))
+    chosen = polite()
+    assert fetch_sync(server.url("/private/x"), chosen) == Skipped(None, "disallowed by robots.txt")
+    assert fetch_sync(server.url("/late"), chosen) == Skipped(404, "HTTP 404")
+
+
+def test_a_cut_robots_txt_loses_its_partial_last_line(server: MisbehavingServer) -> None:
+    head = "User-agent: *\n" + "#" * (ROBOTS_MAX_BYTES - 30) + "\n"
+    body = head + "Disallow: /p" + "rivate\n"  # the cut falls inside this rule
+    assert len(head) < ROBOTS_MAX_BYTES < len(body)
+    server.route("/robots.txt", lambda r, q: r.answer(200, body.encode("ascii")))
+    assert fetch_sync(server.url("/p"), polite()) == Skipped(404, "HTTP 404")

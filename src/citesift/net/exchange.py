@@ -128,11 +128,11 @@ async def _answer(
     if not 200 <= status < 300 and not policy.error_pages:
         return Skipped(status, f"HTTP {status}")
     declared = _declared_length(response)
-    if declared is not None and declared > policy.max_declared_bytes:
+    if declared is not None and declared > policy.max_declared_bytes and not policy.truncate:
         return Skipped(status, f"declared length {declared} over {policy.max_declared_bytes}")
     fetched_at = int(time.time() * 1000)
     try:
-        body = await _read_body(response, policy.max_body_bytes)
+        body = await _read_body(response, policy.max_body_bytes, policy.truncate)
     except _TooLarge:
         return Skipped(status, f"body over the cap of {policy.max_body_bytes} bytes")
     except DecompressError as error:
@@ -155,13 +155,16 @@ def _declared_length(response: httpx.Response) -> int | None:
     return int(value) if value.isascii() and value.isdigit() else None
 
 
-async def _read_body(response: httpx.Response, cap: int) -> bytes:
+async def _read_body(response: httpx.Response, cap: int, truncate: bool) -> bytes:
+    """The decompressed body; past ``cap`` bytes, its first ``cap`` when ``truncate``."""
     decoder = decoder_for(response.headers.get("content-encoding"))
     body = bytearray()
     async for chunk in response.aiter_raw():
         for piece in decoder.feed(chunk):
             body += piece
             if len(body) > cap:
+                if truncate:
+                    return bytes(body[:cap])
                 raise _TooLarge
     return bytes(body)
 

@@ -115,6 +115,7 @@ async def _robots_refusal(
         error_pages=True,
         max_redirects=ROBOTS_REDIRECTS,
         max_body_bytes=ROBOTS_MAX_BYTES,
+        truncate=True,
         accept="text/plain",
         deadline=min(policy.deadline, ROBOTS_DEADLINE),
     )

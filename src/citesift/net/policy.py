@@ -38,6 +38,7 @@ class FetchPolicy:
     deadline: float = PAGE_DEADLINE  # seconds from sending to the last body byte
     max_declared_bytes: int = DECLARED_BYTES  # refuse a larger Content-Length unread
     max_body_bytes: int = BODY_BYTES  # cap on the body after decompression
+    truncate: bool = False  # keep the first max_body_bytes of a longer body, not refuse it
     max_redirects: int = 0  # each hop re-checked: scheme, address, robots.txt
     allow_private: bool = False  # allow loopback, private and link-local addresses
     allow_networks: tuple[IPNetwork | str, ...] = ()  # allowed anyway: ("127.0.0.1/32",)

@@ -1,9 +1,9 @@
 """robots.txt per origin: fetched once, cached with an expiry, read by RFC 9309 rules.
 
-A 2xx file is parsed with protego; a 4xx (but 429) or too many redirects means no rules
-(allow all); a 5xx, a 429, a timeout or a transport failure means the site is unreachable
-for now: disallow everything, and try again after ``retry`` seconds. Crawl-delay is
-reported so the caller can slow the host's limiter.
+A 2xx file is parsed with protego (its first 500 KiB when it is longer); a 4xx (but 429)
+or too many redirects means no rules (allow all); a 5xx, a 429, a timeout or a transport
+failure means the site is unreachable for now: disallow everything, and try again after
+``retry`` seconds. Crawl-delay is reported so the caller can slow the host's limiter.
 """
 
 from __future__ import annotations
@@ -134,13 +134,19 @@ def robots_url(url: httpx.URL) -> str:
 def read_robots(outcome: FetchOutcome) -> RobotsRules:
     """The rules an attempt to fetch robots.txt implies (RFC 9309, section 2.3.1)."""
     if isinstance(outcome, Snapshot) and 200 <= outcome.status < 300:
-        text = outcome.body.decode("utf-8", errors="replace")
-        return RobotsRules(Protego.parse(text), allow_all=False, reason="")
+        return RobotsRules(Protego.parse(_whole_lines(outcome.body)), allow_all=False, reason="")
     status = outcome.status if isinstance(outcome, Snapshot | Skipped) else None
     if status is not None and (300 <= status < 400 or (400 <= status < 500 and status != 429)):
         return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}")
     why = outcome.reason if isinstance(outcome, Limited | Skipped) else f"HTTP {status}"
     return RobotsRules(None, allow_all=False, reason=f"robots.txt unreachable ({why}); retry later")
+
+
+def _whole_lines(body: bytes) -> str:
+    """The file as text; one cut at ``ROBOTS_MAX_BYTES`` loses its partial last line."""
+    if len(body) >= ROBOTS_MAX_BYTES:
+        body = body[: body.rfind(b"\n") + 1]
+    return body.decode("utf-8", errors="replace")
 
 
 ROBOTS = RobotsCache()
