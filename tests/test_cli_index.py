@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.index.rerank_http import VoyageReranker
+from citesift.net import LIMITERS
+from openai_server import Received, Reply, serve_json
+from wikipedia_server import Answer, WikipediaStandIn
 
 runner = CliRunner()
+CONTACT = "https://example.org/contact"
+HTML = {"Content-Type": "text/html; charset=utf-8"}
 
 
 @pytest.fixture
@@ -73,3 +80,94 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert code == 2 and "--contact" in err
     code, _, err = run("index", "rm", "nothing", "--store", store)
     assert code == 1 and "no document" in err
+
+
+@pytest.fixture
+def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
+    """A local site (the Wikipedia stand-in answers any path it is told to)."""
+    LIMITERS.forget()
+    with WikipediaStandIn(wikipedia_fixtures) as server:
+        yield server
+    LIMITERS.forget()
+
+
+def test_add_a_url_on_a_private_address_only_when_allowed(
+    stand_in: WikipediaStandIn, tmp_path: Path
+) -> None:
+    page = b"<html><head><title>Comets</title></head><body><p>Comets have icy nuclei.</p>"
+    stand_in.answer("/comets", Answer(200, HTML, page))
+    url, store = stand_in.origin + "/comets", str(tmp_path / "index.db")
+    code, _, err = run("index", "add", url, "--store", store, "--contact", CONTACT)
+    assert code == 1 and "skipped" in err and stand_in.requests == []
+
+    args = ("index", "add", url, "--store", store, "--mode", "bm25", "--contact", CONTACT)
+    code, out, _ = run(*args, "--allow-private")
+    assert code == 0 and "indexed 1 document(s)" in out
+    code, out, _ = run("search", "icy nuclei", "--store", store, "--mode", "bm25", "--json")
+    hit = json.loads(out.splitlines()[0])
+    assert hit["content"] == "Comets have icy nuclei." and hit["metadata"]["url"] == url
+
+
+def _echo_voyage(request: Received) -> Reply:
+    """A Voyage stand-in that prefers the documents naming "tides" (and echoes nothing else)."""
+    documents = request.json["documents"]
+    scores = [float("tides" in d.lower()) for d in documents]
+    return Reply({"data": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]})
+
+
+def test_search_reranks_with_a_named_http_reranker(corpus: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    path = VoyageReranker.api.path
+    with serve_json({path: _echo_voyage}) as voyage:
+        args = (
+            "search",
+            "eiffel tower moon",
+            "--store",
+            store,
+            "--mode",
+            "bm25",
+            "--json",
+            "--top-k",
+            "1",
+        )
+        code, out, err = run(*args, "--reranker", "voyage", "--rerank-url", voyage.url(""),
+                             "--rerank-key", "k-123")  # fmt: skip
+        [request] = voyage.received(path)
+    assert code == 0, err
+    assert "Tides" in json.loads(out)["content"]
+    assert request.headers["authorization"] == "Bearer k-123"
+
+
+def test_search_reranker_key_from_the_environment(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    monkeypatch.setenv("CITESIFT_VOYAGE_API_KEY", "from-env")
+    path = VoyageReranker.api.path
+    with serve_json({path: _echo_voyage}) as voyage:
+        args = (
+            "search",
+            "eiffel tower moon",
+            "--store",
+            store,
+            "--mode",
+            "bm25",
+            "--reranker",
+            "voyage",
+        )
+        assert run(*args, "--rerank-url", voyage.url(""))[0] == 0
+        [request] = voyage.received(path)
+    assert request.headers["authorization"] == "Bearer from-env"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [(("--reranker", "magic"), "unknown reranker"), (("--reranker", "cross-encoder"), "model")],
+)
+def test_search_refuses_an_unusable_reranker(
+    corpus: Path, tmp_path: Path, options: tuple[str, ...], message: str
+) -> None:
+    code, _, err = run("search", "tides", "--store", str(tmp_path / "i.db"), *options)
+    assert code == 2 and message in err

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
 from citesift.index.hybrid import HybridRetriever
-from citesift.index.rerank import BM25Reranker, RerankedRetriever
+from citesift.index.rerank import BM25Reranker, RerankedRetriever, rerank_fused, rerank_weight
 from citesift.index.scoring import RerankError, check_scores
 from citesift.model import Hit
 
@@ -214,3 +214,47 @@ def test_weighted_fusion_is_always_finite_sorted_and_bounded(
     assert all(math.isfinite(v) and -1e-9 <= v <= 1 + 1e-9 for v in values)  # type: ignore[arg-type]
     assert values == sorted(values, reverse=True)  # type: ignore[type-var]
     assert len({h.id for h in out}) == len(out) == len({i for i, _ in vector + keyword})
+
+
+class Reversing:
+    """A reranker that scores the candidates in reverse order of the first stage."""
+
+    def rerank(self, query: str, found: list[Hit], top_k: int) -> list[Hit]:
+        return [Hit(h.id, float(i), h.content) for i, h in enumerate(found)][::-1][:top_k]
+
+
+FIRST_STAGE = hits(("a", 10.0), ("b", 9.9), ("c", 9.8), ("d", 0.0))
+
+
+def test_rerank_fusion_keeps_the_first_stage_signal() -> None:
+    # reranker: d 1, c 2/3, b 1/3, a 0; first stage: a 1, b .99, c .98, d 0; a tie of a and d
+    # goes the reranker's way
+    out = rerank_fused(Reversing(), "q", FIRST_STAGE, 4)
+    assert [h.id for h in out] == ["c", "b", "d", "a"]
+    assert [h.score for h in out[2:]] == pytest.approx([0.5, 0.5])
+    assert out[0].score == pytest.approx(0.5 * 2 / 3 + 0.5 * 9.8 / 10)
+
+
+@pytest.mark.parametrize("weight", [1, 1.0])
+def test_rerank_weight_one_is_the_reranker_alone(weight: float) -> None:
+    assert [h.id for h in rerank_fused(Reversing(), "q", FIRST_STAGE, 2, weight)] == ["d", "c"]
+
+
+@pytest.mark.parametrize("weight", [math.nan, -1, 2, math.inf, True, "0.9"])
+def test_absurd_rerank_weights_fall_back_to_half(weight: Any) -> None:
+    assert rerank_weight(weight) == 0.5
+
+
+def test_rerank_weight_zero_keeps_the_first_stage_order() -> None:
+    assert [h.id for h in rerank_fused(Reversing(), "q", FIRST_STAGE, 4, 0)] == list("abcd")
+
+
+def test_unscored_first_stage_takes_the_reranker_order() -> None:
+    out = rerank_fused(Reversing(), "q", hits(("a", None), ("b", None), ("c", None)), 3)
+    assert [h.id for h in out] == ["c", "b", "a"]
+
+
+def test_reranked_retriever_fuses_by_its_weight() -> None:
+    fused = RerankedRetriever(ListRetriever(FIRST_STAGE), Reversing()).search("q", top_k=1)
+    alone = RerankedRetriever(ListRetriever(FIRST_STAGE), Reversing(), rerank_weight=1)
+    assert fused[0].id == "c" and alone.search("q", top_k=1)[0].id == "d"

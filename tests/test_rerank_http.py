@@ -9,13 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from citesift.index.rerank import rerank_checked
+from citesift.index.rerank import BM25Reranker, rerank_checked
 from citesift.index.rerank_http import (
     CohereReranker,
     HTTPReranker,
     JinaReranker,
     VoyageReranker,
 )
+from citesift.index.rerankers import HTTP_RERANKERS, reranker_by_name
 from citesift.index.scoring import RerankError
 from citesift.model import Hit
 from openai_server import Received, Reply, ScriptedServer, serve_json
@@ -222,3 +223,32 @@ def test_lone_surrogates_are_sent_replaced(stand_in) -> None:
 def test_the_checked_rerank_path_accepts_the_answer(stand_in) -> None:
     out = rerank_checked(_reranker(stand_in), QUERY, list(HITS), 2)
     assert [h.id for h in out] == ["h2", "h1"]
+
+
+@pytest.mark.parametrize("name", ["voyage", "jina", "cohere"])
+def test_reranker_by_name_reaches_the_stand_in_with_the_env_key(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cls = HTTP_RERANKERS[name]
+    monkeypatch.setenv(f"CITESIFT_{name.upper()}_API_KEY", f"{name}-key")
+    with serve_json({cls.api.path: overlap_answer(cls.api.results_key)}) as server:
+        reranker = reranker_by_name(f" {name.upper()} ", base_url=server.url(""), model="m1")
+        out = reranker.rerank(QUERY, HITS, 2)
+        [request] = server.received(cls.api.path)
+    assert isinstance(reranker, cls) and [h.id for h in out] == ["h2", "h1"]
+    assert request.headers["authorization"] == f"Bearer {name}-key"
+    assert request.json["model"] == "m1"
+
+
+def test_reranker_by_name_prefers_the_given_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITESIFT_JINA_API_KEY", "from-env")
+    assert reranker_by_name("jina", api_key="given").api_key == "given"
+    assert reranker_by_name("jina").api_key == "from-env"
+
+
+def test_reranker_by_name_defaults_and_refusals() -> None:
+    assert isinstance(reranker_by_name(), BM25Reranker)
+    with pytest.raises(ValueError, match="unknown reranker 'magic'"):
+        reranker_by_name("magic")
+    with pytest.raises(ValueError, match="local model directory"):
+        reranker_by_name("cross-encoder")

@@ -18,6 +18,7 @@ from citesift.index.cross_encoder import (
 )
 from citesift.index.onnx_minilm import tokenizer_path
 from citesift.index.rerank import rerank_checked
+from citesift.index.rerankers import reranker_by_name
 from citesift.model import Hit
 
 onnx = pytest.importorskip("onnx")
@@ -136,3 +137,8 @@ def test_missing_sentence_transformers_names_the_extra(
 def test_scores_are_plain_floats(model_dir: Path) -> None:
     out = CrossEncoderReranker(model_dir).rerank("q", HITS, 3)
     assert all(type(h.score) is float and np.isfinite(h.score) for h in out)
+
+
+def test_a_cross_encoder_by_name_from_a_local_directory(model_dir: Path) -> None:
+    reranker = reranker_by_name("cross-encoder", model=model_dir)
+    assert [h.id for h in reranker.rerank("aspirin", HITS, 3)] == ["long", "mid", "short"]

@@ -25,6 +25,7 @@ from citesift.index import (
     create_partitioned_rag,
     create_rag,
     reciprocal_rank_fusion,
+    reranker_by_name,
     weighted_fusion,
 )
 from citesift.model import (
@@ -136,6 +137,7 @@ __all__ = [
     "html_to_blocks",
     "limiter_for",
     "reciprocal_rank_fusion",
+    "reranker_by_name",
     "retry_after_ms",
     "sentence_spans",
     "strip_tags",

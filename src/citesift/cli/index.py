@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from citesift import __version__
 from citesift.cli.app import app
+from citesift.cli.wiki import AllowPrivate, Contact, describe, fail, identity
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
+from citesift.index.rerank import Reranker
+from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.model import Document, Hit, SourceHit
 from citesift.store.chunks import ChunkTable
 from citesift.store.sqlite import SQLiteStore, default_store_path
@@ -48,14 +50,12 @@ def add(
     mode: Annotated[SearchMode, typer.Option(help="bm25 skips embedding.")] = SearchMode.hybrid,
     chunk_size: Annotated[int, typer.Option(help="Most characters per chunk.")] = 512,
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
-    contact: Annotated[
-        str | None,
-        typer.Option(envvar="CITESIFT_CONTACT", help="Your URL or e-mail, sent with URL reads."),
-    ] = None,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
 ) -> None:
     """Ingest files (.txt, .md, .html) and web pages into the index, replacing earlier
     versions of the same documents."""
-    docs = [doc for source in sources for doc in _documents(source, contact)]
+    docs = [doc for source in sources for doc in _documents(source, contact, allow_private)]
     rag = create_rag(store=_store(store), mode=mode.value, chunk_size=chunk_size,
                      chunk_overlap=chunk_overlap)  # fmt: skip
     with Progress(console=err, transient=True) as progress:
@@ -81,7 +81,7 @@ def rm(
     with SQLiteStore(_store(store)) as sqlite:
         removed = ChunkTable(sqlite).delete(ids)
     if not removed:
-        _fail(f"no document with id {', '.join(ids)} in the index", code=1)
+        fail(f"no document with id {', '.join(ids)} in the index", 1)
     typer.echo(f"removed {removed} chunk(s)")
 
 
@@ -90,12 +90,29 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     top_k: Annotated[int, typer.Option("--top-k", min=1, help="How many chunks.")] = 5,
     mode: Annotated[SearchMode, typer.Option(help="How to score.")] = SearchMode.hybrid,
-    rerank: Annotated[bool, typer.Option("--rerank", help="Rerank with BM25.")] = False,
+    rerank: Annotated[bool, typer.Option("--rerank", help="Rerank the candidates.")] = False,
+    reranker: Annotated[
+        str | None,
+        typer.Option(help=f"Which reranker ({', '.join(RERANKERS)}; implies --rerank)."),
+    ] = None,
+    rerank_key: Annotated[
+        str | None,
+        typer.Option(help="API key of an HTTP reranker (default: $CITESIFT_<NAME>_API_KEY)."),
+    ] = None,
+    rerank_url: Annotated[
+        str | None, typer.Option(help="Another endpoint for an HTTP reranker (a stand-in).")
+    ] = None,
+    rerank_model: Annotated[
+        str | None,
+        typer.Option(help="The reranker's model; for cross-encoder a local model directory."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hit.")] = False,
     store: StoreOption = None,
 ) -> None:
     """Search the local index: the best chunks with their scores and sources."""
-    rag = create_rag(store=_store(store), mode=mode.value, rerank=rerank)
+    chosen = reranker or ("bm25" if rerank else None)
+    ranker = _reranker(chosen, rerank_key, rerank_url, rerank_model) if chosen else None
+    rag = create_rag(store=_store(store), mode=mode.value, rerank=ranker)
     with err.status("Searching…"):
         hits = rag.search(query, top_k=top_k)
     for rank, hit in enumerate(hits, start=1):
@@ -104,10 +121,18 @@ def search(
         err.print("no results")
 
 
-def _documents(source: str, contact: str | None) -> list[Any]:
+def _reranker(name: str, key: str | None, url: str | None, model: str | None) -> Reranker:
+    """The named reranker, or a clear error naming what is wrong."""
+    try:
+        return reranker_by_name(name, api_key=key, base_url=url, model=model)
+    except (ValueError, RuntimeError) as error:
+        fail(str(error))
+
+
+def _documents(source: str, contact: str | None, allow_private: bool) -> list[Any]:
     """What ``source`` holds: a web page, a file, or the files of a folder."""
     if urlsplit(source).scheme in ("http", "https"):
-        return [_web_page(source, contact)]
+        return [_web_page(source, contact, allow_private)]
     path = Path(source)
     if path.is_dir():
         found = sorted(
@@ -115,7 +140,7 @@ def _documents(source: str, contact: str | None) -> list[Any]:
         )
         return [_file(p) for p in found]
     if not path.is_file():
-        _fail(f"no such file, folder or URL: {source}")
+        fail(f"no such file, folder or URL: {source}")
     return [_file(path)]
 
 
@@ -128,24 +153,21 @@ def _file(path: Path) -> Any:
         html = decode_html(path.read_bytes())[0]
         return extract_document(html, url=path.resolve().as_uri(), site="file", key=str(path))
     if suffix not in TEXT_SUFFIXES:
-        _fail(f"{path}: only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
+        fail(f"{path}: only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
     text = path.read_bytes().decode("utf-8", errors="replace")
     meta = {"title": path.name, "url": path.resolve().as_uri(), "site": "file"}
     return {"id": str(path), "content": text, "metadata": meta}
 
 
-def _web_page(url: str, contact: str | None) -> Any:
+def _web_page(url: str, contact: str | None, allow_private: bool) -> Any:
     """The page at ``url`` read politely (robots.txt, limits) as a SourceDocument."""
-    if not contact:
-        _fail("reading a URL needs --contact (your URL or e-mail, sent in the User-Agent)")
-    from citesift.net import ClientIdentity
     from citesift.sources.web import WebPageSource
 
-    source = WebPageSource(ClientIdentity("citesift", __version__, contact))
+    source = WebPageSource(identity(contact), allow_private=allow_private)
     with err.status(f"Reading {url}…"):
         outcome = source.read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
-        _fail(f"{url}: not read ({outcome})", code=1)
+        fail(f"{url}: not read ({describe(outcome)})", 1)
     return outcome.document
 
 
@@ -164,8 +186,3 @@ def _line(rank: int, hit: Hit) -> str:
 
 def _as_json(hit: Hit) -> dict[str, Any]:
     return {"id": hit.id, "score": hit.score, "content": hit.content, "metadata": hit.metadata}
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"error: {message}", style="red", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)

@@ -17,8 +17,15 @@ from citesift.index.partition import (
 )
 from citesift.index.query import Query
 from citesift.index.rag import ChunkStore, Rag, create_rag
-from citesift.index.rerank import BM25Reranker, RerankedRetriever, Reranker, rerank_checked
+from citesift.index.rerank import (
+    BM25Reranker,
+    RerankedRetriever,
+    Reranker,
+    rerank_checked,
+    rerank_fused,
+)
 from citesift.index.rerank_http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
+from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores
 from citesift.index.vectors import VectorIndex
@@ -44,6 +51,7 @@ __all__ = [
     "PartitionDiagnostics",
     "PartitionedRag",
     "Query",
+    "RERANKERS",
     "Rag",
     "RerankError",
     "RerankedRetriever",
@@ -61,5 +69,7 @@ __all__ = [
     "query_of",
     "reciprocal_rank_fusion",
     "rerank_checked",
+    "rerank_fused",
+    "reranker_by_name",
     "weighted_fusion",
 ]

@@ -16,7 +16,13 @@ from citesift.index.embed import Embedder, Progress
 from citesift.index.filters import check_filter
 from citesift.index.local import LocalStore
 from citesift.index.query import MODES, Mode, Query
-from citesift.index.rerank import DEFAULT_CANDIDATE_POOL, BM25Reranker, Reranker, rerank_checked
+from citesift.index.rerank import (
+    DEFAULT_CANDIDATE_POOL,
+    DEFAULT_RERANK_WEIGHT,
+    Reranker,
+    rerank_fused,
+)
+from citesift.index.rerankers import reranker_by_name
 from citesift.index.retriever import query_of
 from citesift.index.scoring import check_scores, positive_int
 from citesift.model import Hit
@@ -55,9 +61,10 @@ class Rag:
         top_k: int,
         reranker: Reranker | None,
         threshold: float | None = None,
+        rerank_weight: float = DEFAULT_RERANK_WEIGHT,
     ) -> None:
         self.store, self.mode, self.top_k, self.reranker = store, mode, top_k, reranker
-        self.threshold = threshold
+        self.threshold, self.rerank_weight = threshold, rerank_weight
         self.chunk_size, self.chunk_overlap, self.split = chunk_size, chunk_overlap, split
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
@@ -100,10 +107,10 @@ class Rag:
         return [h for h in hits if h.score is None or h.score >= self.threshold]
 
     def finish(self, query: str, hits: list[Hit], top_k: int) -> list[Hit]:
-        """The final ``top_k``: reranked when a reranker is set."""
+        """The final ``top_k``: reranked and fused with ``hits`` when a reranker is set."""
         if self.reranker is None:
             return hits[:top_k]
-        return rerank_checked(self.reranker, query, hits, top_k)
+        return rerank_fused(self.reranker, query, hits, top_k, self.rerank_weight)
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove these documents (by document id) and all their chunks."""
@@ -161,13 +168,16 @@ def create_rag(
     split: Split | None = None,
     top_k: float = DEFAULT_TOP_K,
     threshold: float | None = None,
-    rerank: Reranker | bool | None = None,
+    rerank: Reranker | bool | str | None = None,
     fusion: str = "weighted",
+    rerank_weight: float = DEFAULT_RERANK_WEIGHT,
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
     the store. Invalid sizes fall back: size to 512, overlap to 50 (kept below the size),
-    ``top_k`` to 5 (else floored, at least 1). ``rerank=True`` means the BM25 reranker.
+    ``top_k`` to 5 (else floored, at least 1). ``rerank`` is a ``Reranker``, a name for
+    ``reranker_by_name`` (``True`` means ``"bm25"``); its scores are fused with the first
+    stage's, the reranker weighing ``rerank_weight`` (see ``rerank_fused``).
     ``threshold`` drops hits scoring below it (scores are on each mode's own scale); a
     value that is not a finite number means no threshold.
     Hybrid search fuses min-max normalised scores with equal weights (``fusion="weighted"``)
@@ -184,9 +194,19 @@ def create_rag(
         chunk_overlap=min(_sane(chunk_overlap, 0, DEFAULT_CHUNK_OVERLAP), size - 1),
         split=split,
         top_k=positive_int(top_k, DEFAULT_TOP_K),
-        reranker=BM25Reranker() if rerank is True else (rerank or None),
+        reranker=_reranker(rerank),
         threshold=_threshold(threshold),
+        rerank_weight=rerank_weight,
     )
+
+
+def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:
+    """The reranker ``rerank`` names (``True``: the default), or None for no reranking."""
+    if rerank is True:
+        return reranker_by_name()
+    if isinstance(rerank, str):
+        return reranker_by_name(rerank)
+    return rerank or None
 
 
 def _chunk_store(store: object, fusion: str) -> ChunkStore:

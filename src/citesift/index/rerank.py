@@ -7,12 +7,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, bm25_score
+from citesift.index.fusion import min_max
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores, positive_int
 from citesift.model import Hit
 
 DEFAULT_CANDIDATE_POOL = 20
 DEFAULT_TOP_K = 5
+DEFAULT_RERANK_WEIGHT = 0.5
+"""The reranker's share of the final score; the first stage keeps the rest."""
 
 
 @runtime_checkable
@@ -44,26 +47,57 @@ class RerankedRetriever:
         *,
         candidate_pool: int = DEFAULT_CANDIDATE_POOL,
         top_k: int = DEFAULT_TOP_K,
+        rerank_weight: float = DEFAULT_RERANK_WEIGHT,
     ) -> None:
         self.base = base
         self.reranker = reranker if reranker is not None else BM25Reranker()
         self.candidate_pool = positive_int(candidate_pool, DEFAULT_CANDIDATE_POOL)
         self.top_k = positive_int(top_k, DEFAULT_TOP_K)
+        self.rerank_weight = rerank_weight
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Hit]:
-        """Base candidates (at least ``top_k`` of them), reranked, checked and cut to ``top_k``."""
+        """Base candidates (at least ``top_k`` of them), reranked, fused and cut to ``top_k``."""
         k = positive_int(top_k, self.top_k)
         pool = max(self.candidate_pool, k)
         candidates = [_copy(h) for h in self.base.search(query, top_k=pool, filter=filter)[:pool]]
-        return rerank_checked(self.reranker, query, candidates, k)
+        return rerank_fused(self.reranker, query, candidates, k, self.rerank_weight)
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
     ) -> list[Hit]:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))
+
+
+def rerank_fused(
+    reranker: Reranker,
+    query: str,
+    hits: list[Hit],
+    top_k: int,
+    weight: float = DEFAULT_RERANK_WEIGHT,
+) -> list[Hit]:
+    """Rerank every candidate, then score each ``weight · minmax(reranker) + (1 - weight) ·
+    minmax(first stage)`` (ties in the reranker's order), so a reranker that knows less
+    than the first stage cannot throw its signal away. ``weight`` 1 (or an unscored side)
+    keeps the reranker's order alone; a weight outside [0, 1] or not finite takes 0.5."""
+    reranked = rerank_checked(reranker, query, hits, len(hits))
+    share = rerank_weight(weight)
+    unscored = any(h.score is None for h in [*reranked[:1], *hits[:1]])
+    if share == 1 or unscored:
+        return reranked[:top_k]
+    ours, theirs = min_max(reranked), min_max(hits)
+    fused = {h.id: share * ours[h.id] + (1 - share) * theirs.get(h.id, 0.0) for h in reranked}
+    order = sorted(reranked, key=lambda h: -fused[h.id])[:top_k]
+    return [replace(h, score=fused[h.id]) for h in order]
+
+
+def rerank_weight(value: object) -> float:
+    """``value`` when it is a finite number in [0, 1], else ``DEFAULT_RERANK_WEIGHT``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return DEFAULT_RERANK_WEIGHT
+    return float(value) if 0 <= value <= 1 else DEFAULT_RERANK_WEIGHT
 
 
 def rerank_checked(reranker: Reranker, query: str, hits: list[Hit], top_k: int) -> list[Hit]:

@@ -1,0 +1,57 @@
+"""Rerankers chosen by name: bm25, voyage, jina, cohere, or a local cross-encoder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from citesift.index.rerank import BM25Reranker, Reranker
+from citesift.index.rerank_http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
+
+DEFAULT_RERANKER = "bm25"
+CROSS_ENCODER = "cross-encoder"
+HTTP_RERANKERS: dict[str, type[HTTPReranker]] = {
+    "voyage": VoyageReranker,
+    "jina": JinaReranker,
+    "cohere": CohereReranker,
+}
+RERANKERS = (DEFAULT_RERANKER, *HTTP_RERANKERS, CROSS_ENCODER)
+
+
+def reranker_by_name(
+    name: str = DEFAULT_RERANKER,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    model: str | Path | None = None,
+) -> Reranker:
+    """The reranker called ``name`` (one of ``RERANKERS``).
+
+    An HTTP reranker takes ``api_key``, else ``$CITESIFT_<NAME>_API_KEY``, else the
+    provider's own variable; ``base_url`` points it at another endpoint (a stand-in) and
+    ``model`` names the provider's model. ``cross-encoder`` needs ``model``: a local model
+    directory (nothing is downloaded). An unknown name is a ``ValueError``.
+    """
+    chosen = str(name).strip().lower()
+    if chosen == DEFAULT_RERANKER:
+        return BM25Reranker()
+    if chosen == CROSS_ENCODER:
+        return _cross_encoder(model)
+    if chosen not in HTTP_RERANKERS:
+        raise ValueError(f"unknown reranker {name!r}: choose one of {', '.join(RERANKERS)}")
+    options = {"api_key": api_key or key_from_env(chosen), "base_url": base_url, "model": model}
+    return HTTP_RERANKERS[chosen](**{k: str(v) for k, v in options.items() if v})
+
+
+def key_from_env(name: str) -> str | None:
+    """``$CITESIFT_<NAME>_API_KEY`` when it is set and not blank."""
+    return os.environ.get(f"CITESIFT_{name.upper()}_API_KEY", "").strip() or None
+
+
+def _cross_encoder(model: str | Path | None) -> Reranker:
+    """A cross-encoder from a local model directory (imported only when asked for)."""
+    if not model:
+        raise ValueError("the cross-encoder reranker needs a model: a local model directory")
+    from citesift.index.cross_encoder import CrossEncoderReranker
+
+    return CrossEncoderReranker(model)
