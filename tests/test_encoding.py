@@ -41,3 +41,51 @@ def test_detection_without_any_label_and_garbage_never_raises() -> None:
     garbage = bytes(range(256)) * 50
     decoded, _ = decode_html(garbage)
     assert isinstance(decoded, str)
+
+
+# Short pages with no declared charset, as sites in each language wrote them.
+UNDECLARED = [
+    ("cp1252", "de", "Größere Übungen für Bäcker, schön süß."),
+    ("cp1252", "fr", "Le garçon a mangé une crème brûlée à côté."),
+    ("cp1252", "es", "El niño comió piñata mañana, señor."),
+    ("cp1252", "en", "Price: 20 € – „cheap“ … café, naïve, ½"),
+    ("cp1250", "pl", "Zażółć gęślą jaźń, łódź pływa."),
+    ("cp1250", "cs", "Příliš žluťoučký kůň úpěl ďábelské ódy."),
+    ("cp1251", "ru", "Привет, как дела? Это короткий текст."),
+    ("koi8-r", "ru", "Привет, как дела? Это короткий текст."),
+    ("cp1253", "el", "Καλημέρα, τι κάνεις; Αυτό είναι ένα κείμενο."),
+    ("cp932", "ja", "これは日本語の短い文章です。東京へ行きます。"),
+    ("gb18030", "zh", "这是一个简短的中文句子，我们去北京。"),
+    ("big5", "zh-TW", "這是一個簡短的中文句子，我們去台北。"),
+]
+
+
+@pytest.mark.parametrize(("charset", "lang", "text"), UNDECLARED)
+@pytest.mark.parametrize("with_lang", [True, False])
+def test_short_undeclared_pages_are_read_in_the_charset_they_were_written_in(
+    charset: str, lang: str, text: str, with_lang: bool
+) -> None:
+    opening = f'<html lang="{lang}">' if with_lang else "<html>"
+    page = f"{opening}<title>t</title><p>{text}</p></html>"
+    decoded, chosen = decode_html(page.encode(charset))
+    assert decoded == page, chosen
+
+
+@pytest.mark.parametrize("text", ["Größere Übungen für Bäcker.", "Preis: 20 € – „billig“ …"])
+def test_latin_text_that_several_code_pages_read_alike_is_named_windows_1252(text: str) -> None:
+    assert sniff_charset(f"<p>{text}</p>".encode("cp1252")) == "cp1252"
+
+
+def test_the_pages_language_settles_a_close_call() -> None:
+    text = "<p>Привет, как дела? Это короткий текст.</p>".encode("cp1251")
+    assert sniff_charset(b'<html lang="ru">' + text) == "cp1251"
+    assert sniff_charset(b'<html lang="en">' + text) == "cp1251"  # a wrong lang does not win
+    turkish = "<p>Güzel şehir İstanbul'da ağır bir gün.</p>".encode("cp1254")
+    assert sniff_charset(b'<html lang="tr">' + turkish) == "cp1254"
+    assert sniff_charset(b"<html>" + turkish) == "cp1252"  # no clear lead: the web's default
+
+
+def test_detection_never_names_an_encoding_browsers_lack() -> None:
+    for page in ("<p>café, naïve, ½</p>", "<p>Le garçon a mangé une crème brûlée.</p>"):
+        assert sniff_charset(page.encode("cp1252")) == "cp1252"
+    assert charset_label(sniff_charset(bytes(range(128, 256)) * 4)) is not None

@@ -10,6 +10,7 @@ import codecs
 import re
 
 import charset_normalizer
+from charset_normalizer import CharsetMatch
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -25,6 +26,47 @@ _DETECT_BYTES = 65_536
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE
 )
+_HTML_LANG = re.compile(
+    rb"""<html\b[^>]*?\slang\s*=\s*["']?\s*([A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?)""",
+    re.IGNORECASE,
+)
+# The encodings a browser can decode (WHATWG Encoding Standard): detection picks among these
+# only, so that a short sample never comes back as a DOS or Mac code page no site declares.
+WEB_CHARSETS = (
+    "cp866", "iso8859_2", "iso8859_3", "iso8859_4", "iso8859_5", "iso8859_6", "iso8859_7",
+    "iso8859_8", "iso8859_10", "iso8859_13", "iso8859_14", "iso8859_15", "iso8859_16",
+    "koi8_r", "koi8_u", "mac_roman", "cp874", "cp1250", "cp1251", "cp1252", "cp1253",
+    "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "mac_cyrillic", "gb18030", "big5",
+    "euc_jp", "iso2022_jp", "cp932", "cp949",
+)  # fmt: skip
+# Single-byte Latin code pages: when one of these wins without a clear lead over
+# windows-1252, the page is read as windows-1252, the web's commonest legacy encoding.
+LATIN_CHARSETS = frozenset(
+    {"cp1250", "cp1252", "cp1254", "cp1257", "cp1258", "mac_roman"}
+    | {f"iso8859_{n}" for n in (2, 3, 4, 9, 10, 13, 14, 15, 16)}
+)
+_CYRILLIC = ("cp1251", "koi8_r", "koi8_u", "mac_cyrillic", "iso8859_5", "cp866")
+_CENTRAL_EUROPEAN = ("cp1250", "iso8859_2")
+_BALTIC = ("cp1257", "iso8859_13", "iso8859_4")
+# The legacy encodings pages in a language used, most common first: a page's own
+# ``<html lang>`` tips a close call between candidates towards these.
+LANGUAGE_CHARSETS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("ru", "uk", "be", "bg", "sr", "mk", "kk", "ky", "tg", "mn"), _CYRILLIC),
+    **dict.fromkeys(("pl", "cs", "sk", "hu", "sl", "hr", "bs", "ro", "sq"), _CENTRAL_EUROPEAN),
+    **dict.fromkeys(("lt", "lv", "et"), _BALTIC),
+    **dict.fromkeys(("tr", "az"), ("cp1254", "iso8859_9")),
+    **dict.fromkeys(("ar", "fa", "ur"), ("cp1256", "iso8859_6")),
+    **dict.fromkeys(("he", "yi"), ("cp1255", "iso8859_8")),
+    **dict.fromkeys(("zh-tw", "zh-hk", "zh-mo", "zh-hant"), ("big5", "gb18030")),
+    "el": ("cp1253", "iso8859_7"),
+    "ja": ("cp932", "euc_jp", "iso2022_jp"),
+    "zh": ("gb18030", "big5"),
+    "ko": ("cp949",),
+    "th": ("cp874",),
+    "vi": ("cp1258",),
+}
+_TAG = re.compile(rb"<[!/?A-Za-z][^<>]{0,2000}>")
+CHAOS_LEAD = 0.05  # a detection lead smaller than this is no clear lead
 
 
 def charset_label(label: str | None) -> str | None:
@@ -68,11 +110,49 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]
 
 
 def _detect(sample: bytes) -> str:
+    """UTF-8 when the bytes are UTF-8; else charset-normalizer's best web encoding, except
+    that the page's language, then windows-1252, win a close call."""
     try:
         sample.decode("utf-8")
         return "utf-8"
     except UnicodeDecodeError as error:
         if error.start >= len(sample) - 3:  # a multi-byte character cut by the sample's end
             return "utf-8"
-    best = charset_normalizer.from_bytes(sample).best()
-    return charset_label(best.encoding if best else None) or "cp1252"
+    prose = _prose(sample)
+    matches = list(charset_normalizer.from_bytes(prose, cp_isolation=list(WEB_CHARSETS)))
+    if not matches:
+        return "cp1252"
+    best = matches[0]
+    for name in _preferred(sample, best.encoding):
+        if _as_good(prose, name, best, matches):
+            return charset_label(name) or name
+    return charset_label(best.encoding) or "cp1252"
+
+
+def _prose(sample: bytes) -> bytes:
+    """The sample with its tags blanked, so ASCII markup does not drown the text's own bytes
+    (the sample itself when only markup holds non-ASCII bytes)."""
+    prose = _TAG.sub(b" ", sample)
+    return sample if prose.isascii() else prose
+
+
+def _preferred(sample: bytes, best: str) -> tuple[str, ...]:
+    """The encodings to prefer to ``best`` when they read the sample as well."""
+    found = _HTML_LANG.search(sample[:_META_SCAN_BYTES])
+    tag = found.group(1).decode("ascii").lower().replace("_", "-") if found else ""
+    chosen = LANGUAGE_CHARSETS.get(tag) or LANGUAGE_CHARSETS.get(tag.split("-")[0], ())
+    return chosen + (("cp1252",) if best in LATIN_CHARSETS else ())
+
+
+def _as_good(sample: bytes, name: str, best: CharsetMatch, matches: list[CharsetMatch]) -> bool:
+    """``name`` reads ``sample`` as well as the best match: no more chaos than ``CHAOS_LEAD``
+    over it, or (when detection folded it into the best) the very same text."""
+    if name == best.encoding:
+        return True
+    rival = next((match for match in matches if match.encoding == name), None)
+    if rival is not None:
+        return rival.chaos <= best.chaos + CHAOS_LEAD
+    try:
+        return sample.decode(name) == str(best)
+    except UnicodeDecodeError:
+        return False
