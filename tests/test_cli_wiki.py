@@ -66,6 +66,8 @@ def test_wiki_read_prints_passages_links_and_attribution(stand_in: WikipediaStan
     )
     assert out.rstrip().endswith("white space collapsed.")
     assert "CC BY-SA 4.0 <https://creativecommons.org/licenses/by-sa/4.0/>" in out
+    history = f"{stand_in.origin}/w/index.php?title=Dog&action=history"
+    assert f"Wikipedia contributors <{history}>" in out
 
 
 def test_wiki_read_as_json_holds_the_offset_invariant(stand_in: WikipediaStandIn) -> None:

@@ -140,6 +140,36 @@ def test_attribution_shows_sentence_title_link_licence_and_notice() -> None:
     assert "Peace came \\[x\\] \\<b\\>." in markdown
 
 
+HISTORY = "https://en.wikipedia.org/w/index.php?title=Treaty_of_Versailles&action=history"
+
+
+def test_wikipedia_attribution_links_the_page_history_naming_the_contributors() -> None:
+    shown = attribution(citation_sources(document(*plain("Peace came.")))[0])
+    assert shown.history == HISTORY
+    assert f"Wikipedia contributors <{HISTORY}>" in shown.text()
+    assert f'<a href="{HISTORY.replace("&", "&amp;")}">Wikipedia contributors</a>' in shown.html()
+    assert f"[Wikipedia contributors](<{HISTORY}>)" in shown.markdown()
+
+
+def test_history_link_encodes_the_key_and_keeps_the_origin() -> None:
+    doc = SourceDocument(
+        "Wikipedia", "AT&T_(company)", "AT&T", "http://127.0.0.1:8080/wiki/AT%26T_(company)",
+        "1", 0, WIKIPEDIA_LICENCE, plain("Hi."),
+    )  # fmt: skip
+    shown = attribution(citation_sources(doc)[0])
+    assert (
+        shown.history == "http://127.0.0.1:8080/w/index.php?title=AT%26T_(company)&action=history"
+    )
+
+
+def test_other_sites_have_no_history_link() -> None:
+    doc = SourceDocument(
+        "example.org", "k", "T", "https://example.org/t", None, 0, None, plain("Hi.")
+    )
+    shown = attribution(citation_sources(doc)[0])
+    assert shown.history is None and "contributors" not in shown.text()
+
+
 def test_attribution_without_a_licence_says_so() -> None:
     doc = SourceDocument(
         "example.org", "k", "T", "https://example.org/t", None, 0, None, plain("Hi.")

@@ -21,7 +21,7 @@ from citesift.net import ClientIdentity, IdentityError
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
 from citesift.store import SQLiteStore
 from citesift.text import attribution, citation_sources
-from citesift.text.passages import NO_LICENCE
+from citesift.text.passages import CONTRIBUTORS, NO_LICENCE
 
 T = TypeVar("T")
 CONTACT_ENV = "CITESIFT_CONTACT"
@@ -130,7 +130,9 @@ def _attribution_note(passage: Passage) -> str:
     """The source, its licence and the modification notice, said once for all passages."""
     shown = attribution(passage)
     licence = f"{shown.licence.name} <{shown.licence.url}>" if shown.licence else NO_LICENCE
-    return f"\nFrom {shown.title}, {shown.site} <{shown.url}>; {licence}. {shown.notice}\n"
+    credit = f", {CONTRIBUTORS} <{shown.history}>" if shown.history else ""
+    where = f"{shown.site} <{shown.url}>{credit}"
+    return f"\nFrom {shown.title}, {where}; {licence}. {shown.notice}\n"
 
 
 def identity(contact: str | None) -> ClientIdentity:

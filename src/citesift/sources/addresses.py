@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 _COMPONENT_SAFE = "-_.!~*'()"
 _ARTICLE_RESTORED = {"%2C": ",", "%3A": ":", "%2F": "/"}
+WIKIPEDIA_SITE = "Wikipedia"
 
 
 def encode_component(text: str) -> str | None:
@@ -31,3 +32,19 @@ def article_url(origin: str, key: str) -> str:
     for code, char in _ARTICLE_RESTORED.items():
         encoded = encoded.replace(code, char)
     return origin.rstrip("/") + "/wiki/" + encoded
+
+
+def history_url(article: str, key: str) -> str | None:
+    """The page history next to an ``article`` address (``origin/w/index.php?title=<key>
+    &action=history``): where a wiki names the contributors it asks to be credited. None
+    when ``article`` has no origin or no address can carry ``key``."""
+    try:
+        parts = urlsplit(article)
+    except ValueError:
+        return None
+    title = encode_component(key)
+    if not (parts.scheme and parts.netloc and title):
+        return None
+    for code, char in _ARTICLE_RESTORED.items():
+        title = title.replace(code, char)
+    return f"{parts.scheme}://{parts.netloc}/w/index.php?title={title}&action=history"

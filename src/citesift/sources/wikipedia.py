@@ -29,7 +29,12 @@ from citesift.model import (
     SourceHit,
 )
 from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
-from citesift.sources.addresses import article_url, carriable, encode_component
+from citesift.sources.addresses import (
+    WIKIPEDIA_SITE,
+    article_url,
+    carriable,
+    encode_component,
+)
 from citesift.sources.base import (
     DEFAULT_LIMIT,
     TEXT_BUDGET,
@@ -67,7 +72,7 @@ class WikipediaLimits:
 class WikipediaSourceProvider(BlockingCalls):
     """English Wikipedia by default, another wiki through ``origin``."""
 
-    site = "Wikipedia"
+    site = WIKIPEDIA_SITE
 
     def __init__(
         self,

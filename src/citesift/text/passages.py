@@ -3,7 +3,7 @@
 ``citation_sources`` holds no sentence rule of its own: ``cut(text) -> [(start, end)]`` is
 passed in (``sentence_spans`` by default). ``attribution`` says what must be shown with a
 passage taken from a licensed source: the sentence, its article, its licence, and that
-the text was modified.
+the text was modified (and, for Wikipedia, its contributors through the page history).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.model import Block, Licence, Passage, SourceDocument
+from citesift.sources.addresses import WIKIPEDIA_SITE, history_url
 from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.sentences import sentence_spans
 
@@ -21,6 +22,7 @@ Cut = Callable[[str], Sequence[tuple[int, int]]]
 
 MODIFIED_NOTICE = "Modified: reference markers and markup removed, white space collapsed."
 NO_LICENCE = "licence not stated"
+CONTRIBUTORS = "Wikipedia contributors"
 
 
 def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> list[Passage]:
@@ -93,7 +95,8 @@ def _context(blocks: Sequence[Block], index: int, start: int, end: int) -> tuple
 
 @dataclass(frozen=True, slots=True)
 class Attribution:
-    """What must be shown with a passage: sentence, linked title, linked licence, notice."""
+    """What must be shown with a passage: sentence, linked title, linked licence, notice,
+    and (``history``, for Wikipedia) the page history crediting the contributors."""
 
     sentence: str
     title: str
@@ -101,39 +104,51 @@ class Attribution:
     site: str
     licence: Licence | None
     notice: str = MODIFIED_NOTICE
+    history: str | None = None
 
     def text(self) -> str:
         """Plain text: the quoted sentence, then title, site, addresses and the notice."""
         licence = f"{self.licence.name} <{self.licence.url}>" if self.licence else NO_LICENCE
+        credit = f", {CONTRIBUTORS} <{self.history}>" if self.history else ""
         return (
-            f'"{self.sentence}" — {self.title}, {self.site} <{self.url}>, {licence}. {self.notice}'
+            f'"{self.sentence}" — {self.title}, {self.site} <{self.url}>{credit}, {licence}. '
+            f"{self.notice}"
         )
 
     def html(self) -> str:
-        """HTML: the sentence quoted, the title and the licence name as links."""
+        """HTML: the sentence quoted; the title, contributors and licence name as links."""
         e = html.escape
         licence = _html_licence(self.licence)
+        credit = f', <a href="{e(self.history)}">{CONTRIBUTORS}</a>' if self.history else ""
         return (
             f'<q cite="{e(self.url)}">{e(self.sentence)}</q> — '
-            f'<a href="{e(self.url)}">{e(self.title)}</a>, {e(self.site)}, {licence}. '
+            f'<a href="{e(self.url)}">{e(self.title)}</a>, {e(self.site)}{credit}, {licence}. '
             f"{e(self.notice)}"
         )
 
     def markdown(self) -> str:
-        """Markdown: the sentence quoted, the title and the licence name as links."""
+        """Markdown: the sentence quoted; the title, contributors and licence name as links."""
         licence = (
             f"[{_md(self.licence.name)}]({_md_url(self.licence.url)})"
             if self.licence
             else NO_LICENCE
         )
         title = f"[{_md(self.title)}]({_md_url(self.url)})"
-        return f"> {_md(self.sentence)}\n\n— {title}, {_md(self.site)}, {licence}. {self.notice}"
+        credit = f", [{CONTRIBUTORS}]({_md_url(self.history)})" if self.history else ""
+        return (
+            f"> {_md(self.sentence)}\n\n— {title}, {_md(self.site)}{credit}, {licence}. "
+            f"{self.notice}"
+        )
 
 
 def attribution(passage: Passage) -> Attribution:
-    """What must be shown with ``passage`` (its sentence with white space collapsed)."""
+    """What must be shown with ``passage`` (its sentence with white space collapsed); a
+    Wikipedia passage also links its page history, naming the contributors."""
     sentence = " ".join(passage.content.split())
-    return Attribution(sentence, passage.title, passage.url, passage.site, passage.licence)
+    history = history_url(passage.url, passage.key) if passage.site == WIKIPEDIA_SITE else None
+    return Attribution(
+        sentence, passage.title, passage.url, passage.site, passage.licence, history=history
+    )
 
 
 def _html_licence(licence: Licence | None) -> str:
