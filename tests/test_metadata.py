@@ -238,6 +238,43 @@ def test_parsoid_pages_give_their_title_and_language(wikipedia_fixtures: Path) -
     assert (meta.title, meta.language) == ("Dog", "en")
 
 
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("Bill_Clinton.html", "Bill Clinton"),  # an older Parsoid titles the page by its key
+        ("December_1.html", "December 1"),
+        ("Rust_(programming_language).html", "Rust (programming language)"),
+        ("User_talk%3AKoavf.html", "User talk:Koavf"),
+    ],
+)
+def test_parsoid_titles_read_with_spaces(wikipedia_fixtures: Path, name: str, title: str) -> None:
+    page = (wikipedia_fixtures / "pages" / name).read_text(encoding="utf-8")
+    assert extract_metadata(page).title == title
+
+
+def test_a_parsoid_page_without_a_title_is_named_by_the_page_it_is_a_version_of() -> None:
+    head = '<link rel="dc:isVersionOf" href="//en.wikipedia.org/wiki/Caf%C3%A9_racer"/>'
+    assert extract_metadata(f"<html><head>{head}</head><p>x</p></html>").title == "Café racer"
+
+
+def test_mediawiki_og_titles_read_with_spaces_too() -> None:
+    head = '<meta property="mw:pageId" content="1"/><meta property="og:title" content="A_B"/>'
+    assert extract_metadata(f"<html><head>{head}</head></html>").title == "A B"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "<title>snake_case names in Python</title>",
+        '<meta property="og:title" content="__init__ explained"><title>x</title>',
+        '<link rel="canonical" href="https://a.example/wiki/Some_Page"><title>My_File</title>',
+    ],
+)
+def test_underscores_on_ordinary_pages_are_kept(head: str) -> None:
+    title = extract_metadata(f"<html><head>{head}</head></html>").title
+    assert title is not None and "_" in title
+
+
 _PIECE = st.sampled_from(
     [
         "<html lang=",

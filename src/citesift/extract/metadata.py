@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from citesift.extract.dates import parse_date_ms
 from citesift.extract.html import sanitise
@@ -36,6 +36,9 @@ DATE_KEYS = (
     "dcterms.issued", "dc.date", "dcterms.date", "dcterms.created", "sailthru.date",
     "parsely-pub-date", "article.published", "citation_publication_date", "created",
 )  # fmt: skip
+VERSION_OF = "dc:isversionof"  # Parsoid's link to the page this HTML is a version of
+MEDIAWIKI_METAS = ("mw:pageid", "mw:pagenamespace")
+WIKI_PATH = "/wiki/"
 ORGANIZATION_TYPES = frozenset(("Organization", "NewsMediaOrganization", "Corporation", "WebSite"))
 _TITLE_SEPARATOR = re.compile(r"\s+(?:[|–—·•»]|-{1,2}|::)\s+")
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
@@ -61,8 +64,9 @@ def extract_metadata(html: str, url: str | None = None) -> PageMetadata:
     links = _link_contents(tags)
     nodes = jsonld_nodes(tags.jsonld)
     publisher = _publisher(metas, nodes)
+    title = _title(tags, metas, publisher)
     return PageMetadata(
-        title=_title(tags, metas, publisher),
+        title=_mediawiki_title(title, links) if _is_mediawiki(metas, links) else title,
         language=_language(tags, metas),
         canonical_url=resolve_url(links.get("canonical"), url),
         description=_first(metas, DESCRIPTION_KEYS),
@@ -134,6 +138,28 @@ def _title(tags: PageTags, metas: dict[str, str], site: str | None) -> str | Non
     if title:
         return _without_site(title, site, guess=True)
     return clean_text(tags.h1)
+
+
+def _is_mediawiki(metas: dict[str, str], links: dict[str, str]) -> bool:
+    """The page is MediaWiki's (Parsoid) HTML: it links the page it is a version of."""
+    return VERSION_OF in links or any(key in metas for key in MEDIAWIKI_METAS)
+
+
+def _mediawiki_title(title: str | None, links: dict[str, str]) -> str | None:
+    """A MediaWiki title as readers see it: MediaWiki reads ``_`` as a space, and older
+    Parsoid HTML names a page by its key ("Bill_Clinton"); the key stands in for no title."""
+    named = title or _title_from_key(links.get(VERSION_OF))
+    return clean_text(named.replace("_", " ")) if named else None
+
+
+def _title_from_key(href: str | None) -> str | None:
+    """The page key at the end of a ``/wiki/`` address, percent-decoded."""
+    try:
+        path = urlsplit(href or "").path
+    except ValueError:
+        return None
+    _, found, key = path.partition(WIKI_PATH)
+    return clean_text(unquote(key)) if found else None
 
 
 def _without_site(title: str, site: str | None, *, guess: bool) -> str:
