@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.config import ConfigError, load_settings
+from citesift.config import ConfigError, Settings, load_settings
 from citesift.net import LIMITERS, ROBOTS
 from servers import SAMPLE_TEXT, MisbehavingServer, serve
 
@@ -29,7 +30,7 @@ def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.chdir(tmp_path)
     LIMITERS.forget()
     ROBOTS.forget()
-    for name in ("CONFIG", "CONTACT", "ALLOW_PRIVATE", "STORE", "DEADLINE", "HOME"):
+    for name in ("CONFIG", "HOME", *(field.name.upper() for field in fields(Settings))):
         monkeypatch.delenv(f"CITESIFT_{name}", raising=False)
     return CliRunner()
 
@@ -81,6 +82,24 @@ def test_save_then_offline_replays_the_same_snapshot(
     assert replayed.stdout == saved.stdout  # type: ignore[attr-defined]
     assert "snapshot" in saved.stdout  # type: ignore[attr-defined]
     assert len(server.seen) == 2  # robots.txt and the page, once
+
+
+def test_store_and_offline_settings_come_from_the_environment_too(
+    runner: CliRunner, server: MisbehavingServer, tmp_path: Path
+) -> None:
+    env = {
+        "CITESIFT_CONTACT": CONTACT,
+        "CITESIFT_ALLOW_PRIVATE": "yes",
+        "CITESIFT_STORE": str(tmp_path / "s.db"),
+    }
+    saved = fetch(runner, server.url("/ok"), "--save", env=env)
+    assert saved.exit_code == 0, saved.output  # type: ignore[attr-defined]
+    replayed = fetch(runner, server.url("/ok"), env={**env, "CITESIFT_OFFLINE": "1"})
+    assert replayed.stdout == saved.stdout  # type: ignore[attr-defined]
+    assert len(server.seen) == 2  # the replay sent nothing
+    (tmp_path / "citesift.toml").write_text("offline = true\n")
+    unsaved = fetch(runner, server.url("/ok?never-saved"), env=env)
+    assert unsaved.exit_code == 1 and len(server.seen) == 2  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,7 @@ class Settings:
     max_bytes: int | None = None  # cap on a body after decompression
     redirects: int | None = None  # redirects followed, each hop re-checked
     store: str | None = None  # the SQLite store file
+    offline: bool = False  # answer from stored snapshots only, send nothing
 
     def identity(self) -> ClientIdentity:
         """The client identity to send; a contact is required."""

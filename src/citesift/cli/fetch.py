@@ -10,18 +10,21 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.config import ConfigError, Settings, load_settings
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Deadline,
+    Offline,
+    Store,
+    client_identity,
+    load_cli_settings,
+)
+from citesift.config import Settings
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import fetch_sync
-from citesift.net.identity import IdentityError
 
-AllowPrivate = Annotated[
-    bool, typer.Option("--allow-private", help="Allow loopback, private and link-local addresses.")
-]  # the same switch on every command that fetches
-Contact = Annotated[str | None, typer.Option(help="Your URL or e-mail, sent to every site.")]
 EXIT_SKIPPED = 1
 EXIT_LIMITED = 2
-EXIT_USAGE = 64
 
 
 class FetchFormat(StrEnum):
@@ -39,41 +42,38 @@ def fetch_command(
         FetchFormat.summary
     ),
     save: Annotated[bool, typer.Option("--save", help="Keep the snapshot in the store.")] = False,
-    offline: Annotated[
-        bool, typer.Option("--offline", help="Answer from stored snapshots only.")
-    ] = False,
+    offline: Offline = False,
     allow_private: AllowPrivate = False,
     no_robots: Annotated[
         bool, typer.Option("--no-robots", help="Do not honour robots.txt.")
     ] = False,
-    deadline: Annotated[float | None, typer.Option(help="Seconds, send to last byte.")] = None,
+    deadline: Deadline = None,
     max_bytes: Annotated[int | None, typer.Option(help="Cap on the decompressed body.")] = None,
     redirects: Annotated[int | None, typer.Option(help="Redirects to follow.")] = None,
-    store: Annotated[str | None, typer.Option(help="The SQLite store file.")] = None,
+    store: Store = None,
     contact: Contact = None,
 ) -> None:
     """Fetch URL; exits 1 when skipped, 2 when rate-limited, 0 with a snapshot."""
-    flags = {
-        "allow_private": allow_private or None,
-        "robots": False if no_robots else None,
-        "deadline": deadline,
-        "max_bytes": max_bytes,
-        "redirects": redirects,
-        "store": store,
-        "contact": contact,
-    }
-    try:
-        settings = load_settings(flags)
-        outcome = _fetch(url, settings, save=save, offline=offline)
-    except (ConfigError, IdentityError) as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error}")
-        raise typer.Exit(EXIT_USAGE) from None
-    raise typer.Exit(render(outcome, output, saved=save or offline))
+    settings = load_cli_settings(
+        {
+            "allow_private": allow_private or None,
+            "robots": False if no_robots else None,
+            "offline": offline or None,
+            "deadline": deadline,
+            "max_bytes": max_bytes,
+            "redirects": redirects,
+            "store": store,
+            "contact": contact,
+        }
+    )
+    outcome = _fetch(url, settings, save=save)
+    raise typer.Exit(render(outcome, output, saved=save or settings.offline))
 
 
-def _fetch(url: str, settings: Settings, *, save: bool, offline: bool) -> FetchOutcome:
-    keep = settings.open_store() if save or offline else None
-    policy = settings.fetch_policy(store=keep, save=save, offline=offline)
+def _fetch(url: str, settings: Settings, *, save: bool) -> FetchOutcome:
+    client_identity(settings)  # a missing or unusable contact is a usage error, said first
+    keep = settings.open_store() if save or settings.offline else None
+    policy = settings.fetch_policy(store=keep, save=save, offline=settings.offline)
     try:
         with Console(stderr=True).status(f"fetching {url}"):
             return fetch_sync(url, policy)
