@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from citesift.model import Block, Licence, Passage, SourceDocument
 from citesift.sources.addresses import WIKIPEDIA_SITE, history_url
 from citesift.text.fragments import fragment_url, text_terms
+from citesift.text.occurrences import WordIndex
 from citesift.text.sentences import sentence_spans
 
 Cut = Callable[[str], Sequence[tuple[int, int]]]
@@ -31,7 +32,7 @@ def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> lis
     ``content`` is ``block.text[start:end]`` as cut (untrimmed); spans out of range are
     clamped and empty ones dropped.
     """
-    page = "\n".join(block.text for block in document.blocks).casefold()
+    page = WordIndex("\n".join(block.text for block in document.blocks))
     return [
         _passage(document, index, start, end, page)
         for index, block in enumerate(document.blocks)
@@ -45,7 +46,9 @@ def _clamped(spans: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int
     return [(start, end) for start, end in kept if start < end]
 
 
-def _passage(document: SourceDocument, index: int, start: int, end: int, page: str) -> Passage:
+def _passage(
+    document: SourceDocument, index: int, start: int, end: int, page: WordIndex
+) -> Passage:
     """The passage ``document.blocks[index].text[start:end]`` with its attribution."""
     block = document.blocks[index]
     content = block.text[start:end]
@@ -68,18 +71,12 @@ def _passage(document: SourceDocument, index: int, start: int, end: int, page: s
     )
 
 
-def _link(document: SourceDocument, index: int, start: int, end: int, page: str) -> str:
+def _link(document: SourceDocument, index: int, start: int, end: int, page: WordIndex) -> str:
     """A text-fragment link to the span, with context when the text it starts at recurs."""
     sentence = document.blocks[index].text[start:end]
-    if not _repeats(page, text_terms(sentence)[0].casefold()):
+    if not page.repeats(text_terms(sentence)[0]):
         return fragment_url(document.url, sentence)
     return fragment_url(document.url, sentence, _context(document.blocks, index, start, end))
-
-
-def _repeats(page: str, needle: str) -> bool:
-    """Whether ``needle`` occurs at least twice in ``page``."""
-    first = page.find(needle)
-    return first >= 0 and page.find(needle, first + 1) >= 0
 
 
 def _context(blocks: Sequence[Block], index: int, start: int, end: int) -> tuple[str, str]:
