@@ -89,6 +89,32 @@ def test_standard_input_is_read_and_decoded() -> None:
     assert (code, out) == (0, "Caf\u00e9 au lait\n\n")
 
 
+@pytest.mark.parametrize("mode", ["article", "page"])
+@pytest.mark.parametrize("output", ["blocks", "text", "markdown", "json"])
+def test_every_mode_and_format_reads_a_file_and_stdin_alike(
+    tmp_path: Path, mode: str, output: str
+) -> None:
+    page = tmp_path / "sample.html"
+    page.write_bytes(files("citesift").joinpath("samples/article.html").read_bytes())
+    options = ("--mode", mode, "--format", output, "--url", "https://news.example/a")
+    from_file = run(str(page), *options)
+    from_stdin = run("-", *options, stdin=page.read_bytes())
+    assert from_file[0] == from_stdin[0] == 0 and from_file[1].strip()
+    assert _unstamped(from_stdin[1], output) == _unstamped(from_file[1], output)
+
+
+def _unstamped(out: str, output: str) -> object:
+    """The output without the time it was read at (which differs from run to run)."""
+    return {**json.loads(out), "read_at": None} if output == "json" else out
+
+
+def test_page_mode_shows_more_than_article_mode_in_every_format() -> None:
+    for output in ("blocks", "text", "markdown", "json"):
+        article = run("--sample", "--format", output)[1]
+        page = run("--sample", "--mode", "page", "--format", output)[1]
+        assert len(page) > len(article), output
+
+
 def test_the_budget_cut_is_noted_on_stderr() -> None:
     code, out, err = run("--sample", "--budget", "60", "--format", "text")
     assert code == 0
