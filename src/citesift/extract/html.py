@@ -23,6 +23,7 @@ import re
 
 from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
+from citesift.extract.sections import Sections, without_empty_headings
 from citesift.extract.textmap import build
 from citesift.model import Block
 
@@ -111,29 +112,29 @@ def _is_page_title(text: str, title: str) -> bool:
     return (text in title and 2 * len(text) >= len(title)) or title in text
 
 
-def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> list[Block]:
-    """Build the chosen blocks with their heading path, leaving out the page's own title."""
+def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> tuple[list[Block], list[int]]:
+    """The chosen blocks with their heading path (minus the page's own title) and levels."""
     keep = set(chosen)
     found = _TITLE.search(html, 0, _TITLE_SCAN)
     title = " ".join(htmllib.unescape(found.group(1)).split()) if found else ""
-    path: list[tuple[int, str]] = []
+    sections = Sections(scan.landmarks)
     out: list[Block] = []
+    levels: list[int] = []  # a heading's level, 0 for other blocks
     for i, cand in enumerate(scan.candidates):
+        sections.at(i)
         if i not in keep and cand.kind != "heading":
             continue
         text, offsets, start, end = build(html, cand.pieces)
-        if not text:
+        if not text or (cand.kind == "heading" and _is_page_title(text, title)):
             continue
         if cand.kind == "heading":
-            if _is_page_title(text, title):
-                continue
-            path = [p for p in path if p[0] < cand.level]
-        section = tuple(t for _, t in path)
-        if cand.kind == "heading":
-            path.append((cand.level, text))
+            section = sections.heading(cand.level, text)
+        else:
+            section = sections.section()
         if i in keep:
             out.append(Block(text, cand.kind, section, start, end, offsets))  # type: ignore[arg-type]
-    return out
+            levels.append(cand.level if cand.kind == "heading" else 0)
+    return out, levels
 
 
 def _cut(block: Block, room: int) -> Block | None:
@@ -175,4 +176,7 @@ def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDG
     _require_text(html)
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
-    return _within(_blocks(html, scan, chosen), budget, scan.stopped)
+    blocks, levels = _blocks(html, scan, chosen)
+    if mode == "article":
+        blocks = without_empty_headings(blocks, levels)
+    return _within(blocks, budget, scan.stopped)

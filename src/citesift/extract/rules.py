@@ -82,6 +82,10 @@ ARTICLE_DROPPED_ROLES = frozenset(("note",))
 # Ids dropped in article mode: Wikipedia's title-bar coordinates.
 ARTICLE_DROPPED_IDS = frozenset(("coordinates",))
 
+# Sections that article mode keeps when inline style hides them: collapsed (mobile pages
+# fold every section but the lead), they are still the article a reader expands.
+COLLAPSIBLE_TAGS = words("section details")
+
 # Main-content detection (article mode on pages that are not Parsoid).
 BOILERPLATE_TAGS = words("nav header footer aside menu dialog")
 # Tags that are furniture only as a hint: a <form> may wrap a whole page (ASP.NET does).
@@ -103,6 +107,13 @@ BOILERPLATE_TOKENS = words(
     gallery slideshow carousel caption captions credit credits cta date timestamp meta
     """
 )
+# Landmark tags that, inside these elements, belong to them rather than to the page (a
+# header of an article, a note aside in a section), as in the HTML accessibility mappings.
+SCOPED_LANDMARKS = {
+    "header": words("article aside main nav section"),
+    "footer": words("article aside main nav section"),
+    "aside": words("article aside nav section"),
+}
 # Tags main-content detection never drops by class or id (they wrap the whole page).
 NEVER_BOILERPLATE_TAGS = frozenset(("html", "body", "main", "article"))
 

@@ -45,11 +45,15 @@ def attributes(raw: str) -> dict[str, str]:
     return {name.lower(): dq or sq or bare for name, dq, sq, bare in reversed(_ATTR.findall(raw))}
 
 
-def is_hidden(attrs: dict[str, str]) -> bool:
-    """Whether the element is hidden by ``hidden``, ``aria-hidden="true"`` or inline style."""
+def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
+    """Whether the element is hidden by ``hidden``, ``aria-hidden="true"`` or inline style.
+
+    ``styled=False`` leaves inline style out: a section collapsed by ``display:none`` is
+    still content a reader expands.
+    """
     if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
         return True
-    style = attrs.get("style")
+    style = styled and attrs.get("style")
     return bool(style) and _HIDDEN_STYLE.search(style) is not None
 
 

@@ -66,8 +66,14 @@ class Scan:
     containers: list[tuple[int, int]] = field(default_factory=list)
     tables: list[tuple[int, int]] = field(default_factory=list)
     named: list[tuple[int, int]] = field(default_factory=list)
+    landmarks: list[tuple[int, int]] = field(default_factory=list)
     furniture_dropped: bool = False
     stopped: bool = False
+
+
+def _is_scoped(tag: str, counts: dict[str, int]) -> bool:
+    """Whether landmark ``tag`` sits in an element it belongs to rather than to the page."""
+    return any(counts.get(name) for name in rules.SCOPED_LANDMARKS.get(tag, ()))
 
 
 def _heading_level(tags: list[str]) -> int:
@@ -99,11 +105,17 @@ def _is_note(attrs: dict[str, str], mode: rules.Mode) -> bool:
     )
 
 
-def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool, bool]:
-    """Whether an element is dropped, is page furniture, and is a note, under ``policy``.
+def _styled(tag: str, policy: rules.Policy) -> bool:
+    """Whether inline style can hide ``tag`` (not a collapsed section in article mode)."""
+    return policy.mode == "page" or tag not in rules.COLLAPSIBLE_TAGS
 
-    Furniture by tag or ARIA role is dropped; furniture by class or id name is only a hint
-    (kept, and judged by ``content`` once the scan is done).
+
+def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool, bool, bool]:
+    """Whether an element is dropped, is page furniture, is a note, and is a landmark.
+
+    Furniture by tag or ARIA role is dropped when ``policy`` detects main content, and kept
+    as a landmark (a scope for headings) otherwise; furniture by class or id name is only a
+    hint (kept, and judged by ``content`` once the scan is done).
     """
     attrs = attributes(raw_attrs) if len(raw_attrs) > 1 else {}
     is_block = tag in rules.BLOCK_TAGS
@@ -111,14 +123,15 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> tuple[bool, bool,
         bool(attrs)
         and (
             is_dropped(tag, attrs, policy.mode)
-            or ((policy.hidden_blocks or not is_block) and is_hidden(attrs))
+            or ((policy.hidden_blocks or not is_block) and is_hidden(attrs, _styled(tag, policy)))
         )
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, True, False
-        return False, has_furniture_name(tag, attrs), _is_note(attrs, policy.mode)
-    return dropped, False, is_block and _is_note(attrs, policy.mode)
+            return True, True, False, False
+        return False, has_furniture_name(tag, attrs), _is_note(attrs, policy.mode), False
+    landmark = is_block and not dropped and is_furniture(tag, attrs)
+    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark
 
 
 def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
@@ -131,8 +144,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     kinds: list[str] = []
     opened: list[int] = []
     counts: dict[str, int] = {}
-    named: list[tuple[int, int]] = []  # (stack index, first candidate) of furniture-named
-    verdicts: dict[tuple[str, str], tuple[bool, bool, bool]] = {}
+    # (stack index, first candidate, where its range goes) of furniture-named and landmarks
+    marks: list[tuple[int, int, list[tuple[int, int]]]] = []
+    verdicts: dict[tuple[str, str], tuple[bool, bool, bool, bool]] = {}
     pieces: list[tuple[int, int]] = []
     size = link = total = last = 0
 
@@ -159,8 +173,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             kinds.pop()
             opened.pop()
             counts[tag] -= 1
-            if named and named[-1][0] == len(tags):
-                out.named.append((named.pop()[1], len(cands)))
+            while marks and marks[-1][0] == len(tags):
+                _, first, into = marks.pop()
+                into.append((first, len(cands)))
 
     search = TOKEN.search
     pos = 0
@@ -218,12 +233,14 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = verdict(tag, raw_attrs, policy)
-        dropped, furniture, note = found
+        dropped, furniture, note, landmark = found
         if is_block:
             if pieces:
                 flush()
             if furniture and not dropped:
-                named.append((len(tags), len(cands)))
+                marks.append((len(tags), len(cands), out.named))
+            if landmark and not _is_scoped(tag, counts):
+                marks.append((len(tags), len(cands), out.landmarks))
         if dropped:
             out.furniture_dropped |= furniture
             around = frozenset(n for n, c in counts.items() if c and n in block_tags)
