@@ -224,7 +224,7 @@ def test_both_page_paths_give_the_same_blocks(stand_in: WikipediaStandIn) -> Non
         (Answer(200, {"Content-Type": "application/json"}, b'{"html": "<p>x</p>"}'), 200),
         (Answer(200, {**HTML, "Content-Length": "1500001"}, b"<p>short</p>"), 200),
         (Answer(200, HTML, b"<p>" + b"a " * 600_000 + b"</p>"), 200),
-        (Answer(307, {"Location": "/api/rest_v1/page/html/Rust"}), None),
+        (Answer(307, {"Location": "/api/rest_v1/page/html/Rust"}), 307),
         (Answer(drop=True), None),
     ],
     ids=["404", "json", "declared-over-cap", "body-over-cap", "redirect", "dropped"],
@@ -282,7 +282,7 @@ def test_read_redirect_is_skipped_and_its_target_never_requested(
         IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True, limiters=LimiterRegistry()
     )
     outcome = source.read_sync(SourceHit("Rust", "Rust"))
-    assert isinstance(outcome, Skipped) and outcome.status is None
+    assert isinstance(outcome, Skipped) and outcome.status == 307
     assert stand_in.paths() == ["/w/rest.php/v1/page/Rust/html"]
 
 
@@ -352,7 +352,7 @@ def test_a_non_canonical_key_is_skipped_and_the_canonical_never_requested(
     stand_in: WikipediaStandIn,
 ) -> None:
     outcome = provider(stand_in).read_sync(SourceHit("dog", "dog"))
-    assert isinstance(outcome, Skipped) and outcome.status is None
+    assert isinstance(outcome, Skipped) and outcome.status == 301
     assert stand_in.paths() == ["/api/rest_v1/page/html/dog"]
 
 

@@ -102,7 +102,7 @@ class WikipediaStandIn:
             return self.answers[parts.path]
         if parts.path == SEARCH_PATH:
             return self._search(parse_qs(parts.query))
-        return self._page(parts.path, headers.get("if-none-match"))
+        return self._page(parts.path)
 
     def _search(self, query: dict[str, list[str]]) -> Answer:
         phrase = query.get("q", [""])[0]
@@ -118,7 +118,7 @@ class WikipediaStandIn:
         pages = sorted((self.fixtures / "pages").glob("*.html"))
         return [p for p in pages if words & set(re.findall(r"\w+", _title(p).lower()))]
 
-    def _page(self, path: str, if_none_match: str | None) -> Answer:
+    def _page(self, path: str) -> Answer:
         canonical = _canonical_path(path)
         if canonical is not None:
             return Answer(301, {"Location": canonical})
@@ -129,10 +129,7 @@ class WikipediaStandIn:
                 404, {"Content-Type": "application/problem+json"}, json.dumps(problem).encode()
             )
         body = found.read_bytes()
-        headers = _page_headers(body)
-        if if_none_match == headers["ETag"]:
-            return Answer(304, {"ETag": headers["ETag"]})
-        return Answer(200, headers, body)
+        return Answer(200, _page_headers(body), body)
 
     def _page_file(self, path: str) -> Path | None:
         for pattern in (_RESTBASE, _CORE_PAGE, _CORE_REVISION):

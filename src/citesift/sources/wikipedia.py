@@ -2,8 +2,9 @@
 
 Every request goes through ``citesift.net.fetch`` under the shared per-host limiter, names
 the caller's identity, sends no cookie and follows no redirect. A title that redirects
-answers ``Skipped(None)``; a phrase or key no address can carry answers ``Failed(None)`` /
-``Skipped(None)`` with nothing sent.
+answers ``Skipped`` with the redirect's status (``Skipped(307)``), its target never asked
+for; a phrase or key no address can carry answers ``Failed(None)`` / ``Skipped(None)``
+with nothing sent.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ class WikipediaSourceProvider(BlockingCalls):
             return Skipped(None, "the key is empty, too long, or cannot be put in an address")
         outcome = await fetch(url, self.page_policy, on_send=on_send)
         if not isinstance(outcome, Snapshot):
-            return _not_read(outcome)
+            return outcome  # Limited, or Skipped with its status (a redirect's included)
         if not outcome.content_type.lower().startswith("text/html"):
             return Skipped(outcome.status, f"content type {outcome.content_type!r} is not HTML")
         if outcome.status != 200:
@@ -197,13 +198,6 @@ def _search_outcome(outcome: FetchOutcome, limit: int) -> SearchOutcome:
 def _failure_status(status: int | None) -> int | None:
     """A status worth reporting: redirects are transport failures (None)."""
     return None if status is None or 300 <= status < 400 else status
-
-
-def _not_read(outcome: Skipped | Limited) -> ReadOutcome:
-    """A fetch that gave no snapshot, read as a read answer."""
-    if isinstance(outcome, Limited):
-        return outcome
-    return Skipped(_failure_status(outcome.status), outcome.reason)
 
 
 def _pages(body: bytes) -> list[Any] | None:
