@@ -1,10 +1,13 @@
-"""Shared test fixtures: paths to the recorded data beside the project."""
+"""Shared test fixtures: paths to the recorded data beside the project, a local server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from servers import MisbehavingServer, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -17,3 +20,10 @@ def wikipedia_fixtures() -> Path:
     if not WIKIPEDIA_FIXTURES.is_dir():
         pytest.skip("recorded Wikipedia fixtures are not beside the project")
     return WIKIPEDIA_FIXTURES
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    """A misbehaving HTTP server on 127.0.0.1 for one test (see ``servers.py``)."""
+    with serve() as running:
+        yield running

@@ -78,6 +78,12 @@ def loopback_policy(**changes: Any) -> FetchPolicy:
     return FetchPolicy(TEST_IDENTITY, **{**base, **changes})
 
 
+def policy_with_bounds(value: object) -> FetchPolicy:
+    """A policy given ``value`` for every bound, to see how it is sanitised."""
+    bounds = ("deadline", "max_declared_bytes", "max_body_bytes", "max_redirects")
+    return FetchPolicy(TEST_IDENTITY, **dict.fromkeys(bounds, value))
+
+
 @dataclass(frozen=True)
 class Seen:
     """One request the server received: method, path with query, headers, arrival time."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
@@ -12,16 +11,10 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.config import ConfigError, Settings, load_settings
 from citesift.net import LIMITERS, ROBOTS
-from servers import SAMPLE_TEXT, MisbehavingServer, serve
+from servers import SAMPLE_TEXT, MisbehavingServer
 
 pytestmark = pytest.mark.timeout(60)
 CONTACT = "https://example.org/contact"
-
-
-@pytest.fixture
-def server() -> Iterator[MisbehavingServer]:
-    with serve() as running:
-        yield running
 
 
 @pytest.fixture

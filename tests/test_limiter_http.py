@@ -5,22 +5,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Iterator
 from email.utils import formatdate
 
 import pytest
 
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import LimiterRegistry, SourceLimiter, fetch, fetch_sync
-from servers import MisbehavingServer, loopback_policy, serve
+from servers import MisbehavingServer, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def server() -> Iterator[MisbehavingServer]:
-    with serve() as running:
-        yield running
 
 
 def spaced(**settings: float) -> LimiterRegistry:

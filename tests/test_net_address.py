@@ -24,8 +24,8 @@ from citesift.net import (
     check_target,
     fetch_sync,
 )
+from servers import TEST_IDENTITY, policy_with_bounds
 
-IDENTITY = ClientIdentity("citesift-test", "1.0", "https://example.org/contact")
 PUBLIC = "93.184.216.34"
 STUB = {
     "public.example": [PUBLIC],
@@ -53,7 +53,7 @@ def stub_resolver(host: str) -> list[str]:
 
 
 def check(url: str, allow_private: bool = False, allowed: tuple[str, ...] = ()) -> Target:
-    networks = FetchPolicy(IDENTITY, allow_networks=allowed).allow_networks
+    networks = FetchPolicy(TEST_IDENTITY, allow_networks=allowed).allow_networks
     return asyncio.run(check_target(url, stub_resolver, allow_private, networks))
 
 
@@ -143,7 +143,10 @@ def test_allowed_networks_let_through_exactly_what_they_name() -> None:
 
 def test_a_refused_fetch_answers_skipped_without_status_and_does_not_raise() -> None:
     policy = FetchPolicy(
-        IDENTITY, resolver=stub_resolver, limiters=LimiterRegistry(), robots_cache=RobotsCache()
+        TEST_IDENTITY,
+        resolver=stub_resolver,
+        limiters=LimiterRegistry(),
+        robots_cache=RobotsCache(),
     )
     for url in ("http://metadata.example/", "http://x\ud800y/", "file:///etc/passwd", "::"):
         outcome = fetch_sync(url, policy)
@@ -152,7 +155,7 @@ def test_a_refused_fetch_answers_skipped_without_status_and_does_not_raise() -> 
 
 
 def test_client_identity_names_the_caller_and_its_contact() -> None:
-    assert IDENTITY.user_agent == "citesift-test/1.0 (https://example.org/contact)"
+    assert TEST_IDENTITY.user_agent == "citesift-test/1.0 (https://example.org/contact)"
 
 
 @pytest.mark.parametrize(
@@ -176,13 +179,7 @@ def test_anonymous_browser_like_or_injecting_identities_are_refused(
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -1, 0, "soon", None])
 def test_absurd_policy_values_fall_back_to_the_defaults(bad: object) -> None:
-    policy = FetchPolicy(
-        IDENTITY,
-        deadline=bad,  # type: ignore[arg-type]
-        max_declared_bytes=bad,  # type: ignore[arg-type]
-        max_body_bytes=bad,  # type: ignore[arg-type]
-        max_redirects=bad,  # type: ignore[arg-type]
-    )
+    policy = policy_with_bounds(bad)
     assert (policy.deadline, policy.max_declared_bytes, policy.max_body_bytes) == (
         15.0,
         1_500_000,
@@ -193,7 +190,7 @@ def test_absurd_policy_values_fall_back_to_the_defaults(bad: object) -> None:
 
 def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> None:
     policy = FetchPolicy(
-        IDENTITY,
+        TEST_IDENTITY,
         deadline=1e12,
         max_body_bytes=10**15,
         max_redirects=10**9,
@@ -204,7 +201,7 @@ def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> Non
     assert policy.max_redirects == 20
     assert "\n" not in policy.accept
     with pytest.raises(ValueError):
-        FetchPolicy(IDENTITY, allow_networks=("not-a-network",))
+        FetchPolicy(TEST_IDENTITY, allow_networks=("not-a-network",))
 
 
 def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
@@ -212,7 +209,7 @@ def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
         time.sleep(2)
         return [PUBLIC]
 
-    policy = FetchPolicy(IDENTITY, resolver=stalled, deadline=0.2, limiters=LimiterRegistry())
+    policy = FetchPolicy(TEST_IDENTITY, resolver=stalled, deadline=0.2, limiters=LimiterRegistry())
     started = time.monotonic()
     outcome = fetch_sync("http://slow-dns.example/", policy)
     assert outcome == Skipped(None, "cannot resolve slow-dns.example within 0.2 s")

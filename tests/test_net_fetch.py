@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import time
 import tracemalloc
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,12 +20,6 @@ from servers import SAMPLE_TEXT, MisbehavingServer, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
 MIB = 1 << 20
-
-
-@pytest.fixture
-def server() -> Iterator[MisbehavingServer]:
-    with serve() as running:
-        yield running
 
 
 def timed(url: str, chosen: FetchPolicy) -> tuple[object, float]:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citesift.net import AddressRefused, FetchPolicy, Target, check_target, retry_after_ms
+from citesift.net import AddressRefused, Target, check_target, retry_after_ms
 from citesift.net.decompress import DecompressError, decoder_for
-from servers import TEST_IDENTITY
+from servers import policy_with_bounds
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -65,13 +65,7 @@ def test_decoding_any_bytes_yields_pieces_or_a_decompress_error(
 
 @given(number=st.one_of(st.floats(allow_nan=True), st.integers(), st.none(), st.text(max_size=5)))
 def test_a_policy_from_any_numbers_stays_within_bounds(number: object) -> None:
-    policy = FetchPolicy(
-        TEST_IDENTITY,
-        deadline=number,  # type: ignore[arg-type]
-        max_declared_bytes=number,  # type: ignore[arg-type]
-        max_body_bytes=number,  # type: ignore[arg-type]
-        max_redirects=number,  # type: ignore[arg-type]
-    )
+    policy = policy_with_bounds(number)
     assert 0 < policy.deadline <= 600
     assert 0 < policy.max_body_bytes <= 1 << 30
     assert 0 < policy.max_declared_bytes <= 1 << 30

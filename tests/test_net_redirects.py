@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from citesift.model import Skipped, Snapshot
 from citesift.net import fetch, fetch_sync
-from servers import MisbehavingServer, loopback_policy, serve
+from servers import MisbehavingServer, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture
-def server() -> Iterator[MisbehavingServer]:
-    with serve() as running:
-        yield running
 
 
 def stub_resolver(host: str) -> list[str]:

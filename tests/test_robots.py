@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -14,16 +13,10 @@ import pytest
 from citesift.model import Skipped, Snapshot
 from citesift.net import LimiterRegistry, ManualClock, RobotsCache, RobotsRules, fetch, fetch_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
-from servers import MisbehavingServer, Query, Request, loopback_policy, serve
+from servers import MisbehavingServer, Query, Request, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
 RULES = "User-agent: *\nDisallow: /private\n\nUser-agent: citesift-test\nDisallow: /ok-not\n"
-
-
-@pytest.fixture
-def server() -> Iterator[MisbehavingServer]:
-    with serve() as running:
-        yield running
 
 
 def polite(**changes: Any) -> Any:
