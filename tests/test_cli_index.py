@@ -11,9 +11,8 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.index.rerank_http import VoyageReranker
-from citesift.net import LIMITERS
 from openai_server import Received, Reply, serve_json
-from wikipedia_server import Answer, WikipediaStandIn
+from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
 runner = CliRunner()
 CONTACT = "https://example.org/contact"
@@ -85,10 +84,8 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 @pytest.fixture
 def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
     """A local site (the Wikipedia stand-in answers any path it is told to)."""
-    LIMITERS.forget()
-    with WikipediaStandIn(wikipedia_fixtures) as server:
+    with fresh_stand_in(wikipedia_fixtures) as server:
         yield server
-    LIMITERS.forget()
 
 
 def test_add_a_url_on_a_private_address_only_when_allowed(
@@ -115,50 +112,30 @@ def _echo_voyage(request: Received) -> Reply:
     return Reply({"data": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]})
 
 
-def test_search_reranks_with_a_named_http_reranker(corpus: Path, tmp_path: Path) -> None:
+def search_with_voyage(corpus: Path, tmp_path: Path, *options: str) -> tuple[str, Received]:
+    """``search`` over the corpus reranked by a Voyage stand-in: the top hit, the request."""
     store = str(tmp_path / "index.db")
     assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
     path = VoyageReranker.api.path
+    query = ("search", "eiffel tower moon", "--store", store, "--mode", "bm25", "--json")
     with serve_json({path: _echo_voyage}) as voyage:
-        args = (
-            "search",
-            "eiffel tower moon",
-            "--store",
-            store,
-            "--mode",
-            "bm25",
-            "--json",
-            "--top-k",
-            "1",
-        )
-        code, out, err = run(*args, "--reranker", "voyage", "--rerank-url", voyage.url(""),
-                             "--rerank-key", "k-123")  # fmt: skip
+        code, out, err = run(*query, "--top-k", "1", "--rerank-url", voyage.url(""), *options)
         [request] = voyage.received(path)
     assert code == 0, err
-    assert "Tides" in json.loads(out)["content"]
-    assert request.headers["authorization"] == "Bearer k-123"
+    return json.loads(out)["content"], request
+
+
+def test_search_reranks_with_a_named_http_reranker(corpus: Path, tmp_path: Path) -> None:
+    top, request = search_with_voyage(corpus, tmp_path, "--reranker", "voyage", "--rerank-key", "k")
+    assert "Tides" in top  # BM25 alone ranks the tower first
+    assert request.headers["authorization"] == "Bearer k"
 
 
 def test_search_reranker_key_from_the_environment(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = str(tmp_path / "index.db")
-    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
     monkeypatch.setenv("CITESIFT_VOYAGE_API_KEY", "from-env")
-    path = VoyageReranker.api.path
-    with serve_json({path: _echo_voyage}) as voyage:
-        args = (
-            "search",
-            "eiffel tower moon",
-            "--store",
-            store,
-            "--mode",
-            "bm25",
-            "--reranker",
-            "voyage",
-        )
-        assert run(*args, "--rerank-url", voyage.url(""))[0] == 0
-        [request] = voyage.received(path)
+    _, request = search_with_voyage(corpus, tmp_path, "--reranker", "voyage")
     assert request.headers["authorization"] == "Bearer from-env"
 
 

@@ -13,8 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.net import LIMITERS
-from wikipedia_server import Answer, WikipediaStandIn
+from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
 CONTACT = "https://example.org/contact"
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -24,10 +23,8 @@ PAGE = b"<html><head><meta property='og:site_name' content='Ex'></head><body><p>
 @pytest.fixture
 def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
     """The stand-in, and the process-wide limiters the command line uses, afresh."""
-    LIMITERS.forget()
-    with WikipediaStandIn(wikipedia_fixtures) as server:
+    with fresh_stand_in(wikipedia_fixtures) as server:
         yield server
-    LIMITERS.forget()
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

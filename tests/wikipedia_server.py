@@ -21,10 +21,13 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from citesift.net import LIMITERS
 
 SEARCH_PATH = "/w/rest.php/v1/search/page"
 _RESTBASE = re.compile(r"^/api/rest_v1/page/html/(?P<key>[^/]+)(?:/(?P<rev>\d+))?$")
@@ -145,6 +148,16 @@ class WikipediaStandIn:
         if key is not None:
             return self.fixtures / "revisions" / _file_key(unquote(key)) / f"{revision}.html"
         return next((self.fixtures / "revisions").glob(f"*/{revision}.html"), None)
+
+
+@contextlib.contextmanager
+def fresh_stand_in(fixtures: Path) -> Iterator[WikipediaStandIn]:
+    """The stand-in, with the process-wide limiters (which the command line uses) forgotten
+    before and after, so one test's 429 never blocks the next."""
+    LIMITERS.forget()
+    with WikipediaStandIn(fixtures) as server:
+        yield server
+    LIMITERS.forget()
 
 
 def _canonical_path(path: str) -> str | None:

@@ -12,8 +12,10 @@ from citesift.cli.wiki import (
     AllowPrivate,
     Contact,
     Offline,
+    Output,
     ReadFormat,
     Store,
+    Title,
     describe,
     fail,
     identity,
@@ -28,12 +30,8 @@ from citesift.sources import WebPageSource
 @app.command()
 def page(
     url: Annotated[str, typer.Argument(help="The page's address (http or https).")],
-    title: Annotated[
-        str | None, typer.Option(help="The title to cite (default: the page's).")
-    ] = None,
-    output: Annotated[ReadFormat, typer.Option("--format", help="What to print.")] = (
-        ReadFormat.passages
-    ),
+    title: Title = None,
+    output: Output = ReadFormat.passages,
     mode: Annotated[ExtractMode, typer.Option(help="All the page shows, or article prose.")] = (
         ExtractMode.page
     ),

@@ -53,6 +53,10 @@ class ReadFormat(StrEnum):
     json = "json"
 
 
+Title = Annotated[str | None, typer.Option(help="The title to cite (default: the source's).")]
+Output = Annotated[ReadFormat, typer.Option("--format", help="What to print.")]
+
+
 @wiki.command()
 def search(
     phrase: Annotated[str, typer.Argument(help="A short topic phrase.")],
@@ -79,12 +83,8 @@ def search(
 @wiki.command()
 def read(
     key: Annotated[str, typer.Argument(help="The article's key, as a search hit gives it.")],
-    title: Annotated[
-        str | None, typer.Option(help="The title to cite (default: from the key).")
-    ] = None,
-    output: Annotated[ReadFormat, typer.Option("--format", help="What to print.")] = (
-        ReadFormat.passages
-    ),
+    title: Title = None,
+    output: Output = ReadFormat.passages,
     origin: Origin = DEFAULT_ORIGIN,
     page_path: Annotated[str, typer.Option(help="The page-HTML path, holding {key}.")] = PAGE_PATH,
     allow_private: AllowPrivate = False,
