@@ -1,5 +1,7 @@
 """Charset choice: BOM beats HTTP beats <meta> beats detection; bad labels are ignored."""
 
+import time
+
 import pytest
 
 from citesift.encoding import charset_label, decode_html, sniff_charset
@@ -89,3 +91,14 @@ def test_detection_never_names_an_encoding_browsers_lack() -> None:
     for page in ("<p>café, naïve, ½</p>", "<p>Le garçon a mangé une crème brûlée.</p>"):
         assert sniff_charset(page.encode("cp1252")) == "cp1252"
     assert charset_label(sniff_charset(bytes(range(128, 256)) * 4)) is not None
+
+
+@pytest.mark.timeout(20)
+def test_a_50_mb_undeclared_page_is_decoded_from_a_bounded_sample() -> None:
+    page = "<p>Größere Übungen für Bäcker.</p>" * 1_500_000
+    body = page.encode("cp1252")
+    assert len(body) > 50_000_000
+    started = time.perf_counter()
+    text, charset = decode_html(body)
+    assert (charset, len(text)) == ("cp1252", len(page))
+    assert time.perf_counter() - started < 5
