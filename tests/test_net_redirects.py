@@ -40,6 +40,15 @@ def test_an_allowed_redirect_is_followed_and_the_final_url_recorded(
     assert outcome.final_url == server.url("/ok")
 
 
+def test_a_redirect_into_a_path_robots_txt_disallows_is_refused_unsent(
+    server: MisbehavingServer,
+) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    outcome = follow(server, "/redirect?to=/private/page", max_redirects=2, robots=True)
+    assert outcome == Skipped(None, "disallowed by robots.txt")
+    assert server.hits("/redirect") == 1 and server.hits("/private/page") == 0
+
+
 def test_a_redirect_loop_ends_in_skipped_after_one_turn(server: MisbehavingServer) -> None:
     outcome = follow(server, "/loop", max_redirects=20)
     assert outcome == Skipped(302, f"redirect loop back to {server.url('/loop')}")
