@@ -134,10 +134,10 @@ def test_settings_come_from_the_environment_and_the_config_file(
 
 def test_flags_override_the_environment_which_overrides_the_file(tmp_path: Path) -> None:
     config = tmp_path / "other.toml"
-    config.write_text('contact = "file@example.org"\ndeadline = 4\nredirects = 2\n')
+    config.write_text('contact = "file@example.org"\ndeadline = 4\nmax_redirects = 2\n')
     env = {"CITESIFT_CONFIG": str(config), "CITESIFT_DEADLINE": "9.5"}
-    settings = load_settings({"redirects": 1}, env)
-    assert (settings.contact, settings.deadline, settings.redirects) == (
+    settings = load_settings({"max_redirects": 1}, env)
+    assert (settings.contact, settings.deadline, settings.max_redirects) == (
         "file@example.org",
         9.5,
         1,
@@ -153,7 +153,7 @@ def test_flags_override_the_environment_which_overrides_the_file(tmp_path: Path)
         ("colour = 1\n", {}),
         ("not toml [", {}),
         ("", {"CITESIFT_ALLOW_PRIVATE": "maybe"}),
-        ("", {"CITESIFT_MAX_BYTES": "lots"}),
+        ("", {"CITESIFT_MAX_BODY_BYTES": "lots"}),
     ],
 )
 def test_bad_settings_are_clear_errors(tmp_path: Path, text: str, env: dict[str, str]) -> None:
@@ -171,10 +171,10 @@ def test_a_config_variable_naming_no_file_is_an_error(tmp_path: Path) -> None:
 def test_absurd_flag_values_are_sanitised_not_trusted(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
-    args = ("--deadline", "nan", "--max-bytes", "-5", "--redirects", "999999")
+    args = ("--deadline", "nan", "--max-body-bytes", "-5", "--max-redirects", "999999")
     result = fetch(runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, *args)
     assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
     tiny = fetch(
-        runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, "--max-bytes", "10"
+        runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, "--max-body-bytes", "10"
     )
     assert tiny.exit_code == 1 and "cap of 10 bytes" in tiny.stderr  # type: ignore[attr-defined]

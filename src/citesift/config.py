@@ -24,6 +24,7 @@ ENV_PREFIX = "CITESIFT_"
 CONFIG_ENV = "CITESIFT_CONFIG"
 CONFIG_FILE = "citesift.toml"
 CLIENT_NAME = "citesift"
+POLICY_SETTINGS = ("allow_private", "robots", "deadline", "max_body_bytes", "max_redirects")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -40,8 +41,8 @@ class Settings:
     allow_private: bool = False  # fetch loopback, private and link-local addresses
     robots: bool = True  # honour robots.txt
     deadline: float | None = None  # seconds, send to last body byte
-    max_bytes: int | None = None  # cap on a body after decompression
-    redirects: int | None = None  # redirects followed, each hop re-checked
+    max_body_bytes: int | None = None  # cap on a body after decompression
+    max_redirects: int | None = None  # redirects followed, each hop re-checked
     store: str | None = None  # the SQLite store file
     offline: bool = False  # answer from stored snapshots only, send nothing
 
@@ -56,14 +57,8 @@ class Settings:
 
     def fetch_policy(self, **changes: Any) -> FetchPolicy:
         """A web-page ``FetchPolicy`` with these settings applied."""
-        chosen = {
-            "allow_private": self.allow_private,
-            "robots": self.robots,
-            "deadline": self.deadline,
-            "max_body_bytes": self.max_bytes,
-            "max_redirects": self.redirects,
-        }
-        given = {key: value for key, value in chosen.items() if value is not None}
+        chosen = {name: getattr(self, name) for name in POLICY_SETTINGS}
+        given = {name: value for name, value in chosen.items() if value is not None}
         return FetchPolicy.for_pages(self.identity(), **{**given, **changes})
 
     def open_store(self) -> SQLiteStore:

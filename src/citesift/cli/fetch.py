@@ -48,8 +48,10 @@ def fetch_command(
         bool, typer.Option("--no-robots", help="Do not honour robots.txt.")
     ] = False,
     deadline: Deadline = None,
-    max_bytes: Annotated[int | None, typer.Option(help="Cap on the decompressed body.")] = None,
-    redirects: Annotated[int | None, typer.Option(help="Redirects to follow.")] = None,
+    max_body_bytes: Annotated[
+        int | None, typer.Option(help="Cap on the decompressed body.")
+    ] = None,
+    max_redirects: Annotated[int | None, typer.Option(help="Redirects to follow.")] = None,
     store: Store = None,
     contact: Contact = None,
 ) -> None:
@@ -60,8 +62,8 @@ def fetch_command(
             "robots": False if no_robots else None,
             "offline": offline or None,
             "deadline": deadline,
-            "max_bytes": max_bytes,
-            "redirects": redirects,
+            "max_body_bytes": max_body_bytes,
+            "max_redirects": max_redirects,
             "store": store,
             "contact": contact,
         }
