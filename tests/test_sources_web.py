@@ -10,7 +10,7 @@ import pytest
 
 from citesift import Document, Failed, Hits, Licence, Limited, Skipped, SourceHit
 from citesift.net import ClientIdentity, LimiterRegistry
-from citesift.sources import PageLimits, PublicSourceProvider, WebPageSource
+from citesift.sources import Aborted, PageLimits, PublicSourceProvider, WebPageSource
 from citesift.text import citation_sources
 from wikipedia_server import Answer, WikipediaStandIn
 
@@ -197,3 +197,12 @@ def test_web_source_without_a_hit_title_uses_the_page_title(server: WikipediaSta
     hit = SourceHit(server.origin + "/page", None)  # type: ignore[arg-type]
     outcome = source().read_sync(hit)
     assert isinstance(outcome, Document) and outcome.document.title == "Plans and prices"
+
+
+def test_a_signal_set_before_a_read_sends_nothing(server: WikipediaStandIn) -> None:
+    signal = asyncio.Event()
+    signal.set()
+    hit = SourceHit(server.origin + "/page", "Plans")
+    with pytest.raises(Aborted):
+        asyncio.run(source().read(hit, signal=signal))
+    assert server.requests == []

@@ -15,6 +15,7 @@ from citesift import WIKIPEDIA_LICENCE, Document, Failed, Hits, Limited, Skipped
 from citesift.net import ClientIdentity, LimiterRefused, LimiterRegistry, SourceLimiter
 from citesift.sources import (
     CORE_PAGE_PATH,
+    Aborted,
     PublicSourceProvider,
     WikipediaLimits,
     WikipediaSourceProvider,
@@ -418,3 +419,33 @@ def test_the_callers_cancellation_propagates(stand_in: WikipediaStandIn) -> None
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(cancelled())
     assert time.monotonic() - started < 1.5
+
+
+@pytest.mark.timeout(10)
+def test_a_signal_set_mid_read_abandons_it_quickly(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer(PAGE, Answer(200, HTML, b"<p>late</p>", delay=2.0))
+
+    async def read_then_abort() -> None:
+        signal = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.2, signal.set)
+        await provider(stand_in).read(SourceHit("Dog", "Dog"), signal=signal)
+
+    started = time.monotonic()
+    with pytest.raises(Aborted, match="during the call"):
+        asyncio.run(read_then_abort())
+    assert time.monotonic() - started < 1.5 and stand_in.paths() == [PAGE]
+
+
+def test_a_signal_set_before_a_search_sends_nothing(stand_in: WikipediaStandIn) -> None:
+    signal = asyncio.Event()
+    signal.set()
+    with pytest.raises(Aborted, match="before the call"):
+        asyncio.run(provider(stand_in).search("Dog", signal=signal))
+    assert stand_in.requests == []
+
+
+def test_an_unset_signal_changes_nothing(stand_in: WikipediaStandIn) -> None:
+    async def search() -> object:
+        return await provider(stand_in).search("Dog", signal=asyncio.Event())
+
+    assert isinstance(asyncio.run(search()), Hits)

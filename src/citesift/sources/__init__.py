@@ -1,7 +1,7 @@
 """Public sources with ``search`` and ``read``: Wikipedia and any web page."""
 
 from citesift.sources.addresses import article_url
-from citesift.sources.base import OnSend, PublicSourceProvider
+from citesift.sources.base import Aborted, OnSend, PublicSourceProvider, Signal
 from citesift.sources.web import PageLimits, WebPageSource
 from citesift.sources.wikipedia import (
     CORE_PAGE_PATH,
@@ -14,6 +14,7 @@ from citesift.sources.wikipedia import (
 )
 
 __all__ = [
+    "Aborted",
     "CORE_PAGE_PATH",
     "DEFAULT_ORIGIN",
     "OnSend",
@@ -21,6 +22,7 @@ __all__ = [
     "PageLimits",
     "PublicSourceProvider",
     "SEARCH_PATH",
+    "Signal",
     "WebPageSource",
     "WikipediaLimits",
     "WikipediaSourceProvider",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
-from typing import Protocol, runtime_checkable
+from collections.abc import Coroutine
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from citesift.model import ReadOutcome, SearchOutcome, SourceHit
 from citesift.net.limiter import OnSend
@@ -14,6 +16,13 @@ DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
 TEXT_BUDGET = 300_000
 MAX_TEXT_BUDGET = 10_000_000
+T = TypeVar("T")
+Signal = asyncio.Event
+"""The caller's abort signal: once set, a call in flight is abandoned and raises ``Aborted``."""
+
+
+class Aborted(Exception):
+    """The caller's signal was set: the call was abandoned (nothing more is sent or read)."""
 
 
 @runtime_checkable
@@ -22,16 +31,42 @@ class PublicSourceProvider(Protocol):
 
     Neither raises for a refusal or a failure: ``search`` answers ``Hits | Limited |
     Failed`` and ``read`` answers ``Document | Limited | Skipped``. Only the caller's own
-    cancellation propagates.
+    abort propagates: ``Aborted`` when its ``signal`` is set, or the task's cancellation.
     """
 
     site: str
 
     async def search(
-        self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
+        self,
+        phrase: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        signal: Signal | None = None,
+        on_send: OnSend | None = None,
     ) -> SearchOutcome: ...
 
-    async def read(self, hit: SourceHit) -> ReadOutcome: ...
+    async def read(self, hit: SourceHit, *, signal: Signal | None = None) -> ReadOutcome: ...
+
+
+async def abortable(call: Coroutine[Any, Any, T], signal: Signal | None) -> T:
+    """``call``'s result, unless ``signal`` is set first: then ``call`` is cancelled (or
+    never started) and ``Aborted`` raised."""
+    if signal is None:
+        return await call
+    if signal.is_set():
+        call.close()
+        raise Aborted("the caller's signal was set before the call")
+    work, stop = asyncio.ensure_future(call), asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait((work, stop), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        work.cancel()  # nothing when it is done
+    if work in done:
+        return work.result()
+    with contextlib.suppress(asyncio.CancelledError):
+        await work
+    raise Aborted("the caller's signal was set during the call")
 
 
 class BlockingCalls:

@@ -33,6 +33,8 @@ from citesift.sources.base import (
     TEXT_BUDGET,
     BlockingCalls,
     OnSend,
+    Signal,
+    abortable,
     keeping,
     sane_budget,
 )
@@ -85,7 +87,12 @@ class WebPageSource(BlockingCalls):
         self.text_budget = sane_budget(limits.text_budget)
 
     async def search(
-        self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
+        self,
+        phrase: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        signal: Signal | None = None,
+        on_send: OnSend | None = None,
     ) -> SearchOutcome:
         """One hit when ``phrase`` is an http(s) URL (a page source has no search of its own)."""
         url = phrase.strip() if isinstance(phrase, str) else ""
@@ -93,9 +100,11 @@ class WebPageSource(BlockingCalls):
             return Failed(None, "a web page source reads URLs; the phrase is not one")
         return Hits((SourceHit(url, url),))
 
-    async def read(self, hit: SourceHit, *, on_send: OnSend | None = None) -> ReadOutcome:
+    async def read(
+        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
+    ) -> ReadOutcome:
         """The page at ``hit.key``; the hit's title is kept unless it is the URL itself."""
-        outcome = await fetch(hit.key, self.policy, on_send=on_send)
+        outcome = await abortable(fetch(hit.key, self.policy, on_send=on_send), signal)
         if isinstance(outcome, Skipped | Limited):
             return outcome
         if not outcome.content_type.lower().startswith(HTML_TYPES):

@@ -41,6 +41,8 @@ from citesift.sources.base import (
     TEXT_BUDGET,
     BlockingCalls,
     OnSend,
+    Signal,
+    abortable,
     keeping,
     sane_budget,
     sane_limit,
@@ -126,21 +128,28 @@ class WikipediaSourceProvider(BlockingCalls):
         return article_url(self.origin, key)
 
     async def search(
-        self, phrase: str, limit: int = DEFAULT_LIMIT, *, on_send: OnSend | None = None
+        self,
+        phrase: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        signal: Signal | None = None,
+        on_send: OnSend | None = None,
     ) -> SearchOutcome:
         """At most ``limit`` hits for a short topic phrase."""
         url = self.search_url(phrase, limit)
         if url is None:
             return Failed(None, f"the phrase is not text of at most {MAX_PHRASE_CHARS} characters")
-        outcome = await fetch(url, self.search_policy, on_send=on_send)
+        outcome = await abortable(fetch(url, self.search_policy, on_send=on_send), signal)
         return _search_outcome(outcome, sane_limit(limit))
 
-    async def read(self, hit: SourceHit, *, on_send: OnSend | None = None) -> ReadOutcome:
+    async def read(
+        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
+    ) -> ReadOutcome:
         """The hit's article by its key, text in the extractor's article mode."""
         url = self.page_url(hit.key)
         if url is None:
             return Skipped(None, "the key is empty, too long, or cannot be put in an address")
-        outcome = await fetch(url, self.page_policy, on_send=on_send)
+        outcome = await abortable(fetch(url, self.page_policy, on_send=on_send), signal)
         if not isinstance(outcome, Snapshot):
             return outcome  # Limited, or Skipped with its status (a redirect's included)
         if not outcome.content_type.lower().startswith("text/html"):
