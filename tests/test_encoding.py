@@ -102,3 +102,27 @@ def test_a_50_mb_undeclared_page_is_decoded_from_a_bounded_sample() -> None:
     text, charset = decode_html(body)
     assert (charset, len(text)) == ("cp1252", len(page))
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("stray", [b"\xff", b"\x81", b"\xed\xa0\x80", b"\xe9 "])
+def test_a_utf8_page_with_a_stray_bad_byte_is_still_read_as_utf8(stray: bytes) -> None:
+    prose = "<p>Le garçon a mangé une crème brûlée à côté.</p>" * 3
+    body = prose.encode() + stray + "<p>Привет, как дела?</p>".encode()
+    text, charset = decode_html(body)
+    assert charset == "utf-8"
+    assert text.startswith(prose) and text.endswith("<p>Привет, как дела?</p>")
+
+
+@pytest.mark.parametrize(
+    ("charset", "text"),
+    [
+        ("cp932", "これは日本語の文章です。東京へ行きます。今日は天気がいいですね。"),
+        ("euc_jp", "これは日本語の文章です。東京へ行きます。今日は天気がいいですね。"),
+        ("gb18030", "今天天气很好，我们一起去公园散步吧。这是一个中文句子。"),
+        ("cp949", "안녕하세요, 이것은 짧은 한국어 문장입니다. 오늘 날씨가 좋네요."),
+        ("cp866", "Привет, как дела? Сегодня хорошая погода, пойдём гулять."),
+    ],
+)
+def test_legacy_multi_byte_and_dos_pages_are_not_mistaken_for_utf8(charset: str, text: str) -> None:
+    page = f"<p>{text}</p>" * 20
+    assert decode_html(page.encode(charset))[0] == page

@@ -67,6 +67,7 @@ LANGUAGE_CHARSETS: dict[str, tuple[str, ...]] = {
 }
 _TAG = re.compile(rb"<[!/?A-Za-z][^<>]{0,2000}>")
 CHAOS_LEAD = 0.05  # a detection lead smaller than this is no clear lead
+UTF8_MAJORITY = 9  # valid multi-byte characters per invalid byte that still make UTF-8
 
 
 def charset_label(label: str | None) -> str | None:
@@ -110,14 +111,10 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]
 
 
 def _detect(sample: bytes) -> str:
-    """UTF-8 when the bytes are UTF-8; else charset-normalizer's best web encoding, except
-    that the page's language, then windows-1252, win a close call."""
-    try:
-        sample.decode("utf-8")
+    """UTF-8 when the bytes are (nearly all) UTF-8; else charset-normalizer's best web
+    encoding, except that the page's language, then windows-1252, win a close call."""
+    if _mostly_utf8(sample):
         return "utf-8"
-    except UnicodeDecodeError as error:
-        if error.start >= len(sample) - 3:  # a multi-byte character cut by the sample's end
-            return "utf-8"
     prose = _prose(sample)
     matches = list(charset_normalizer.from_bytes(prose, cp_isolation=list(WEB_CHARSETS)))
     if not matches:
@@ -127,6 +124,21 @@ def _detect(sample: bytes) -> str:
         if _as_good(prose, name, best, matches):
             return charset_label(name) or name
     return charset_label(best.encoding) or "cp1252"
+
+
+def _mostly_utf8(sample: bytes) -> bool:
+    """Valid UTF-8, but for a character cut by the sample's end or a few stray bytes among
+    many valid multi-byte characters (which legacy encodings almost never form by chance)."""
+    try:
+        sample.decode("utf-8")
+        return True
+    except UnicodeDecodeError as error:
+        if error.start >= len(sample) - 3:  # the first bad byte ends the sample
+            return True
+    text = sample.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd")
+    good = len(text) - len(text.encode("ascii", errors="ignore")) - bad
+    return good >= UTF8_MAJORITY * bad
 
 
 def _prose(sample: bytes) -> bytes:
