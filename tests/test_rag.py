@@ -171,6 +171,9 @@ LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.
 HTML = "<h1>Tides</h1><p>The Moon pulls the oceans.</p><p>Tides rise twice a day.</p>"
 
 
+HISTORY = "https://en.wikipedia.org/w/index.php?title=Tide&action=history"
+
+
 def source_document() -> SourceDocument:
     html = HTML
     blocks = (
@@ -193,6 +196,7 @@ def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None
         meta = hit.metadata
         assert meta["document_id"] == "wikipedia:Tide"
         assert (meta["title"], meta["licence"], meta["revision"]) == ("Tide", "CC BY-SA 4.0", "123")
+        assert meta["history_url"] == HISTORY
         source = HTML[meta["source_start"] : meta["source_end"]]
         if "\n" not in hit.content:
             assert source == hit.content
@@ -210,6 +214,7 @@ def test_passages_keep_their_fragment_links(tmp_path) -> None:
     [hit] = rag.search("moon oceans")
     assert hit.metadata["fragment_url"].endswith("#:~:text=The%20Moon")
     assert hit.metadata["source_start"] == 17 and hit.metadata["url"] == passage.url
+    assert hit.metadata["history_url"] == HISTORY
 
 
 @pytest.mark.timeout(120)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citesift.model import Passage, SourceDocument
+from citesift.sources.addresses import wikipedia_history
 from citesift.text.chunking import Chunk
 
 BLOCK_SEPARATOR = "\n\n"
@@ -87,11 +88,13 @@ def _from_passage(p: Passage) -> IngestDoc:
 
 
 def _attribution(item: SourceDocument | Passage) -> dict[str, Any]:
-    """Who to credit and where to point: title, url, site, key, revision, licence."""
+    """Who to credit and where to point: title, url, site, key, revision, licence, and a
+    Wikipedia article's page history (which names its contributors)."""
     licence = item.licence
     return {
         "title": item.title,
         "url": item.url,
+        "history_url": wikipedia_history(item.site, item.url, item.key),
         "site": item.site,
         "key": item.key,
         "revision": item.revision,

@@ -34,6 +34,13 @@ def article_url(origin: str, key: str) -> str:
     return origin.rstrip("/") + "/wiki/" + encoded
 
 
+def wikipedia_history(site: str, article: str, key: str) -> str | None:
+    """The page history of a Wikipedia article (None for any other site)."""
+    if not isinstance(site, str) or site.casefold() != WIKIPEDIA_SITE.casefold():
+        return None
+    return history_url(article, key)
+
+
 def history_url(article: str, key: str) -> str | None:
     """The page history next to an ``article`` address (``origin/w/index.php?title=<key>
     &action=history``): where a wiki names the contributors it asks to be credited. None

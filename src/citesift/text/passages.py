@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.model import Block, Licence, Passage, SourceDocument
-from citesift.sources.addresses import WIKIPEDIA_SITE, history_url
+from citesift.sources.addresses import wikipedia_history
 from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.occurrences import WordIndex
 from citesift.text.sentences import sentence_spans
@@ -142,7 +142,7 @@ def attribution(passage: Passage) -> Attribution:
     """What must be shown with ``passage`` (its sentence with white space collapsed); a
     Wikipedia passage also links its page history, naming the contributors."""
     sentence = " ".join(passage.content.split())
-    history = history_url(passage.url, passage.key) if passage.site == WIKIPEDIA_SITE else None
+    history = wikipedia_history(passage.site, passage.url, passage.key)
     return Attribution(
         sentence, passage.title, passage.url, passage.site, passage.licence, history=history
     )
