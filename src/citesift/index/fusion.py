@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from citesift.index.scoring import is_finite_number
 from citesift.model import Hit
 
 RRF_K = 60
@@ -18,7 +18,7 @@ def reciprocal_rank_fusion(
 ) -> list[Hit]:
     """Fuse ranked lists: a hit scores the sum of ``1 / (k + rank)`` over the lists it is in
     (rank from 1; a repeated id counts at its first place). ``k`` not finite or < 0 → 60."""
-    k = float(k) if _finite(k) and k >= 0 else RRF_K  # type: ignore[operator]
+    k = float(k) if is_finite_number(k) and k >= 0 else RRF_K  # type: ignore[operator]
     scores: dict[str, float] = {}
     first: dict[str, Hit] = {}
     for ranking in rankings:
@@ -83,12 +83,8 @@ def _ranked(first: dict[str, Hit], scores: dict[str, float], top_k: int | None) 
 
 
 def _weight(value: object, default: float) -> float:
-    return float(value) if _finite(value) and value >= 0 else default  # type: ignore[arg-type, operator]
-
-
-def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if is_finite_number(value) and value >= 0 else default  # type: ignore[arg-type, operator]
 
 
 def _finite_or_zero(value: object) -> float:
-    return float(value) if _finite(value) else 0.0  # type: ignore[arg-type]
+    return float(value) if is_finite_number(value) else 0.0  # type: ignore[arg-type]

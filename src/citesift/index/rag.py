@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import replace
 from itertools import islice
@@ -24,7 +23,7 @@ from citesift.index.rerank import (
 )
 from citesift.index.rerankers import reranker_by_name
 from citesift.index.retriever import query_of
-from citesift.index.scoring import check_scores, positive_int
+from citesift.index.scoring import check_scores, finite_or_none, positive_int, sane_size
 from citesift.model import Hit
 from citesift.store.chunks import StoredChunk
 from citesift.store.sqlite import SQLiteStore
@@ -185,17 +184,19 @@ def create_rag(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     chunks = _chunk_store(store, fusion)
-    size = _sane(chunk_size, 1, DEFAULT_CHUNK_SIZE)
+    size = sane_size(chunk_size, 1, DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE)
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
         mode=mode,  # type: ignore[arg-type]
         chunk_size=size,
-        chunk_overlap=min(_sane(chunk_overlap, 0, DEFAULT_CHUNK_OVERLAP), size - 1),
+        chunk_overlap=min(
+            sane_size(chunk_overlap, 0, DEFAULT_CHUNK_OVERLAP, MAX_CHUNK_SIZE), size - 1
+        ),
         split=split,
         top_k=positive_int(top_k, DEFAULT_TOP_K),
         reranker=_reranker(rerank),
-        threshold=_threshold(threshold),
+        threshold=finite_or_none(threshold),
         rerank_weight=rerank_weight,
     )
 
@@ -232,13 +233,6 @@ def _embedder_factory(embed: Embedder | None, store: ChunkStore) -> Callable[[],
     return make
 
 
-def _sane(value: object, low: int, default: int) -> int:
-    """``value`` floored when it is a finite number ≥ ``low``, else ``default``."""
-    if not _finite(value) or value < low:  # type: ignore[operator]
-        return default
-    return min(math.floor(value), MAX_CHUNK_SIZE)  # type: ignore[arg-type]
-
-
 def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
     """``items`` in lists of ``size`` (the last may be shorter), read lazily."""
     it = iter(items)
@@ -251,15 +245,6 @@ def _uncached(embedder: Embedder) -> Embedder:
     from citesift.index.embed_cache import CachedEmbedder
 
     return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
-
-
-def _threshold(value: object) -> float | None:
-    """The lowest score kept, or None (keep all) when ``value`` is not a finite number."""
-    return float(value) if _finite(value) else None  # type: ignore[arg-type]
-
-
-def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _vectored(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:

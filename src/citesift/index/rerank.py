@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, bm25_score
 from citesift.index.fusion import min_max
 from citesift.index.retriever import Retriever, query_of
-from citesift.index.scoring import RerankError, check_scores, positive_int
+from citesift.index.scoring import RerankError, check_scores, is_finite_number, positive_int
 from citesift.model import Hit
 
 DEFAULT_CANDIDATE_POOL = 20
@@ -95,9 +95,8 @@ def rerank_fused(
 
 def rerank_weight(value: object) -> float:
     """``value`` when it is a finite number in [0, 1], else ``DEFAULT_RERANK_WEIGHT``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return DEFAULT_RERANK_WEIGHT
-    return float(value) if 0 <= value <= 1 else DEFAULT_RERANK_WEIGHT
+    ok = is_finite_number(value) and 0 <= value <= 1  # type: ignore[operator]
+    return float(value) if ok else DEFAULT_RERANK_WEIGHT  # type: ignore[arg-type]
 
 
 def rerank_checked(reranker: Reranker, query: str, hits: list[Hit], top_k: int) -> list[Hit]:

@@ -25,7 +25,7 @@ def check_scores(hits: Sequence[Hit]) -> list[Hit]:
     if not all(scored):
         raise TypeError("mixed scored and unscored results: every result needs a score")
     for hit in hits:
-        if not _is_finite_number(hit.score):
+        if not is_finite_number(hit.score):
             raise TypeError(
                 f"result {hit.id!r} has a non-finite or non-numeric score {hit.score!r}"
             )
@@ -34,7 +34,7 @@ def check_scores(hits: Sequence[Hit]) -> list[Hit]:
 
 def positive_int(value: object, default: int) -> int:
     """``value`` floored and at least 1; ``default`` when it is not a finite number."""
-    if not _is_finite_number(value):
+    if not is_finite_number(value):
         return default
     return max(1, min(math.floor(float(value)), MAX_COUNT))  # type: ignore[arg-type]
 
@@ -43,7 +43,20 @@ MAX_COUNT = 1_000_000
 """The largest top-k or pool size accepted; bigger values are clamped to it."""
 
 
-def _is_finite_number(value: object) -> bool:
+def sane_size(value: object, low: int, default: int, most: int) -> int:
+    """``value`` floored (at most ``most``) when it is a finite number ≥ ``low``, else
+    ``default``."""
+    if not is_finite_number(value) or value < low:  # type: ignore[operator]
+        return default
+    return min(math.floor(value), most)  # type: ignore[arg-type]
+
+
+def finite_or_none(value: object) -> float | None:
+    """``value`` as a float when it is a finite number, else None."""
+    return float(value) if is_finite_number(value) else None  # type: ignore[arg-type]
+
+
+def is_finite_number(value: object) -> bool:
     """True for an int or float (not bool) that is finite."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
