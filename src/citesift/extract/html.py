@@ -14,6 +14,9 @@ surrogates in block text are replaced one for one by U+FFFD, so every position h
 Article mode on MediaWiki markup applies the Wikipedia rules (tables, figures, quotations,
 code and maths are not the article's prose); on other pages it detects the main content
 (``content``), keeps quotations and code, and keeps tables that sit inside the article.
+Article mode also leaves out a heading with nothing kept under it, and keeps sections that
+inline style collapses (a reader expands them). Headings inside a landmark (navigation,
+sidebar, page header or footer) head only that landmark (``sections``).
 """
 
 from __future__ import annotations
