@@ -148,3 +148,19 @@ def test_search_refuses_an_unusable_reranker(
 ) -> None:
     code, _, err = run("search", "tides", "--store", str(tmp_path / "i.db"), *options)
     assert code == 2 and message in err
+
+
+def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    from test_rerank_http_cross_encoder import document_length_model
+
+    model = tmp_path / "ce"
+    document_length_model(model, ("input_ids", "attention_mask", "token_type_ids"))
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    query = ("search", "moon tides tower", "--store", store, "--mode", "bm25", "--json")
+    assert "Moon" in json.loads(run(*query)[1].splitlines()[0])["content"]
+    code, out, err = run(*query, "--reranker", "cross-encoder", "--rerank-model", str(model),
+                         "--rerank-weight", "1")  # fmt: skip
+    assert code == 0, err
+    assert "Eiffel" in json.loads(out.splitlines()[0])["content"]  # the longer text wins

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from citesift.index.rag import create_rag
+from citesift.index.rerank import BM25Reranker
 from citesift.model import Block, Licence, Passage, SourceDocument
 from test_rag_helpers import HashEmbedder, ListStore
 
@@ -274,3 +275,19 @@ def test_threshold_drops_low_scores_and_invalid_means_none(
     rag = create_rag(HashEmbedder(), store, mode="bm25", threshold=threshold)
     rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
     assert [h.metadata["document_id"] for h in rag.search("x")] == kept
+
+
+def test_rerank_by_name_with_its_weight(tmp_path) -> None:
+    docs = [
+        {"id": "a", "content": "solar power"},
+        {"id": "b", "content": "solar solar solar panels power"},
+        {"id": "c", "content": "wind"},
+    ]
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank="bm25")
+    rag.ingest(docs)
+    assert isinstance(rag.reranker, BM25Reranker) and rag.rerank_weight == 0.5
+    alone = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=" BM25 ",
+                       rerank_weight=1)  # fmt: skip
+    assert [h.id for h in alone.search("solar", top_k=2)] == ["b_chunk_0", "a_chunk_0"]
+    with pytest.raises(ValueError, match="unknown reranker"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", rerank="magic")

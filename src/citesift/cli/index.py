@@ -16,7 +16,7 @@ from citesift.cli.app import app
 from citesift.cli.wiki import AllowPrivate, Contact, describe, fail, identity
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
-from citesift.index.rerank import Reranker
+from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.model import Document, Hit, SourceHit
 from citesift.store.chunks import ChunkTable
@@ -106,13 +106,19 @@ def search(
         str | None,
         typer.Option(help="The reranker's model; for cross-encoder a local model directory."),
     ] = None,
+    rerank_weight: Annotated[
+        float,
+        typer.Option(min=0, max=1, help="The reranker's share of the score; the rest stays."),
+    ] = DEFAULT_RERANK_WEIGHT,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hit.")] = False,
     store: StoreOption = None,
 ) -> None:
     """Search the local index: the best chunks with their scores and sources."""
     chosen = reranker or ("bm25" if rerank else None)
     ranker = _reranker(chosen, rerank_key, rerank_url, rerank_model) if chosen else None
-    rag = create_rag(store=_store(store), mode=mode.value, rerank=ranker)
+    rag = create_rag(
+        store=_store(store), mode=mode.value, rerank=ranker, rerank_weight=rerank_weight
+    )
     with err.status("Searching…"):
         hits = rag.search(query, top_k=top_k)
     for rank, hit in enumerate(hits, start=1):
