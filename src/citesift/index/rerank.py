@@ -38,7 +38,8 @@ class BM25Reranker:
 
 
 class RerankedRetriever:
-    """Takes a candidate pool from ``base`` and lets ``reranker`` choose the final ``top_k``."""
+    """Takes a candidate pool from ``base``, reranks it and keeps the best ``top_k`` by the
+    reranker's scores fused with ``base``'s (``rerank_weight``: see ``rerank_fused``)."""
 
     def __init__(
         self,
