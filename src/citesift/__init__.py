@@ -58,6 +58,7 @@ from citesift.net import (
     retry_after_ms,
 )
 from citesift.sources import (
+    Aborted,
     PageLimits,
     PublicSourceProvider,
     WebPageSource,
@@ -78,6 +79,7 @@ from citesift.text import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Aborted",
     "Attribution",
     "BM25Reranker",
     "Block",
