@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerank_http import VoyageReranker
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
@@ -72,11 +73,11 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("CITESIFT_CONTACT", raising=False)
     store = str(tmp_path / "index.db")
     code, _, err = run("index", "add", str(corpus / "image.png"), "--store", store)
-    assert code == 2 and "only .txt" in err
+    assert code == EXIT_USAGE and "only .txt" in err
     code, _, err = run("index", "add", str(tmp_path / "missing.txt"), "--store", store)
-    assert code == 2 and "no such file" in err
+    assert code == EXIT_USAGE and "no such file" in err
     code, _, err = run("index", "add", "https://example.org/", "--store", store)
-    assert code == 2 and "--contact" in err
+    assert code == EXIT_USAGE and "--contact" in err
     code, _, err = run("index", "rm", "nothing", "--store", store)
     assert code == 1 and "no document" in err
 
@@ -147,7 +148,7 @@ def test_search_refuses_an_unusable_reranker(
     corpus: Path, tmp_path: Path, options: tuple[str, ...], message: str
 ) -> None:
     code, _, err = run("search", "tides", "--store", str(tmp_path / "i.db"), *options)
-    assert code == 2 and message in err
+    assert code == EXIT_USAGE and message in err
 
 
 def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path) -> None:
@@ -164,3 +165,11 @@ def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path)
                          "--rerank-weight", "1")  # fmt: skip
     assert code == 0, err
     assert "Eiffel" in json.loads(out.splitlines()[0])["content"]  # the longer text wins
+
+
+def test_the_index_store_can_come_from_the_environment(corpus: Path, tmp_path: Path) -> None:
+    env = {"CITESIFT_STORE": str(tmp_path / "from-env.db")}
+    added = runner.invoke(app, ["index", "add", str(corpus), "--mode", "bm25"], env=env)
+    assert added.exit_code == 0 and (tmp_path / "from-env.db").is_file()
+    stats = runner.invoke(app, ["index", "stats"], env=env)
+    assert json.loads(stats.stdout)["documents"] == 3

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
 CONTACT = "https://example.org/contact"
@@ -101,7 +102,7 @@ def test_wiki_read_of_a_missing_page_fails_clearly(stand_in: WikipediaStandIn) -
 
 def test_wiki_without_a_contact_refuses_before_sending(stand_in: WikipediaStandIn) -> None:
     code, _, err = run("wiki", "search", "Dog", "--origin", stand_in.origin, "--allow-private")
-    assert code == 2 and "--contact" in err
+    assert code == EXIT_USAGE and "--contact" in err
     assert stand_in.requests == []
 
 
@@ -171,4 +172,4 @@ def test_wiki_read_replays_offline_from_a_store(stand_in: WikipediaStandIn, tmp_
 
 def test_offline_without_a_store_is_refused(stand_in: WikipediaStandIn) -> None:
     code, _, err = wiki(stand_in, "read", "Dog", "--offline")
-    assert code == 2 and "--store" in err and stand_in.requests == []
+    assert code == EXIT_USAGE and "--store" in err and stand_in.requests == []

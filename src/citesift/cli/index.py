@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.progress import Progress
 
 from citesift.cli.app import app
-from citesift.cli.wiki import AllowPrivate, Contact, describe, fail, identity
+from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
+from citesift.cli.wiki import describe, fail, source_options
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
@@ -30,10 +31,6 @@ index_app = typer.Typer(help="Add documents to the local index, inspect it, remo
 app.add_typer(index_app, name="index", no_args_is_help=True)
 err = Console(stderr=True)
 
-StoreOption = Annotated[
-    Path | None, typer.Option("--store", help="The SQLite store (default: .citesift/).")
-]
-
 
 class SearchMode(StrEnum):
     """How ``search`` scores chunks."""
@@ -46,7 +43,7 @@ class SearchMode(StrEnum):
 @index_app.command("add")
 def add(
     sources: Annotated[list[str], typer.Argument(help="Files, folders or http(s) URLs.")],
-    store: StoreOption = None,
+    store: Store = None,
     mode: Annotated[SearchMode, typer.Option(help="bm25 skips embedding.")] = SearchMode.hybrid,
     chunk_size: Annotated[int, typer.Option(help="Most characters per chunk.")] = 512,
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
@@ -66,7 +63,7 @@ def add(
 
 
 @index_app.command("stats")
-def stats(store: StoreOption = None) -> None:
+def stats(store: Store = None) -> None:
     """Documents, chunks and embedded chunks in the index."""
     with SQLiteStore(_store(store)) as sqlite:
         typer.echo(json.dumps(ChunkTable(sqlite).stats(), indent=2))
@@ -75,13 +72,13 @@ def stats(store: StoreOption = None) -> None:
 @index_app.command("rm")
 def rm(
     ids: Annotated[list[str], typer.Argument(help="Document ids (see search results).")],
-    store: StoreOption = None,
+    store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
     with SQLiteStore(_store(store)) as sqlite:
         removed = ChunkTable(sqlite).delete(ids)
     if not removed:
-        fail(f"no document with id {', '.join(ids)} in the index", 1)
+        fail(f"no document with id {', '.join(ids)} in the index")
     typer.echo(f"removed {removed} chunk(s)")
 
 
@@ -111,7 +108,7 @@ def search(
         typer.Option(min=0, max=1, help="The reranker's share of the score; the rest stays."),
     ] = DEFAULT_RERANK_WEIGHT,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per hit.")] = False,
-    store: StoreOption = None,
+    store: Store = None,
 ) -> None:
     """Search the local index: the best chunks with their scores and sources."""
     chosen = reranker or ("bm25" if rerank else None)
@@ -132,7 +129,7 @@ def _reranker(name: str, key: str | None, url: str | None, model: str | None) ->
     try:
         return reranker_by_name(name, api_key=key, base_url=url, model=model)
     except (ValueError, RuntimeError) as error:
-        fail(str(error))
+        usage_error(str(error))
 
 
 def _documents(source: str, contact: str | None, allow_private: bool) -> list[Any]:
@@ -146,7 +143,7 @@ def _documents(source: str, contact: str | None, allow_private: bool) -> list[An
         )
         return [_file(p) for p in found]
     if not path.is_file():
-        fail(f"no such file, folder or URL: {source}")
+        usage_error(f"no such file, folder or URL: {source}")
     return [_file(path)]
 
 
@@ -159,7 +156,8 @@ def _file(path: Path) -> Any:
         html = decode_html(path.read_bytes())[0]
         return extract_document(html, url=path.resolve().as_uri(), site="file", key=str(path))
     if suffix not in TEXT_SUFFIXES:
-        fail(f"{path}: only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
+        kinds = ", ".join(TEXT_SUFFIXES + HTML_SUFFIXES)
+        usage_error(f"only {kinds} files can be indexed, not {path}")
     text = path.read_bytes().decode("utf-8", errors="replace")
     meta = {"title": path.name, "url": path.resolve().as_uri(), "site": "file"}
     return {"id": str(path), "content": text, "metadata": meta}
@@ -169,16 +167,20 @@ def _web_page(url: str, contact: str | None, allow_private: bool) -> Any:
     """The page at ``url`` read politely (robots.txt, limits) as a SourceDocument."""
     from citesift.sources.web import WebPageSource
 
-    source = WebPageSource(identity(contact), allow_private=allow_private)
+    identity, options = source_options(contact, allow_private)
+    source = WebPageSource(identity, allow_private=options["allow_private"])
     with err.status(f"Reading {url}…"):
         outcome = source.read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
-        fail(f"{url}: not read ({describe(outcome)})", 1)
+        fail(f"{url}: not read ({describe(outcome)})")
     return outcome.document
 
 
 def _store(path: Path | None) -> Path:
-    return path if path is not None else default_store_path()
+    """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
+    the default path."""
+    named = load_cli_settings({"store": path}).store
+    return Path(named) if named else default_store_path()
 
 
 def _line(rank: int, hit: Hit) -> str:

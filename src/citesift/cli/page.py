@@ -8,20 +8,16 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.extract import ExtractMode
+from citesift.cli.options import AllowPrivate, Contact, Offline, Store
 from citesift.cli.wiki import (
-    AllowPrivate,
-    Contact,
-    Offline,
     Output,
     ReadFormat,
-    Store,
     Title,
     describe,
     fail,
-    identity,
-    open_store,
     render,
     run_with_status,
+    source_options,
 )
 from citesift.model import Document, SourceHit
 from citesift.sources import WebPageSource
@@ -41,9 +37,9 @@ def page(
     offline: Offline = False,
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
-    kept = open_store(store, offline)
-    source = WebPageSource(identity(contact), mode.value, allow_private=allow_private, **kept)
+    identity, options = source_options(contact, allow_private, store, offline)
+    source = WebPageSource(identity, mode.value, **options)
     outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
     if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}", 1)
+        fail(f"read {describe(outcome)}")
     typer.echo(render(outcome.document, output), nl=False)

@@ -13,35 +13,29 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
-from citesift import __version__
 from citesift.cli.app import app
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Offline,
+    Store,
+    client_identity,
+    load_cli_settings,
+    usage_error,
+)
 from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Hits, Passage, SourceDocument, SourceHit
-from citesift.net import ClientIdentity, IdentityError
+from citesift.net import ClientIdentity
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
-from citesift.store import SQLiteStore
 from citesift.text import attribution, citation_sources
 from citesift.text.passages import CONTRIBUTORS, NO_LICENCE
 
 T = TypeVar("T")
-CONTACT_ENV = "CITESIFT_CONTACT"
-CLIENT_NAME = "citesift"
 
 wiki = typer.Typer(help="Search Wikipedia and read articles as attributed passages.")
 app.add_typer(wiki, name="wiki")
 
-Contact = Annotated[
-    str | None,
-    typer.Option(envvar=CONTACT_ENV, help="How the site's operator can reach you (URL or e-mail)."),
-]
 Origin = Annotated[str, typer.Option(help="The wiki to ask (a stand-in or another wiki).")]
-AllowPrivate = Annotated[
-    bool, typer.Option("--allow-private", help="Allow loopback and private addresses.")
-]
-Store = Annotated[
-    Path | None, typer.Option(help="Keep every answer in this SQLite store, to replay offline.")
-]
-Offline = Annotated[bool, typer.Option("--offline", help="Answer from --store only; send nothing.")]
 
 
 class ReadFormat(StrEnum):
@@ -69,10 +63,10 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
 ) -> None:
     """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
-    provider = _provider(origin, PAGE_PATH, allow_private, contact, open_store(store, offline))
+    provider = _provider(origin, PAGE_PATH, *source_options(contact, allow_private, store, offline))
     outcome = run_with_status(f"Searching {origin} for {phrase!r}…", provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
-        fail(f"search {describe(outcome)}", 1)
+        fail(f"search {describe(outcome)}")
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(h) for h in outcome.hits], ensure_ascii=False))
         return
@@ -93,11 +87,11 @@ def read(
     offline: Offline = False,
 ) -> None:
     """Read an article by its key: passages with attribution, blocks, Markdown or JSON."""
-    provider = _provider(origin, page_path, allow_private, contact, open_store(store, offline))
+    provider = _provider(origin, page_path, *source_options(contact, allow_private, store, offline))
     hit = SourceHit(key, title or key.replace("_", " "))
     outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
     if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}", 1)
+        fail(f"read {describe(outcome)}")
     typer.echo(render(outcome.document, output), nl=False)
 
 
@@ -135,14 +129,26 @@ def _attribution_note(passage: Passage) -> str:
     return f"\nFrom {shown.title}, {where}; {licence}. {shown.notice}\n"
 
 
-def identity(contact: str | None) -> ClientIdentity:
-    """This program's identity with the user's contact; a clear error when it is missing."""
-    if not contact:
-        fail(f"give --contact URL-or-e-mail (or set {CONTACT_ENV}): sites ask clients to name one")
-    try:
-        return ClientIdentity(CLIENT_NAME, __version__, contact)
-    except IdentityError as error:
-        fail(str(error))
+def source_options(
+    contact: str | None, allow_private: bool, store: Path | None = None, offline: bool = False
+) -> tuple[ClientIdentity, dict[str, Any]]:
+    """The identity to send and a source's ``allow_private``, ``store`` and ``offline``, from
+    the flags over the environment and the config file. A named store keeps every answer;
+    offline, answers come from it alone (so offline needs one)."""
+    settings = load_cli_settings(
+        {
+            "contact": contact,
+            "allow_private": allow_private or None,
+            "store": store,
+            "offline": offline or None,
+        }
+    )
+    if settings.offline and settings.store is None:
+        usage_error("--offline answers from a store: give --store PATH (or set CITESIFT_STORE)")
+    identity = client_identity(settings)
+    kept = settings.open_store() if settings.store else None
+    options = {"allow_private": settings.allow_private, "store": kept, "offline": settings.offline}
+    return identity, options
 
 
 def describe(outcome: object) -> str:
@@ -153,7 +159,8 @@ def describe(outcome: object) -> str:
     return f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Say why nothing came (a refusal or failure, not a usage error) and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -164,19 +171,10 @@ def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(call)
 
 
-def open_store(path: Path | None, offline: bool) -> dict[str, Any]:
-    """The provider's ``store`` and ``offline`` arguments; offline needs a store."""
-    if offline and path is None:
-        fail("--offline answers from a store: give --store PATH")
-    return {"store": SQLiteStore(path) if path else None, "offline": offline}
-
-
 def _provider(
-    origin: str, page_path: str, allow_private: bool, contact: str | None, kept: dict[str, Any]
+    origin: str, page_path: str, identity: ClientIdentity, options: dict[str, Any]
 ) -> WikipediaSourceProvider:
     try:
-        return WikipediaSourceProvider(
-            identity(contact), origin, page_path, allow_private=allow_private, **kept
-        )
+        return WikipediaSourceProvider(identity, origin, page_path, **options)
     except ValueError as error:
-        fail(str(error))
+        usage_error(str(error))
