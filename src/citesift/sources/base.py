@@ -5,10 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Coroutine
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
-from citesift.model import ReadOutcome, SearchOutcome, SourceHit
+from citesift.model import (
+    Document,
+    FetchOutcome,
+    ReadOutcome,
+    SearchOutcome,
+    Skipped,
+    Snapshot,
+    SourceDocument,
+    SourceHit,
+)
+from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
 from citesift.net.limiter import OnSend
 from citesift.store import SQLiteStore
 
@@ -105,6 +115,86 @@ def sane_budget(value: object) -> int:
     return int(min(number, MAX_TEXT_BUDGET))
 
 
-def keeping(store: SQLiteStore | None, offline: bool) -> dict[str, object]:
-    """Fetch-policy fields for a store: save every snapshot to it, or (offline) answer from it."""
-    return {"store": store, "save": store is not None and not offline, "offline": offline}
+class Access(TypedDict, total=False):
+    """How a source may fetch, as keyword arguments of its constructor."""
+
+    allow_private: bool  # fetch loopback, private and link-local addresses
+    robots: bool  # honour robots.txt (each source has its own default)
+    limiters: LimiterRegistry  # the per-host limiters (default: the process's)
+    store: SQLiteStore | None  # keep every snapshot here (or, offline, answer from it)
+    offline: bool  # answer from the store alone, send nothing
+
+
+class FetchingSource(BlockingCalls):
+    """A source that reads one page per hit under a base policy: the shared constructor,
+    text budget and ``read``; subclasses say where a hit lives and how its page is read."""
+
+    site: str
+    page_policy: FetchPolicy
+    search_policy: FetchPolicy  # needed when ``search_request`` answers an address
+    html_types: tuple[str, ...] = ("text/html",)
+
+    def __init__(
+        self,
+        policy: Callable[..., FetchPolicy],
+        identity: ClientIdentity,
+        text_budget: object,
+        access: Access,
+    ) -> None:
+        store, offline = access.get("store"), access.get("offline", False)
+        self.base_policy = policy(
+            identity,
+            **{"limiters": LIMITERS, **access},
+            save=store is not None and not offline,
+        )
+        self.text_budget = sane_budget(text_budget)
+
+    async def search(
+        self,
+        phrase: str,
+        limit: int = DEFAULT_LIMIT,
+        *,
+        signal: Signal | None = None,
+        on_send: OnSend | None = None,
+    ) -> SearchOutcome:
+        """At most ``limit`` hits for ``phrase``."""
+        request = self.search_request(phrase, sane_limit(limit))
+        if not isinstance(request, str):
+            return request  # answered without sending
+        outcome = await abortable(fetch(request, self.search_policy, on_send=on_send), signal)
+        return self.search_answer(outcome, sane_limit(limit))
+
+    def search_request(self, phrase: str, limit: int) -> str | SearchOutcome:
+        """The search address to fetch, or the answer itself when nothing need be sent."""
+        raise NotImplementedError
+
+    def search_answer(self, outcome: FetchOutcome, limit: int) -> SearchOutcome:
+        """A fetched search answer read as hits."""
+        raise NotImplementedError
+
+    async def read(
+        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
+    ) -> ReadOutcome:
+        """The hit's page as a document, or why not (``Skipped`` / ``Limited``)."""
+        url = self.read_url(hit)
+        if url is None:
+            return Skipped(None, "the key is empty, too long, or cannot be put in an address")
+        outcome = await abortable(fetch(url, self.page_policy, on_send=on_send), signal)
+        if not isinstance(outcome, Snapshot):
+            return outcome  # Limited, or Skipped with its status (a redirect's included)
+        refusal = self.refusal(outcome)
+        return refusal or Document(self.document(hit, outcome))
+
+    def read_url(self, hit: SourceHit) -> str | None:
+        """The address of the hit's page, or None when no address can carry it."""
+        return hit.key
+
+    def refusal(self, snapshot: Snapshot) -> Skipped | None:
+        """Why a fetched page is not read (a content type that is not HTML), or None."""
+        if snapshot.content_type.lower().startswith(self.html_types):
+            return None
+        return Skipped(snapshot.status, f"content type {snapshot.content_type!r} is not HTML")
+
+    def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
+        """The page's text as a document attributed to ``hit``."""
+        raise NotImplementedError

@@ -9,36 +9,16 @@ itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Unpack
 from urllib.parse import urlsplit
 
 from citesift.extract import extract_document
 from citesift.extract.rules import Mode
-from citesift.model import (
-    Document,
-    Failed,
-    Hits,
-    Limited,
-    ReadOutcome,
-    SearchOutcome,
-    Skipped,
-    Snapshot,
-    SourceDocument,
-    SourceHit,
-)
-from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
+from citesift.model import Failed, Hits, SearchOutcome, Snapshot, SourceDocument, SourceHit
+from citesift.net import ClientIdentity, FetchPolicy
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
 from citesift.sources.addresses import carriable
-from citesift.sources.base import (
-    DEFAULT_LIMIT,
-    TEXT_BUDGET,
-    BlockingCalls,
-    OnSend,
-    Signal,
-    abortable,
-    keeping,
-    sane_budget,
-)
-from citesift.store import SQLiteStore
+from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -54,64 +34,38 @@ class PageLimits:
     text_budget: int = TEXT_BUDGET
 
 
-class WebPageSource(BlockingCalls):
+class WebPageSource(FetchingSource):
     """Reads the page at a URL; its ``search`` only recognises a URL given as the phrase."""
 
     site = "web"
+    html_types = HTML_TYPES
 
     def __init__(
         self,
         identity: ClientIdentity,
         mode: Mode = "page",
         limits: PageLimits = PageLimits(),
-        *,
-        allow_private: bool = False,
-        robots: bool = True,
-        limiters: LimiterRegistry = LIMITERS,
-        store: SQLiteStore | None = None,
-        offline: bool = False,
+        **access: Unpack[Access],
     ) -> None:
         if mode not in ("page", "article"):
             raise ValueError(f"mode must be 'page' or 'article', not {mode!r}")
+        super().__init__(FetchPolicy.for_pages, identity, limits.text_budget, access)
         self.mode = mode
-        self.policy = FetchPolicy.for_pages(
-            identity,
+        self.page_policy = self.base_policy.with_(
             deadline=limits.deadline,
             max_declared_bytes=limits.max_declared_bytes,
             max_body_bytes=limits.max_body_bytes,
-            allow_private=allow_private,
-            robots=robots,
-            limiters=limiters,
-            **keeping(store, offline),
-        ).with_(max_redirects=limits.max_redirects)
-        self.text_budget = sane_budget(limits.text_budget)
+            max_redirects=limits.max_redirects,
+        )
 
-    async def search(
-        self,
-        phrase: str,
-        limit: int = DEFAULT_LIMIT,
-        *,
-        signal: Signal | None = None,
-        on_send: OnSend | None = None,
-    ) -> SearchOutcome:
+    def search_request(self, phrase: str, limit: int) -> SearchOutcome:
         """One hit when ``phrase`` is an http(s) URL (a page source has no search of its own)."""
         url = phrase.strip() if isinstance(phrase, str) else ""
         if not is_web_url(url):
             return Failed(None, "a web page source reads URLs; the phrase is not one")
         return Hits((SourceHit(url, url),))
 
-    async def read(
-        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
-    ) -> ReadOutcome:
-        """The page at ``hit.key``; the hit's title is kept unless it is the URL itself."""
-        outcome = await abortable(fetch(hit.key, self.policy, on_send=on_send), signal)
-        if isinstance(outcome, Skipped | Limited):
-            return outcome
-        if not outcome.content_type.lower().startswith(HTML_TYPES):
-            return Skipped(outcome.status, f"content type {outcome.content_type!r} is not HTML")
-        return Document(self._document(hit, outcome))
-
-    def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
+    def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The page's document, titled by the hit unless the hit's title is just the URL."""
         document = extract_document(snapshot, mode=self.mode, budget=self.text_budget, key=hit.key)
         named = isinstance(hit.title, str) and hit.title.strip() and hit.title != hit.key

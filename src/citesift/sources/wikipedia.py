@@ -12,24 +12,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Unpack
 
 from citesift.extract import extract_document
 from citesift.model import (
     WIKIPEDIA_LICENCE,
-    Document,
     Failed,
     FetchOutcome,
     Hits,
     Limited,
-    ReadOutcome,
     SearchOutcome,
     Skipped,
     Snapshot,
     SourceDocument,
     SourceHit,
 )
-from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
+from citesift.net import ClientIdentity, FetchPolicy
 from citesift.sources.addresses import (
     WIKIPEDIA_SITE,
     article_url,
@@ -39,16 +37,11 @@ from citesift.sources.addresses import (
 from citesift.sources.base import (
     DEFAULT_LIMIT,
     TEXT_BUDGET,
-    BlockingCalls,
-    OnSend,
-    Signal,
-    abortable,
-    keeping,
-    sane_budget,
+    Access,
+    FetchingSource,
     sane_limit,
 )
 from citesift.sources.excerpts import plain_excerpt
-from citesift.store import SQLiteStore
 
 DEFAULT_ORIGIN = "https://en.wikipedia.org"
 SEARCH_PATH = "/w/rest.php/v1/search/page"
@@ -72,7 +65,7 @@ class WikipediaLimits:
     text_budget: int = TEXT_BUDGET  # characters of text kept from one page
 
 
-class WikipediaSourceProvider(BlockingCalls):
+class WikipediaSourceProvider(FetchingSource):
     """English Wikipedia by default, another wiki through ``origin``."""
 
     site = WIKIPEDIA_SITE
@@ -83,31 +76,24 @@ class WikipediaSourceProvider(BlockingCalls):
         origin: str = DEFAULT_ORIGIN,
         page_path: str = PAGE_PATH,
         limits: WikipediaLimits = WikipediaLimits(),
-        *,
-        allow_private: bool = False,
-        limiters: LimiterRegistry = LIMITERS,
-        store: SQLiteStore | None = None,
-        offline: bool = False,
+        **access: Unpack[Access],
     ) -> None:
         if "{key}" not in page_path or not page_path.startswith("/"):
             raise ValueError("page_path must start with / and hold {key}")
+        super().__init__(FetchPolicy.for_wikipedia, identity, limits.text_budget, access)
         self.origin = origin.rstrip("/")
         self.page_path = page_path
-        base = FetchPolicy.for_wikipedia(
-            identity, allow_private=allow_private, limiters=limiters, **keeping(store, offline)
-        )
-        self.search_policy = base.with_(
+        self.search_policy = self.base_policy.with_(
             deadline=limits.deadline,
             max_body_bytes=limits.search_max_bytes,
             accept="application/json",
         )
-        self.page_policy = base.with_(
+        self.page_policy = self.base_policy.with_(
             deadline=limits.deadline,
             max_declared_bytes=limits.page_max_sent_bytes,
             max_body_bytes=limits.page_max_bytes,
             accept="text/html",
         )
-        self.text_budget = sane_budget(limits.text_budget)
 
     def search_url(self, phrase: str, limit: int = DEFAULT_LIMIT) -> str | None:
         """The search address for ``phrase`` (space as ``%20``), or None if none can carry it."""
@@ -127,38 +113,29 @@ class WikipediaSourceProvider(BlockingCalls):
         """The article's address for attribution."""
         return article_url(self.origin, key)
 
-    async def search(
-        self,
-        phrase: str,
-        limit: int = DEFAULT_LIMIT,
-        *,
-        signal: Signal | None = None,
-        on_send: OnSend | None = None,
-    ) -> SearchOutcome:
-        """At most ``limit`` hits for a short topic phrase."""
+    def search_request(self, phrase: str, limit: int) -> str | SearchOutcome:
+        """The search address, or ``Failed(None)`` for a phrase no address can carry."""
         url = self.search_url(phrase, limit)
         if url is None:
             return Failed(None, f"the phrase is not text of at most {MAX_PHRASE_CHARS} characters")
-        outcome = await abortable(fetch(url, self.search_policy, on_send=on_send), signal)
-        return _search_outcome(outcome, sane_limit(limit))
+        return url
 
-    async def read(
-        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
-    ) -> ReadOutcome:
-        """The hit's article by its key, text in the extractor's article mode."""
-        url = self.page_url(hit.key)
-        if url is None:
-            return Skipped(None, "the key is empty, too long, or cannot be put in an address")
-        outcome = await abortable(fetch(url, self.page_policy, on_send=on_send), signal)
-        if not isinstance(outcome, Snapshot):
-            return outcome  # Limited, or Skipped with its status (a redirect's included)
-        if not outcome.content_type.lower().startswith("text/html"):
-            return Skipped(outcome.status, f"content type {outcome.content_type!r} is not HTML")
-        if outcome.status != 200:
-            return Skipped(outcome.status, f"HTTP {outcome.status}")
-        return Document(self._document(hit, outcome))
+    def search_answer(self, outcome: FetchOutcome, limit: int) -> SearchOutcome:
+        """The hits of a REST search answer."""
+        return _search_outcome(outcome, limit)
 
-    def _document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
+    def read_url(self, hit: SourceHit) -> str | None:
+        """The page-HTML address of the hit's key."""
+        return self.page_url(hit.key)
+
+    def refusal(self, snapshot: Snapshot) -> Skipped | None:
+        """A page that is not HTML, or not a plain 200 answer, is not read."""
+        refused = super().refusal(snapshot)
+        if refused is None and snapshot.status != 200:
+            return Skipped(snapshot.status, f"HTTP {snapshot.status}")
+        return refused
+
+    def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The article: its text in article mode, attributed to the hit and the revision."""
         document = extract_document(
             snapshot,
