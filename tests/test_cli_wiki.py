@@ -1,4 +1,5 @@
-"""``citesift wiki search|read`` and ``citesift page`` against the local stand-in."""
+"""``citesift wiki search|read`` and ``citesift page`` against the local stand-in, and the
+settings every command that fetches reads the same way (flags, ``CITESIFT_*``, config file)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -173,3 +175,104 @@ def test_wiki_read_replays_offline_from_a_store(stand_in: WikipediaStandIn, tmp_
 def test_offline_without_a_store_is_refused(stand_in: WikipediaStandIn) -> None:
     code, _, err = wiki(stand_in, "read", "Dog", "--offline")
     assert code == EXIT_USAGE and "--store" in err and stand_in.requests == []
+
+
+# Every command that fetches, as (its arguments for a stand-in origin, the path it asks for,
+# a good answer for that path, the flags that keep what it reads in a store).
+JSON = {"Content-Type": "application/json"}
+FETCHING: dict[str, tuple[Callable[[str], list[str]], str, Answer, tuple[str, ...]]] = {
+    "fetch": (lambda origin: ["fetch", origin + "/article"], "/article", Answer(200, HTML, PAGE),
+              ("--save",)),
+    "page": (lambda origin: ["page", origin + "/article"], "/article", Answer(200, HTML, PAGE), ()),
+    "wiki search": (lambda origin: ["wiki", "search", "Dog", "--origin", origin],
+                    "/w/rest.php/v1/search/page", Answer(200, JSON, b'{"pages": []}'), ()),
+    "wiki read": (lambda origin: ["wiki", "read", "Dog", "--origin", origin],
+                  "/api/rest_v1/page/html/Dog", Answer(200, HTML, PAGE), ()),
+    "index add": (lambda origin: ["index", "add", origin + "/article", "--mode", "bm25"],
+                  "/article", Answer(200, HTML, PAGE), ()),
+}  # fmt: skip
+
+
+@pytest.fixture(params=list(FETCHING))
+def command(request: pytest.FixtureRequest) -> str:
+    """Each command that fetches in turn."""
+    return str(request.param)
+
+
+@pytest.fixture(params=["env", "config"])
+def where(request: pytest.FixtureRequest) -> str:
+    """Where the settings come from: ``CITESIFT_*`` variables or a config file."""
+    return str(request.param)
+
+
+def asked(stand_in: WikipediaStandIn) -> list[str]:
+    """The paths asked for (query and robots.txt left out)."""
+    return [p.split("?")[0] for p in stand_in.paths() if p != "/robots.txt"]
+
+
+def settings_given(where: str, folder: Path, **settings: object) -> dict[str, str]:
+    """An environment giving ``settings`` through ``CITESIFT_*`` variables or a config file."""
+    if where == "env":
+        return {f"CITESIFT_{name.upper()}": json.dumps(value).strip('"')
+                for name, value in settings.items()}  # fmt: skip
+    config = folder / "settings.toml"
+    config.write_text(
+        "".join(f"{name} = {json.dumps(value)}\n" for name, value in settings.items())
+    )
+    return {"CITESIFT_CONFIG": str(config), "CITESIFT_CONTACT": ""}
+
+
+def test_allow_private_and_contact_from_the_settings(
+    stand_in: WikipediaStandIn, tmp_path: Path, command: str, where: str
+) -> None:
+    args, path, answer, _ = FETCHING[command]
+    stand_in.answer(path, answer)
+    store = str(tmp_path / "index.db")
+    code, _, err = run(
+        *args(stand_in.origin), env={"CITESIFT_CONTACT": CONTACT, "CITESIFT_STORE": store}
+    )
+    assert code == 1 and stand_in.requests == []  # private addresses are refused by default
+    env = settings_given(where, tmp_path, allow_private=True, contact=CONTACT, store=store)
+    code, _, err = run(*args(stand_in.origin), env=env)
+    assert code == 0, err
+    assert stand_in.requests[0].headers["user-agent"].endswith(f"({CONTACT})")
+
+
+@pytest.mark.timeout(30)
+def test_deadline_from_the_settings(
+    stand_in: WikipediaStandIn, tmp_path: Path, command: str, where: str
+) -> None:
+    args, path, answer, _ = FETCHING[command]
+    stand_in.answer(path, Answer(answer.status, answer.headers, answer.body, delay=2.0))
+    settings = {"allow_private": True, "contact": CONTACT, "deadline": 0.3}
+    env = settings_given(where, tmp_path, store=str(tmp_path / "index.db"), **settings)
+    started = time.monotonic()
+    code, _, err = run(*args(stand_in.origin), env=env)
+    assert code == 1 and asked(stand_in) == [path], err
+    assert time.monotonic() - started < 1.5  # the default deadlines (3 s, 15 s) would wait
+
+
+def test_offline_from_the_settings_replays_the_store(
+    stand_in: WikipediaStandIn, tmp_path: Path, command: str, where: str
+) -> None:
+    args, path, answer, keep = FETCHING[command]
+    stand_in.answer(path, answer)
+    store = str(tmp_path / "index.db")
+    live = run(*args(stand_in.origin), "--store", store, "--allow-private", *keep,
+               env={"CITESIFT_CONTACT": CONTACT})  # fmt: skip
+    assert live[0] == 0 and asked(stand_in) == [path], live[2]
+    env = settings_given(where, tmp_path, allow_private=True, contact=CONTACT, store=store,
+                         offline=True)  # fmt: skip
+    code, out, err = run(*args(stand_in.origin), env=env)
+    assert code == 0, err
+    assert asked(stand_in) == [path]  # answered from the store, nothing sent
+    if command != "index add":
+        assert out == live[1]
+
+
+def test_a_bad_setting_is_a_usage_error_naming_it(
+    stand_in: WikipediaStandIn, tmp_path: Path, command: str
+) -> None:
+    env = {"CITESIFT_CONTACT": CONTACT, "CITESIFT_DEADLINE": "soon"}
+    code, _, err = run(*FETCHING[command][0](stand_in.origin), env=env)
+    assert code == EXIT_USAGE and "CITESIFT_DEADLINE" in err and stand_in.requests == []

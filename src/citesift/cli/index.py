@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import ExitStack
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -13,8 +16,19 @@ from rich.console import Console
 from rich.progress import Progress
 
 from citesift.cli.app import app
-from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
-from citesift.cli.wiki import describe, fail, source_options
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Deadline,
+    Offline,
+    SourceSetup,
+    Store,
+    load_cli_settings,
+    source_setup,
+    usage_error,
+)
+from citesift.cli.page import page_source
+from citesift.cli.wiki import describe, fail
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
@@ -49,11 +63,18 @@ def add(
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
+    offline: Offline = False,
+    deadline: Deadline = None,
 ) -> None:
     """Ingest files (.txt, .md, .html) and web pages into the index, replacing earlier
-    versions of the same documents."""
-    docs = [doc for source in sources for doc in _documents(source, contact, allow_private)]
-    rag = create_rag(store=_store(store), mode=mode.value, chunk_size=chunk_size,
+    versions of the same documents. Pages read are kept as snapshots in the same store."""
+    path = _store(store)
+    with ExitStack() as stack:
+        setup = cache(lambda: stack.enter_context(
+            source_setup(contact, allow_private, path, offline, deadline)
+        ))  # fmt: skip
+        docs = [doc for source in sources for doc in _documents(source, setup)]
+    rag = create_rag(store=path, mode=mode.value, chunk_size=chunk_size,
                      chunk_overlap=chunk_overlap)  # fmt: skip
     with Progress(console=err, transient=True) as progress:
         task = progress.add_task("Indexing", total=len(docs))
@@ -132,10 +153,11 @@ def _reranker(name: str, key: str | None, url: str | None, model: str | None) ->
         usage_error(str(error))
 
 
-def _documents(source: str, contact: str | None, allow_private: bool) -> list[Any]:
-    """What ``source`` holds: a web page, a file, or the files of a folder."""
+def _documents(source: str, setup: Callable[[], SourceSetup]) -> list[Any]:
+    """What ``source`` holds: a web page (read with ``setup()``), a file, or the files of a
+    folder."""
     if urlsplit(source).scheme in ("http", "https"):
-        return [_web_page(source, contact, allow_private)]
+        return [_web_page(source, setup())]
     path = Path(source)
     if path.is_dir():
         found = sorted(
@@ -163,14 +185,10 @@ def _file(path: Path) -> Any:
     return {"id": str(path), "content": text, "metadata": meta}
 
 
-def _web_page(url: str, contact: str | None, allow_private: bool) -> Any:
+def _web_page(url: str, setup: SourceSetup) -> Any:
     """The page at ``url`` read politely (robots.txt, limits) as a SourceDocument."""
-    from citesift.sources.web import WebPageSource
-
-    identity, options = source_options(contact, allow_private)
-    source = WebPageSource(identity, allow_private=options["allow_private"])
     with err.status(f"Reading {url}…"):
-        outcome = source.read_sync(SourceHit(url, url))
+        outcome = page_source(setup).read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
         fail(f"{url}: not read ({describe(outcome)})")
     return outcome.document

@@ -9,17 +9,20 @@ usage error.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from citesift.config import ConfigError, Settings, load_settings
+from citesift.config import POLICY_SETTINGS, ConfigError, Settings, load_settings
 from citesift.net import ClientIdentity, IdentityError
+from citesift.store import SQLiteStore
 
 EXIT_USAGE = 64
+L = TypeVar("L")
 
 AllowPrivate = Annotated[
     bool, typer.Option("--allow-private", help="Allow loopback, private and link-local addresses.")
@@ -42,6 +45,62 @@ def load_cli_settings(flags: Mapping[str, object]) -> Settings:
         return load_settings(given)
     except ConfigError as error:
         usage_error(str(error))
+
+
+@dataclass(frozen=True)
+class SourceSetup:
+    """What a command that reads public sources was told: its identity, its settings and the
+    store that keeps (or, offline, answers) every snapshot. Close it when done."""
+
+    identity: ClientIdentity
+    settings: Settings
+    store: SQLiteStore | None
+
+    def access(self) -> dict[str, Any]:
+        """A source's fetch keywords (``citesift.sources.base.Access``) from the settings."""
+        chosen = self.settings
+        return {
+            "allow_private": chosen.allow_private,
+            "store": self.store,
+            "offline": chosen.offline,
+        }
+
+    def limits(self, defaults: L) -> L:
+        """``defaults`` (a source's limits) with each bound the settings name replaced."""
+        names = {field.name for field in fields(defaults)} & set(POLICY_SETTINGS)  # type: ignore[arg-type]
+        given = {name: getattr(self.settings, name) for name in names}
+        return replace(defaults, **{k: v for k, v in given.items() if v is not None})  # type: ignore[type-var]
+
+    def __enter__(self) -> SourceSetup:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.store is not None:
+            self.store.close()
+
+
+def source_setup(
+    contact: str | None,
+    allow_private: bool,
+    store: Path | None = None,
+    offline: bool = False,
+    deadline: float | None = None,
+) -> SourceSetup:
+    """The identity, settings and store for reading sources: flags over the environment
+    and the config file. Offline needs a store to answer from."""
+    settings = load_cli_settings(
+        {
+            "contact": contact,
+            "allow_private": allow_private or None,
+            "store": store,
+            "offline": offline or None,
+            "deadline": deadline,
+        }
+    )
+    if settings.offline and settings.store is None:
+        usage_error("--offline answers from a store: give --store PATH (or set CITESIFT_STORE)")
+    identity = client_identity(settings)
+    return SourceSetup(identity, settings, settings.open_store() if settings.store else None)
 
 
 def client_identity(settings: Settings) -> ClientIdentity:

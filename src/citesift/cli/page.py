@@ -8,7 +8,15 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.extract import ExtractMode
-from citesift.cli.options import AllowPrivate, Contact, Offline, Store
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Deadline,
+    Offline,
+    SourceSetup,
+    Store,
+    source_setup,
+)
 from citesift.cli.wiki import (
     Output,
     ReadFormat,
@@ -17,10 +25,9 @@ from citesift.cli.wiki import (
     fail,
     render,
     run_with_status,
-    source_options,
 )
 from citesift.model import Document, SourceHit
-from citesift.sources import WebPageSource
+from citesift.sources import PageLimits, WebPageSource
 
 
 @app.command()
@@ -35,11 +42,20 @@ def page(
     contact: Contact = None,
     store: Store = None,
     offline: Offline = False,
+    deadline: Deadline = None,
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
-    identity, options = source_options(contact, allow_private, store, offline)
-    source = WebPageSource(identity, mode.value, **options)
-    outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+        source = page_source(setup, mode)
+        outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
     if not isinstance(outcome, Document):
         fail(f"read {describe(outcome)}")
     typer.echo(render(outcome.document, output), nl=False)
+
+
+def page_source(setup: SourceSetup, mode: ExtractMode = ExtractMode.page) -> WebPageSource:
+    """A web-page source bounded and allowed as the settings say (robots.txt included)."""
+    limits = setup.limits(PageLimits())
+    return WebPageSource(
+        setup.identity, mode.value, limits, robots=setup.settings.robots, **setup.access()
+    )

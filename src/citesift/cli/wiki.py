@@ -7,7 +7,6 @@ import dataclasses
 import json
 from collections.abc import Coroutine
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
@@ -17,16 +16,16 @@ from citesift.cli.app import app
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
+    Deadline,
     Offline,
+    SourceSetup,
     Store,
-    client_identity,
-    load_cli_settings,
+    source_setup,
     usage_error,
 )
 from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Hits, Passage, SourceDocument, SourceHit
-from citesift.net import ClientIdentity
-from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
+from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaLimits, WikipediaSourceProvider
 from citesift.text import attribution, citation_sources
 from citesift.text.passages import CONTRIBUTORS, NO_LICENCE
 
@@ -60,11 +59,14 @@ def search(
     contact: Contact = None,
     store: Store = None,
     offline: Offline = False,
+    deadline: Deadline = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
 ) -> None:
     """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
-    provider = _provider(origin, PAGE_PATH, *source_options(contact, allow_private, store, offline))
-    outcome = run_with_status(f"Searching {origin} for {phrase!r}…", provider.search(phrase, limit))
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+        provider = _provider(origin, PAGE_PATH, setup)
+        searching = f"Searching {origin} for {phrase!r}…"
+        outcome = run_with_status(searching, provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
         fail(f"search {describe(outcome)}")
     if as_json:
@@ -85,11 +87,13 @@ def read(
     contact: Contact = None,
     store: Store = None,
     offline: Offline = False,
+    deadline: Deadline = None,
 ) -> None:
     """Read an article by its key: passages with attribution, blocks, Markdown or JSON."""
-    provider = _provider(origin, page_path, *source_options(contact, allow_private, store, offline))
     hit = SourceHit(key, title or key.replace("_", " "))
-    outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+        provider = _provider(origin, page_path, setup)
+        outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
     if not isinstance(outcome, Document):
         fail(f"read {describe(outcome)}")
     typer.echo(render(outcome.document, output), nl=False)
@@ -129,28 +133,6 @@ def _attribution_note(passage: Passage) -> str:
     return f"\nFrom {shown.title}, {where}; {licence}. {shown.notice}\n"
 
 
-def source_options(
-    contact: str | None, allow_private: bool, store: Path | None = None, offline: bool = False
-) -> tuple[ClientIdentity, dict[str, Any]]:
-    """The identity to send and a source's ``allow_private``, ``store`` and ``offline``, from
-    the flags over the environment and the config file. A named store keeps every answer;
-    offline, answers come from it alone (so offline needs one)."""
-    settings = load_cli_settings(
-        {
-            "contact": contact,
-            "allow_private": allow_private or None,
-            "store": store,
-            "offline": offline or None,
-        }
-    )
-    if settings.offline and settings.store is None:
-        usage_error("--offline answers from a store: give --store PATH (or set CITESIFT_STORE)")
-    identity = client_identity(settings)
-    kept = settings.open_store() if settings.store else None
-    options = {"allow_private": settings.allow_private, "store": kept, "offline": settings.offline}
-    return identity, options
-
-
 def describe(outcome: object) -> str:
     """Why an outcome gave nothing: its kind, status and reason."""
     status = getattr(outcome, "status", None)
@@ -171,10 +153,10 @@ def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(call)
 
 
-def _provider(
-    origin: str, page_path: str, identity: ClientIdentity, options: dict[str, Any]
-) -> WikipediaSourceProvider:
+def _provider(origin: str, page_path: str, setup: SourceSetup) -> WikipediaSourceProvider:
+    """The provider the command asks, bounded and allowed as the settings say."""
+    limits = setup.limits(WikipediaLimits())
     try:
-        return WikipediaSourceProvider(identity, origin, page_path, **options)
+        return WikipediaSourceProvider(setup.identity, origin, page_path, limits, **setup.access())
     except ValueError as error:
         usage_error(str(error))
