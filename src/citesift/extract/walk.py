@@ -49,6 +49,7 @@ _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathologica
 # Attribute names that can drop an element, name it furniture or make it a note.
 _TELLING = re.compile(r"class|id|hidden|style|role|typeof", re.IGNORECASE)
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
+_HREF = ' href="'  # how most links' attribute text starts
 
 
 Verdict = tuple[bool, bool, bool, bool]  # dropped, furniture, note, landmark
@@ -144,12 +145,18 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
 def _verdict(
     tag: str, raw_attrs: str, policy: rules.Policy, known: dict[tuple[str, str], Verdict]
 ) -> Verdict:
-    """``verdict``, shared by every start tag whose attributes cannot change it."""
-    if _TELLING.search(raw_attrs) is not None:
-        return verdict(tag, raw_attrs, policy)
-    found = known.get((tag, ""))
+    """``verdict``, shared by start tags whose attributes cannot change it.
+
+    A leading ``href`` never changes it, so a page's links share the verdict of the rest of
+    their attributes (most have the same few classes or none) instead of one link each.
+    """
+    if raw_attrs.startswith(_HREF):
+        raw_attrs = raw_attrs[raw_attrs.index('"', len(_HREF)) + 1 :]  # quotes come in pairs
+    if _TELLING.search(raw_attrs) is None:
+        raw_attrs = ""
+    found = known.get((tag, raw_attrs))
     if found is None:
-        found = known[tag, ""] = verdict(tag, "", policy)
+        found = known[tag, raw_attrs] = verdict(tag, raw_attrs, policy)
     return found
 
 
