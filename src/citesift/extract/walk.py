@@ -50,6 +50,7 @@ _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathologica
 _TELLING = re.compile(r"class|id|hidden|style|role|typeof", re.IGNORECASE)
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 _HREF = ' href="'  # how most links' attribute text starts
+_LINK = ("a",)
 
 
 Verdict = tuple[bool, bool, bool, bool]  # dropped, furniture, note, landmark
@@ -152,7 +153,7 @@ def _verdict(
     """
     if raw_attrs.startswith(_HREF):
         raw_attrs = raw_attrs[raw_attrs.index('"', len(_HREF)) + 1 :]  # quotes come in pairs
-    if _TELLING.search(raw_attrs) is None:
+    if "class" not in raw_attrs and _TELLING.search(raw_attrs) is None:  # most have a class
         raw_attrs = ""
     found = known.get((tag, raw_attrs))
     if found is None:
@@ -267,7 +268,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 marks.append((len(tags), len(cands), out.landmarks))
         if dropped:
             out.furniture_dropped |= furniture
-            around = frozenset(n for n, c in counts.items() if c and n in block_tags)
+            around = frozenset(tags).difference(_LINK)  # the stack holds blocks and links
             last = pos = skip_dropped(html, tag, pos, around)
             continue
         if not is_block and tag != "a":
