@@ -96,6 +96,15 @@ def test_edit_section_and_citation_needed_are_dropped() -> None:
     assert texts(html) == ["Terms", "Signed in 1919. Ratified in 1920."]
 
 
+def test_links_are_judged_by_their_attributes_whatever_their_href() -> None:
+    html = (
+        '<p>Read <a href="/wiki/A" class="mw-editsection">edit</a> this, <a href="/wiki/B" '
+        'class="mw-editsection">edit</a> <a href="/c" hidden>gone</a> and <a '
+        'href="/hidden/mw-editsection">kept</a> <a href="/d" aria-hidden="true">gone</a>.</p>'
+    )
+    assert texts(html, mode="page") == ["Read this, and kept ."]
+
+
 def test_void_tags_inside_a_dropped_table_do_not_end_the_drop() -> None:
     assert texts('<table><tr><td><br><img src="x"> 1918</td></tr></table><p>After.</p>') == [
         "After."
