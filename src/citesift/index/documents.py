@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citesift.model import Passage, SourceDocument
-from citesift.sources.addresses import wikipedia_history
+from citesift.text.addresses import wikipedia_history
 from citesift.text.chunking import Chunk
 
 BLOCK_SEPARATOR = "\n\n"

@@ -1,6 +1,5 @@
 """Public sources with ``search`` and ``read``: Wikipedia and any web page."""
 
-from citesift.sources.addresses import article_url
 from citesift.sources.base import Aborted, OnSend, PublicSourceProvider, Signal
 from citesift.sources.web import PageLimits, WebPageSource
 from citesift.sources.wikipedia import (
@@ -12,6 +11,7 @@ from citesift.sources.wikipedia import (
     WikipediaSourceProvider,
     revision_of,
 )
+from citesift.text.addresses import article_url
 
 __all__ = [
     "Aborted",

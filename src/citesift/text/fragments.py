@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, urldefrag
 
+from citesift.text.addresses import COMPONENT_SAFE
+
 DIRECTIVE = ":~:text="
 LONG_TEXT = 300
 """Sentences longer than this many characters are linked as a ``textStart,textEnd`` range."""
@@ -18,7 +20,6 @@ RANGE_WORDS = 5
 """Words kept at each end of a long sentence's range."""
 CONTEXT_WORDS = 3
 """Words of context kept in a prefix or a suffix."""
-_SAFE = "!~*'()_."
 
 
 def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) -> str:
@@ -41,7 +42,7 @@ def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) ->
 
 def encode_term(term: str) -> str:
     """One term percent-encoded so that ``-``, ``,`` and ``&`` are never read as syntax."""
-    return quote(term, safe=_SAFE).replace("-", "%2D")
+    return quote(term, safe=COMPONENT_SAFE).replace("-", "%2D")
 
 
 def _terms(words: list[str], context: tuple[str, str] | None) -> list[str]:

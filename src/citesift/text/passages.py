@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.model import Block, Licence, Passage, SourceDocument
-from citesift.sources.addresses import wikipedia_history
+from citesift.text.addresses import wikipedia_history
 from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.occurrences import WordIndex
 from citesift.text.sentences import sentence_spans

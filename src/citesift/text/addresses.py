@@ -1,0 +1,58 @@
+"""Percent-encoding of phrases and keys, and the address of a Wikipedia article."""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+COMPONENT_SAFE = "-_.!~*'()"
+"""What ``encodeURIComponent`` leaves as it is."""
+_ARTICLE_RESTORED = {"%2C": ",", "%3A": ":", "%2F": "/"}
+WIKIPEDIA_SITE = "Wikipedia"
+
+
+def encode_component(text: str) -> str | None:
+    """``text`` encoded like JavaScript's ``encodeURIComponent``; None when no address can
+    carry it (it is not a string, or it holds half of a surrogate pair)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return quote(text, safe=COMPONENT_SAFE)
+    except UnicodeEncodeError:
+        return None
+
+
+def carriable(text: str) -> bool:
+    """Whether ``text`` can be put in an address (UTF-8 encodable)."""
+    return encode_component(text) is not None
+
+
+def article_url(origin: str, key: str) -> str:
+    """The article's address for attribution: ``origin/wiki/<key>``, keeping ``, : /`` and
+    brackets readable as Wikipedia writes them."""
+    encoded = encode_component(key) or ""
+    for code, char in _ARTICLE_RESTORED.items():
+        encoded = encoded.replace(code, char)
+    return origin.rstrip("/") + "/wiki/" + encoded
+
+
+def wikipedia_history(site: str, article: str, key: str) -> str | None:
+    """The page history of a Wikipedia article (None for any other site)."""
+    if not isinstance(site, str) or site.casefold() != WIKIPEDIA_SITE.casefold():
+        return None
+    return history_url(article, key)
+
+
+def history_url(article: str, key: str) -> str | None:
+    """The page history next to an ``article`` address (``origin/w/index.php?title=<key>
+    &action=history``): where a wiki names the contributors it asks to be credited. None
+    when ``article`` has no origin or no address can carry ``key``."""
+    try:
+        parts = urlsplit(article)
+    except ValueError:
+        return None
+    title = encode_component(key)
+    if not (parts.scheme and parts.netloc and title):
+        return None
+    for code, char in _ARTICLE_RESTORED.items():
+        title = title.replace(code, char)
+    return f"{parts.scheme}://{parts.netloc}/w/index.php?title={title}&action=history"
