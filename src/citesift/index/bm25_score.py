@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 
 DEFAULT_K1 = 1.5
 DEFAULT_B = 0.75
@@ -19,13 +20,13 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9_]+")
 
 def sane_k1(k1: object, default: float = DEFAULT_K1) -> float:
     """``k1`` when it is a finite number ≥ 0, else ``default``."""
-    ok = isinstance(k1, int | float) and not isinstance(k1, bool) and math.isfinite(k1) and k1 >= 0
+    ok = is_finite_number(k1) and k1 >= 0  # type: ignore[operator]
     return float(k1) if ok else default  # type: ignore[arg-type]
 
 
 def sane_b(b: object, default: float = DEFAULT_B) -> float:
     """``b`` when it is a finite number in [0, 1], else ``default``."""
-    ok = isinstance(b, int | float) and not isinstance(b, bool) and math.isfinite(b) and 0 <= b <= 1
+    ok = is_finite_number(b) and 0 <= b <= 1  # type: ignore[operator]
     return float(b) if ok else default  # type: ignore[arg-type]
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from citesift.numbers import is_finite_number
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while a long embedding run advances."""
@@ -76,8 +77,6 @@ def head_for_tokens(text: str, max_tokens: int) -> str:
 
 def bounded_int(value: object, low: int, high: int, default: int) -> int:
     """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not is_finite_number(value):
         return default
-    if not math.isfinite(value):
-        return default
-    return max(low, min(int(value), high))
+    return max(low, min(int(value), high))  # type: ignore[call-overload]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from citesift.index.scoring import is_finite_number
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 
 RRF_K = 60
 DEFAULT_VECTOR_WEIGHT = 0.6

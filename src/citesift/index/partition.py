@@ -18,6 +18,7 @@ from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
 from citesift.index.scoring import MAX_COUNT
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 from citesift.store.chunks import PARTITION_KEY
 
 NAMESPACE = "citesift.rag.partition"
@@ -123,14 +124,12 @@ def create_partitioned_rag(
 
 def _whole(value: object) -> bool:
     """True for a finite number with no fraction (not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return math.isfinite(value) and float(value).is_integer()
+    return is_finite_number(value) and float(value).is_integer()  # type: ignore[arg-type]
 
 
 def _requested(top_k: object, default: int) -> int:
     """``top_k`` floored and at least 1 (the default when it is not a finite number); huge
     values stay huge, so that the candidate limit refuses them."""
-    if isinstance(top_k, bool) or not isinstance(top_k, int | float) or not math.isfinite(top_k):
+    if not is_finite_number(top_k):
         return default
     return max(1, math.floor(top_k))

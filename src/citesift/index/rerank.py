@@ -9,8 +9,9 @@ from typing import Any, Protocol, runtime_checkable
 from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, bm25_score
 from citesift.index.fusion import min_max
 from citesift.index.retriever import Retriever, query_of
-from citesift.index.scoring import RerankError, check_scores, is_finite_number, positive_int
+from citesift.index.scoring import RerankError, check_scores, positive_int
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 
 DEFAULT_CANDIDATE_POOL = 20
 DEFAULT_TOP_K = 5

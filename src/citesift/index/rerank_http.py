@@ -9,7 +9,6 @@ an in-range integer (or repeats), a score that is not a finite number. No hits, 
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ import httpx
 from citesift.index.embed import clean_text
 from citesift.index.scoring import RerankError, positive_int
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 600.0
@@ -192,13 +192,13 @@ def _index_and_score(item: Any, count: int, label: str) -> tuple[int, float]:
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
         raise RerankError(f"{label} rerank: result index {index!r} is not in 0..{count - 1}")
     score = item.get("relevance_score")
-    if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+    if not is_finite_number(score):
         raise RerankError(f"{label} rerank: result {index} has a non-finite score {score!r}")
     return index, float(score)
 
 
 def _seconds(value: object) -> float:
     """A timeout in ``(0, MAX_TIMEOUT]`` seconds; the default when ``value`` is unusable."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not is_finite_number(value):
         return DEFAULT_TIMEOUT
     return DEFAULT_TIMEOUT if value <= 0 else min(float(value), MAX_TIMEOUT)

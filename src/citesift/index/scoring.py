@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 from citesift.model import Hit
+from citesift.numbers import is_finite_number
 
 
 class RerankError(RuntimeError):
@@ -54,10 +55,3 @@ def sane_size(value: object, low: int, default: int, most: int) -> int:
 def finite_or_none(value: object) -> float | None:
     """``value`` as a float when it is a finite number, else None."""
     return float(value) if is_finite_number(value) else None  # type: ignore[arg-type]
-
-
-def is_finite_number(value: object) -> bool:
-    """True for an int or float (not bool) that is finite."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return math.isfinite(value)

@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citesift.numbers import is_finite_number
+
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 50
 MIN_FILL = 0.5
@@ -55,20 +57,16 @@ def chunk_text(
 
 def _sane_size(size: object) -> int | None:
     """The size floored, or None (no limit) when it is not a finite number ≥ 1."""
-    if not _finite(size) or size < 1:  # type: ignore[operator]
+    if not is_finite_number(size) or size < 1:  # type: ignore[operator]
         return None
     return math.floor(size)  # type: ignore[arg-type]
 
 
 def _sane_overlap(overlap: object) -> int:
     """The overlap floored, or 0 when it is not a finite number ≥ 0."""
-    if not _finite(overlap) or overlap < 0:  # type: ignore[operator]
+    if not is_finite_number(overlap) or overlap < 0:  # type: ignore[operator]
         return 0
     return math.floor(overlap)  # type: ignore[arg-type]
-
-
-def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _windows(text: str, size: int, overlap: int, ends: list[int]) -> list[Chunk]:
