@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, sane_b, sane_k1
 from citesift.index.tokens import Tokenize, Tokenizer
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 _Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
 
@@ -96,6 +99,8 @@ class BM25Index:
 
 def score_matrix(docs: Sequence[_Terms], n_terms: int, k1: float, b: float) -> sparse.csc_matrix:
     """Per (document, term) BM25 scores as a CSC matrix: one column per term."""
+    from scipy import sparse  # only a search needs it, not every command that imports us
+
     lengths = np.array([counts.sum() for _, counts in docs], dtype=np.float64)
     rows = np.repeat(np.arange(len(docs)), [len(ids) for ids, _ in docs])
     cols = np.concatenate([ids for ids, _ in docs]) if docs else np.zeros(0, np.int32)
