@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from citesift.index.embed import clean_text
 from citesift.model import Passage, SourceDocument
 from citesift.text.addresses import wikipedia_history
 from citesift.text.chunking import Chunk
@@ -120,8 +121,3 @@ def _source_span(doc: IngestDoc, chunk: Chunk) -> dict[str, int]:
 def json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
     """A deep, JSON-safe copy (non-JSON values become strings, lone surrogates escaped)."""
     return json.loads(clean_text(json.dumps(dict(value), ensure_ascii=False, default=str)))
-
-
-def clean_text(text: str) -> str:
-    """``text`` with lone surrogates replaced one for one (offsets are unchanged)."""
-    return text.encode("utf-8", "replace").decode("utf-8")

@@ -58,7 +58,8 @@ def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.nda
 
 
 def clean_text(text: object) -> str:
-    """``text`` with lone surrogates replaced, so tokenizers and JSON accept it; else TypeError."""
+    """``text`` with lone surrogates replaced one for one (offsets are unchanged), so
+    tokenizers and JSON accept it; ``TypeError`` when it is not a string."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
     return text.encode("utf-8", "replace").decode("utf-8")
