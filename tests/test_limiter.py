@@ -250,7 +250,7 @@ def test_crawl_delay_slows_the_host_but_never_below_the_base_spacing() -> None:
     assert run(scenario) == [0, 1500, 3000, 3250]
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -5, "many", None])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -5, 10**400, "many", None])
 def test_absurd_limiter_settings_are_replaced_by_defaults_or_clamped(bad: object) -> None:
     limiter = SourceLimiter(concurrency=bad, spacing=bad, per_minute=bad, wait=bad)  # type: ignore[arg-type]
     assert 1 <= limiter.concurrency <= 64

@@ -1,4 +1,4 @@
-"""The one test that a value from a caller is a usable number: finite, and not a bool."""
+"""Numbers from callers: the one test that a value is a usable number, and one clamp."""
 
 from __future__ import annotations
 
@@ -10,3 +10,13 @@ def is_finite_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return math.isfinite(value)
+
+
+def clamped(value: object, default: float, low: float, high: float) -> float:
+    """``value`` read as a float and clamped to ``[low, high]``; ``default`` when it is not
+    a finite number (or too big for a float)."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return min(max(number, low), high) if math.isfinite(number) else default

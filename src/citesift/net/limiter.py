@@ -22,6 +22,7 @@ from typing import Literal, Protocol, TypeVar
 
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.retry_after import retry_after_ms
+from citesift.numbers import clamped
 
 T = TypeVar("T")
 RefusalReason = Literal["blocked", "minute", "wait", "caller"]
@@ -70,11 +71,11 @@ class SourceLimiter:
         wait: float = DEFAULT_WAIT,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self.concurrency = int(_bounded(concurrency, DEFAULT_CONCURRENCY, 1, 64))
-        self.base_spacing_ms = _bounded(spacing, DEFAULT_SPACING, 0, MAX_SPACING) * 1000
+        self.concurrency = int(clamped(concurrency, DEFAULT_CONCURRENCY, 1, 64))
+        self.base_spacing_ms = clamped(spacing, DEFAULT_SPACING, 0, MAX_SPACING) * 1000
         self.spacing_ms = self.base_spacing_ms
-        self.per_minute = int(_bounded(per_minute, DEFAULT_PER_MINUTE, 1, 100_000))
-        self.wait_ms = _bounded(wait, DEFAULT_WAIT, 0, MAX_WAIT) * 1000
+        self.per_minute = int(clamped(per_minute, DEFAULT_PER_MINUTE, 1, 100_000))
+        self.wait_ms = clamped(wait, DEFAULT_WAIT, 0, MAX_WAIT) * 1000
         self.clock = clock
         self.blocked_until = -math.inf
         self._starts: deque[float] = deque()
@@ -114,7 +115,7 @@ class SourceLimiter:
 
     def slow_to(self, spacing: float) -> None:
         """Keep starts at least ``spacing`` seconds apart (a robots.txt Crawl-delay)."""
-        wanted = _bounded(spacing, 0, 0, MAX_SPACING) * 1000
+        wanted = clamped(spacing, 0, 0, MAX_SPACING) * 1000
         self.spacing_ms = max(self.base_spacing_ms, wanted)
 
     async def _admit(self, holding: bool) -> None:
@@ -229,14 +230,3 @@ LIMITERS = LimiterRegistry()
 def limiter_for(host: str) -> SourceLimiter:
     """The process-wide limiter of ``host``."""
     return LIMITERS.limiter_for(host)
-
-
-def _bounded(value: float, default: float, low: float, high: float) -> float:
-    """``value`` clamped to ``[low, high]``; the default when it is not a finite number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if not math.isfinite(number):
-        return default
-    return min(max(number, low), high)

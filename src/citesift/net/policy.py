@@ -7,7 +7,6 @@ or clamped, never trusted.
 
 from __future__ import annotations
 
-import math
 import ssl
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,6 +15,7 @@ from citesift.net.address import IPNetwork, Resolver, networks, system_resolver
 from citesift.net.identity import ClientIdentity
 from citesift.net.limiter import LIMITERS, LimiterRegistry
 from citesift.net.robots import ROBOTS, RobotsCache
+from citesift.numbers import clamped
 from citesift.store.snapshots import Snapshots
 from citesift.store.sqlite import SQLiteStore
 
@@ -59,7 +59,7 @@ class FetchPolicy:
         _set(self, "deadline", _seconds(self.deadline, PAGE_DEADLINE))
         _set(self, "max_declared_bytes", _count(self.max_declared_bytes, DECLARED_BYTES))
         _set(self, "max_body_bytes", _count(self.max_body_bytes, BODY_BYTES))
-        _set(self, "max_redirects", int(_clamp(self.max_redirects, 0, 0, MAX_REDIRECTS)))
+        _set(self, "max_redirects", int(clamped(self.max_redirects, 0, 0, MAX_REDIRECTS)))
         _set(self, "accept", _header_value(self.accept, DEFAULT_ACCEPT))
         _set(self, "allow_networks", networks(self.allow_networks))
         if self.save and self.store is None:
@@ -84,23 +84,15 @@ def _set(policy: FetchPolicy, name: str, value: object) -> None:
     object.__setattr__(policy, name, value)
 
 
-def _clamp(value: object, default: float, low: float, high: float) -> float:
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        return default
-    return min(max(number, low), high) if math.isfinite(number) else default
-
-
 def _seconds(value: object, default: float) -> float:
     """A positive number of seconds, at most ``MAX_DEADLINE``; the default otherwise."""
-    seconds = _clamp(value, default, 0, MAX_DEADLINE)
+    seconds = clamped(value, default, 0, MAX_DEADLINE)
     return seconds if seconds > 0 else default
 
 
 def _count(value: object, default: int) -> int:
     """A positive byte count, at most ``MAX_BODY_BYTES``; the default otherwise."""
-    count = int(_clamp(value, default, 0, MAX_BODY_BYTES))
+    count = int(clamped(value, default, 0, MAX_BODY_BYTES))
     return count if count > 0 else default
 
 
