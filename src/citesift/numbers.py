@@ -6,10 +6,14 @@ import math
 
 
 def is_finite_number(value: object) -> bool:
-    """True for an int or float (not bool) that is finite."""
+    """True for an int or float (not bool) that is finite as a float: an int too big for a
+    float is not, so that callers may read it with ``float()``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return math.isfinite(value)
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def clamped(value: object, default: float, low: float, high: float) -> float:
