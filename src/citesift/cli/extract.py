@@ -8,12 +8,13 @@ import sys
 from enum import StrEnum
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from citesift.cli.app import app
+from citesift.cli.reading import fail
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
@@ -23,6 +24,8 @@ from citesift.model import SourceDocument
 MAX_INPUT_BYTES = 128 * 1024 * 1024
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
+EXIT_NO_INPUT = 2
+"""The exit status when there is no input to read, or too much."""
 
 
 class ExtractMode(StrEnum):
@@ -75,7 +78,7 @@ def extract(
 def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
     """The input's name and bytes; a clear error and exit status 2 when there is none."""
     if sample == (file is not None):
-        _fail("give one of FILE, - (standard input) or --sample")
+        fail("give one of FILE, - (standard input) or --sample", EXIT_NO_INPUT)
     if sample:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
     if file == "-":
@@ -84,18 +87,13 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
         with Path(file).open("rb") as handle:
             return file, _bounded(handle.read(MAX_INPUT_BYTES + 1))
     except OSError as error:
-        _fail(f"cannot read {file}: {error.strerror or error}")
+        fail(f"cannot read {file}: {error.strerror or error}", EXIT_NO_INPUT)
 
 
 def _bounded(body: bytes) -> bytes:
     if len(body) > MAX_INPUT_BYTES:
-        _fail(f"the input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+        fail(f"the input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB", EXIT_NO_INPUT)
     return body
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
 
 
 def _render(document: SourceDocument, html: str, output: OutputFormat) -> str:
