@@ -10,14 +10,13 @@ resiliparse) on a folder of pages with gold text, using the ScrapingHub benchmar
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 from citesift import html_to_blocks
+from tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "extraction" / "dev"
@@ -31,17 +30,6 @@ ROUNDS = 3  # speed is the best of this many rounds (the machine may be busy)
 def citesift_text(html: str) -> str:
     """The text we score: article-mode blocks joined by newlines."""
     return "\n".join(block.text for block in html_to_blocks(html))
-
-
-def load_scorer(path: Path) -> ModuleType:
-    """Import the shared scorer from its file, so its metric is the one we report."""
-    spec = importlib.util.spec_from_file_location("extraction_eval", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load the scorer at {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def extractor(scorer: ModuleType, name: str) -> Callable[[str], str]:
@@ -119,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="*", default=["citesift", *ANCHORS])
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args(argv)
-    scorer = load_scorer(args.scorer)
+    scorer = load_tool(args.scorer, "extraction_eval")
     print(table(measure(scorer, args.data, args.only, max(1, args.rounds))))
 
 

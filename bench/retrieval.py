@@ -13,13 +13,14 @@ small CPU), later runs read the vectors back, and the table says which it was.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
@@ -71,16 +72,6 @@ def doc_text(doc: dict[str, str]) -> str:
     return (doc["title"] + " " + doc["text"]).strip()
 
 
-def load_tool(path: Path) -> ModuleType:
-    """The shared evaluation tool, imported from its file."""
-    spec = importlib.util.spec_from_file_location("retrieval_eval", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load the evaluation tool at {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
     """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise."""
     from citesift.index.onnx_minilm import MiniLMEmbedder
@@ -115,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--systems", default=",".join(OURS + THEIRS))
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")
     args = parser.parse_args(argv)
-    tool = load_tool(args.eval_tool)
+    tool = load_tool(args.eval_tool, "retrieval_eval")
     tool.pin_threads(1)
     corpus, queries, qrels = tool.load_beir(args.data, "test")
     print(f"# {args.data.name}: {len(corpus)} docs, {len(queries)} queries", file=sys.stderr)
