@@ -18,6 +18,7 @@ from citesift.index.query import MODES, Mode, Query
 from citesift.index.rerank import (
     DEFAULT_CANDIDATE_POOL,
     DEFAULT_RERANK_WEIGHT,
+    DEFAULT_TOP_K,
     Reranker,
     rerank_fused,
 )
@@ -29,7 +30,6 @@ from citesift.store.chunks import StoredChunk
 from citesift.store.sqlite import SQLiteStore
 from citesift.text.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, Split, chunk_text
 
-DEFAULT_TOP_K = 5
 MAX_CHUNK_SIZE = 10_000_000
 INGEST_BATCH = 64
 """Documents per ingest transaction: a crash loses at most the batch in flight."""

@@ -15,9 +15,9 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from citesift.index.embed import bounded_int, check_vectors, normalise_rows
+from citesift.index.scoring import MAX_COUNT
 
 INITIAL_CAPACITY = 1024
-MAX_TOP_K = 1_000_000
 
 
 class VectorIndex:
@@ -60,7 +60,7 @@ class VectorIndex:
         query = normalise_rows(check_vectors(flat, 1, self.dim, "VectorIndex.search"))[0]
         rows = self._candidate_rows(allowed)
         scores = self._live(rows) @ query
-        top = top_k_indices(scores, bounded_int(k, 0, MAX_TOP_K, 0))
+        top = top_k_indices(scores, bounded_int(k, 0, MAX_COUNT, 0))
         picked = top if rows is None else rows[top]
         return [(self._ids[r], float(scores[i])) for r, i in zip(picked, top, strict=True)]
 
