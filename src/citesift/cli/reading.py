@@ -15,7 +15,6 @@ from rich.console import Console
 from citesift.extract import blocks_to_markdown
 from citesift.model import Passage, SourceDocument
 from citesift.text import attribution, citation_sources
-from citesift.text.passages import CONTRIBUTORS, NO_LICENCE
 
 T = TypeVar("T")
 
@@ -61,10 +60,7 @@ def _passages(document: SourceDocument) -> str:
 def _attribution_note(passage: Passage) -> str:
     """The source, its licence and the modification notice, said once for all passages."""
     shown = attribution(passage)
-    licence = f"{shown.licence.name} <{shown.licence.url}>" if shown.licence else NO_LICENCE
-    credit = f", {CONTRIBUTORS} <{shown.history}>" if shown.history else ""
-    where = f"{shown.site} <{shown.url}>{credit}"
-    return f"\nFrom {shown.title}, {where}; {licence}. {shown.notice}\n"
+    return f"\nFrom {shown.source_text()}; {shown.licence_text()}. {shown.notice}\n"
 
 
 def describe(outcome: object) -> str:

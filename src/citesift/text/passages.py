@@ -105,12 +105,17 @@ class Attribution:
 
     def text(self) -> str:
         """Plain text: the quoted sentence, then title, site, addresses and the notice."""
-        licence = f"{self.licence.name} <{self.licence.url}>" if self.licence else NO_LICENCE
+        return f'"{self.sentence}" — {self.source_text()}, {self.licence_text()}. {self.notice}'
+
+    def source_text(self) -> str:
+        """Plain text naming the source: title, site and address, and the contributors'
+        page history when there is one."""
         credit = f", {CONTRIBUTORS} <{self.history}>" if self.history else ""
-        return (
-            f'"{self.sentence}" — {self.title}, {self.site} <{self.url}>{credit}, {licence}. '
-            f"{self.notice}"
-        )
+        return f"{self.title}, {self.site} <{self.url}>{credit}"
+
+    def licence_text(self) -> str:
+        """Plain text naming the licence and the address of its terms."""
+        return f"{self.licence.name} <{self.licence.url}>" if self.licence else NO_LICENCE
 
     def html(self) -> str:
         """HTML: the sentence quoted; the title, contributors and licence name as links."""
