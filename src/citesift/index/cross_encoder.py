@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from citesift.index.embed import bounded_int, clean_text, head_for_tokens
-from citesift.index.onnx_minilm import cpu_session
+from citesift.index.onnx_minilm import cpu_session, padded_tokenizer
 from citesift.index.scoring import RerankError, positive_int
 from citesift.model import Hit
 
@@ -113,13 +113,9 @@ class OnnxPairScorer:
     def __init__(
         self, model_file: Path, tokenizer_file: Path, max_tokens: int, threads: int
     ) -> None:
-        from tokenizers import Tokenizer
-
         if not tokenizer_file.is_file():
             raise CrossEncoderError(f"no tokenizer.json beside {model_file}")
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self.tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("[PAD]") or 0)
+        self.tokenizer = padded_tokenizer(tokenizer_file, max_tokens)
         self.session = cpu_session(model_file, threads)
         self.inputs = [i.name for i in self.session.get_inputs() if i.name in ONNX_INPUTS]
 

@@ -1,4 +1,5 @@
-"""The ``Embedder`` protocol every dense encoder follows, and the default one."""
+"""The ``Embedder`` protocol every dense encoder follows, the default one, and the input and
+vector checks that encoders and rerankers share."""
 
 from __future__ import annotations
 

@@ -114,11 +114,17 @@ def verified(path: Path, sha256: str) -> Path:
 
 def _load_tokenizer(max_tokens: int):  # -> tokenizers.Tokenizer
     """The checked tokenizer, truncating at ``max_tokens`` and padding to the longest input."""
+    return padded_tokenizer(verified(tokenizer_path(), TOKENIZER_SHA256), max_tokens)
+
+
+def padded_tokenizer(path: Path, max_tokens: int):  # -> tokenizers.Tokenizer
+    """The ``tokenizer.json`` at ``path``, truncating at ``max_tokens`` and padding a batch
+    to its longest input with ``[PAD]``."""
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(verified(tokenizer_path(), TOKENIZER_SHA256)))
+    tokenizer = Tokenizer.from_file(str(path))
     tokenizer.enable_truncation(max_length=max_tokens)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")
     return tokenizer
 
 
