@@ -1,5 +1,4 @@
-"""The ``Embedder`` protocol every dense encoder follows, the default one, and the input and
-vector checks that encoders and rerankers share."""
+"""The ``Embedder`` protocol, the default embedder, and checks encoders and rerankers share."""
 
 from __future__ import annotations
 
