@@ -45,3 +45,14 @@ def test_fusion_settings_too_big_for_a_float_fall_back_to_the_defaults() -> None
     assert reciprocal_rank_fusion([HITS], k=HUGE) == reciprocal_rank_fusion([HITS])
     scored = [Hit("a", 2.0, "x"), Hit("b", 1.0, "y")]
     assert weighted_fusion(scored, scored, HUGE, HUGE) == weighted_fusion(scored, scored)
+
+
+@pytest.mark.parametrize(
+    ("top_k", "kept"), [(math.inf, 2), (math.nan, 2), (HUGE, 2), (-math.inf, 2), (-1, 0), (1.9, 1)]
+)
+def test_fusion_keeps_all_for_a_top_k_that_is_no_finite_number_and_none_below_one(
+    top_k: float, kept: int
+) -> None:
+    assert [h.id for h in reciprocal_rank_fusion([HITS], top_k=top_k)] == ["a", "b"][:kept]
+    scored = [Hit("a", 2.0, "x"), Hit("b", 1.0, "y")]
+    assert len(weighted_fusion(scored, scored, top_k=top_k)) == kept  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from citesift.model import Hit
-from citesift.numbers import is_finite_number
+from citesift.numbers import clamped, is_finite_number
 
 RRF_K = 60
 DEFAULT_VECTOR_WEIGHT = 0.6
@@ -77,9 +77,11 @@ def _first_occurrences(hits: Sequence[Hit]) -> list[Hit]:
 
 
 def _ranked(first: dict[str, Hit], scores: dict[str, float], top_k: int | None) -> list[Hit]:
+    """The fused hits, best first: the first ``top_k`` (all for None or a value that is not
+    a finite number)."""
     order = sorted(scores, key=lambda i: -scores[i])
     out = [replace(first[i], score=scores[i]) for i in order]
-    return out if top_k is None else out[: max(int(top_k), 0)]
+    return out if top_k is None else out[: int(clamped(top_k, len(out), 0, len(out)))]
 
 
 def _weight(value: object, default: float) -> float:
