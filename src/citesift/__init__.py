@@ -25,7 +25,6 @@ from citesift.index import (
     RerankError,
     VoyageReranker,
     bm25_score,
-    chunk_text,
     create_partitioned_rag,
     create_rag,
     reciprocal_rank_fusion,
@@ -76,6 +75,7 @@ from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
     Attribution,
     attribution,
+    chunk_text,
     citation_sources,
     fragment_url,
     sentence_spans,

@@ -1,4 +1,4 @@
-"""Retrieval: chunking, BM25, dense vectors, hybrid fusion, reranking and partitions."""
+"""Retrieval: BM25, dense vectors, hybrid fusion, reranking, partitions and the RAG facade."""
 
 from citesift.index.bm25 import BM25Index
 from citesift.index.bm25_score import bm25_score
@@ -29,13 +29,11 @@ from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores
 from citesift.index.vectors import VectorIndex
-from citesift.text.chunking import Chunk, chunk_text
 
 __all__ = [
     "BM25Index",
     "BM25Reranker",
     "CachedEmbedder",
-    "Chunk",
     "ChunkStore",
     "CohereReranker",
     "CrossEncoderError",
@@ -61,7 +59,6 @@ __all__ = [
     "VoyageReranker",
     "bm25_score",
     "check_scores",
-    "chunk_text",
     "create_partitioned_rag",
     "create_rag",
     "default_embedder",
