@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.reading import fail
+from citesift.cli.reading import block_listing, fail
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
@@ -104,8 +104,4 @@ def _render(document: SourceDocument, html: str, output: OutputFormat) -> str:
         return blocks_to_markdown(document.blocks, html)
     if output is OutputFormat.text:
         return "".join(block.text + "\n\n" for block in document.blocks)
-    return "".join(
-        f"[{index}] {block.kind} {block.source_start}:{block.source_end}"
-        f" § {' › '.join(block.section) or '-'}\n{block.text}\n\n"
-        for index, block in enumerate(document.blocks)
-    )
+    return block_listing(document.blocks, spans=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn, TypeVar
 
@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from citesift.extract import blocks_to_markdown
-from citesift.model import Passage, SourceDocument
+from citesift.model import Block, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -41,11 +41,19 @@ def render(document: SourceDocument, output: ReadFormat) -> str:
     if output is ReadFormat.markdown:
         return blocks_to_markdown(document.blocks)
     if output is ReadFormat.blocks:
-        return "".join(
-            f"[{i}] {b.kind} § {' › '.join(b.section) or '-'}\n{b.text}\n\n"
-            for i, b in enumerate(document.blocks)
-        )
+        return block_listing(document.blocks)
     return _passages(document)
+
+
+def block_listing(blocks: Sequence[Block], *, spans: bool = False) -> str:
+    """Each block numbered, with its kind (and its span in the source), its section path,
+    then its text."""
+    return "".join(
+        f"[{i}] {b.kind}"
+        + (f" {b.source_start}:{b.source_end}" if spans else "")
+        + f" § {' › '.join(b.section) or '-'}\n{b.text}\n\n"
+        for i, b in enumerate(blocks)
+    )
 
 
 def _passages(document: SourceDocument) -> str:
