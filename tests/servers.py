@@ -13,6 +13,7 @@ names clients asked for, and ``server.url`` names the host (resolve it to 127.0.
 
 ``loopback_policy(**changes)`` is a ``FetchPolicy`` for these servers: 127.0.0.1 allowed (and
 nothing else private), robots.txt off, a fresh unspaced limiter registry and robots cache.
+``seconds_to_cancel(call)`` cancels a call in flight and times how soon it gave up.
 
 Routes (query parameters in brackets):
   /ok [body, type]                   200 with a small HTML body (or ``body`` as ``type``)
@@ -35,6 +36,7 @@ Routes (query parameters in brackets):
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import socket
 import ssl
@@ -42,7 +44,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,6 +53,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import brotli
+import pytest
 import zstandard
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -76,6 +79,22 @@ def loopback_policy(**changes: Any) -> FetchPolicy:
         "robots_cache": RobotsCache(),
     }
     return FetchPolicy(TEST_IDENTITY, **{**base, **changes})
+
+
+def seconds_to_cancel(call: Callable[[], Coroutine[Any, Any, object]], after: float = 0.2) -> float:
+    """Seconds from starting ``call()`` until the ``CancelledError`` of its cancellation
+    ``after`` seconds in; the test fails when it ends any other way."""
+
+    async def scenario() -> None:
+        task = asyncio.create_task(call())
+        await asyncio.sleep(after)
+        task.cancel()
+        await task
+
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(scenario())
+    return time.monotonic() - started
 
 
 def policy_with_bounds(value: object) -> FetchPolicy:
