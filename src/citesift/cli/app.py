@@ -8,9 +8,3 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-
-
-# A callback keeps ``citesift COMMAND`` a group even while only one command is registered.
-@app.callback()
-def _commands() -> None:
-    """Citable evidence from the web, Wikipedia and documents."""
