@@ -12,6 +12,8 @@ import re
 import charset_normalizer
 from charset_normalizer import CharsetMatch
 
+from citesift.checks import text_arg
+
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -105,7 +107,11 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]
 
     Returns the text (BOM removed) and the codec name used.
     """
-    charset = sniff_charset(body, http_charset)
+    if not isinstance(body, bytes | bytearray):
+        raise TypeError(f"body must be bytes, not {type(body).__name__}")
+    if http_charset is not None:
+        text_arg(http_charset, "http_charset")
+    charset = sniff_charset(bytes(body), http_charset)
     text = body.decode(charset, errors="replace")
     return text.removeprefix("\ufeff"), charset
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from urllib.parse import urlsplit
 
+from citesift.checks import address_arg
 from citesift.encoding import decode_html
 from citesift.extract.html import DEFAULT_BUDGET, html_to_blocks
 from citesift.extract.metadata import extract_metadata
@@ -28,6 +29,8 @@ def extract_document(
     ``truncated`` says whether ``budget`` cut the text short. An unknown ``mode`` or a
     budget that is not a non-negative integer raises ``ValueError``.
     """
+    if url is not None:
+        address_arg(url, "url")
     html = _decoded(source)
     snapshot = source if isinstance(source, Snapshot) else None
     blocks = html_to_blocks(html, mode=mode, budget=budget)

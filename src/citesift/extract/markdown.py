@@ -52,6 +52,8 @@ _TABLE_BREAK = re.compile(r"</?table[\s/>]", re.IGNORECASE)
 
 def blocks_to_markdown(blocks: Sequence[Block], source: str | None = None) -> str:
     """The blocks as one Markdown document (``source``: the text their spans index)."""
+    if not all(isinstance(block, Block) for block in blocks):
+        raise TypeError("blocks_to_markdown takes a sequence of Block")
     parts: list[str] = []
     for kind, run in groupby(blocks, key=lambda block: block.kind):
         if kind == "table_cell":

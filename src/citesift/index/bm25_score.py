@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from citesift.checks import text_arg
 from citesift.model import Hit
 from citesift.numbers import is_finite_number
 
@@ -44,11 +45,11 @@ def bm25_score(
     outside [0, 1]) to 0.75. Query terms are not de-duplicated. With no hits or no query
     terms the hits come back as copies, unscored. Every score is finite.
     """
-    terms = simple_tokens(query)
+    terms = simple_tokens(text_arg(query, "query"))
     if not hits or not terms:
         return [replace(h) for h in hits]
     k1, b = sane_k1(k1), sane_b(b)
-    docs = [Counter(simple_tokens(h.content)) for h in hits]
+    docs = [Counter(simple_tokens(text_arg(h.content, "a hit's content"))) for h in hits]
     lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
     norm = 1 - b + b * lengths / (lengths.mean() or 1.0)
     scores = np.zeros(len(hits))

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Literal, Protocol, TypeVar
 
+from citesift.checks import text_arg
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.retry_after import retry_after_ms
 from citesift.numbers import clamped
@@ -209,7 +210,7 @@ class LimiterRegistry:
 
     def limiter_for(self, host: str) -> SourceLimiter:
         """The limiter of ``host`` (case and a trailing dot ignored), made on first use."""
-        key = host.lower().rstrip(".")
+        key = text_arg(host, "host").lower().rstrip(".")
         with self._lock:
             if key not in self._limiters:
                 limiter = self._factory()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from email.utils import parsedate_to_datetime
 
+from citesift.checks import text_arg
+
 DEFAULT_RETRY_AFTER_MS = 5_000
 MAX_RETRY_AFTER_MS = 3_600_000
 
@@ -13,7 +15,7 @@ def retry_after_ms(header: str | None, now_ms: float) -> int:
 
     A missing, unparsable or past value waits 5 s; any value is capped at one hour.
     """
-    value = (header or "").strip()
+    value = ("" if header is None else text_arg(header, "header")).strip()
     if value.isascii() and value.isdigit():
         return min(int(value) * 1000, MAX_RETRY_AFTER_MS)
     wait = _until_date(value, now_ms)

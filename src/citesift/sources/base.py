@@ -112,7 +112,7 @@ def sane_budget(value: object) -> int:
         return TEXT_BUDGET
     if not math.isfinite(number) or number <= 0:
         return TEXT_BUDGET
-    return int(min(number, MAX_TEXT_BUDGET))
+    return max(1, int(min(number, MAX_TEXT_BUDGET)))
 
 
 class Access(TypedDict, total=False):

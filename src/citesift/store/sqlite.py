@@ -23,15 +23,26 @@ def default_store_path() -> Path:
     return Path(os.environ.get(STORE_DIR_ENV) or ".citesift") / STORE_FILE
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection to the database at ``path`` (its folder made when missing); a path that
+    cannot hold one (a file in the way, no permission, a NUL byte) is a ``ValueError``."""
+    try:
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        connection.execute("PRAGMA schema_version")  # opening is lazy: fail here, clearly
+    except (OSError, sqlite3.Error) as error:
+        raise ValueError(f"cannot open a store at {str(path)!r}: {error}") from None
+    return connection
+
+
 class SQLiteStore:
     """A thread-safe handle on one SQLite database file (or ``":memory:"``)."""
 
     def __init__(self, path: str | Path | None = None, *, busy_timeout_ms: int = 10_000) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._conn = _connect(self.path)
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.execute("PRAGMA synchronous = NORMAL")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
+from citesift.checks import address_arg, text_arg
+
 COMPONENT_SAFE = "-_.!~*'()"
 """What ``encodeURIComponent`` leaves as it is."""
 _ARTICLE_RESTORED = {"%2C": ",", "%3A": ":", "%2F": "/"}
@@ -29,10 +31,10 @@ def carriable(text: str) -> bool:
 def article_url(origin: str, key: str) -> str:
     """The article's address for attribution: ``origin/wiki/<key>``, keeping ``, : /`` and
     brackets readable as Wikipedia writes them."""
-    encoded = encode_component(key) or ""
+    encoded = encode_component(text_arg(key, "key")) or ""
     for code, char in _ARTICLE_RESTORED.items():
         encoded = encoded.replace(code, char)
-    return origin.rstrip("/") + "/wiki/" + encoded
+    return address_arg(origin, "origin").rstrip("/") + "/wiki/" + encoded
 
 
 def wikipedia_history(site: str, article: str, key: str) -> str | None:

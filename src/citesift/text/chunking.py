@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from citesift.checks import text_arg
 from citesift.numbers import is_finite_number
 
 DEFAULT_CHUNK_SIZE = 512
@@ -46,6 +47,7 @@ def chunk_text(
     """
     if not text:
         return []
+    text_arg(text, "text")
     if split is not None:
         return _locate(text, split(text))
     size = _sane_size(chunk_size)

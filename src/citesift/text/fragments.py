@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urldefrag
 
+from citesift.checks import address_arg, text_arg
 from citesift.text.addresses import COMPONENT_SAFE
 
 DIRECTIVE = ":~:text="
@@ -29,8 +30,8 @@ def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) ->
     and first words after disambiguate. A text no address can carry (a lone surrogate) or
     an empty one gives ``url`` without a fragment.
     """
-    base = urldefrag(url)[0]
-    words = text.split()
+    base = urldefrag(address_arg(url, "url"))[0]
+    words = text_arg(text, "text").split()
     if not words:
         return base
     try:
@@ -50,7 +51,7 @@ def _terms(words: list[str], context: tuple[str, str] | None) -> list[str]:
     terms = [encode_term(part) for part in text_terms(" ".join(words))]
     if context is None:
         return terms
-    before, after = (part.split() for part in context)
+    before, after = (text_arg(part, "context").split() for part in context)
     if before:
         terms.insert(0, encode_term(" ".join(before[-CONTEXT_WORDS:])) + "-")
     if after:
