@@ -28,7 +28,7 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.page import page_source
-from citesift.cli.wiki import describe, fail
+from citesift.cli.reading import describe, fail
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker

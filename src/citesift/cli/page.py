@@ -17,7 +17,7 @@ from citesift.cli.options import (
     Store,
     source_setup,
 )
-from citesift.cli.wiki import (
+from citesift.cli.reading import (
     Output,
     ReadFormat,
     Title,

@@ -17,8 +17,8 @@ from citesift.extract.rules import Mode
 from citesift.model import Failed, Hits, SearchOutcome, Snapshot, SourceDocument, SourceHit
 from citesift.net import ClientIdentity, FetchPolicy
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
-from citesift.sources.addresses import carriable
 from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource
+from citesift.text.addresses import carriable
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 

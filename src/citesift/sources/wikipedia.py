@@ -28,12 +28,6 @@ from citesift.model import (
     SourceHit,
 )
 from citesift.net import ClientIdentity, FetchPolicy
-from citesift.sources.addresses import (
-    WIKIPEDIA_SITE,
-    article_url,
-    carriable,
-    encode_component,
-)
 from citesift.sources.base import (
     DEFAULT_LIMIT,
     TEXT_BUDGET,
@@ -42,6 +36,12 @@ from citesift.sources.base import (
     sane_limit,
 )
 from citesift.sources.excerpts import plain_excerpt
+from citesift.text.addresses import (
+    WIKIPEDIA_SITE,
+    article_url,
+    carriable,
+    encode_component,
+)
 
 DEFAULT_ORIGIN = "https://en.wikipedia.org"
 SEARCH_PATH = "/w/rest.php/v1/search/page"
