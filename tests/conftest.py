@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citesift.net import LIMITERS, ROBOTS
 from servers import MisbehavingServer, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,3 +28,17 @@ def server() -> Iterator[MisbehavingServer]:
     """A misbehaving HTTP server on 127.0.0.1 for one test (see ``servers.py``)."""
     with serve() as running:
         yield running
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_caches() -> Iterator[None]:
+    """Forget the process-wide robots.txt files and host limiters around every test.
+
+    Local servers get ephemeral ports, and a port freed by one test can be handed to the next:
+    a robots.txt or a Retry-After block cached for the old server must not leak into the new one.
+    """
+    ROBOTS.forget()
+    LIMITERS.forget()
+    yield
+    ROBOTS.forget()
+    LIMITERS.forget()
