@@ -16,7 +16,15 @@ from citesift.net import (
     fetch,
     fetch_sync,
 )
-from servers import SAMPLE_TEXT, MisbehavingServer, loopback_policy, seconds_to_cancel, serve
+from servers import (
+    SAMPLE_TEXT,
+    MisbehavingServer,
+    Query,
+    Request,
+    loopback_policy,
+    seconds_to_cancel,
+    serve,
+)
 
 pytestmark = pytest.mark.timeout(30)
 MIB = 1 << 20
@@ -64,6 +72,20 @@ def test_a_server_slower_than_the_deadline_ends_in_skipped(server: MisbehavingSe
     outcome, elapsed = timed(server.url("/slow?delay=3"), loopback_policy(deadline=0.3))
     assert outcome == Skipped(None, "no complete answer within the 0.3 s deadline")
     assert elapsed < 1.5
+
+
+def test_the_deadline_bounds_all_hops_together(server: MisbehavingServer) -> None:
+    def slow_hop(request: Request, query: Query) -> None:
+        time.sleep(0.3)
+        request.answer(302, b"", {"Location": query["to"]})
+
+    server.route("/slow-hop", slow_hop)
+    chain = server.url("/slow-hop?to=/slow-hop%3Fto%3D/slow-hop%253Fto%253D/ok")
+    within = fetch_sync(chain, loopback_policy(max_redirects=5, deadline=3))
+    assert isinstance(within, Snapshot) and within.final_url == server.url("/ok")
+    outcome, elapsed = timed(chain, loopback_policy(max_redirects=5, deadline=0.7))
+    assert outcome == Skipped(None, "no complete answer within the 0.7 s deadline")
+    assert elapsed < 1.5  # each hop alone (0.3 s) is within the deadline; together they are not
 
 
 def test_an_endless_chunked_body_stops_at_the_cap(server: MisbehavingServer) -> None:

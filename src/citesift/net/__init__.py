@@ -19,7 +19,8 @@ The public surface::
   blocks the host in its limiter per Retry-After. ``Limited(reason)``: the limiter refused
   (``blocked``, ``minute``, ``wait``) or ``on_send`` did (``caller``); nothing was sent.
   ``on_send`` runs before every request sent for the caller (each redirect hop), not for
-  robots.txt. The deadline bounds each hop (DNS, then send to last body byte).
+  robots.txt. The deadline bounds name lookups and sending to the last body byte, all hops
+  together.
 - Addresses: the host is resolved once (``policy.resolver``), every address checked, and
   the request connects to the checked address with the name in Host and TLS SNI (the
   certificate is verified against the name), so DNS cannot be swapped after the check.

@@ -60,20 +60,32 @@ def new_transport(tls: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport
 
 
 async def exchange(
-    target: Target, policy: FetchPolicy, limiter: SourceLimiter, transport: httpx.AsyncHTTPTransport
+    target: Target,
+    policy: FetchPolicy,
+    limiter: SourceLimiter,
+    transport: httpx.AsyncHTTPTransport,
+    left: float | None = None,
 ) -> Snapshot | Skipped | Redirect:
-    """Send one GET to ``target`` through ``transport``, read the answer within the bounds."""
+    """Send one GET to ``target`` through ``transport``, read the answer within the bounds.
+
+    ``left`` is what remains of the policy's deadline when earlier hops spent part of it.
+    """
     try:
-        async with asyncio.timeout(policy.deadline):
+        async with asyncio.timeout(policy.deadline if left is None else left):
             response = await _send(target, policy, transport)
             try:
                 return await _answer(target, policy, limiter, response)
             finally:
                 await response.aclose()
     except TimeoutError:
-        return Skipped(None, f"no complete answer within the {policy.deadline:g} s deadline")
+        return Skipped(None, deadline_passed(policy))
     except (httpx.HTTPError, OSError, ssl.SSLError) as error:
         return Skipped(None, f"transport error: {type(error).__name__}: {error}")
+
+
+def deadline_passed(policy: FetchPolicy) -> str:
+    """The reason a fetch gives when its deadline ran out before the answer was complete."""
+    return f"no complete answer within the {policy.deadline:g} s deadline"
 
 
 @functools.cache

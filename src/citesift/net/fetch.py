@@ -2,8 +2,10 @@
 
 Each hop (the URL, then each redirect the policy allows) is checked on its own: scheme and
 address, robots.txt when the policy honours it, then the host's limiter admits it and the
-exchange reads it within the deadline and caps. Nothing raises for a refusal or a failure;
-only the caller's own cancellation propagates.
+exchange reads it within the caps. The deadline bounds the sending and reading of all hops
+together, so a chain of slow redirects cannot stretch a fetch to a deadline per hop (waits
+for the limiter and robots.txt are not counted: they have bounds of their own). Nothing
+raises for a refusal or a failure; only the caller's own cancellation propagates.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import sqlite3
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.address import AddressRefused, Target, check_target
-from citesift.net.exchange import Redirect, exchange, new_transport
+from citesift.net.exchange import Redirect, deadline_passed, exchange, new_transport
 from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
 from citesift.net.policy import FetchPolicy
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
@@ -64,11 +66,19 @@ def _kept(snapshot: Snapshot, snapshots: Snapshots) -> FetchOutcome:
     return snapshot
 
 
+@dataclass
+class _Spent:
+    """Seconds spent sending and reading so far, over all the hops of one fetch."""
+
+    seconds: float = 0.0
+
+
 async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
     seen = {url}
     current = url
+    spent = _Spent()
     for hop in range(policy.max_redirects + 1):
-        outcome = await _hop(current, policy, on_send)
+        outcome = await _hop(current, policy, on_send, spent)
         if not isinstance(outcome, Redirect):
             return outcome
         if hop == policy.max_redirects:
@@ -81,11 +91,14 @@ async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> Fetc
 
 
 async def _hop(
-    url: str, policy: FetchPolicy, on_send: OnSend | None
+    url: str, policy: FetchPolicy, on_send: OnSend | None, spent: _Spent
 ) -> Snapshot | Skipped | Limited | Redirect:
+    left = policy.deadline - spent.seconds
+    if left <= 0:
+        return Skipped(None, deadline_passed(policy))
     try:
         target = await check_target(
-            url, policy.resolver, policy.allow_private, policy.allow_networks, policy.deadline
+            url, policy.resolver, policy.allow_private, policy.allow_networks, left
         )
     except AddressRefused as refusal:
         return Skipped(None, str(refusal))
@@ -95,8 +108,15 @@ async def _hop(
         if refusal is not None:
             return refusal
     transport = new_transport(policy.tls)
+
+    async def send() -> Snapshot | Skipped | Redirect:
+        started = asyncio.get_running_loop().time()
+        try:
+            return await exchange(target, policy, limiter, transport, left)
+        finally:
+            spent.seconds += asyncio.get_running_loop().time() - started
+
     try:
-        send = lambda: exchange(target, policy, limiter, transport)  # noqa: E731
         return await limiter.run(send, _guarded(on_send))
     except LimiterRefused as refusal:
         return Limited(refusal.reason)
