@@ -68,7 +68,7 @@ def _kept(snapshot: Snapshot, snapshots: Snapshots) -> FetchOutcome:
 
 @dataclass
 class _Spent:
-    """Seconds spent sending and reading so far, over all the hops of one fetch."""
+    """Seconds spent looking up names, sending and reading so far, over all hops of one fetch."""
 
     seconds: float = 0.0
 
@@ -96,12 +96,16 @@ async def _hop(
     left = policy.deadline - spent.seconds
     if left <= 0:
         return Skipped(None, deadline_passed(policy))
+    looked_up = asyncio.get_running_loop().time()
     try:
         target = await check_target(
             url, policy.resolver, policy.allow_private, policy.allow_networks, left
         )
     except AddressRefused as refusal:
         return Skipped(None, str(refusal))
+    finally:
+        spent.seconds += asyncio.get_running_loop().time() - looked_up
+    left = policy.deadline - spent.seconds
     limiter = policy.limiters.limiter_for(target.host)
     if policy.robots:
         refusal = await _robots_refusal(target, policy, limiter)
