@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from citesift.net import LIMITERS, ROBOTS
 from servers import MisbehavingServer, serve
@@ -13,6 +14,12 @@ from servers import MisbehavingServer, serve
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 WIKIPEDIA_FIXTURES = SHARED / "fixtures" / "wikipedia"
+
+# Bounded time is each test's pytest timeout, not hypothesis's per-example deadline, which a
+# busy machine can overrun on a first call; "thorough" (--hypothesis-profile) digs deeper.
+settings.register_profile("default", deadline=None)
+settings.register_profile("thorough", deadline=None, max_examples=2_000)
+settings.load_profile("default")
 
 
 @pytest.fixture
