@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
 
 runner = CliRunner()
 
@@ -131,9 +132,9 @@ def test_the_budget_cut_is_noted_on_stderr() -> None:
         (("page.html", "--sample"), "give one of FILE"),
     ],
 )
-def test_bad_input_gets_a_clear_error_and_status_2(args: tuple[str, ...], message: str) -> None:
+def test_bad_input_is_a_usage_error(args: tuple[str, ...], message: str) -> None:
     code, out, err = run(*args)
-    assert (code, out) == (2, "")
+    assert (code, out) == (EXIT_USAGE, "")
     assert err.startswith("error: ") and message in err
     assert "Traceback" not in err
 

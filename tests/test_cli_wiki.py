@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
 CONTACT = "https://example.org/contact"
@@ -128,6 +129,15 @@ def test_wiki_429_fails_with_its_status(stand_in: WikipediaStandIn) -> None:
     command = [sys.executable, "-c", "from citesift.cli import main; main()", *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=50, env=_env())
     assert done.returncode == 1 and "HTTP 429" in done.stderr
+    assert len(stand_in.requests) == 1
+
+
+def test_a_limited_read_exits_with_try_later(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer("/w/rest.php/v1/search/page", Answer(429, {"Retry-After": "30"}))
+    first = wiki(stand_in, "search", "Dog")
+    second = wiki(stand_in, "search", "Dog")  # the 429 blocks the host in this process
+    assert first[0] == EXIT_FAILED and "HTTP 429" in first[2]
+    assert second[0] == EXIT_LIMITED and "limited" in second[2]
     assert len(stand_in.requests) == 1
 
 

@@ -14,7 +14,8 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.reading import block_listing, fail
+from citesift.cli.options import usage_error
+from citesift.cli.reading import block_listing
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
@@ -24,8 +25,6 @@ from citesift.model import SourceDocument
 MAX_INPUT_BYTES = 128 * 1024 * 1024
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
-EXIT_NO_INPUT = 2
-"""The exit status when there is no input to read, or too much."""
 
 
 class ExtractMode(StrEnum):
@@ -76,9 +75,9 @@ def extract(
 
 
 def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
-    """The input's name and bytes; a clear error and exit status 2 when there is none."""
+    """The input's name and bytes; a usage error when there is none, or too much."""
     if sample == (file is not None):
-        fail("give one of FILE, - (standard input) or --sample", EXIT_NO_INPUT)
+        usage_error("give one of FILE, - (standard input) or --sample")
     if sample:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
     if file == "-":
@@ -87,12 +86,12 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
         with Path(file).open("rb") as handle:
             return file, _bounded(handle.read(MAX_INPUT_BYTES + 1))
     except OSError as error:
-        fail(f"cannot read {file}: {error.strerror or error}", EXIT_NO_INPUT)
+        usage_error(f"cannot read {file}: {error.strerror or error}")
 
 
 def _bounded(body: bytes) -> bytes:
     if len(body) > MAX_INPUT_BYTES:
-        fail(f"the input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB", EXIT_NO_INPUT)
+        usage_error(f"the input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
     return body
 
 

@@ -19,12 +19,10 @@ from citesift.cli.options import (
     client_identity,
     load_cli_settings,
 )
+from citesift.cli.reading import exit_status
 from citesift.config import Settings
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import fetch_sync
-
-EXIT_SKIPPED = 1
-EXIT_LIMITED = 2
 
 
 class FetchFormat(StrEnum):
@@ -88,11 +86,11 @@ def render(outcome: FetchOutcome, output: FetchFormat, *, saved: bool = False) -
     """Print ``outcome`` as asked (the snapshot id when it is in the store); the exit status."""
     if isinstance(outcome, Limited):
         Console(stderr=True).print(f"limited: {outcome.reason}")
-        return EXIT_LIMITED
+        return exit_status(outcome)
     if isinstance(outcome, Skipped):
         status = "no answer" if outcome.status is None else f"HTTP {outcome.status}"
         Console(stderr=True).print(f"skipped ({status}): {outcome.reason}", markup=False)
-        return EXIT_SKIPPED
+        return exit_status(outcome)
     if output is FetchFormat.raw:
         sys.stdout.buffer.write(outcome.body)
         sys.stdout.buffer.flush()

@@ -28,7 +28,7 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.page import page_source
-from citesift.cli.reading import describe, fail
+from citesift.cli.reading import describe, exit_status, fail
 from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
@@ -190,7 +190,7 @@ def _web_page(url: str, setup: SourceSetup) -> Any:
     with err.status(f"Reading {url}…"):
         outcome = page_source(setup).read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
-        fail(f"{url}: not read ({describe(outcome)})")
+        fail(f"{url}: not read ({describe(outcome)})", exit_status(outcome))
     return outcome.document
 
 

@@ -22,6 +22,7 @@ from citesift.cli.reading import (
     ReadFormat,
     Title,
     describe,
+    exit_status,
     fail,
     render,
     run_with_status,
@@ -49,7 +50,7 @@ def page(
         source = page_source(setup, mode)
         outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
     if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}")
+        fail(f"read {describe(outcome)}", exit_status(outcome))
     typer.echo(render(outcome.document, output), nl=False)
 
 

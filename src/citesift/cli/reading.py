@@ -13,10 +13,14 @@ import typer
 from rich.console import Console
 
 from citesift.extract import blocks_to_markdown
-from citesift.model import Block, Passage, SourceDocument
+from citesift.model import Block, Limited, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
+EXIT_FAILED = 1
+"""The exit status when the source refused, failed or gave nothing usable."""
+EXIT_LIMITED = 75
+"""The exit status when a limiter said "not now" and nothing was sent (sysexits' TEMPFAIL)."""
 
 
 class ReadFormat(StrEnum):
@@ -79,7 +83,12 @@ def describe(outcome: object) -> str:
     return f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
+def exit_status(outcome: object) -> int:
+    """The exit status of an outcome that gave nothing: try later when limited, else failed."""
+    return EXIT_LIMITED if isinstance(outcome, Limited) else EXIT_FAILED
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     """Say why nothing came (a refusal or failure, not a usage error) and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)

@@ -24,6 +24,7 @@ from citesift.cli.reading import (
     ReadFormat,
     Title,
     describe,
+    exit_status,
     fail,
     render,
     run_with_status,
@@ -55,7 +56,7 @@ def search(
         searching = f"Searching {origin} for {phrase!r}…"
         outcome = run_with_status(searching, provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
-        fail(f"search {describe(outcome)}")
+        fail(f"search {describe(outcome)}", exit_status(outcome))
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(h) for h in outcome.hits], ensure_ascii=False))
         return
@@ -82,7 +83,7 @@ def read(
         provider = _provider(origin, page_path, setup)
         outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
     if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}")
+        fail(f"read {describe(outcome)}", exit_status(outcome))
     typer.echo(render(outcome.document, output), nl=False)
 
 
