@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
@@ -206,6 +206,7 @@ scores_lists = st.lists(
     keyword=scores_lists,
     weights=st.tuples(st.floats(allow_nan=True), st.floats(allow_nan=True)),
 )
+@example(vector=[], keyword=[("a", sys.float_info.max), ("b", -1e292)], weights=(0.0, 0.0))
 def test_weighted_fusion_is_always_finite_sorted_and_bounded(
     vector: list[tuple[str, float]], keyword: list[tuple[str, float]], weights: tuple[float, float]
 ) -> None:

@@ -67,7 +67,8 @@ def min_max(hits: Sequence[Hit]) -> dict[str, float]:
     low, high = min(raw.values()), max(raw.values())
     if high == low:
         return dict.fromkeys(raw, 0.0 if high == 0 else 1.0)
-    return {i: (s - low) / (high - low) for i, s in raw.items()}
+    half_span = high / 2 - low / 2  # halved: high - low itself can overflow to inf
+    return {i: min(1.0, (s / 2 - low / 2) / half_span) for i, s in raw.items()}
 
 
 def _first_occurrences(hits: Sequence[Hit]) -> list[Hit]:
