@@ -28,11 +28,13 @@ from citesift.net.policy import FetchPolicy
 
 KEPT_HEADERS = frozenset(
     {
-        "cache-control", "content-encoding", "content-language", "content-length",
+        "cache-control", "cf-mitigated", "content-encoding", "content-language", "content-length",
         "content-location", "content-revision-id", "content-type", "date", "etag",
         "expires", "last-modified", "link", "location", "retry-after", "x-robots-tag",
     }
 )  # fmt: skip
+"""Headers kept on a snapshot: what reading, revision, caching and replay need (cf-mitigated
+tells a bot challenge from the page)."""
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
 BLOCKING_STATUSES = (429, 503)
 

@@ -3,7 +3,8 @@
 Page mode by default (tables, figures, quotations and code kept, each cell its own block);
 ``publisher``, ``page_date`` and the licence are taken from what the page states about
 itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.net``
-(scheme, address, robots.txt, limiter).
+(scheme, address, robots.txt, limiter). A bot challenge or block page answered with a
+success status is refused, not read as the page (``challenge``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,19 @@ from urllib.parse import urlsplit
 
 from citesift.extract import extract_document
 from citesift.extract.rules import Mode
-from citesift.model import Failed, Hits, SearchOutcome, Snapshot, SourceDocument, SourceHit
+from citesift.model import (
+    Failed,
+    Hits,
+    SearchOutcome,
+    Skipped,
+    Snapshot,
+    SourceDocument,
+    SourceHit,
+)
 from citesift.net import ClientIdentity, FetchPolicy
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
 from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource
+from citesift.sources.challenge import challenge_service
 from citesift.text.addresses import carriable
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -64,6 +74,14 @@ class WebPageSource(FetchingSource):
         if not is_web_url(url):
             return Failed(None, "a web page source reads URLs; the phrase is not one")
         return Hits((SourceHit(url, url),))
+
+    def refusal(self, snapshot: Snapshot) -> Skipped | None:
+        """Why a fetched page is not read: not HTML, or a bot challenge standing in for it."""
+        refusal = super().refusal(snapshot)
+        service = None if refusal else challenge_service(snapshot)
+        if service is None:
+            return refusal
+        return Skipped(snapshot.status, f"a {service} challenge or block page, not the page")
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The page's document, titled by the hit unless the hit's title is just the URL."""
