@@ -93,25 +93,16 @@ async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> Fetc
 async def _hop(
     url: str, policy: FetchPolicy, on_send: OnSend | None, spent: _Spent
 ) -> Snapshot | Skipped | Limited | Redirect:
-    left = policy.deadline - spent.seconds
-    if left <= 0:
-        return Skipped(None, deadline_passed(policy))
-    looked_up = asyncio.get_running_loop().time()
-    try:
-        target = await check_target(
-            url, policy.resolver, policy.allow_private, policy.allow_networks, left
-        )
-    except AddressRefused as refusal:
-        return Skipped(None, str(refusal))
-    finally:
-        spent.seconds += asyncio.get_running_loop().time() - looked_up
-    left = policy.deadline - spent.seconds
+    target = await _checked(url, policy, spent)
+    if isinstance(target, Skipped):
+        return target
     limiter = policy.limiters.limiter_for(target.host)
     if policy.robots:
         refusal = await _robots_refusal(target, policy, limiter)
         if refusal is not None:
             return refusal
     transport = new_transport(policy.tls)
+    left = policy.deadline - spent.seconds
 
     async def send() -> Snapshot | Skipped | Redirect:
         started = asyncio.get_running_loop().time()
@@ -126,6 +117,22 @@ async def _hop(
         return Limited(refusal.reason)
     finally:
         await transport.aclose()
+
+
+async def _checked(url: str, policy: FetchPolicy, spent: _Spent) -> Target | Skipped:
+    """``url``'s checked address, looked up within what is left of the deadline."""
+    left = policy.deadline - spent.seconds
+    if left <= 0:
+        return Skipped(None, deadline_passed(policy))
+    started = asyncio.get_running_loop().time()
+    try:
+        return await check_target(
+            url, policy.resolver, policy.allow_private, policy.allow_networks, left
+        )
+    except AddressRefused as refusal:
+        return Skipped(None, str(refusal))
+    finally:
+        spent.seconds += asyncio.get_running_loop().time() - started
 
 
 async def _robots_refusal(
