@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.files import MAX_FILE_BYTES
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerank_http import VoyageReranker
 from openai_server import Received, Reply, serve_json
@@ -80,6 +81,34 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert code == EXIT_USAGE and "--contact" in err
     code, _, err = run("index", "rm", "nothing", "--store", store)
     assert code == 1 and "no document" in err
+
+
+def test_binary_files_are_refused_and_skipped_in_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "blob.txt").write_bytes(bytes(range(256)) * 40)
+    (folder / "latin.txt").write_bytes(
+        "Caf\u00e9 cr\u00e8me au lait, tr\u00e8s chaud.".encode("cp1252")
+    )
+    (folder / "wide.txt").write_text("Glaciers carve fjords slowly.", encoding="utf-16")
+    store = str(tmp_path / "index.db")
+    code, _, err = run("index", "add", str(folder / "blob.txt"), "--store", store)
+    assert code == EXIT_USAGE and "NUL bytes" in err
+    code, out, err = run("index", "add", str(folder), "--store", store, "--mode", "bm25")
+    assert code == 0 and "indexed 2 document(s)" in out
+    assert f"skipped {folder / 'blob.txt'}: holds NUL bytes" in err
+    found = [run("search", q, "--store", store, "--mode", "bm25", "--json")[1]
+             for q in ("crème", "fjords")]  # fmt: skip
+    assert "latin.txt" in found[0] and "Caf\u00e9 cr\u00e8me" in json.loads(found[0])["content"]
+    assert "wide.txt" in found[1]
+
+
+def test_a_file_over_the_cap_is_refused_unread(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk spent
+    code, _, err = run("index", "add", str(huge), "--store", str(tmp_path / "index.db"))
+    assert code == EXIT_USAGE and "larger than 128 MiB" in err
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
+from citesift.cli.files import MAX_FILE_BYTES
 from citesift.cli.options import usage_error
 from citesift.cli.reading import block_listing
 from citesift.encoding import decode_html
@@ -22,7 +23,6 @@ from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import blocks_to_markdown
 from citesift.model import SourceDocument
 
-MAX_INPUT_BYTES = 128 * 1024 * 1024
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
 
@@ -81,17 +81,17 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
     if sample:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
     if file == "-":
-        return "<stdin>", _bounded(sys.stdin.buffer.read(MAX_INPUT_BYTES + 1))
+        return "<stdin>", _bounded(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
     try:
         with Path(file).open("rb") as handle:
-            return file, _bounded(handle.read(MAX_INPUT_BYTES + 1))
+            return file, _bounded(handle.read(MAX_FILE_BYTES + 1))
     except OSError as error:
         usage_error(f"cannot read {file}: {error.strerror or error}")
 
 
 def _bounded(body: bytes) -> bytes:
-    if len(body) > MAX_INPUT_BYTES:
-        usage_error(f"the input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+    if len(body) > MAX_FILE_BYTES:
+        usage_error(f"the input is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
     return body
 
 

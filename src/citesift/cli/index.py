@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from citesift.cli.app import app
+from citesift.cli.files import FileRefused, file_document, indexable_files
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
@@ -29,7 +30,6 @@ from citesift.cli.options import (
 )
 from citesift.cli.page import page_source
 from citesift.cli.reading import describe, exit_status, fail
-from citesift.encoding import decode_html
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
@@ -37,13 +37,11 @@ from citesift.model import Document, Hit, SourceHit
 from citesift.store.chunks import ChunkTable
 from citesift.store.sqlite import SQLiteStore, default_store_path
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown")
-HTML_SUFFIXES = (".html", ".htm")
 SNIPPET = 240
 
 index_app = typer.Typer(help="Add documents to the local index, inspect it, remove them.")
 app.add_typer(index_app, name="index", no_args_is_help=True)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 class SearchMode(StrEnum):
@@ -155,34 +153,27 @@ def _reranker(name: str, key: str | None, url: str | None, model: str | None) ->
 
 def _documents(source: str, setup: Callable[[], SourceSetup]) -> list[Any]:
     """What ``source`` holds: a web page (read with ``setup()``), a file, or the files of a
-    folder."""
+    folder (a file there that cannot be indexed is skipped with a warning)."""
     if urlsplit(source).scheme in ("http", "https"):
         return [_web_page(source, setup())]
     path = Path(source)
     if path.is_dir():
-        found = sorted(
-            p for p in path.rglob("*") if p.suffix.lower() in TEXT_SUFFIXES + HTML_SUFFIXES
-        )
-        return [_file(p) for p in found]
+        return [doc for p in indexable_files(path) if (doc := _in_folder(p)) is not None]
     if not path.is_file():
         usage_error(f"no such file, folder or URL: {source}")
-    return [_file(path)]
+    try:
+        return [file_document(path)]
+    except FileRefused as refusal:
+        usage_error(f"{path}: {refusal}")
 
 
-def _file(path: Path) -> Any:
-    """A text file as a document dict, an HTML file read into a SourceDocument."""
-    suffix = path.suffix.lower()
-    if suffix in HTML_SUFFIXES:
-        from citesift.extract.document import extract_document
-
-        html = decode_html(path.read_bytes())[0]
-        return extract_document(html, url=path.resolve().as_uri(), site="file", key=str(path))
-    if suffix not in TEXT_SUFFIXES:
-        kinds = ", ".join(TEXT_SUFFIXES + HTML_SUFFIXES)
-        usage_error(f"only {kinds} files can be indexed, not {path}")
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    meta = {"title": path.name, "url": path.resolve().as_uri(), "site": "file"}
-    return {"id": str(path), "content": text, "metadata": meta}
+def _in_folder(path: Path) -> Any | None:
+    """A folder's file as a document, or None (and a warning) when it cannot be indexed."""
+    try:
+        return file_document(path)
+    except FileRefused as refusal:
+        err.print(f"skipped {path}: {refusal}", markup=False, highlight=False)
+        return None
 
 
 def _web_page(url: str, setup: SourceSetup) -> Any:

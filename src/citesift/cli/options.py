@@ -113,5 +113,7 @@ def client_identity(settings: Settings) -> ClientIdentity:
 
 def usage_error(message: str) -> NoReturn:
     """Say what is wrong on standard error and exit with ``EXIT_USAGE``."""
-    Console(stderr=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    Console(stderr=True, soft_wrap=True).print(
+        f"[red]error:[/red] {escape(message)}", highlight=False
+    )
     raise typer.Exit(EXIT_USAGE)
