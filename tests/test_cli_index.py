@@ -171,13 +171,35 @@ def test_search_reranker_key_from_the_environment(
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [(("--reranker", "magic"), "unknown reranker"), (("--reranker", "cross-encoder"), "model")],
+    [
+        (("--reranker", "magic"), "unknown reranker"),
+        (("--reranker", "cross-encoder"), "model"),
+        (("--reranker", "voyage"), "set CITESIFT_VOYAGE_API_KEY or VOYAGE_API_KEY"),
+    ],
 )
 def test_search_refuses_an_unusable_reranker(
-    corpus: Path, tmp_path: Path, options: tuple[str, ...], message: str
+    corpus: Path,
+    tmp_path: Path,
+    options: tuple[str, ...],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    for name in ("CITESIFT_VOYAGE_API_KEY", VoyageReranker.api.key_env):
+        monkeypatch.delenv(name, raising=False)
     code, _, err = run("search", "tides", "--store", str(tmp_path / "i.db"), *options)
-    assert code == EXIT_USAGE and message in err
+    assert code == EXIT_USAGE and message in err and "Traceback" not in err
+
+
+def test_a_failing_http_reranker_is_a_one_line_error(corpus: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    path = VoyageReranker.api.path
+    with serve_json({path: lambda _: Reply({"error": "overloaded"}, status=500)}) as voyage:
+        code, out, err = run("search", "tides", "--store", store, "--mode", "bm25",
+                             "--reranker", "voyage", "--rerank-key", "k",
+                             "--rerank-url", voyage.url(""))  # fmt: skip
+    assert (code, out) == (1, "") and err.startswith("error: voyage rerank: 500")
+    assert len(err.splitlines()) == 1
 
 
 def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path) -> None:

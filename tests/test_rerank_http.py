@@ -252,3 +252,13 @@ def test_reranker_by_name_defaults_and_refusals() -> None:
         reranker_by_name("magic")
     with pytest.raises(ValueError, match="local model directory"):
         reranker_by_name("cross-encoder")
+
+
+@pytest.mark.parametrize("name", ["voyage", "jina", "cohere"])
+def test_reranker_by_name_refuses_an_http_reranker_without_a_key(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in (f"CITESIFT_{name.upper()}_API_KEY", HTTP_RERANKERS[name].api.key_env):
+        monkeypatch.delenv(variable, raising=False)
+    with pytest.raises(ValueError, match=HTTP_RERANKERS[name].api.key_env):
+        reranker_by_name(name)

@@ -33,6 +33,7 @@ from citesift.cli.reading import describe, exit_status, fail
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
+from citesift.index.scoring import RerankError
 from citesift.model import Document, Hit, SourceHit
 from citesift.store.chunks import ChunkTable
 from citesift.store.sqlite import SQLiteStore, default_store_path
@@ -135,8 +136,11 @@ def search(
     rag = create_rag(
         store=_store(store), mode=mode.value, rerank=ranker, rerank_weight=rerank_weight
     )
-    with err.status("Searching…"):
-        hits = rag.search(query, top_k=top_k)
+    try:
+        with err.status("Searching…"):
+            hits = rag.search(query, top_k=top_k)
+    except RerankError as error:
+        fail(str(error))
     for rank, hit in enumerate(hits, start=1):
         typer.echo(json.dumps(_as_json(hit), ensure_ascii=False) if as_json else _line(rank, hit))
     if not hits:

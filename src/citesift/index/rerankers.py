@@ -30,7 +30,8 @@ def reranker_by_name(
     An HTTP reranker takes ``api_key``, else ``$CITESIFT_<NAME>_API_KEY``, else the
     provider's own variable; ``base_url`` points it at another endpoint (a stand-in) and
     ``model`` names the provider's model. ``cross-encoder`` needs ``model``: a local model
-    directory (nothing is downloaded). An unknown name is a ``ValueError``.
+    directory (nothing is downloaded). An unknown name, or an HTTP reranker with no key
+    anywhere, is a ``ValueError``.
     """
     chosen = str(name).strip().lower()
     if chosen == DEFAULT_RERANKER:
@@ -39,8 +40,15 @@ def reranker_by_name(
         return _cross_encoder(model)
     if chosen not in HTTP_RERANKERS:
         raise ValueError(f"unknown reranker {name!r}: choose one of {', '.join(RERANKERS)}")
-    options = {"api_key": api_key or key_from_env(chosen), "base_url": base_url, "model": model}
-    return HTTP_RERANKERS[chosen](**{k: str(v) for k, v in options.items() if v})
+    kind = HTTP_RERANKERS[chosen]
+    key = api_key or key_from_env(chosen) or os.environ.get(kind.api.key_env, "").strip()
+    if not key:
+        raise ValueError(
+            f"the {chosen} reranker needs an API key: give one, or set"
+            f" CITESIFT_{chosen.upper()}_API_KEY or {kind.api.key_env}"
+        )
+    options = {"api_key": key, "base_url": base_url, "model": model}
+    return kind(**{k: str(v) for k, v in options.items() if v})
 
 
 def key_from_env(name: str) -> str | None:
