@@ -40,6 +40,12 @@ def server() -> Iterator[MisbehavingServer]:
 
 
 @pytest.fixture(autouse=True)
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's default store lives in its own folder, never in the working directory."""
+    monkeypatch.setenv("CITESIFT_HOME", str(tmp_path / "citesift-home"))
+
+
+@pytest.fixture(autouse=True)
 def fresh_process_caches() -> Iterator[None]:
     """Forget the process-wide robots.txt files and host limiters around every test.
 

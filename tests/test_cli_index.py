@@ -83,6 +83,15 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert code == 1 and "no document" in err
 
 
+@pytest.mark.parametrize("command", [("search", "tides"), ("index", "stats"), ("index", "rm", "x")])
+def test_reading_an_index_that_is_not_there(command: tuple[str, ...], tmp_path: Path) -> None:
+    missing = tmp_path / "none.db"
+    code, out, err = run(*command, "--store", str(missing))
+    assert (code, out) == (1, "") and f"no index at {missing}" in err and not missing.exists()
+    code, _, err = run(*command, "--store", str(tmp_path))  # a folder: no store can be there
+    assert code == EXIT_USAGE and "cannot open a store" in err
+
+
 def test_binary_files_are_refused_and_skipped_in_a_folder(tmp_path: Path) -> None:
     folder = tmp_path / "mixed"
     folder.mkdir()

@@ -182,9 +182,22 @@ def test_wiki_read_replays_offline_from_a_store(stand_in: WikipediaStandIn, tmp_
     assert stand_in.paths() == ["/api/rest_v1/page/html/Dog"]
 
 
-def test_offline_without_a_store_is_refused(stand_in: WikipediaStandIn) -> None:
+def test_offline_without_a_store_answers_from_the_default_one(
+    stand_in: WikipediaStandIn,
+) -> None:
     code, _, err = wiki(stand_in, "read", "Dog", "--offline")
-    assert code == EXIT_USAGE and "--store" in err and stand_in.requests == []
+    assert code == EXIT_FAILED and "not in the store" in err and stand_in.requests == []
+    default = str(Path(os.environ["CITESIFT_HOME"]) / "citesift.db")
+    code, live, _ = wiki(stand_in, "read", "Dog", "--store", default)
+    code, replay, _ = wiki(stand_in, "read", "Dog", "--offline")
+    assert code == 0 and replay == live and len(stand_in.requests) == 1
+
+
+def test_a_store_path_that_cannot_hold_one_is_a_usage_error(
+    stand_in: WikipediaStandIn, tmp_path: Path
+) -> None:
+    code, _, err = wiki(stand_in, "read", "Dog", "--store", str(tmp_path))
+    assert code == EXIT_USAGE and "cannot open a store" in err and stand_in.requests == []
 
 
 # Every command that fetches, as (its arguments for a stand-in origin, the path it asks for,

@@ -18,6 +18,7 @@ from citesift.cli.options import (
     Store,
     client_identity,
     load_cli_settings,
+    open_store,
 )
 from citesift.cli.reading import exit_status
 from citesift.config import Settings
@@ -53,7 +54,7 @@ def fetch_command(
     store: Store = None,
     contact: Contact = None,
 ) -> None:
-    """Fetch URL; exits 1 when skipped, 2 when rate-limited, 0 with a snapshot."""
+    """Fetch URL; exits 0 with a snapshot, 1 when skipped, 75 when limited (try later)."""
     settings = load_cli_settings(
         {
             "allow_private": allow_private or None,
@@ -72,7 +73,7 @@ def fetch_command(
 
 def _fetch(url: str, settings: Settings, *, save: bool) -> FetchOutcome:
     client_identity(settings)  # a missing or unusable contact is a usage error, said first
-    keep = settings.open_store() if save or settings.offline else None
+    keep = open_store(settings) if save or settings.offline else None
     policy = settings.fetch_policy(store=keep, save=save, offline=settings.offline)
     try:
         with Console(stderr=True).status(f"fetching {url}"):

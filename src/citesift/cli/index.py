@@ -24,6 +24,7 @@ from citesift.cli.options import (
     Offline,
     SourceSetup,
     Store,
+    checked_store,
     load_cli_settings,
     source_setup,
     usage_error,
@@ -67,7 +68,7 @@ def add(
 ) -> None:
     """Ingest files (.txt, .md, .html) and web pages into the index, replacing earlier
     versions of the same documents. Pages read are kept as snapshots in the same store."""
-    path = _store(store)
+    path = _store(store, existing=False)
     with ExitStack() as stack:
         setup = cache(lambda: stack.enter_context(
             source_setup(contact, allow_private, path, offline, deadline)
@@ -189,11 +190,14 @@ def _web_page(url: str, setup: SourceSetup) -> Any:
     return outcome.document
 
 
-def _store(path: Path | None) -> Path:
+def _store(path: Path | None, *, existing: bool = True) -> Path:
     """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
-    the default path."""
+    the default path; unless ``existing`` is False, one that ``index add`` has made."""
     named = load_cli_settings({"store": path}).store
-    return Path(named) if named else default_store_path()
+    chosen = Path(named) if named else default_store_path()
+    if existing and not chosen.exists():
+        fail(f"no index at {chosen}: add documents with citesift index add")
+    return checked_store(chosen)
 
 
 def _line(rank: int, hit: Hit) -> str:

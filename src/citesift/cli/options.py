@@ -87,7 +87,7 @@ def source_setup(
     deadline: float | None = None,
 ) -> SourceSetup:
     """The identity, settings and store for reading sources: flags over the environment
-    and the config file. Offline needs a store to answer from."""
+    and the config file. Offline answers from the named store, else the default one."""
     settings = load_cli_settings(
         {
             "contact": contact,
@@ -97,10 +97,27 @@ def source_setup(
             "deadline": deadline,
         }
     )
-    if settings.offline and settings.store is None:
-        usage_error("--offline answers from a store: give --store PATH (or set CITESIFT_STORE)")
     identity = client_identity(settings)
-    return SourceSetup(identity, settings, settings.open_store() if settings.store else None)
+    kept = open_store(settings) if settings.store or settings.offline else None
+    return SourceSetup(identity, settings, kept)
+
+
+def open_store(settings: Settings) -> SQLiteStore:
+    """The store the settings name (else the default one), open; a usage error when the
+    path cannot hold one."""
+    try:
+        return settings.open_store()
+    except ValueError as error:
+        usage_error(str(error))
+
+
+def checked_store(path: Path) -> Path:
+    """``path`` once a store opens there; a usage error saying why when none can."""
+    try:
+        SQLiteStore(path).close()
+    except ValueError as error:
+        usage_error(str(error))
+    return path
 
 
 def client_identity(settings: Settings) -> ClientIdentity:

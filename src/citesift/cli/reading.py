@@ -18,7 +18,7 @@ from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
 EXIT_FAILED = 1
-"""The exit status when the source refused, failed or gave nothing usable."""
+"""The exit status when the source refused or failed."""
 EXIT_LIMITED = 75
 """The exit status when a limiter said "not now" and nothing was sent (sysexits' TEMPFAIL)."""
 
