@@ -92,6 +92,19 @@ def test_reading_an_index_that_is_not_there(command: tuple[str, ...], tmp_path: 
     assert code == EXIT_USAGE and "cannot open a store" in err
 
 
+def test_a_file_is_one_document_whichever_way_it_is_named(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = str(tmp_path / "index.db")
+    monkeypatch.chdir(corpus)
+    assert run("index", "add", "tower.txt", "--store", store, "--mode", "bm25")[0] == 0
+    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
+    code, out, _ = run("index", "rm", "tower.txt", "a\x00b", "--store", store)
+    assert code == 0 and out == "removed 1 chunk(s)\n"
+    assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 2
+
+
 def test_binary_files_are_refused_and_skipped_in_a_folder(tmp_path: Path) -> None:
     folder = tmp_path / "mixed"
     folder.mkdir()

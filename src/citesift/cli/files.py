@@ -30,19 +30,34 @@ def indexable_files(folder: Path) -> Iterator[Path]:
 
 
 def file_document(path: Path) -> dict[str, Any] | SourceDocument:
-    """A text file as a document dict, an HTML file read into a ``SourceDocument``."""
+    """A text file as a document dict, an HTML file read into a ``SourceDocument``; either is
+    named by the file's absolute path, so the same file added from anywhere is one document."""
     suffix = path.suffix.lower()
     if suffix not in TEXT_SUFFIXES + HTML_SUFFIXES:
         raise FileRefused(f"only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
     text = decode_html(_bytes(path))[0]
-    url = path.resolve().as_uri()
+    absolute = path.resolve()
+    url, key = absolute.as_uri(), str(absolute)
     if suffix in HTML_SUFFIXES:
-        return extract_document(text, url=url, site="file", key=str(path))
+        return extract_document(text, url=url, site="file", key=key)
     return {
-        "id": str(path),
+        "id": key,
         "content": text,
         "metadata": {"title": path.name, "url": url, "site": "file"},
     }
+
+
+def document_ids(names: list[str]) -> list[str]:
+    """The ids ``names`` can mean: each as given, and a file path also as its absolute path."""
+    return list(dict.fromkeys(i for name in names for i in (name, *_absolute(name))))
+
+
+def _absolute(name: str) -> tuple[str, ...]:
+    """``name`` as an absolute path, when it can be one."""
+    try:
+        return (str(Path(name).resolve()),)
+    except (OSError, ValueError):
+        return ()
 
 
 def _bytes(path: Path) -> bytes:

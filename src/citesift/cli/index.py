@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from citesift.cli.app import app
-from citesift.cli.files import FileRefused, file_document, indexable_files
+from citesift.cli.files import FileRefused, document_ids, file_document, indexable_files
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
@@ -92,12 +92,14 @@ def stats(store: Store = None) -> None:
 
 @index_app.command("rm")
 def rm(
-    ids: Annotated[list[str], typer.Argument(help="Document ids (see search results).")],
+    ids: Annotated[
+        list[str], typer.Argument(help="Document ids (see search results) or file paths.")
+    ],
     store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
     with SQLiteStore(_store(store)) as sqlite:
-        removed = ChunkTable(sqlite).delete(ids)
+        removed = ChunkTable(sqlite).delete(document_ids(ids))
     if not removed:
         fail(f"no document with id {', '.join(ids)} in the index")
     typer.echo(f"removed {removed} chunk(s)")
