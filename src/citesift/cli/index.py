@@ -31,6 +31,8 @@ from citesift.cli.options import (
 )
 from citesift.cli.page import page_source
 from citesift.cli.reading import describe, exit_status, fail
+from citesift.index.embed import Embedder
+from citesift.index.embed_cache import CachedEmbedder
 from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
@@ -77,10 +79,20 @@ def add(
     rag = create_rag(store=path, mode=mode.value, chunk_size=chunk_size,
                      chunk_overlap=chunk_overlap)  # fmt: skip
     with Progress(console=err, transient=True) as progress:
-        task = progress.add_task("Indexing", total=len(docs))
+        task = progress.add_task("Indexing documents", total=len(docs))
         rag.progress = lambda done, total: progress.update(task, completed=done)
+        _show_embedding(rag.embedder, progress)
         chunks = rag.ingest(docs)
     typer.echo(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
+
+
+def _show_embedding(embedder: Embedder | None, progress: Progress) -> None:
+    """A second bar for the chunks of each batch being embedded (the slow part on a CPU)."""
+    if isinstance(embedder, CachedEmbedder):
+        task = progress.add_task("Embedding chunks", total=None, visible=False)
+        embedder.progress = lambda done, total: progress.update(
+            task, completed=done, total=total, visible=done < total
+        )
 
 
 @index_app.command("stats")
