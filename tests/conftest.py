@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,7 +42,10 @@ def server() -> Iterator[MisbehavingServer]:
 
 @pytest.fixture(autouse=True)
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test's default store lives in its own folder, never in the working directory."""
+    """Every test starts with no ``CITESIFT_*`` setting of the machine's (a contact there could
+    let a command reach a real site), and its default store in its own folder."""
+    for name in [name for name in os.environ if name.startswith("CITESIFT_")]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("CITESIFT_HOME", str(tmp_path / "citesift-home"))
 
 

@@ -272,7 +272,7 @@ def test_deadline_from_the_settings(
     started = time.monotonic()
     code, _, err = run(*args(stand_in.origin), env=env)
     assert code == 1 and asked(stand_in) == [path], err
-    assert time.monotonic() - started < 1.5  # the default deadlines (3 s, 15 s) would wait
+    assert time.monotonic() - started < 1.9  # the answer comes at 2 s; the defaults would wait
 
 
 def test_offline_from_the_settings_replays_the_store(

@@ -50,12 +50,12 @@ def test_requests_are_batched(api: ScriptedServer) -> None:
 
 
 def test_answers_out_of_order_are_put_back_in_order(api: ScriptedServer) -> None:
-    data = [
-        {"object": "embedding", "index": i, "embedding": [float(i + 1)] + [0.0] * 7} for i in (1, 0)
-    ]
+    axis = [[0.0] * i + [2.0] + [0.0] * (7 - i) for i in range(2)]  # input i points along axis i
+    data = [{"object": "embedding", "index": i, "embedding": axis[i]} for i in (1, 0)]
     api.script(EMBEDDINGS, Reply({"object": "list", "data": data, "model": "m"}))
     vectors = _embedder(api).embed(["x", "y"])
-    assert vectors[0][0] == 1.0 and vectors[1][0] == 1.0
+    assert vectors[0].tolist() == [1.0] + [0.0] * 7
+    assert vectors[1].tolist() == [0.0, 1.0] + [0.0] * 6
     assert api.received(EMBEDDINGS)[0].json["input"] == ["x", "y"]
 
 

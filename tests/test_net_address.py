@@ -207,7 +207,7 @@ def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> Non
 def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
     def stalled(host: str) -> list[str]:
         time.sleep(2)
-        return [PUBLIC]
+        return ["10.0.0.1"]  # refused before any connection, should the deadline ever fail
 
     policy = FetchPolicy(TEST_IDENTITY, resolver=stalled, deadline=0.2, limiters=LimiterRegistry())
     started = time.monotonic()

@@ -65,7 +65,7 @@ def test_bytes_trickling_past_the_deadline_end_in_skipped(server: MisbehavingSer
     outcome, elapsed = timed(server.url("/slowloris?every=0.05"), loopback_policy(deadline=0.5))
     assert isinstance(outcome, Skipped)
     assert outcome.status is None and "deadline" in outcome.reason
-    assert elapsed < 1.5
+    assert elapsed < 2.5
 
 
 def test_a_server_slower_than_the_deadline_ends_in_skipped(server: MisbehavingServer) -> None:
@@ -85,7 +85,7 @@ def test_the_deadline_bounds_all_hops_together(server: MisbehavingServer) -> Non
     assert isinstance(within, Snapshot) and within.final_url == server.url("/ok")
     outcome, elapsed = timed(chain, loopback_policy(max_redirects=5, deadline=0.7))
     assert outcome == Skipped(None, "no complete answer within the 0.7 s deadline")
-    assert elapsed < 1.5  # each hop alone (0.3 s) is within the deadline; together they are not
+    assert elapsed < 2.5  # each hop alone (0.3 s) is within the deadline; together they are not
 
 
 def test_an_endless_chunked_body_stops_at_the_cap(server: MisbehavingServer) -> None:

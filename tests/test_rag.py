@@ -138,16 +138,20 @@ def test_filters_restrict_and_bad_operators_are_refused(tmp_path) -> None:
         rag.search("shared", filter={"lang": {"$regex": "e"}})
 
 
+# Dense alone ranks "a" first (its vector is the query's); BM25 ranks "b" first (five "solar").
+DISAGREEING = [
+    {"id": "a", "content": "solar"},
+    {"id": "b", "content": "solar solar solar solar solar panels"},
+    {"id": "c", "content": "wind"},
+]
+
+
 def test_rerank_true_reorders_by_bm25(tmp_path) -> None:
-    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=True)
-    rag.ingest(
-        [
-            {"id": "a", "content": "solar power"},
-            {"id": "b", "content": "solar solar solar panels power"},
-        ]
-    )
-    hits = rag.search("solar", top_k=2)
-    assert [h.id for h in hits] == ["b_chunk_0", "a_chunk_0"]
+    dense = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense")
+    dense.ingest(DISAGREEING)
+    assert [h.id for h in dense.search("solar", top_k=2)] == ["a_chunk_0", "b_chunk_0"]
+    reranked = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=True)
+    assert [h.id for h in reranked.search("solar", top_k=2)] == ["b_chunk_0", "a_chunk_0"]
 
 
 def test_lone_surrogates_and_odd_metadata_are_stored(tmp_path) -> None:
@@ -278,13 +282,8 @@ def test_threshold_drops_low_scores_and_invalid_means_none(
 
 
 def test_rerank_by_name_with_its_weight(tmp_path) -> None:
-    docs = [
-        {"id": "a", "content": "solar power"},
-        {"id": "b", "content": "solar solar solar panels power"},
-        {"id": "c", "content": "wind"},
-    ]
     rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank="bm25")
-    rag.ingest(docs)
+    rag.ingest(DISAGREEING)
     assert isinstance(rag.reranker, BM25Reranker) and rag.rerank_weight == 0.5
     alone = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=" BM25 ",
                        rerank_weight=1)  # fmt: skip

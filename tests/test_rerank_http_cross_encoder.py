@@ -112,7 +112,10 @@ def test_a_missing_tokenizer_is_refused(model_dir: Path) -> None:
         CrossEncoderReranker(model_dir)
 
 
-def test_a_model_name_is_not_downloaded_unless_allowed(tmp_path: Path) -> None:
+def test_a_model_name_is_not_downloaded_unless_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # should the guard ever fail, still no download
     with pytest.raises(CrossEncoderError, match="allow_download=True"):
         CrossEncoderReranker(tmp_path / "not-here")
     with pytest.raises(CrossEncoderError, match="allow_download=True"):
