@@ -69,6 +69,15 @@ def test_index_ranks_matching_documents_and_skips_the_rest() -> None:
     assert scores[0] > scores[1] > 0
 
 
+def test_the_reference_scorer_matches_bm25_worked_by_hand() -> None:
+    # "cats": tf 2 in 7 words, 0 in 6, 1 in 9; average length 22/3; idf = ln(1 + 1.5/2.5).
+    # cats: 0.470004 * 2 * 2.5 / (2 + 1.5 * (0.25 + 0.75 * 7 / 7.3333)) = 0.681389
+    # both: 0.470004 * 1 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 9 / 7.3333)) = 0.426395
+    out = bm25_score("cats", DOCS)
+    assert [h.id for h in out] == ["cats", "both", "dogs"]
+    assert [h.score for h in out] == pytest.approx([0.681389, 0.426395, 0.0], abs=1e-6)
+
+
 def test_index_agrees_with_the_reference_scorer() -> None:
     index = BM25Index(tokenizer=Tokenizer(stem=False, stopwords=frozenset()))
     index.add([h.id for h in DOCS], [h.content for h in DOCS])

@@ -151,8 +151,9 @@ def test_absurd_options_are_refused_before_any_work(args: tuple[str, ...]) -> No
 def test_binary_garbage_is_read_without_error(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(bytes(range(256)) * 64 + b"\x00\xff<p>end</p>")
-    code, _, err = run(str(garbage), "--format", "json")
+    code, out, err = run(str(garbage), "--format", "json", "--mode", "page")
     assert code == 0 and "Traceback" not in err
+    assert json.loads(out)["blocks"][-1]["text"] == "end"  # the page after the garbage is read
 
 
 @pytest.mark.timeout(60)

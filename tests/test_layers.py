@@ -53,3 +53,14 @@ def test_nothing_below_the_faces_imports_a_face() -> None:
         for path in below
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_every_import_is_absolute() -> None:
+    """A relative import would slip past the layer rules above, so the package has none."""
+    relative = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.level > 0
+    )
+    assert relative == []

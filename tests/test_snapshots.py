@@ -86,12 +86,6 @@ def test_a_body_that_no_longer_matches_its_hash_is_refused(store: SQLiteStore) -
         snapshots.get(kept.id)
 
 
-def SnapshotStore_compress(data: bytes) -> bytes:
-    import zstandard
-
-    return zstandard.ZstdCompressor().compress(data)
-
-
 def test_snapshots_survive_reopening_the_store(tmp_path: Path) -> None:
     kept = snapshot()
     with SQLiteStore(tmp_path / "s.db") as first:
