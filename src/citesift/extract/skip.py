@@ -21,12 +21,20 @@ _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it open
 @lru_cache(maxsize=512)
 def _pattern(names: frozenset[str]) -> re.Pattern[str]:
     """Comments, raw-text starts, and start or end tags of ``names`` (groups 1-3)."""
-    wanted = "|".join(sorted(map(re.escape, names)))
-    raw = "|".join(RAW_TEXT_TAGS)
+    wanted = "|".join(sorted(map(_anycase, names)))
+    raw = "|".join(map(_anycase, RAW_TEXT_TAGS))
     return re.compile(
         rf"<(?:!--.*?(?:-->|\Z)|(/?)({wanted})(?=[\t\n\f\r />])|({raw})(?=[\t\n\f\r />]))",
-        re.DOTALL | re.IGNORECASE,
+        re.DOTALL,
     )
+
+
+def _anycase(name: str) -> str:
+    """A pattern for tag name ``name`` in any ASCII letter case, as HTML reads tag names.
+
+    Character classes rather than ``re.IGNORECASE``, which ``re`` matches far more slowly.
+    """
+    return "".join(f"[{c}{c.upper()}]" if "a" <= c <= "z" else re.escape(c) for c in name)
 
 
 def _tag_end(html: str, pos: int) -> int:

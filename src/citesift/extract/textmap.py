@@ -65,7 +65,7 @@ class _Builder:
         if lead:
             self.space()
         src += lead
-        if _WS_RUN.search(body) is None:
+        if (body.isprintable() and "  " not in body) or _WS_RUN.search(body) is None:
             self.word(_spaced(body), src, src + len(body))
         else:
             cut = 0

@@ -32,6 +32,7 @@ RAW_TEXT_ENDS = {
     for tag in RAW_TEXT_TAGS
 }
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
+_CLASS_ONLY = re.compile(r' class="([^"]*)"')  # the commonest attribute text by far
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -44,6 +45,9 @@ def raw_text_end(html: str, tag: str, pos: int) -> int:
 
 def attributes(raw: str) -> dict[str, str]:
     """The attributes of a start tag's attribute text, names lower-cased, first one wins."""
+    only_class = _CLASS_ONLY.fullmatch(raw)
+    if only_class is not None:
+        return {"class": only_class[1]}
     return {name.lower(): dq or sq or bare for name, dq, sq, bare in reversed(_ATTR.findall(raw))}
 
 
@@ -53,7 +57,9 @@ def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
     ``styled=False`` leaves inline style out: a section collapsed by ``display:none`` is
     still content a reader expands.
     """
-    if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
+    if "hidden" in attrs:
+        return True
+    if "aria-hidden" in attrs and attrs["aria-hidden"].strip().lower() == "true":
         return True
     style = styled and attrs.get("style")
     return bool(style) and _HIDDEN_STYLE.search(style) is not None
@@ -61,16 +67,16 @@ def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
 
 def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
     """Whether the element and all it holds are dropped in ``mode`` (not counting hidden ones)."""
-    classes = attrs.get("class", "").split()
+    classes = attrs["class"].split() if "class" in attrs else ()
     if classes:
         if not rules.dropped_classes(mode).isdisjoint(classes):
             return True
         if tag == "sup" and not rules.REFERENCE_MARKER_CLASSES.isdisjoint(classes):
             return True
-    if "mw:Extension/ref" in attrs.get("typeof", ""):
+    if "typeof" in attrs and "mw:Extension/ref" in attrs["typeof"]:
         return True
     return mode == "article" and (
-        attrs.get("role", "").lower() in rules.ARTICLE_DROPPED_ROLES
+        ("role" in attrs and attrs["role"].lower() in rules.ARTICLE_DROPPED_ROLES)
         or attrs.get("id") in rules.ARTICLE_DROPPED_IDS
     )
 
@@ -78,7 +84,7 @@ def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
 def is_furniture(tag: str, attrs: dict[str, str]) -> bool:
     """Whether a block-level element is page furniture by its tag or its ARIA role."""
     return tag in rules.BOILERPLATE_TAGS or (
-        bool(attrs) and attrs.get("role", "").lower() in rules.BOILERPLATE_ROLES
+        "role" in attrs and attrs["role"].lower() in rules.BOILERPLATE_ROLES
     )
 
 
