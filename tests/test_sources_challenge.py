@@ -87,3 +87,27 @@ def test_a_short_page_that_only_mentions_a_service_is_read(server: WikipediaStan
     page += b" DataDome page at captcha-delivery.com, and px-captcha appeared.</p></body></html>"
     server.answer("/story", Answer(200, HTML, page))
     assert isinstance(read(server, "/story"), Document)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        b"<html><head><title>Page Not Found | Example News</title></head><body><nav>Home</nav>"
+        b"<p>Sorry, we could not find that story.</p></body></html>",
+        b"<html><body><h1>Sorry, this page can't be found.</h1><p>Try search.</p></body></html>",
+        b"<html><head><title>Error 404</title></head><body><p>Gone.</p></body></html>",
+    ],
+    ids=["title", "heading", "status-in-title"],
+)
+def test_a_not_found_page_sent_as_200_is_a_soft_404(server: WikipediaStandIn, page: bytes) -> None:
+    server.answer("/story", Answer(200, HTML, page))
+    outcome = read(server, "/story")
+    assert outcome == Skipped(200, "a page saying it was not found (a soft 404), not the page")
+
+
+def test_an_article_about_404_pages_is_read(server: WikipediaStandIn) -> None:
+    page = b"<html><head><title>Why a 404 page matters</title></head><body><article>"
+    page += b"<p>A page not found answer should carry the status 404, not 200.</p>" * 40
+    page += b"</article></body></html>"
+    server.answer("/story", Answer(200, HTML, page))
+    assert isinstance(read(server, "/story"), Document)

@@ -3,8 +3,8 @@
 Page mode by default (tables, figures, quotations and code kept, each cell its own block);
 ``publisher``, ``page_date`` and the licence are taken from what the page states about
 itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.net``
-(scheme, address, robots.txt, limiter). A bot challenge or block page answered with a
-success status is refused, not read as the page (``challenge``).
+(scheme, address, robots.txt, limiter). A bot challenge, block page or soft 404 answered
+with a success status is refused, not read as the page (``challenge``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from citesift.model import (
 from citesift.net import ClientIdentity, FetchPolicy
 from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
 from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource
-from citesift.sources.challenge import challenge_service
+from citesift.sources.challenge import stand_in
 from citesift.text.addresses import carriable
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -76,12 +76,11 @@ class WebPageSource(FetchingSource):
         return Hits((SourceHit(url, url),))
 
     def refusal(self, snapshot: Snapshot) -> Skipped | None:
-        """Why a fetched page is not read: not HTML, or a bot challenge standing in for it."""
+        """Why a fetched page is not read: not HTML, or something standing in for it (a bot
+        challenge, a block page, a soft 404)."""
         refusal = super().refusal(snapshot)
-        service = None if refusal else challenge_service(snapshot)
-        if service is None:
-            return refusal
-        return Skipped(snapshot.status, f"a {service} challenge or block page, not the page")
+        why = None if refusal else stand_in(snapshot)
+        return Skipped(snapshot.status, why) if why else refusal
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The page's document, titled by the hit unless the hit's title is just the URL."""
