@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from urllib.parse import unquote
 
 import pytest
@@ -151,6 +152,28 @@ def test_wikipedia_attribution_links_the_page_history_naming_the_contributors() 
     assert f"Wikipedia contributors <{HISTORY}>" in shown.text()
     assert f'<a href="{HISTORY.replace("&", "&amp;")}">Wikipedia contributors</a>' in shown.html()
     assert f"[Wikipedia contributors](<{HISTORY}>)" in shown.markdown()
+
+
+REVISION = "https://en.wikipedia.org/w/index.php?title=Treaty_of_Versailles&oldid=1378834026"
+
+
+def test_wikipedia_attribution_links_the_revision_it_was_read_from() -> None:
+    shown = attribution(citation_sources(document(*plain("Peace came.")))[0])
+    assert shown.revision_url == REVISION
+    article = "https://en.wikipedia.org/wiki/Treaty_of_Versailles"
+    assert f"Wikipedia <{article}> (revision read <{REVISION}>)" in shown.text()
+    assert (
+        f'Versailles</a> (<a href="{REVISION.replace("&", "&amp;")}">revision read</a>)'
+        in shown.html()
+    )
+    assert f"Versailles>) ([revision read](<{REVISION}>))" in shown.markdown()
+
+
+@pytest.mark.parametrize("revision", [None, "", 'W/"1378834026/abc"', "12a", "\u0661\u0662"])
+def test_no_revision_link_without_a_revision_number(revision: str | None) -> None:
+    passage = citation_sources(replace(document(*plain("Peace came.")), revision=revision))[0]
+    shown = attribution(passage)
+    assert shown.revision_url is None and "revision read" not in shown.markdown()
 
 
 def test_history_link_encodes_the_key_and_keeps_the_origin() -> None:

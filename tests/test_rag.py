@@ -202,6 +202,7 @@ def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None
         assert meta["document_id"] == "wikipedia:Tide"
         assert (meta["title"], meta["licence"], meta["revision"]) == ("Tide", "CC BY-SA 4.0", "123")
         assert meta["history_url"] == HISTORY
+        assert meta["revision_url"] == "https://en.wikipedia.org/w/index.php?title=Tide&oldid=123"
         source = HTML[meta["source_start"] : meta["source_end"]]
         if "\n" not in hit.content:
             assert source == hit.content

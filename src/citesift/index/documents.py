@@ -11,7 +11,7 @@ from typing import Any
 
 from citesift.index.embed import clean_text
 from citesift.model import Passage, SourceDocument
-from citesift.text.addresses import wikipedia_history
+from citesift.text.addresses import wikipedia_history, wikipedia_revision
 from citesift.text.chunking import Chunk
 
 BLOCK_SEPARATOR = "\n\n"
@@ -90,12 +90,13 @@ def _from_passage(p: Passage) -> IngestDoc:
 
 def _attribution(item: SourceDocument | Passage) -> dict[str, Any]:
     """Who to credit and where to point: title, url, site, key, revision, licence, and a
-    Wikipedia article's page history (which names its contributors)."""
+    Wikipedia article's page history (which names its contributors) and revision address."""
     licence = item.licence
     return {
         "title": item.title,
         "url": item.url,
         "history_url": wikipedia_history(item.site, item.url, item.key),
+        "revision_url": wikipedia_revision(item.site, item.url, item.key, item.revision),
         "site": item.site,
         "key": item.key,
         "revision": item.revision,

@@ -39,15 +39,30 @@ def article_url(origin: str, key: str) -> str:
 
 def wikipedia_history(site: str, article: str, key: str) -> str | None:
     """The page history of a Wikipedia article (None for any other site)."""
-    if not isinstance(site, str) or site.casefold() != WIKIPEDIA_SITE.casefold():
+    return history_url(article, key) if _is_wikipedia(site) else None
+
+
+def wikipedia_revision(site: str, article: str, key: str, revision: str | None) -> str | None:
+    """The permanent address of the Wikipedia revision that was read (``index.php?title=<key>
+    &oldid=<revision>``), so a citation keeps pointing at the text it quotes after the article
+    changes; None for any other site or a revision that is not a revision number."""
+    if not _is_wikipedia(site) or not isinstance(revision, str):
         return None
-    return history_url(article, key)
+    if not (revision.isascii() and revision.isdigit()):
+        return None
+    return index_url(article, key, f"oldid={revision}")
 
 
 def history_url(article: str, key: str) -> str | None:
     """The page history next to an ``article`` address (``origin/w/index.php?title=<key>
     &action=history``): where a wiki names the contributors it asks to be credited. None
     when ``article`` has no origin or no address can carry ``key``."""
+    return index_url(article, key, "action=history")
+
+
+def index_url(article: str, key: str, query: str) -> str | None:
+    """``origin/w/index.php?title=<key>&<query>`` beside an ``article`` address, or None when
+    ``article`` has no origin or no address can carry ``key``."""
     try:
         parts = urlsplit(article)
     except ValueError:
@@ -57,4 +72,8 @@ def history_url(article: str, key: str) -> str | None:
         return None
     for code, char in _ARTICLE_RESTORED.items():
         title = title.replace(code, char)
-    return f"{parts.scheme}://{parts.netloc}/w/index.php?title={title}&action=history"
+    return f"{parts.scheme}://{parts.netloc}/w/index.php?title={title}&{query}"
+
+
+def _is_wikipedia(site: object) -> bool:
+    return isinstance(site, str) and site.casefold() == WIKIPEDIA_SITE.casefold()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.model import Block, Licence, Passage, SourceDocument
-from citesift.text.addresses import wikipedia_history
+from citesift.text.addresses import wikipedia_history, wikipedia_revision
 from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.occurrences import WordIndex
 from citesift.text.sentences import sentence_spans
@@ -24,6 +24,8 @@ Cut = Callable[[str], Sequence[tuple[int, int]]]
 MODIFIED_NOTICE = "Modified: reference markers and markup removed, white space collapsed."
 NO_LICENCE = "licence not stated"
 CONTRIBUTORS = "Wikipedia contributors"
+REVISION_READ = "revision read"
+"""How the permanent address of the revision a passage was read from is labelled."""
 
 
 def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> list[Passage]:
@@ -93,7 +95,8 @@ def _context(blocks: Sequence[Block], index: int, start: int, end: int) -> tuple
 @dataclass(frozen=True, slots=True)
 class Attribution:
     """What must be shown with a passage: sentence, linked title, linked licence, notice,
-    and (``history``, for Wikipedia) the page history crediting the contributors."""
+    and for Wikipedia the page history crediting the contributors (``history``) and the
+    permanent address of the revision read (``revision_url``)."""
 
     sentence: str
     title: str
@@ -102,6 +105,7 @@ class Attribution:
     licence: Licence | None
     notice: str = MODIFIED_NOTICE
     history: str | None = None
+    revision_url: str | None = None
 
     def text(self) -> str:
         """Plain text: the quoted sentence, then title, site, addresses and the notice."""
@@ -111,7 +115,8 @@ class Attribution:
         """Plain text naming the source: title, site and address, and the contributors'
         page history when there is one."""
         credit = f", {CONTRIBUTORS} <{self.history}>" if self.history else ""
-        return f"{self.title}, {self.site} <{self.url}>{credit}"
+        pinned = f" ({REVISION_READ} <{self.revision_url}>)" if self.revision_url else ""
+        return f"{self.title}, {self.site} <{self.url}>{pinned}{credit}"
 
     def licence_text(self) -> str:
         """Plain text naming the licence and the address of its terms."""
@@ -122,10 +127,11 @@ class Attribution:
         e = html.escape
         licence = _html_licence(self.licence)
         credit = f', <a href="{e(self.history)}">{CONTRIBUTORS}</a>' if self.history else ""
+        pinned = self.revision_url and f' (<a href="{e(self.revision_url)}">{REVISION_READ}</a>)'
         return (
             f'<q cite="{e(self.url)}">{e(self.sentence)}</q> — '
-            f'<a href="{e(self.url)}">{e(self.title)}</a>, {e(self.site)}{credit}, {licence}. '
-            f"{e(self.notice)}"
+            f'<a href="{e(self.url)}">{e(self.title)}</a>{pinned or ""}, {e(self.site)}{credit}, '
+            f"{licence}. {e(self.notice)}"
         )
 
     def markdown(self) -> str:
@@ -136,6 +142,8 @@ class Attribution:
             else NO_LICENCE
         )
         title = f"[{_md(self.title)}]({_md_url(self.url)})"
+        if self.revision_url:
+            title += f" ([{REVISION_READ}]({_md_url(self.revision_url)}))"
         credit = f", [{CONTRIBUTORS}]({_md_url(self.history)})" if self.history else ""
         return (
             f"> {_md(self.sentence)}\n\n— {title}, {_md(self.site)}{credit}, {licence}. "
@@ -145,12 +153,15 @@ class Attribution:
 
 def attribution(passage: Passage) -> Attribution:
     """What must be shown with ``passage`` (its sentence with white space collapsed); a
-    Wikipedia passage also links its page history, naming the contributors."""
+    Wikipedia passage also links its page history, naming the contributors, and the revision
+    it was read from."""
     sentence = " ".join(passage.content.split())
-    history = wikipedia_history(passage.site, passage.url, passage.key)
+    p = passage
     return Attribution(
-        sentence, passage.title, passage.url, passage.site, passage.licence, history=history
-    )
+        sentence, p.title, p.url, p.site, p.licence,
+        history=wikipedia_history(p.site, p.url, p.key),
+        revision_url=wikipedia_revision(p.site, p.url, p.key, p.revision),
+    )  # fmt: skip
 
 
 def _html_licence(licence: Licence | None) -> str:
