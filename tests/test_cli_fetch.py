@@ -74,6 +74,8 @@ def test_save_then_offline_replays_the_same_snapshot(
     assert replayed.exit_code == 0
     assert replayed.stdout == saved.stdout  # type: ignore[attr-defined]
     assert "snapshot" in saved.stdout  # type: ignore[attr-defined]
+    uncontactable = fetch(runner, server.url("/ok"), "--offline", "--store", store)
+    assert uncontactable.stdout == saved.stdout  # type: ignore[attr-defined]  # no contact needed
     assert len(server.seen) == 2  # robots.txt and the page, once
 
 

@@ -24,6 +24,8 @@ ENV_PREFIX = "CITESIFT_"
 CONFIG_ENV = "CITESIFT_CONFIG"
 CONFIG_FILE = "citesift.toml"
 CLIENT_NAME = "citesift"
+OFFLINE_CONTACT = "none: offline, nothing is sent"
+"""The contact of an offline run without one: a replay sends no request, so names no one."""
 POLICY_SETTINGS = ("allow_private", "robots", "deadline", "max_body_bytes", "max_redirects")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -47,7 +49,9 @@ class Settings:
     offline: bool = False  # answer from stored snapshots only, send nothing
 
     def identity(self) -> ClientIdentity:
-        """The client identity to send; a contact is required."""
+        """The client identity to send; a contact is required unless the run is offline."""
+        if not self.contact and self.offline:
+            return ClientIdentity(CLIENT_NAME, _version(), OFFLINE_CONTACT)
         if not self.contact:
             raise ConfigError(
                 "a contact is required so sites can reach you: pass --contact, "
