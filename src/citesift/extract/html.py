@@ -87,10 +87,20 @@ def is_mediawiki(html: str) -> bool:
     return _has(html, "mw-") and any(_has(html, mark) for mark in _MEDIAWIKI_MARKS)
 
 
+def _markup(html: str) -> tuple[bool, bool]:
+    """Whether the page carries MediaWiki's markup, and whether it is Parsoid output.
+
+    Every mark of either starts with "mw": a page without it early is scanned for it once.
+    """
+    if not _has(html, "mw"):
+        return False, False
+    parsoid = is_parsoid(html)
+    return parsoid or is_mediawiki(html), parsoid
+
+
 def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     """Scan the page and pick the candidates ``mode`` keeps."""
-    parsoid = is_parsoid(html)
-    mediawiki = parsoid or (_has(html, "mw") and is_mediawiki(html))
+    mediawiki, parsoid = _markup(html)
     policy = rules.policy(mode, mediawiki, parsoid)
     scan = walk.scan(html, policy, limit)
     if mode == "page" or parsoid:
