@@ -65,8 +65,10 @@ class _Builder:
         if lead:
             self.space()
         src += lead
-        if (body.isprintable() and "  " not in body) or _WS_RUN.search(body) is None:
-            self.word(_spaced(body), src, src + len(body))
+        if body.isprintable() and "  " not in body:  # most prose: nothing to collapse
+            self.word(body, src, src + len(body))
+        elif _WS_RUN.search(body) is None:
+            self.word(_WS.sub(" ", body), src, src + len(body))
         else:
             cut = 0
             for run in _WS_RUN.finditer(body):
