@@ -95,4 +95,16 @@ def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
         return False
     names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
-    return not rules.BOILERPLATE_TOKENS.isdisjoint(_NAME_TOKEN.findall(names))
+    return not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(names))
+
+
+def _name_tokens(names: str) -> list[str]:
+    """The letter and digit runs of lower-cased class and id text.
+
+    Most class lists are ASCII words joined by hyphens and underscores: string methods
+    split those at a fraction of the regex's cost, which is left for the rest.
+    """
+    spaced = names.replace("-", " ").replace("_", " ")
+    if spaced.isascii() and spaced.replace(" ", "").isalnum():
+        return spaced.split()
+    return _NAME_TOKEN.findall(names)
