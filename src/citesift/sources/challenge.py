@@ -13,6 +13,7 @@ says the page was not found.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from citesift.encoding import decode_html
 from citesift.extract import strip_tags
@@ -24,25 +25,59 @@ MAX_SHOWN_CHARS = 2_000
 """A challenge page shows at most this much text (markup and scripts stripped)."""
 CHALLENGE_HEADERS = (("cf-mitigated", "challenge", "Cloudflare"),)
 """Headers by which a service says the answer is its challenge: name, value, service."""
-MARKERS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
-    (service, re.compile(pattern))
-    for service, pattern in (
-        (
-            "Cloudflare",
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A service's mark on its challenge page: words that must occur (any of ``needles``, a
+    cheap scan), then, when given, a ``pattern`` placing them in markup."""
+
+    service: str
+    needles: tuple[bytes, ...]
+    pattern: re.Pattern[bytes] | None = None
+
+    def on(self, top: bytes) -> bool:
+        """Whether the lower-cased ``top`` of a page carries this mark."""
+        if not any(needle in top for needle in self.needles):
+            return False
+        return self.pattern is None or self.pattern.search(top) is not None
+
+
+MARKERS = (
+    Marker(
+        "Cloudflare",
+        (b"just a moment", b"attention required", b"_cf_chl_opt", b"challenge-"),
+        re.compile(
             rb"<title>\s*(?:just a moment\.\.\.|attention required! \| cloudflare)\s*</title>"
-            rb"|_cf_chl_opt|/cdn-cgi/challenge-platform/h/|id=[\"']?challenge-(?:form|running)",
+            rb"|_cf_chl_opt|/cdn-cgi/challenge-platform/h/|id=[\"']?challenge-(?:form|running)"
         ),
-        ("DataDome", rb"(?:src|href)=[\"'][^\"'>]*captcha-delivery\.com"),
-        ("PerimeterX", rb"id=[\"']?px-captcha|/captcha/captcha\.js\?"),
-        ("Imperva", rb"_incapsula_resource|incapsula incident id"),
-        ("Sucuri", rb"sucuri_cloudproxy_js|<title>\s*sucuri website firewall"),
-        ("Akamai", rb"errors\.edgesuite\.net"),
-        ("AWS WAF", rb"awswafintegration|token\.awswaf\.com"),
-        ("Vercel", rb"<title>\s*vercel security checkpoint"),
-        ("DDoS-Guard", rb"<title>\s*ddos-guard\s*</title>"),
-    )
+    ),
+    Marker(
+        "DataDome",
+        (b"captcha-delivery.com",),
+        re.compile(rb"(?:src|href)=[\"'][^\"'>]*captcha-delivery\.com"),
+    ),
+    Marker(
+        "PerimeterX",
+        (b"px-captcha", b"/captcha/captcha.js?"),
+        re.compile(rb"id=[\"']?px-captcha|/captcha/captcha\.js\?"),
+    ),
+    Marker("Imperva", (b"_incapsula_resource", b"incapsula incident id")),
+    Marker(
+        "Sucuri",
+        (b"sucuri_cloudproxy_js", b"sucuri website firewall"),
+        re.compile(rb"sucuri_cloudproxy_js|<title>\s*sucuri website firewall"),
+    ),
+    Marker("Akamai", (b"errors.edgesuite.net",)),
+    Marker("AWS WAF", (b"awswafintegration", b"token.awswaf.com")),
+    Marker(
+        "Vercel",
+        (b"vercel security checkpoint",),
+        re.compile(rb"<title>\s*vercel security checkpoint"),
+    ),
+    Marker("DDoS-Guard", (b"ddos-guard",), re.compile(rb"<title>\s*ddos-guard\s*</title>")),
 )
-"""Markers of challenge and block pages, searched in the lower-cased top of the body."""
+"""Marks of challenge and block pages, searched in the lower-cased top of the body."""
 NOT_FOUND_PHRASES = (
     rb"\b404\b",
     rb"page (?:was )?not found",
@@ -61,21 +96,23 @@ NOT_FOUND = re.compile(
 
 def stand_in(snapshot: Snapshot) -> str | None:
     """Why ``snapshot`` holds something other than the page asked for, or None."""
-    service = challenge_service(snapshot)
+    top = snapshot.body[:SCAN_BYTES].lower()
+    service = challenge_service(snapshot, top)
     if service is not None:
         return f"a {service} challenge or block page, not the page"
-    if NOT_FOUND.search(snapshot.body[:SCAN_BYTES].lower()) and _shows_little(snapshot):
+    if NOT_FOUND.search(top) and _shows_little(snapshot):
         return "a page saying it was not found (a soft 404), not the page"
     return None
 
 
-def challenge_service(snapshot: Snapshot) -> str | None:
-    """The service whose challenge or block page ``snapshot`` holds instead of the page, or None."""
+def challenge_service(snapshot: Snapshot, top: bytes | None = None) -> str | None:
+    """The service whose challenge or block page ``snapshot`` holds instead of the page, or
+    None; ``top`` is the lower-cased top of its body when the caller has it already."""
     for name, value, service in CHALLENGE_HEADERS:
         if (snapshot.header(name) or "").strip().lower() == value:
             return service
-    top = snapshot.body[:SCAN_BYTES].lower()
-    service = next((service for service, marker in MARKERS if marker.search(top)), None)
+    top = snapshot.body[:SCAN_BYTES].lower() if top is None else top
+    service = next((marker.service for marker in MARKERS if marker.on(top)), None)
     return service if service is not None and _shows_little(snapshot) else None
 
 
