@@ -7,14 +7,18 @@ blocks that are kept). Every closed block-level element is recorded as the range
 candidate blocks it holds, which is all main-content detection needs. The loop is one
 function on purpose: local variables are what make one Python pass over a page affordable.
 
-Speed limit (profiled on the benchmark pages, ~1.75 ms a page in all): ~640 tokens a page
-reach this loop after the jumps and cost ~0.8 ms with their regex search; judging ~115
-distinct start tags by their attributes costs ~0.35 ms (3 µs each: the attribute parse and
-the class/id name tokens take 1 µs apiece), the jumps 0.25 ms, the kept blocks' text 0.15
-ms. 10x trafilatura (~1.4 ms) needs 0.35 ms less, more than any part but the loop costs, so
-about half the tokens would have to stay out of Python: leaving bare inline tags to the
-regex costs it as much as the loop saves (``re`` alternations), and a lexbor parse with a
-bare walk over its ~1,540 nodes costs ~1 ms before any rule is applied or offset found.
+Speed limit (the 90 benchmark pages, ~1.6 ms a page; shares of the instructions counted
+under callgrind, which do not move with the machine's load): the loop's own Python 34%,
+the regex search for the ~640 tokens a page that reach it 15% (about a third of that is
+the call itself), verdicts for the ~115 distinct start tags a page 22% (~2.5 µs each, most
+of it in ``re``: the attribute parse and the class/id name tokens), the jumps over dropped
+elements 12% (with the raw-text bodies the loop jumps, C searches pass over 82% of a
+page's characters), the kept blocks' text 8%, the rest 8%. 10x trafilatura needs ~15-20%
+less, spread over parts that each resisted: reusing one scanner (``finditer``), a per-word
+cache for furniture names, fewer calls per verdict and a one-pass parse of plain attribute
+text each moved the count by under 1%; leaving no-op inline tags to the regex only works
+where two tags touch (7% of tokens); a lexbor parse with a bare walk over its ~1,540 nodes
+costs ~1 ms before any rule.
 """
 
 from __future__ import annotations
