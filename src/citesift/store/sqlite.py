@@ -3,6 +3,9 @@
 Each component (snapshots, chunks, ...) owns its tables and declares them as an ordered
 list of SQL steps; ``migrate`` applies the steps not yet applied, each in its own
 transaction, so components evolve independently and a crash never half-applies a step.
+Several processes may open and migrate one new file at once: the switch to WAL is retried
+while another process holds the file, and each step is applied by whichever process takes
+the write lock first (the others find it done).
 """
 
 from __future__ import annotations
@@ -10,12 +13,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 STORE_DIR_ENV = "CITESIFT_HOME"
 STORE_FILE = "citesift.db"
+LOCK_RETRY_SECONDS = 0.01
 
 
 def default_store_path() -> Path:
@@ -44,14 +49,15 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._conn = _connect(self.path)
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
+        _while_locked(lambda: self._conn.execute("PRAGMA journal_mode = WAL"), busy_timeout_ms)
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_steps ("
-            " component TEXT NOT NULL, step INTEGER NOT NULL,"
-            " PRIMARY KEY (component, step))"
-        )
+        with self.transaction() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_steps ("
+                " component TEXT NOT NULL, step INTEGER NOT NULL,"
+                " PRIMARY KEY (component, step))"
+            )
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
         """Apply the steps of ``component`` not applied yet, in order, one transaction each."""
@@ -63,15 +69,22 @@ class SQLiteStore:
                 )
             }
             for number, sql in enumerate(steps):
-                if number in done:
-                    continue
-                with self.transaction() as conn:
-                    for statement in _statements(sql):
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT OR IGNORE INTO schema_steps (component, step) VALUES (?, ?)",
-                        (component, number),
-                    )
+                if number not in done:
+                    self._apply(component, number, sql)
+
+    def _apply(self, component: str, number: int, sql: str) -> None:
+        """Apply one step in one transaction, unless another process applied it meanwhile."""
+        with self.transaction() as conn:
+            applied = conn.execute(
+                "SELECT 1 FROM schema_steps WHERE component = ? AND step = ?", (component, number)
+            ).fetchone()
+            if applied:
+                return
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_steps (component, step) VALUES (?, ?)", (component, number)
+            )
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -100,6 +113,20 @@ class SQLiteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _while_locked(call: Callable[[], object], timeout_ms: int) -> None:
+    """Run ``call``, again while another process holds the file locked, up to ``timeout_ms``
+    (switching to WAL can meet a lock that SQLite's busy handler does not wait out)."""
+    give_up = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            call()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > give_up:
+                raise
+            time.sleep(LOCK_RETRY_SECONDS)
 
 
 def _statements(sql: str) -> list[str]:
