@@ -146,6 +146,12 @@ def test_page_mode_keeps_figures_quotes_code_and_notes_as_own_blocks() -> None:
         "<p hidden>secret</p>",
         '<p aria-hidden="true">secret</p>',
         '<p style="color:red; display: none">secret</p>',
+        '<p style="font-size:0px">secret</p>',
+        '<p>shown <span style="opacity: 0 !important">secret</span></p>',
+        '<div style="position:absolute; left:-9999px">secret</div>',
+        '<p style="text-indent:-10000px">secret</p>',
+        '<span style="clip: rect(0 0 0 0); position: absolute">secret</span>',
+        '<span style="clip-path: inset(50%)">secret</span>',
         "<template><p>secret</p></template>",
         "<svg><text>secret</text></svg>",
         '<table class="ambox"><tr><td>secret</td></tr></table>',
@@ -154,6 +160,13 @@ def test_page_mode_keeps_figures_quotes_code_and_notes_as_own_blocks() -> None:
 )
 def test_page_mode_still_drops_what_a_page_does_not_show(hidden: str) -> None:
     assert "secret" not in " ".join(texts(f"<p>shown</p>{hidden}", mode="page"))
+
+
+@pytest.mark.parametrize(
+    "style", ["opacity:0.5", "font-size:0.8em", "left:-10px", "font-size: 10px", "opacity: 0.05"]
+)
+def test_text_that_is_merely_small_faint_or_nudged_is_kept(style: str) -> None:
+    assert texts(f'<p style="{style}">kept</p>', mode="page") == ["kept"]
 
 
 def test_heading_path_is_each_blocks_section() -> None:

@@ -33,7 +33,16 @@ RAW_TEXT_ENDS = {
 }
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 _CLASS_ONLY = re.compile(r' class="([^"]*)"')  # the commonest attribute text by far
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_HIDDEN_STYLE = re.compile(
+    r"display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|(?:font-size|opacity)\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|!|$)"
+    r"|(?:left|top|text-indent|margin-left)\s*:\s*-\d{4,}"
+    r"|clip\s*:\s*rect\(\s*0|clip-path\s*:\s*inset\(\s*50%",
+    re.IGNORECASE,
+)
+"""Inline styles that keep text from the eye: not displayed, invisible, zero-sized or
+transparent type, moved thousands of pixels off the page, or clipped to nothing (text a
+page hides from readers, and a place to hide instructions meant for a model)."""
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
 
 
