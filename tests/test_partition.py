@@ -109,7 +109,7 @@ def test_huge_top_k_is_refused() -> None:
         a.search("q", top_k=sys.float_info.max)
 
 
-def test_diagnostics_errors_and_store_errors_reject_the_search() -> None:
+def test_a_failing_diagnostics_listener_rejects_the_search() -> None:
     def broken(diagnostics: PartitionDiagnostics) -> None:
         raise RuntimeError("listener broke")
 

@@ -1,5 +1,8 @@
 """The public surface: a sorted ``__all__`` that matches what ``citesift`` exports."""
 
+import ast
+from pathlib import Path
+
 import citesift
 
 
@@ -8,3 +11,15 @@ def test_all_is_sorted_and_every_name_resolves() -> None:
     assert names == sorted(names)
     for name in names:
         assert hasattr(citesift, name), name
+
+
+def test_every_name_imported_into_the_package_is_in_all() -> None:
+    """A name imported in ``citesift/__init__.py`` but left out of ``__all__`` is a slip."""
+    tree = ast.parse(Path(citesift.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("citesift")
+        for alias in node.names
+    }
+    assert imported and imported <= set(citesift.__all__), imported - set(citesift.__all__)

@@ -186,12 +186,11 @@ def test_a_dropped_connection_is_a_network_error(stand_in) -> None:
 
 
 def test_a_refused_connection_is_a_network_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    reranker = JinaReranker(base_url=f"http://127.0.0.1:{port}", api_key="k")
-    with pytest.raises(RerankError, match="jina rerank: network error"):
-        reranker.rerank(QUERY, HITS, 3)
+    with socket.socket() as bound:  # bound but never listening: connections to it are refused,
+        bound.bind(("127.0.0.1", 0))  # and no other process can take the port meanwhile
+        reranker = JinaReranker(base_url=f"http://127.0.0.1:{bound.getsockname()[1]}", api_key="k")
+        with pytest.raises(RerankError, match="jina rerank: network error"):
+            reranker.rerank(QUERY, HITS, 3)
 
 
 @pytest.mark.parametrize("base_url", ["not a url", "ftp://127.0.0.1", "http://[::1"])
