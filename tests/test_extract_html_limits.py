@@ -60,6 +60,12 @@ def test_page_mode_stops_reading_a_huge_page_at_the_budget() -> None:
             ["a < b and c > d & e &bogus; &#xZZ; \ufffd"],
         ),
         ("<<<>>><p/><br/></br></p><p>x</p>", ["<<<>>>", "x"]),
+        (
+            "<p>one <a href=x'y>link</a> two</p><p>three's here</p>",
+            ["one link two", "three's here"],
+        ),
+        ('<p>one <img alt=5" tall> two</p><p>"q"</p>', ["one two", '"q"']),
+        ('<p>see <a title="a > b" href="/x">the link</a> here</p>', ["see the link here"]),
     ],
 )
 def test_malformed_markup_reads_as_a_browser_shows_it(html: str, shown: list[str]) -> None:

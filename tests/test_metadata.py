@@ -196,6 +196,13 @@ def test_a_50_mb_page_is_read_in_bounded_time() -> None:
     assert time.perf_counter() - started < 2
 
 
+def test_a_quote_inside_an_unquoted_value_does_not_swallow_the_tags_after_it() -> None:
+    html = "<meta name=description content=Rock'n'roll><title>T</title><link rel=canonical href=/a>"
+    meta = extract_metadata(html, "https://a.example/")
+    assert (meta.description, meta.title) == ("Rock'n'roll", "T")
+    assert meta.canonical_url == "https://a.example/a"
+
+
 def test_tags_inside_comments_and_scripts_are_not_read() -> None:
     html = (
         '<!-- <meta name="description" content="commented"> -->'

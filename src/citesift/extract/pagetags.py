@@ -25,7 +25,8 @@ _OPEN = re.compile(
     )""",
     re.IGNORECASE | re.DOTALL | re.VERBOSE,
 )
-_ATTRIBUTES = re.compile(r"""((?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
+_ATTRIBUTES = re.compile(r"""([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)>""")
+"""A tag's attribute text up to its ">": quotes open a value only after "=" (as in tokens)."""
 _JSONLD_TYPE = re.compile(r"\s*application/ld\+json\s*", re.IGNORECASE)
 _BREAK = re.compile(r"<br\b[^>]*>", re.IGNORECASE)
 _END_TAGS = {tag: re.compile(rf"</{tag}[\t\n\f\r />]", re.IGNORECASE) for tag in ("a", "h1")}

@@ -15,12 +15,14 @@ from citesift.extract import rules
 RAW_TEXT_TAGS = ("script", "style", "title", "textarea", "noscript", "xmp", "iframe", "noembed")
 
 # Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text; comments and declarations
-# match with no group set. A ">" inside a quoted attribute value does not end the tag. The
-# attribute text is read as runs of plain characters between quoted values (the unrolled
-# loop: one step per quoted value, not per run), the cheapest form Python's ``re`` runs.
+# match with no group set. A ">" inside a quoted attribute value does not end the tag; as in
+# an HTML tokenizer, a quote opens a value only right after "=" (``alt=5'11`` is a plain
+# value), and a quote never closed is read as a plain character. The attribute text is read
+# as runs between "=" signs (the unrolled loop: one step per value, not per character), the
+# cheapest form Python's ``re`` runs.
 TOKEN = re.compile(
     r"""<(?:
-        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>"']*+(?:(?:"[^"]*+"|'[^']*+')[^>"']*+)*+)>
+        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)>
       | !--.*?(?:--!?>|\Z)
       | [!?][^>]*+>
     )""",
