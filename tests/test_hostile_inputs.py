@@ -101,6 +101,7 @@ def hit(hit_id: object, score: object = None, content: object = "text") -> Hit:
 @given(TEXT_OR_WRONG)
 def test_sentence_spans_are_ordered_and_inside(text: Any) -> None:
     spans = clearly(lambda: sentence_spans(text))
+    assert spans is not None or not isinstance(text, str)  # any text is cut, none refused
     if spans is None:
         return
     end = 0
@@ -138,6 +139,7 @@ def test_fragment_url_is_an_address(url: Any, text: Any, context: Any) -> None:
 @given(TEXT_OR_WRONG)
 def test_strip_tags_keeps_every_offset(html: Any) -> None:
     text = clearly(lambda: strip_tags(html))
+    assert text is not None or not isinstance(html, str)  # any text is stripped, none refused
     if text is not None:
         assert isinstance(text, str) and len(text) == len(html)
 
@@ -157,6 +159,8 @@ def test_extract_metadata_answers_clean_text(html: Any, url: Any) -> None:
 @given(HTML, NUMBER)
 def test_html_to_blocks_answers_clean_blocks(html: Any, budget: Any) -> None:
     blocks = clearly(lambda: html_to_blocks(html, budget=budget))
+    whole = isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0
+    assert blocks is not None or not (isinstance(html, str) and whole)  # only bad input refused
     if blocks is not None:
         assert all(utf8(block.text) and block.text.strip() for block in blocks)
 
