@@ -158,6 +158,27 @@ def test_add_a_url_on_a_private_address_only_when_allowed(
     assert hit["content"] == "Comets have icy nuclei." and hit["metadata"]["url"] == url
 
 
+@pytest.mark.parametrize(("extract", "menu_indexed"), [("article", False), ("page", True)])
+def test_pages_and_html_files_are_read_as_extract_says(
+    stand_in: WikipediaStandIn, tmp_path: Path, extract: str, menu_indexed: bool
+) -> None:
+    page = (
+        b"<html><body><nav><ul><li><a href='/'>Homepage menu</a></li></ul></nav><article>"
+        b"<p>Comets have icy nuclei that warm as they near the Sun.</p></article></body></html>"
+    )
+    stand_in.answer("/comets", Answer(200, HTML, page))
+    (tmp_path / "comets.html").write_bytes(page)
+    store = str(tmp_path / "index.db")
+    sources = (stand_in.origin + "/comets", str(tmp_path / "comets.html"))
+    code, out, _ = run("index", "add", *sources, "--store", store, "--mode", "bm25",
+                       "--extract", extract, "--contact", CONTACT, "--allow-private")  # fmt: skip
+    assert code == 0 and "indexed 2 document(s)" in out
+    menu = run("search", "homepage menu", "--store", store, "--mode", "bm25", "--json")[1]
+    assert len(menu.splitlines()) == (2 if menu_indexed else 0)
+    prose = run("search", "icy nuclei", "--store", store, "--mode", "bm25", "--json")[1]
+    assert len(prose.splitlines()) == 2
+
+
 def _echo_voyage(request: Received) -> Reply:
     """A Voyage stand-in that prefers the documents naming "tides" (and echoes nothing else)."""
     documents = request.json["documents"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
+from citesift.extract.rules import Mode
 from citesift.model import SourceDocument
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
@@ -29,9 +30,10 @@ def indexable_files(folder: Path) -> Iterator[Path]:
     return iter(sorted(p for p in folder.rglob("*") if p.suffix.lower() in kinds and p.is_file()))
 
 
-def file_document(path: Path) -> dict[str, Any] | SourceDocument:
-    """A text file as a document dict, an HTML file read into a ``SourceDocument``; either is
-    named by the file's absolute path, so the same file added from anywhere is one document."""
+def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
+    """A text file as a document dict, an HTML file read into a ``SourceDocument`` in
+    ``mode``; either is named by the file's absolute path, so the same file added from
+    anywhere is one document."""
     suffix = path.suffix.lower()
     if suffix not in TEXT_SUFFIXES + HTML_SUFFIXES:
         raise FileRefused(f"only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
@@ -39,7 +41,7 @@ def file_document(path: Path) -> dict[str, Any] | SourceDocument:
     absolute = path.resolve()
     url, key = absolute.as_uri(), str(absolute)
     if suffix in HTML_SUFFIXES:
-        return extract_document(text, url=url, site="file", key=key)
+        return extract_document(text, url=url, site="file", key=key, mode=mode)
     return {
         "id": key,
         "content": text,

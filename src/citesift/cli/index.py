@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from citesift.cli.app import app
+from citesift.cli.extract import ExtractMode
 from citesift.cli.files import FileRefused, document_ids, file_document, indexable_files
 from citesift.cli.options import (
     AllowPrivate,
@@ -61,6 +62,9 @@ def add(
     sources: Annotated[list[str], typer.Argument(help="Files, folders or http(s) URLs.")],
     store: Store = None,
     mode: Annotated[SearchMode, typer.Option(help="bm25 skips embedding.")] = SearchMode.hybrid,
+    extract: Annotated[
+        ExtractMode, typer.Option(help="What to keep of a page: its article prose or all it shows.")
+    ] = ExtractMode.article,
     chunk_size: Annotated[int, typer.Option(help="Most characters per chunk.")] = 512,
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
     allow_private: AllowPrivate = False,
@@ -69,13 +73,14 @@ def add(
     deadline: Deadline = None,
 ) -> None:
     """Ingest files (.txt, .md, .html) and web pages into the index, replacing earlier
-    versions of the same documents. Pages read are kept as snapshots in the same store."""
+    versions of the same documents. Pages read are kept as snapshots in the same store;
+    HTML files and pages alike are read as ``--extract`` says (article prose by default)."""
     path = _store(store, existing=False)
     with ExitStack() as stack:
         setup = cache(lambda: stack.enter_context(
             source_setup(contact, allow_private, path, offline, deadline)
         ))  # fmt: skip
-        docs = [doc for source in sources for doc in _documents(source, setup)]
+        docs = [doc for source in sources for doc in _documents(source, setup, extract)]
     rag = create_rag(store=path, mode=mode.value, chunk_size=chunk_size,
                      chunk_overlap=chunk_overlap)  # fmt: skip
     with Progress(console=err, transient=True) as progress:
@@ -170,35 +175,36 @@ def _reranker(name: str, key: str | None, url: str | None, model: str | None) ->
         usage_error(str(error))
 
 
-def _documents(source: str, setup: Callable[[], SourceSetup]) -> list[Any]:
+def _documents(source: str, setup: Callable[[], SourceSetup], extract: ExtractMode) -> list[Any]:
     """What ``source`` holds: a web page (read with ``setup()``), a file, or the files of a
     folder (a file there that cannot be indexed is skipped with a warning)."""
     if urlsplit(source).scheme in ("http", "https"):
-        return [_web_page(source, setup())]
+        return [_web_page(source, setup(), extract)]
     path = Path(source)
     if path.is_dir():
-        return [doc for p in indexable_files(path) if (doc := _in_folder(p)) is not None]
+        found = (_in_folder(p, extract) for p in indexable_files(path))
+        return [doc for doc in found if doc is not None]
     if not path.is_file():
         usage_error(f"no such file, folder or URL: {source}")
     try:
-        return [file_document(path)]
+        return [file_document(path, extract.value)]
     except FileRefused as refusal:
         usage_error(f"{path}: {refusal}")
 
 
-def _in_folder(path: Path) -> Any | None:
+def _in_folder(path: Path, extract: ExtractMode) -> Any | None:
     """A folder's file as a document, or None (and a warning) when it cannot be indexed."""
     try:
-        return file_document(path)
+        return file_document(path, extract.value)
     except FileRefused as refusal:
         err.print(f"skipped {path}: {refusal}", markup=False, highlight=False)
         return None
 
 
-def _web_page(url: str, setup: SourceSetup) -> Any:
+def _web_page(url: str, setup: SourceSetup, extract: ExtractMode) -> Any:
     """The page at ``url`` read politely (robots.txt, limits) as a SourceDocument."""
     with err.status(f"Reading {url}…"):
-        outcome = page_source(setup).read_sync(SourceHit(url, url))
+        outcome = page_source(setup, extract).read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
         fail(f"{url}: not read ({describe(outcome)})", exit_status(outcome))
     return outcome.document
