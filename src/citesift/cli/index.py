@@ -31,7 +31,7 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.page import page_source
-from citesift.cli.reading import describe, exit_status, fail
+from citesift.cli.reading import fail, fail_outcome
 from citesift.index.embed import Embedder
 from citesift.index.embed_cache import CachedEmbedder
 from citesift.index.rag import create_rag
@@ -206,7 +206,7 @@ def _web_page(url: str, setup: SourceSetup, extract: ExtractMode) -> Any:
     with err.status(f"Reading {url}…"):
         outcome = page_source(setup, extract).read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
-        fail(f"{url}: not read ({describe(outcome)})", exit_status(outcome))
+        fail_outcome(f"{url}: not read:", outcome)
     return outcome.document
 
 

@@ -21,13 +21,10 @@ from citesift.cli.reading import (
     Output,
     ReadFormat,
     Title,
-    describe,
-    exit_status,
-    fail,
-    render,
+    print_read,
     run_with_status,
 )
-from citesift.model import Document, SourceHit
+from citesift.model import SourceHit
 from citesift.sources import PageLimits, WebPageSource
 
 
@@ -49,9 +46,7 @@ def page(
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         source = page_source(setup, mode)
         outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
-    if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}", exit_status(outcome))
-    typer.echo(render(outcome.document, output), nl=False)
+    print_read(outcome, output)
 
 
 def page_source(setup: SourceSetup, mode: ExtractMode = ExtractMode.page) -> WebPageSource:

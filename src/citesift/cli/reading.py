@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from citesift.extract import blocks_to_markdown
-from citesift.model import Block, Limited, Passage, SourceDocument
+from citesift.model import Block, Document, Limited, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -86,6 +86,18 @@ def describe(outcome: object) -> str:
 def exit_status(outcome: object) -> int:
     """The exit status of an outcome that gave nothing: try later when limited, else failed."""
     return EXIT_LIMITED if isinstance(outcome, Limited) else EXIT_FAILED
+
+
+def fail_outcome(doing: str, outcome: object) -> NoReturn:
+    """Say that ``doing`` gave nothing and why, and exit with the outcome's status."""
+    fail(f"{doing} {describe(outcome)}", exit_status(outcome))
+
+
+def print_read(outcome: object, output: ReadFormat) -> None:
+    """Print a read document as asked, or say why the read gave none and exit."""
+    if not isinstance(outcome, Document):
+        fail_outcome("read", outcome)
+    typer.echo(render(outcome.document, output), nl=False)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:

@@ -23,13 +23,11 @@ from citesift.cli.reading import (
     Output,
     ReadFormat,
     Title,
-    describe,
-    exit_status,
-    fail,
-    render,
+    fail_outcome,
+    print_read,
     run_with_status,
 )
-from citesift.model import Document, Hits, SourceHit
+from citesift.model import Hits, SourceHit
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaLimits, WikipediaSourceProvider
 
 wiki = typer.Typer(help="Search Wikipedia and read articles as attributed passages.")
@@ -56,7 +54,7 @@ def search(
         searching = f"Searching {origin} for {phrase!r}…"
         outcome = run_with_status(searching, provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
-        fail(f"search {describe(outcome)}", exit_status(outcome))
+        fail_outcome("search", outcome)
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(h) for h in outcome.hits], ensure_ascii=False))
         return
@@ -82,9 +80,7 @@ def read(
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         provider = _provider(origin, page_path, setup)
         outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
-    if not isinstance(outcome, Document):
-        fail(f"read {describe(outcome)}", exit_status(outcome))
-    typer.echo(render(outcome.document, output), nl=False)
+    print_read(outcome, output)
 
 
 def _provider(origin: str, page_path: str, setup: SourceSetup) -> WikipediaSourceProvider:
