@@ -97,7 +97,7 @@ NOT_FOUND = re.compile(
 def stand_in(snapshot: Snapshot) -> str | None:
     """Why ``snapshot`` holds something other than the page asked for, or None."""
     top = snapshot.body[:SCAN_BYTES].lower()
-    service = challenge_service(snapshot, top)
+    service = _challenger(snapshot, top)
     if service is not None:
         return f"a {service} challenge or block page, not the page"
     if NOT_FOUND.search(top) and _shows_little(snapshot):
@@ -105,13 +105,12 @@ def stand_in(snapshot: Snapshot) -> str | None:
     return None
 
 
-def challenge_service(snapshot: Snapshot, top: bytes | None = None) -> str | None:
+def _challenger(snapshot: Snapshot, top: bytes) -> str | None:
     """The service whose challenge or block page ``snapshot`` holds instead of the page, or
-    None; ``top`` is the lower-cased top of its body when the caller has it already."""
+    None; ``top`` is the lower-cased top of its body."""
     for name, value, service in CHALLENGE_HEADERS:
         if (snapshot.header(name) or "").strip().lower() == value:
             return service
-    top = snapshot.body[:SCAN_BYTES].lower() if top is None else top
     service = next((marker.service for marker in MARKERS if marker.on(top)), None)
     return service if service is not None and _shows_little(snapshot) else None
 
