@@ -66,14 +66,13 @@ async def exchange(
     policy: FetchPolicy,
     limiter: SourceLimiter,
     transport: httpx.AsyncHTTPTransport,
-    left: float | None = None,
+    left: float,
 ) -> Snapshot | Skipped | Redirect:
-    """Send one GET to ``target`` through ``transport``, read the answer within the bounds.
-
-    ``left`` is what remains of the policy's deadline when earlier hops spent part of it.
+    """Send one GET to ``target`` through ``transport``, read the answer within the caps and
+    the ``left`` seconds of the policy's deadline that earlier hops of the fetch did not spend.
     """
     try:
-        async with asyncio.timeout(policy.deadline if left is None else left):
+        async with asyncio.timeout(left):
             response = await _send(target, policy, transport)
             try:
                 return await _answer(target, policy, limiter, response)

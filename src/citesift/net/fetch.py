@@ -2,9 +2,9 @@
 
 Each hop (the URL, then each redirect the policy allows) is checked on its own: scheme and
 address, robots.txt when the policy honours it, then the host's limiter admits it and the
-exchange reads it within the caps. The deadline bounds the sending and reading of all hops
-together, so a chain of slow redirects cannot stretch a fetch to a deadline per hop (waits
-for the limiter and robots.txt are not counted: they have bounds of their own). Nothing
+exchange reads it within the caps. The deadline bounds the name lookups, sending and reading
+of all hops together, so a chain of slow redirects cannot stretch a fetch to a deadline per
+hop (waits for the limiter and robots.txt are not counted: they have bounds of their own). Nothing
 raises for a refusal or a failure; only the caller's own cancellation propagates.
 """
 
