@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -268,3 +269,23 @@ def test_the_index_store_can_come_from_the_environment(corpus: Path, tmp_path: P
     assert added.exit_code == 0 and (tmp_path / "from-env.db").is_file()
     stats = runner.invoke(app, ["index", "stats"], env=env)
     assert json.loads(stats.stdout)["documents"] == 3
+
+
+def test_the_embedding_bar_follows_the_chunks_embedded(tmp_path: Path) -> None:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from citesift.cli.index import _show_embedding
+    from citesift.index.embed_cache import CachedEmbedder
+    from citesift.store import SQLiteStore
+    from test_rag_helpers import HashEmbedder
+
+    shown = io.StringIO()
+    with SQLiteStore(tmp_path / "s.db") as store:
+        embedder = CachedEmbedder(HashEmbedder(), store, batch_size=64)
+        with Progress(console=Console(file=shown, force_terminal=True)) as progress:
+            _show_embedding(embedder, progress)
+            embedder.embed([f"chunk number {i}" for i in range(150)])
+            [bar] = progress.tasks
+            assert (bar.description, bar.completed, bar.total) == ("Embedding chunks", 150, 150)
+            assert not bar.visible  # shown only while a batch is under way
