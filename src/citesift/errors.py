@@ -1,0 +1,49 @@
+"""One exception tree: every error citesift raises is a ``CitesiftError``.
+
+Outcomes (``Skipped``, ``Limited``, ``Failed``) are values, not exceptions; these are for
+what a caller must fix or cannot go on from. Each family also derives from the built-in
+exception a caller would expect (``ValueError`` for a bad argument or setting), so
+``except ValueError`` keeps working beside ``except CitesiftError``.
+"""
+
+from __future__ import annotations
+
+
+class CitesiftError(Exception):
+    """The base of every exception citesift raises on purpose."""
+
+
+class InvalidArgument(CitesiftError, ValueError):
+    """A value the caller passed makes no sense; the message names the argument."""
+
+
+class ConfigError(CitesiftError, ValueError):
+    """A setting (flag, ``CITESIFT_*`` variable or ``citesift.toml`` key) that cannot be used."""
+
+
+class StoreError(CitesiftError):
+    """The store cannot do what was asked; the message names the file."""
+
+
+class StoreBusy(StoreError):
+    """Another process has held the store's write lock for longer than we wait."""
+
+
+class StoreCorrupt(StoreError):
+    """The file is not a store, or a store that is damaged."""
+
+
+class ClientError(CitesiftError):
+    """A configured outbound API (LLM, embeddings, reranker, search) failed or refused."""
+
+
+class ModelError(CitesiftError):
+    """A local model's files are missing, altered, or cannot be run."""
+
+
+def invalid(name: str, value: object, expected: str) -> InvalidArgument:
+    """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return InvalidArgument(f"{name} must be {expected}, not {shown}")
