@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.config import ConfigError, Settings, load_settings
 from citesift.net import LIMITERS, ROBOTS
+from citesift.settings import ConfigError, Settings, load_settings
 from servers import SAMPLE_TEXT, MisbehavingServer
 
 pytestmark = pytest.mark.timeout(60)

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.cli.files import MAX_FILE_BYTES
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerank_http import VoyageReranker
+from citesift.sources.files import MAX_FILE_BYTES
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 

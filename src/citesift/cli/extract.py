@@ -14,7 +14,6 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.files import MAX_FILE_BYTES
 from citesift.cli.options import usage_error
 from citesift.cli.reading import block_listing
 from citesift.encoding import decode_html
@@ -22,6 +21,7 @@ from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import blocks_to_markdown
 from citesift.model import SourceDocument
+from citesift.sources.files import MAX_FILE_BYTES
 
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
@@ -78,7 +78,7 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
     """The input's name and bytes; a usage error when there is none, or too much."""
     if sample == (file is not None):
         usage_error("give one of FILE, - (standard input) or --sample")
-    if sample:
+    if file is None:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
     if file == "-":
         return "<stdin>", _bounded(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))

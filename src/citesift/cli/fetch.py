@@ -21,9 +21,9 @@ from citesift.cli.options import (
     open_store,
 )
 from citesift.cli.reading import exit_status
-from citesift.config import Settings
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import fetch_sync
+from citesift.settings import Settings
 
 
 class FetchFormat(StrEnum):

@@ -17,20 +17,17 @@ from rich.progress import Progress
 
 from citesift.cli.app import app
 from citesift.cli.extract import ExtractMode
-from citesift.cli.files import FileRefused, document_ids, file_document, indexable_files
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
     Deadline,
     Offline,
-    SourceSetup,
     Store,
     checked_store,
     load_cli_settings,
     source_setup,
     usage_error,
 )
-from citesift.cli.page import page_source
 from citesift.cli.reading import fail, fail_outcome
 from citesift.index.embed import Embedder
 from citesift.index.embed_cache import CachedEmbedder
@@ -39,6 +36,8 @@ from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.index.scoring import RerankError
 from citesift.model import Document, Hit, SourceHit
+from citesift.settings import SourceSetup
+from citesift.sources.files import FileRefused, document_ids, file_document, indexable_files
 from citesift.store.chunks import ChunkTable
 from citesift.store.sqlite import SQLiteStore, default_store_path
 
@@ -204,7 +203,7 @@ def _in_folder(path: Path, extract: ExtractMode) -> Any | None:
 def _web_page(url: str, setup: SourceSetup, extract: ExtractMode) -> Any:
     """The page at ``url`` read politely (robots.txt, limits) as a SourceDocument."""
     with err.status(f"Reading {url}…"):
-        outcome = page_source(setup, extract).read_sync(SourceHit(url, url))
+        outcome = setup.web_pages(extract.value).read_sync(SourceHit(url, url))
     if not isinstance(outcome, Document):
         fail_outcome(f"{url}: not read:", outcome)
     return outcome.document

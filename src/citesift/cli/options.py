@@ -2,27 +2,27 @@
 
 One definition per option, so ``--allow-private`` (and the rest) read the same on every
 command; ``load_cli_settings`` layers the flags given over the ``CITESIFT_*`` environment
-variables and the config file (``citesift.config``) and turns a bad setting into a clear
+variables and the config file (``citesift.settings``) and turns a bad setting into a clear
 usage error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from citesift.config import POLICY_SETTINGS, ConfigError, Settings, load_settings
-from citesift.net import ClientIdentity, IdentityError
+from citesift.errors import ConfigError, StoreError
+from citesift.net import ClientIdentity
+from citesift.settings import Settings, SourceSetup, load_settings
+from citesift.settings import source_setup as setup_from
 from citesift.store import SQLiteStore
 
 EXIT_USAGE = 64
-L = TypeVar("L")
 
 AllowPrivate = Annotated[
     bool, typer.Option("--allow-private", help="Allow loopback, private and link-local addresses.")
@@ -47,38 +47,6 @@ def load_cli_settings(flags: Mapping[str, object]) -> Settings:
         usage_error(str(error))
 
 
-@dataclass(frozen=True)
-class SourceSetup:
-    """What a command that reads public sources was told: its identity, its settings and the
-    store that keeps (or, offline, answers) every snapshot. Close it when done."""
-
-    identity: ClientIdentity
-    settings: Settings
-    store: SQLiteStore | None
-
-    def access(self) -> dict[str, Any]:
-        """A source's fetch keywords (``citesift.sources.base.Access``) from the settings."""
-        chosen = self.settings
-        return {
-            "allow_private": chosen.allow_private,
-            "store": self.store,
-            "offline": chosen.offline,
-        }
-
-    def limits(self, defaults: L) -> L:
-        """``defaults`` (a source's limits) with each bound the settings name replaced."""
-        names = {field.name for field in fields(defaults)} & set(POLICY_SETTINGS)  # type: ignore[arg-type]
-        given = {name: getattr(self.settings, name) for name in names}
-        return replace(defaults, **{k: v for k, v in given.items() if v is not None})  # type: ignore[type-var]
-
-    def __enter__(self) -> SourceSetup:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.store is not None:
-            self.store.close()
-
-
 def source_setup(
     contact: str | None,
     allow_private: bool,
@@ -97,9 +65,10 @@ def source_setup(
             "deadline": deadline,
         }
     )
-    identity = client_identity(settings)
-    kept = open_store(settings) if settings.store or settings.offline else None
-    return SourceSetup(identity, settings, kept)
+    try:
+        return setup_from(settings)
+    except (ValueError, StoreError) as error:  # a bad setting, or no store at the path
+        usage_error(str(error))
 
 
 def open_store(settings: Settings) -> SQLiteStore:
@@ -107,7 +76,7 @@ def open_store(settings: Settings) -> SQLiteStore:
     path cannot hold one."""
     try:
         return settings.open_store()
-    except ValueError as error:
+    except (ValueError, StoreError) as error:
         usage_error(str(error))
 
 
@@ -115,7 +84,7 @@ def checked_store(path: Path) -> Path:
     """``path`` once a store opens there; a usage error saying why when none can."""
     try:
         SQLiteStore(path).close()
-    except ValueError as error:
+    except (ValueError, StoreError) as error:
         usage_error(str(error))
     return path
 
@@ -124,7 +93,7 @@ def client_identity(settings: Settings) -> ClientIdentity:
     """The identity to send, or a usage error saying how to give a contact."""
     try:
         return settings.identity()
-    except (ConfigError, IdentityError) as error:
+    except ConfigError as error:
         usage_error(str(error))
 
 

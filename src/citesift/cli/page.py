@@ -13,7 +13,6 @@ from citesift.cli.options import (
     Contact,
     Deadline,
     Offline,
-    SourceSetup,
     Store,
     source_setup,
 )
@@ -25,7 +24,6 @@ from citesift.cli.reading import (
     run_with_status,
 )
 from citesift.model import SourceHit
-from citesift.sources import PageLimits, WebPageSource
 
 
 @app.command()
@@ -44,14 +42,6 @@ def page(
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
-        source = page_source(setup, mode)
+        source = setup.web_pages(mode.value)
         outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
     print_read(outcome, output)
-
-
-def page_source(setup: SourceSetup, mode: ExtractMode = ExtractMode.page) -> WebPageSource:
-    """A web-page source bounded and allowed as the settings say (robots.txt included)."""
-    limits = setup.limits(PageLimits())
-    return WebPageSource(
-        setup.identity, mode.value, limits, robots=setup.settings.robots, **setup.access()
-    )

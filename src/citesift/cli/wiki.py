@@ -14,7 +14,6 @@ from citesift.cli.options import (
     Contact,
     Deadline,
     Offline,
-    SourceSetup,
     Store,
     source_setup,
     usage_error,
@@ -28,7 +27,8 @@ from citesift.cli.reading import (
     run_with_status,
 )
 from citesift.model import Hits, SourceHit
-from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaLimits, WikipediaSourceProvider
+from citesift.settings import SourceSetup
+from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
 
 wiki = typer.Typer(help="Search Wikipedia and read articles as attributed passages.")
 app.add_typer(wiki, name="wiki")
@@ -85,8 +85,7 @@ def read(
 
 def _provider(origin: str, page_path: str, setup: SourceSetup) -> WikipediaSourceProvider:
     """The provider the command asks, bounded and allowed as the settings say."""
-    limits = setup.limits(WikipediaLimits())
     try:
-        return WikipediaSourceProvider(setup.identity, origin, page_path, limits, **setup.access())
+        return setup.wikipedia(origin, page_path)
     except ValueError as error:
         usage_error(str(error))

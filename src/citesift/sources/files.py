@@ -1,4 +1,4 @@
-"""The local files ``index add`` reads: text and HTML, capped in size, binary files refused."""
+"""Local files read into documents: text and HTML, capped in size, binary files refused."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from citesift.encoding import decode_html
+from citesift.errors import CitesiftError
 from citesift.extract.document import extract_document
 from citesift.extract.rules import Mode
 from citesift.model import SourceDocument
@@ -20,8 +21,8 @@ WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 """Byte order marks of the encodings whose text is full of NUL bytes (UTF-32's start alike)."""
 
 
-class FileRefused(ValueError):
-    """A file that cannot be indexed, and why."""
+class FileRefused(CitesiftError):
+    """A file that cannot be read into a document, and why."""
 
 
 def indexable_files(folder: Path) -> Iterator[Path]:

@@ -1,10 +1,12 @@
-"""Settings from a TOML file, ``CITESIFT_*`` environment variables and flags, in that order.
+"""Settings from a TOML file, ``CITESIFT_*`` environment variables and flags, in that order,
+and the setup (identity, store, sources) a face that reads public sources builds from them.
 
 Each setting is a field of ``Settings``; its environment variable is ``CITESIFT_`` and the
 field name in capitals, and its key in the config file (``$CITESIFT_CONFIG``, else
 ``./citesift.toml`` when present) is the field name. A later source wins; a value of the
 wrong kind is a ``ConfigError`` that names where it came from. New settings slot in as
-new fields.
+new fields. The command line and the HTTP API share this module, so a setting reads the
+same from either.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from citesift.net import ClientIdentity, FetchPolicy
+from citesift.errors import ConfigError
+from citesift.extract.rules import Mode
+from citesift.net import ClientIdentity, FetchPolicy, IdentityError
+from citesift.sources import PageLimits, WebPageSource, WikipediaLimits, WikipediaSourceProvider
+from citesift.sources.base import Access
 from citesift.store import SQLiteStore, default_store_path
 
 ENV_PREFIX = "CITESIFT_"
@@ -29,10 +35,10 @@ OFFLINE_CONTACT = "none: offline, nothing is sent"
 POLICY_SETTINGS = ("allow_private", "robots", "deadline", "max_body_bytes", "max_redirects")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-
-
-class ConfigError(ValueError):
-    """A setting that cannot be used, with where it came from."""
+DEFAULT_MODE: Mode = "article"
+"""How a page is read unless a caller says otherwise: its article prose (``page`` keeps all
+the page shows)."""
+L = TypeVar("L")
 
 
 @dataclass(frozen=True)
@@ -49,15 +55,19 @@ class Settings:
     offline: bool = False  # answer from stored snapshots only, send nothing
 
     def identity(self) -> ClientIdentity:
-        """The client identity to send; a contact is required unless the run is offline."""
+        """The client identity to send; a contact is required unless the run is offline, and
+        one that would not let a site reach the caller is a ``ConfigError`` too."""
         if not self.contact and self.offline:
-            return ClientIdentity(CLIENT_NAME, _version(), OFFLINE_CONTACT)
+            return ClientIdentity(CLIENT_NAME, version_text(), OFFLINE_CONTACT)
         if not self.contact:
             raise ConfigError(
                 "a contact is required so sites can reach you: pass --contact, "
                 f'set {ENV_PREFIX}CONTACT, or put contact = "..." in {CONFIG_FILE}'
             )
-        return ClientIdentity(CLIENT_NAME, _version(), self.contact)
+        try:
+            return ClientIdentity(CLIENT_NAME, version_text(), self.contact)
+        except IdentityError as error:
+            raise ConfigError(str(error)) from None
 
     def fetch_policy(self, **changes: Any) -> FetchPolicy:
         """A web-page ``FetchPolicy`` with these settings applied."""
@@ -68,6 +78,59 @@ class Settings:
     def open_store(self) -> SQLiteStore:
         """The store these settings name (``default_store_path()`` when none)."""
         return SQLiteStore(Path(self.store) if self.store else default_store_path())
+
+
+@dataclass(frozen=True)
+class SourceSetup:
+    """What reading public sources takes: the identity to send, the settings, and the store
+    that keeps (or, offline, answers) every snapshot. Close it when done."""
+
+    identity: ClientIdentity
+    settings: Settings
+    store: SQLiteStore | None
+
+    def access(self) -> Access:
+        """A source's fetch keywords from the settings."""
+        chosen = self.settings
+        return Access(allow_private=chosen.allow_private, store=self.store, offline=chosen.offline)
+
+    def limits(self, defaults: L) -> L:
+        """``defaults`` (a source's limits) with each bound the settings name replaced."""
+        names = {field.name for field in fields(defaults)} & set(POLICY_SETTINGS)  # type: ignore[arg-type]
+        given = {name: getattr(self.settings, name) for name in names}
+        return replace(defaults, **{k: v for k, v in given.items() if v is not None})  # type: ignore[type-var]
+
+    def web_pages(self, mode: Mode = DEFAULT_MODE) -> WebPageSource:
+        """A web-page source bounded and allowed as the settings say (robots.txt included)."""
+        access = self.access()
+        access["robots"] = self.settings.robots
+        return WebPageSource(self.identity, mode, self.limits(PageLimits()), **access)
+
+    def wikipedia(self, origin: str, page_path: str) -> WikipediaSourceProvider:
+        """A Wikipedia source for ``origin`` bounded and allowed as the settings say; a bad
+        ``page_path`` is a ``ValueError``."""
+        limits = self.limits(WikipediaLimits())
+        return WikipediaSourceProvider(self.identity, origin, page_path, limits, **self.access())
+
+    def close(self) -> None:
+        """Close the store, when one is open."""
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> SourceSetup:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def source_setup(settings: Settings) -> SourceSetup:
+    """The identity, settings and store for reading sources. The store is opened when the
+    settings name one, or offline (which answers from the default store when none is named).
+    A missing contact is a ``ConfigError``, a path that cannot hold a store a ``ValueError``."""
+    identity = settings.identity()
+    kept = settings.open_store() if settings.store or settings.offline else None
+    return SourceSetup(identity, settings, kept)
 
 
 def load_settings(
@@ -148,11 +211,20 @@ def _typed(value: object, kind: type, where: str) -> object:
     return value
 
 
-def _version() -> str:
+def version_text() -> str:
+    """The installed citesift's version ("0" when it is not installed)."""
     try:
         return version("citesift")
     except PackageNotFoundError:
         return "0"
 
 
-__all__ = ["ConfigError", "Settings", "config_path", "load_settings"]
+__all__ = [
+    "ConfigError",
+    "Settings",
+    "SourceSetup",
+    "config_path",
+    "load_settings",
+    "source_setup",
+    "version_text",
+]
