@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
+from functools import lru_cache
 
 import charset_normalizer
 from charset_normalizer import CharsetMatch
@@ -117,19 +119,71 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]
 
 
 def _detect(sample: bytes) -> str:
-    """UTF-8 when the bytes are (nearly all) UTF-8; else charset-normalizer's best web
-    encoding, except that the page's language, then windows-1252, win a close call."""
+    """UTF-8 when the bytes are (nearly all) UTF-8; else, among charset-normalizer's web
+    encodings that read the sample with no more chaos than the best's plus ``CHAOS_LEAD``,
+    the one whose text looks least garbled (``_oddity``); the page's language, then
+    windows-1252, win what remains a close call."""
     if _mostly_utf8(sample):
         return "utf-8"
     prose = _prose(sample)
     matches = list(charset_normalizer.from_bytes(prose, cp_isolation=list(WEB_CHARSETS)))
     if not matches:
         return "cp1252"
-    best = matches[0]
+    bound = matches[0].chaos + CHAOS_LEAD
+    oddity = {match.encoding: _oddity(str(match)) for match in matches if match.chaos <= bound}
+    least = min(oddity.values())
+    best = next(match for match in matches if oddity.get(match.encoding) == least)
     for name in _preferred(sample, best.encoding):
-        if _as_good(prose, name, best, matches):
+        if oddity.get(name) == least or _reads_alike(prose, name, best):
             return charset_label(name) or name
     return charset_label(best.encoding) or "cp1252"
+
+
+def _oddity(text: str) -> int:
+    """How garbled a reading looks, counted in characters a writer rarely puts there:
+    capitals inside a word that also has small letters (a Cyrillic page read in the code
+    page that swaps the cases), a letter beside a letter of another script (a Chinese page
+    read as Korean mixes Hangul with Han), a combining mark on no letter, a non-ASCII digit
+    inside a word, and symbols, controls or unassigned points.
+
+    charset-normalizer scores such readings as clean on short samples, so this settles
+    between the readings it finds equally good; every candidate reads the same bytes, so
+    the count only has to rank readings of them, not judge a text alone."""
+    odd = inner_capitals = 0
+    script = ""  # the script of the letter the current word ended on ('' outside words)
+    small = wedged = False
+    for char in text:
+        kind, _, char_script = _kind(char).partition(":")
+        if kind in {"L", "Lu"}:
+            odd += bool(script) and (char_script != script) + wedged
+            inner_capitals += bool(script) and kind == "Lu"
+            small = small or (kind == "L" and char.lower() == char != char.upper())
+            script, wedged = char_script, False
+        elif kind == "M":
+            odd += not script
+        elif kind == "inner" and script and not wedged:
+            wedged = True
+        else:
+            odd += (kind == "odd") + inner_capitals * small
+            script, inner_capitals, small, wedged = "", 0, False, False
+    return odd + inner_capitals * small
+
+
+@lru_cache(maxsize=4096)
+def _kind(char: str) -> str:
+    """``L:`` or ``Lu:`` and its script for a letter (small or caseless, or capital), ``M``
+    for a combining mark, ``inner`` for a non-ASCII digit (no word holds one), ``odd`` for
+    a symbol, control or unassigned point, else ''."""
+    category = unicodedata.category(char)
+    if category[0] == "L":
+        script = unicodedata.name(char, "?").split(" ")[0]
+        script = "CJK" if script in {"HIRAGANA", "KATAKANA"} else script
+        return ("Lu:" if category == "Lu" else "L:") + script
+    if category[0] == "M":
+        return "M"
+    if category in {"So", "Co", "Cn"} or (category == "Cc" and not char.isspace()):
+        return "odd"
+    return "inner" if category in {"Nd", "No"} and not char.isascii() else ""
 
 
 def _mostly_utf8(sample: bytes) -> bool:
@@ -162,14 +216,9 @@ def _preferred(sample: bytes, best: str) -> tuple[str, ...]:
     return chosen + (("cp1252",) if best in LATIN_CHARSETS else ())
 
 
-def _as_good(sample: bytes, name: str, best: CharsetMatch, matches: list[CharsetMatch]) -> bool:
-    """``name`` reads ``sample`` as well as the best match: no more chaos than ``CHAOS_LEAD``
-    over it, or (when detection folded it into the best) the very same text."""
-    if name == best.encoding:
-        return True
-    rival = next((match for match in matches if match.encoding == name), None)
-    if rival is not None:
-        return rival.chaos <= best.chaos + CHAOS_LEAD
+def _reads_alike(sample: bytes, name: str, best: CharsetMatch) -> bool:
+    """``name`` reads ``sample`` as the very same text as ``best`` (detection folds such
+    encodings into one match)."""
     try:
         return sample.decode(name) == str(best)
     except UnicodeDecodeError:
