@@ -65,7 +65,7 @@ class RagSystem:
         self.cached = self.embedder is not None and self.embedder.texts == before + 1
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        return [(h.metadata["document_id"], float(h.score)) for h in self.rag.search(query, k)]
+        return [(h.provenance.document_id, float(h.score)) for h in self.rag.search(query, k)]
 
 
 def doc_text(doc: dict[str, str]) -> str:

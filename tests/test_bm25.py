@@ -10,12 +10,12 @@ import pytest
 from citesift.index.bm25 import BM25Index
 from citesift.index.bm25_score import bm25_score
 from citesift.index.tokens import Tokenizer
-from citesift.model import Hit
+from citesift.model import Match
 
 DOCS = [
-    Hit("cats", None, "Cats purr and cats sleep all day."),
-    Hit("dogs", None, "Dogs bark at the mail carrier."),
-    Hit("both", None, "Cats and dogs can live together in one house."),
+    Match("cats", None, "Cats purr and cats sleep all day."),
+    Match("dogs", None, "Dogs bark at the mail carrier."),
+    Match("both", None, "Cats and dogs can live together in one house."),
 ]
 
 

@@ -51,7 +51,7 @@ def test_add_search_stats_and_rm(corpus: Path, tmp_path: Path) -> None:
 
     code, out, _ = run("search", "photosynthesis", "--store", store, "--mode", "bm25", "--json")
     hit = json.loads(out.splitlines()[0])
-    assert hit["metadata"]["title"] == "Leaves" and hit["metadata"]["source_start"] > 0
+    assert hit["provenance"]["title"] == "Leaves" and hit["provenance"]["source_start"] > 0
 
     code, out, _ = run("index", "stats", "--store", store)
     assert json.loads(out)["documents"] == 3
@@ -156,7 +156,8 @@ def test_add_a_url_on_a_private_address_only_when_allowed(
     assert code == 0 and "indexed 1 document(s)" in out
     code, out, _ = run("search", "icy nuclei", "--store", store, "--mode", "bm25", "--json")
     hit = json.loads(out.splitlines()[0])
-    assert hit["content"] == "Comets have icy nuclei." and hit["metadata"]["url"] == url
+    assert hit["content"] == "Comets have icy nuclei." and hit["provenance"]["url"] == url
+    assert len(hit["provenance"]["snapshot_id"]) == 64  # the sha256 of the bytes fetched
 
 
 @pytest.mark.parametrize(("extract", "menu_indexed"), [("article", False), ("page", True)])

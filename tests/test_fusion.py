@@ -14,23 +14,23 @@ from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weight
 from citesift.index.hybrid import HybridRetriever
 from citesift.index.rerank import BM25Reranker, RerankedRetriever, rerank_fused, rerank_weight
 from citesift.index.scoring import RerankError, check_scores
-from citesift.model import Hit
+from citesift.model import Match
 
 MAX = sys.float_info.max
 
 
-def hits(*pairs: tuple[str, float | None], content: str = "") -> list[Hit]:
-    return [Hit(i, s, content or f"text of {i}") for i, s in pairs]
+def hits(*pairs: tuple[str, float | None], content: str = "") -> list[Match]:
+    return [Match(i, s, content or f"text of {i}") for i, s in pairs]
 
 
 class ListRetriever:
     """A retriever answering a fixed list, recording what it was asked."""
 
-    def __init__(self, results: list[Hit]) -> None:
+    def __init__(self, results: list[Match]) -> None:
         self.results = results
         self.calls: list[dict[str, Any]] = []
 
-    def search(self, query: str, top_k: int | None = None, filter: Any = None) -> list[Hit]:
+    def search(self, query: str, top_k: int | None = None, filter: Any = None) -> list[Match]:
         self.calls.append({"query": query, "top_k": top_k, "filter": filter})
         return list(self.results)
 
@@ -112,7 +112,7 @@ def test_scored_results_come_sorted() -> None:
 
 def test_reranked_retriever_asks_for_the_pool_and_cuts_to_top_k() -> None:
     base = ListRetriever(
-        [Hit("x", 0.9, "nothing relevant"), Hit("y", 0.1, "solar panels and solar power")]
+        [Match("x", 0.9, "nothing relevant"), Match("y", 0.1, "solar panels and solar power")]
     )
     out = RerankedRetriever(base, candidate_pool=math.nan, top_k=-4).search("solar power")
     assert [h.id for h in out] == ["y"]
@@ -120,11 +120,11 @@ def test_reranked_retriever_asks_for_the_pool_and_cuts_to_top_k() -> None:
 
 
 def test_reranked_retriever_never_mutates_inputs() -> None:
-    original = Hit("a", 1.0, "solar", {"k": 1})
+    original = Match("a", 1.0, "solar", {"k": 1})
     base = ListRetriever([original])
 
     class Meddler:
-        def rerank(self, query: str, found: list[Hit], top_k: int) -> list[Hit]:
+        def rerank(self, query: str, found: list[Match], top_k: int) -> list[Match]:
             found[0].metadata["k"] = 2
             return found
 
@@ -136,7 +136,7 @@ class BadReranker:
     def __init__(self, answer: Any) -> None:
         self.answer = answer
 
-    def rerank(self, query: str, found: list[Hit], top_k: int) -> Any:
+    def rerank(self, query: str, found: list[Match], top_k: int) -> Any:
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -148,8 +148,8 @@ class BadReranker:
         ValueError("boom"),
         "not a list",
         [{"id": "a"}],
-        [Hit("a", math.nan, "x")],
-        [Hit("a", 1.0, "x"), Hit("b", None, "y")],
+        [Match("a", math.nan, "x")],
+        [Match("a", 1.0, "x"), Match("b", None, "y")],
     ],
 )
 def test_bad_reranker_answers_are_rerank_errors(answer: Any) -> None:
@@ -167,12 +167,12 @@ def test_rerank_error_is_rethrown_unchanged() -> None:
 
 
 def test_bm25_reranker_is_the_default_and_obeys_top_k() -> None:
-    found = [Hit("a", None, "wind turbines"), Hit("b", None, "solar solar power")]
+    found = [Match("a", None, "wind turbines"), Match("b", None, "solar solar power")]
     assert [h.id for h in BM25Reranker().rerank("solar", found, 1)] == ["b"]
 
 
 def test_hybrid_retriever_fuses_vector_and_keyword_scores() -> None:
-    base = ListRetriever([Hit("v", 0.9, "unrelated words"), Hit("k", 0.8, "solar power plant")])
+    base = ListRetriever([Match("v", 0.9, "unrelated words"), Match("k", 0.8, "solar power plant")])
     keyword = HybridRetriever(base, vector_weight=0, bm25_weight=1).search("solar", top_k=1)
     vector = HybridRetriever(base, vector_weight=1, bm25_weight=0).search("solar", top_k=1)
     assert keyword[0].id == "k" and vector[0].id == "v"
@@ -184,7 +184,7 @@ def test_hybrid_retriever_with_no_candidates_is_empty() -> None:
 
 
 def test_retrieve_takes_the_last_user_message() -> None:
-    base = ListRetriever([Hit("a", None, "solar")])
+    base = ListRetriever([Match("a", None, "solar")])
     messages = [
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "x"},
@@ -220,8 +220,8 @@ def test_weighted_fusion_is_always_finite_sorted_and_bounded(
 class Reversing:
     """A reranker that scores the candidates in reverse order of the first stage."""
 
-    def rerank(self, query: str, found: list[Hit], top_k: int) -> list[Hit]:
-        return [Hit(h.id, float(i), h.content) for i, h in enumerate(found)][::-1][:top_k]
+    def rerank(self, query: str, found: list[Match], top_k: int) -> list[Match]:
+        return [Match(h.id, float(i), h.content) for i, h in enumerate(found)][::-1][:top_k]
 
 
 FIRST_STAGE = hits(("a", 10.0), ("b", 9.9), ("c", 9.8), ("d", 0.0))

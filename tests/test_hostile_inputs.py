@@ -23,7 +23,7 @@ import citesift
 from citesift import (
     Block,
     ClientIdentity,
-    Hit,
+    Match,
     Rag,
     SourceDocument,
     article_url,
@@ -92,8 +92,8 @@ def utf8(text: object) -> bool:
     return True
 
 
-def hit(hit_id: object, score: object = None, content: object = "text") -> Hit:
-    return Hit(hit_id, score, content, {})  # type: ignore[arg-type]
+def hit(hit_id: object, score: object = None, content: object = "text") -> Match:
+    return Match(hit_id, score, content, {})  # type: ignore[arg-type]
 
 
 @pytest.mark.timeout(30)

@@ -4,12 +4,12 @@ import math
 
 import pytest
 
-from citesift import Hit, bm25_score, chunk_text, reciprocal_rank_fusion, weighted_fusion
+from citesift import Match, bm25_score, chunk_text, reciprocal_rank_fusion, weighted_fusion
 from citesift.numbers import clamped, is_finite_number
 
 HUGE = 10**400
 """An int no float can hold: ``float(HUGE)`` and ``math.isfinite(HUGE)`` raise."""
-HITS = [Hit("a", None, "the cat sat on the mat"), Hit("b", None, "a dog in the fog")]
+HITS = [Match("a", None, "the cat sat on the mat"), Match("b", None, "a dog in the fog")]
 
 
 @pytest.mark.parametrize("value", [0, -3, 2.5, 1e308, 10**300])
@@ -43,7 +43,7 @@ def test_bm25_parameters_too_big_for_a_float_fall_back_to_the_defaults() -> None
 
 def test_fusion_settings_too_big_for_a_float_fall_back_to_the_defaults() -> None:
     assert reciprocal_rank_fusion([HITS], k=HUGE) == reciprocal_rank_fusion([HITS])
-    scored = [Hit("a", 2.0, "x"), Hit("b", 1.0, "y")]
+    scored = [Match("a", 2.0, "x"), Match("b", 1.0, "y")]
     assert weighted_fusion(scored, scored, HUGE, HUGE) == weighted_fusion(scored, scored)
 
 
@@ -54,5 +54,5 @@ def test_fusion_keeps_all_for_a_top_k_that_is_no_finite_number_and_none_below_on
     top_k: float, kept: int
 ) -> None:
     assert [h.id for h in reciprocal_rank_fusion([HITS], top_k=top_k)] == ["a", "b"][:kept]
-    scored = [Hit("a", 2.0, "x"), Hit("b", 1.0, "y")]
+    scored = [Match("a", 2.0, "x"), Match("b", 1.0, "y")]
     assert len(weighted_fusion(scored, scored, top_k=top_k)) == kept  # type: ignore[arg-type]

@@ -78,7 +78,7 @@ def test_missing_or_foreign_metadata_fails_closed() -> None:
     hits = a.search("A R")
     assert [h.content for h in hits] == ["A"]
     assert hits[0].metadata["_partition"] == "a"
-    assert hits[0].metadata["document_id"] == "own" and hits[0].id == "own_chunk_0"
+    assert hits[0].provenance.document_id == "own" and hits[0].id == "own_chunk_0"
 
 
 def test_delete_maps_ids_into_the_partition() -> None:

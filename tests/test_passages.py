@@ -71,6 +71,12 @@ def test_citation_sources_follow_the_cut_untrimmed_with_all_fields() -> None:
     assert second.url == "https://en.wikipedia.org/wiki/Treaty_of_Versailles"
 
 
+def test_citation_sources_carry_the_snapshot_they_were_read_from() -> None:
+    doc = replace(document(lead_block()), snapshot_id="5e" * 32)
+    assert {p.snapshot_id for p in citation_sources(doc)} == {"5e" * 32}
+    assert {p.snapshot_id for p in citation_sources(document(lead_block()))} == {None}
+
+
 def test_citation_sources_hold_the_offset_invariant_in_block_and_source() -> None:
     block = lead_block()
     for passage in citation_sources(document(block)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -41,7 +42,7 @@ def test_ingest_snapshots_content_and_metadata() -> None:
     [chunk] = store.chunks
     assert chunk.id == "stable_chunk_0" and chunk.content == "original words"
     assert chunk.metadata["tags"] == ["a"]
-    assert chunk.metadata["document_id"] == "stable"
+    assert chunk.origin().document_id == "stable" and "document_id" not in chunk.metadata
     assert chunk.vector is not None and chunk.embedder == "test-hash/64"
 
 
@@ -95,7 +96,7 @@ def test_each_mode_finds_the_matching_document(tmp_path, mode: str) -> None:
         ]
     )
     hits = rag.search("eiffel tower paris", top_k=1)
-    assert [h.metadata["document_id"] for h in hits] == ["tower"]
+    assert [h.provenance.document_id for h in hits] == ["tower"]
     assert math.isfinite(hits[0].score)
 
 
@@ -176,9 +177,6 @@ LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.
 HTML = "<h1>Tides</h1><p>The Moon pulls the oceans.</p><p>Tides rise twice a day.</p>"
 
 
-HISTORY = "https://en.wikipedia.org/w/index.php?title=Tide&action=history"
-
-
 def source_document() -> SourceDocument:
     html = HTML
     blocks = (
@@ -188,8 +186,9 @@ def source_document() -> SourceDocument:
     )
     assert html[50:73] == blocks[2].text
     return SourceDocument(
-        "wikipedia", "Tide", "Tide", "https://en.wikipedia.org/wiki/Tide", "123", 1, LICENCE, blocks
-    )
+        "wikipedia", "Tide", "Tide", "https://en.wikipedia.org/wiki/Tide", "123", 1, LICENCE,
+        blocks, snapshot_id="ab12",
+    )  # fmt: skip
 
 
 def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None:
@@ -198,29 +197,42 @@ def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None
     hits = rag.search("tides moon oceans twice day", top_k=10)
     assert len(hits) > 2
     for hit in hits:
-        meta = hit.metadata
-        assert meta["document_id"] == "wikipedia:Tide"
-        assert (meta["title"], meta["licence"], meta["revision"]) == ("Tide", "CC BY-SA 4.0", "123")
-        assert meta["history_url"] == HISTORY
-        assert meta["revision_url"] == "https://en.wikipedia.org/w/index.php?title=Tide&oldid=123"
-        source = HTML[meta["source_start"] : meta["source_end"]]
+        where = hit.provenance
+        assert where is not None and where.document_id == "wikipedia:Tide"
+        assert (where.title, where.licence, where.revision) == ("Tide", LICENCE, "123")
+        assert (where.site, where.key, where.snapshot_id) == ("wikipedia", "Tide", "ab12")
+        assert hit.metadata == {"publisher": None, "language": None}
+        assert where.block is not None and where.source_start is not None
+        source = HTML[where.source_start : where.source_end]
         if "\n" not in hit.content:
             assert source == hit.content
         assert hit.content.split()[0] in source and hit.content.split()[-1] in source
 
 
-def test_passages_keep_their_fragment_links(tmp_path) -> None:
+def test_passages_keep_their_fragment_links_and_snapshot(tmp_path) -> None:
     passage = Passage(
         "The Moon pulls the oceans.", "Tide", "https://en.wikipedia.org/wiki/Tide",
         "wikipedia", "Tide", "123", 1, LICENCE, 1, 0, 26, 17, 43,
-        "https://en.wikipedia.org/wiki/Tide#:~:text=The%20Moon",
+        "https://en.wikipedia.org/wiki/Tide#:~:text=The%20Moon", "ab12",
     )  # fmt: skip
     rag = create_rag(HashEmbedder(), tmp_path / "s.db")
     rag.ingest([passage])
     [hit] = rag.search("moon oceans")
-    assert hit.metadata["fragment_url"].endswith("#:~:text=The%20Moon")
-    assert hit.metadata["source_start"] == 17 and hit.metadata["url"] == passage.url
-    assert hit.metadata["history_url"] == HISTORY
+    where = hit.provenance
+    assert where is not None and where.fragment_url == passage.fragment_url
+    assert (where.source_start, where.source_end, where.block) == (17, 43, 1)
+    assert (where.url, where.snapshot_id) == (passage.url, "ab12")
+    assert hit.metadata == {}
+
+
+def test_provenance_survives_a_reopened_store(tmp_path) -> None:
+    create_rag(HashEmbedder(), tmp_path / "s.db").ingest([source_document()])
+    [hit] = create_rag(HashEmbedder(), tmp_path / "s.db", mode="bm25").search("moon", top_k=1)
+    assert hit.provenance is not None and hit.provenance.snapshot_id == "ab12"
+    assert hit.provenance.licence == LICENCE and hit.provenance.read_at == 1
+    again = create_rag(HashEmbedder(), tmp_path / "s.db")
+    found = again.search("moon", filter={"site": "wikipedia"})
+    assert found and all(h.provenance.snapshot_id == "ab12" for h in found)
 
 
 @pytest.mark.timeout(120)
@@ -234,7 +246,7 @@ def test_create_rag_with_no_arguments_works_offline(tmp_path, monkeypatch) -> No
         ]
     )
     hits = rag.search("why does the sea go up and down", top_k=1)
-    assert hits[0].metadata["document_id"] == "tides"
+    assert hits[0].provenance.document_id == "tides"
     assert (tmp_path / "home" / "citesift.db").is_file()
     assert rag.store.stats()["embedded"] == {rag.embedder.name: 2}
 
@@ -279,7 +291,7 @@ def test_threshold_drops_low_scores_and_invalid_means_none(
     store = ListStore(scores=[0.9, 0.1])
     rag = create_rag(HashEmbedder(), store, mode="bm25", threshold=threshold)
     rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
-    assert [h.metadata["document_id"] for h in rag.search("x")] == kept
+    assert [h.provenance.document_id for h in rag.search("x")] == kept
 
 
 def test_rerank_by_name_with_its_weight(tmp_path) -> None:
@@ -291,3 +303,31 @@ def test_rerank_by_name_with_its_weight(tmp_path) -> None:
     assert [h.id for h in alone.search("solar", top_k=2)] == ["b_chunk_0", "a_chunk_0"]
     with pytest.raises(ValueError, match="unknown reranker"):
         create_rag(HashEmbedder(), tmp_path / "s.db", rerank="magic")
+
+
+def test_a_store_of_the_old_layout_moves_attribution_out_of_metadata(tmp_path) -> None:
+    from citesift.store.chunks import MIGRATIONS, ChunkTable
+    from citesift.store.sqlite import SQLiteStore
+
+    legacy = {"document_id": "wikipedia:Tide", "chunk_index": 0, "start": 0, "end": 5,
+              "title": "Tide", "url": "https://en.wikipedia.org/wiki/Tide", "site": "wikipedia",
+              "licence": "CC BY-SA 4.0", "licence_url": LICENCE.url, "block": 1,
+              "source_start": 17, "source_end": 43, "tags": ["mine"]}  # fmt: skip
+    with SQLiteStore(tmp_path / "old.db") as store:
+        store.migrate("chunks", MIGRATIONS[:1])
+        with store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO chunks (id, document_id, seq, start, stop, content, content_hash,"
+                " metadata) VALUES ('c', 'wikipedia:Tide', 0, 0, 5, 'Tides', 'h', ?)",
+                (json.dumps(legacy),),
+            )
+        [chunk] = ChunkTable(store).all()
+    assert chunk.metadata == {"tags": ["mine"]}
+    where = chunk.origin()
+    assert (where.document_id, where.title, where.site, where.licence) == (
+        "wikipedia:Tide",
+        "Tide",
+        "wikipedia",
+        LICENCE,
+    )
+    assert (where.block, where.source_start, where.source_end) == (1, 17, 43)

@@ -54,4 +54,4 @@ def test_killed_ingest_keeps_every_committed_batch(tmp_path: Path) -> None:
     assert all(kept[f"d{i}"] == f"document number {i}" for i in range(len(kept)))
 
     rag = create_rag(HashEmbedder(), path, mode="bm25")
-    assert rag.search("document number 77")[0].metadata["document_id"] == "d77"
+    assert rag.search("document number 77")[0].provenance.document_id == "d77"

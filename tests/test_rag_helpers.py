@@ -11,7 +11,7 @@ import numpy as np
 
 from citesift.index.filters import matches
 from citesift.index.query import Query
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.store.chunks import StoredChunk
 
 
@@ -61,16 +61,14 @@ class ListStore:
     def delete(self, document_ids: Sequence[str]) -> None:
         self.chunks = [c for c in self.chunks if c.document_id not in set(document_ids)]
 
-    def search(self, query: Query) -> list[Hit]:
+    def search(self, query: Query) -> list[Match]:
         self.searches.append(query)
         found = [
             c
             for c in self.chunks
-            if not (self.honour_filter and query.filter) or matches(c.metadata, query.filter)
+            if not (self.honour_filter and query.filter) or matches(c.fields(), query.filter)
         ]
         if self.honour_top_k:
             found = found[: query.top_k]
         scores = self.scores if self.scores is not None else [None] * len(found)
-        return [
-            Hit(c.id, s, c.content, dict(c.metadata)) for c, s in zip(found, scores, strict=False)
-        ]
+        return [c.match(s) for c, s in zip(found, scores, strict=False)]

@@ -18,15 +18,15 @@ from citesift.index.rerank_http import (
 )
 from citesift.index.rerankers import HTTP_RERANKERS, reranker_by_name
 from citesift.index.scoring import RerankError
-from citesift.model import Hit
+from citesift.model import Match
 from openai_server import Received, Reply, ScriptedServer, serve_json
 
 pytestmark = pytest.mark.timeout(30)
 PROVIDERS = [VoyageReranker, JinaReranker, CohereReranker]
 HITS = [
-    Hit("h0", None, "Bananas are a tropical fruit.", {"document_id": "d0"}),
-    Hit("h1", None, "Vitamin D and bone fractures in older adults.", {"document_id": "d1"}),
-    Hit("h2", None, "Vitamin D supplements reduce fractures.", {"document_id": "d2"}),
+    Match("h0", None, "Bananas are a tropical fruit.", {"document_id": "d0"}),
+    Match("h1", None, "Vitamin D and bone fractures in older adults.", {"document_id": "d1"}),
+    Match("h2", None, "Vitamin D supplements reduce fractures.", {"document_id": "d2"}),
 ]
 QUERY = "vitamin d fractures"
 
@@ -213,7 +213,7 @@ def test_the_key_can_come_from_the_environment(stand_in, monkeypatch) -> None:
 
 
 def test_lone_surrogates_are_sent_replaced(stand_in) -> None:
-    hits = [Hit("s", None, "broken \ud800 text")]
+    hits = [Match("s", None, "broken \ud800 text")]
     _reranker(stand_in).rerank("query \udfff", hits, 1)
     sent = stand_in[1].requests[0].json
     assert sent["query"] == "query ?" and sent["documents"] == ["broken ? text"]

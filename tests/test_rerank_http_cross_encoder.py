@@ -19,15 +19,15 @@ from citesift.index.cross_encoder import (
 from citesift.index.onnx_minilm import tokenizer_path
 from citesift.index.rerank import rerank_checked
 from citesift.index.rerankers import reranker_by_name
-from citesift.model import Hit
+from citesift.model import Match
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
 HITS = [
-    Hit("short", None, "Aspirin.", {"n": 1}),
-    Hit("long", None, "Aspirin lowers the risk of a second heart attack in adults.", {"n": 2}),
-    Hit("mid", None, "Aspirin thins the blood.", {"n": 3}),
+    Match("short", None, "Aspirin.", {"n": 1}),
+    Match("long", None, "Aspirin lowers the risk of a second heart attack in adults.", {"n": 2}),
+    Match("mid", None, "Aspirin thins the blood.", {"n": 3}),
 ]
 
 
@@ -82,7 +82,7 @@ def test_batches_give_the_same_scores(model_dir: Path) -> None:
 
 
 def test_pairs_are_cut_at_max_tokens(model_dir: Path) -> None:
-    hits = [Hit("huge", None, "word " * 2_000_000)]  # 10 MB: cut before tokenizing
+    hits = [Match("huge", None, "word " * 2_000_000)]  # 10 MB: cut before tokenizing
     (out,) = CrossEncoderReranker(model_dir, max_tokens=64).rerank("query", hits, 1)
     assert 0 < out.score <= 64
 

@@ -127,6 +127,7 @@ class Passage:
     source_start: int
     source_end: int
     fragment_url: str
+    snapshot_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,13 +140,44 @@ class SourceHit:
 
 
 @dataclass(frozen=True, slots=True)
-class Hit:
-    """One retrieval result: the chunk id, its score (None when unscored), text and metadata."""
+class Provenance:
+    """Where a retrieved chunk comes from: its document and span in the text ingested, and,
+    for a read document or a passage, who to credit and where it sits in the fetched source.
+
+    ``start``/``end`` are offsets in the document's text as ingested (blocks joined by a
+    blank line); ``block`` is the block the chunk starts in, ``source_start``/``source_end``
+    its span in the decoded source of snapshot ``snapshot_id``. A document ingested as a
+    plain mapping has only the first four.
+    """
+
+    document_id: str
+    chunk: int
+    start: int
+    end: int
+    title: str | None = None
+    url: str | None = None
+    site: str | None = None
+    key: str | None = None
+    revision: str | None = None
+    read_at: int | None = None
+    licence: Licence | None = None
+    snapshot_id: str | None = None
+    block: int | None = None
+    source_start: int | None = None
+    source_end: int | None = None
+    fragment_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One retrieval result: the chunk id, its score (None when unscored), its text, the
+    caller's metadata, and its provenance (every match a ``Rag`` answers carries one)."""
 
     id: str
     score: float | None
     content: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    provenance: Provenance | None = None
 
 
 # Outcomes are values, not exceptions: only the caller's own cancellation raises.

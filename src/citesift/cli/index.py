@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import asdict
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,7 @@ from citesift.index.rag import create_rag
 from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
 from citesift.index.rerankers import RERANKERS, reranker_by_name
 from citesift.index.scoring import RerankError
-from citesift.model import Document, Hit, SourceHit
+from citesift.model import Document, Match, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources.files import FileRefused, document_ids, file_document, indexable_files
 from citesift.store.chunks import ChunkTable
@@ -219,14 +220,17 @@ def _store(path: Path | None, *, existing: bool = True) -> Path:
     return checked_store(chosen)
 
 
-def _line(rank: int, hit: Hit) -> str:
-    meta = hit.metadata
-    where = meta.get("url") or meta.get("document_id", "")
+def _line(rank: int, hit: Match) -> str:
+    origin = hit.provenance
+    doc_id = origin.document_id if origin else hit.id
+    where = (origin.url if origin else None) or doc_id
     text = " ".join(hit.content.split())
     snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
     score = "-" if hit.score is None else f"{hit.score:.4f}"
-    return f"{rank}. [{score}] {meta.get('document_id')}  {where}\n   {snippet}"
+    return f"{rank}. [{score}] {doc_id}  {where}\n   {snippet}"
 
 
-def _as_json(hit: Hit) -> dict[str, Any]:
-    return {"id": hit.id, "score": hit.score, "content": hit.content, "metadata": hit.metadata}
+def _as_json(hit: Match) -> dict[str, Any]:
+    origin = asdict(hit.provenance) if hit.provenance else None
+    return {"id": hit.id, "score": hit.score, "content": hit.content,
+            "metadata": hit.metadata, "provenance": origin}  # fmt: skip

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from citesift.checks import text_arg
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import is_finite_number
 
 DEFAULT_K1 = 1.5
@@ -37,8 +37,8 @@ def simple_tokens(text: str) -> list[str]:
 
 
 def bm25_score(
-    query: str, hits: Sequence[Hit], k1: float = DEFAULT_K1, b: float = DEFAULT_B
-) -> list[Hit]:
+    query: str, hits: Sequence[Match], k1: float = DEFAULT_K1, b: float = DEFAULT_B
+) -> list[Match]:
     """New hits scored by BM25 of ``query`` over the hits themselves, best first.
 
     Invalid ``k1`` (non-finite or negative) falls back to 1.5, invalid ``b`` (non-finite or

@@ -21,7 +21,7 @@ import numpy as np
 from citesift.index.embed import bounded_int, clean_text, head_for_tokens
 from citesift.index.onnx_minilm import cpu_session, padded_tokenizer
 from citesift.index.scoring import RerankError, positive_int
-from citesift.model import Hit
+from citesift.model import Match
 
 INSTALL_HINT = "pip install 'citesift[cross-encoder]'"
 DEFAULT_BATCH_SIZE = 16
@@ -58,7 +58,7 @@ class CrossEncoderReranker:
         threads = bounded_int(threads, 1, cores, cores)
         self.scorer = load_scorer(model, allow_download, self.max_tokens, threads)
 
-    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
+    def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]:
         """The ``top_k`` hits with the highest cross-encoder scores, best first (new objects)."""
         if not hits:
             return []

@@ -5,13 +5,12 @@ from __future__ import annotations
 import bisect
 import json
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from citesift.index.embed import clean_text
-from citesift.model import Passage, SourceDocument
-from citesift.text.addresses import wikipedia_history, wikipedia_revision
+from citesift.model import Passage, Provenance, SourceDocument
 from citesift.text.chunking import Chunk
 
 BLOCK_SEPARATOR = "\n\n"
@@ -19,13 +18,14 @@ BLOCK_SEPARATOR = "\n\n"
 
 @dataclass(frozen=True, slots=True)
 class IngestDoc:
-    """A document to ingest: its id, text, metadata (a JSON-safe copy) and, for a read
-    document, the text offset of each block (to locate chunks in the source)."""
+    """A document to ingest: its id, text, the caller's metadata (a JSON-safe copy) and, for
+    a read document or a passage, where it came from (and the text offset of each block, to
+    locate chunks in the source)."""
 
     id: str
     content: str
     metadata: dict[str, Any]
-    source: SourceDocument | None = field(default=None, repr=False)
+    source: SourceDocument | Passage | None = field(default=None, repr=False)
     block_starts: tuple[int, ...] = ()
 
 
@@ -43,13 +43,26 @@ def as_ingest_doc(doc: object) -> IngestDoc:
     raise TypeError(f"cannot ingest {type(doc).__name__}: give a dict, SourceDocument or Passage")
 
 
-def chunk_metadata(doc: IngestDoc, chunk: Chunk, seq: int) -> dict[str, Any]:
-    """A chunk's metadata: the document's, then where the chunk sits in it (and its source)."""
-    meta = {**doc.metadata, "document_id": doc.id, "chunk_index": seq}
-    meta.update(start=chunk.start, end=chunk.end)
-    if doc.source is not None and doc.block_starts:
-        meta.update(_source_span(doc, chunk))
-    return meta
+def chunk_provenance(doc: IngestDoc, chunk: Chunk, seq: int) -> Provenance:
+    """Where chunk ``seq`` of ``doc`` comes from: the document and span, and for a read
+    document or a passage its attribution, snapshot, block and span in the source."""
+    here = Provenance(doc.id, seq, chunk.start, chunk.end)
+    item = doc.source
+    if item is None:
+        return here
+    credit = replace(
+        here, title=item.title, url=item.url, site=item.site, key=item.key,
+        revision=item.revision, read_at=item.read_at, licence=item.licence,
+        snapshot_id=item.snapshot_id,
+    )  # fmt: skip
+    if isinstance(item, Passage):
+        return replace(
+            credit, block=item.block, source_start=item.source_start,
+            source_end=item.source_end, fragment_url=item.fragment_url,
+        )  # fmt: skip
+    if not doc.block_starts:
+        return credit
+    return _source_span(credit, item, doc.block_starts, chunk)
 
 
 def _from_mapping(doc: Mapping[str, Any]) -> IngestDoc:
@@ -70,55 +83,35 @@ def _from_source(doc: SourceDocument) -> IngestDoc:
         starts.append(at)
         at += len(block.text) + len(BLOCK_SEPARATOR)
     content = BLOCK_SEPARATOR.join(b.text for b in doc.blocks)
-    meta = _attribution(doc) | {"publisher": doc.publisher, "language": doc.language}
+    meta = {"publisher": doc.publisher, "language": doc.language}
     doc_id = f"{doc.site}:{doc.key}"
     return IngestDoc(doc_id, clean_text(content), json_copy(meta), doc, tuple(starts))
 
 
 def _from_passage(p: Passage) -> IngestDoc:
-    meta = _attribution(p) | {
-        "fragment_url": p.fragment_url,
-        "block": p.block,
-        "block_start": p.start,
-        "block_end": p.end,
-        "source_start": p.source_start,
-        "source_end": p.source_end,
-    }
     doc_id = f"{p.site}:{p.key}#{p.block}:{p.start}-{p.end}"
-    return IngestDoc(doc_id, clean_text(p.content), json_copy(meta))
+    return IngestDoc(doc_id, clean_text(p.content), {}, p)
 
 
-def _attribution(item: SourceDocument | Passage) -> dict[str, Any]:
-    """Who to credit and where to point: title, url, site, key, revision, licence, and a
-    Wikipedia article's page history (which names its contributors) and revision address."""
-    licence = item.licence
-    return {
-        "title": item.title,
-        "url": item.url,
-        "history_url": wikipedia_history(item.site, item.url, item.key),
-        "revision_url": wikipedia_revision(item.site, item.url, item.key, item.revision),
-        "site": item.site,
-        "key": item.key,
-        "revision": item.revision,
-        "read_at": item.read_at,
-        "licence": licence.name if licence else None,
-        "licence_url": licence.url if licence else None,
-    }
-
-
-def _source_span(doc: IngestDoc, chunk: Chunk) -> dict[str, int]:
-    """The block the chunk starts in and the chunk's span in the decoded source."""
-    blocks, starts = doc.source.blocks, doc.block_starts  # type: ignore[union-attr]
+def _source_span(
+    here: Provenance, doc: SourceDocument, starts: Sequence[int], chunk: Chunk
+) -> Provenance:
+    """``here`` with the block the chunk starts in and the chunk's span in the source."""
+    blocks = doc.blocks
     first = max(bisect.bisect_right(starts, chunk.start) - 1, 0)
     last = max(bisect.bisect_right(starts, max(chunk.end - 1, chunk.start)) - 1, first)
     end_in_block = min(chunk.end - starts[last], len(blocks[last].text))
-    return {
-        "block": first,
-        "source_start": blocks[first].to_source(chunk.start - starts[first]),
-        "source_end": blocks[last].to_source(end_in_block),
-    }
+    return replace(
+        here,
+        block=first,
+        source_start=blocks[first].to_source(chunk.start - starts[first]),
+        source_end=blocks[last].to_source(end_in_block),
+    )
 
 
 def json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
     """A deep, JSON-safe copy (non-JSON values become strings, lone surrogates escaped)."""
-    return json.loads(clean_text(json.dumps(dict(value), ensure_ascii=False, default=str)))
+    copied: dict[str, Any] = json.loads(
+        clean_text(json.dumps(dict(value), ensure_ascii=False, default=str))
+    )
+    return copied

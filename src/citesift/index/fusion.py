@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import clamped, is_finite_number
 
 RRF_K = 60
@@ -14,13 +14,13 @@ DEFAULT_BM25_WEIGHT = 0.4
 
 
 def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[Hit]], k: float = RRF_K, top_k: int | None = None
-) -> list[Hit]:
+    rankings: Sequence[Sequence[Match]], k: float = RRF_K, top_k: int | None = None
+) -> list[Match]:
     """Fuse ranked lists: a hit scores the sum of ``1 / (k + rank)`` over the lists it is in
     (rank from 1; a repeated id counts at its first place). ``k`` not finite or < 0 → 60."""
     k = float(k) if is_finite_number(k) and k >= 0 else RRF_K  # type: ignore[operator]
     scores: dict[str, float] = {}
-    first: dict[str, Hit] = {}
+    first: dict[str, Match] = {}
     for ranking in rankings:
         for rank, hit in enumerate(_first_occurrences(ranking), start=1):
             first.setdefault(hit.id, hit)
@@ -29,12 +29,12 @@ def reciprocal_rank_fusion(
 
 
 def weighted_fusion(
-    vector_hits: Sequence[Hit],
-    bm25_hits: Sequence[Hit],
+    vector_hits: Sequence[Match],
+    bm25_hits: Sequence[Match],
     vector_weight: float = DEFAULT_VECTOR_WEIGHT,
     bm25_weight: float = DEFAULT_BM25_WEIGHT,
     top_k: int | None = None,
-) -> list[Hit]:
+) -> list[Match]:
     """Fuse two scored lists: ``wv · minmax(vector) + wb · minmax(bm25)`` per id, best first.
 
     Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it.
@@ -58,7 +58,7 @@ def fusion_weights(vector_weight: object, bm25_weight: object) -> tuple[float, f
     return wv / (wv + wb), wb / (wv + wb)
 
 
-def min_max(hits: Sequence[Hit]) -> dict[str, float]:
+def min_max(hits: Sequence[Match]) -> dict[str, float]:
     """Scores scaled to [0, 1] per id (first occurrence wins, non-finite or missing → 0); a
     list whose scores are all equal maps to 1, or to 0 when they are all 0."""
     raw = {h.id: _finite_or_zero(h.score) for h in reversed(hits)}
@@ -71,13 +71,13 @@ def min_max(hits: Sequence[Hit]) -> dict[str, float]:
     return {i: min(1.0, (s / 2 - low / 2) / half_span) for i, s in raw.items()}
 
 
-def _first_occurrences(hits: Sequence[Hit]) -> list[Hit]:
+def _first_occurrences(hits: Sequence[Match]) -> list[Match]:
     """``hits`` without later repeats of an id."""
     seen: set[str] = set()
     return [h for h in hits if not (h.id in seen or seen.add(h.id))]
 
 
-def _ranked(first: dict[str, Hit], scores: dict[str, float], top_k: int | None) -> list[Hit]:
+def _ranked(first: dict[str, Match], scores: dict[str, float], top_k: int | None) -> list[Match]:
     """The fused hits, best first: the first ``top_k`` (all for None or a value that is not
     a finite number)."""
     order = sorted(scores, key=lambda i: -scores[i])

@@ -10,7 +10,7 @@ from citesift.index.fusion import DEFAULT_BM25_WEIGHT, DEFAULT_VECTOR_WEIGHT, we
 from citesift.index.rerank import DEFAULT_CANDIDATE_POOL, DEFAULT_TOP_K
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import positive_int
-from citesift.model import Hit
+from citesift.model import Match
 
 
 class HybridRetriever:
@@ -32,7 +32,7 @@ class HybridRetriever:
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The ``top_k`` candidates with the best fused score."""
         k = positive_int(top_k, self.top_k)
         pool = max(self.candidate_pool, k)
@@ -42,6 +42,6 @@ class HybridRetriever:
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))

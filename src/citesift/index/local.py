@@ -16,7 +16,7 @@ from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.store.chunks import ChunkTable, StoredChunk
 from citesift.store.sqlite import SQLiteStore
 
@@ -76,13 +76,13 @@ class LocalStore:
                 self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
             self._index_vectors(embedder, [c.id for c in chunks], vectors)
 
-    def search(self, query: Query) -> list[Hit]:
+    def search(self, query: Query) -> list[Match]:
         """The best chunks for ``query`` by its mode, restricted by its filter (one search at
         a time: the indexes and the stemmer are not safe to share between threads)."""
         with self._lock:
             return self._search(query)
 
-    def _search(self, query: Query) -> list[Hit]:
+    def _search(self, query: Query) -> list[Match]:
         if query.mode == "bm25" or query.vector is None:
             return self._lexical(query, query.top_k)
         if query.mode == "dense":
@@ -97,21 +97,20 @@ class LocalStore:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
         return self.table.stats()
 
-    def _lexical(self, query: Query, k: int) -> list[Hit]:
+    def _lexical(self, query: Query, k: int) -> list[Match]:
         allowed = self._allowed(query.filter)
         mask = None if allowed is None else self._bm25_mask(query.filter, allowed)
         ids, scores = self.bm25.search(query.text, k, mask)
         return self._hits(zip(ids, scores.tolist(), strict=True))
 
-    def _dense(self, query: Query, k: int) -> list[Hit]:
+    def _dense(self, query: Query, k: int) -> list[Match]:
         index = self._vectors.get(query.embedder or "")
         if index is None or len(index) == 0:
             return []
         return self._hits(index.search(query.vector, k, self._allowed(query.filter)))
 
-    def _hits(self, ranked: Iterable[tuple[str, float]]) -> list[Hit]:
-        chunks = ((self.chunks[i], s) for i, s in ranked)
-        return [Hit(c.id, float(s), c.content, dict(c.metadata)) for c, s in chunks]
+    def _hits(self, ranked: Iterable[tuple[str, float]]) -> list[Match]:
+        return [self.chunks[i].match(float(s)) for i, s in ranked]
 
     def _allowed(self, filter: dict[str, Any] | None) -> frozenset[str] | None:
         """The ids of chunks whose metadata pass ``filter``; cached until the chunks change,
@@ -120,7 +119,7 @@ class LocalStore:
             return None
         key = json.dumps(filter, sort_keys=True, default=str)
         if key not in self._allowed_ids:
-            passing = (c.id for c in self.chunks.values() if matches(c.metadata, filter))
+            passing = (c.id for c in self.chunks.values() if matches(c.fields(), filter))
             self._allowed_ids[key] = frozenset(passing)
         return self._allowed_ids[key]
 

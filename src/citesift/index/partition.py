@@ -17,7 +17,7 @@ from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
 from citesift.index.scoring import MAX_COUNT
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import is_finite_number
 from citesift.store.chunks import PARTITION_KEY
 
@@ -63,7 +63,7 @@ class PartitionedRag:
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """This partition's best chunks, from one store search of ``top_k × factor``."""
         k = _requested(top_k, self.rag.top_k)
         limit = k * self.overfetch_factor
@@ -81,7 +81,7 @@ class PartitionedRag:
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))
 
@@ -93,12 +93,15 @@ class PartitionedRag:
         meta = {**doc.metadata, PARTITION_KEY: self.partition, "partition_document_id": doc.id}
         return replace(doc, id=self.namespaced(doc.id), metadata=meta)
 
-    def _local(self, hit: Hit) -> Hit:
+    def _local(self, hit: Match) -> Match:
         """``hit`` with the partition's own document id (the namespace taken off)."""
         meta = dict(hit.metadata)
-        doc_id = meta.pop("partition_document_id", meta.get("document_id"))
-        meta["document_id"] = doc_id
-        return replace(hit, id=f"{doc_id}_chunk_{meta.get('chunk_index', 0)}", metadata=meta)
+        origin = hit.provenance
+        doc_id = str(meta.pop("partition_document_id", origin.document_id if origin else hit.id))
+        if origin is None:
+            return replace(hit, metadata=meta)
+        own = replace(origin, document_id=doc_id)
+        return replace(hit, id=f"{doc_id}_chunk_{origin.chunk}", metadata=meta, provenance=own)
 
 
 def create_partitioned_rag(

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_metadata
+from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_provenance
 from citesift.index.embed import Embedder, Progress
 from citesift.index.filters import check_filter
 from citesift.index.local import LocalStore
@@ -25,7 +25,7 @@ from citesift.index.rerank import (
 from citesift.index.rerankers import reranker_by_name
 from citesift.index.retriever import query_of
 from citesift.index.scoring import check_scores, finite_or_none, positive_int, sane_size
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.store.chunks import StoredChunk
 from citesift.store.sqlite import SQLiteStore
 from citesift.text.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, Split, chunk_text
@@ -42,7 +42,7 @@ class ChunkStore(Protocol):
 
     def delete(self, document_ids: Sequence[str]) -> None: ...
 
-    def search(self, query: Query) -> list[Hit]: ...
+    def search(self, query: Query) -> list[Match]: ...
 
 
 class Rag:
@@ -92,20 +92,20 @@ class Rag:
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The ``top_k`` best chunks for ``query`` (restricted by a metadata ``filter``)."""
         k = positive_int(top_k, self.top_k)
         depth = max(k, DEFAULT_CANDIDATE_POOL) if self.reranker else k
         return self.finish(str(query), self.candidates(str(query), depth, filter), k)
 
-    def candidates(self, query: str, limit: int, filter: dict[str, Any] | None) -> list[Hit]:
+    def candidates(self, query: str, limit: int, filter: dict[str, Any] | None) -> list[Match]:
         """One store search for at most ``limit`` chunks, held to the scoring contract."""
         hits = check_scores(self.store.search(self._query(query, limit, filter)))[:limit]
         if self.threshold is None:
             return hits
         return [h for h in hits if h.score is None or h.score >= self.threshold]
 
-    def finish(self, query: str, hits: list[Hit], top_k: int) -> list[Hit]:
+    def finish(self, query: str, hits: list[Match], top_k: int) -> list[Match]:
         """The final ``top_k``: reranked and fused with ``hits`` when a reranker is set."""
         if self.reranker is None:
             return hits[:top_k]
@@ -117,7 +117,7 @@ class Rag:
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))
 
@@ -134,7 +134,14 @@ class Rag:
         pieces = chunk_text(doc.content, self.chunk_size, self.chunk_overlap, self.split)
         return [
             StoredChunk(
-                f"{doc.id}_chunk_{i}", doc.id, i, c.start, c.end, c.text, chunk_metadata(doc, c, i)
+                f"{doc.id}_chunk_{i}",
+                doc.id,
+                i,
+                c.start,
+                c.end,
+                c.text,
+                dict(doc.metadata),
+                provenance=chunk_provenance(doc, c, i),
             )
             for i, c in enumerate(pieces)
         ]

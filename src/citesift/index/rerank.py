@@ -10,7 +10,7 @@ from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, bm25_score
 from citesift.index.fusion import min_max
 from citesift.index.retriever import Retriever, query_of
 from citesift.index.scoring import RerankError, check_scores, positive_int
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import is_finite_number
 
 DEFAULT_CANDIDATE_POOL = 20
@@ -23,7 +23,7 @@ DEFAULT_RERANK_WEIGHT = 0.5
 class Reranker(Protocol):
     """Reorders (and rescores) candidate hits for a query, returning at most ``top_k``."""
 
-    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]: ...
+    def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ class BM25Reranker:
     k1: float = DEFAULT_K1
     b: float = DEFAULT_B
 
-    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
+    def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]:
         """The ``top_k`` best candidates by BM25 against ``query``."""
         return bm25_score(query, hits, k1=self.k1, b=self.b)[: positive_int(top_k, len(hits))]
 
@@ -59,7 +59,7 @@ class RerankedRetriever:
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """Base candidates (at least ``top_k`` of them), reranked, fused and cut to ``top_k``."""
         k = positive_int(top_k, self.top_k)
         pool = max(self.candidate_pool, k)
@@ -68,7 +68,7 @@ class RerankedRetriever:
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
-    ) -> list[Hit]:
+    ) -> list[Match]:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))
 
@@ -76,10 +76,10 @@ class RerankedRetriever:
 def rerank_fused(
     reranker: Reranker,
     query: str,
-    hits: list[Hit],
+    hits: list[Match],
     top_k: int,
     weight: float = DEFAULT_RERANK_WEIGHT,
-) -> list[Hit]:
+) -> list[Match]:
     """Rerank every candidate, then score each ``weight · minmax(reranker) + (1 - weight) ·
     minmax(first stage)`` (ties in the reranker's order), so a reranker that knows less
     than the first stage cannot throw its signal away. ``weight`` 1 (or an unscored side)
@@ -101,7 +101,7 @@ def rerank_weight(value: object) -> float:
     return float(value) if ok else DEFAULT_RERANK_WEIGHT  # type: ignore[arg-type]
 
 
-def rerank_checked(reranker: Reranker, query: str, hits: list[Hit], top_k: int) -> list[Hit]:
+def rerank_checked(reranker: Reranker, query: str, hits: list[Match], top_k: int) -> list[Match]:
     """Run ``reranker`` and hold its answer to the result contract (else ``RerankError``)."""
     try:
         out = reranker.rerank(query, hits, top_k)
@@ -122,11 +122,11 @@ def _validate(out: object) -> None:
         raise RerankError(f"rerank failed: expected a list of hits, got {type(out).__name__}")
     for item in out:
         if not (
-            isinstance(item, Hit) and isinstance(item.id, str) and isinstance(item.content, str)
+            isinstance(item, Match) and isinstance(item.id, str) and isinstance(item.content, str)
         ):
             raise RerankError(f"rerank failed: not a hit with a string id and content: {item!r}")
 
 
-def _copy(hit: Hit) -> Hit:
+def _copy(hit: Match) -> Match:
     """A hit whose metadata the reranker may change without touching the caller's."""
     return replace(hit, metadata=dict(hit.metadata))

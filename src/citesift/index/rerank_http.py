@@ -19,7 +19,7 @@ import httpx
 
 from citesift.index.embed import clean_text
 from citesift.index.scoring import RerankError, positive_int
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import is_finite_number
 
 DEFAULT_TIMEOUT = 30.0
@@ -56,7 +56,7 @@ class HTTPReranker:
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
-    def rerank(self, query: str, hits: Sequence[Hit], top_k: int) -> list[Hit]:
+    def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]:
         """``hits`` rescored by the provider, best first, at most ``top_k`` (new objects)."""
         if not hits:
             return []
@@ -67,7 +67,7 @@ class HTTPReranker:
             replace(hits[i], score=score, metadata=dict(hits[i].metadata)) for i, score in ranked
         ]
 
-    def _payload(self, query: str, hits: Sequence[Hit], k: int) -> dict[str, Any]:
+    def _payload(self, query: str, hits: Sequence[Match], k: int) -> dict[str, Any]:
         """The request body: model, query, the documents' texts and how many to return."""
         documents = [clean_text(h.content) for h in hits]
         body = {"model": self.model, "query": clean_text(query), "documents": documents}
@@ -176,7 +176,7 @@ def _parsed(body: bytes, label: str) -> Any:
 
 
 def _scores(answer: Any, api: RerankAPI, count: int) -> dict[int, float]:
-    """Hit index → score from the answer's results array, else ``RerankError``."""
+    """Match index → score from the answer's results array, else ``RerankError``."""
     results = answer.get(api.results_key) if isinstance(answer, dict) else None
     if not isinstance(results, list):
         raise RerankError(f"{api.label} rerank: expected an array under {api.results_key!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from citesift.model import Hit
+from citesift.model import Match
 from citesift.numbers import is_finite_number
 
 
@@ -13,7 +13,7 @@ class RerankError(RuntimeError):
     """A reranker failed or answered with something that breaks the result contract."""
 
 
-def check_scores(hits: Sequence[Hit]) -> list[Hit]:
+def check_scores(hits: Sequence[Match]) -> list[Match]:
     """Apply the scoring contract to ``hits``.
 
     Unscored results keep their order. When any result has a score, every result must have a

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from citesift.model import Licence, Match, Provenance
 from citesift.store.sqlite import SQLiteStore
 
 PARTITION_KEY = "_partition"
@@ -33,9 +34,36 @@ MIGRATIONS = [
     CREATE INDEX chunks_document ON chunks (document_id);
     CREATE INDEX chunks_partition ON chunks (partition);
     """,
+    # Provenance moves out of the metadata into its own columns; metadata keeps the caller's.
+    """
+    ALTER TABLE chunks ADD COLUMN provenance TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE chunks ADD COLUMN snapshot_id TEXT;
+    CREATE INDEX chunks_snapshot ON chunks (snapshot_id);
+    UPDATE chunks SET provenance = json_object(
+        'title', json_extract(metadata, '$.title'),
+        'url', json_extract(metadata, '$.url'),
+        'site', json_extract(metadata, '$.site'),
+        'key', json_extract(metadata, '$.key'),
+        'revision', json_extract(metadata, '$.revision'),
+        'read_at', json_extract(metadata, '$.read_at'),
+        'licence', CASE WHEN json_extract(metadata, '$.licence') IS NULL THEN NULL ELSE
+            json_object('name', json_extract(metadata, '$.licence'),
+                        'url', json_extract(metadata, '$.licence_url')) END,
+        'block', json_extract(metadata, '$.block'),
+        'source_start', json_extract(metadata, '$.source_start'),
+        'source_end', json_extract(metadata, '$.source_end'),
+        'fragment_url', json_extract(metadata, '$.fragment_url')
+    ), metadata = json_remove(metadata, '$.title', '$.url', '$.site', '$.key', '$.revision',
+        '$.read_at', '$.licence', '$.licence_url', '$.block', '$.block_start', '$.block_end',
+        '$.source_start', '$.source_end', '$.fragment_url', '$.history_url',
+        '$.revision_url', '$.document_id', '$.chunk_index', '$.start', '$.end')
+    WHERE json_valid(metadata);
+    """,
 ]
 
-_COLUMNS = "id, document_id, seq, start, stop, content, metadata, embedder, vector"
+_COLUMNS = "id, document_id, seq, start, stop, content, metadata, embedder, vector, provenance"
+_LOCATION = ("document_id", "chunk", "start", "end")
+"""Provenance fields kept in columns of their own, not in the provenance JSON."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +79,27 @@ class StoredChunk:
     metadata: dict[str, Any] = field(default_factory=dict)
     embedder: str | None = None
     vector: np.ndarray | None = field(default=None, repr=False, compare=False)
+    provenance: Provenance | None = None
+    """Attribution and source span; None means only the document, place and span above."""
 
     @property
     def content_hash(self) -> str:
         return content_hash(self.content)
+
+    def origin(self) -> Provenance:
+        """The chunk's provenance, always with its document, sequence number and span."""
+        if self.provenance is not None:
+            return self.provenance
+        return Provenance(self.document_id, self.seq, self.start, self.end)
+
+    def match(self, score: float | None) -> Match:
+        """This chunk as a retrieval result (metadata copied, so the result may change it)."""
+        return Match(self.id, score, self.content, dict(self.metadata), self.origin())
+
+    def fields(self) -> dict[str, Any]:
+        """What a filter sees: the metadata, over which the provenance's plain fields win."""
+        plain = {k: v for k, v in asdict(self.origin()).items() if k != "licence"}
+        return {**self.metadata, **{k: v for k, v in plain.items() if v is not None}}
 
 
 def content_hash(text: str) -> str:
@@ -75,8 +120,8 @@ class ChunkTable:
             _delete(conn, document_ids)
             conn.executemany(
                 "INSERT OR REPLACE INTO chunks (id, document_id, partition, seq, start, stop,"
-                " content, content_hash, metadata, embedder, vector)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " content, content_hash, metadata, embedder, vector, provenance, snapshot_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_row(c) for c in chunks],
             )
 
@@ -117,7 +162,7 @@ def _delete(conn: Any, document_ids: Sequence[str]) -> int:
     cursor = conn.executemany(
         "DELETE FROM chunks WHERE document_id = ?", [(d,) for d in document_ids]
     )
-    return max(cursor.rowcount, 0)
+    return max(int(cursor.rowcount), 0)
 
 
 def _row(c: StoredChunk) -> tuple[Any, ...]:
@@ -134,12 +179,34 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
         json.dumps(c.metadata, ensure_ascii=False, default=str),
         c.embedder if c.vector is not None else None,
         _blob(c.vector) if c.vector is not None else None,
+        _provenance_json(c.provenance),
+        c.provenance.snapshot_id if c.provenance is not None else None,
     )
 
 
 def _chunk(r: tuple[Any, ...]) -> StoredChunk:
     vector = np.frombuffer(r[8], dtype=np.float32) if r[8] is not None else None
-    return StoredChunk(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector)
+    provenance = _provenance(r[1], r[2], r[3], r[4], json.loads(r[9]))
+    return StoredChunk(
+        r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance
+    )
+
+
+def _provenance_json(provenance: Provenance | None) -> str:
+    """The provenance fields that have no column of their own, as JSON (nulls left out)."""
+    if provenance is None:
+        return "{}"
+    fields = {k: v for k, v in asdict(provenance).items() if k not in _LOCATION and v is not None}
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def _provenance(document_id: str, seq: int, start: int, end: int, extra: Any) -> Provenance:
+    """A chunk's provenance from its columns and its provenance JSON (unknown keys ignored)."""
+    known = {k: v for k, v in extra.items() if k in Provenance.__dataclass_fields__}
+    licence = known.pop("licence", None)
+    if isinstance(licence, dict):
+        known["licence"] = Licence(str(licence.get("name")), str(licence.get("url") or ""))
+    return Provenance(document_id, seq, start, end, **known)
 
 
 def _blob(vector: np.ndarray) -> bytes:

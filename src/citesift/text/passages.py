@@ -70,6 +70,7 @@ def _passage(
         source_start=source_start,
         source_end=source_end,
         fragment_url=_link(document, index, start, end, page),
+        snapshot_id=document.snapshot_id,
     )
 
 
