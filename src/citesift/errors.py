@@ -33,6 +33,10 @@ class StoreCorrupt(StoreError):
     """The file is not a store, or a store that is damaged."""
 
 
+class StoreUnusable(StoreError, ValueError):
+    """The path named cannot hold a store (a directory, a device, a file in its way)."""
+
+
 class ClientError(CitesiftError):
     """A configured outbound API (LLM, embeddings, reranker, search) failed or refused."""
 

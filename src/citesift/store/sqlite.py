@@ -3,9 +3,14 @@
 Each component (snapshots, chunks, ...) owns its tables and declares them as an ordered
 list of SQL steps; ``migrate`` applies the steps not yet applied, each in its own
 transaction, so components evolve independently and a crash never half-applies a step.
-Several processes may open and migrate one new file at once: the switch to WAL is retried
-while another process holds the file, and each step is applied by whichever process takes
-the write lock first (the others find it done).
+Opening a store and finding its steps applied only reads, so a reader never waits for a
+process that is writing. Several processes may open and migrate one new file at once: the
+switch to WAL is retried while another process holds the file, and each step is applied by
+whichever process takes the write lock first (the others find it done).
+
+A fault of the file is a ``StoreError`` naming it: ``StoreBusy`` when another process keeps
+the write lock past the wait, ``StoreCorrupt`` when the file is not a store or is damaged.
+A damaged file is never rewritten.
 """
 
 from __future__ import annotations
@@ -18,9 +23,19 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from citesift.errors import StoreBusy, StoreCorrupt, StoreError, StoreUnusable, invalid
+
 STORE_DIR_ENV = "CITESIFT_HOME"
 STORE_FILE = "citesift.db"
+MEMORY = ":memory:"
+BUSY_TIMEOUT_MS = 10_000
+"""How long a write waits for another process's write lock before ``StoreBusy``."""
 LOCK_RETRY_SECONDS = 0.01
+
+_BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")
+_CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+_UNUSABLE = ("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_FULL", "SQLITE_PERM")
+"""Error families (``sqlite_errorname`` prefixes) that are the file's fault, not a query's."""
 
 
 def default_store_path() -> Path:
@@ -28,49 +43,55 @@ def default_store_path() -> Path:
     return Path(os.environ.get(STORE_DIR_ENV) or ".citesift") / STORE_FILE
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A connection to the database at ``path`` (its folder made when missing); a path that
-    cannot hold one (a file in the way, no permission, a NUL byte) is a ``ValueError``."""
-    try:
-        if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        connection.execute("PRAGMA schema_version")  # opening is lazy: fail here, clearly
-    except (OSError, sqlite3.Error) as error:
-        raise ValueError(f"cannot open a store at {str(path)!r}: {error}") from None
-    return connection
-
-
 class SQLiteStore:
     """A thread-safe handle on one SQLite database file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path | None = None, *, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(
+        self, path: str | Path | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    ) -> None:
+        if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int):
+            raise invalid("busy_timeout_ms", busy_timeout_ms, "a whole number of milliseconds")
+        if busy_timeout_ms < 0:
+            raise invalid("busy_timeout_ms", busy_timeout_ms, "0 or more")
         self.path = Path(path) if path is not None else default_store_path()
+        self.busy_timeout_ms = busy_timeout_ms
         self._lock = threading.RLock()
         self._conn = _connect(self.path)
-        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        _while_locked(lambda: self._conn.execute("PRAGMA journal_mode = WAL"), busy_timeout_ms)
-        self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        with self.transaction() as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_steps ("
-                " component TEXT NOT NULL, step INTEGER NOT NULL,"
-                " PRIMARY KEY (component, step))"
-            )
+        try:
+            self._prepare()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _prepare(self) -> None:
+        """Set the connection up, and make the file a store if it is not one yet (a write
+        only then: a store already in WAL mode with its steps table is only read)."""
+        with self._translated():
+            self._conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            if self._conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
+                _while_locked(
+                    lambda: self._conn.execute("PRAGMA journal_mode = WAL"), self.busy_timeout_ms
+                )
+            steps = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_steps'"
+            if self._conn.execute(steps).fetchone() is None:
+                with self.transaction() as conn:
+                    conn.execute(
+                        "CREATE TABLE IF NOT EXISTS schema_steps ("
+                        " component TEXT NOT NULL, step INTEGER NOT NULL,"
+                        " PRIMARY KEY (component, step))"
+                    )
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
-        """Apply the steps of ``component`` not applied yet, in order, one transaction each."""
-        with self._lock:
-            done = {
-                row[0]
-                for row in self._conn.execute(
-                    "SELECT step FROM schema_steps WHERE component = ?", (component,)
-                )
-            }
-            for number, sql in enumerate(steps):
-                if number not in done:
-                    self._apply(component, number, sql)
+        """Apply the steps of ``component`` not applied yet, in order, one transaction each
+        (finding them all applied is a read)."""
+        with self.reading() as conn:
+            rows = conn.execute("SELECT step FROM schema_steps WHERE component = ?", (component,))
+            done = {row[0] for row in rows.fetchall()}
+        for number, sql in enumerate(steps):
+            if number not in done:
+                self._apply(component, number, sql)
 
     def _apply(self, component: str, number: int, sql: str) -> None:
         """Apply one step in one transaction, unless another process applied it meanwhile."""
@@ -89,20 +110,32 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the store's lock for one ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error)."""
-        with self._lock:
+        with self._lock, self._translated():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """Hold the store's lock for reads outside a transaction."""
-        with self._lock:
+        with self._lock, self._translated():
             yield self._conn
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """Turn a fault of the file met inside into the ``StoreError`` that names it."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            fault = _fault(self.path, error, self.busy_timeout_ms)
+            if fault is None:
+                raise
+            raise fault from error
 
     def close(self) -> None:
         with self._lock:
@@ -113,6 +146,41 @@ class SQLiteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection to the database at ``path`` (its folder made when missing); a path that
+    cannot hold one (a directory, a device, a file in the way, a NUL byte) is
+    ``StoreUnusable``."""
+    if str(path) == MEMORY:
+        return sqlite3.connect(MEMORY, check_same_thread=False, isolation_level=None)
+    try:
+        if path.exists() and not path.is_file():
+            raise StoreUnusable(f"cannot open a store at {str(path)!r}: not a regular file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    except (OSError, ValueError, sqlite3.Error) as error:
+        raise StoreUnusable(f"cannot open a store at {str(path)!r}: {error}") from None
+    return connection
+
+
+def _fault(path: Path, error: sqlite3.Error, busy_timeout_ms: int) -> StoreError | None:
+    """The ``StoreError`` that ``error`` means for the file at ``path``, or None when the
+    error is a query's, not the file's."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name.startswith(_BUSY) or "database is locked" in str(error):
+        return StoreBusy(
+            f"the store {str(path)!r} is busy: another process has held its write lock for"
+            f" more than {busy_timeout_ms / 1000:g} s; try again when it is done"
+        )
+    if name.startswith(_CORRUPT):
+        return StoreCorrupt(
+            f"{str(path)!r} is not a citesift store, or a damaged one ({error}); it was left as"
+            " it is: move it aside or name another store"
+        )
+    if name.startswith(_UNUSABLE):
+        return StoreError(f"cannot use the store {str(path)!r}: {error}")
+    return None
 
 
 def _while_locked(call: Callable[[], object], timeout_ms: int) -> None:
