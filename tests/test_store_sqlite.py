@@ -259,7 +259,7 @@ def test_a_busy_timeout_that_makes_no_sense_is_refused(tmp_path, timeout) -> Non
     [
         ("/dev/null", "not a regular file", EXIT_USAGE),
         ("folder", "not a regular file", EXIT_USAGE),
-        ("garbage", "is not a citesift store, or a damaged one", 1),
+        ("garbage", "is not a citesift store, or a damaged one", EXIT_USAGE),
     ],
 )
 def test_the_cli_says_what_is_wrong_with_a_store_in_one_line(tmp_path, store, says, status) -> None:
@@ -269,7 +269,7 @@ def test_the_cli_says_what_is_wrong_with_a_store_in_one_line(tmp_path, store, sa
         store = str(tmp_path)
     for command in (["search", "anything"], ["index", "stats"]):
         result = CliRunner().invoke(app, [*command, "--store", store])
-        assert result.exit_code == status
+        assert result.exit_code == EXIT_USAGE
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert result.stderr.count("\n") == 1 and says in result.stderr
         assert result.stderr.startswith("error: ") and store in result.stderr
