@@ -74,7 +74,7 @@ def doc_text(doc: dict[str, str]) -> str:
 
 def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
     """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise."""
-    from citesift.index.onnx_minilm import MiniLMEmbedder
+    from citesift.index.embedders.minilm import MiniLMEmbedder
     from citesift.store.sqlite import SQLiteStore
 
     if name == "bm25":

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
-from citesift.index.rerank_http import VoyageReranker
+from citesift.index.rerankers.http import VoyageReranker
 from citesift.sources.files import MAX_FILE_BYTES
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
@@ -277,7 +277,7 @@ def test_the_embedding_bar_follows_the_chunks_embedded(tmp_path: Path) -> None:
     from rich.progress import Progress
 
     from citesift.cli.index import _show_embedding
-    from citesift.index.embed_cache import CachedEmbedder
+    from citesift.index.embedders.cache import CachedEmbedder
     from citesift.store import SQLiteStore
     from test_rag_helpers import HashEmbedder
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citesift.index.embed import normalise_rows
-from citesift.index.embed_cache import CachedEmbedder
-from citesift.index.onnx_minilm import MiniLMEmbedder
+from citesift.index.embedders.base import normalise_rows
+from citesift.index.embedders.cache import CachedEmbedder
+from citesift.index.embedders.minilm import MiniLMEmbedder
 from citesift.store.embeddings import count_vectors, forget_vectors
 from citesift.store.sqlite import SQLiteStore
 

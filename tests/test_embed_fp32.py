@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citesift.index.onnx_minilm import MiniLMEmbedder
+from citesift.index.embedders.minilm import MiniLMEmbedder
 from conftest import SHARED
 
 SCIFACT_CORPUS = SHARED / "bench" / "retrieval" / "scifact" / "corpus.jsonl"

@@ -7,16 +7,16 @@ import os
 import numpy as np
 import pytest
 
-from citesift.index.embed import Embedder, default_embedder, normalise_rows
-from citesift.index.onnx_minilm import (
+from citesift.index.embedders.base import Embedder, normalise_rows
+from citesift.index.embedders.minilm import (
     DIM,
     MAX_TOKENS,
     TOKENIZER_SHA256,
     MiniLMEmbedder,
-    ModelFileError,
+    default_embedder,
     tokenizer_path,
-    verified,
 )
+from citesift.index.onnx import ModelFileError, verified
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from citesift.index.embed import Embedder, EmbeddingError
-from citesift.index.embed_cache import CachedEmbedder
-from citesift.index.openai_embed import OpenAIEmbedder
+from citesift.index.embedders.base import Embedder, EmbeddingError
+from citesift.index.embedders.cache import CachedEmbedder
+from citesift.index.embedders.openai_compat import OpenAIEmbedder
 from citesift.store.sqlite import SQLiteStore
 from openai_server import Reply, ScriptedServer, seeded_vector, serve_openai
 

@@ -11,28 +11,21 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
-from citesift.index.hybrid import HybridRetriever
-from citesift.index.rerank import BM25Reranker, RerankedRetriever, rerank_fused, rerank_weight
-from citesift.index.scoring import RerankError, check_scores
-from citesift.model import Match
+from citesift.index.rerankers.base import (
+    RerankError,
+    rerank_checked,
+    rerank_fused,
+    rerank_weight,
+)
+from citesift.index.rerankers.bm25 import BM25Reranker
+from citesift.index.retriever import check_scores, query_of
+from citesift.model import Match, Provenance
 
 MAX = sys.float_info.max
 
 
 def hits(*pairs: tuple[str, float | None], content: str = "") -> list[Match]:
     return [Match(i, s, content or f"text of {i}") for i, s in pairs]
-
-
-class ListRetriever:
-    """A retriever answering a fixed list, recording what it was asked."""
-
-    def __init__(self, results: list[Match]) -> None:
-        self.results = results
-        self.calls: list[dict[str, Any]] = []
-
-    def search(self, query: str, top_k: int | None = None, filter: Any = None) -> list[Match]:
-        self.calls.append({"query": query, "top_k": top_k, "filter": filter})
-        return list(self.results)
 
 
 def test_negative_vector_scores_normalise() -> None:
@@ -55,18 +48,18 @@ def test_constant_and_non_finite_scores_stay_finite() -> None:
 def test_duplicate_ids_keep_the_first_and_stay_finite() -> None:
     out = weighted_fusion(hits(("a", 5), ("a", 1), ("b", 3)), [])
     assert [h.id for h in out] == ["a", "b"]
-    assert out[0].score == pytest.approx(0.6)
+    assert out[0].score == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize(
     "weights,expected",
     [
-        ((math.nan, -3), (0.6, 0.4)),
+        ((math.nan, -3), (0.5, 0.5)),
         ((0, 0), (0.5, 0.5)),
         ((6, 4), (0.6, 0.4)),
         ((MAX, MAX), (0.5, 0.5)),
         ((MAX, 0), (1.0, 0.0)),
-        ((math.inf, 1), (0.6 / 1.6, 1 / 1.6)),
+        ((math.inf, 1), (0.5 / 1.5, 1 / 1.5)),
     ],
 )
 def test_fusion_weights_are_a_finite_pair_summing_to_one(
@@ -110,26 +103,17 @@ def test_scored_results_come_sorted() -> None:
     assert [h.id for h in check_scores(hits(("a", 1), ("b", 3), ("c", 2)))] == ["b", "c", "a"]
 
 
-def test_reranked_retriever_asks_for_the_pool_and_cuts_to_top_k() -> None:
-    base = ListRetriever(
-        [Match("x", 0.9, "nothing relevant"), Match("y", 0.1, "solar panels and solar power")]
-    )
-    out = RerankedRetriever(base, candidate_pool=math.nan, top_k=-4).search("solar power")
-    assert [h.id for h in out] == ["y"]
-    assert base.calls[0]["top_k"] == 20
-
-
-def test_reranked_retriever_never_mutates_inputs() -> None:
-    original = Match("a", 1.0, "solar", {"k": 1})
-    base = ListRetriever([original])
+def test_rerank_never_mutates_inputs_and_keeps_provenance() -> None:
+    where = Provenance("doc", 0, 0, 5)
+    original = Match("a", 1.0, "solar", {"k": 1}, where)
 
     class Meddler:
         def rerank(self, query: str, found: list[Match], top_k: int) -> list[Match]:
             found[0].metadata["k"] = 2
-            return found
+            return [Match(h.id, 1.0, h.content) for h in found]
 
-    RerankedRetriever(base, Meddler()).search("solar")
-    assert original.metadata == {"k": 1}
+    [out] = rerank_checked(Meddler(), "solar", [original], 1)
+    assert original.metadata == {"k": 1} and out.provenance == where
 
 
 class BadReranker:
@@ -153,16 +137,14 @@ class BadReranker:
     ],
 )
 def test_bad_reranker_answers_are_rerank_errors(answer: Any) -> None:
-    retriever = RerankedRetriever(ListRetriever(hits(("a", 1.0))), BadReranker(answer))
     with pytest.raises(RerankError, match="rerank failed"):
-        retriever.search("q")
+        rerank_fused(BadReranker(answer), "q", hits(("a", 1.0)), 1)
 
 
 def test_rerank_error_is_rethrown_unchanged() -> None:
     error = RerankError("upstream said no")
-    retriever = RerankedRetriever(ListRetriever(hits(("a", 1.0))), BadReranker(error))
     with pytest.raises(RerankError) as caught:
-        retriever.search("q")
+        rerank_fused(BadReranker(error), "q", hits(("a", 1.0)), 1)
     assert caught.value is error
 
 
@@ -171,27 +153,22 @@ def test_bm25_reranker_is_the_default_and_obeys_top_k() -> None:
     assert [h.id for h in BM25Reranker().rerank("solar", found, 1)] == ["b"]
 
 
-def test_hybrid_retriever_fuses_vector_and_keyword_scores() -> None:
-    base = ListRetriever([Match("v", 0.9, "unrelated words"), Match("k", 0.8, "solar power plant")])
-    keyword = HybridRetriever(base, vector_weight=0, bm25_weight=1).search("solar", top_k=1)
-    vector = HybridRetriever(base, vector_weight=1, bm25_weight=0).search("solar", top_k=1)
-    assert keyword[0].id == "k" and vector[0].id == "v"
-    assert vector[0].score == 1.0
-
-
-def test_hybrid_retriever_with_no_candidates_is_empty() -> None:
-    assert HybridRetriever(ListRetriever([])).search("q") == []
+def test_bm25_reranker_reads_unicode_and_cjk() -> None:
+    found = [
+        Match("tokyo", None, "東京は日本の首都です"),
+        Match("munich", None, "Ärzte in München"),
+    ]
+    assert BM25Reranker().rerank("東京", found, 1)[0].id == "tokyo"
+    assert BM25Reranker().rerank("münchen ärzte", found, 1)[0].id == "munich"
 
 
 def test_retrieve_takes_the_last_user_message() -> None:
-    base = ListRetriever([Match("a", None, "solar")])
     messages = [
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "x"},
         {"role": "user", "content": "solar?"},
     ]
-    RerankedRetriever(base).retrieve(messages=messages)
-    assert base.calls[0]["query"] == "solar?"
+    assert query_of(messages=messages) == "solar?"
 
 
 scores_lists = st.lists(
@@ -253,9 +230,3 @@ def test_rerank_weight_zero_keeps_the_first_stage_order() -> None:
 def test_unscored_first_stage_takes_the_reranker_order() -> None:
     out = rerank_fused(Reversing(), "q", hits(("a", None), ("b", None), ("c", None)), 3)
     assert [h.id for h in out] == ["c", "b", "a"]
-
-
-def test_reranked_retriever_fuses_by_its_weight() -> None:
-    fused = RerankedRetriever(ListRetriever(FIRST_STAGE), Reversing()).search("q", top_k=1)
-    alone = RerankedRetriever(ListRetriever(FIRST_STAGE), Reversing(), rerank_weight=1)
-    assert fused[0].id == "c" and alone.search("q", top_k=1)[0].id == "d"

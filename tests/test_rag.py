@@ -8,7 +8,7 @@ import math
 import pytest
 
 from citesift.index.rag import create_rag
-from citesift.index.rerank import BM25Reranker
+from citesift.index.rerankers.bm25 import BM25Reranker
 from citesift.model import Block, Licence, Passage, SourceDocument
 from test_rag_helpers import HashEmbedder, ListStore
 

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from citesift.index.rerank import BM25Reranker, rerank_checked
-from citesift.index.rerank_http import (
+from citesift.index.rerankers.base import RerankError, rerank_checked
+from citesift.index.rerankers.bm25 import BM25Reranker
+from citesift.index.rerankers.by_name import HTTP_RERANKERS, reranker_by_name
+from citesift.index.rerankers.http import (
     CohereReranker,
     HTTPReranker,
     JinaReranker,
     VoyageReranker,
 )
-from citesift.index.rerankers import HTTP_RERANKERS, reranker_by_name
-from citesift.index.scoring import RerankError
 from citesift.model import Match
 from openai_server import Received, Reply, ScriptedServer, serve_json
 

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer
 
-from citesift.index.cross_encoder import (
+from citesift.index.embedders.minilm import tokenizer_path
+from citesift.index.rerankers.base import rerank_checked
+from citesift.index.rerankers.by_name import reranker_by_name
+from citesift.index.rerankers.cross_encoder import (
     INSTALL_HINT,
     CrossEncoderError,
     CrossEncoderReranker,
 )
-from citesift.index.onnx_minilm import tokenizer_path
-from citesift.index.rerank import rerank_checked
-from citesift.index.rerankers import reranker_by_name
 from citesift.model import Match
 
 onnx = pytest.importorskip("onnx")

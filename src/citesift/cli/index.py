@@ -30,12 +30,11 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.reading import fail, fail_outcome
-from citesift.index.embed import Embedder
-from citesift.index.embed_cache import CachedEmbedder
+from citesift.index.embedders.base import Embedder
+from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import create_rag
-from citesift.index.rerank import DEFAULT_RERANK_WEIGHT, Reranker
-from citesift.index.rerankers import RERANKERS, reranker_by_name
-from citesift.index.scoring import RerankError
+from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError
+from citesift.index.rerankers.by_name import RERANKERS, reranker_by_name
 from citesift.model import Document, Match, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources.files import FileRefused, document_ids, file_document, indexable_files

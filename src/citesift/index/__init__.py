@@ -1,15 +1,18 @@
-"""Retrieval: BM25, dense vectors, hybrid fusion, reranking, partitions and the RAG facade."""
+"""Retrieval: ``lexical`` (tokenizer, BM25), ``embedders``, vectors, fusion, ``rerankers``,
+partitions and the RAG facade."""
 
-from citesift.index.bm25 import BM25Index
-from citesift.index.bm25_score import bm25_score
-from citesift.index.cross_encoder import CrossEncoderError, CrossEncoderReranker
-from citesift.index.embed import Embedder, EmbeddingError, default_embedder
-from citesift.index.embed_cache import CachedEmbedder
+from citesift.index.embedders import (
+    CachedEmbedder,
+    Embedder,
+    EmbeddingError,
+    MiniLMEmbedder,
+    OpenAIEmbedder,
+    default_embedder,
+)
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
-from citesift.index.hybrid import HybridRetriever
+from citesift.index.lexical import BM25Index, Tokenizer, bm25_score
 from citesift.index.local import LocalStore
-from citesift.index.onnx_minilm import MiniLMEmbedder
-from citesift.index.openai_embed import OpenAIEmbedder
+from citesift.index.onnx import ModelFileError
 from citesift.index.partition import (
     PartitionDiagnostics,
     PartitionedRag,
@@ -17,17 +20,22 @@ from citesift.index.partition import (
 )
 from citesift.index.query import Query
 from citesift.index.rag import ChunkStore, Rag, create_rag
-from citesift.index.rerank import (
+from citesift.index.rerankers import (
+    RERANKERS,
     BM25Reranker,
-    RerankedRetriever,
+    CohereReranker,
+    CrossEncoderError,
+    CrossEncoderReranker,
+    HTTPReranker,
+    JinaReranker,
     Reranker,
+    RerankError,
+    VoyageReranker,
     rerank_checked,
     rerank_fused,
+    reranker_by_name,
 )
-from citesift.index.rerank_http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
-from citesift.index.rerankers import RERANKERS, reranker_by_name
-from citesift.index.retriever import Retriever, query_of
-from citesift.index.scoring import RerankError, check_scores
+from citesift.index.retriever import Retriever, check_scores, query_of
 from citesift.index.vectors import VectorIndex
 
 __all__ = [
@@ -41,10 +49,10 @@ __all__ = [
     "Embedder",
     "EmbeddingError",
     "HTTPReranker",
-    "HybridRetriever",
     "JinaReranker",
     "LocalStore",
     "MiniLMEmbedder",
+    "ModelFileError",
     "OpenAIEmbedder",
     "PartitionDiagnostics",
     "PartitionedRag",
@@ -52,9 +60,9 @@ __all__ = [
     "RERANKERS",
     "Rag",
     "RerankError",
-    "RerankedRetriever",
     "Reranker",
     "Retriever",
+    "Tokenizer",
     "VectorIndex",
     "VoyageReranker",
     "bm25_score",

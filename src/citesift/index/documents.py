@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from citesift.index.embed import clean_text
+from citesift.index.texts import clean_text
 from citesift.model import Passage, Provenance, SourceDocument
 from citesift.text.chunking import Chunk
 

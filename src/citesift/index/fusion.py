@@ -9,8 +9,9 @@ from citesift.model import Match
 from citesift.numbers import clamped, is_finite_number
 
 RRF_K = 60
-DEFAULT_VECTOR_WEIGHT = 0.6
-DEFAULT_BM25_WEIGHT = 0.4
+DEFAULT_VECTOR_WEIGHT = 0.5
+DEFAULT_BM25_WEIGHT = 0.5
+"""Equal weights by default: no prior for either side."""
 
 
 def reciprocal_rank_fusion(

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from citesift.index.bm25 import BM25Index
 from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.lexical.bm25 import BM25Index
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
@@ -22,8 +22,6 @@ from citesift.store.sqlite import SQLiteStore
 
 HYBRID_DEPTH = 100
 """How many candidates each side of a hybrid search brings to the fusion (at least)."""
-HYBRID_WEIGHTS = (0.5, 0.5)
-"""Vector and BM25 weights of the default fusion: equal, no prior for either side."""
 FUSIONS = ("weighted", "rrf")
 
 
@@ -91,7 +89,7 @@ class LocalStore:
         lexical, dense = self._lexical(query, depth), self._dense(query, depth)
         if self.fusion == "rrf":
             return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
-        return weighted_fusion(dense, lexical, *HYBRID_WEIGHTS, top_k=query.top_k)
+        return weighted_fusion(dense, lexical, top_k=query.top_k)
 
     def stats(self) -> dict[str, Any]:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""

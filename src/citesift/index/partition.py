@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from citesift.index.arguments import MAX_COUNT
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
-from citesift.index.scoring import MAX_COUNT
 from citesift.model import Match
 from citesift.numbers import is_finite_number
 from citesift.store.chunks import PARTITION_KEY

@@ -10,27 +10,25 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from citesift.index.arguments import finite_or_none, positive_int, sane_size
 from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_provenance
-from citesift.index.embed import Embedder, Progress
+from citesift.index.embedders.base import Embedder, Progress
+from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
 from citesift.index.local import LocalStore
 from citesift.index.query import MODES, Mode, Query
-from citesift.index.rerank import (
-    DEFAULT_CANDIDATE_POOL,
-    DEFAULT_RERANK_WEIGHT,
-    DEFAULT_TOP_K,
-    Reranker,
-    rerank_fused,
-)
-from citesift.index.rerankers import reranker_by_name
-from citesift.index.retriever import query_of
-from citesift.index.scoring import check_scores, finite_or_none, positive_int, sane_size
+from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, rerank_fused
+from citesift.index.rerankers.by_name import reranker_by_name
+from citesift.index.retriever import check_scores, query_of
 from citesift.model import Match
 from citesift.store.chunks import StoredChunk
 from citesift.store.sqlite import SQLiteStore
 from citesift.text.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, Split, chunk_text
 
 MAX_CHUNK_SIZE = 10_000_000
+DEFAULT_TOP_K = 5
+DEFAULT_CANDIDATE_POOL = 20
+"""How many first-stage candidates a reranker sees (at least ``top_k``)."""
 INGEST_BATCH = 64
 """Documents per ingest transaction: a crash loses at most the batch in flight."""
 
@@ -229,8 +227,7 @@ def _embedder_factory(embed: Embedder | None, store: ChunkStore) -> Callable[[],
     store when there is one (so unchanged text is never embedded twice)."""
 
     def make() -> Embedder:
-        from citesift.index.embed import default_embedder
-        from citesift.index.embed_cache import CachedEmbedder
+        from citesift.index.embedders.minilm import default_embedder
 
         inner = embed if embed is not None else default_embedder()
         if isinstance(store, LocalStore):
@@ -249,8 +246,6 @@ def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 def _uncached(embedder: Embedder) -> Embedder:
     """The model behind a cache: a query is embedded once, not stored."""
-    from citesift.index.embed_cache import CachedEmbedder
-
     return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
 
 

@@ -1,9 +1,13 @@
-"""The retriever contract: what searches, and how an agent's messages become a query."""
+"""The retriever contract: what searches, how its results are scored, and how an agent's
+messages become a query."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from citesift.model import Match
+from citesift.numbers import is_finite_number
 
 
 class Retriever(Protocol):
@@ -12,6 +16,26 @@ class Retriever(Protocol):
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Any]: ...
+
+
+def check_scores(hits: Sequence[Match]) -> list[Match]:
+    """Apply the scoring contract to ``hits``.
+
+    Unscored results keep their order. When any result has a score, every result must have a
+    finite one, and the list comes back sorted by descending score (stable for ties). Mixed
+    or non-finite scores raise ``TypeError``: a score is never made up.
+    """
+    scored = [h.score is not None for h in hits]
+    if not any(scored):
+        return list(hits)
+    if not all(scored):
+        raise TypeError("mixed scored and unscored results: every result needs a score")
+    for hit in hits:
+        if not is_finite_number(hit.score):
+            raise TypeError(
+                f"result {hit.id!r} has a non-finite or non-numeric score {hit.score!r}"
+            )
+    return sorted(hits, key=lambda h: -float(h.score or 0.0))
 
 
 def query_of(query: str | None = None, messages: Sequence[Any] | None = None) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from citesift.index.embed import bounded_int, check_vectors, normalise_rows
-from citesift.index.scoring import MAX_COUNT
+from citesift.index.arguments import MAX_COUNT, bounded_int
+from citesift.index.embedders.base import check_vectors, normalise_rows
 
 INITIAL_CAPACITY = 1024
 

@@ -17,8 +17,9 @@ from typing import Any, ClassVar
 
 import httpx
 
-from citesift.index.embed import clean_text
-from citesift.index.scoring import RerankError, positive_int
+from citesift.index.arguments import positive_int
+from citesift.index.rerankers.base import RerankError
+from citesift.index.texts import clean_text
 from citesift.model import Match
 from citesift.numbers import is_finite_number
 

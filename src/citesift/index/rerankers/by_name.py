@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from citesift.index.rerank import BM25Reranker, Reranker
-from citesift.index.rerank_http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
+from citesift.index.rerankers.base import Reranker
+from citesift.index.rerankers.bm25 import BM25Reranker
+from citesift.index.rerankers.http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
 
 DEFAULT_RERANKER = "bm25"
 CROSS_ENCODER = "cross-encoder"
@@ -60,6 +61,6 @@ def _cross_encoder(model: str | Path | None) -> Reranker:
     """A cross-encoder from a local model directory (imported only when asked for)."""
     if not model:
         raise ValueError("the cross-encoder reranker needs a model: a local model directory")
-    from citesift.index.cross_encoder import CrossEncoderReranker
+    from citesift.index.rerankers.cross_encoder import CrossEncoderReranker
 
     return CrossEncoderReranker(model)

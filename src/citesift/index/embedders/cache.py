@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from citesift.index.embed import Embedder, Progress, bounded_int, check_vectors
+from citesift.index.arguments import bounded_int
+from citesift.index.embedders.base import Embedder, Progress, check_vectors
 from citesift.store.embeddings import load_vectors, migrate_embeddings, save_vectors, text_key
 from citesift.store.sqlite import SQLiteStore
 

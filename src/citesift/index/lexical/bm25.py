@@ -1,20 +1,38 @@
-"""A BM25 index over sparse arrays: per-term document scores precomputed, queries summed in C."""
+"""BM25 (Lucene's idf): an index over sparse arrays, per-term document scores precomputed and
+queries summed in C; and the same scoring of a short list of matches, with no index kept."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citesift.index.bm25_score import DEFAULT_B, DEFAULT_K1, sane_b, sane_k1
-from citesift.index.tokens import Tokenize, Tokenizer
+from citesift.checks import text_arg
+from citesift.index.lexical.tokens import Tokenize, Tokenizer
+from citesift.model import Match
+from citesift.numbers import is_finite_number
 
 if TYPE_CHECKING:
     from scipy import sparse
 
 _Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
+DEFAULT_K1 = 1.5
+DEFAULT_B = 0.75
+
+
+def sane_k1(k1: object, default: float = DEFAULT_K1) -> float:
+    """``k1`` when it is a finite number ≥ 0, else ``default``."""
+    ok = is_finite_number(k1) and k1 >= 0  # type: ignore[operator]
+    return float(k1) if ok else default  # type: ignore[arg-type]
+
+
+def sane_b(b: object, default: float = DEFAULT_B) -> float:
+    """``b`` when it is a finite number in [0, 1], else ``default``."""
+    ok = is_finite_number(b) and 0 <= b <= 1  # type: ignore[operator]
+    return float(b) if ok else default  # type: ignore[arg-type]
 
 
 class BM25Index:
@@ -121,3 +139,21 @@ def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
         live = live[np.argpartition(-scores[live], k - 1)[:k]]
     order = np.lexsort((live, -scores[live]))
     return live[order][: max(k, 0)]
+
+
+def bm25_score(
+    query: str, hits: Sequence[Match], k1: float = DEFAULT_K1, b: float = DEFAULT_B
+) -> list[Match]:
+    """New matches scored by BM25 of ``query`` over the matches themselves, best first (ties
+    keep their order): the index's tokenizer and formula over a throw-away index.
+
+    Invalid ``k1`` (non-finite or negative) falls back to 1.5, invalid ``b`` (non-finite or
+    outside [0, 1]) to 0.75. With no matches the answer is empty; every score is finite.
+    """
+    text_arg(query, "query")
+    index = BM25Index(k1, b)
+    rows = [str(i) for i in range(len(hits))]
+    index.add(rows, [text_arg(h.content, "a match's content") for h in hits])
+    scores = index.scores(query)
+    order = np.argsort(-scores, kind="stable")
+    return [replace(hits[i], score=float(scores[i])) for i in order]

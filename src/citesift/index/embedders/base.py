@@ -1,4 +1,4 @@
-"""The ``Embedder`` protocol, the default embedder, and checks encoders and rerankers share."""
+"""The ``Embedder`` protocol, its error, and the checks every embedder's vectors pass."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from citesift.numbers import is_finite_number
+from citesift.errors import ClientError
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while a long embedding run advances."""
 
 
-class EmbeddingError(RuntimeError):
-    """An embedder's model or endpoint failed or answered with unusable vectors."""
+class EmbeddingError(ClientError, RuntimeError):
+    """An embeddings endpoint answered with something that is not the vectors asked for."""
 
 
 @runtime_checkable
@@ -33,13 +33,6 @@ class Embedder(Protocol):
         ...
 
 
-def default_embedder() -> Embedder:
-    """The embedded default: all-MiniLM-L6-v2 (int8 ONNX) on the CPU, offline."""
-    from citesift.index.onnx_minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length as float32; zero or non-finite rows become zeros."""
     out = np.nan_to_num(np.asarray(vectors, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
@@ -55,29 +48,3 @@ def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.nda
     if out.shape != (count, dim):
         raise ValueError(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
     return out
-
-
-def clean_text(text: object) -> str:
-    """``text`` with lone surrogates replaced one for one (offsets are unchanged), so
-    tokenizers and JSON accept it; ``TypeError`` when it is not a string."""
-    if not isinstance(text, str):
-        raise TypeError(f"expected a string, got {type(text).__name__}")
-    return text.encode("utf-8", "replace").decode("utf-8")
-
-
-CHARS_PER_TOKEN_BOUND = 32
-"""Characters kept per token of a model's input limit: far more than text needs (English
-runs about 4-5 per WordPiece token), so the cut only spares the tokenizer megabytes it
-would throw away."""
-
-
-def head_for_tokens(text: str, max_tokens: int) -> str:
-    """The start of ``text`` that can hold ``max_tokens`` tokens: bounded tokenizer work."""
-    return text[: max_tokens * CHARS_PER_TOKEN_BOUND]
-
-
-def bounded_int(value: object, low: int, high: int, default: int) -> int:
-    """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
-    if not is_finite_number(value):
-        return default
-    return max(low, min(int(value), high))  # type: ignore[call-overload]

@@ -1,4 +1,5 @@
-"""The BM25 tokenizer: lower-cased Unicode words, English stop words dropped, Snowball stems."""
+"""The BM25 tokenizer: lower-cased Unicode words, English stop words dropped, Snowball stems;
+Chinese, Japanese and Korean text, written without spaces, as overlapping character pairs."""
 
 from __future__ import annotations
 
@@ -47,7 +48,15 @@ ENGLISH_STOPWORDS = frozenset(
 )
 """Lucene's English stop set: short, so that rare phrasings keep their words."""
 
-_WORD = re.compile(r"\w\w+")
+_CJK = (
+    "\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f"
+)
+"""Han, Kana, Hangul (and their extensions): scripts written without spaces between words."""
+_TOKEN = re.compile(f"[{_CJK}]+|[^\\W{_CJK}]{{2,}}")
+"""A run of CJK characters, or a word of two or more other word characters."""
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 _STEM_CACHE = 1 << 18
 
 Tokenize = Callable[[str], list[str]]
@@ -62,11 +71,19 @@ class Tokenizer:
         self._stem = _stemmer() if stem else None
 
     def __call__(self, text: str) -> list[str]:
-        """The terms of ``text`` in order (repeats kept)."""
-        words = [w for w in _WORD.findall(text.lower()) if w not in self.stopwords]
-        if self._stem is None:
+        """The terms of ``text`` in order (repeats kept); a CJK run gives its character
+        bigrams (a lone character itself), so a query finds words inside unspaced text."""
+        words = [w for w in _TOKEN.findall(text.lower()) if w not in self.stopwords]
+        if self._stem is not None:
+            words = [self._stem(w) for w in words]
+        if _CJK_CHAR.search(text) is None:
             return words
-        return [self._stem(w) for w in words]
+        return [t for w in words for t in (_bigrams(w) if _CJK_CHAR.match(w) else (w,))]
+
+
+def _bigrams(run: str) -> list[str]:
+    """Overlapping pairs of a CJK run (the run itself when it is one character)."""
+    return [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
 
 
 def _stemmer() -> Callable[[str], str]:

@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from citesift.index.embed import EmbeddingError, bounded_int, clean_text, normalise_rows
+from citesift.index.arguments import bounded_int
+from citesift.index.embedders.base import EmbeddingError, normalise_rows
+from citesift.index.texts import clean_text
 
 DEFAULT_BATCH_SIZE = 128
 MAX_BATCH_SIZE = 2048

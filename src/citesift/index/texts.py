@@ -1,0 +1,21 @@
+"""Text as models, tokenizers and JSON take it: valid Unicode, and no more than a model reads."""
+
+from __future__ import annotations
+
+CHARS_PER_TOKEN_BOUND = 32
+"""Characters kept per token of a model's input limit: far more than text needs (English
+runs about 4-5 per WordPiece token), so the cut only spares the tokenizer megabytes it
+would throw away."""
+
+
+def clean_text(text: object) -> str:
+    """``text`` with lone surrogates replaced one for one (offsets are unchanged), so
+    tokenizers and JSON accept it; ``TypeError`` when it is not a string."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected a string, got {type(text).__name__}")
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def head_for_tokens(text: str, max_tokens: int) -> str:
+    """The start of ``text`` that can hold ``max_tokens`` tokens: bounded tokenizer work."""
+    return text[: max_tokens * CHARS_PER_TOKEN_BOUND]
