@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import builtins
+import asyncio
 import json
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
+from citesift.errors import ClientError, InvalidArgument
 from citesift.index.embedders.base import Embedder, EmbeddingError
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.embedders.openai_compat import OpenAIEmbedder
@@ -102,22 +103,50 @@ def test_empty_strings_and_lone_surrogates_are_made_acceptable(api: ScriptedServ
     assert api.received(EMBEDDINGS)[0].json["input"] == [" ", "bad ?"]
 
 
-def test_a_server_error_is_an_embedding_error(api: ScriptedServer) -> None:
+def test_a_server_error_is_a_client_error(api: ScriptedServer) -> None:
     api.script(EMBEDDINGS, Reply({"error": {"message": "overloaded"}}, status=503))
-    with pytest.raises(EmbeddingError, match="overloaded"):
+    with pytest.raises(ClientError, match=r"embeddings endpoint: 503 .*overloaded"):
         _embedder(api).embed(["x"])
 
 
-def test_a_dropped_connection_is_an_embedding_error(api: ScriptedServer) -> None:
+def test_a_server_error_is_retried_within_the_bound(api: ScriptedServer) -> None:
+    api.script(EMBEDDINGS, Reply({"error": "busy"}, status=429, headers={"Retry-After": "0"}))
+    embedder = OpenAIEmbedder(api.base_url, "embed-small", dim=8, max_retries=1)
+    assert embedder.embed(["x"]).shape == (1, 8) and len(api.received(EMBEDDINGS)) == 2
+
+
+def test_a_dropped_connection_is_a_client_error(api: ScriptedServer) -> None:
     api.script(EMBEDDINGS, Reply(drop=True))
-    with pytest.raises(EmbeddingError, match="failed"):
+    with pytest.raises(ClientError, match="network error"):
         _embedder(api).embed(["x"])
 
 
 def test_a_slow_server_times_out(api: ScriptedServer) -> None:
     api.script(EMBEDDINGS, Reply(delay=3))
-    with pytest.raises(EmbeddingError):
+    with pytest.raises(ClientError, match="timed out"):
         _embedder(api, timeout=0.5).embed(["x"])
+
+
+def test_an_oversized_answer_is_refused(api: ScriptedServer) -> None:
+    with pytest.raises(ClientError, match="exceeds 100 bytes"):
+        _embedder(api, max_response_bytes=100).embed(["x"])
+
+
+@pytest.mark.parametrize(
+    "option", [{"max_retries": -1}, {"batch_size": 0}, {"timeout": -5}, {"base_url": "nowhere"}]
+)
+def test_absurd_options_are_refused_naming_them(api: ScriptedServer, option: dict) -> None:
+    name = next(iter(option))
+    args = {"base_url": api.base_url, "model": "m", "dim": 8, **option}
+    with pytest.raises(InvalidArgument, match=f"{name} must be"):
+        OpenAIEmbedder(**args)
+
+
+def test_embedding_works_inside_a_running_event_loop(api: ScriptedServer) -> None:
+    async def inside() -> np.ndarray:
+        return _embedder(api).embed(["x"])
+
+    assert asyncio.run(inside()).shape == (1, 8)
 
 
 @pytest.mark.parametrize(
@@ -138,9 +167,9 @@ def test_bad_vectors_are_refused(api: ScriptedServer, rows: list, message: str) 
         _embedder(api).embed(["x", "y"])
 
 
-def test_invalid_json_is_an_embedding_error(api: ScriptedServer) -> None:
+def test_invalid_json_is_a_client_error(api: ScriptedServer) -> None:
     api.script(EMBEDDINGS, Reply(raw=b"{not json"))
-    with pytest.raises(EmbeddingError):
+    with pytest.raises(ClientError, match="invalid JSON"):
         _embedder(api).embed(["x"])
 
 
@@ -151,19 +180,6 @@ def test_caching_skips_the_endpoint_on_a_second_pass(api: ScriptedServer, tmp_pa
         second = cached.embed(["beta", "alpha"])
     assert len(api.received(EMBEDDINGS)) == 1
     assert np.array_equal(first[::-1], second)
-
-
-def test_a_missing_openai_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_import = builtins.__import__
-
-    def no_openai(name: str, *args: object, **kwargs: object) -> object:
-        if name == "openai" or name.startswith("openai."):
-            raise ImportError("No module named 'openai'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_openai)
-    with pytest.raises(ImportError, match=r"pip install 'citesift\[openai\]'"):
-        OpenAIEmbedder("http://127.0.0.1:9/v1", "m", dim=8)
 
 
 def test_the_scripted_server_answers_chat_plain_and_streamed(api: ScriptedServer) -> None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from citesift.index.rerankers.base import RerankError, rerank_checked
+from citesift.clients import NO_RETRY, ClientError, RetryPolicy
+from citesift.errors import InvalidArgument
+from citesift.index.rerankers.base import rerank_checked
 from citesift.index.rerankers.bm25 import BM25Reranker
 from citesift.index.rerankers.by_name import HTTP_RERANKERS, reranker_by_name
 from citesift.index.rerankers.http import (
@@ -110,8 +114,8 @@ def test_top_k_is_sanitised(stand_in, top_k: float, count: int) -> None:
 
 def test_a_non_ok_answer_quotes_at_most_200_characters(stand_in) -> None:
     _script(stand_in, Reply(raw=b"rate limited " + b"x" * 5000, status=429))
-    with pytest.raises(RerankError, match=r"rerank: 429 rate limited x+$") as caught:
-        _reranker(stand_in).rerank(QUERY, HITS, 3)
+    with pytest.raises(ClientError, match=r"rerank: 429 rate limited x+$") as caught:
+        _reranker(stand_in, retry=NO_RETRY).rerank(QUERY, HITS, 3)
     assert str(caught.value).count("x") == 200 - len("rate limited ")
 
 
@@ -126,14 +130,14 @@ def test_a_non_ok_answer_quotes_at_most_200_characters(stand_in) -> None:
 )
 def test_malformed_answers_are_errors(stand_in, body: bytes, message: str) -> None:
     _script(stand_in, Reply(raw=body))
-    with pytest.raises(RerankError, match=message):
+    with pytest.raises(ClientError, match=message):
         _reranker(stand_in).rerank(QUERY, HITS, 3)
 
 
 @pytest.mark.parametrize("index", [3, -1, 1.0, "0", True, None])
 def test_an_index_outside_the_hits_is_an_error(stand_in, index: object) -> None:
     _script(stand_in, _results(stand_in, [{"index": index, "relevance_score": 0.5}]))
-    with pytest.raises(RerankError, match=r"not in 0\.\.2"):
+    with pytest.raises(ClientError, match=r"not in 0\.\.2"):
         _reranker(stand_in).rerank(QUERY, HITS, 3)
 
 
@@ -143,14 +147,14 @@ def test_a_non_finite_score_is_an_error(stand_in, score: str) -> None:
     _script(
         stand_in, Reply(raw=f'{{"{key}": [{{"index": 0, "relevance_score": {score}}}]}}'.encode())
     )
-    with pytest.raises(RerankError, match="non-finite score"):
+    with pytest.raises(ClientError, match="non-finite score"):
         _reranker(stand_in).rerank(QUERY, HITS, 3)
 
 
 def test_a_repeated_index_is_an_error(stand_in) -> None:
     repeated = [{"index": 1, "relevance_score": 0.9}, {"index": 1, "relevance_score": 0.2}]
     _script(stand_in, _results(stand_in, repeated))
-    with pytest.raises(RerankError, match="twice"):
+    with pytest.raises(ClientError, match="twice"):
         _reranker(stand_in).rerank(QUERY, HITS, 3)
 
 
@@ -163,45 +167,108 @@ def test_a_partial_answer_returns_only_the_ranked_hits(stand_in) -> None:
 def test_an_oversized_answer_is_refused(stand_in) -> None:
     padding = json.dumps({stand_in[0].api.results_key: [], "pad": "x" * 5000}).encode()
     _script(stand_in, Reply(raw=padding))
-    with pytest.raises(RerankError, match="exceeds 1000 bytes"):
+    with pytest.raises(ClientError, match="exceeds 1000 bytes"):
         _reranker(stand_in, max_response_bytes=1000).rerank(QUERY, HITS, 3)
 
 
 def test_a_slow_provider_times_out(stand_in) -> None:
     _script(stand_in, Reply(delay=2))
-    with pytest.raises(RerankError, match=r"timed out after 0\.3s"):
+    with pytest.raises(ClientError, match=r"timed out after 0\.3s"):
         _reranker(stand_in, timeout=0.3).rerank(QUERY, HITS, 3)
 
 
 def test_a_trickling_body_is_cut_at_the_deadline(stand_in) -> None:
     _script(stand_in, Reply({stand_in[0].api.results_key: [], "pad": "x" * 100}, pace=0.05))
-    with pytest.raises(RerankError, match=r"timed out after 0\.5s"):
+    with pytest.raises(ClientError, match=r"timed out after 0\.5s"):
         _reranker(stand_in, timeout=0.5).rerank(QUERY, HITS, 3)
 
 
 def test_a_dropped_connection_is_a_network_error(stand_in) -> None:
     _script(stand_in, Reply(drop=True))
-    with pytest.raises(RerankError, match="network error"):
+    with pytest.raises(ClientError, match="network error"):
+        _reranker(stand_in, retry=NO_RETRY).rerank(QUERY, HITS, 3)
+
+
+def test_a_rate_limit_is_waited_out_as_retry_after_asks(stand_in) -> None:
+    _script(stand_in, Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"}))
+    started = time.monotonic()
+    out = _reranker(stand_in, retry=RetryPolicy(attempts=2, backoff=0)).rerank(QUERY, HITS, 3)
+    assert [h.id for h in out] == ["h2", "h1", "h0"] and len(stand_in[1].requests) == 2
+    assert time.monotonic() - started >= 0.9
+
+
+def test_server_errors_are_tried_again_a_bounded_number_of_times(stand_in) -> None:
+    _script(stand_in, *[Reply({"error": "down"}, status=503)] * 3)
+    policy = RetryPolicy(attempts=3, backoff=0.01)
+    with pytest.raises(ClientError, match=r"rerank: 503 .*down"):
+        _reranker(stand_in, retry=policy).rerank(QUERY, HITS, 3)
+    assert len(stand_in[1].requests) == 3
+
+
+def test_a_dropped_connection_is_tried_again(stand_in) -> None:
+    _script(stand_in, Reply(drop=True))
+    out = _reranker(stand_in, retry=RetryPolicy(attempts=2, backoff=0)).rerank(QUERY, HITS, 3)
+    assert out[0].id == "h2"
+
+
+def test_a_client_error_is_not_tried_again(stand_in) -> None:
+    _script(stand_in, Reply({"error": "bad key"}, status=401))
+    with pytest.raises(ClientError, match="401"):
         _reranker(stand_in).rerank(QUERY, HITS, 3)
+    assert len(stand_in[1].requests) == 1
+
+
+def test_a_retry_after_beyond_the_deadline_fails_at_once(stand_in) -> None:
+    _script(stand_in, Reply({"error": "later"}, status=429, headers={"Retry-After": "3600"}))
+    started = time.monotonic()
+    with pytest.raises(ClientError, match="429"):
+        _reranker(stand_in, timeout=5, retry=RetryPolicy(max_wait=60)).rerank(QUERY, HITS, 3)
+    assert time.monotonic() - started < 2 and len(stand_in[1].requests) == 1
+
+
+def test_rerank_works_inside_a_running_event_loop(stand_in) -> None:
+    async def inside() -> list[Match]:
+        return _reranker(stand_in).rerank(QUERY, HITS, 1)
+
+    assert [h.id for h in asyncio.run(inside())] == ["h2"]
 
 
 def test_a_refused_connection_is_a_network_error() -> None:
     with socket.socket() as bound:  # bound but never listening: connections to it are refused,
         bound.bind(("127.0.0.1", 0))  # and no other process can take the port meanwhile
-        reranker = JinaReranker(base_url=f"http://127.0.0.1:{bound.getsockname()[1]}", api_key="k")
-        with pytest.raises(RerankError, match="jina rerank: network error"):
+        address = f"http://127.0.0.1:{bound.getsockname()[1]}"
+        reranker = JinaReranker(base_url=address, api_key="k", retry=NO_RETRY)
+        with pytest.raises(ClientError, match="jina rerank: network error"):
             reranker.rerank(QUERY, HITS, 3)
 
 
 @pytest.mark.parametrize("base_url", ["not a url", "ftp://127.0.0.1", "http://[::1"])
-def test_an_unusable_base_url_is_a_network_error(base_url: str) -> None:
-    with pytest.raises(RerankError, match="cohere rerank: network error"):
-        CohereReranker(base_url=base_url, api_key="k").rerank(QUERY, HITS, 3)
+def test_an_unusable_base_url_is_refused_at_once(base_url: str) -> None:
+    with pytest.raises(InvalidArgument, match="base_url must be"):
+        CohereReranker(base_url=base_url, api_key="k")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("timeout", 0), ("timeout", float("nan")), ("max_response_bytes", -1),
+     ("max_response_bytes", 1.5), ("retry", "often")],
+)  # fmt: skip
+def test_absurd_bounds_are_refused(option: str, value: object) -> None:
+    with pytest.raises((InvalidArgument, TypeError)):
+        JinaReranker(api_key="k", **{option: value})
+
+
+@pytest.mark.parametrize(
+    "policy", [{"attempts": 0}, {"attempts": 11}, {"backoff": -1}, {"max_wait": float("inf")}]
+)
+def test_absurd_retry_policies_are_refused(policy: dict[str, float]) -> None:
+    with pytest.raises(InvalidArgument):
+        RetryPolicy(**policy)
 
 
 def test_a_missing_key_fails_before_any_request(stand_in, monkeypatch) -> None:
     monkeypatch.delenv(stand_in[0].api.key_env, raising=False)
-    with pytest.raises(RerankError, match=stand_in[0].api.key_env):
+    with pytest.raises(ClientError, match=stand_in[0].api.key_env):
         _reranker(stand_in, api_key=None).rerank(QUERY, HITS, 3)
     assert stand_in[1].requests == []
 

@@ -30,6 +30,7 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.reading import fail, fail_outcome
+from citesift.errors import ClientError
 from citesift.index.embedders.base import Embedder
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import create_rag
@@ -158,7 +159,7 @@ def search(
     try:
         with err.status("Searching…"):
             hits = rag.search(query, top_k=top_k)
-    except RerankError as error:
+    except (RerankError, ClientError) as error:
         fail(str(error))
     for rank, hit in enumerate(hits, start=1):
         typer.echo(json.dumps(_as_json(hit), ensure_ascii=False) if as_json else _line(rank, hit))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
-from citesift.errors import CitesiftError
+from citesift.errors import CitesiftError, ClientError
 from citesift.index.fusion import min_max
 from citesift.index.retriever import check_scores
 from citesift.model import Match
@@ -58,12 +58,12 @@ def rerank_weight(value: object) -> float:
 
 def rerank_checked(reranker: Reranker, query: str, hits: list[Match], top_k: int) -> list[Match]:
     """Run ``reranker`` on copies of ``hits`` (it may not change the caller's) and hold its
-    answer to the result contract (else ``RerankError``); a match it rebuilt without its
-    provenance gets back the one its id came with."""
+    answer to the result contract (else ``RerankError``; an API's ``ClientError`` passes as
+    it is); a match it rebuilt without its provenance gets back the one its id came with."""
     copies = [replace(h, metadata=dict(h.metadata)) for h in hits]
     try:
         out = reranker.rerank(query, copies, top_k)
-    except RerankError:
+    except (RerankError, ClientError):  # already says what failed, and where
         raise
     except Exception as exc:
         raise RerankError(f"rerank failed: {exc}") from exc

@@ -1,0 +1,88 @@
+"""A configured outbound API: where it is, its key, and the bounds of one call to it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from citesift.errors import invalid
+
+DEFAULT_TIMEOUT = 30.0
+MAX_TIMEOUT = 3600.0
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+MAX_ATTEMPTS = 10
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+"""Answers worth another try: rate limited, or the server (or a gateway) failed."""
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _web_address(value: object) -> bool:
+    try:
+        parts = urlsplit(value) if isinstance(value, str) else None
+        return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # an address urllib cannot split, such as "http://[::1"
+        return False
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a call is tried again: at most ``attempts`` tries in all, after a 429 or 5xx
+    answer or a lost connection, waiting ``backoff`` seconds doubled each time, or what
+    ``Retry-After`` asks, never more than ``max_wait`` and never past the call's deadline."""
+
+    attempts: int = 3
+    backoff: float = 0.5
+    max_wait: float = 20.0
+
+    def __post_init__(self) -> None:
+        if not _whole(self.attempts) or not 1 <= self.attempts <= MAX_ATTEMPTS:
+            raise invalid("attempts", self.attempts, f"an integer from 1 to {MAX_ATTEMPTS}")
+        if not _number(self.backoff) or not 0 <= self.backoff <= MAX_TIMEOUT:
+            raise invalid("backoff", self.backoff, f"seconds from 0 to {MAX_TIMEOUT:g}")
+        if not _number(self.max_wait) or not 0 <= self.max_wait <= MAX_TIMEOUT:
+            raise invalid("max_wait", self.max_wait, f"seconds from 0 to {MAX_TIMEOUT:g}")
+
+    def wait(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
+        asked = self.backoff * 2 ** (attempt - 1) if retry_after is None else retry_after
+        return min(asked, self.max_wait)
+
+
+DEFAULT_RETRY = RetryPolicy()
+NO_RETRY = RetryPolicy(attempts=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """An HTTP API at ``base_url``: ``label`` names it in errors, ``api_key`` is sent as a
+    bearer token, ``timeout`` bounds a whole call (every try and wait, each body read),
+    ``max_response_bytes`` the answer read. A value that makes no sense is refused here."""
+
+    base_url: str
+    label: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = DEFAULT_TIMEOUT
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    retry: RetryPolicy = DEFAULT_RETRY
+
+    def __post_init__(self) -> None:
+        if not _web_address(self.base_url):
+            raise invalid("base_url", self.base_url, "an http(s) address with a host")
+        if not _number(self.timeout) or not 0 < self.timeout <= MAX_TIMEOUT:
+            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_TIMEOUT:g}")
+        if not _whole(self.max_response_bytes) or self.max_response_bytes < 1:
+            raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
+        if not isinstance(self.retry, RetryPolicy):
+            raise invalid("retry", self.retry, "a RetryPolicy")
+
+    def url(self, path: str) -> str:
+        """The address of ``path`` under the base URL."""
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/")
