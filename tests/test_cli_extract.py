@@ -126,8 +126,9 @@ def test_the_budget_cut_is_noted_on_stderr() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("/no/such/file.html",), "cannot read /no/such/file.html"),
-        ((".",), "cannot read ."),
+        (("/no/such/file.html",), "/no/such/file.html: cannot be read"),
+        ((".",), ".: a folder, not a file"),
+        (("/dev/null",), "/dev/null: not a regular file"),
         ((), "give one of FILE"),
         (("page.html", "--sample"), "give one of FILE"),
     ],
@@ -148,12 +149,15 @@ def test_absurd_options_are_refused_before_any_work(args: tuple[str, ...]) -> No
     assert "Invalid value" in err
 
 
-def test_binary_garbage_is_read_without_error(tmp_path: Path) -> None:
+def test_binary_data_is_refused_as_index_add_refuses_it(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(bytes(range(256)) * 64 + b"\x00\xff<p>end</p>")
     code, out, err = run(str(garbage), "--format", "json", "--mode", "page")
-    assert code == 0 and "Traceback" not in err
-    assert json.loads(out)["blocks"][-1]["text"] == "end"  # the page after the garbage is read
+    assert (code, out) == (EXIT_USAGE, "") and "holds NUL bytes: binary data" in err
+    code, out, err = run("-", "--format", "text", stdin=garbage.read_bytes())
+    assert (code, out) == (EXIT_USAGE, "") and "standard input: holds NUL bytes" in err
+    wide = "<p>Glaciers carve fjords.</p>".encode("utf-16")  # NUL bytes, but text
+    assert run("-", "--format", "text", stdin=wide)[1] == "Glaciers carve fjords.\n\n"
 
 
 @pytest.mark.timeout(60)

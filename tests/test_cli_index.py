@@ -43,14 +43,16 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def test_add_search_stats_and_rm(corpus: Path, tmp_path: Path) -> None:
     store = str(tmp_path / "index.db")
-    code, out, _ = run("index", "add", str(corpus), "--store", store, "--mode", "bm25")
+    code, out, _ = run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")
     assert code == 0 and "indexed 3 document(s)" in out
 
-    code, out, _ = run("search", "when did the tower open", "--store", store, "--mode", "bm25")
+    code, out, _ = run("search", "when did the tower open", "--store", store, "--retrieval", "bm25")
     assert code == 0 and out.startswith("1. [") and "Eiffel Tower" in out
 
-    code, out, _ = run("search", "photosynthesis", "--store", store, "--mode", "bm25", "--json")
-    hit = json.loads(out.splitlines()[0])
+    code, out, _ = run(
+        "search", "photosynthesis", "--store", store, "--retrieval", "bm25", "--format", "json"
+    )
+    hit = json.loads(out)[0]
     assert hit["provenance"]["title"] == "Leaves" and hit["provenance"]["source_start"] > 0
 
     code, out, _ = run("index", "stats", "--store", store)
@@ -58,7 +60,7 @@ def test_add_search_stats_and_rm(corpus: Path, tmp_path: Path) -> None:
 
     tower = str(corpus / "tower.txt")
     assert run("index", "rm", tower, "--store", store)[0] == 0
-    code, out, err = run("search", "Eiffel tower", "--store", store, "--mode", "bm25")
+    code, out, err = run("search", "Eiffel tower", "--store", store, "--retrieval", "bm25")
     assert "Eiffel" not in out and "no results" in err
 
 
@@ -67,7 +69,14 @@ def test_dense_search_works_offline_with_the_default_embedder(corpus: Path, tmp_
     assert run("index", "add", str(corpus / "notes.md"), str(corpus / "tower.txt"),
                "--store", store)[0] == 0  # fmt: skip
     code, out, _ = run(
-        "search", "lunar pull on the ocean", "--store", store, "--mode", "dense", "--top-k", "1"
+        "search",
+        "lunar pull on the ocean",
+        "--store",
+        store,
+        "--retrieval",
+        "dense",
+        "--top-k",
+        "1",
     )  # fmt: skip  (no word in common with the note on tides)
     assert code == 0 and out.startswith("1. ") and "Moon" in out and "\n2. " not in out
 
@@ -99,8 +108,8 @@ def test_a_file_is_one_document_whichever_way_it_is_named(
 ) -> None:
     store = str(tmp_path / "index.db")
     monkeypatch.chdir(corpus)
-    assert run("index", "add", "tower.txt", "--store", store, "--mode", "bm25")[0] == 0
-    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    assert run("index", "add", "tower.txt", "--store", store, "--retrieval", "bm25")[0] == 0
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "rm", "tower.txt", "a\x00b", "--store", store)
     assert code == 0 and out == "removed 1 chunk(s)\n"
@@ -118,12 +127,12 @@ def test_binary_files_are_refused_and_skipped_in_a_folder(tmp_path: Path) -> Non
     store = str(tmp_path / "index.db")
     code, _, err = run("index", "add", str(folder / "blob.txt"), "--store", store)
     assert code == EXIT_USAGE and "NUL bytes" in err
-    code, out, err = run("index", "add", str(folder), "--store", store, "--mode", "bm25")
+    code, out, err = run("index", "add", str(folder), "--store", store, "--retrieval", "bm25")
     assert code == 0 and "indexed 2 document(s)" in out
     assert f"skipped {folder / 'blob.txt'}: holds NUL bytes" in err
-    found = [run("search", q, "--store", store, "--mode", "bm25", "--json")[1]
+    found = [run("search", q, "--store", store, "--retrieval", "bm25", "--format", "json")[1]
              for q in ("crème", "fjords")]  # fmt: skip
-    assert "latin.txt" in found[0] and "Caf\u00e9 cr\u00e8me" in json.loads(found[0])["content"]
+    assert "latin.txt" in found[0] and "Caf\u00e9 cr\u00e8me" in json.loads(found[0])[0]["content"]
     assert "wide.txt" in found[1]
 
 
@@ -151,11 +160,13 @@ def test_add_a_url_on_a_private_address_only_when_allowed(
     code, _, err = run("index", "add", url, "--store", store, "--contact", CONTACT)
     assert code == 1 and "skipped" in err and stand_in.requests == []
 
-    args = ("index", "add", url, "--store", store, "--mode", "bm25", "--contact", CONTACT)
+    args = ("index", "add", url, "--store", store, "--retrieval", "bm25", "--contact", CONTACT)
     code, out, _ = run(*args, "--allow-private")
     assert code == 0 and "indexed 1 document(s)" in out
-    code, out, _ = run("search", "icy nuclei", "--store", store, "--mode", "bm25", "--json")
-    hit = json.loads(out.splitlines()[0])
+    code, out, _ = run(
+        "search", "icy nuclei", "--store", store, "--retrieval", "bm25", "--format", "json"
+    )
+    hit = json.loads(out)[0]
     assert hit["content"] == "Comets have icy nuclei." and hit["provenance"]["url"] == url
     assert len(hit["provenance"]["snapshot_id"]) == 64  # the sha256 of the bytes fetched
 
@@ -172,13 +183,17 @@ def test_pages_and_html_files_are_read_as_extract_says(
     (tmp_path / "comets.html").write_bytes(page)
     store = str(tmp_path / "index.db")
     sources = (stand_in.origin + "/comets", str(tmp_path / "comets.html"))
-    code, out, _ = run("index", "add", *sources, "--store", store, "--mode", "bm25",
-                       "--extract", extract, "--contact", CONTACT, "--allow-private")  # fmt: skip
+    code, out, _ = run("index", "add", *sources, "--store", store, "--retrieval", "bm25",
+                       "--mode", extract, "--contact", CONTACT, "--allow-private")  # fmt: skip
     assert code == 0 and "indexed 2 document(s)" in out
-    menu = run("search", "homepage menu", "--store", store, "--mode", "bm25", "--json")[1]
-    assert len(menu.splitlines()) == (2 if menu_indexed else 0)
-    prose = run("search", "icy nuclei", "--store", store, "--mode", "bm25", "--json")[1]
-    assert len(prose.splitlines()) == 2
+    menu = run(
+        "search", "homepage menu", "--store", store, "--retrieval", "bm25", "--format", "json"
+    )[1]
+    assert len(json.loads(menu)) == (2 if menu_indexed else 0)
+    prose = run(
+        "search", "icy nuclei", "--store", store, "--retrieval", "bm25", "--format", "json"
+    )[1]
+    assert len(json.loads(prose)) == 2
 
 
 def _echo_voyage(request: Received) -> Reply:
@@ -191,14 +206,23 @@ def _echo_voyage(request: Received) -> Reply:
 def search_with_voyage(corpus: Path, tmp_path: Path, *options: str) -> tuple[str, Received]:
     """``search`` over the corpus reranked by a Voyage stand-in: the top hit, the request."""
     store = str(tmp_path / "index.db")
-    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
     path = VoyageReranker.api.path
-    query = ("search", "eiffel tower moon", "--store", store, "--mode", "bm25", "--json")
+    query = (
+        "search",
+        "eiffel tower moon",
+        "--store",
+        store,
+        "--retrieval",
+        "bm25",
+        "--format",
+        "json",
+    )
     with serve_json({path: _echo_voyage}) as voyage:
         code, out, err = run(*query, "--top-k", "1", "--rerank-url", voyage.url(""), *options)
         [request] = voyage.received(path)
     assert code == 0, err
-    return json.loads(out)["content"], request
+    return json.loads(out)[0]["content"], request
 
 
 def test_search_reranks_with_a_named_http_reranker(corpus: Path, tmp_path: Path) -> None:
@@ -238,10 +262,10 @@ def test_search_refuses_an_unusable_reranker(
 
 def test_a_failing_http_reranker_is_a_one_line_error(corpus: Path, tmp_path: Path) -> None:
     store = str(tmp_path / "index.db")
-    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
     path = VoyageReranker.api.path
     with serve_json({path: lambda _: Reply({"error": "overloaded"}, status=500)}) as voyage:
-        code, out, err = run("search", "tides", "--store", store, "--mode", "bm25",
+        code, out, err = run("search", "tides", "--store", store, "--retrieval", "bm25",
                              "--reranker", "voyage", "--rerank-key", "k",
                              "--rerank-url", voyage.url(""))  # fmt: skip
     assert (code, out) == (1, "") and err.startswith("error: voyage rerank: 500")
@@ -255,38 +279,111 @@ def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path)
     model = tmp_path / "ce"
     document_length_model(model, ("input_ids", "attention_mask", "token_type_ids"))
     store = str(tmp_path / "index.db")
-    assert run("index", "add", str(corpus), "--store", store, "--mode", "bm25")[0] == 0
-    query = ("search", "moon tides tower", "--store", store, "--mode", "bm25", "--json")
-    assert "Moon" in json.loads(run(*query)[1].splitlines()[0])["content"]
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
+    query = (
+        "search",
+        "moon tides tower",
+        "--store",
+        store,
+        "--retrieval",
+        "bm25",
+        "--format",
+        "json",
+    )
+    assert "Moon" in json.loads(run(*query)[1])[0]["content"]
     code, out, err = run(*query, "--reranker", "cross-encoder", "--rerank-model", str(model),
                          "--rerank-weight", "1")  # fmt: skip
     assert code == 0, err
-    assert "Eiffel" in json.loads(out.splitlines()[0])["content"]  # the longer text wins
+    assert "Eiffel" in json.loads(out)[0]["content"]  # the longer text wins
 
 
 def test_the_index_store_can_come_from_the_environment(corpus: Path, tmp_path: Path) -> None:
     env = {"CITESIFT_STORE": str(tmp_path / "from-env.db")}
-    added = runner.invoke(app, ["index", "add", str(corpus), "--mode", "bm25"], env=env)
+    added = runner.invoke(app, ["index", "add", str(corpus), "--retrieval", "bm25"], env=env)
     assert added.exit_code == 0 and (tmp_path / "from-env.db").is_file()
     stats = runner.invoke(app, ["index", "stats"], env=env)
     assert json.loads(stats.stdout)["documents"] == 3
 
 
-def test_the_embedding_bar_follows_the_chunks_embedded(tmp_path: Path) -> None:
+def test_the_indexing_bar_moves_while_chunks_are_embedded(tmp_path: Path) -> None:
+    """The one bar over the documents advances with each batch of chunks embedded, not only
+    once a whole batch of documents is stored."""
     from rich.console import Console
     from rich.progress import Progress
 
-    from citesift.cli.index import _show_embedding
-    from citesift.index.embedders.cache import CachedEmbedder
-    from citesift.store import SQLiteStore
+    from citesift.cli.index import _follow
+    from citesift.index.rag import INGEST_BATCH, create_rag
     from test_rag_helpers import HashEmbedder
 
-    shown = io.StringIO()
-    with SQLiteStore(tmp_path / "s.db") as store:
-        embedder = CachedEmbedder(HashEmbedder(), store, batch_size=64)
-        with Progress(console=Console(file=shown, force_terminal=True)) as progress:
-            _show_embedding(embedder, progress)
-            embedder.embed([f"chunk number {i}" for i in range(150)])
-            [bar] = progress.tasks
-            assert (bar.description, bar.completed, bar.total) == ("Embedding chunks", 150, 150)
-            assert not bar.visible  # shown only while a batch is under way
+    seen: list[float] = []
+
+    class Watched(HashEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            seen.append(progress.tasks[0].completed)
+            return super().embed(texts)
+
+    rag = create_rag(Watched(), tmp_path / "s.db", chunk_size=20, chunk_overlap=0)
+    docs = [{"id": f"d{i}", "content": f"word{i} " * 12} for i in range(INGEST_BATCH + 10)]
+    with Progress(console=Console(file=io.StringIO(), force_terminal=True)) as progress:
+        _follow(rag, progress, len(docs))
+        rag.ingest(docs)
+        [bar] = progress.tasks
+        assert (bar.description, bar.completed, bar.total) == ("Indexing documents", 74, 74)
+    assert seen == sorted(seen) and len(seen) > 3
+    assert any(0 < at < INGEST_BATCH for at in seen)  # moved inside the first batch of documents
+
+
+def test_add_indexes_what_it_can_and_says_what_it_could_not(
+    corpus: Path, tmp_path: Path, stand_in: WikipediaStandIn
+) -> None:
+    stand_in.answer("/comets", Answer(200, HTML, b"<p>Comets have icy nuclei.</p>"))
+    stand_in.answer("/gone", Answer(404, HTML, b"<p>Not here.</p>"))
+    store = str(tmp_path / "index.db")
+    sources = (
+        str(corpus),
+        str(corpus / "image.png"),
+        str(tmp_path / "missing.md"),
+        stand_in.origin + "/comets",
+        stand_in.origin + "/gone",
+        "http://127.0.0.1:9/",
+    )
+    code, out, err = run("index", "add", *sources, "--store", store, "--retrieval", "bm25",
+                         "--contact", CONTACT, "--allow-private")  # fmt: skip
+    assert code == 0 and out == "indexed 4 document(s) as 4 chunk(s)\n"
+    lines = err.splitlines()
+    assert f"skipped {corpus / 'image.png'}: only .txt" in err
+    assert f"skipped {tmp_path / 'missing.md'}: no such file, folder or URL" in lines
+    assert any(
+        line.startswith(f"skipped {stand_in.origin}/gone: skipped (HTTP 404)") for line in lines
+    )
+    assert any(line.startswith("skipped http://127.0.0.1:9/: ") for line in lines)
+    assert lines[-1] == "skipped 4 source(s) that could not be read"
+    assert "Comets" in run("search", "icy nuclei", "--store", store, "--retrieval", "bm25")[1]
+
+    code, out, err = run("index", "add", str(tmp_path / "missing.md"), "http://127.0.0.1:9/",
+                         "--store", store, "--contact", CONTACT, "--allow-private")  # fmt: skip
+    assert code == 1 and out == "" and err.splitlines()[-1] == "error: nothing was indexed"
+
+
+def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
+    corpus: Path, tmp_path: Path, stand_in: WikipediaStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in.answer("/comets", Answer(200, HTML, b"<title>Comets</title><p>Icy nuclei.</p>"))
+    store = str(tmp_path / "index.db")
+    page = stand_in.origin + "/comets"
+    monkeypatch.chdir(corpus)
+    assert run("index", "add", ".", page, "--store", store, "--retrieval", "bm25",
+               "--contact", CONTACT, "--allow-private")[0] == 0  # fmt: skip
+    code, out, _ = run("index", "ls", "--store", store)
+    base = corpus.resolve().as_uri()
+    assert code == 0 and out.splitlines() == [
+        f"{base}/leaf.html\t1\tLeaves",
+        f"{base}/notes.md\t1\tnotes.md",
+        f"{base}/tower.txt\t1\ttower.txt",
+        f"{page}\t1\tComets",
+    ]
+    assert run("index", "rm", "leaf.html", "--store", store)[0] == 0  # an HTML file by its path
+    assert run("index", "rm", f"file://{corpus}/./notes.md", "--store", store)[0] == 0
+    assert run("index", "rm", page, "--store", store)[0] == 0
+    listed = json.loads(run("index", "ls", "--store", store, "--format", "json")[1])
+    assert listed == [{"id": f"{base}/tower.txt", "title": "tower.txt", "chunks": 1}]

@@ -52,7 +52,7 @@ def test_wiki_search_prints_keys_titles_and_excerpts(stand_in: WikipediaStandIn)
 
 
 def test_wiki_search_as_json(stand_in: WikipediaStandIn) -> None:
-    code, out, _ = wiki(stand_in, "search", "Dog", "--json")
+    code, out, _ = wiki(stand_in, "search", "Dog", "--format", "json")
     assert code == 0
     assert json.loads(out)[0] == {"key": "Dog", "title": "Dog", "excerpt": "Dog"}
 
@@ -211,7 +211,7 @@ FETCHING: dict[str, tuple[Callable[[str], list[str]], str, Answer, tuple[str, ..
                     "/w/rest.php/v1/search/page", Answer(200, JSON, b'{"pages": []}'), ()),
     "wiki read": (lambda origin: ["wiki", "read", "Dog", "--origin", origin],
                   "/api/rest_v1/page/html/Dog", Answer(200, HTML, PAGE), ()),
-    "index add": (lambda origin: ["index", "add", origin + "/article", "--mode", "bm25"],
+    "index add": (lambda origin: ["index", "add", origin + "/article", "--retrieval", "bm25"],
                   "/article", Answer(200, HTML, PAGE), ()),
 }  # fmt: skip
 

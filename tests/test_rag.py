@@ -198,7 +198,7 @@ def test_source_documents_carry_attribution_and_source_offsets(tmp_path) -> None
     assert len(hits) > 2
     for hit in hits:
         where = hit.provenance
-        assert where is not None and where.document_id == "wikipedia:Tide"
+        assert where is not None and where.document_id == "https://en.wikipedia.org/wiki/Tide"
         assert (where.title, where.licence, where.revision) == ("Tide", LICENCE, "123")
         assert (where.site, where.key, where.snapshot_id) == ("wikipedia", "Tide", "ab12")
         assert hit.metadata == {"publisher": None, "language": None}

@@ -151,7 +151,7 @@ def test_opening_and_reading_a_store_never_waits_for_a_writer(writer, tmp_path) 
 def test_search_answers_while_another_process_writes(writer, tmp_path) -> None:
     started = time.monotonic()
     done = subprocess.run(
-        [*CLI, "search", "Eiffel", "--store", str(tmp_path / "s.db"), "--mode", "bm25"],
+        [*CLI, "search", "Eiffel", "--store", str(tmp_path / "s.db"), "--retrieval", "bm25"],
         capture_output=True,
         text=True,
         timeout=100,

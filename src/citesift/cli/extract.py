@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from enum import StrEnum
 from importlib.resources import files
@@ -14,24 +13,18 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.options import usage_error
+from citesift.cli.options import DEFAULT_READING, Mode, usage_error
 from citesift.cli.reading import block_listing
+from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import blocks_to_markdown
 from citesift.model import SourceDocument
-from citesift.sources.files import MAX_FILE_BYTES
+from citesift.sources.files import MAX_FILE_BYTES, FileRefused, checked_text, text_bytes
 
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
-
-
-class ExtractMode(StrEnum):
-    """What ``extract`` keeps: an article's prose, or everything the page shows."""
-
-    article = "article"
-    page = "page"
 
 
 class OutputFormat(StrEnum):
@@ -46,11 +39,9 @@ class OutputFormat(StrEnum):
 @app.command()
 def extract(
     file: Annotated[
-        str | None, typer.Argument(help="An HTML file, or - for standard input.")
+        str | None, typer.Argument(metavar="[FILE]", help="An HTML file, or - for standard input.")
     ] = None,
-    mode: Annotated[ExtractMode, typer.Option(help="Article prose or the whole page.")] = (
-        ExtractMode.article
-    ),
+    mode: Mode = DEFAULT_READING,
     output: Annotated[OutputFormat, typer.Option("--format", help="What to print.")] = (
         OutputFormat.blocks
     ),
@@ -69,9 +60,9 @@ def extract(
         document = extract_document(
             html, url=url, mode=mode.value, budget=budget, key=None if url else name
         )
-    typer.echo(_render(document, html, output), nl=False)
+    say(_render(document, html, output), nl=False)
     if document.truncated:
-        typer.echo(f"note: the text was cut at the budget of {budget} characters", err=True)
+        say(f"note: the text was cut at the budget of {budget} characters", err=True)
 
 
 def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
@@ -80,25 +71,18 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
         usage_error("give one of FILE, - (standard input) or --sample")
     if file is None:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
-    if file == "-":
-        return "<stdin>", _bounded(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
     try:
-        with Path(file).open("rb") as handle:
-            return file, _bounded(handle.read(MAX_FILE_BYTES + 1))
-    except OSError as error:
-        usage_error(f"cannot read {file}: {error.strerror or error}")
-
-
-def _bounded(body: bytes) -> bytes:
-    if len(body) > MAX_FILE_BYTES:
-        usage_error(f"the input is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    return body
+        if file == "-":
+            return "<stdin>", checked_text(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
+        return file, text_bytes(Path(file))
+    except FileRefused as refusal:
+        usage_error(f"{'standard input' if file == '-' else file}: {refusal}")
 
 
 def _render(document: SourceDocument, html: str, output: OutputFormat) -> str:
     """The document in the chosen format, ending with a newline when not empty."""
     if output is OutputFormat.json:
-        return json.dumps(dataclasses.asdict(document), ensure_ascii=False, indent=2) + "\n"
+        return safe_json(dataclasses.asdict(document), indent=2) + "\n"
     if output is OutputFormat.markdown:
         return blocks_to_markdown(document.blocks, html)
     if output is OutputFormat.text:

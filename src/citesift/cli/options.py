@@ -9,6 +9,7 @@ usage error.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -16,9 +17,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from citesift.cli.terminal import safe
 from citesift.errors import ConfigError, StoreError
 from citesift.net import ClientIdentity
-from citesift.settings import Settings, SourceSetup, load_settings
+from citesift.settings import DEFAULT_MODE, Settings, SourceSetup, load_settings
 from citesift.settings import source_setup as setup_from
 from citesift.store import SQLiteStore
 
@@ -33,6 +35,45 @@ Contact = Annotated[
 Store = Annotated[Path | None, typer.Option(help="The SQLite store file (CITESIFT_STORE).")]
 Offline = Annotated[bool, typer.Option("--offline", help="Answer from stored snapshots only.")]
 Deadline = Annotated[float | None, typer.Option(help="Seconds from sending to the last byte.")]
+
+
+class ReadingMode(StrEnum):
+    """What reading a page keeps: its article prose, or everything the page shows."""
+
+    article = "article"
+    page = "page"
+
+
+DEFAULT_READING = ReadingMode(DEFAULT_MODE)
+"""The one default of every command that reads a page (``extract``, ``page``, ``index add``)."""
+
+
+class RetrievalMode(StrEnum):
+    """How chunks are scored: by their words, by their meaning, or both fused."""
+
+    hybrid = "hybrid"
+    bm25 = "bm25"
+    dense = "dense"
+
+
+Retrieval = Annotated[
+    RetrievalMode,
+    typer.Option(help="Score by words (bm25, no embedding), by meaning (dense), or both."),
+]
+
+
+class ListFormat(StrEnum):
+    """How a command that lists (hits, documents) prints them: lines to read, or JSON."""
+
+    text = "text"
+    json = "json"
+
+
+Listing = Annotated[ListFormat, typer.Option("--format", help="Lines to read, or one JSON array.")]
+Mode = Annotated[
+    ReadingMode,
+    typer.Option(help="What to keep of a page: its article prose, or all it shows."),
+]
 
 
 def load_cli_settings(flags: Mapping[str, object]) -> Settings:
@@ -100,6 +141,6 @@ def client_identity(settings: Settings) -> ClientIdentity:
 def usage_error(message: str) -> NoReturn:
     """Say what is wrong on standard error and exit with ``EXIT_USAGE``."""
     Console(stderr=True, soft_wrap=True).print(
-        f"[red]error:[/red] {escape(message)}", highlight=False
+        f"[red]error:[/red] {escape(safe(message))}", highlight=False
     )
     raise typer.Exit(EXIT_USAGE)

@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from citesift.cli.app import app
-from citesift.cli.extract import ExtractMode
 from citesift.cli.options import (
+    DEFAULT_READING,
     AllowPrivate,
     Contact,
     Deadline,
+    Mode,
     Offline,
     Store,
     source_setup,
@@ -28,12 +29,10 @@ from citesift.model import SourceHit
 
 @app.command()
 def page(
-    url: Annotated[str, typer.Argument(help="The page's address (http or https).")],
+    url: Annotated[str, typer.Argument(metavar="URL", help="The page's address (http or https).")],
     title: Title = None,
     output: Output = ReadFormat.passages,
-    mode: Annotated[ExtractMode, typer.Option(help="All the page shows, or article prose.")] = (
-        ExtractMode.page
-    ),
+    mode: Mode = DEFAULT_READING,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,

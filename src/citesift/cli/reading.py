@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from collections.abc import Coroutine, Sequence
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -12,6 +11,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from citesift.cli.terminal import safe_json, say
 from citesift.extract import blocks_to_markdown
 from citesift.model import Block, Document, Limited, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
@@ -41,7 +41,7 @@ def render(document: SourceDocument, output: ReadFormat) -> str:
     if output is ReadFormat.json:
         passages = [dataclasses.asdict(p) for p in citation_sources(document)]
         body = {"document": dataclasses.asdict(document), "passages": passages}
-        return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+        return safe_json(body, indent=2) + "\n"
     if output is ReadFormat.markdown:
         return blocks_to_markdown(document.blocks)
     if output is ReadFormat.blocks:
@@ -97,12 +97,12 @@ def print_read(outcome: object, output: ReadFormat) -> None:
     """Print a read document as asked, or say why the read gave none and exit."""
     if not isinstance(outcome, Document):
         fail_outcome("read", outcome)
-    typer.echo(render(outcome.document, output), nl=False)
+    say(render(outcome.document, output), nl=False)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     """Say why nothing came (a refusal or failure, not a usage error) and exit with ``code``."""
-    typer.echo(f"error: {message}", err=True)
+    say(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Annotated
 
 import typer
 
-from citesift.cli.app import app
+from citesift.cli.app import group
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
     Deadline,
+    ListFormat,
+    Listing,
     Offline,
     Store,
     source_setup,
@@ -26,19 +27,19 @@ from citesift.cli.reading import (
     print_read,
     run_with_status,
 )
+from citesift.cli.terminal import safe_json, say
 from citesift.model import Hits, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
 
-wiki = typer.Typer(help="Search Wikipedia and read articles as attributed passages.")
-app.add_typer(wiki, name="wiki")
+wiki = group("wiki", "Search Wikipedia and read articles as attributed passages.")
 
 Origin = Annotated[str, typer.Option(help="The wiki to ask (a stand-in or another wiki).")]
 
 
 @wiki.command()
 def search(
-    phrase: Annotated[str, typer.Argument(help="A short topic phrase.")],
+    phrase: Annotated[str, typer.Argument(metavar="PHRASE", help="A short topic phrase.")],
     limit: Annotated[int, typer.Option(min=1, max=100, help="Most hits to return.")] = 2,
     origin: Origin = DEFAULT_ORIGIN,
     allow_private: AllowPrivate = False,
@@ -46,7 +47,7 @@ def search(
     store: Store = None,
     offline: Offline = False,
     deadline: Deadline = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
+    output: Listing = ListFormat.text,
 ) -> None:
     """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
@@ -55,16 +56,18 @@ def search(
         outcome = run_with_status(searching, provider.search(phrase, limit))
     if not isinstance(outcome, Hits):
         fail_outcome("search", outcome)
-    if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(h) for h in outcome.hits], ensure_ascii=False))
+    if output is ListFormat.json:
+        say(safe_json([dataclasses.asdict(h) for h in outcome.hits], indent=2))
         return
     for hit in outcome.hits:
-        typer.echo(f"{hit.key}\t{hit.title}" + (f"\n    {hit.excerpt}" if hit.excerpt else ""))
+        say(f"{hit.key}\t{hit.title}" + (f"\n    {hit.excerpt}" if hit.excerpt else ""))
 
 
 @wiki.command()
 def read(
-    key: Annotated[str, typer.Argument(help="The article's key, as a search hit gives it.")],
+    key: Annotated[
+        str, typer.Argument(metavar="KEY", help="The article's key, as a search hit gives it.")
+    ],
     title: Title = None,
     output: Output = ReadFormat.passages,
     origin: Origin = DEFAULT_ORIGIN,

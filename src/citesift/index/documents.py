@@ -84,7 +84,7 @@ def _from_source(doc: SourceDocument) -> IngestDoc:
         at += len(block.text) + len(BLOCK_SEPARATOR)
     content = BLOCK_SEPARATOR.join(b.text for b in doc.blocks)
     meta = {"publisher": doc.publisher, "language": doc.language}
-    doc_id = f"{doc.site}:{doc.key}"
+    doc_id = doc.url or f"{doc.site}:{doc.key}"  # the URI names it, as a file's or a page's
     return IngestDoc(doc_id, clean_text(content), json_copy(meta), doc, tuple(starts))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,15 @@ from citesift.store.sqlite import SQLiteStore
 HYBRID_DEPTH = 100
 """How many candidates each side of a hybrid search brings to the fusion (at least)."""
 FUSIONS = ("weighted", "rrf")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedDocument:
+    """One document an index holds: its id, its title (None when it has none) and chunks."""
+
+    id: str
+    title: str | None
+    chunks: int
 
 
 class LocalStore:
@@ -95,6 +104,12 @@ class LocalStore:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
         return self.table.stats()
 
+    def documents(self) -> list[IndexedDocument]:
+        """Each document held, by id: its title (its first chunk's) and number of chunks."""
+        with self._lock:
+            held = sorted(self._by_document.items())
+            return [IndexedDocument(d, _title(self.chunks[ids[0]]), len(ids)) for d, ids in held]
+
     def _lexical(self, query: Query, k: int) -> list[Match]:
         allowed = self._allowed(query.filter)
         mask = None if allowed is None else self._bm25_mask(query.filter, allowed)
@@ -153,6 +168,12 @@ class LocalStore:
         if embedder not in self._vectors:
             self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
         self._vectors[embedder].add(ids, vectors)
+
+
+def _title(chunk: StoredChunk) -> str | None:
+    """The title of a chunk's document: its provenance's, else its metadata's."""
+    title = chunk.origin().title or chunk.metadata.get("title")
+    return str(title) if title else None
 
 
 def _with_vector(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:

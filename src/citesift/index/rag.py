@@ -15,7 +15,7 @@ from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_provenance
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
-from citesift.index.local import LocalStore
+from citesift.index.local import IndexedDocument, LocalStore
 from citesift.index.query import MODES, Mode, Query
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, rerank_fused
 from citesift.index.rerankers.by_name import reranker_by_name
@@ -108,6 +108,12 @@ class Rag:
         if self.reranker is None:
             return hits[:top_k]
         return rerank_fused(self.reranker, query, hits, top_k, self.rerank_weight)
+
+    def documents(self) -> list[IndexedDocument]:
+        """Each document the local store holds: id, title and number of chunks, by id."""
+        if not isinstance(self.store, LocalStore):
+            raise TypeError("only a local store lists its documents")
+        return self.store.documents()
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove these documents (by document id) and all their chunks."""

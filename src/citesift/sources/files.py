@@ -1,11 +1,20 @@
-"""Local files read into documents: text and HTML, capped in size, binary files refused."""
+"""Local files read into documents: text and HTML, capped in size, binary files refused.
+
+A file's document id is its ``file://`` URI with every byte of the name percent-encoded,
+so any name (one that is not UTF-8 included) has one id of its own, the same from
+wherever the file is named.
+"""
 
 from __future__ import annotations
 
 import codecs
+import os
+import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
 from citesift.encoding import decode_html
 from citesift.errors import CitesiftError
@@ -17,6 +26,8 @@ TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 HTML_SUFFIXES = (".html", ".htm")
 MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+_SURROGATES = re.compile("[\ud800-\udfff]")
 WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 """Byte order marks of the encodings whose text is full of NUL bytes (UTF-32's start alike)."""
 
@@ -26,51 +37,85 @@ class FileRefused(CitesiftError):
 
 
 def indexable_files(folder: Path) -> Iterator[Path]:
-    """The text and HTML files under ``folder``, in a stable order."""
+    """The entries under ``folder`` named as text or HTML files (a FIFO or device so named
+    included, for ``file_document`` to refuse), in a stable order."""
     kinds = TEXT_SUFFIXES + HTML_SUFFIXES
-    return iter(sorted(p for p in folder.rglob("*") if p.suffix.lower() in kinds and p.is_file()))
+    found = (p for p in folder.rglob("*") if p.suffix.lower() in kinds and not p.is_dir())
+    return iter(sorted(found))
 
 
 def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
     """A text file as a document dict, an HTML file read into a ``SourceDocument`` in
-    ``mode``; either is named by the file's absolute path, so the same file added from
-    anywhere is one document."""
+    ``mode``; either is named by ``file_uri(path)``. ``FileRefused`` says why a file cannot
+    be one (its kind, its size, binary content, not a regular file, unreadable)."""
     suffix = path.suffix.lower()
     if suffix not in TEXT_SUFFIXES + HTML_SUFFIXES:
         raise FileRefused(f"only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
-    text = decode_html(_bytes(path))[0]
-    absolute = path.resolve()
-    url, key = absolute.as_uri(), str(absolute)
+    text = decode_html(text_bytes(path))[0]
+    uri = file_uri(path)
     if suffix in HTML_SUFFIXES:
-        return extract_document(text, url=url, site="file", key=key, mode=mode)
+        return extract_document(text, url=uri, site="file", key=uri, mode=mode)
     return {
-        "id": key,
+        "id": uri,
         "content": text,
-        "metadata": {"title": path.name, "url": url, "site": "file"},
+        "metadata": {"title": readable_name(path.name), "url": uri, "site": "file"},
     }
 
 
+def file_uri(path: Path) -> str:
+    """The ``file://`` URI of ``path`` made absolute (symbolic links resolved), each byte of
+    the name outside the unreserved set percent-encoded: lossless for any file name."""
+    return "file://" + quote_from_bytes(os.fsencode(path.resolve()), safe="/")
+
+
 def document_ids(names: list[str]) -> list[str]:
-    """The ids ``names`` can mean: each as given, and a file path also as its absolute path."""
-    return list(dict.fromkeys(i for name in names for i in (name, *_absolute(name))))
+    """The ids ``names`` can mean: each as given (a URL or an id; not a file name that is
+    not UTF-8, which no id is), and each that can name a file (a path, or a ``file:`` URI
+    written another way) as its ``file_uri``."""
+    given = (i for name in names for i in (name, *_as_file_uri(name)))
+    return list(dict.fromkeys(i for i in given if not _SURROGATES.search(i)))
 
 
-def _absolute(name: str) -> tuple[str, ...]:
-    """``name`` as an absolute path, when it can be one."""
+def _as_file_uri(name: str) -> tuple[str, ...]:
+    """``name`` as a file's URI, when it can name a file."""
     try:
-        return (str(Path(name).resolve()),)
+        parts = urlsplit(name)
+        if parts.scheme == "file":
+            return (file_uri(Path(os.fsdecode(unquote_to_bytes(parts.path)))),)
+        return () if parts.scheme in ("http", "https") else (file_uri(Path(name)),)
     except (OSError, ValueError):
         return ()
 
 
-def _bytes(path: Path) -> bytes:
-    """The file's bytes: at most ``MAX_FILE_BYTES``, and no NUL byte (binary data) unless a
-    UTF-16 or UTF-32 byte order mark says the text is wide."""
+def readable_name(name: str) -> str:
+    """A file name as text: a byte that is not UTF-8 written as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def text_bytes(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``: at most ``MAX_FILE_BYTES``, and no NUL
+    byte (binary data) unless a UTF-16 or UTF-32 byte order mark says the text is wide.
+    A FIFO, socket or device is refused without being read (a FIFO never blocks)."""
     try:
-        with path.open("rb") as handle:
-            body = handle.read(MAX_FILE_BYTES + 1)
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as error:
         raise FileRefused(f"cannot be read: {error.strerror or error}") from error
+    try:
+        kind = os.fstat(handle).st_mode
+        if not stat.S_ISREG(kind):
+            raise FileRefused("a folder, not a file" if stat.S_ISDIR(kind) else NOT_REGULAR)
+        with open(handle, "rb", closefd=False) as file:
+            body = file.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise FileRefused(f"cannot be read: {error.strerror or error}") from error
+    finally:
+        os.close(handle)
+    return checked_text(body)
+
+
+def checked_text(body: bytes) -> bytes:
+    """``body`` when it can be text: ``FileRefused`` when larger than ``MAX_FILE_BYTES`` or
+    holding NUL bytes without a wide-encoding byte order mark."""
     if len(body) > MAX_FILE_BYTES:
         raise FileRefused(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
     if b"\x00" in body and not body.startswith(WIDE_BOMS):
