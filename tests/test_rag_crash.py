@@ -36,15 +36,14 @@ SCRIPT = textwrap.dedent(
 @pytest.mark.timeout(60)
 def test_killed_ingest_keeps_every_committed_batch(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", SCRIPT, str(path), str(Path(__file__).parent)],
         stdout=subprocess.PIPE,
         text=True,
-    )
-    assert proc.stdout is not None
-    reported = [int(proc.stdout.readline()) for _ in range(3)]
-    proc.kill()
-    proc.wait()
+    ) as proc:
+        assert proc.stdout is not None
+        reported = [int(proc.stdout.readline()) for _ in range(3)]
+        proc.kill()
     assert reported == [INGEST_BATCH, 2 * INGEST_BATCH, 3 * INGEST_BATCH]
 
     with SQLiteStore(path) as store, store.reading() as conn:

@@ -122,16 +122,15 @@ def writer(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     """Another process in the middle of a write to ``tmp_path/s.db`` (a line on its standard
     input lets it commit)."""
     make_index(tmp_path / "s.db", ["The Eiffel Tower opened in 1889.", "Tides follow the Moon."])
-    process = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", WRITER, str(tmp_path / "s.db")],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-    )
-    assert process.stdout is not None and process.stdout.readline() == "holding\n"
-    yield process
-    process.kill()
-    process.wait()
+    ) as process:
+        assert process.stdout is not None and process.stdout.readline() == "holding\n"
+        yield process
+        process.kill()
 
 
 def test_opening_and_reading_a_store_never_waits_for_a_writer(writer, tmp_path) -> None:
