@@ -266,13 +266,13 @@ def test_deadline_from_the_settings(
     stand_in: WikipediaStandIn, tmp_path: Path, command: str, where: str
 ) -> None:
     args, path, answer, _ = FETCHING[command]
-    stand_in.answer(path, Answer(answer.status, answer.headers, answer.body, delay=2.0))
+    stand_in.answer(path, Answer(answer.status, answer.headers, answer.body, delay=10.0))
     settings = {"allow_private": True, "contact": CONTACT, "deadline": 0.3}
     env = settings_given(where, tmp_path, store=str(tmp_path / "index.db"), **settings)
     started = time.monotonic()
     code, _, err = run(*args(stand_in.origin), env=env)
     assert code == 1 and asked(stand_in) == [path], err
-    assert time.monotonic() - started < 1.9  # the answer comes at 2 s; the defaults would wait
+    assert time.monotonic() - started < 6  # the answer comes at 10 s; the defaults would wait
 
 
 def test_offline_from_the_settings_replays_the_store(

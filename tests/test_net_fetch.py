@@ -69,9 +69,9 @@ def test_bytes_trickling_past_the_deadline_end_in_skipped(server: MisbehavingSer
 
 
 def test_a_server_slower_than_the_deadline_ends_in_skipped(server: MisbehavingServer) -> None:
-    outcome, elapsed = timed(server.url("/slow?delay=3"), loopback_policy(deadline=0.3))
+    outcome, elapsed = timed(server.url("/slow?delay=10"), loopback_policy(deadline=0.3))
     assert outcome == Skipped(None, "no complete answer within the 0.3 s deadline")
-    assert elapsed < 1.5
+    assert elapsed < 5
 
 
 def test_the_deadline_bounds_all_hops_together(server: MisbehavingServer) -> None:

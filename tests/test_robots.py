@@ -75,14 +75,14 @@ def test_a_5xx_or_429_robots_txt_disallows_for_now_and_is_retried_later(
 
 def test_a_robots_txt_slower_than_the_deadline_disallows(server: MisbehavingServer) -> None:
     def slow(request: Request, query: Query) -> None:
-        time.sleep(1.5)
+        time.sleep(10)
         request.answer(200, b"User-agent: *\nAllow: /\n")
 
     server.route("/robots.txt", slow)
     started = time.monotonic()
     outcome = fetch_sync(server.url("/ok"), polite(deadline=0.3))
     assert isinstance(outcome, Skipped) and "unreachable" in str(outcome.reason)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 5
     assert server.hits("/ok") == 0
 
 

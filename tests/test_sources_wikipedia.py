@@ -290,11 +290,11 @@ def test_read_redirect_is_skipped_and_its_target_never_requested(
 
 @pytest.mark.timeout(10)
 def test_read_past_the_deadline_is_skipped_quickly(stand_in: WikipediaStandIn) -> None:
-    stand_in.answer(PAGE, Answer(200, HTML, b"<p>late</p>", delay=2.0))
+    stand_in.answer(PAGE, Answer(200, HTML, b"<p>late</p>", delay=10.0))
     started = time.monotonic()
     outcome = provider(stand_in, deadline=0.2).read_sync(SourceHit("Dog", "Dog"))
     assert isinstance(outcome, Skipped) and outcome.status is None
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 5
 
 
 @pytest.mark.timeout(10)
@@ -414,7 +414,7 @@ def test_the_callers_cancellation_propagates(stand_in: WikipediaStandIn) -> None
 
 @pytest.mark.timeout(10)
 def test_a_signal_set_mid_read_abandons_it_quickly(stand_in: WikipediaStandIn) -> None:
-    stand_in.answer(PAGE, Answer(200, HTML, b"<p>late</p>", delay=2.0))
+    stand_in.answer(PAGE, Answer(200, HTML, b"<p>late</p>", delay=10.0))
 
     async def read_then_abort() -> None:
         signal = asyncio.Event()
@@ -424,7 +424,7 @@ def test_a_signal_set_mid_read_abandons_it_quickly(stand_in: WikipediaStandIn) -
     started = time.monotonic()
     with pytest.raises(Aborted, match="during the call"):
         asyncio.run(read_then_abort())
-    assert time.monotonic() - started < 1.5 and stand_in.paths() == [PAGE]
+    assert time.monotonic() - started < 5 and stand_in.paths() == [PAGE]
 
 
 def test_a_signal_set_before_a_search_sends_nothing(stand_in: WikipediaStandIn) -> None:
