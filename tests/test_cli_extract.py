@@ -26,7 +26,11 @@ def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 def test_the_sample_prints_article_blocks_with_kind_span_and_section() -> None:
     code, out, _ = run("--sample")
     assert code == 0
-    assert out.startswith("[0] paragraph ")
+    title, url, legend, blank, first = out.split("\n")[:5]
+    assert title == "How a neighbourhood tool library lends 4,000 items a year"
+    assert url == "https://dispatch.example/community/tool-library-ledger"
+    assert "start:end (its characters in the decoded source)" in legend and blank == ""
+    assert first.startswith("[0] paragraph ")
     assert "Behind a green door on Quay Street" in out
     assert "heading" in out and "§ What people borrow\n" in out
     for furniture in ("We use cookies", "Related stories", "Sign up", "Borrowed the carpet"):
@@ -35,7 +39,7 @@ def test_the_sample_prints_article_blocks_with_kind_span_and_section() -> None:
 
 def test_block_spans_point_at_the_sample_source() -> None:
     _, out, _ = run("--sample", "--format", "blocks")
-    header, text = out.split("\n")[3:5]
+    header, text = out.split("\n")[7:9]
     start, end = (int(n) for n in header.split()[2].split(":"))
     source = files("citesift").joinpath("samples/article.html").read_text(encoding="utf-8")
     assert text.split()[:3] == source[start:end].split()[:3]
@@ -170,6 +174,21 @@ def test_the_console_script_reads_stdin_in_a_real_process() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.decode() == (
-        "[0] heading 4:11 § -\nHeading\n\n[1] paragraph 19:29 § Heading\nSome text.\n\n"
+    assert done.stdout.decode().split("\n", 3)[:2] == ["Heading", "<stdin>"]
+    assert done.stdout.decode().endswith(
+        "\n\n[0] heading 4:11 § -\nHeading\n\n[1] paragraph 19:29 § Heading\nSome text.\n\n"
     )
+
+
+def test_the_sample_table_is_one_aligned_table_with_its_span() -> None:
+    lines = run("--sample")[1].splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[5-22] table "))
+    assert lines[at].endswith(" § What people borrow")
+    start, end = (int(n) for n in lines[at].split()[2].split(":"))
+    source = files("citesift").joinpath("samples/article.html").read_text(encoding="utf-8")
+    assert source[start:].startswith("Item") and source[:end].endswith("2.3")
+    assert lines[at + 1 : at + 3] == [
+        "Item               Loans  Average days out",
+        "Hammer drill       412    2.1",
+    ]
+    assert lines[at + 6] == "Folding ladder     176    2.3" and lines[at + 7] == ""

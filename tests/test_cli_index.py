@@ -81,6 +81,17 @@ def test_dense_search_works_offline_with_the_default_embedder(corpus: Path, tmp_
     assert code == 0 and out.startswith("1. ") and "Moon" in out and "\n2. " not in out
 
 
+def test_a_dense_search_over_a_bm25_index_says_it_embeds_the_chunks(
+    corpus: Path, tmp_path: Path
+) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
+    code, out, err = run("search", "tides", "--store", store, "--retrieval", "dense")
+    assert code == 0 and "Moon" in out
+    assert "embedding 3 chunk(s) the index holds without vectors (once)" in err
+    assert "embedding" not in run("search", "tides", "--store", store, "--retrieval", "dense")[2]
+
+
 def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CITESIFT_CONTACT", raising=False)
     store = str(tmp_path / "index.db")

@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
+from citesift.cli.listing import block_listing
 from citesift.cli.options import DEFAULT_READING, Mode, usage_error
-from citesift.cli.reading import block_listing
 from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
 from citesift.extract.document import extract_document
@@ -39,7 +39,7 @@ class OutputFormat(StrEnum):
 @app.command()
 def extract(
     file: Annotated[
-        str | None, typer.Argument(metavar="[FILE]", help="An HTML file, or - for standard input.")
+        str | None, typer.Argument(metavar="FILE", help="An HTML file, or - for standard input.")
     ] = None,
     mode: Mode = DEFAULT_READING,
     output: Annotated[OutputFormat, typer.Option("--format", help="What to print.")] = (
@@ -87,4 +87,4 @@ def _render(document: SourceDocument, html: str, output: OutputFormat) -> str:
         return blocks_to_markdown(document.blocks, html)
     if output is OutputFormat.text:
         return "".join(block.text + "\n\n" for block in document.blocks)
-    return block_listing(document.blocks, spans=True)
+    return block_listing(document, html, spans=True)

@@ -46,7 +46,7 @@ err = Console(stderr=True, soft_wrap=True)
 @index_app.command("add")
 def add(
     sources: Annotated[
-        list[str], typer.Argument(metavar="SOURCE...", help="Files, folders or http(s) URLs.")
+        list[str], typer.Argument(metavar="SOURCE", help="Files, folders or http(s) URLs.")
     ],
     store: Store = None,
     retrieval: Retrieval = RetrievalMode.hybrid,
@@ -142,7 +142,7 @@ def rm(
     ids: Annotated[
         list[str],
         typer.Argument(
-            metavar="DOCUMENT...", help="Document ids (see index ls), file paths or page URLs."
+            metavar="DOCUMENT", help="Document ids (see index ls), file paths or page URLs."
         ),
     ],
     store: Store = None,

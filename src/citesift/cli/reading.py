@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
+from citesift.cli.listing import block_listing
 from citesift.cli.terminal import safe_json, say
 from citesift.extract import blocks_to_markdown
-from citesift.model import Block, Document, Limited, Passage, SourceDocument
+from citesift.model import Document, Limited, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -45,19 +46,8 @@ def render(document: SourceDocument, output: ReadFormat) -> str:
     if output is ReadFormat.markdown:
         return blocks_to_markdown(document.blocks)
     if output is ReadFormat.blocks:
-        return block_listing(document.blocks)
+        return block_listing(document)
     return _passages(document)
-
-
-def block_listing(blocks: Sequence[Block], *, spans: bool = False) -> str:
-    """Each block numbered, with its kind (and its span in the source), its section path,
-    then its text."""
-    return "".join(
-        f"[{i}] {b.kind}"
-        + (f" {b.source_start}:{b.source_end}" if spans else "")
-        + f" § {' › '.join(b.section) or '-'}\n{b.text}\n\n"
-        for i, b in enumerate(blocks)
-    )
 
 
 def _passages(document: SourceDocument) -> str:

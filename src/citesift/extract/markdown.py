@@ -57,7 +57,7 @@ def blocks_to_markdown(blocks: Sequence[Block], source: str | None = None) -> st
     parts: list[str] = []
     for kind, run in groupby(blocks, key=lambda block: block.kind):
         if kind == "table_cell":
-            parts.extend(_table(rows) for rows in _tables(list(run), source))
+            parts.extend(_table(rows) for rows in table_rows(list(run), source))
         elif kind == "list_item":
             parts.append("\n".join("- " + escape(block.text) for block in run))
         else:
@@ -101,8 +101,9 @@ def _fenced(code: str) -> str:
     return f"{fence}\n{code}\n{fence}"
 
 
-def _tables(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
-    """Group a run of cells into tables of rows, by the markup between their spans."""
+def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
+    """Group a run of cells into tables of rows (each row the cells' texts), by the markup
+    between their spans in ``source``; without it each cell is a row of its own."""
     rows = [[cells[0].text]]
     for previous, cell in pairwise(cells):
         between = "<tr>" if source is None else source[previous.source_end : cell.source_start]
