@@ -45,6 +45,7 @@ def latin1(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # six processes of the real command
 def test_names_that_are_not_utf8_are_one_document_each(latin1: Path, tmp_path: Path) -> None:
     code, out, err = citesift("index", "add", str(latin1), "--store", "i.db",
                               "--retrieval", "bm25", cwd=tmp_path)  # fmt: skip
