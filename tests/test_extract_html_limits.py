@@ -90,6 +90,7 @@ def test_hundred_thousand_deep_nesting_is_linear() -> None:
     assert time.perf_counter() - started < 10
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_fifty_megabyte_page_is_read_within_bounds() -> None:
     row = '<div class="row"><a href="/x">link</a> <span>some text here</span></div>\n'
@@ -100,6 +101,7 @@ def test_fifty_megabyte_page_is_read_within_bounds() -> None:
     assert sum(len(b.text) for b in blocks) <= 300_000
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_fifty_megabytes_of_markup_without_text_is_read_within_bounds() -> None:
     html = '<div class="x"><span class="y"></span><a href="/z"></a></div>\n' * 800_000

@@ -88,6 +88,7 @@ for _ in range(3):
 """
 
 
+@pytest.mark.slow
 def test_two_real_processes_fetching_one_host_stay_250_ms_apart(tmp_path: Path) -> None:
     with serve() as server:
         start_at = str(time.time() + 2.0)

@@ -65,6 +65,7 @@ print("opened")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_processes_opening_one_new_store_at_once_all_get_it_migrated(tmp_path) -> None:
     # Both races were seen here: two processes applying the same step ("table already exists")

@@ -113,6 +113,7 @@ def test_lone_surrogates_and_nul_bytes_pass_through_at_their_offsets() -> None:
     assert out == "   \ud800x\x00    "
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "page",
