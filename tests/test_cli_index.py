@@ -219,16 +219,8 @@ def search_with_voyage(corpus: Path, tmp_path: Path, *options: str) -> tuple[str
     store = str(tmp_path / "index.db")
     assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
     path = VoyageReranker.api.path
-    query = (
-        "search",
-        "eiffel tower moon",
-        "--store",
-        store,
-        "--retrieval",
-        "bm25",
-        "--format",
-        "json",
-    )
+    query = ("search", "eiffel tower moon", "--store", store, "--retrieval", "bm25",
+             "--format", "json")  # fmt: skip
     with serve_json({path: _echo_voyage}) as voyage:
         code, out, err = run(*query, "--top-k", "1", "--rerank-url", voyage.url(""), *options)
         [request] = voyage.received(path)
@@ -291,16 +283,8 @@ def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path)
     document_length_model(model, ("input_ids", "attention_mask", "token_type_ids"))
     store = str(tmp_path / "index.db")
     assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
-    query = (
-        "search",
-        "moon tides tower",
-        "--store",
-        store,
-        "--retrieval",
-        "bm25",
-        "--format",
-        "json",
-    )
+    query = ("search", "moon tides tower", "--store", store, "--retrieval", "bm25",
+             "--format", "json")  # fmt: skip
     assert "Moon" in json.loads(run(*query)[1])[0]["content"]
     code, out, err = run(*query, "--reranker", "cross-encoder", "--rerank-model", str(model),
                          "--rerank-weight", "1")  # fmt: skip

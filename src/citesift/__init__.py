@@ -62,6 +62,7 @@ from citesift.net import (
     limiter_for,
     retry_after_ms,
 )
+from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
     PageLimits,
@@ -71,6 +72,7 @@ from citesift.sources import (
     WikipediaSourceProvider,
     article_url,
 )
+from citesift.sources.files import FileRefused, file_document, file_uri
 from citesift.store import SQLiteStore, default_store_path
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
@@ -100,6 +102,7 @@ __all__ = [
     "Failed",
     "FetchOutcome",
     "FetchPolicy",
+    "FileRefused",
     "Hits",
     "IdentityError",
     "JinaReranker",
@@ -122,6 +125,7 @@ __all__ = [
     "Reranker",
     "SQLiteStore",
     "SearchOutcome",
+    "Settings",
     "Skipped",
     "Snapshot",
     "SnapshotCorrupted",
@@ -129,6 +133,7 @@ __all__ = [
     "SourceDocument",
     "SourceHit",
     "SourceLimiter",
+    "SourceSetup",
     "VoyageReranker",
     "WIKIPEDIA_LICENCE",
     "WebPageSource",
@@ -148,13 +153,17 @@ __all__ = [
     "extract_metadata",
     "fetch",
     "fetch_sync",
+    "file_document",
+    "file_uri",
     "fragment_url",
     "html_to_blocks",
     "limiter_for",
+    "load_settings",
     "reciprocal_rank_fusion",
     "reranker_by_name",
     "retry_after_ms",
     "sentence_spans",
+    "source_setup",
     "strip_tags",
     "weighted_fusion",
 ]

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from citesift.cli.app import group
@@ -31,7 +32,7 @@ from citesift.cli.options import (
     source_setup,
 )
 from citesift.cli.reading import EXIT_FAILED, fail
-from citesift.cli.terminal import safe_json, say
+from citesift.cli.terminal import safe, safe_json, say
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
@@ -73,7 +74,7 @@ def add(
                 source_setup(contact, allow_private, path, offline, deadline)
             )
         for source in sources:
-            with err.status(f"Reading {source}…"):
+            with err.status(escape(safe(f"Reading {source}…"))):
                 for found in gather(source, setup, mode.value):
                     if isinstance(found, Refusal):
                         say(f"skipped {found.name}: {found.reason}", err=True)

@@ -10,9 +10,10 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from citesift.cli.listing import block_listing
-from citesift.cli.terminal import safe_json, say
+from citesift.cli.terminal import safe, safe_json, say
 from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Limited, Passage, SourceDocument
 from citesift.text import attribution, citation_sources
@@ -98,5 +99,5 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
 
 def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
     """Run ``call`` to completion while a spinner on standard error says what is happening."""
-    with Console(stderr=True).status(message):
+    with Console(stderr=True).status(escape(safe(message))):
         return asyncio.run(call)
