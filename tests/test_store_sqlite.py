@@ -3,10 +3,12 @@ reads that never wait for a writer, and faults of the file as errors that name i
 
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -214,7 +216,14 @@ def truncated(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("damage", [garbage, truncated])
+def another_programs(path: Path) -> Path:
+    with closing(sqlite3.connect(path)) as other, other:
+        other.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+        other.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+    return path
+
+
+@pytest.mark.parametrize("damage", [garbage, truncated, another_programs])
 def test_a_damaged_file_is_store_corrupt_naming_it_and_left_as_it_is(tmp_path, damage) -> None:
     path = damage(tmp_path / "s.db")
     before = path.read_bytes()

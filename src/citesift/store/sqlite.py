@@ -64,18 +64,27 @@ class SQLiteStore:
             raise
 
     def _prepare(self) -> None:
-        """Set the connection up, and make the file a store if it is not one yet (a write
-        only then: a store already in WAL mode with its steps table is only read)."""
+        """Set the connection up, and make an empty file a store (a write only then: a store
+        already in WAL mode with its steps table is only read). Another program's database
+        is refused, never written to."""
         with self._translated():
             self._conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            tables = {
+                row[0]
+                for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            if tables and "schema_steps" not in tables:
+                raise StoreCorrupt(
+                    f"{str(self.path)!r} is a database of something else, not a citesift"
+                    " store; it was left as it is: name another store"
+                )
             if self._conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
                 _while_locked(
                     lambda: self._conn.execute("PRAGMA journal_mode = WAL"), self.busy_timeout_ms
                 )
-            steps = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_steps'"
-            if self._conn.execute(steps).fetchone() is None:
+            if not tables:
                 with self.transaction() as conn:
                     conn.execute(
                         "CREATE TABLE IF NOT EXISTS schema_steps ("
