@@ -168,6 +168,12 @@ def test_page_as_json_carries_the_publisher(stand_in: WikipediaStandIn) -> None:
     assert code == 0 and json.loads(out)["document"]["publisher"] == "Ex"
 
 
+@pytest.mark.parametrize("url", ["not-a-url", "ftp://example.org/a", "https:///no-host"])
+def test_page_given_no_web_address_is_a_usage_error(url: str) -> None:
+    code, out, err = run("page", url, "--contact", CONTACT)
+    assert (code, out) == (EXIT_USAGE, "") and f"not an http(s) URL with a host: {url}" in err
+
+
 def test_page_refuses_a_private_address_unless_allowed(stand_in: WikipediaStandIn) -> None:
     code, _, err = run("page", stand_in.origin + "/article", "--contact", CONTACT)
     assert code == 1 and "skipped" in err and stand_in.requests == []

@@ -16,6 +16,7 @@ from citesift.cli.options import (
     Offline,
     Store,
     source_setup,
+    usage_error,
 )
 from citesift.cli.reading import (
     Output,
@@ -25,6 +26,7 @@ from citesift.cli.reading import (
     run_with_status,
 )
 from citesift.model import SourceHit
+from citesift.sources.web import is_web_url
 
 
 @app.command()
@@ -40,6 +42,8 @@ def page(
     deadline: Deadline = None,
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
+    if not is_web_url(url):
+        usage_error(f"not an http(s) URL with a host: {url}")
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         source = setup.web_pages(mode.value)
         outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
