@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from citesift.net import LIMITERS, ROBOTS
 from servers import MisbehavingServer, serve
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -47,17 +46,3 @@ def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [name for name in os.environ if name.startswith("CITESIFT_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("CITESIFT_HOME", str(tmp_path / "citesift-home"))
-
-
-@pytest.fixture(autouse=True)
-def fresh_process_caches() -> Iterator[None]:
-    """Forget the process-wide robots.txt files and host limiters around every test.
-
-    Local servers get ephemeral ports, and a port freed by one test can be handed to the next:
-    a robots.txt or a Retry-After block cached for the old server must not leak into the new one.
-    """
-    ROBOTS.forget()
-    LIMITERS.forget()
-    yield
-    ROBOTS.forget()
-    LIMITERS.forget()

@@ -12,7 +12,8 @@ that name; ``server.client_tls`` is a client context trusting it, ``server.sni``
 names clients asked for, and ``server.url`` names the host (resolve it to 127.0.0.1).
 
 ``loopback_policy(**changes)`` is a ``FetchPolicy`` for these servers: 127.0.0.1 allowed (and
-nothing else private), robots.txt off, a fresh unspaced limiter registry and robots cache.
+nothing else private), robots.txt off; ``loopback_fetcher()`` a ``Fetcher`` with fresh,
+unspaced limiters and its own robots.txt cache.
 ``seconds_to_cancel(call)`` cancels a call in flight and times how soon it gave up.
 
 Routes (query parameters in brackets):
@@ -22,6 +23,9 @@ Routes (query parameters in brackets):
   /endless                           a chunked body that never ends
   /gzip-bomb [size]                  ``size`` zero bytes (default 1 GiB), gzip, made streaming
   /bomb [encoding, size]             the same in gzip, deflate, br or zstd
+  /compressed [encoding, keep,       ``ARTICLE`` in gzip, deflate, br or zstd, cut to its first
+               members]              ``keep`` (a fraction, default 1) with a matching
+                                     Content-Length; gzip in ``members`` members (default 1)
   /lying-length [declared, sent]     Content-Length ``declared``, ``sent`` bytes, then close
   /status [code, retry-after]        an empty answer with that status (and Retry-After)
   /loop                              a 302 to itself
@@ -60,7 +64,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from citesift.net import ClientIdentity, FetchPolicy, LimiterRegistry, RobotsCache, SourceLimiter
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, LimiterRegistry, SourceLimiter
 
 Query = dict[str, str]
 Route = Callable[["Request", Query], None]
@@ -71,14 +75,14 @@ TEST_IDENTITY = ClientIdentity("citesift-test", "1.0", "https://example.org/cont
 
 
 def loopback_policy(**changes: Any) -> FetchPolicy:
-    """A policy for the local servers: only 127.0.0.1 allowed, robots.txt off, fresh limiters."""
-    base: dict[str, Any] = {
-        "allow_networks": ("127.0.0.1/32",),
-        "robots": False,
-        "limiters": LimiterRegistry(lambda: SourceLimiter(spacing=0)),
-        "robots_cache": RobotsCache(),
-    }
+    """A policy for the local servers: only 127.0.0.1 allowed, robots.txt off."""
+    base: dict[str, Any] = {"allow_networks": ("127.0.0.1/32",), "robots": False}
     return FetchPolicy(TEST_IDENTITY, **{**base, **changes})
+
+
+def loopback_fetcher() -> Fetcher:
+    """A fetcher with fresh, unspaced limiters and a robots.txt cache of its own."""
+    return Fetcher(LimiterRegistry(lambda: SourceLimiter(spacing=0)))
 
 
 def seconds_to_cancel(call: Callable[[], Coroutine[Any, Any, object]], after: float = 0.2) -> float:
@@ -98,19 +102,21 @@ def seconds_to_cancel(call: Callable[[], Coroutine[Any, Any, object]], after: fl
 
 
 def policy_with_bounds(value: object) -> FetchPolicy:
-    """A policy given ``value`` for every bound, to see how it is sanitised."""
+    """A policy given ``value`` for every bound, to see how it is checked."""
     bounds = ("deadline", "max_declared_bytes", "max_body_bytes", "max_redirects")
     return FetchPolicy(TEST_IDENTITY, **dict.fromkeys(bounds, value))
 
 
 @dataclass(frozen=True)
 class Seen:
-    """One request the server received: method, path with query, headers, arrival time."""
+    """One request the server received: method, path with query, headers, arrival time, and
+    the client's port (one port per connection)."""
 
     method: str
     path: str
     headers: dict[str, str]
     at: float
+    port: int = 0
 
 
 class Request(BaseHTTPRequestHandler):
@@ -122,7 +128,8 @@ class Request(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         split = urlsplit(self.path)
         owner = self.server.owner
-        owner.seen.append(Seen("GET", self.path, dict(self.headers.items()), time.monotonic()))
+        headers, port = dict(self.headers.items()), int(self.client_address[1])
+        owner.seen.append(Seen("GET", self.path, headers, time.monotonic(), port))
         query = {key: values[-1] for key, values in parse_qs(split.query).items()}
         route = owner.routes.get(split.path, _not_found)
         try:
@@ -338,6 +345,33 @@ def _packer(encoding: str) -> _Packer:
     return _Brotli()
 
 
+ARTICLE = (
+    "<html><head><title>Whole article</title></head><body><h1>Whole article</h1>"
+    + "".join(f"<p>Paragraph {n} states fact number {n * 7919 % 10007}.</p>" for n in range(400))
+    + "<p>The last paragraph ends the article.</p></body></html>"
+)
+"""A page whose end (its last paragraph) shows whether it was read whole."""
+
+
+def compressed(body: bytes, encoding: str, members: int = 1) -> bytes:
+    """``body`` whole in ``encoding`` (gzip in ``members`` members, one after another)."""
+    step = -(-len(body) // members)
+    parts = [body[start : start + step] for start in range(0, len(body), step)]
+    out = b""
+    for part in parts if encoding == "gzip" else [body]:
+        packer = _packer(encoding)
+        out += packer.compress(part) + packer.flush()
+    return out
+
+
+def _compressed(request: Request, query: Query) -> None:
+    encoding = query.get("encoding", "gzip")
+    whole = compressed(ARTICLE.encode("ascii"), encoding, int(query.get("members", "1")))
+    sent = whole[: int(len(whole) * float(query.get("keep", "1")))]
+    headers = {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": encoding}
+    request.answer(200, sent, headers)
+
+
 def _lying_length(request: Request, query: Query) -> None:
     request.send_response(200)
     request.send_header("Content-Type", "text/html")
@@ -402,6 +436,7 @@ ROUTES: dict[str, Route] = {
     "/endless": _endless,
     "/gzip-bomb": _gzip_bomb,
     "/bomb": _bomb,
+    "/compressed": _compressed,
     "/lying-length": _lying_length,
     "/close-mid-body": _close_mid_body,
     "/status": _status,

@@ -9,7 +9,6 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.net import LIMITERS, ROBOTS
 from citesift.settings import ConfigError, Settings, load_settings
 from servers import SAMPLE_TEXT, MisbehavingServer
 
@@ -21,8 +20,6 @@ CONTACT = "https://example.org/contact"
 def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     """A runner in an empty directory, no ``CITESIFT_*`` settings, no host state left over."""
     monkeypatch.chdir(tmp_path)
-    LIMITERS.forget()
-    ROBOTS.forget()
     for name in ("CONFIG", "HOME", *(field.name.upper() for field in fields(Settings))):
         monkeypatch.delenv(f"CITESIFT_{name}", raising=False)
     return CliRunner()

@@ -8,6 +8,7 @@ from email.utils import formatdate
 
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.net import (
     LimiterRefused,
     LimiterRegistry,
@@ -250,13 +251,11 @@ def test_crawl_delay_slows_the_host_but_never_below_the_base_spacing() -> None:
     assert run(scenario) == [0, 1500, 3000, 3250]
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -5, 10**400, "many", None])
-def test_absurd_limiter_settings_are_replaced_by_defaults_or_clamped(bad: object) -> None:
-    limiter = SourceLimiter(concurrency=bad, spacing=bad, per_minute=bad, wait=bad)  # type: ignore[arg-type]
-    assert 1 <= limiter.concurrency <= 64
-    assert 0 <= limiter.spacing_ms <= 60_000
-    assert limiter.per_minute >= 1
-    assert 0 <= limiter.wait_ms <= 60_000
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -5, 10**400, "many", None, True])
+@pytest.mark.parametrize("name", ["concurrency", "spacing", "per_minute", "wait"])
+def test_absurd_limiter_settings_are_refused_naming_the_setting(bad: object, name: str) -> None:
+    with pytest.raises(InvalidArgument, match=f"^{name} must be"):
+        SourceLimiter(**{name: bad})  # type: ignore[arg-type]
 
 
 def test_the_registry_gives_every_caller_the_same_limiter_per_host() -> None:

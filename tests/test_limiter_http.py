@@ -10,7 +10,7 @@ from email.utils import formatdate
 import pytest
 
 from citesift.model import Limited, Skipped, Snapshot
-from citesift.net import LimiterRegistry, SourceLimiter, fetch, fetch_sync
+from citesift.net import Fetcher, LimiterRegistry, SourceLimiter, fetch_sync
 from servers import MisbehavingServer, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
@@ -20,9 +20,10 @@ def spaced(**settings: float) -> LimiterRegistry:
     return LimiterRegistry(lambda: SourceLimiter(**settings))  # type: ignore[arg-type]
 
 
-async def together(urls: list[str], **changes: object) -> list[object]:
-    chosen = loopback_policy(**changes)
-    return list(await asyncio.gather(*(fetch(url, chosen) for url in urls)))
+async def together(urls: list[str], limiters: LimiterRegistry) -> list[object]:
+    chosen = loopback_policy()
+    async with Fetcher(limiters) as fetcher:
+        return list(await asyncio.gather(*(fetcher.fetch(url, chosen) for url in urls)))
 
 
 def test_concurrent_fetches_reach_the_server_at_least_250_ms_apart(
@@ -58,10 +59,10 @@ def test_429_and_503_block_the_host_for_its_retry_after(
         retry_after = formatdate(time.time() + 30, usegmt=True).replace(" ", "%20")
     query = f"code={code}" + (f"&retry-after={retry_after}" if retry_after else "")
     limiters = spaced(spacing=0)
-    chosen = loopback_policy(limiters=limiters)
-    first = fetch_sync(server.url(f"/status?{query}"), chosen)
+    chosen, fetcher = loopback_policy(), Fetcher(limiters)
+    first = fetcher.fetch_sync(server.url(f"/status?{query}"), chosen)
     assert isinstance(first, Skipped) and first.status == code
-    assert fetch_sync(server.url("/ok"), chosen) == Limited("blocked")
+    assert fetcher.fetch_sync(server.url("/ok"), chosen) == Limited("blocked")
     assert len(server.seen) == 1
     limiter = limiters.limiter_for("127.0.0.1")
     left = (limiter.blocked_until - limiter.clock.now_ms()) / 1000
@@ -70,11 +71,12 @@ def test_429_and_503_block_the_host_for_its_retry_after(
 
 def test_a_slow_on_send_keeps_real_requests_apart(server: MisbehavingServer) -> None:
     async def scenario() -> None:
-        chosen = loopback_policy(limiters=spaced())
-        await asyncio.gather(
-            fetch(server.url("/ok"), chosen, on_send=lambda: asyncio.sleep(0.1)),
-            fetch(server.url("/ok"), chosen),
-        )
+        chosen = loopback_policy()
+        async with Fetcher(spaced()) as fetcher:
+            await asyncio.gather(
+                fetcher.fetch(server.url("/ok"), chosen, on_send=lambda: asyncio.sleep(0.1)),
+                fetcher.fetch(server.url("/ok"), chosen),
+            )
 
     asyncio.run(scenario())
     first, second = (seen.at for seen in server.seen)

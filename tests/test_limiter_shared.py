@@ -73,18 +73,18 @@ def test_the_minute_budget_and_blocks_are_shared(tmp_path: Path) -> None:
 
 WORKER = """
 import sys, time
-from citesift.net import ClientIdentity, FetchPolicy, LimiterRegistry, fetch_sync
+from citesift.net import ClientIdentity, FetchPolicy, fetch_sync
+from citesift.sources.snapshots import shared_fetcher
 from citesift.store import SQLiteStore
-from citesift.store.limits import StoreBudget
 
 url, path, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
 identity = ClientIdentity("citesift-test", "1.0", "https://example.org/contact")
 policy = FetchPolicy(identity, allow_networks=("127.0.0.1/32",), robots=False)
-fetch_sync(url + "/warm-up", policy.with_(limiters=LimiterRegistry()))
-shared = policy.with_(limiters=LimiterRegistry(budget=StoreBudget(SQLiteStore(path))))
+fetch_sync(url + "/warm-up", policy)
+shared = shared_fetcher(SQLiteStore(path))
 time.sleep(max(0.0, start_at - time.time()))
 for _ in range(3):
-    print(type(fetch_sync(url + "/ok", shared)).__name__, flush=True)
+    print(type(shared.fetch_sync(url + "/ok", policy)).__name__, flush=True)
 """
 
 

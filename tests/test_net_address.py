@@ -12,19 +12,18 @@ import time
 
 import pytest
 
+from citesift.errors import CitesiftError, InvalidArgument
 from citesift.model import Skipped
 from citesift.net import (
     AddressRefused,
     ClientIdentity,
     FetchPolicy,
     IdentityError,
-    LimiterRegistry,
-    RobotsCache,
     Target,
     check_target,
     fetch_sync,
 )
-from servers import TEST_IDENTITY, policy_with_bounds
+from servers import TEST_IDENTITY
 
 PUBLIC = "93.184.216.34"
 STUB = {
@@ -43,6 +42,13 @@ STUB = {
     "reserved.example": ["240.0.0.1"],
     "unspecified.example": ["0.0.0.0"],
     "nothing.example": [],
+    "compatible.example": ["::7f00:1"],
+    "compatible-metadata.example": ["::a9fe:a9fe"],
+    "translated.example": ["::ffff:0:7f00:1"],
+    "nat64-local.example": ["64:ff9b:1::808:808"],
+    "nat64-local-loopback.example": ["64:ff9b:1::7f00:1"],
+    "site-local.example": ["fec0::1"],
+    "teredo.example": ["2001:0:4136:e378:8000:63bf:3fff:fdd2"],
 }
 
 
@@ -86,6 +92,13 @@ def test_a_public_address_is_allowed_and_becomes_the_address_to_connect_to() -> 
         ("unspecified.example", "unspecified"),
         ("nothing.example", "no address"),
         ("unknown.example", "cannot resolve"),
+        ("compatible.example", "loopback"),
+        ("compatible-metadata.example", "link-local"),
+        ("translated.example", "loopback"),
+        ("nat64-local.example", "local-use NAT64"),
+        ("nat64-local-loopback.example", "loopback"),
+        ("site-local.example", "site-local"),
+        ("teredo.example", "non-public"),
     ],
 )
 def test_hosts_resolving_to_non_public_addresses_are_refused(host: str, kind: str) -> None:
@@ -141,13 +154,29 @@ def test_allowed_networks_let_through_exactly_what_they_name() -> None:
     assert "link-local" in refusal("http://metadata.example/", allowed=("127.0.0.1/32",))
 
 
+@pytest.mark.parametrize(
+    "host",
+    ["metadata.example", "compatible-metadata.example", "nat64.example", "v6-link-local.example"],
+)
+def test_allowing_private_networks_still_refuses_link_local_metadata_addresses(host: str) -> None:
+    assert "link-local" in refusal(f"http://{host}/", allow_private=True)
+    assert "link-local" in refusal("http://169.254.169.254/", allow_private=True)
+
+
+def test_a_link_local_address_is_reached_only_when_named() -> None:
+    named = check("http://metadata.example/", allowed=("169.254.169.254/32",))
+    assert named.address == "169.254.169.254"
+
+
+@pytest.mark.parametrize(
+    "host", ["compatible.example", "translated.example", "site-local.example"]
+)
+def test_ipv6_forms_carrying_a_private_ipv4_are_allowed_with_private_networks(host: str) -> None:
+    assert check(f"http://{host}/", allow_private=True).address
+
+
 def test_a_refused_fetch_answers_skipped_without_status_and_does_not_raise() -> None:
-    policy = FetchPolicy(
-        TEST_IDENTITY,
-        resolver=stub_resolver,
-        limiters=LimiterRegistry(),
-        robots_cache=RobotsCache(),
-    )
+    policy = FetchPolicy(TEST_IDENTITY, resolver=stub_resolver)
     for url in ("http://metadata.example/", "http://x\ud800y/", "file:///etc/passwd", "::"):
         outcome = fetch_sync(url, policy)
         assert isinstance(outcome, Skipped)
@@ -177,31 +206,44 @@ def test_anonymous_browser_like_or_injecting_identities_are_refused(
         ClientIdentity(name, version, contact)
 
 
-@pytest.mark.parametrize("bad", [math.nan, math.inf, -1, 0, "soon", None])
-def test_absurd_policy_values_fall_back_to_the_defaults(bad: object) -> None:
-    policy = policy_with_bounds(bad)
-    assert (policy.deadline, policy.max_declared_bytes, policy.max_body_bytes) == (
-        15.0,
-        1_500_000,
-        6_000_000,
-    )
-    assert policy.max_redirects == 0
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("deadline", math.nan),
+        ("deadline", math.inf),
+        ("deadline", 0),
+        ("deadline", -1),
+        ("deadline", "soon"),
+        ("deadline", None),
+        ("deadline", 1e12),
+        ("max_body_bytes", 10**15),
+        ("max_body_bytes", 0),
+        ("max_body_bytes", 1.5),
+        ("max_declared_bytes", -1),
+        ("max_redirects", 10**9),
+        ("max_redirects", True),
+        ("accept", "text/html\r\nCookie: x"),
+        ("accept", ""),
+        ("robots", "yes"),
+        ("allow_networks", ("not-a-network",)),
+        ("identity", "me@example.org"),
+    ],
+)
+def test_absurd_policy_values_are_refused_naming_the_field(field: str, bad: object) -> None:
+    with pytest.raises(InvalidArgument, match=f"^{field} must be"):
+        FetchPolicy(**{"identity": TEST_IDENTITY, field: bad})  # type: ignore[arg-type]
 
 
-def test_huge_policy_values_are_clamped_and_header_injection_is_refused() -> None:
-    policy = FetchPolicy(
-        TEST_IDENTITY,
-        deadline=1e12,
-        max_body_bytes=10**15,
-        max_redirects=10**9,
-        accept="text/html\r\nCookie: x",
-    )
-    assert policy.deadline == 600.0
-    assert policy.max_body_bytes == 1 << 30
-    assert policy.max_redirects == 20
-    assert "\n" not in policy.accept
-    with pytest.raises(ValueError):
-        FetchPolicy(TEST_IDENTITY, allow_networks=("not-a-network",))
+def test_the_bounds_themselves_are_accepted() -> None:
+    policy = FetchPolicy(TEST_IDENTITY, deadline=600, max_body_bytes=1 << 30, max_redirects=20)
+    assert (policy.deadline, policy.max_body_bytes, policy.max_redirects) == (600.0, 1 << 30, 20)
+
+
+def test_every_error_of_the_network_layer_is_a_citesift_error() -> None:
+    from citesift.net import DecompressError, LimiterRefused
+
+    for kind in (AddressRefused, IdentityError, DecompressError, LimiterRefused):
+        assert issubclass(kind, CitesiftError)
 
 
 def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
@@ -209,7 +251,7 @@ def test_a_resolver_slower_than_the_deadline_ends_in_skipped_in_time() -> None:
         time.sleep(2)
         return ["10.0.0.1"]  # refused before any connection, should the deadline ever fail
 
-    policy = FetchPolicy(TEST_IDENTITY, resolver=stalled, deadline=0.2, limiters=LimiterRegistry())
+    policy = FetchPolicy(TEST_IDENTITY, resolver=stalled, deadline=0.2)
     started = time.monotonic()
     outcome = fetch_sync("http://slow-dns.example/", policy)
     assert outcome == Skipped(None, "cannot resolve slow-dns.example within 0.2 s")

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citesift.errors import InvalidArgument
 from citesift.net import AddressRefused, Target, check_target, retry_after_ms
 from citesift.net.decompress import DecompressError, decoder_for
 from servers import policy_with_bounds
@@ -59,14 +60,21 @@ def test_decoding_any_bytes_yields_pieces_or_a_decompress_error(
         for chunk in chunks:
             for piece in decoder.feed(chunk):
                 assert isinstance(piece, bytes)
+        decoder.finish()
     except DecompressError as error:
         assert str(error)
 
 
 @given(number=st.one_of(st.floats(allow_nan=True), st.integers(), st.none(), st.text(max_size=5)))
-def test_a_policy_from_any_numbers_stays_within_bounds(number: object) -> None:
-    policy = policy_with_bounds(number)
-    assert 0 < policy.deadline <= 600
-    assert 0 < policy.max_body_bytes <= 1 << 30
-    assert 0 < policy.max_declared_bytes <= 1 << 30
-    assert 0 <= policy.max_redirects <= 20
+def test_a_policy_from_any_numbers_is_within_bounds_or_refused_naming_a_field(
+    number: object,
+) -> None:
+    try:
+        policy = policy_with_bounds(number)
+    except InvalidArgument as error:
+        assert str(error).split()[0] in ("deadline", "max_declared_bytes", "max_redirects")
+    else:
+        assert 0 < policy.deadline <= 600
+        assert 0 < policy.max_body_bytes <= 1 << 30
+        assert 0 < policy.max_declared_bytes <= 1 << 30
+        assert 0 <= policy.max_redirects <= 20

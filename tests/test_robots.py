@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from citesift.model import Skipped, Snapshot
-from citesift.net import LimiterRegistry, ManualClock, RobotsCache, RobotsRules, fetch, fetch_sync
+from citesift.net import Fetcher, ManualClock, RobotsCache, RobotsRules, fetch_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
-from servers import MisbehavingServer, Query, Request, loopback_policy
+from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
 RULES = "User-agent: *\nDisallow: /private\n\nUser-agent: citesift-test\nDisallow: /ok-not\n"
@@ -27,12 +27,12 @@ def test_disallowed_paths_are_skipped_unsent_and_robots_txt_is_fetched_once(
     server: MisbehavingServer,
 ) -> None:
     server.robots = (200, "User-agent: *\nDisallow: /private\n")
-    chosen = polite()
-    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
-    assert fetch_sync(server.url("/private/page"), chosen) == Skipped(
+    chosen, fetcher = polite(), loopback_fetcher()
+    assert isinstance(fetcher.fetch_sync(server.url("/ok"), chosen), Snapshot)
+    assert fetcher.fetch_sync(server.url("/private/page"), chosen) == Skipped(
         None, "disallowed by robots.txt"
     )
-    assert isinstance(fetch_sync(server.url("/ok?again"), chosen), Snapshot)
+    assert isinstance(fetcher.fetch_sync(server.url("/ok?again"), chosen), Snapshot)
     assert server.hits("/robots.txt") == 1
     assert server.hits("/private/page") == 0
     robots_request = server.seen[0]
@@ -41,10 +41,11 @@ def test_disallowed_paths_are_skipped_unsent_and_robots_txt_is_fetched_once(
 
 def test_the_group_naming_our_client_applies_to_it(server: MisbehavingServer) -> None:
     server.robots = (200, RULES)
-    chosen = polite()
-    assert fetch_sync(server.url("/ok-not"), chosen) == Skipped(None, "disallowed by robots.txt")
+    chosen, fetcher = polite(), loopback_fetcher()
+    ok_not = fetcher.fetch_sync(server.url("/ok-not"), chosen)
+    assert ok_not == Skipped(None, "disallowed by robots.txt")
     # Only the most specific group applies: ours does not forbid /private, so it is asked for.
-    assert fetch_sync(server.url("/private"), chosen) == Skipped(404, "HTTP 404")
+    assert fetcher.fetch_sync(server.url("/private"), chosen) == Skipped(404, "HTTP 404")
     assert server.hits("/private") == 1
 
 
@@ -59,17 +60,18 @@ def test_a_5xx_or_429_robots_txt_disallows_for_now_and_is_retried_later(
     server: MisbehavingServer, status: int
 ) -> None:
     clock = ManualClock()
-    chosen = polite(robots_cache=RobotsCache(retry=60, clock=clock))
+    cache = RobotsCache(retry=60, clock=clock)
+    chosen = polite()
     server.robots = (status, "")
-    outcome = fetch_sync(server.url("/ok"), chosen)
+    outcome = Fetcher(robots=cache).fetch_sync(server.url("/ok"), chosen)
     assert isinstance(outcome, Skipped)
     assert outcome.status is None and "retry later" in outcome.reason
     assert server.hits("/ok") == 0
     server.robots = (200, "User-agent: *\nAllow: /\n")
-    chosen = chosen.with_(limiters=LimiterRegistry())  # a 429/503 blocked the first limiter
-    assert isinstance(fetch_sync(server.url("/ok"), chosen), Skipped)
+    fetcher = Fetcher(robots=cache)  # fresh limiters: a 429/503 blocked the first ones
+    assert isinstance(fetcher.fetch_sync(server.url("/ok"), chosen), Skipped)
     clock.advance(60_001)
-    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
+    assert isinstance(fetcher.fetch_sync(server.url("/ok"), chosen), Snapshot)
     assert server.hits("/robots.txt") == 2
 
 
@@ -94,21 +96,21 @@ def test_a_redirected_robots_txt_is_followed(server: MisbehavingServer) -> None:
 
 def test_crawl_delay_spaces_the_hosts_requests(server: MisbehavingServer) -> None:
     server.robots = (200, "User-agent: *\nCrawl-delay: 1.5\n")
-    chosen = polite()
-    assert isinstance(fetch_sync(server.url("/ok"), chosen), Snapshot)
-    assert chosen.limiters.limiter_for("127.0.0.1").spacing_ms == 1500
+    fetcher = loopback_fetcher()
+    assert isinstance(fetcher.fetch_sync(server.url("/ok"), polite()), Snapshot)
+    assert fetcher.limiters.limiter_for("127.0.0.1").spacing_ms == 1500
 
 
 def test_cached_rules_expire_after_their_lifetime(server: MisbehavingServer) -> None:
     clock = ManualClock()
-    chosen = polite(robots_cache=RobotsCache(ttl=3600, clock=clock))
+    chosen, fetcher = polite(), Fetcher(robots=RobotsCache(ttl=3600, clock=clock))
     server.robots = (200, "User-agent: *\nAllow: /\n")
-    fetch_sync(server.url("/ok"), chosen)
+    fetcher.fetch_sync(server.url("/ok"), chosen)
     clock.advance(3_599_000)
-    fetch_sync(server.url("/ok"), chosen)
+    fetcher.fetch_sync(server.url("/ok"), chosen)
     assert server.hits("/robots.txt") == 1
     clock.advance(2_000)
-    fetch_sync(server.url("/ok"), chosen)
+    fetcher.fetch_sync(server.url("/ok"), chosen)
     assert server.hits("/robots.txt") == 2
 
 
@@ -126,7 +128,8 @@ def test_concurrent_fetches_to_a_new_host_share_one_robots_txt_fetch(
 
     async def scenario() -> list[object]:
         urls = [server.url(f"/ok?n={n}") for n in range(3)] + [server.url("/private")]
-        return list(await asyncio.gather(*(fetch(url, chosen) for url in urls)))
+        async with loopback_fetcher() as fetcher:
+            return list(await asyncio.gather(*(fetcher.fetch(url, chosen) for url in urls)))
 
     outcomes = asyncio.run(scenario())
     assert [type(outcome).__name__ for outcome in outcomes] == ["Snapshot"] * 3 + ["Skipped"]
@@ -136,7 +139,7 @@ def test_concurrent_fetches_to_a_new_host_share_one_robots_txt_fetch(
 def test_the_rules_list_the_sitemaps_robots_txt_names(server: MisbehavingServer) -> None:
     server.robots = (200, "Sitemap: https://example.org/sitemap.xml\nUser-agent: *\nAllow: /\n")
     cache = RobotsCache()
-    fetch_sync(server.url("/ok"), polite(robots_cache=cache))
+    Fetcher(robots=cache).fetch_sync(server.url("/ok"), polite())
     rules = asyncio.run(cache.rules_for(httpx.URL(server.url("/")), never_fetch))
     assert isinstance(rules, RobotsRules)
     assert rules.sitemaps() == ["https://example.org/sitemap.xml"]
@@ -157,9 +160,10 @@ def test_a_robots_txt_over_500_kib_is_read_up_to_its_first_500_kib(
     sent = gzip.compress(body) if encoding == "gzip" else body
     headers = {"Content-Type": "text/plain", "Content-Encoding": encoding}
     server.route("/robots.txt", lambda r, q: r.answer(200, sent, headers))
-    chosen = polite()
-    assert fetch_sync(server.url("/private/x"), chosen) == Skipped(None, "disallowed by robots.txt")
-    assert fetch_sync(server.url("/late"), chosen) == Skipped(404, "HTTP 404")
+    chosen, fetcher = polite(), loopback_fetcher()
+    private = fetcher.fetch_sync(server.url("/private/x"), chosen)
+    assert private == Skipped(None, "disallowed by robots.txt")
+    assert fetcher.fetch_sync(server.url("/late"), chosen) == Skipped(404, "HTTP 404")
 
 
 def test_a_cut_robots_txt_loses_its_partial_last_line(server: MisbehavingServer) -> None:

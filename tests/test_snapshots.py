@@ -11,10 +11,20 @@ import pytest
 import zstandard
 
 from citesift.model import Skipped, Snapshot
-from citesift.net import fetch_sync
+from citesift.model import FetchOutcome
+from citesift.net import Fetcher, Fetches, released, run_sync
+from citesift.sources.snapshots import ReplayingFetcher, SavingFetcher
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from servers import loopback_policy, serve
+
+
+def fetched(fetcher: Fetches, url: str) -> FetchOutcome:
+    return run_sync(released(fetcher, fetcher.fetch(url, loopback_policy())))
+
+
+def saving(store: SQLiteStore) -> SavingFetcher:
+    return SavingFetcher(Fetcher(), store)
 
 pytestmark = pytest.mark.timeout(30)
 BODY = ("<html><body>" + "<p>A repeated paragraph of text.</p>" * 500 + "</body></html>").encode()
@@ -97,19 +107,17 @@ def test_snapshots_survive_reopening_the_store(tmp_path: Path) -> None:
 def test_a_fetch_saved_once_is_replayed_offline_without_the_network(store: SQLiteStore) -> None:
     with serve() as server:
         url = server.url("/ok")
-        fetched = fetch_sync(url, loopback_policy(store=store, save=True))
-        assert isinstance(fetched, Snapshot)
-    replayed = fetch_sync(url, loopback_policy(store=store, offline=True))
-    assert replayed == fetched
+        first = fetched(saving(store), url)
+        assert isinstance(first, Snapshot)
+    replayed = fetched(ReplayingFetcher(store), url)
+    assert replayed == first
     assert len(server.seen) == 1
 
 
 def test_offline_answers_skipped_for_a_miss_or_without_a_store(store: SQLiteStore) -> None:
     url = "http://127.0.0.1:9/never-fetched"
-    assert fetch_sync(url, loopback_policy(store=store, offline=True)) == Skipped(
-        None, "not in the store"
-    )
-    assert fetch_sync(url, loopback_policy(offline=True)) == Skipped(
+    assert fetched(ReplayingFetcher(store), url) == Skipped(None, "not in the store")
+    assert fetched(ReplayingFetcher(None), url) == Skipped(
         None, "offline, and no store to answer from"
     )
 
@@ -120,9 +128,9 @@ def test_a_store_that_cannot_answer_or_keep_gives_skipped_not_an_exception(
     SnapshotStore(store)
     with store.transaction() as conn:
         conn.execute("DROP TABLE snapshots")
-    offline = fetch_sync("http://127.0.0.1:9/x", loopback_policy(store=store, offline=True))
+    offline = fetched(ReplayingFetcher(store), "http://127.0.0.1:9/x")
     assert isinstance(offline, Skipped) and "cannot answer" in offline.reason
     with serve() as server:
-        kept = fetch_sync(server.url("/ok"), loopback_policy(store=store, save=True))
+        kept = fetched(saving(store), server.url("/ok"))
     assert isinstance(kept, Skipped)
     assert kept.status == 200 and "not kept" in kept.reason

@@ -10,7 +10,7 @@ import pytest
 
 from citesift import Document, SourceDocument, SourceHit
 from citesift.extract.source import normalise, source_text
-from citesift.net import ClientIdentity, LimiterRegistry
+from citesift.net import ClientIdentity
 from citesift.sources import WikipediaSourceProvider
 from citesift.text import citation_sources
 from wikipedia_server import WikipediaStandIn
@@ -55,7 +55,7 @@ def stand_in() -> Iterator[WikipediaStandIn]:
 def articles(stand_in: WikipediaStandIn) -> dict[str, tuple[SourceDocument, str]]:
     """Each article read once through the stand-in, with the page its offsets point into."""
     source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, allow_private=True, limiters=LimiterRegistry()
+        IDENTITY, stand_in.origin, allow_private=True
     )
     read: dict[str, tuple[SourceDocument, str]] = {}
     for key in ARTICLES:
@@ -123,7 +123,6 @@ def test_old_parsoid_output_gives_clean_passages(stand_in: WikipediaStandIn) -> 
         stand_in.origin,
         "/w/rest.php/v1/revision/{key}/html",
         allow_private=True,
-        limiters=LimiterRegistry(),
     )
     outcome = source.read_sync(SourceHit("741194725", "Bill Clinton"))
     assert isinstance(outcome, Document) and outcome.document.revision == "741194725"

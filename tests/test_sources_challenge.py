@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citesift import Document, Skipped, Snapshot, SourceHit
-from citesift.net import ClientIdentity, LimiterRegistry
+from citesift.net import ClientIdentity
 from citesift.sources import WebPageSource
 from citesift.sources.challenge import stand_in
 from conftest import ARTICLE_PAGES, WIKIPEDIA_FIXTURES
@@ -55,7 +55,7 @@ def server(tmp_path: Path) -> Iterator[WikipediaStandIn]:
 
 
 def read(server: WikipediaStandIn, path: str) -> object:
-    source = WebPageSource(IDENTITY, allow_private=True, limiters=LimiterRegistry())
+    source = WebPageSource(IDENTITY, allow_private=True)
     return source.read_sync(SourceHit(server.origin + path, server.origin + path))
 
 

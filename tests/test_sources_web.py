@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citesift import Document, Failed, Hits, Licence, Limited, Skipped, SourceHit
-from citesift.net import ClientIdentity, LimiterRegistry
+from citesift.net import ClientIdentity
 from citesift.sources import Aborted, PageLimits, PublicSourceProvider, WebPageSource
 from citesift.text import citation_sources
 from wikipedia_server import Answer, WikipediaStandIn
@@ -35,7 +35,7 @@ def server(tmp_path: Path) -> Iterator[WikipediaStandIn]:
 
 def source(**limits: float) -> WebPageSource:
     return WebPageSource(
-        IDENTITY, limits=PageLimits(**limits), allow_private=True, limiters=LimiterRegistry()
+        IDENTITY, limits=PageLimits(**limits), allow_private=True
     )
 
 
@@ -78,7 +78,7 @@ def test_web_source_passages_cite_the_page(server: WikipediaStandIn) -> None:
 
 
 def test_web_source_article_mode_drops_tables(server: WikipediaStandIn) -> None:
-    article = WebPageSource(IDENTITY, "article", allow_private=True, limiters=LimiterRegistry())
+    article = WebPageSource(IDENTITY, "article", allow_private=True)
     outcome = article.read_sync(SourceHit(server.origin + "/page", "Prices"))
     assert isinstance(outcome, Document)
     assert "$20 per month" not in [block.text for block in outcome.document.blocks]
@@ -109,7 +109,7 @@ def test_web_source_rechecks_each_hop(server: WikipediaStandIn) -> None:
 
 
 def test_web_source_refuses_a_private_address_unless_allowed(server: WikipediaStandIn) -> None:
-    closed = WebPageSource(IDENTITY, limiters=LimiterRegistry())
+    closed = WebPageSource(IDENTITY)
     outcome = closed.read_sync(SourceHit(server.origin + "/page", "x"))
     assert isinstance(outcome, Skipped) and outcome.status is None
     assert server.requests == []

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from citesift import WIKIPEDIA_LICENCE, Document, Failed, Hits, Limited, Skipped, SourceHit
-from citesift.net import ClientIdentity, LimiterRefused, LimiterRegistry, SourceLimiter
+from citesift.errors import InvalidArgument
+from citesift.net import ClientIdentity, Fetcher, LimiterRefused, LimiterRegistry, SourceLimiter
 from citesift.sources import (
     CORE_PAGE_PATH,
     Aborted,
@@ -43,7 +44,7 @@ def provider(
     registry = LimiterRegistry(lambda: limiter) if limiter else LimiterRegistry()
     return WikipediaSourceProvider(
         IDENTITY, stand_in.origin + "/", limits=WikipediaLimits(**limits), allow_private=True,
-        limiters=registry,
+        fetcher=Fetcher(registry),
     )  # fmt: skip
 
 
@@ -176,11 +177,11 @@ def test_lone_surrogates_send_nothing(stand_in: WikipediaStandIn) -> None:
     assert stand_in.requests == []
 
 
-@pytest.mark.parametrize("limit", [0, -3, float("nan"), float("inf"), 10**9, "7", True])
-def test_absurd_limits_are_sanitised(stand_in: WikipediaStandIn, limit: object) -> None:
-    provider(stand_in).search_sync("Dog", limit)  # type: ignore[arg-type]
-    sent = int(stand_in.requests[0].path.rsplit("limit=", 1)[1])
-    assert 1 <= sent <= 100
+@pytest.mark.parametrize("limit", [0, -3, float("nan"), float("inf"), 10**9, "7", True, 2.5])
+def test_absurd_hit_limits_are_refused_unsent(stand_in: WikipediaStandIn, limit: object) -> None:
+    with pytest.raises(InvalidArgument, match="^limit must be"):
+        provider(stand_in).search_sync("Dog", limit)  # type: ignore[arg-type]
+    assert stand_in.requests == []
 
 
 def test_read_gives_the_article_with_attribution(stand_in: WikipediaStandIn) -> None:
@@ -200,7 +201,7 @@ def test_read_gives_the_article_with_attribution(stand_in: WikipediaStandIn) -> 
 
 def test_read_through_the_core_page_path(stand_in: WikipediaStandIn) -> None:
     source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True, limiters=LimiterRegistry()
+        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
     )
     outcome = source.read_sync(SourceHit("User_talk:Koavf", "User talk:Koavf"))
     assert isinstance(outcome, Document) and outcome.document.revision == "921725316"
@@ -211,7 +212,7 @@ def test_read_through_the_core_page_path(stand_in: WikipediaStandIn) -> None:
 def test_both_page_paths_give_the_same_blocks(stand_in: WikipediaStandIn) -> None:
     hit = SourceHit("Rust_(programming_language)", "Rust (programming language)")
     core = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True, limiters=LimiterRegistry()
+        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
     )
     first, second = provider(stand_in).read_sync(hit), core.read_sync(hit)
     assert isinstance(first, Document) and isinstance(second, Document)
@@ -281,7 +282,7 @@ def test_read_redirect_is_skipped_and_its_target_never_requested(
     target = "/w/rest.php/v1/page/Rust_(programming_language)/html?redirect=no"
     stand_in.answer("/w/rest.php/v1/page/Rust/html", Answer(307, {"Location": target}))
     source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True, limiters=LimiterRegistry()
+        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
     )
     outcome = source.read_sync(SourceHit("Rust", "Rust"))
     assert isinstance(outcome, Skipped) and outcome.status == 307
@@ -376,25 +377,28 @@ def test_the_text_budget_cuts_the_article(stand_in: WikipediaStandIn) -> None:
 
 
 @pytest.mark.parametrize("absurd", [float("nan"), -1, float("inf"), 0])
-def test_absurd_limits_fall_back_to_the_defaults(stand_in: WikipediaStandIn, absurd: float) -> None:
-    source = provider(
-        stand_in,
-        deadline=absurd,
-        search_max_bytes=absurd,
-        page_max_sent_bytes=absurd,
-        page_max_bytes=absurd,
-        text_budget=absurd,
-    )
-    assert isinstance(source.search_sync("Rust programming language"), Hits)
-    outcome = source.read_sync(SourceHit("Dog", "Dog"))
-    assert isinstance(outcome, Document) and not outcome.document.truncated
+@pytest.mark.parametrize(
+    ("field", "named"),
+    [
+        ("deadline", "deadline"),
+        ("search_max_bytes", "max_body_bytes"),
+        ("page_max_sent_bytes", "max_declared_bytes"),
+        ("page_max_bytes", "max_body_bytes"),
+        ("text_budget", "text_budget"),
+    ],
+)
+def test_absurd_provider_limits_are_refused_naming_the_bound(
+    stand_in: WikipediaStandIn, absurd: float, field: str, named: str
+) -> None:
+    with pytest.raises(InvalidArgument, match=f"^{named} must be"):
+        provider(stand_in, **{field: absurd})
 
 
 def test_a_stored_read_replays_offline(stand_in: WikipediaStandIn, tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "citesift.db")
     hit = SourceHit("Dog", "Dog")
     live = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, allow_private=True, limiters=LimiterRegistry(), store=store
+        IDENTITY, stand_in.origin, allow_private=True, store=store
     ).read_sync(hit)
     replay = WikipediaSourceProvider(
         IDENTITY, stand_in.origin, allow_private=True, store=store, offline=True

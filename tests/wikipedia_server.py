@@ -27,7 +27,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from citesift.net import LIMITERS
 
 SEARCH_PATH = "/w/rest.php/v1/search/page"
 _RESTBASE = re.compile(r"^/api/rest_v1/page/html/(?P<key>[^/]+)(?:/(?P<rev>\d+))?$")
@@ -152,12 +151,11 @@ class WikipediaStandIn:
 
 @contextlib.contextmanager
 def fresh_stand_in(fixtures: Path) -> Iterator[WikipediaStandIn]:
-    """The stand-in, with the process-wide limiters (which the command line uses) forgotten
-    before and after, so one test's 429 never blocks the next."""
-    LIMITERS.forget()
+    """The stand-in for one test. Nothing of a host's state outlives the test: each fetcher
+    holds its own limiters, and each test's default store (which keeps the command line's
+    blocks) is its own."""
     with WikipediaStandIn(fixtures) as server:
         yield server
-    LIMITERS.forget()
 
 
 def _canonical_path(path: str) -> str | None:

@@ -53,13 +53,14 @@ from citesift.model import (
 )
 from citesift.net import (
     ClientIdentity,
+    Fetcher,
     FetchPolicy,
     IdentityError,
     LimiterRefused,
+    LimiterRegistry,
     SourceLimiter,
     fetch,
     fetch_sync,
-    limiter_for,
     retry_after_ms,
 )
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
@@ -102,6 +103,7 @@ __all__ = [
     "Failed",
     "FetchOutcome",
     "FetchPolicy",
+    "Fetcher",
     "FileRefused",
     "Hits",
     "IdentityError",
@@ -109,6 +111,7 @@ __all__ = [
     "Licence",
     "Limited",
     "LimiterRefused",
+    "LimiterRegistry",
     "Match",
     "MiniLMEmbedder",
     "OpenAIEmbedder",
@@ -157,7 +160,6 @@ __all__ = [
     "file_uri",
     "fragment_url",
     "html_to_blocks",
-    "limiter_for",
     "load_settings",
     "reciprocal_rank_fusion",
     "reranker_by_name",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from citesift.errors import invalid
+
 
 def is_finite_number(value: object) -> bool:
     """True for an int or float (not bool) that is finite as a float: an int too big for a
@@ -24,3 +26,19 @@ def clamped(value: object, default: float, low: float, high: float) -> float:
     except (TypeError, ValueError, OverflowError):
         return default
     return min(max(number, low), high) if math.isfinite(number) else default
+
+
+def number_in(
+    name: str, value: object, low: float, high: float, *, whole: bool = False, above: bool = False
+) -> float:
+    """``value`` as a float when it is a number in ``[low, high]`` (``(low, high]`` when
+    ``above``; an int when ``whole``), else ``InvalidArgument`` naming ``name``: a caller's
+    value that makes no sense is refused, never swapped for a default."""
+    kind = "a whole number" if whole else "a number"
+    span = f"over {low:g} and at most {high:g}" if above else f"from {low:g} to {high:g}"
+    if not is_finite_number(value) or (whole and not isinstance(value, int)):
+        raise invalid(name, value, f"{kind} {span}")
+    number = float(value)  # type: ignore[arg-type]
+    if number > high or number < low or (above and number == low):
+        raise invalid(name, value, f"{kind} {span}")
+    return number

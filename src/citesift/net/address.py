@@ -4,7 +4,10 @@ The host is resolved once, through a resolver the caller may replace (tests stub
 address it gives is checked, and the request then connects to the checked address itself
 (the URL names the host for the Host header and TLS), so DNS cannot swap it afterwards.
 Numeric hosts in the forms browsers accept (``2130706433``, ``0x7f.1``, ``0177.0.0.1``) are
-read as the IPv4 addresses they mean before any resolver is asked.
+read as the IPv4 addresses they mean before any resolver is asked. An IPv6 address that
+carries an IPv4 one (mapped, compatible, translated, 6to4, Teredo, NAT64) is judged by the
+IPv4 address it carries. Private networks may be allowed; link-local addresses (the cloud
+metadata service at 169.254.169.254) only when named in ``allowed``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from citesift.errors import CitesiftError, invalid
+
 Resolver = Callable[[str], Sequence[str]]
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -28,9 +33,12 @@ MAX_URL_CHARS = 16_384
 RESOLVE_TIMEOUT = 10.0
 MAX_ADDRESSES = 4  # addresses tried in turn when connecting fails
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: any prefix length in it
+_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible ::a.b.c.d
+_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # RFC 2765 IPv4-translated
 
 
-class AddressRefused(Exception):
+class AddressRefused(CitesiftError):
     """A URL that may not be fetched: its scheme, its form or the address its host has."""
 
 
@@ -99,7 +107,7 @@ def networks(values: Sequence[str | IPNetwork]) -> tuple[IPNetwork, ...]:
     try:
         return tuple(ipaddress.ip_network(value, strict=False) for value in values)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"not a network: {error}") from None
+        raise invalid("allow_networks", values, f"networks such as '10.1.0.0/16' ({error})") from None
 
 
 def address_refusal(
@@ -107,21 +115,38 @@ def address_refusal(
 ) -> str | None:
     """Why ``address`` may not be contacted, or None when it may.
 
-    ``allow_private`` lets loopback, private and link-local addresses through; ``allowed``
-    names networks let through in any case. Unspecified and multicast addresses never are.
+    ``allowed`` names networks let through in any case; ``allow_private`` lets loopback and
+    private addresses through, but not link-local ones (the cloud metadata address). An
+    IPv6 address carrying IPv4 ones is refused when any of them is. Unspecified and
+    multicast addresses are never contacted.
     """
-    embedded = _embedded_ipv4(address)
-    if embedded is not None:
-        return address_refusal(embedded, allow_private, allowed)
+    if any(address in network for network in allowed):
+        return None
+    for embedded in _embedded_ipv4(address):
+        refusal = address_refusal(embedded, allow_private, allowed)
+        if refusal:
+            return f"{refusal} (carried in {address})"
     if address.is_unspecified:
         return "an unspecified address"
     if address.is_multicast:
         return "a multicast address"
-    if address.is_global or any(address in network for network in allowed):
+    if address.is_link_local:
+        return "a link-local address, allowed only when named in allow_networks"
+    local = _local_ipv6(address)
+    if address.is_global and not local:
         return None
-    if allow_private and (address.is_private or address.is_loopback or address.is_link_local):
+    if allow_private and (address.is_private or address.is_loopback or local):
         return None
     return f"a non-public ({_kind(address)}) address"
+
+
+def _local_ipv6(address: IPAddress) -> str | None:
+    """The kind of a local IPv6 range the standard library counts as global, or None."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.is_site_local:
+        return "site-local"
+    return "local-use NAT64" if address in _NAT64_LOCAL else None
 
 
 def ip_literal(host: str) -> IPAddress | None:
@@ -162,18 +187,33 @@ def _number(part: str) -> int | None:
         return None
 
 
-def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv4-mapped, 6to4 or NAT64 IPv6 address carries."""
-    if not isinstance(address, ipaddress.IPv6Address):
-        return None
-    if address.ipv4_mapped or address.sixtofour:
-        return address.ipv4_mapped or address.sixtofour
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return None
+def _embedded_ipv4(address: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries: mapped, compatible, translated, 6to4,
+    Teredo (server and client) or NAT64 (for the local-use prefix, where the prefix length
+    is not known, the common /96 placement)."""
+    if not isinstance(address, ipaddress.IPv6Address) or address.is_loopback:
+        return []
+    value = int(address)
+    low32 = ipaddress.IPv4Address(value & 0xFFFFFFFF)
+    if address.ipv4_mapped:
+        return [address.ipv4_mapped]
+    if address.sixtofour:
+        return [address.sixtofour]
+    if address.teredo:
+        return list(address.teredo)
+    if address in _NAT64 or address in _TRANSLATED:
+        return [low32]
+    if address in _COMPATIBLE and not address.is_unspecified:
+        return [low32]
+    if address in _NAT64_LOCAL:
+        return [low32]  # the /96 placement; the prefix itself is never public (below)
+    return []
 
 
 def _kind(address: IPAddress) -> str:
+    local = _local_ipv6(address)
+    if local:
+        return local
     for kind in ("loopback", "link_local", "private", "reserved"):
         if getattr(address, f"is_{kind}"):
             return kind.replace("_", "-")

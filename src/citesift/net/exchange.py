@@ -1,7 +1,7 @@
 """One HTTP request to a checked address, bounded by a deadline and byte caps.
 
-No client object, so no cookie jar, no proxy from the environment and no redirect
-following: the request goes to the checked address (the URL's host goes in the Host header
+No client object, so no cookie jar and no redirect following: the request goes through a
+pooled transport (``citesift.net.pool``) to the checked address (the URL's host goes in the Host header
 and TLS server name), the status decides what to read, and the body is decompressed piece
 by piece under the cap. Failures come back as ``Skipped``, never as exceptions.
 """
@@ -9,14 +9,12 @@ by piece under the cap. Failures come back as ``Skipped``, never as exceptions.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import ssl
 import time
 from dataclasses import dataclass
 from email.message import Message
 
-import certifi
 import httpx
 
 from citesift.encoding import sniff_charset
@@ -51,16 +49,6 @@ class _TooLarge(Exception):
     pass
 
 
-def new_transport(tls: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:
-    """A transport of our own: verifying TLS (certifi's roots unless ``tls`` is given), no
-    proxy taken from the environment (a proxy would connect to an address we never checked).
-
-    Made before the limiter admits the request, so that its one-off costs (imports, TLS
-    roots) fall before the start is stamped, not between the stamp and the send.
-    """
-    return httpx.AsyncHTTPTransport(verify=tls or tls_context(), trust_env=False)
-
-
 async def exchange(
     target: Target,
     policy: FetchPolicy,
@@ -68,7 +56,7 @@ async def exchange(
     transport: httpx.AsyncHTTPTransport,
     left: float,
 ) -> Snapshot | Skipped | Redirect:
-    """Send one GET to ``target`` through ``transport``, read the answer within the caps and
+    """Send one GET to ``target`` through ``transport`` (its host's pool), read the answer within the caps and
     the ``left`` seconds of the policy's deadline that earlier hops of the fetch did not spend.
     """
     try:
@@ -87,12 +75,6 @@ async def exchange(
 def deadline_passed(policy: FetchPolicy) -> str:
     """The reason a fetch gives when its deadline ran out before the answer was complete."""
     return f"no complete answer within the {policy.deadline:g} s deadline"
-
-
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """One verifying TLS context (certifi's roots) for every request: made once, it is costly."""
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 async def _send(
@@ -179,6 +161,7 @@ async def _read_body(response: httpx.Response, cap: int, truncate: bool) -> byte
                 if truncate:
                     return bytes(body[:cap])
                 raise _TooLarge
+    decoder.finish()  # a compressed body cut short is a failure, not a shorter page
     return bytes(body)
 
 

@@ -1,69 +1,220 @@
-"""``fetch``: one URL to a ``Snapshot``, or a ``Skipped``/``Limited`` outcome, politely and safely.
+"""``Fetcher``: URLs to ``Snapshot``s, or ``Skipped``/``Limited`` outcomes, politely and safely.
+
+A fetcher owns the state fetching keeps: a connection pool per host and event loop, the
+per-host limiters and the robots.txt cache. Nothing is process-wide; a command, a crawl
+worker or an agent holds one fetcher, and everything it fetches shares that state.
 
 Each hop (the URL, then each redirect the policy allows) is checked on its own: scheme and
 address, robots.txt when the policy honours it, then the host's limiter admits it and the
 exchange reads it within the caps. The deadline bounds the name lookups, sending and reading
 of all hops together, so a chain of slow redirects cannot stretch a fetch to a deadline per
-hop (waits for the limiter and robots.txt are not counted: they have bounds of their own). Nothing
-raises for a refusal or a failure; only the caller's own cancellation propagates.
+hop (waits for the limiter and robots.txt are not counted: they have bounds of their own).
+Nothing raises for a refusal or a failure; only the caller's own cancellation propagates.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import sqlite3
+import threading
+from collections.abc import Coroutine
 from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
-from citesift.net.address import AddressRefused, Target, check_target
-from citesift.net.exchange import Redirect, deadline_passed, exchange, new_transport
-from citesift.net.limiter import LimiterRefused, OnSend, SourceLimiter
+from citesift.net.address import AddressRefused, Target, check_target, networks, parse_url
+from citesift.net.exchange import Redirect, deadline_passed, exchange
+from citesift.net.limiter import LimiterRefused, LimiterRegistry, OnSend, SourceLimiter
+from citesift.net.loops import run_sync
 from citesift.net.policy import FetchPolicy
-from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS
-from citesift.store.snapshots import SnapshotCorrupted, Snapshots, snapshots_in
+from citesift.net.pool import MAX_HOSTS, HostPools
+from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS, RobotsCache
 
 ROBOTS_DEADLINE = 10.0
+T = TypeVar("T")
+
+
+class Fetches(Protocol):
+    """What fetches for a source: a ``Fetcher``, or one composed over it (replaying from a
+    store, saving to one)."""
+
+    async def fetch(
+        self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
+    ) -> FetchOutcome:
+        """``url`` under ``policy`` (see ``Fetcher.fetch``)."""
+        ...
+
+    async def release(self) -> None:
+        """Close the connections kept for the running event loop (it is about to end)."""
+        ...
+
+
+class Fetcher:
+    """Fetches under a policy with state of its own: pooled connections, the limiters of
+    ``limiters`` (a fresh registry by default) and the robots.txt files of ``robots``.
+
+    Close it when done (``await aclose()``, ``async with``, or ``with`` from sync code);
+    ``fetch_sync`` and ``run_sync`` close the connections of the loop they ran on.
+    """
+
+    def __init__(
+        self,
+        limiters: LimiterRegistry | None = None,
+        robots: RobotsCache | None = None,
+        *,
+        max_hosts: int = MAX_HOSTS,
+    ) -> None:
+        self.limiters = LimiterRegistry() if limiters is None else limiters
+        self.robots = RobotsCache() if robots is None else robots
+        self.max_hosts = max_hosts
+        self._pools: dict[asyncio.AbstractEventLoop, HostPools] = {}
+        self._lock = threading.Lock()
+
+    async def fetch(
+        self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
+    ) -> FetchOutcome:
+        """Fetch ``url`` under ``policy``; ``on_send`` runs before each request is sent.
+
+        ``on_send`` may raise ``LimiterRefused("caller")`` to refuse (any other exception it
+        raises is read the same way): the answer is then ``Limited("caller")``, nothing sent.
+        """
+        outcome = await self._follow(url, policy, on_send)
+        return replace(outcome, url=url) if isinstance(outcome, Snapshot) else outcome
+
+    def fetch_sync(
+        self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
+    ) -> FetchOutcome:
+        """``fetch`` for synchronous code (also inside a running event loop)."""
+        return self.run_sync(self.fetch(url, policy, on_send=on_send))
+
+    def run_sync(self, call: Coroutine[Any, Any, T]) -> T:
+        """``call`` (which fetches through this fetcher) run to completion from sync code."""
+        return run_sync(released(self, call))
+
+    def blocked_seconds(self, url: str) -> float:
+        """Seconds until ``url``'s host may be asked again after a 429/503 (0 when it may)."""
+        return self.limiters.limiter_for(parse_url(url).host).blocked_ms() / 1000
+
+    async def release(self) -> None:
+        """Close the connections kept for the running event loop."""
+        with self._lock:
+            pools = self._pools.pop(asyncio.get_running_loop(), None)
+        if pools is not None:
+            await pools.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections of the running loop (those of ended loops are gone)."""
+        await self.release()
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Nothing to close: sync calls close their loop's connections as they end."""
+
+    def _pools_here(self) -> HostPools:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for ended in [other for other in self._pools if other.is_closed()]:
+                del self._pools[ended]
+            if loop not in self._pools:
+                self._pools[loop] = HostPools(self.max_hosts)
+            return self._pools[loop]
+
+    async def _follow(self, url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
+        seen = {url}
+        current = url
+        spent = _Spent()
+        for _ in range(policy.max_redirects):
+            outcome = await self._hop(current, policy, on_send, spent)
+            if not isinstance(outcome, Redirect):
+                return outcome
+            if outcome.location in seen:
+                return Skipped(outcome.status, f"redirect loop back to {outcome.location}")
+            seen.add(outcome.location)
+            current = outcome.location
+        last = await self._hop(current, policy, on_send, spent)
+        if not isinstance(last, Redirect):
+            return last
+        return Skipped(last.status, f"redirect to {last.location} not followed")
+
+    async def _hop(
+        self, url: str, policy: FetchPolicy, on_send: OnSend | None, spent: _Spent
+    ) -> Snapshot | Skipped | Limited | Redirect:
+        target = await _checked(url, policy, spent)
+        if isinstance(target, Skipped):
+            return target
+        limiter = self.limiters.limiter_for(target.host)
+        if policy.robots:
+            refusal = await self._robots_refusal(target, policy, limiter)
+            if refusal is not None:
+                return refusal
+        left = policy.deadline - spent.seconds
+        # the transport is taken before the limiter admits the request, so that its one-off
+        # costs (imports, TLS roots) fall before the start is stamped, not after it
+        async with self._pools_here().transport(target, policy.tls) as transport:
+
+            async def send() -> Snapshot | Skipped | Redirect:
+                started = asyncio.get_running_loop().time()
+                try:
+                    return await exchange(target, policy, limiter, transport, left)
+                finally:
+                    spent.seconds += asyncio.get_running_loop().time() - started
+
+            try:
+                return await limiter.run(send, _guarded(on_send))
+            except LimiterRefused as refusal:
+                return Limited(refusal.reason)
+
+    async def _robots_refusal(
+        self, target: Target, policy: FetchPolicy, limiter: SourceLimiter
+    ) -> Skipped | Limited | None:
+        """Why robots.txt forbids ``target`` now (Disallow, or unreachable), or None."""
+        robots_policy = policy.with_(
+            robots=False,
+            error_pages=True,
+            max_redirects=ROBOTS_REDIRECTS,
+            max_body_bytes=ROBOTS_MAX_BYTES,
+            truncate=True,
+            accept="text/plain",
+            deadline=min(policy.deadline, ROBOTS_DEADLINE),
+        )
+        rules = await self.robots.rules_for(target.url, lambda u: self.fetch(u, robots_policy))
+        if isinstance(rules, Limited):
+            return rules
+        agent = policy.identity.name
+        delay = rules.crawl_delay(agent)
+        if delay:
+            limiter.slow_to(delay)
+        why = rules.verdict(str(target.url), agent)
+        return Skipped(None, why) if why else None
 
 
 async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:
-    """Fetch ``url`` under ``policy``; ``on_send`` runs before each request is sent.
-
-    ``on_send`` may raise ``LimiterRefused("caller")`` to refuse (any other exception it
-    raises is read the same way): the answer is then ``Limited("caller")``, nothing sent.
-    """
-    if policy.offline:
-        return _stored(url, policy)
-    outcome = await _follow(url, policy, on_send)
-    if isinstance(outcome, Snapshot):
-        outcome = replace(outcome, url=url)
-        if policy.save and policy.store is not None:
-            return _kept(outcome, snapshots_in(policy.store))
-    return outcome
+    """``url`` fetched by a fetcher of its own (fresh limiters and robots.txt cache): for a
+    one-off fetch; code that fetches more holds a ``Fetcher``."""
+    async with Fetcher() as fetcher:
+        return await fetcher.fetch(url, policy, on_send=on_send)
 
 
 def fetch_sync(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:
-    """``fetch`` for code without an event loop."""
-    return asyncio.run(fetch(url, policy, on_send=on_send))
+    """``fetch`` for synchronous code (also inside a running event loop)."""
+    return Fetcher().fetch_sync(url, policy, on_send=on_send)
 
 
-def _stored(url: str, policy: FetchPolicy) -> FetchOutcome:
-    if policy.store is None:
-        return Skipped(None, "offline, and no store to answer from")
+async def released(fetcher: Fetches, call: Coroutine[Any, Any, T]) -> T:
+    """``call``'s result, with the connections ``fetcher`` kept for this loop closed after:
+    for a loop that ends with the call (``asyncio.run``)."""
     try:
-        found = snapshots_in(policy.store).latest(url)
-    except (sqlite3.Error, SnapshotCorrupted) as error:
-        return Skipped(None, f"the store cannot answer: {error}")
-    return found if found is not None else Skipped(None, "not in the store")
-
-
-def _kept(snapshot: Snapshot, snapshots: Snapshots) -> FetchOutcome:
-    """``snapshot`` once saved; a ``Skipped`` when the store asked for cannot keep it."""
-    try:
-        snapshots.save(snapshot)
-    except (sqlite3.Error, SnapshotCorrupted) as error:
-        return Skipped(snapshot.status, f"fetched but not kept: {error}")
-    return snapshot
+        return await call
+    finally:
+        await fetcher.release()
 
 
 @dataclass
@@ -71,52 +222,6 @@ class _Spent:
     """Seconds spent looking up names, sending and reading so far, over all hops of one fetch."""
 
     seconds: float = 0.0
-
-
-async def _follow(url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
-    seen = {url}
-    current = url
-    spent = _Spent()
-    for hop in range(policy.max_redirects + 1):
-        outcome = await _hop(current, policy, on_send, spent)
-        if not isinstance(outcome, Redirect):
-            return outcome
-        if hop == policy.max_redirects:
-            break
-        if outcome.location in seen:
-            return Skipped(outcome.status, f"redirect loop back to {outcome.location}")
-        seen.add(outcome.location)
-        current = outcome.location
-    return Skipped(outcome.status, f"redirect to {outcome.location} not followed")
-
-
-async def _hop(
-    url: str, policy: FetchPolicy, on_send: OnSend | None, spent: _Spent
-) -> Snapshot | Skipped | Limited | Redirect:
-    target = await _checked(url, policy, spent)
-    if isinstance(target, Skipped):
-        return target
-    limiter = policy.limiters.limiter_for(target.host)
-    if policy.robots:
-        refusal = await _robots_refusal(target, policy, limiter)
-        if refusal is not None:
-            return refusal
-    transport = new_transport(policy.tls)
-    left = policy.deadline - spent.seconds
-
-    async def send() -> Snapshot | Skipped | Redirect:
-        started = asyncio.get_running_loop().time()
-        try:
-            return await exchange(target, policy, limiter, transport, left)
-        finally:
-            spent.seconds += asyncio.get_running_loop().time() - started
-
-    try:
-        return await limiter.run(send, _guarded(on_send))
-    except LimiterRefused as refusal:
-        return Limited(refusal.reason)
-    finally:
-        await transport.aclose()
 
 
 async def _checked(url: str, policy: FetchPolicy, spent: _Spent) -> Target | Skipped:
@@ -127,38 +232,12 @@ async def _checked(url: str, policy: FetchPolicy, spent: _Spent) -> Target | Ski
     started = asyncio.get_running_loop().time()
     try:
         return await check_target(
-            url, policy.resolver, policy.allow_private, policy.allow_networks, left
+            url, policy.resolver, policy.allow_private, networks(policy.allow_networks), left
         )
     except AddressRefused as refusal:
         return Skipped(None, str(refusal))
     finally:
         spent.seconds += asyncio.get_running_loop().time() - started
-
-
-async def _robots_refusal(
-    target: Target, policy: FetchPolicy, limiter: SourceLimiter
-) -> Skipped | Limited | None:
-    """Why robots.txt forbids ``target`` now (Disallow, or unreachable), or None."""
-    robots_policy = policy.with_(
-        robots=False,
-        offline=False,
-        save=False,
-        error_pages=True,
-        max_redirects=ROBOTS_REDIRECTS,
-        max_body_bytes=ROBOTS_MAX_BYTES,
-        truncate=True,
-        accept="text/plain",
-        deadline=min(policy.deadline, ROBOTS_DEADLINE),
-    )
-    rules = await policy.robots_cache.rules_for(target.url, lambda u: fetch(u, robots_policy))
-    if isinstance(rules, Limited):
-        return rules
-    agent = policy.identity.name
-    delay = rules.crawl_delay(agent)
-    if delay:
-        limiter.slow_to(delay)
-    why = rules.verdict(str(target.url), agent)
-    return Skipped(None, why) if why else None
 
 
 def _guarded(on_send: OnSend | None) -> OnSend | None:

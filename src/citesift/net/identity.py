@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citesift.errors import InvalidArgument
+
 # Tokens that make an agent string pass for a browser; a polite client names itself instead.
 _BROWSER_TOKENS = re.compile(r"mozilla|chrome|safari|applewebkit|gecko|firefox|edg/|opera", re.I)
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 _MAX_CONTACT = 200
 
 
-class IdentityError(ValueError):
+class IdentityError(InvalidArgument):
     """A client identity that would not let a site operator recognise or reach the caller."""
 
 

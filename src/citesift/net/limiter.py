@@ -7,8 +7,9 @@ requests whose ``on_send`` is still pending) fall in the last 60 s. It waits at 
 blocks the host until its Retry-After has passed.
 
 Several processes share one host's spacing, minute budget and blocks when their registries
-share a ``SharedBudget`` (``citesift.store.limits.StoreBudget`` keeps it in the store);
-concurrency stays per process.
+share a ``SharedBudget`` (the store implements one; it is composed above ``net``, which
+knows only this protocol); concurrency stays per process. A registry belongs to its
+``Fetcher``: nothing here is process-wide.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, Protocol, TypeVar
 
 from citesift.checks import text_arg
+from citesift.errors import CitesiftError
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.retry_after import retry_after_ms
-from citesift.numbers import clamped
+from citesift.numbers import clamped, number_in
 
 T = TypeVar("T")
 RefusalReason = Literal["blocked", "minute", "wait", "caller"]
@@ -39,7 +41,7 @@ WINDOW_MS = 60_000
 POLL_MS = 25
 
 
-class LimiterRefused(Exception):
+class LimiterRefused(CitesiftError):
     """The limiter (or the caller's ``on_send``) refused a request before it was sent."""
 
     def __init__(self, reason: RefusalReason) -> None:
@@ -60,6 +62,10 @@ class SharedBudget(Protocol):
         """Refuse the host's starts until ``until_ms``."""
         ...
 
+    def blocked_until(self, host: str) -> float | None:
+        """When the host's block ends (ms), or None when it has none."""
+        ...
+
 
 class SourceLimiter:
     """The politeness rules for one host (see the module docstring)."""
@@ -72,11 +78,11 @@ class SourceLimiter:
         wait: float = DEFAULT_WAIT,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self.concurrency = int(clamped(concurrency, DEFAULT_CONCURRENCY, 1, 64))
-        self.base_spacing_ms = clamped(spacing, DEFAULT_SPACING, 0, MAX_SPACING) * 1000
+        self.concurrency = int(number_in("concurrency", concurrency, 1, 64, whole=True))
+        self.base_spacing_ms = number_in("spacing", spacing, 0, MAX_SPACING) * 1000
         self.spacing_ms = self.base_spacing_ms
-        self.per_minute = int(clamped(per_minute, DEFAULT_PER_MINUTE, 1, 100_000))
-        self.wait_ms = clamped(wait, DEFAULT_WAIT, 0, MAX_WAIT) * 1000
+        self.per_minute = int(number_in("per_minute", per_minute, 1, 100_000, whole=True))
+        self.wait_ms = number_in("wait", wait, 0, MAX_WAIT) * 1000
         self.clock = clock
         self.blocked_until = -math.inf
         self._starts: deque[float] = deque()
@@ -106,13 +112,24 @@ class SourceLimiter:
                 self._active -= 1
 
     def block(self, retry_after: str | None) -> None:
-        """Refuse every request until the header's Retry-After (5 s when absent) has passed."""
+        """Refuse every request until the header's Retry-After (5 s when absent) has passed
+        (a number from the network: clamped, never refused)."""
         wait = retry_after_ms(retry_after, self.clock.wall_ms())
         with self._lock:
             self.blocked_until = max(self.blocked_until, self.clock.now_ms() + wait)
         if self._shared is not None:
             budget, host = self._shared
             budget.block(host, self.clock.wall_ms() + wait)
+
+    def blocked_ms(self) -> float:
+        """Milliseconds until this host's block ends (here or in the shared budget); 0 if none."""
+        left = self.blocked_until - self.clock.now_ms()
+        if self._shared is not None:
+            budget, host = self._shared
+            until = budget.blocked_until(host)
+            if until is not None:
+                left = max(left, until - self.clock.wall_ms())
+        return max(0.0, left)
 
     def slow_to(self, spacing: float) -> None:
         """Keep starts at least ``spacing`` seconds apart (a robots.txt Crawl-delay)."""
@@ -225,9 +242,3 @@ class LimiterRegistry:
             self._limiters.clear()
 
 
-LIMITERS = LimiterRegistry()
-
-
-def limiter_for(host: str) -> SourceLimiter:
-    """The process-wide limiter of ``host``."""
-    return LIMITERS.limiter_for(host)

@@ -1,8 +1,11 @@
-"""One options object for a fetch: identity, bounds, redirects, robots.txt, addresses, store.
+"""One frozen value of bounds and switches for a fetch: identity, deadline, caps, redirects,
+robots.txt, addresses.
 
 Defaults are the limits table of the design (web pages); ``for_wikipedia`` gives the
-tighter Wikipedia bounds. Absurd values (NaN, negative, huge) are replaced by the default
-or clamped, never trusted.
+tighter Wikipedia bounds. A value that makes no sense (NaN, negative, over the bound, a
+header value that could inject another header) is an ``InvalidArgument`` naming the
+field, never replaced by the default. The state fetching keeps (connections, limiters,
+robots.txt files) belongs to a ``Fetcher``, not to the policy.
 """
 
 from __future__ import annotations
@@ -11,13 +14,10 @@ import ssl
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from citesift.errors import invalid
 from citesift.net.address import IPNetwork, Resolver, networks, system_resolver
 from citesift.net.identity import ClientIdentity
-from citesift.net.limiter import LIMITERS, LimiterRegistry
-from citesift.net.robots import ROBOTS, RobotsCache
-from citesift.numbers import clamped
-from citesift.store.snapshots import Snapshots
-from citesift.store.sqlite import SQLiteStore
+from citesift.numbers import number_in
 
 PAGE_DEADLINE = 15.0
 WIKIPEDIA_DEADLINE = 3.0
@@ -40,30 +40,33 @@ class FetchPolicy:
     max_body_bytes: int = BODY_BYTES  # cap on the body after decompression
     truncate: bool = False  # keep the first max_body_bytes of a longer body, not refuse it
     max_redirects: int = 0  # each hop re-checked: scheme, address, robots.txt
-    allow_private: bool = False  # allow loopback, private and link-local addresses
-    allow_networks: tuple[IPNetwork | str, ...] = ()  # allowed anyway: ("127.0.0.1/32",)
+    allow_private: bool = False  # allow loopback and private addresses (not link-local)
+    allow_networks: tuple[IPNetwork | str, ...] = ()  # allowed anyway: ("169.254.0.0/16",)
     accept: str = DEFAULT_ACCEPT
     robots: bool = True  # honour robots.txt (Disallow, Crawl-delay)
-    offline: bool = False  # answer from stored snapshots only
     error_pages: bool = False  # keep a non-2xx, non-3xx answer as a Snapshot
-    save: bool = False  # keep every Snapshot in ``store``
-    store: SQLiteStore | Snapshots | None = field(default=None, compare=False)
     resolver: Resolver = field(default=system_resolver, compare=False)
     tls: ssl.SSLContext | None = field(default=None, compare=False)  # None: certifi's roots
-    limiters: LimiterRegistry = field(default=LIMITERS, compare=False)
-    robots_cache: RobotsCache = field(default=ROBOTS, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.identity, ClientIdentity):
-            raise TypeError("FetchPolicy needs a ClientIdentity")
-        _set(self, "deadline", _seconds(self.deadline, PAGE_DEADLINE))
-        _set(self, "max_declared_bytes", _count(self.max_declared_bytes, DECLARED_BYTES))
-        _set(self, "max_body_bytes", _count(self.max_body_bytes, BODY_BYTES))
-        _set(self, "max_redirects", int(clamped(self.max_redirects, 0, 0, MAX_REDIRECTS)))
-        _set(self, "accept", _header_value(self.accept, DEFAULT_ACCEPT))
-        _set(self, "allow_networks", networks(self.allow_networks))
-        if self.save and self.store is None:
-            raise ValueError("save=True needs a store")
+            raise invalid("identity", self.identity, "a ClientIdentity")
+        deadline = number_in("deadline", self.deadline, 0, MAX_DEADLINE, above=True)
+        number_in("max_declared_bytes", self.max_declared_bytes, 1, MAX_BODY_BYTES, whole=True)
+        number_in("max_body_bytes", self.max_body_bytes, 1, MAX_BODY_BYTES, whole=True)
+        number_in("max_redirects", self.max_redirects, 0, MAX_REDIRECTS, whole=True)
+        for name in ("truncate", "allow_private", "robots", "error_pages"):
+            if not isinstance(getattr(self, name), bool):
+                raise invalid(name, getattr(self, name), "True or False")
+        if not _header_value(self.accept):
+            raise invalid("accept", self.accept, "printable ASCII header text")
+        if not callable(self.resolver):
+            raise invalid("resolver", self.resolver, "a function from a host name to addresses")
+        if self.tls is not None and not isinstance(self.tls, ssl.SSLContext):
+            raise invalid("tls", self.tls, "an ssl.SSLContext or None")
+        object.__setattr__(self, "deadline", deadline)
+        object.__setattr__(self, "accept", self.accept.strip())
+        object.__setattr__(self, "allow_networks", networks(self.allow_networks))
 
     @classmethod
     def for_pages(cls, identity: ClientIdentity, **changes: Any) -> FetchPolicy:
@@ -76,28 +79,10 @@ class FetchPolicy:
         return cls(identity, **{"deadline": WIKIPEDIA_DEADLINE, "robots": False, **changes})
 
     def with_(self, **changes: Any) -> FetchPolicy:
-        """A copy with some fields changed (and sanitised again)."""
+        """A copy with some fields changed (and checked again)."""
         return replace(self, **changes)
 
 
-def _set(policy: FetchPolicy, name: str, value: object) -> None:
-    object.__setattr__(policy, name, value)
-
-
-def _seconds(value: object, default: float) -> float:
-    """A positive number of seconds, at most ``MAX_DEADLINE``; the default otherwise."""
-    seconds = clamped(value, default, 0, MAX_DEADLINE)
-    return seconds if seconds > 0 else default
-
-
-def _count(value: object, default: int) -> int:
-    """A positive byte count, at most ``MAX_BODY_BYTES``; the default otherwise."""
-    count = int(clamped(value, default, 0, MAX_BODY_BYTES))
-    return count if count > 0 else default
-
-
-def _header_value(value: object, default: str) -> str:
-    """A header value that cannot inject another header, else the default."""
-    if not isinstance(value, str) or not value.strip() or not value.isprintable():
-        return default
-    return value.strip() if value.isascii() else default
+def _header_value(value: object) -> bool:
+    """Whether ``value`` is header text that cannot inject another header."""
+    return isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()

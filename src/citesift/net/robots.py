@@ -148,5 +148,3 @@ def _whole_lines(body: bytes) -> str:
         body = body[: body.rfind(b"\n") + 1]
     return body.decode("utf-8", errors="replace")
 
-
-ROBOTS = RobotsCache()

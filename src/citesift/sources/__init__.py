@@ -1,6 +1,7 @@
 """Public sources with ``search`` and ``read``: Wikipedia and any web page."""
 
-from citesift.sources.base import Aborted, OnSend, PublicSourceProvider, Signal
+from citesift.net.limiter import OnSend
+from citesift.sources.base import Aborted, PublicSourceProvider, Signal
 from citesift.sources.web import PageLimits, WebPageSource
 from citesift.sources.wikipedia import (
     CORE_PAGE_PATH,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
@@ -18,8 +17,10 @@ from citesift.model import (
     SourceDocument,
     SourceHit,
 )
-from citesift.net import LIMITERS, ClientIdentity, FetchPolicy, LimiterRegistry, fetch
+from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, released, run_sync
 from citesift.net.limiter import OnSend
+from citesift.numbers import number_in
+from citesift.sources.snapshots import fetching
 from citesift.store import SQLiteStore
 
 DEFAULT_LIMIT = 2
@@ -39,7 +40,8 @@ class Aborted(Exception):
 class PublicSourceProvider(Protocol):
     """A public source: ``search`` answers hits, ``read`` answers a document.
 
-    Neither raises for a refusal or a failure: ``search`` answers ``Hits | Limited |
+    An argument that makes no sense (``limit=0``) is an ``InvalidArgument`` up front; after
+    that, neither raises for a refusal or a failure: ``search`` answers ``Hits | Limited |
     Failed`` and ``read`` answers ``Document | Limited | Skipped``. Only the caller's own
     abort propagates: ``Aborted`` when its ``signal`` is set, or the task's cancellation.
     """
@@ -80,39 +82,33 @@ async def abortable(call: Coroutine[Any, Any, T], signal: Signal | None) -> T:
 
 
 class BlockingCalls:
-    """``search_sync`` and ``read_sync`` for callers with no event loop of their own."""
+    """``search_sync`` and ``read_sync`` for synchronous callers (also inside a running
+    event loop, as in a notebook): the async call run to completion, and the connections
+    it opened closed with its loop."""
 
-    def search_sync(
-        self: PublicSourceProvider, phrase: str, limit: int = DEFAULT_LIMIT
-    ) -> SearchOutcome:
-        """``search`` run to completion on a fresh event loop."""
-        return asyncio.run(self.search(phrase, limit))
+    fetcher: Fetches
 
-    def read_sync(self: PublicSourceProvider, hit: SourceHit) -> ReadOutcome:
-        """``read`` run to completion on a fresh event loop."""
-        return asyncio.run(self.read(hit))
+    def search_sync(self, phrase: str, limit: int = DEFAULT_LIMIT) -> SearchOutcome:
+        """``search`` run to completion."""
+        source: PublicSourceProvider = self  # type: ignore[assignment]
+        return run_sync(released(self.fetcher, source.search(phrase, limit)))
 
-
-def sane_limit(limit: object) -> int:
-    """A hit count between 1 and ``MAX_LIMIT``; ``DEFAULT_LIMIT`` for anything absurd."""
-    if isinstance(limit, bool) or not isinstance(limit, int | float | str):
-        return DEFAULT_LIMIT
-    try:
-        number = float(limit)
-    except ValueError:
-        return DEFAULT_LIMIT
-    return int(min(max(number, 1), MAX_LIMIT)) if math.isfinite(number) else DEFAULT_LIMIT
+    def read_sync(self, hit: SourceHit) -> ReadOutcome:
+        """``read`` run to completion."""
+        source: PublicSourceProvider = self  # type: ignore[assignment]
+        return run_sync(released(self.fetcher, source.read(hit)))
 
 
-def sane_budget(value: object) -> int:
-    """A positive text budget, at most ``MAX_TEXT_BUDGET``; the default otherwise."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return TEXT_BUDGET
-    if not math.isfinite(number) or number <= 0:
-        return TEXT_BUDGET
-    return max(1, int(min(number, MAX_TEXT_BUDGET)))
+def checked_limit(limit: object) -> int:
+    """``limit`` when it is a whole number of hits from 1 to ``MAX_LIMIT``, else
+    ``InvalidArgument``."""
+    return int(number_in("limit", limit, 1, MAX_LIMIT, whole=True))
+
+
+def checked_budget(value: object) -> int:
+    """``value`` when it is a whole number of characters from 1 to ``MAX_TEXT_BUDGET``,
+    else ``InvalidArgument``."""
+    return int(number_in("text_budget", value, 1, MAX_TEXT_BUDGET, whole=True))
 
 
 class Access(TypedDict, total=False):
@@ -120,7 +116,7 @@ class Access(TypedDict, total=False):
 
     allow_private: bool  # fetch loopback, private and link-local addresses
     robots: bool  # honour robots.txt (each source has its own default)
-    limiters: LimiterRegistry  # the per-host limiters (default: the process's)
+    fetcher: Fetcher  # connections, limiters, robots.txt to share (default: a fresh one)
     store: SQLiteStore | None  # keep every snapshot here (or, offline, answer from it)
     offline: bool  # answer from the store alone, send nothing
 
@@ -141,13 +137,12 @@ class FetchingSource(BlockingCalls):
         text_budget: object,
         access: Access,
     ) -> None:
-        store, offline = access.get("store"), access.get("offline", False)
-        self.base_policy = policy(
-            identity,
-            **{"limiters": LIMITERS, **access},
-            save=store is not None and not offline,
+        switches = {k: v for k, v in access.items() if k in ("allow_private", "robots")}
+        self.base_policy = policy(identity, **switches)
+        self.fetcher = fetching(
+            access.get("fetcher") or Fetcher(), access.get("store"), access.get("offline", False)
         )
-        self.text_budget = sane_budget(text_budget)
+        self.text_budget = checked_budget(text_budget)
 
     async def search(
         self,
@@ -158,11 +153,13 @@ class FetchingSource(BlockingCalls):
         on_send: OnSend | None = None,
     ) -> SearchOutcome:
         """At most ``limit`` hits for ``phrase``."""
-        request = self.search_request(phrase, sane_limit(limit))
+        limit = checked_limit(limit)
+        request = self.search_request(phrase, limit)
         if not isinstance(request, str):
             return request  # answered without sending
-        outcome = await abortable(fetch(request, self.search_policy, on_send=on_send), signal)
-        return self.search_answer(outcome, sane_limit(limit))
+        fetched = self.fetcher.fetch(request, self.search_policy, on_send=on_send)
+        outcome = await abortable(fetched, signal)
+        return self.search_answer(outcome, limit)
 
     def search_request(self, phrase: str, limit: int) -> str | SearchOutcome:
         """The search address to fetch, or the answer itself when nothing need be sent."""
@@ -179,7 +176,7 @@ class FetchingSource(BlockingCalls):
         url = self.read_url(hit)
         if url is None:
             return Skipped(None, "the key is empty, too long, or cannot be put in an address")
-        outcome = await abortable(fetch(url, self.page_policy, on_send=on_send), signal)
+        outcome = await abortable(self.fetcher.fetch(url, self.page_policy, on_send=on_send), signal)
         if not isinstance(outcome, Snapshot):
             return outcome  # Limited, or Skipped with its status (a redirect's included)
         refusal = self.refusal(outcome)

@@ -111,8 +111,8 @@ def _challenger(snapshot: Snapshot, top: bytes) -> str | None:
     for name, value, service in CHALLENGE_HEADERS:
         if (snapshot.header(name) or "").strip().lower() == value:
             return service
-    service = next((marker.service for marker in MARKERS if marker.on(top)), None)
-    return service if service is not None and _shows_little(snapshot) else None
+    marked = next((marker.service for marker in MARKERS if marker.on(top)), None)
+    return marked if marked is not None and _shows_little(snapshot) else None
 
 
 def _shows_little(snapshot: Snapshot) -> bool:

@@ -35,7 +35,8 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 @dataclass(frozen=True, slots=True)
 class PageLimits:
-    """The bounds of reading one page (DESIGN.md's web-page row); absurd values sanitised."""
+    """The bounds of reading one page (DESIGN.md's web-page row); a value that makes no sense
+    is an ``InvalidArgument`` when the source is made."""
 
     deadline: float = PAGE_DEADLINE
     max_declared_bytes: int = DECLARED_BYTES

@@ -33,7 +33,7 @@ from citesift.sources.base import (
     TEXT_BUDGET,
     Access,
     FetchingSource,
-    sane_limit,
+    checked_limit,
 )
 from citesift.sources.excerpts import plain_excerpt
 from citesift.text.addresses import (
@@ -56,7 +56,8 @@ MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded fo
 
 @dataclass(frozen=True, slots=True)
 class WikipediaLimits:
-    """The bounds of one provider (DESIGN.md's Wikipedia row); absurd values are sanitised."""
+    """The bounds of one provider (DESIGN.md's Wikipedia row); a value that makes no sense is
+    an ``InvalidArgument`` when the provider is made."""
 
     deadline: float = 3.0  # seconds from send to the end of the body
     search_max_bytes: int = 65_536
@@ -100,7 +101,7 @@ class WikipediaSourceProvider(FetchingSource):
         query = encode_component(phrase)
         if query is None or len(phrase) > MAX_PHRASE_CHARS:
             return None
-        return f"{self.origin}{SEARCH_PATH}?q={query}&limit={sane_limit(limit)}"
+        return f"{self.origin}{SEARCH_PATH}?q={query}&limit={checked_limit(limit)}"
 
     def page_url(self, key: str) -> str | None:
         """The page-HTML address of ``key``, or None if no address can carry it."""
@@ -198,7 +199,7 @@ def _pages(body: bytes) -> list[Any] | None:
 
 def _hits(pages: list[Any], limit: int) -> list[SourceHit]:
     """Hits for the entries with a non-empty, carriable key and a title, up to ``limit``."""
-    hits = []
+    hits: list[SourceHit] = []
     for page in pages:
         if len(hits) >= limit:
             break

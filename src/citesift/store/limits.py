@@ -1,5 +1,9 @@
 """The limiter budget several processes share: recent starts and blocks per host, in the store.
 
+It implements ``citesift.net.SharedBudget`` (by shape: ``store`` imports no ``net``); the
+sources' settings hand it to a ``Fetcher``'s limiter registry, so a host's 429/503 block
+outlives the process that received it.
+
 Wikimedia's limits apply per client, not per process, so processes that fetch from one
 host under one identity claim their starts here: each claim, in one ``BEGIN IMMEDIATE``
 transaction, checks the host's block, its starts in the last minute and the spacing since
@@ -7,6 +11,8 @@ its last start, then records the new start. Times are wall-clock milliseconds.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from citesift.store.sqlite import SQLiteStore
 
@@ -30,7 +36,7 @@ class StoreBudget:
 
     def claim(
         self, host: str, now_ms: float, spacing_ms: float, per_minute: int
-    ) -> float | str | None:
+    ) -> float | Literal["blocked", "minute"] | None:
         """Record a start at ``now_ms`` (None), or the wait in ms, or ``blocked``/``minute``."""
         with self.store.transaction() as conn:
             blocked = conn.execute(
@@ -48,9 +54,17 @@ class StoreBudget:
             if count >= per_minute:
                 return "minute"
             if last is not None and now_ms - last < spacing_ms:
-                return last + spacing_ms - now_ms
+                return float(last + spacing_ms - now_ms)
             conn.execute("INSERT INTO limiter_starts (host, at_ms) VALUES (?, ?)", (host, now_ms))
         return None
+
+    def blocked_until(self, host: str) -> float | None:
+        """When the host's block ends (wall-clock ms), or None when it was never blocked."""
+        with self.store.reading() as conn:
+            row = conn.execute(
+                "SELECT until_ms FROM limiter_blocks WHERE host = ?", (host,)
+            ).fetchone()
+        return None if row is None else float(row[0])
 
     def block(self, host: str, until_ms: float) -> None:
         """Refuse the host's starts until ``until_ms`` (a later block never shortens one)."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from typing import Protocol
+from typing import Any, Protocol
 
 import zstandard
 
+from citesift.errors import StoreCorrupt
 from citesift.model import Snapshot
 from citesift.store.sqlite import SQLiteStore
 
@@ -51,7 +52,7 @@ class Snapshots(Protocol):
     def latest(self, url: str) -> Snapshot | None: ...
 
 
-class SnapshotCorrupted(ValueError):
+class SnapshotCorrupted(StoreCorrupt, ValueError):
     """A stored body whose bytes no longer hash to its id."""
 
 
@@ -116,7 +117,7 @@ def _row(snapshot: Snapshot) -> tuple[object, ...]:
     )
 
 
-def _snapshot(row: sqlite3.Row | tuple[object, ...]) -> Snapshot:
+def _snapshot(row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
     id_, url, final_url, status, headers, content_type, charset, fetched_at, codec, data = row
     if codec != CODEC:
         raise SnapshotCorrupted(f"snapshot {id_} uses an unknown codec {codec!r}")
@@ -127,11 +128,11 @@ def _snapshot(row: sqlite3.Row | tuple[object, ...]) -> Snapshot:
         id=str(id_),
         url=str(url),
         final_url=str(final_url),
-        status=int(status),  # type: ignore[call-overload]
+        status=int(status),
         headers=tuple((str(k), str(v)) for k, v in json.loads(str(headers))),
         content_type=str(content_type),
         charset=None if charset is None else str(charset),
-        fetched_at=int(fetched_at),  # type: ignore[call-overload]
+        fetched_at=int(fetched_at),
         body=body,
     )
 

@@ -1,0 +1,84 @@
+"""Fetchers composed over a store: one that replays stored snapshots, one that saves them.
+
+Both keep the ``citesift.net.Fetches`` shape, so a source holds either as it holds a plain
+``Fetcher``; ``net`` itself knows no store. A replay sends nothing: it answers the latest
+snapshot fetched from the URL (asked for, or reached by redirect), or ``Skipped``. A save
+keeps each ``Snapshot`` the inner fetcher answers (only whole bodies become snapshots: a
+body cut short is a ``Skipped`` and never stored); a store that cannot keep it turns the
+answer into ``Skipped``, so nothing is cited that cannot be replayed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from citesift.errors import StoreError
+from citesift.model import FetchOutcome, Skipped, Snapshot
+from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry
+from citesift.net.limiter import OnSend
+from citesift.store.limits import StoreBudget
+from citesift.store.snapshots import Snapshots, snapshots_in
+from citesift.store.sqlite import SQLiteStore
+
+
+class ReplayingFetcher:
+    """Answers every fetch from the snapshots of ``store`` (none when it is None); nothing
+    is sent."""
+
+    def __init__(self, store: SQLiteStore | Snapshots | None) -> None:
+        self.snapshots = None if store is None else snapshots_in(store)
+
+    async def fetch(
+        self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
+    ) -> FetchOutcome:
+        """The latest stored snapshot of ``url``, or ``Skipped(None)`` saying why not."""
+        if self.snapshots is None:
+            return Skipped(None, "offline, and no store to answer from")
+        try:
+            found = self.snapshots.latest(url)
+        except (sqlite3.Error, StoreError) as error:
+            return Skipped(None, f"the store cannot answer: {error}")
+        return found if found is not None else Skipped(None, "not in the store")
+
+    async def release(self) -> None:
+        """Nothing to close: no connection is ever opened."""
+
+
+class SavingFetcher:
+    """Fetches through ``inner`` and keeps every snapshot it answers in ``store``."""
+
+    def __init__(self, inner: Fetches, store: SQLiteStore | Snapshots) -> None:
+        self.inner = inner
+        self.snapshots = snapshots_in(store)
+
+    async def fetch(
+        self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
+    ) -> FetchOutcome:
+        """``inner``'s answer, its snapshot saved; ``Skipped`` when the store cannot keep it."""
+        outcome = await self.inner.fetch(url, policy, on_send=on_send)
+        if not isinstance(outcome, Snapshot):
+            return outcome
+        try:
+            self.snapshots.save(outcome)
+        except (sqlite3.Error, StoreError) as error:
+            return Skipped(outcome.status, f"fetched but not kept: {error}")
+        return outcome
+
+    async def release(self) -> None:
+        """Close the inner fetcher's connections of the running loop."""
+        await self.inner.release()
+
+
+def fetching(fetcher: Fetcher, store: SQLiteStore | None, offline: bool) -> Fetches:
+    """What a source fetches through: ``fetcher``; saving to ``store`` when one is given;
+    replaying from it alone when ``offline`` (with no store, offline answers nothing)."""
+    if offline:
+        return ReplayingFetcher(store)
+    return SavingFetcher(fetcher, store) if store is not None else fetcher
+
+
+def shared_fetcher(store: SQLiteStore) -> Fetcher:
+    """A ``Fetcher`` whose limiters share spacing, the minute budget and 429/503 blocks with
+    every process using ``store`` (so a host's block outlives the process told of it)."""
+    return Fetcher(LimiterRegistry(budget=StoreBudget(store)))
+

@@ -1,0 +1,101 @@
+"""The ``Fetcher``: state of its own (pooled connections per host, limiters, robots.txt),
+sync calls that work inside a running loop, and compressed bodies read whole or refused."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from citesift.model import Limited, Skipped, Snapshot
+from citesift.net import fetch_sync, run_sync
+from servers import ARTICLE, MisbehavingServer, loopback_fetcher, loopback_policy, serve
+
+pytestmark = pytest.mark.timeout(30)
+LAST = b"The last paragraph ends the article."
+
+
+def test_fetches_to_one_host_reuse_one_connection(server: MisbehavingServer) -> None:
+    async def scenario() -> list[object]:
+        async with loopback_fetcher() as fetcher:
+            return [await fetcher.fetch(server.url(f"/ok?n={n}"), loopback_policy()) for n in (1, 2)]
+
+    assert all(isinstance(outcome, Snapshot) for outcome in asyncio.run(scenario()))
+    assert len({seen.port for seen in server.seen}) == 1
+
+
+def test_two_host_names_on_one_address_never_share_a_connection(server: MisbehavingServer) -> None:
+    chosen = loopback_policy(resolver=lambda host: ["127.0.0.1"])
+
+    async def scenario() -> None:
+        async with loopback_fetcher() as fetcher:
+            for host in ("one.test", "two.test", "one.test"):
+                await fetcher.fetch(f"http://{host}:{server.port}/ok", chosen)
+
+    asyncio.run(scenario())
+    ports = {seen.headers["Host"].split(":")[0]: seen.port for seen in server.seen}
+    assert len(server.seen) == 3 and ports["one.test"] != ports["two.test"]
+    assert server.seen[0].port == server.seen[2].port  # back to one.test's own connection
+
+
+def test_a_fetcher_keeps_its_hosts_state_and_another_fetcher_does_not_see_it(
+    server: MisbehavingServer,
+) -> None:
+    blocked, fresh = loopback_fetcher(), loopback_fetcher()
+    first = blocked.fetch_sync(server.url("/status?code=429&retry-after=60"), loopback_policy())
+    assert isinstance(first, Skipped) and first.status == 429
+    assert blocked.fetch_sync(server.url("/ok"), loopback_policy()) == Limited("blocked")
+    assert 55 < blocked.blocked_seconds(server.url("/ok")) <= 60
+    assert isinstance(fresh.fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
+    assert fresh.blocked_seconds(server.url("/ok")) == 0
+
+
+def test_sync_calls_work_inside_a_running_event_loop(server: MisbehavingServer) -> None:
+    async def notebook_cell() -> tuple[object, object, int]:
+        fetcher = loopback_fetcher()
+        held = fetcher.fetch_sync(server.url("/ok"), loopback_policy())
+        one_off = fetch_sync(server.url("/ok"), loopback_policy())
+        return held, one_off, run_sync(asyncio.sleep(0, result=7))
+
+    held, one_off, seven = asyncio.run(notebook_cell())
+    assert isinstance(held, Snapshot) and isinstance(one_off, Snapshot) and seven == 7
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_a_compressed_body_cut_short_is_a_failure_not_a_shorter_page(
+    server: MisbehavingServer, encoding: str
+) -> None:
+    whole = fetch_sync(server.url(f"/compressed?encoding={encoding}"), loopback_policy())
+    assert isinstance(whole, Snapshot) and whole.body == ARTICLE.encode("ascii")
+    for keep in ("0.5", "0.99"):
+        cut = fetch_sync(server.url(f"/compressed?encoding={encoding}&keep={keep}"), loopback_policy())
+        assert isinstance(cut, Skipped), (keep, cut)
+        assert cut.status == 200 and "could not be decompressed" in cut.reason
+
+
+def test_a_gzip_body_of_several_members_is_read_whole(server: MisbehavingServer) -> None:
+    outcome = fetch_sync(server.url("/compressed?encoding=gzip&members=3"), loopback_policy())
+    assert isinstance(outcome, Snapshot)
+    assert outcome.body == ARTICLE.encode("ascii") and outcome.body.endswith(b"</html>")
+    assert LAST in outcome.body
+
+
+def test_a_closed_fetcher_opens_fresh_connections_on_its_next_use() -> None:
+    with serve() as server:
+
+        async def scenario() -> None:
+            fetcher = loopback_fetcher()
+            await fetcher.fetch(server.url("/ok"), loopback_policy())
+            await fetcher.aclose()
+            await fetcher.fetch(server.url("/ok"), loopback_policy())
+            await fetcher.aclose()
+
+        asyncio.run(scenario())
+    assert len({seen.port for seen in server.seen}) == 2
+
+
+def test_a_fetcher_is_not_shared_by_default_between_fetches_of_the_convenience(
+    server: MisbehavingServer,
+) -> None:
+    fetch_sync(server.url("/status?code=503"), loopback_policy())
+    assert isinstance(fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
