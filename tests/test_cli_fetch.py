@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import socket
 from dataclasses import fields
 from pathlib import Path
 
@@ -43,13 +45,54 @@ def test_fetch_prints_status_final_url_type_charset_and_size(
     assert ua.startswith("citesift/") and ua.endswith(f"({CONTACT})")
 
 
-def test_text_adds_the_body_decoded_with_the_chosen_charset(
+def test_text_prints_the_readable_text_decoded_and_the_summary_on_stderr(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
     url = server.url("/charset?actual=cp1252&meta=windows-1252")
     result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
     assert result.exit_code == 0
-    assert "cp1252" in result.stdout and SAMPLE_TEXT in result.stdout  # type: ignore[attr-defined]
+    assert result.stdout == SAMPLE_TEXT + "\n"  # type: ignore[attr-defined]
+    assert "cp1252" in result.stderr and "status" in result.stderr  # type: ignore[attr-defined]
+
+
+def test_text_of_a_plain_text_body_is_the_body_decoded(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    url = server.url("/ok?body=a%3Cb%3E+plain&type=text/plain")
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
+    assert result.exit_code == 0 and result.stdout == "a<b> plain\n"  # type: ignore[attr-defined]
+
+
+def test_not_a_url_is_a_usage_error(runner: CliRunner) -> None:
+    for text in ("not-a-url", "ftp://example.org/", "http://"):
+        result = fetch(runner, text, "--contact", CONTACT)
+        assert result.exit_code == 64, text
+        assert "not an http(s) URL" in result.stderr  # type: ignore[attr-defined]
+
+
+def test_an_unreachable_host_is_said_to_be_unreachable_not_a_robots_txt_problem(
+    runner: CliRunner,
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = fetch(runner, f"http://127.0.0.1:{port}/", "--allow-private", "--contact", CONTACT)
+    assert result.exit_code == 1
+    assert "unreachable" in result.stderr and "robots" not in result.stderr  # type: ignore[attr-defined]
+    assert "retry later" not in result.stderr  # type: ignore[attr-defined]
+
+
+def test_a_hosts_retry_after_block_holds_for_the_next_run_which_sends_nothing(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    args = ("--allow-private", "--contact", CONTACT, "--no-robots")
+    first = fetch(runner, server.url("/status?code=429&retry-after=3600"), *args)
+    assert first.exit_code == 75 and "try again in" in first.stderr  # type: ignore[attr-defined]
+    second = fetch(runner, server.url("/ok"), *args)
+    assert second.exit_code == 75
+    assert "blocked" in second.stderr  # type: ignore[attr-defined]
+    assert re.search(r"try again in (59|60) min", second.stderr)  # type: ignore[attr-defined]
+    assert len(server.seen) == 1
 
 
 def test_raw_writes_the_body_bytes_only(runner: CliRunner, server: MisbehavingServer) -> None:
@@ -96,7 +139,7 @@ def test_store_and_offline_settings_come_from_the_environment_too(
 
 @pytest.mark.parametrize(
     ("path", "code", "message"),
-    [("/missing", 1, "HTTP 404"), ("/status?code=429", 1, "HTTP 429")],
+    [("/missing", 1, "HTTP 404"), ("/status?code=429", 75, "HTTP 429")],
 )
 def test_an_outcome_other_than_a_snapshot_exits_non_zero(
     runner: CliRunner, server: MisbehavingServer, path: str, code: int, message: str
@@ -111,8 +154,9 @@ def test_private_addresses_and_other_schemes_are_refused_unless_allowed(
 ) -> None:
     refused = fetch(runner, server.url("/ok"), "--contact", CONTACT)
     assert refused.exit_code == 1 and "loopback" in refused.stderr  # type: ignore[attr-defined]
+    assert "--allow-private" in refused.stderr  # type: ignore[attr-defined]
     assert server.seen == []
-    assert fetch(runner, "file:///etc/passwd", "--contact", CONTACT).exit_code == 1
+    assert fetch(runner, "file:///etc/passwd", "--contact", CONTACT).exit_code == 64
 
 
 def test_a_missing_contact_is_a_usage_error(runner: CliRunner) -> None:
@@ -167,12 +211,26 @@ def test_a_config_variable_naming_no_file_is_an_error(tmp_path: Path) -> None:
         load_settings({}, {"CITESIFT_CONFIG": str(tmp_path / "absent.toml")})
 
 
-def test_absurd_flag_values_are_sanitised_not_trusted(
+@pytest.mark.parametrize(
+    ("flag", "value", "named"),
+    [
+        ("--deadline", "nan", "deadline"),
+        ("--max-body-bytes", "-5", "max_body_bytes"),
+        ("--max-redirects", "999999", "max_redirects"),
+    ],
+)
+def test_absurd_flag_values_are_usage_errors_naming_the_setting(
+    runner: CliRunner, server: MisbehavingServer, flag: str, value: str, named: str
+) -> None:
+    result = fetch(runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, flag, value)
+    assert result.exit_code == 64, result.output  # type: ignore[attr-defined]
+    assert f"{named} must be" in result.stderr  # type: ignore[attr-defined]
+    assert server.seen == []
+
+
+def test_a_small_body_cap_refuses_a_larger_body(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
-    args = ("--deadline", "nan", "--max-body-bytes", "-5", "--max-redirects", "999999")
-    result = fetch(runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, *args)
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
     tiny = fetch(
         runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, "--max-body-bytes", "10"
     )

@@ -168,9 +168,7 @@ def test_a_link_local_address_is_reached_only_when_named() -> None:
     assert named.address == "169.254.169.254"
 
 
-@pytest.mark.parametrize(
-    "host", ["compatible.example", "translated.example", "site-local.example"]
-)
+@pytest.mark.parametrize("host", ["compatible.example", "translated.example", "site-local.example"])
 def test_ipv6_forms_carrying_a_private_ipv4_are_allowed_with_private_networks(host: str) -> None:
     assert check(f"http://{host}/", allow_private=True).address
 

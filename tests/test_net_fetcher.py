@@ -4,6 +4,8 @@ sync calls that work inside a running loop, and compressed bodies read whole or 
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 
 import pytest
 
@@ -18,7 +20,9 @@ LAST = b"The last paragraph ends the article."
 def test_fetches_to_one_host_reuse_one_connection(server: MisbehavingServer) -> None:
     async def scenario() -> list[object]:
         async with loopback_fetcher() as fetcher:
-            return [await fetcher.fetch(server.url(f"/ok?n={n}"), loopback_policy()) for n in (1, 2)]
+            return [
+                await fetcher.fetch(server.url(f"/ok?n={n}"), loopback_policy()) for n in (1, 2)
+            ]
 
     assert all(isinstance(outcome, Snapshot) for outcome in asyncio.run(scenario()))
     assert len({seen.port for seen in server.seen}) == 1
@@ -68,7 +72,9 @@ def test_a_compressed_body_cut_short_is_a_failure_not_a_shorter_page(
     whole = fetch_sync(server.url(f"/compressed?encoding={encoding}"), loopback_policy())
     assert isinstance(whole, Snapshot) and whole.body == ARTICLE.encode("ascii")
     for keep in ("0.5", "0.99"):
-        cut = fetch_sync(server.url(f"/compressed?encoding={encoding}&keep={keep}"), loopback_policy())
+        cut = fetch_sync(
+            server.url(f"/compressed?encoding={encoding}&keep={keep}"), loopback_policy()
+        )
         assert isinstance(cut, Skipped), (keep, cut)
         assert cut.status == 200 and "could not be decompressed" in cut.reason
 
@@ -99,3 +105,18 @@ def test_a_fetcher_is_not_shared_by_default_between_fetches_of_the_convenience(
 ) -> None:
     fetch_sync(server.url("/status?code=503"), loopback_policy())
     assert isinstance(fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
+
+
+def test_connections_kept_for_a_loop_are_closed_when_asyncio_run_ends_it(
+    server: MisbehavingServer,
+) -> None:
+    fetcher = loopback_fetcher()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            assert isinstance(
+                asyncio.run(fetcher.fetch(server.url("/ok"), loopback_policy())), Snapshot
+            )
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+    assert len({seen.port for seen in server.seen}) == 2  # each loop had connections of its own

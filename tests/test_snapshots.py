@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from citesift.model import Skipped, Snapshot
-from citesift.model import FetchOutcome
-from citesift.net import Fetcher, Fetches, released, run_sync
+from citesift.model import FetchOutcome, Skipped, Snapshot
+from citesift.net import Fetcher, Fetches, run_sync
 from citesift.sources.snapshots import ReplayingFetcher, SavingFetcher
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
@@ -20,11 +19,12 @@ from servers import loopback_policy, serve
 
 
 def fetched(fetcher: Fetches, url: str) -> FetchOutcome:
-    return run_sync(released(fetcher, fetcher.fetch(url, loopback_policy())))
+    return run_sync(fetcher.fetch(url, loopback_policy()))
 
 
 def saving(store: SQLiteStore) -> SavingFetcher:
     return SavingFetcher(Fetcher(), store)
+
 
 pytestmark = pytest.mark.timeout(30)
 BODY = ("<html><body>" + "<p>A repeated paragraph of text.</p>" * 500 + "</body></html>").encode()

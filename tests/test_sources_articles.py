@@ -54,9 +54,7 @@ def stand_in() -> Iterator[WikipediaStandIn]:
 @pytest.fixture(scope="module")
 def articles(stand_in: WikipediaStandIn) -> dict[str, tuple[SourceDocument, str]]:
     """Each article read once through the stand-in, with the page its offsets point into."""
-    source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, allow_private=True
-    )
+    source = WikipediaSourceProvider(IDENTITY, stand_in.origin, allow_private=True)
     read: dict[str, tuple[SourceDocument, str]] = {}
     for key in ARTICLES:
         outcome = source.read_sync(SourceHit(key, key.replace("_", " ")))

@@ -34,9 +34,7 @@ def server(tmp_path: Path) -> Iterator[WikipediaStandIn]:
 
 
 def source(**limits: float) -> WebPageSource:
-    return WebPageSource(
-        IDENTITY, limits=PageLimits(**limits), allow_private=True
-    )
+    return WebPageSource(IDENTITY, limits=PageLimits(**limits), allow_private=True)
 
 
 def read(server: WikipediaStandIn, path: str, title: str = "", **limits: float) -> object:

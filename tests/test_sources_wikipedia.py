@@ -179,7 +179,7 @@ def test_lone_surrogates_send_nothing(stand_in: WikipediaStandIn) -> None:
 
 @pytest.mark.parametrize("limit", [0, -3, float("nan"), float("inf"), 10**9, "7", True, 2.5])
 def test_absurd_hit_limits_are_refused_unsent(stand_in: WikipediaStandIn, limit: object) -> None:
-    with pytest.raises(InvalidArgument, match="^limit must be"):
+    with pytest.raises(InvalidArgument, match=r"^limit must be"):
         provider(stand_in).search_sync("Dog", limit)  # type: ignore[arg-type]
     assert stand_in.requests == []
 
@@ -200,9 +200,7 @@ def test_read_gives_the_article_with_attribution(stand_in: WikipediaStandIn) -> 
 
 
 def test_read_through_the_core_page_path(stand_in: WikipediaStandIn) -> None:
-    source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
-    )
+    source = WikipediaSourceProvider(IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True)
     outcome = source.read_sync(SourceHit("User_talk:Koavf", "User talk:Koavf"))
     assert isinstance(outcome, Document) and outcome.document.revision == "921725316"
     assert stand_in.paths() == ["/w/rest.php/v1/page/User_talk%3AKoavf/html"]
@@ -211,9 +209,7 @@ def test_read_through_the_core_page_path(stand_in: WikipediaStandIn) -> None:
 
 def test_both_page_paths_give_the_same_blocks(stand_in: WikipediaStandIn) -> None:
     hit = SourceHit("Rust_(programming_language)", "Rust (programming language)")
-    core = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
-    )
+    core = WikipediaSourceProvider(IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True)
     first, second = provider(stand_in).read_sync(hit), core.read_sync(hit)
     assert isinstance(first, Document) and isinstance(second, Document)
     assert first.document.blocks == second.document.blocks
@@ -281,9 +277,7 @@ def test_read_redirect_is_skipped_and_its_target_never_requested(
 ) -> None:
     target = "/w/rest.php/v1/page/Rust_(programming_language)/html?redirect=no"
     stand_in.answer("/w/rest.php/v1/page/Rust/html", Answer(307, {"Location": target}))
-    source = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True
-    )
+    source = WikipediaSourceProvider(IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True)
     outcome = source.read_sync(SourceHit("Rust", "Rust"))
     assert isinstance(outcome, Skipped) and outcome.status == 307
     assert stand_in.paths() == ["/w/rest.php/v1/page/Rust/html"]

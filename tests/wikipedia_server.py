@@ -27,7 +27,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-
 SEARCH_PATH = "/w/rest.php/v1/search/page"
 _RESTBASE = re.compile(r"^/api/rest_v1/page/html/(?P<key>[^/]+)(?:/(?P<rev>\d+))?$")
 _CORE_PAGE = re.compile(r"^/w/rest.php/v1/page/(?P<key>[^/]+)/html$")

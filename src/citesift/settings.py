@@ -14,16 +14,17 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
-from citesift.errors import ConfigError
+from citesift.errors import ConfigError, StoreError
 from citesift.extract.rules import Mode
-from citesift.net import ClientIdentity, FetchPolicy, IdentityError
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, IdentityError
 from citesift.sources import PageLimits, WebPageSource, WikipediaLimits, WikipediaSourceProvider
 from citesift.sources.base import Access
+from citesift.sources.snapshots import shared_fetcher
 from citesift.store import SQLiteStore, default_store_path
 
 ENV_PREFIX = "CITESIFT_"
@@ -46,7 +47,7 @@ class Settings:
     """Every setting; None means "the library's default"."""
 
     contact: str | None = None  # URL or e-mail of the operator, sent in the User-Agent
-    allow_private: bool = False  # fetch loopback, private and link-local addresses
+    allow_private: bool = False  # fetch loopback and private addresses (not link-local)
     robots: bool = True  # honour robots.txt
     deadline: float | None = None  # seconds, send to last body byte
     max_body_bytes: int | None = None  # cap on a body after decompression
@@ -82,17 +83,26 @@ class Settings:
 
 @dataclass(frozen=True)
 class SourceSetup:
-    """What reading public sources takes: the identity to send, the settings, and the store
-    that keeps (or, offline, answers) every snapshot. Close it when done."""
+    """What reading public sources takes: the identity to send, the settings, the store that
+    keeps (or, offline, answers) every snapshot, and the one fetcher every source shares,
+    whose limiters keep their budget and 429/503 blocks in the store (``budget``: the named
+    store, else the default one), so a host's block outlives the run. Close it when done."""
 
     identity: ClientIdentity
     settings: Settings
     store: SQLiteStore | None
+    fetcher: Fetcher = field(default_factory=Fetcher)
+    budget: SQLiteStore | None = None
 
     def access(self) -> Access:
         """A source's fetch keywords from the settings."""
         chosen = self.settings
-        return Access(allow_private=chosen.allow_private, store=self.store, offline=chosen.offline)
+        return Access(
+            allow_private=chosen.allow_private,
+            store=self.store,
+            offline=chosen.offline,
+            fetcher=self.fetcher,
+        )
 
     def limits(self, defaults: L) -> L:
         """``defaults`` (a source's limits) with each bound the settings name replaced."""
@@ -113,9 +123,9 @@ class SourceSetup:
         return WikipediaSourceProvider(self.identity, origin, page_path, limits, **self.access())
 
     def close(self) -> None:
-        """Close the store, when one is open."""
-        if self.store is not None:
-            self.store.close()
+        """Close the stores that are open."""
+        for store in {id(s): s for s in (self.store, self.budget) if s is not None}.values():
+            store.close()
 
     def __enter__(self) -> SourceSetup:
         return self
@@ -130,7 +140,18 @@ def source_setup(settings: Settings) -> SourceSetup:
     A missing contact is a ``ConfigError``, a path that cannot hold a store a ``ValueError``."""
     identity = settings.identity()
     kept = settings.open_store() if settings.store or settings.offline else None
-    return SourceSetup(identity, settings, kept)
+    budget = kept or _default_store(settings)
+    fetcher = shared_fetcher(budget) if budget is not None else Fetcher()
+    return SourceSetup(identity, settings, kept, fetcher, budget)
+
+
+def _default_store(settings: Settings) -> SQLiteStore | None:
+    """The default store, for the limiters' budget; None when it cannot be opened (the
+    caller named no store, so fetching goes on with limiters of this process alone)."""
+    try:
+        return settings.open_store()
+    except (ValueError, StoreError):
+        return None
 
 
 def load_settings(

@@ -1,7 +1,15 @@
-"""``citesift fetch``: one URL fetched politely and safely, its outcome printed."""
+"""``citesift fetch``: one URL fetched politely and safely, its outcome printed.
+
+``--format summary`` (the default) prints status, URLs, content type, charset and size;
+``text`` prints the readable text (an HTML page's blocks, another text body decoded) with
+the summary on standard error; ``raw`` writes the body's bytes. A host that answered 429 or
+503 stays blocked for later runs too (the block is kept in the store), and the command
+then exits 75 saying how long is left.
+"""
 
 from __future__ import annotations
 
+import math
 import sys
 from enum import StrEnum
 from typing import Annotated
@@ -16,18 +24,26 @@ from citesift.cli.options import (
     Deadline,
     Offline,
     Store,
-    client_identity,
     load_cli_settings,
     open_store,
+    usage_error,
 )
-from citesift.cli.reading import exit_status
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
+from citesift.errors import ConfigError, InvalidArgument, StoreError
+from citesift.extract import extract_document
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
-from citesift.net import fetch_sync
-from citesift.settings import Settings
+from citesift.net import AddressRefused, FetchPolicy, run_sync
+from citesift.net.address import parse_url
+from citesift.net.exchange import BLOCKING_STATUSES
+from citesift.settings import Settings, SourceSetup, source_setup
+from citesift.sources.snapshots import fetching
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+PRIVATE_HINT = "pass --allow-private to fetch loopback and private addresses"
 
 
 class FetchFormat(StrEnum):
-    """What ``fetch`` prints: a summary, the summary and the decoded text, or the raw body."""
+    """What ``fetch`` prints: a summary, the readable text, or the raw body."""
 
     summary = "summary"
     text = "text"
@@ -54,7 +70,8 @@ def fetch_command(
     store: Store = None,
     contact: Contact = None,
 ) -> None:
-    """Fetch URL; exits 0 with a snapshot, 1 when skipped, 75 when limited (try later)."""
+    """Fetch URL; exits 0 with a snapshot, 1 when skipped or unreachable, 75 when the host
+    asked us to wait (try later), 64 for a usage error."""
     settings = load_cli_settings(
         {
             "allow_private": allow_private or None,
@@ -67,39 +84,93 @@ def fetch_command(
             "contact": contact,
         }
     )
-    outcome = _fetch(url, settings, save=save)
-    raise typer.Exit(render(outcome, output, saved=save or settings.offline))
-
-
-def _fetch(url: str, settings: Settings, *, save: bool) -> FetchOutcome:
-    client_identity(settings)  # a missing or unusable contact is a usage error, said first
-    keep = open_store(settings) if save or settings.offline else None
-    policy = settings.fetch_policy(store=keep, save=save, offline=settings.offline)
     try:
-        with Console(stderr=True).status(f"fetching {url}"):
-            return fetch_sync(url, policy)
-    finally:
-        if keep is not None:
-            keep.close()
+        parse_url(url)
+    except AddressRefused as error:
+        usage_error(f"{url!r} is not an http(s) URL: {error}")
+    with _setup(settings) as setup:
+        outcome = _fetch(url, setup, save=save)
+        left = setup.fetcher.blocked_seconds(url) if not settings.offline else 0.0
+    raise typer.Exit(render(outcome, output, saved=save or settings.offline, blocked=left))
 
 
-def render(outcome: FetchOutcome, output: FetchFormat, *, saved: bool = False) -> int:
+def _setup(settings: Settings) -> SourceSetup:
+    """The identity, stores and fetcher; a usage error for a bad setting or store."""
+    try:
+        return source_setup(settings)
+    except (ConfigError, InvalidArgument, StoreError) as error:
+        usage_error(str(error))
+
+
+def _fetch(url: str, setup: SourceSetup, *, save: bool) -> FetchOutcome:
+    offline = setup.settings.offline
+    keep = setup.store if offline else None
+    if save and not offline:
+        keep = setup.store or setup.budget or open_store(setup.settings)
+    fetcher = fetching(setup.fetcher, keep, offline)
+    with Console(stderr=True).status(f"fetching {url}"):
+        return run_sync(fetcher.fetch(url, _policy(setup)))
+
+
+def _policy(setup: SourceSetup) -> FetchPolicy:
+    try:
+        return setup.settings.fetch_policy()
+    except InvalidArgument as error:
+        usage_error(str(error))
+
+
+def render(
+    outcome: FetchOutcome, output: FetchFormat, *, saved: bool = False, blocked: float = 0.0
+) -> int:
     """Print ``outcome`` as asked (the snapshot id when it is in the store); the exit status."""
-    if isinstance(outcome, Limited):
-        Console(stderr=True).print(f"limited: {outcome.reason}")
-        return exit_status(outcome)
-    if isinstance(outcome, Skipped):
-        status = "no answer" if outcome.status is None else f"HTTP {outcome.status}"
-        Console(stderr=True).print(f"skipped ({status}): {outcome.reason}", markup=False)
-        return exit_status(outcome)
+    if not isinstance(outcome, Snapshot):
+        return _say_why(outcome, blocked)
     if output is FetchFormat.raw:
         sys.stdout.buffer.write(outcome.body)
         sys.stdout.buffer.flush()
         return 0
-    typer.echo(summary(outcome, saved=saved))
-    if output is FetchFormat.text:
-        typer.echo("\n" + outcome.text())
+    if output is FetchFormat.summary:
+        typer.echo(summary(outcome, saved=saved))
+        return 0
+    typer.echo(summary(outcome, saved=saved), err=True)
+    if outcome.charset is None:
+        typer.echo(
+            f"error: the body is binary ({outcome.content_type}): use --format raw", err=True
+        )
+        return EXIT_FAILED
+    typer.echo(readable_text(outcome))
     return 0
+
+
+def _say_why(outcome: Limited | Skipped, blocked: float) -> int:
+    """Say on standard error why nothing came; the exit status (75: try again later)."""
+    waits = isinstance(outcome, Limited) or outcome.status in BLOCKING_STATUSES
+    if isinstance(outcome, Limited):
+        told = " (the host asked us to wait)" if outcome.reason == "blocked" else ""
+        message = f"limited: {outcome.reason}{told}"
+    else:
+        status = "no answer" if outcome.status is None else f"HTTP {outcome.status}"
+        message = f"skipped ({status}): {outcome.reason}"
+        if "non-public" in outcome.reason or "link-local" in outcome.reason:
+            message += f" ({PRIVATE_HINT})"
+    if waits and blocked > 0:
+        message += f"; try again in {_duration(blocked)}"
+    typer.echo(message, err=True)
+    return EXIT_LIMITED if waits else EXIT_FAILED
+
+
+def _duration(seconds: float) -> str:
+    whole = math.ceil(seconds)
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def readable_text(snapshot: Snapshot) -> str:
+    """An HTML page's blocks (page mode), one paragraph each; another text body decoded."""
+    if not snapshot.content_type.lower().startswith(HTML_TYPES):
+        return snapshot.text()
+    document = extract_document(snapshot, mode="page")
+    return "\n\n".join(block.text for block in document.blocks)
 
 
 def summary(snapshot: Snapshot, *, saved: bool = False) -> str:

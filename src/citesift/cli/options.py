@@ -27,7 +27,10 @@ from citesift.store import SQLiteStore
 EXIT_USAGE = 64
 
 AllowPrivate = Annotated[
-    bool, typer.Option("--allow-private", help="Allow loopback, private and link-local addresses.")
+    bool,
+    typer.Option(
+        "--allow-private", help="Allow loopback and private addresses (link-local stays refused)."
+    ),
 ]
 Contact = Annotated[
     str | None, typer.Option(help="Your URL or e-mail, sent to every site (CITESIFT_CONTACT).")

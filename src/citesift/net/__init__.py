@@ -54,7 +54,7 @@ from citesift.net.address import (
 )
 from citesift.net.clock import Clock, ManualClock, SystemClock
 from citesift.net.decompress import DecompressError
-from citesift.net.fetch import Fetcher, Fetches, fetch, fetch_sync, released
+from citesift.net.fetch import Fetcher, Fetches, fetch, fetch_sync
 from citesift.net.identity import ClientIdentity, IdentityError
 from citesift.net.limiter import (
     LimiterRefused,
@@ -90,7 +90,6 @@ __all__ = [
     "check_target",
     "fetch",
     "fetch_sync",
-    "released",
     "retry_after_ms",
     "run_sync",
     "system_resolver",

@@ -107,7 +107,9 @@ def networks(values: Sequence[str | IPNetwork]) -> tuple[IPNetwork, ...]:
     try:
         return tuple(ipaddress.ip_network(value, strict=False) for value in values)
     except (TypeError, ValueError) as error:
-        raise invalid("allow_networks", values, f"networks such as '10.1.0.0/16' ({error})") from None
+        raise invalid(
+            "allow_networks", values, f"networks such as '10.1.0.0/16' ({error})"
+        ) from None
 
 
 def address_refusal(

@@ -1,9 +1,10 @@
 """One HTTP request to a checked address, bounded by a deadline and byte caps.
 
-No client object, so no cookie jar and no redirect following: the request goes through a
-pooled transport (``citesift.net.pool``) to the checked address (the URL's host goes in the Host header
-and TLS server name), the status decides what to read, and the body is decompressed piece
-by piece under the cap. Failures come back as ``Skipped``, never as exceptions.
+No client object, so no cookie jar and no redirect following: the request goes through
+its host's pooled transport (``citesift.net.pool``) to the checked address (the URL's host
+goes in the Host header and TLS server name), the status decides what to read, and the
+body is decompressed piece by piece under the cap (a stream cut short is a failure).
+Failures come back as ``Skipped``, never as exceptions.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ KEPT_HEADERS = frozenset(
 tells a bot challenge from the page)."""
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
 BLOCKING_STATUSES = (429, 503)
+UNREACHABLE = "host unreachable"
+"""How a reason starts when no connection to the host could be made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +59,9 @@ async def exchange(
     transport: httpx.AsyncHTTPTransport,
     left: float,
 ) -> Snapshot | Skipped | Redirect:
-    """Send one GET to ``target`` through ``transport`` (its host's pool), read the answer within the caps and
-    the ``left`` seconds of the policy's deadline that earlier hops of the fetch did not spend.
-    """
+    """Send one GET to ``target`` through ``transport`` (its host's pool), read the answer
+    within the caps and the ``left`` seconds of the policy's deadline that earlier hops of the
+    fetch did not spend."""
     try:
         async with asyncio.timeout(left):
             response = await _send(target, policy, transport)
@@ -68,6 +71,8 @@ async def exchange(
                 await response.aclose()
     except TimeoutError:
         return Skipped(None, deadline_passed(policy))
+    except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+        return Skipped(None, f"{UNREACHABLE}: {type(error).__name__}: {error}")
     except (httpx.HTTPError, OSError, ssl.SSLError) as error:
         return Skipped(None, f"transport error: {type(error).__name__}: {error}")
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Coroutine
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Protocol
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.address import AddressRefused, Target, check_target, networks, parse_url
@@ -31,7 +31,6 @@ from citesift.net.pool import MAX_HOSTS, HostPools
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS, RobotsCache
 
 ROBOTS_DEADLINE = 10.0
-T = TypeVar("T")
 
 
 class Fetches(Protocol):
@@ -44,17 +43,14 @@ class Fetches(Protocol):
         """``url`` under ``policy`` (see ``Fetcher.fetch``)."""
         ...
 
-    async def release(self) -> None:
-        """Close the connections kept for the running event loop (it is about to end)."""
-        ...
-
 
 class Fetcher:
     """Fetches under a policy with state of its own: pooled connections, the limiters of
     ``limiters`` (a fresh registry by default) and the robots.txt files of ``robots``.
 
-    Close it when done (``await aclose()``, ``async with``, or ``with`` from sync code);
-    ``fetch_sync`` and ``run_sync`` close the connections of the loop they ran on.
+    Connections are kept per event loop and closed when that loop is shut down by
+    ``asyncio.run`` (or ``asyncio.Runner``), so sync calls and ``asyncio.run(source.read(hit))``
+    leave nothing open; a long-lived loop closes them with ``await aclose()`` or ``async with``.
     """
 
     def __init__(
@@ -67,7 +63,7 @@ class Fetcher:
         self.limiters = LimiterRegistry() if limiters is None else limiters
         self.robots = RobotsCache() if robots is None else robots
         self.max_hosts = max_hosts
-        self._pools: dict[asyncio.AbstractEventLoop, HostPools] = {}
+        self._pools: dict[asyncio.AbstractEventLoop, tuple[HostPools, _Closer]] = {}
         self._lock = threading.Lock()
 
     async def fetch(
@@ -85,26 +81,18 @@ class Fetcher:
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
     ) -> FetchOutcome:
         """``fetch`` for synchronous code (also inside a running event loop)."""
-        return self.run_sync(self.fetch(url, policy, on_send=on_send))
-
-    def run_sync(self, call: Coroutine[Any, Any, T]) -> T:
-        """``call`` (which fetches through this fetcher) run to completion from sync code."""
-        return run_sync(released(self, call))
+        return run_sync(self.fetch(url, policy, on_send=on_send))
 
     def blocked_seconds(self, url: str) -> float:
         """Seconds until ``url``'s host may be asked again after a 429/503 (0 when it may)."""
         return self.limiters.limiter_for(parse_url(url).host).blocked_ms() / 1000
 
-    async def release(self) -> None:
+    async def aclose(self) -> None:
         """Close the connections kept for the running event loop."""
         with self._lock:
-            pools = self._pools.pop(asyncio.get_running_loop(), None)
-        if pools is not None:
-            await pools.aclose()
-
-    async def aclose(self) -> None:
-        """Close the connections of the running loop (those of ended loops are gone)."""
-        await self.release()
+            found = self._pools.pop(asyncio.get_running_loop(), None)
+        if found is not None:
+            await found[1].aclose()
 
     async def __aenter__(self) -> Fetcher:
         return self
@@ -112,20 +100,23 @@ class Fetcher:
     async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
-    def __enter__(self) -> Fetcher:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        """Nothing to close: sync calls close their loop's connections as they end."""
-
-    def _pools_here(self) -> HostPools:
+    async def _pools_here(self) -> HostPools:
+        """This loop's pools, made on first use with a closer the loop's shutdown runs."""
         loop = asyncio.get_running_loop()
         with self._lock:
             for ended in [other for other in self._pools if other.is_closed()]:
                 del self._pools[ended]
-            if loop not in self._pools:
-                self._pools[loop] = HostPools(self.max_hosts)
-            return self._pools[loop]
+            found = self._pools.get(loop)
+        if found is not None:
+            return found[0]
+        pools = HostPools(self.max_hosts)
+        closer = _closing(pools)
+        await anext(closer)  # now the loop knows it: shutting the loop down closes the pools
+        with self._lock:
+            kept = self._pools.setdefault(loop, (pools, closer))
+        if kept[0] is not pools:
+            await closer.aclose()
+        return kept[0]
 
     async def _follow(self, url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
         seen = {url}
@@ -158,7 +149,8 @@ class Fetcher:
         left = policy.deadline - spent.seconds
         # the transport is taken before the limiter admits the request, so that its one-off
         # costs (imports, TLS roots) fall before the start is stamped, not after it
-        async with self._pools_here().transport(target, policy.tls) as transport:
+        pools = await self._pools_here()
+        async with pools.transport(target, policy.tls) as transport:
 
             async def send() -> Snapshot | Skipped | Redirect:
                 started = asyncio.get_running_loop().time()
@@ -208,13 +200,16 @@ def fetch_sync(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) 
     return Fetcher().fetch_sync(url, policy, on_send=on_send)
 
 
-async def released(fetcher: Fetches, call: Coroutine[Any, Any, T]) -> T:
-    """``call``'s result, with the connections ``fetcher`` kept for this loop closed after:
-    for a loop that ends with the call (``asyncio.run``)."""
+_Closer = AsyncGenerator[None, None]
+
+
+async def _closing(pools: HostPools) -> _Closer:
+    """Suspended until its loop shuts down its async generators (``asyncio.run`` does), then
+    closes ``pools``: the connections never outlive their loop."""
     try:
-        return await call
+        yield
     finally:
-        await fetcher.release()
+        await pools.aclose()
 
 
 @dataclass

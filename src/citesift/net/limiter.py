@@ -240,5 +240,3 @@ class LimiterRegistry:
         """Drop every host's limiter (its starts and blocks) so the next caller starts afresh."""
         with self._lock:
             self._limiters.clear()
-
-

@@ -85,4 +85,6 @@ class FetchPolicy:
 
 def _header_value(value: object) -> bool:
     """Whether ``value`` is header text that cannot inject another header."""
-    return isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()
+    return (
+        isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()
+    )

@@ -3,7 +3,8 @@
 A 2xx file is parsed with protego (its first 500 KiB when it is longer); a 4xx (but 429)
 or too many redirects means no rules (allow all); a 5xx, a 429, a timeout or a transport
 failure means the site is unreachable for now: disallow everything, and try again after
-``retry`` seconds. Crawl-delay is reported so the caller can slow the host's limiter.
+``retry`` seconds (a host no connection can be made to is said to be so, not blamed on
+robots.txt). Crawl-delay is reported so the caller can slow the host's limiter.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from protego import Protego
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.clock import SYSTEM_CLOCK, Clock
+from citesift.net.exchange import UNREACHABLE
 
 ROBOTS_TTL = 86_400.0  # RFC 9309: a cached file should not be used for more than 24 hours
 ROBOTS_RETRY = 60.0
@@ -138,6 +140,8 @@ def read_robots(outcome: FetchOutcome) -> RobotsRules:
     status = outcome.status if isinstance(outcome, Snapshot | Skipped) else None
     if status is not None and (300 <= status < 400 or (400 <= status < 500 and status != 429)):
         return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}")
+    if isinstance(outcome, Skipped) and outcome.reason.startswith(UNREACHABLE):
+        return RobotsRules(None, allow_all=False, reason=outcome.reason)  # the host, not the file
     why = outcome.reason if isinstance(outcome, Limited | Skipped) else f"HTTP {status}"
     return RobotsRules(None, allow_all=False, reason=f"robots.txt unreachable ({why}); retry later")
 
@@ -147,4 +151,3 @@ def _whole_lines(body: bytes) -> str:
     if len(body) >= ROBOTS_MAX_BYTES:
         body = body[: body.rfind(b"\n") + 1]
     return body.decode("utf-8", errors="replace")
-

@@ -17,7 +17,7 @@ from citesift.model import (
     SourceDocument,
     SourceHit,
 )
-from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, released, run_sync
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
 from citesift.net.limiter import OnSend
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
@@ -82,21 +82,18 @@ async def abortable(call: Coroutine[Any, Any, T], signal: Signal | None) -> T:
 
 
 class BlockingCalls:
-    """``search_sync`` and ``read_sync`` for synchronous callers (also inside a running
-    event loop, as in a notebook): the async call run to completion, and the connections
-    it opened closed with its loop."""
+    """``search_sync`` and ``read_sync`` for synchronous callers, also inside a running
+    event loop (as in a notebook)."""
 
-    fetcher: Fetches
-
-    def search_sync(self, phrase: str, limit: int = DEFAULT_LIMIT) -> SearchOutcome:
+    def search_sync(
+        self: PublicSourceProvider, phrase: str, limit: int = DEFAULT_LIMIT
+    ) -> SearchOutcome:
         """``search`` run to completion."""
-        source: PublicSourceProvider = self  # type: ignore[assignment]
-        return run_sync(released(self.fetcher, source.search(phrase, limit)))
+        return run_sync(self.search(phrase, limit))
 
-    def read_sync(self, hit: SourceHit) -> ReadOutcome:
+    def read_sync(self: PublicSourceProvider, hit: SourceHit) -> ReadOutcome:
         """``read`` run to completion."""
-        source: PublicSourceProvider = self  # type: ignore[assignment]
-        return run_sync(released(self.fetcher, source.read(hit)))
+        return run_sync(self.read(hit))
 
 
 def checked_limit(limit: object) -> int:
@@ -176,7 +173,9 @@ class FetchingSource(BlockingCalls):
         url = self.read_url(hit)
         if url is None:
             return Skipped(None, "the key is empty, too long, or cannot be put in an address")
-        outcome = await abortable(self.fetcher.fetch(url, self.page_policy, on_send=on_send), signal)
+        outcome = await abortable(
+            self.fetcher.fetch(url, self.page_policy, on_send=on_send), signal
+        )
         if not isinstance(outcome, Snapshot):
             return outcome  # Limited, or Skipped with its status (a redirect's included)
         refusal = self.refusal(outcome)

@@ -40,9 +40,6 @@ class ReplayingFetcher:
             return Skipped(None, f"the store cannot answer: {error}")
         return found if found is not None else Skipped(None, "not in the store")
 
-    async def release(self) -> None:
-        """Nothing to close: no connection is ever opened."""
-
 
 class SavingFetcher:
     """Fetches through ``inner`` and keeps every snapshot it answers in ``store``."""
@@ -64,10 +61,6 @@ class SavingFetcher:
             return Skipped(outcome.status, f"fetched but not kept: {error}")
         return outcome
 
-    async def release(self) -> None:
-        """Close the inner fetcher's connections of the running loop."""
-        await self.inner.release()
-
 
 def fetching(fetcher: Fetcher, store: SQLiteStore | None, offline: bool) -> Fetches:
     """What a source fetches through: ``fetcher``; saving to ``store`` when one is given;
@@ -81,4 +74,3 @@ def shared_fetcher(store: SQLiteStore) -> Fetcher:
     """A ``Fetcher`` whose limiters share spacing, the minute budget and 429/503 blocks with
     every process using ``store`` (so a host's block outlives the process told of it)."""
     return Fetcher(LimiterRegistry(budget=StoreBudget(store)))
-
