@@ -235,3 +235,12 @@ def test_a_small_body_cap_refuses_a_larger_body(
         runner, server.url("/ok"), "--allow-private", "--contact", CONTACT, "--max-body-bytes", "10"
     )
     assert tiny.exit_code == 1 and "cap of 10 bytes" in tiny.stderr  # type: ignore[attr-defined]
+
+
+def test_text_never_sends_a_pages_control_characters_to_the_terminal(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    url = server.url("/ok?body=%3Cp%3Ebefore%1B]0;owned%07after%3C/p%3E")
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
+    assert result.exit_code == 0
+    assert "\x1b" not in result.stdout and "\\x1b]0;owned" in result.stdout  # type: ignore[attr-defined]

@@ -29,6 +29,7 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
+from citesift.cli.terminal import say
 from citesift.errors import ConfigError, InvalidArgument, StoreError
 from citesift.extract import extract_document
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
@@ -130,15 +131,13 @@ def render(
         sys.stdout.buffer.flush()
         return 0
     if output is FetchFormat.summary:
-        typer.echo(summary(outcome, saved=saved))
+        say(summary(outcome, saved=saved))
         return 0
-    typer.echo(summary(outcome, saved=saved), err=True)
+    say(summary(outcome, saved=saved), err=True)
     if outcome.charset is None:
-        typer.echo(
-            f"error: the body is binary ({outcome.content_type}): use --format raw", err=True
-        )
+        say(f"error: the body is binary ({outcome.content_type}): use --format raw", err=True)
         return EXIT_FAILED
-    typer.echo(readable_text(outcome))
+    say(readable_text(outcome))
     return 0
 
 
@@ -155,7 +154,7 @@ def _say_why(outcome: Limited | Skipped, blocked: float) -> int:
             message += f" ({PRIVATE_HINT})"
     if waits and blocked > 0:
         message += f"; try again in {_duration(blocked)}"
-    typer.echo(message, err=True)
+    say(message, err=True)
     return EXIT_LIMITED if waits else EXIT_FAILED
 
 
