@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from typing import Protocol
 
-import brotli  # type: ignore[import-untyped]
+import brotli
 import zstandard
 
 from citesift.errors import CitesiftError
