@@ -37,7 +37,11 @@ def check_page(html: str, seed: int) -> None:
 
 
 WORDS = st.sampled_from(
-    ["word", "Café", "Cafe\u0301", "😀", "a&amp;b", "&lt;", "&nbsp;", "&#x41;", "x", "1919."]
+    [
+        *("word", "Café", "Cafe\u0301", "😀", "a&amp;b", "&lt;", "&nbsp;", "&#x41;", "x", "1919."),
+        *("&copyX", "&notit;", "&ltfoo", "&nbspx", "&eacutex", "&frac12x", "&sup2x", "&shy;"),
+        *("zero\u200bwidth", "soft\u00adhy", "\u202eflip", "\u200d", "e\u200b\u0301"),
+    ]
 )
 SPACE = st.sampled_from([" ", "", "\n\t ", "  ", "\xa0"])
 INLINE = st.sampled_from(["b", "i", "a", "span", "em"])
@@ -49,6 +53,8 @@ DROPPED = st.sampled_from(
         "<script>if (a < b) {}</script>",
         "<!-- note -->",
         '<span hidden="">secret</span>',
+        '<span style="display:&#110;one">secret</span>',
+        '<span style="d\\69splay:none">secret</span>',
         "<br>",
         "<img src=x>",
     ]

@@ -8,6 +8,7 @@ adds is prose, not furniture. Inside it, link lists are dropped block by block.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import accumulate
 
 from citesift.extract.walk import Candidate, Scan
@@ -33,7 +34,7 @@ def block_score(cand: Candidate) -> int:
 
 def best_range(scan: Scan) -> tuple[int, int] | None:
     """The candidate range of the highest-scoring element, or None when none stands out."""
-    sums = [0, *accumulate(block_score(c) for c in scan.candidates)]
+    sums = _sums(block_score(c) for c in scan.candidates)
     best, best_score = None, MIN_ARTICLE_SCORE
     for start, end in scan.containers:
         score = sums[end] - sums[start]
@@ -49,10 +50,9 @@ def is_navigation(cand: Candidate) -> bool:
     return cand.link > cand.size * LINK_DENSITY_MAX and cand.size < SHORT_LINKY_CHARS * 4
 
 
-def holds_data(cands: list[Candidate]) -> bool:
-    """Whether a table's blocks are data cells rather than prose laid out in a table."""
-    total = sum(c.size for c in cands)
-    prose = sum(c.size for c in cands if c.size >= TABLE_PROSE_CHARS)
+def holds_data(total: int, prose: int) -> bool:
+    """Whether a table whose blocks hold ``total`` characters, ``prose`` of them in cells
+    long enough to read as prose, holds data rather than prose laid out in a table."""
     return prose < total * TABLE_PROSE_SHARE
 
 
@@ -62,16 +62,14 @@ def data_table_blocks(scan: Scan) -> set[int]:
     Tables are not prose: inside an article they belong to it (the results or figures the
     story discusses), but where no article stands out a table of data is left out.
     """
-    found: set[int] = set()
-    for start, end in scan.tables:
-        if holds_data(scan.candidates[start:end]):
-            found.update(range(start, end))
-    return found
-
-
-def prose(cands: list[Candidate]) -> int:
-    """The prose characters of some blocks (what ``block_score`` counts for them)."""
-    return sum(max(0, block_score(c)) for c in cands)
+    cands = scan.candidates
+    sizes = _sums(c.size for c in cands)
+    prose_cells = _sums(c.size if c.size >= TABLE_PROSE_CHARS else 0 for c in cands)
+    return covered(
+        (start, end)
+        for start, end in scan.tables
+        if holds_data(sizes[end] - sizes[start], prose_cells[end] - prose_cells[start])
+    )
 
 
 def named_furniture_blocks(scan: Scan, start: int, end: int) -> set[int]:
@@ -80,12 +78,29 @@ def named_furniture_blocks(scan: Scan, start: int, end: int) -> set[int]:
     A name is only a hint: an element named like furniture that holds most of the article's
     prose (``class="article-header"`` around the story) is kept.
     """
-    whole = prose(scan.candidates[start:end])
+    prose = _sums(max(0, block_score(c)) for c in scan.candidates)
+    whole = prose[end] - prose[start]
+    return covered(
+        (first, stop)
+        for first, stop in scan.named
+        if start <= first and stop <= end and prose[stop] - prose[first] < whole * NAMED_PROSE_SHARE
+    )
+
+
+def _sums(values: Iterable[int]) -> list[int]:
+    """Prefix sums: the sum over candidates ``i..j`` is ``sums[j] - sums[i]``."""
+    return [0, *accumulate(values)]
+
+
+def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
+    """The indices that some of ``ranges`` cover, each index visited once however the
+    ranges nest (nested elements give nested ranges)."""
     found: set[int] = set()
-    for first, stop in scan.named:
-        inside = start <= first and stop <= end
-        if inside and prose(scan.candidates[first:stop]) < whole * NAMED_PROSE_SHARE:
-            found.update(range(first, stop))
+    reach = 0
+    for start, end in sorted(ranges):
+        if end > reach:
+            found.update(range(max(start, reach), end))
+            reach = end
     return found
 
 

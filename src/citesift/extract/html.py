@@ -28,6 +28,7 @@ from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.sections import Sections, without_empty_headings
 from citesift.extract.textmap import build
+from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
 
 DEFAULT_BUDGET = 300_000
@@ -40,7 +41,8 @@ _PARSOID_MARK = 'typeof="mw:'  # on Parsoid's transclusions and extensions, even
 _MEDIAWIKI_MARKS = ("mw-parser-output", "mw-editsection", "mw-references", "mw-headline")
 _MARKUP_SCAN = 32_768  # MediaWiki and Parsoid mark their markup early in the page
 _TITLE_SCAN = 400_000
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+_TITLE = re.compile(r"<title(?=[\t\n\f\r />])[^>]*+>?", re.IGNORECASE)
+_TITLE_CHARS = 4096  # of a title's source read (a longer one names no heading)
 _MODES = ("article", "page")
 
 
@@ -125,11 +127,23 @@ def _is_page_title(text: str, title: str) -> bool:
     return (text in title and 2 * len(text) >= len(title)) or title in text
 
 
+def _page_title(html: str) -> str:
+    """The page's ``<title>`` text, white space collapsed (empty when it has none).
+
+    One search for the start tag, possessive to its ">", and one for its end tag: linear
+    even on a page of ``<title>`` openers."""
+    found = _TITLE.search(html, 0, _TITLE_SCAN)
+    if found is None or not found.group().endswith(">"):
+        return ""
+    start = found.end()
+    end = min(raw_text_end(html, "title", start), start + _TITLE_CHARS)
+    return " ".join(htmllib.unescape(html[start:end]).split())
+
+
 def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> tuple[list[Block], list[int]]:
     """The chosen blocks with their heading path (minus the page's own title) and levels."""
     keep = set(chosen)
-    found = _TITLE.search(html, 0, _TITLE_SCAN)
-    title = " ".join(htmllib.unescape(found.group(1)).split()) if found else ""
+    title = _page_title(html)
     sections = Sections(scan.landmarks)
     out: list[Block] = []
     levels: list[int] = []  # a heading's level, 0 for other blocks
@@ -137,7 +151,7 @@ def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> tuple[list[Block],
         sections.at(i)
         if i not in keep and cand.kind != "heading":
             continue
-        text, offsets, start, end = build(html, cand.pieces)
+        text, offsets, start, end = build(html, cand.pieces, scan.plaintext)
         if not text or (cand.kind == "heading" and _is_page_title(text, title)):
             continue
         if cand.kind == "heading":

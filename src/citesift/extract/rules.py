@@ -30,7 +30,7 @@ BLOCK_TAGS = words(
     """
     address article aside blockquote body caption center dd details dialog div dl dt
     fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html li main
-    menu nav ol p pre section summary table tbody td tfoot th thead tr ul
+    menu nav ol p plaintext pre section summary table tbody td tfoot th thead tr ul
     """
 )
 
@@ -41,7 +41,7 @@ KIND_BY_TAG = {
     "li": "list_item", "dd": "list_item", "dt": "list_item",
     "td": "table_cell", "th": "table_cell",
     "caption": "caption", "figcaption": "caption",
-    "blockquote": "quote", "pre": "code",
+    "blockquote": "quote", "pre": "code", "plaintext": "code",
 }  # fmt: skip
 
 HEADING_TAGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))

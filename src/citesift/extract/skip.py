@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from citesift.extract.tokens import RAW_TEXT_TAGS, raw_text_end
+from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, TOKEN, raw_text_end
 
 _HEAD_ENDERS = frozenset(("head", "body"))  # a <body> start tag ends an unclosed <head>
 _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it opens it
@@ -53,10 +53,11 @@ def _anycase(name: str) -> str:
     return "".join(f"[{c}{c.upper()}]" if "a" <= c <= "z" else re.escape(c) for c in name)
 
 
-def _tag_end(html: str, pos: int) -> int:
-    """The position just after the ``>`` that ends the tag under way at ``pos``."""
-    found = html.find(">", pos)
-    return len(html) if found < 0 else found + 1
+def _tag_end(html: str, start: int) -> int:
+    """The position just after the tag that starts at ``start`` (read as ``TOKEN`` reads it,
+    so a ">" in a quoted value does not end it), or -1 when the input ends inside it."""
+    found = TOKEN.match(html, start)
+    return found.end() if found is not None and found.group(4) else -1
 
 
 def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str]) -> int:
@@ -66,23 +67,32 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str]) -> int:
     own end tag, or at an end tag of an element around it (left for the caller to handle),
     or the end of input when it never closes.
     """
+    if tag == PLAINTEXT:
+        return len(html)  # no end tag ends it
     names = _HEAD_ENDERS if tag == "head" else around | {tag}
     search = _pattern(frozenset(names)).search
     depth: dict[str, int] = dict.fromkeys(names, 0)
     while (m := search(html, pos)) is not None:
         closing, opening, raw = m.groups()
         pos = m.end()
+        if raw or opening:
+            pos = _tag_end(html, m.start())
+            if pos < 0:
+                return len(html)  # a start tag cut by the end of input: nothing follows
         if raw:
-            pos = raw_text_end(html, raw.lower(), _tag_end(html, pos))
+            pos = raw_text_end(html, raw.lower(), pos)
         elif opening:
             name = opening.lower()
             if tag == "head" and name == "body":
                 return m.start()
-            closed = tag in _FOREIGN and html[_tag_end(html, pos) - 2] == "/"
+            closed = tag in _FOREIGN and html[pos - 2] == "/"
             depth[name] += 0 if closed else 1
         elif closing:
             name = closing.lower()
             if not depth[name]:
-                return _tag_end(html, pos) if name == tag else m.start()
+                if name != tag:
+                    return m.start()
+                end = _tag_end(html, m.start())
+                return len(html) if end < 0 else end
             depth[name] -= 1
     return len(html)

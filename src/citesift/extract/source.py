@@ -13,42 +13,47 @@ import html as htmllib
 import unicodedata
 
 from citesift.extract import rules
+from citesift.extract.chars import without_format
 from citesift.extract.html import sanitise
 from citesift.extract.skip import skip_dropped
 from citesift.extract.tokens import (
+    PLAINTEXT,
     RAW_TEXT_ENDS,
     TOKEN,
     attributes,
     is_dropped,
     is_hidden,
+    plaintext_start,
     raw_text_end,
 )
 
 
-def _visible_runs(fragment: str, mode: rules.Mode) -> list[str]:
-    """The text runs of ``fragment`` that lie outside dropped elements."""
+def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
+    """The text runs of ``fragment`` that lie outside dropped elements, each with whether
+    it is raw text (after ``<plaintext>``: shown as written, entities and all)."""
     drop_tags = rules.dropped_tags(mode)
-    runs: list[str] = []
-    open_tags: list[str] = []
+    runs: list[tuple[str, bool]] = []
+    open_tags: dict[str, int] = {}
     last = pos = 0
     while (m := TOKEN.search(fragment, pos)) is not None:
-        runs.append(fragment[last : m.start()])
+        runs.append((fragment[last : m.start()], False))
         last = pos = m.end()
-        end_slash, name, raw_attrs = m.groups()
+        end_slash, name, raw_attrs, closed = m.groups()
         tag = (name or "").lower()
-        if not tag or tag in rules.VOID_TAGS:
+        if not tag or not closed or tag in rules.VOID_TAGS:
             continue
         if end_slash:
-            if tag in open_tags:
-                del open_tags[len(open_tags) - 1 - open_tags[::-1].index(tag) :]
+            open_tags[tag] = max(0, open_tags.get(tag, 0) - 1)
+        elif tag == PLAINTEXT:
+            return [*runs, (fragment[pos:], True)]
         elif tag in RAW_TEXT_ENDS:
             last = pos = raw_text_end(fragment, tag, pos)
         elif tag in drop_tags or _drops(tag, attributes(raw_attrs), mode):
-            around = frozenset(open_tags) & rules.BLOCK_TAGS
+            around = frozenset(t for t, n in open_tags.items() if n) & rules.BLOCK_TAGS
             last = pos = skip_dropped(fragment, tag, pos, around)
         else:
-            open_tags.append(tag)
-    runs.append(fragment[last:])
+            open_tags[tag] = open_tags.get(tag, 0) + 1
+    runs.append((fragment[last:], False))
     return runs
 
 
@@ -58,8 +63,8 @@ def _drops(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
 
 
 def normalise(text: str) -> str:
-    """Entities decoded, NFC, every white-space run as one space (ends kept)."""
-    return _collapse(unicodedata.normalize("NFC", htmllib.unescape(text)))
+    """Format characters out, NFC, every white-space run as one space (ends kept)."""
+    return _collapse(unicodedata.normalize("NFC", without_format(text)))
 
 
 def _collapse(text: str) -> str:
@@ -72,4 +77,8 @@ def _collapse(text: str) -> str:
 
 def source_text(html: str, start: int, end: int, mode: rules.Mode = "article") -> str:
     """The normalised text that ``html[start:end]`` shows in ``mode``."""
-    return normalise("".join(_visible_runs(sanitise(html[start:end]), mode)))
+    fragment = sanitise(html[start:end])
+    if plaintext_start(html, start + 1) >= 0:
+        return normalise(fragment)
+    runs = _visible_runs(fragment, mode)
+    return normalise("".join(run if raw else htmllib.unescape(run) for run, raw in runs))

@@ -7,14 +7,14 @@ recomposed character adds one more. Only kept blocks pay for this.
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 import unicodedata
+
+from citesift.extract.chars import FORMAT, REFERENCE, decode_reference
 
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")  # replaced one for one, so offsets hold
 _WS_RUN = re.compile(r"\s{2,}")
 _WS = re.compile(r"\s")
-_ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 
 def _spaced(text: str) -> str:
@@ -55,7 +55,19 @@ class _Builder:
             self.anchors.append((self.pos, src_end))
 
     def literal(self, raw: str, src: int) -> None:
-        """Append a run of source text that holds no entity."""
+        """Append a run of source text that holds no reference, less its format characters."""
+        if raw.isascii() or (found := FORMAT.search(raw)) is None:
+            self.visible(raw, src)
+            return
+        cut = 0
+        while found is not None:
+            self.visible(raw[cut : found.start()], src + cut)
+            cut = found.end()
+            found = FORMAT.search(raw, cut)
+        self.visible(raw[cut:], src + cut)
+
+    def visible(self, raw: str, src: int) -> None:
+        """Append a run of source text that holds no reference and no format character."""
         body = raw.strip()
         if not body:
             if raw:
@@ -80,21 +92,27 @@ class _Builder:
             self.space()
 
     def run(self, raw: str, src: int) -> None:
-        """Append a run of source text, decoding the entities in it."""
+        """Append a run of source text, decoding the references in it.
+
+        A reference stands for the source characters it takes (``&copy`` of ``&copyX``):
+        the letters after it are text, each at its own offset.
+        """
         if "&" not in raw:
             self.literal(raw, src)
             return
         cut = 0
-        for ent in _ENTITY.finditer(raw):
-            decoded = htmllib.unescape(ent.group())
-            if decoded == ent.group():
+        for ref in REFERENCE.finditer(raw):
+            decoded, used = decode_reference(ref.group())
+            if not used:
                 continue
-            self.literal(raw[cut : ent.start()], src + cut)
+            start, end = ref.start(), ref.start() + used
+            self.literal(raw[cut:start], src + cut)
+            decoded = FORMAT.sub("", decoded)
             if decoded.isspace():
                 self.space()
-            else:
-                self.word(decoded, src + ent.start(), src + ent.end())
-            cut = ent.end()
+            elif decoded:
+                self.word(decoded, src + start, src + end)
+            cut = end
         self.literal(raw[cut:], src + cut)
 
 
@@ -113,7 +131,9 @@ def _starts_cluster(char: str) -> bool:
     return unicodedata.combining(char) == 0 and not "\u1160" <= char <= "\u11ff"
 
 
-def _recompose(text: str, anchors: tuple[tuple[int, int], ...], end: int) -> tuple[str, list]:
+def _recompose(
+    text: str, anchors: tuple[tuple[int, int], ...], end: int
+) -> tuple[str, list[tuple[int, int]]]:
     """NFC the text cluster by cluster, anchoring every cluster whose length changed."""
     src = _expand(anchors, len(text), end)
     parts: list[str] = []
@@ -152,11 +172,20 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def build(html: str, pieces: list[tuple[int, int]]) -> tuple[str, tuple, int, int]:
-    """Text, run map, source start and source end of the block made of ``pieces``."""
+def build(
+    html: str, pieces: list[tuple[int, int]], plaintext: int = -1
+) -> tuple[str, tuple[tuple[int, int], ...], int, int]:
+    """Text, run map, source start and source end of the block made of ``pieces``.
+
+    Source from ``plaintext`` on (when it is not -1) is raw text: its references stay as
+    written.
+    """
     builder = _Builder()
     for start, end in pieces:
-        builder.run(html[start:end], start)
+        if 0 <= plaintext <= start:
+            builder.literal(html[start:end], start)
+        else:
+            builder.run(html[start:end], start)
     text = "".join(builder.parts)
     anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
     if "\x00" in text or not _encodable(text):

@@ -3,7 +3,8 @@
 One compiled pattern finds each tag, comment and declaration with its position; text is
 whatever lies between two matches. The body of a raw-text element (``script``, ``style``,
 ``title``…) is skipped in one search, up to the end tag an HTML tokenizer would use
-(``</script`` followed by tab, LF, FF, CR, space, ``/`` or ``>``), or to the end of input.
+(``</script`` followed by tab, LF, FF, CR, space, ``/`` or ``>``), or to the end of input;
+``<plaintext>`` has no end tag, and all after it is text (read by ``walk``, not skipped).
 """
 
 from __future__ import annotations
@@ -11,20 +12,29 @@ from __future__ import annotations
 import re
 
 from citesift.extract import rules
+from citesift.extract.style import hides
 
-RAW_TEXT_TAGS = ("script", "style", "title", "textarea", "noscript", "xmp", "iframe", "noembed")
+RAW_TEXT_TAGS = (
+    "script", "style", "title", "textarea", "noscript", "xmp", "iframe", "noembed", "plaintext"
+)  # fmt: skip
+PLAINTEXT = "plaintext"  # everything after its start tag is text: no end tag ends it
 
-# Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text; comments and declarations
-# match with no group set. A ">" inside a quoted attribute value does not end the tag; as in
-# an HTML tokenizer, a quote opens a value only right after "=" (``alt=5'11`` is a plain
-# value), and a quote never closed is read as a plain character. The attribute text is read
-# as runs between "=" signs (the unrolled loop: one step per value, not per character), the
-# cheapest form Python's ``re`` runs.
+# Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text, 4 the ">" that ends a tag;
+# comments and declarations match with no group set. A ">" inside a quoted attribute value
+# does not end the tag; as in an HTML tokenizer, a quote opens a value only right after "="
+# (``alt=5'11`` is a plain value), and a quote never closed is read as a plain character.
+# The attribute text is read as runs between "=" signs (the unrolled loop: one step per
+# value, not per character), the cheapest form Python's ``re`` runs. Every construct that
+# is never closed runs to the end of the input, as it does in an HTML tokenizer (a tag with
+# no ">" is dropped there, with all that follows it): so no opener is ever read twice,
+# which keeps the scan linear on input full of unclosed tags. A DOCTYPE's internal subset
+# (``[...]``) belongs to it, "]>" included.
 TOKEN = re.compile(
     r"""<(?:
-        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)>
-      | !--.*?(?:--!?>|\Z)
-      | [!?][^>]*+>
+        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)(>?)
+      | !--(?:-?>|.*?(?:--!?>|\Z))
+      | ![Dd][Oo][Cc][Tt][Yy][Pp][Ee][^>\[]*+(?:\[[^\]]*+\]?)?[^>]*+>?
+      | [!?][^>]*+>?
     )""",
     re.DOTALL | re.VERBOSE,
 )
@@ -32,26 +42,36 @@ TOKEN = re.compile(
 RAW_TEXT_ENDS = {
     tag: re.compile("</" + "".join(f"[{c}{c.upper()}]" for c in tag) + r"[\t\n\f\r />]")
     for tag in RAW_TEXT_TAGS
+    if tag != PLAINTEXT
 }
+RAW_TEXT_ENDS[PLAINTEXT] = re.compile(r"(?!)")  # matches nowhere: the body runs to the end
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 _CLASS_ONLY = re.compile(r' class="([^"]*)"')  # the commonest attribute text by far
-_HIDDEN_STYLE = re.compile(
-    r"display\s*:\s*none|visibility\s*:\s*hidden"
-    r"|(?:font-size|opacity)\s*:\s*0(?:\.0*)?(?:px|em|rem|pt|%)?\s*(?:;|!|$)"
-    r"|(?:left|top|text-indent|margin-left)\s*:\s*-\d{4,}"
-    r"|clip\s*:\s*rect\(\s*0|clip-path\s*:\s*inset\(\s*50%",
-    re.IGNORECASE,
-)
-"""Inline styles that keep text from the eye: not displayed, invisible, zero-sized or
-transparent type, moved thousands of pixels off the page, or clipped to nothing (text a
-page hides from readers, and a place to hide instructions meant for a model)."""
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
+_PLAINTEXT_START = re.compile(r"<plaintext", re.IGNORECASE)
 
 
 def raw_text_end(html: str, tag: str, pos: int) -> int:
     """Where the body of raw-text element ``tag`` opened before ``pos`` ends (its end tag)."""
     found = RAW_TEXT_ENDS[tag].search(html, pos)
     return found.start() if found else len(html)
+
+
+def plaintext_start(html: str, before: int) -> int:
+    """Where the text of a ``<plaintext>`` start tag that opens before ``before`` begins
+    (everything from there on is text, not markup), or -1 when none does."""
+    found = _PLAINTEXT_START.search(html, 0, before)
+    if found is None:
+        return -1
+    pos = 0
+    while (m := TOKEN.search(html, pos, before)) is not None:
+        pos = m.end()
+        name = (m.group(2) or "").lower()
+        if name == PLAINTEXT and not m.group(1) and m.group(4):
+            return pos
+        if name in RAW_TEXT_ENDS and not m.group(1):
+            pos = raw_text_end(html, name, pos)
+    return -1
 
 
 def attributes(raw: str) -> dict[str, str]:
@@ -72,8 +92,8 @@ def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
         return True
     if "aria-hidden" in attrs and attrs["aria-hidden"].strip().lower() == "true":
         return True
-    style = styled and attrs.get("style")
-    return bool(style) and _HIDDEN_STYLE.search(style) is not None
+    style = attrs.get("style") if styled else None
+    return style is not None and hides(style)
 
 
 def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from citesift.extract import rules
 from citesift.extract.skip import skip_dropped
 from citesift.extract.tokens import (
+    PLAINTEXT,
     RAW_TEXT_ENDS,
     TOKEN,
     attributes,
@@ -60,7 +61,6 @@ _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathologica
 _TELLING = re.compile("class|id|hidden|style|role|typeof")
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 _HREF = ' href="'  # how most links' attribute text starts
-_LINK = ("a",)
 
 
 Verdict = tuple[bool, bool, bool, bool]  # dropped, furniture, note, landmark
@@ -88,6 +88,7 @@ class Scan:
     landmarks: list[tuple[int, int]] = field(default_factory=list)
     furniture_dropped: bool = False
     stopped: bool = False
+    plaintext: int = -1  # where the raw text after a <plaintext> start tag begins
 
 
 def _is_scoped(tag: str, counts: dict[str, int]) -> bool:
@@ -162,7 +163,7 @@ def _verdict(
     their attributes (most have the same few classes or none) instead of one link each.
     """
     if raw_attrs.startswith(_HREF):
-        raw_attrs = raw_attrs[raw_attrs.index('"', len(_HREF)) + 1 :]  # quotes come in pairs
+        raw_attrs = raw_attrs[raw_attrs.find('"', len(_HREF)) + 1 :]  # from after its value
     if "class" not in raw_attrs and _TELLING.search(raw_attrs.lower()) is None:
         raw_attrs = ""
     found = known.get((tag, raw_attrs))
@@ -227,9 +228,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             elif pieces:
                 pieces.append((last, start))
         last = pos
-        end_slash, name, raw_attrs = m.groups()
-        if name is None:
-            continue
+        end_slash, name, raw_attrs, closed = m.groups()
+        if name is None or not closed:
+            continue  # a comment or declaration, or a tag cut by the end of input (dropped)
         tag = name.lower()
         if end_slash:
             if not counts.get(tag):
@@ -250,7 +251,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             if pieces and (tag == "br" or tag == "hr"):
                 flush()
             continue
-        if tag in RAW_TEXT_ENDS:
+        if tag in RAW_TEXT_ENDS and tag != PLAINTEXT:
             last = pos = raw_text_end(html, tag, pos)
             continue
         is_block = tag in block_tags
@@ -278,7 +279,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 marks.append((len(tags), len(cands), out.landmarks))
         if dropped:
             out.furniture_dropped |= furniture
-            around = frozenset(tags).difference(_LINK)  # the stack holds blocks and links
+            around = frozenset([t for t, n in counts.items() if n and t != "a"])  # open blocks
             last = pos = skip_dropped(html, tag, pos, around)
             continue
         if not is_block and tag != "a":
@@ -288,6 +289,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         kinds.append("note" if note else rules.KIND_BY_TAG.get(tag, parent))
         opened.append(len(cands))
         counts[tag] = counts.get(tag, 0) + 1
+        if tag == PLAINTEXT:  # all that follows is its text
+            out.plaintext = pos
+            pos = len(html)
         if total > limit:
             out.stopped = True
             break
