@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from citesift.errors import InvalidArgument
 from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
 from citesift.index.rerankers.base import (
     RerankError,
@@ -52,14 +53,20 @@ def test_duplicate_ids_keep_the_first_and_stay_finite() -> None:
 
 
 @pytest.mark.parametrize(
+    "weights", [(math.nan, 1), (1, -3), (0, 0), (math.inf, 1), ("1", 1), (True, 1)]
+)
+def test_fusion_weights_that_make_no_sense_are_refused(weights: tuple[Any, Any]) -> None:
+    with pytest.raises(InvalidArgument, match="_weight must be"):
+        fusion_weights(*weights)
+
+
+@pytest.mark.parametrize(
     "weights,expected",
     [
-        ((math.nan, -3), (0.5, 0.5)),
-        ((0, 0), (0.5, 0.5)),
+        ((0, 2), (0.0, 1.0)),
         ((6, 4), (0.6, 0.4)),
         ((MAX, MAX), (0.5, 0.5)),
         ((MAX, 0), (1.0, 0.0)),
-        ((math.inf, 1), (0.5 / 1.5, 1 / 1.5)),
     ],
 )
 def test_fusion_weights_are_a_finite_pair_summing_to_one(
@@ -81,9 +88,12 @@ def test_rrf_rewards_agreement() -> None:
     assert out[0].score == pytest.approx(1 / 62 + 1 / 61)
 
 
-def test_rrf_invalid_k_falls_back_and_top_k_cuts() -> None:
-    out = reciprocal_rank_fusion([hits(("a", 1), ("b", 1))], k=math.nan, top_k=1)
+def test_rrf_top_k_cuts_and_an_invalid_k_is_refused() -> None:
+    out = reciprocal_rank_fusion([hits(("a", 1), ("b", 1))], top_k=1)
     assert [(h.id, h.score) for h in out] == [("a", 1 / 61)]
+    for k in (math.nan, -1, math.inf):
+        with pytest.raises(InvalidArgument, match="k must be"):
+            reciprocal_rank_fusion([hits(("a", 1))], k=k)
 
 
 def test_unscored_results_keep_their_order() -> None:
@@ -181,9 +191,9 @@ scores_lists = st.lists(
 @given(
     vector=scores_lists,
     keyword=scores_lists,
-    weights=st.tuples(st.floats(allow_nan=True), st.floats(allow_nan=True)),
+    weights=st.tuples(st.floats(0, MAX), st.floats(0, MAX)).filter(lambda w: max(w) > 0),
 )
-@example(vector=[], keyword=[("a", sys.float_info.max), ("b", -1e292)], weights=(0.0, 0.0))
+@example(vector=[], keyword=[("a", sys.float_info.max), ("b", -1e292)], weights=(0.0, 1.0))
 def test_weighted_fusion_is_always_finite_sorted_and_bounded(
     vector: list[tuple[str, float]], keyword: list[tuple[str, float]], weights: tuple[float, float]
 ) -> None:
@@ -219,8 +229,11 @@ def test_rerank_weight_one_is_the_reranker_alone(weight: float) -> None:
 
 
 @pytest.mark.parametrize("weight", [math.nan, -1, 2, math.inf, True, "0.9"])
-def test_absurd_rerank_weights_fall_back_to_half(weight: Any) -> None:
-    assert rerank_weight(weight) == 0.5
+def test_absurd_rerank_weights_are_refused(weight: Any) -> None:
+    with pytest.raises(InvalidArgument, match="rerank_weight must be"):
+        rerank_weight(weight)
+    with pytest.raises(InvalidArgument, match="rerank_weight must be"):
+        rerank_fused(Reversing(), "q", FIRST_STAGE, 1, weight)
 
 
 def test_rerank_weight_zero_keeps_the_first_stage_order() -> None:

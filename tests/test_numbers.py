@@ -5,6 +5,7 @@ import math
 import pytest
 
 from citesift import Match, bm25_score, chunk_text, reciprocal_rank_fusion, weighted_fusion
+from citesift.errors import InvalidArgument
 from citesift.numbers import clamped, is_finite_number
 
 HUGE = 10**400
@@ -32,27 +33,35 @@ def test_clamped_reads_a_float_within_bounds_or_gives_the_default(
     assert clamped(value, 3.0, 0.0, 10.0) == expected
 
 
-def test_a_chunk_size_too_big_for_a_float_means_no_limit() -> None:
-    text = "One sentence. Another sentence. " * 10
-    assert [c.text for c in chunk_text(text, HUGE, HUGE)] == [text.strip()]
+def test_a_chunk_size_too_big_for_a_float_is_refused_by_name() -> None:
+    with pytest.raises(InvalidArgument, match="chunk_size must be"):
+        chunk_text("One sentence. Another sentence.", HUGE, HUGE)
 
 
-def test_bm25_parameters_too_big_for_a_float_fall_back_to_the_defaults() -> None:
-    assert bm25_score("cat", HITS, k1=HUGE, b=HUGE) == bm25_score("cat", HITS)
+def test_bm25_parameters_too_big_for_a_float_are_refused_by_name() -> None:
+    with pytest.raises(InvalidArgument, match="k1 must be"):
+        bm25_score("cat", HITS, k1=HUGE)
+    with pytest.raises(InvalidArgument, match="b must be"):
+        bm25_score("cat", HITS, b=HUGE)
 
 
-def test_fusion_settings_too_big_for_a_float_fall_back_to_the_defaults() -> None:
-    assert reciprocal_rank_fusion([HITS], k=HUGE) == reciprocal_rank_fusion([HITS])
+def test_fusion_settings_too_big_for_a_float_are_refused_by_name() -> None:
+    with pytest.raises(InvalidArgument, match="k must be"):
+        reciprocal_rank_fusion([HITS], k=HUGE)
     scored = [Match("a", 2.0, "x"), Match("b", 1.0, "y")]
-    assert weighted_fusion(scored, scored, HUGE, HUGE) == weighted_fusion(scored, scored)
+    with pytest.raises(InvalidArgument, match="vector_weight must be"):
+        weighted_fusion(scored, scored, HUGE, HUGE)
 
 
-@pytest.mark.parametrize(
-    ("top_k", "kept"), [(math.inf, 2), (math.nan, 2), (HUGE, 2), (-math.inf, 2), (-1, 0), (1.9, 1)]
-)
-def test_fusion_keeps_all_for_a_top_k_that_is_no_finite_number_and_none_below_one(
-    top_k: float, kept: int
-) -> None:
-    assert [h.id for h in reciprocal_rank_fusion([HITS], top_k=top_k)] == ["a", "b"][:kept]
+@pytest.mark.parametrize("top_k", [math.inf, math.nan, HUGE, -math.inf, -1, 1.9])
+def test_fusion_refuses_a_top_k_that_is_no_count(top_k: float) -> None:
+    with pytest.raises(InvalidArgument, match="top_k must be"):
+        reciprocal_rank_fusion([HITS], top_k=top_k)  # type: ignore[arg-type]
     scored = [Match("a", 2.0, "x"), Match("b", 1.0, "y")]
-    assert len(weighted_fusion(scored, scored, top_k=top_k)) == kept  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="top_k must be"):
+        weighted_fusion(scored, scored, top_k=top_k)  # type: ignore[arg-type]
+
+
+def test_fusion_keeps_all_for_no_top_k_and_none_for_zero() -> None:
+    assert [h.id for h in reciprocal_rank_fusion([HITS])] == ["a", "b"]
+    assert reciprocal_rank_fusion([HITS], top_k=0) == []

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.index.partition import PartitionDiagnostics, create_partitioned_rag
 from test_rag_helpers import HashEmbedder, ListStore
 
@@ -92,21 +93,25 @@ def test_delete_maps_ids_into_the_partition() -> None:
 
 @pytest.mark.parametrize("factor", [0, 17, 1.5, math.nan, math.inf, True, "4"])
 def test_overfetch_factor_must_be_an_integer_from_1_to_16(factor: Any) -> None:
-    with pytest.raises(TypeError, match="overfetch_factor"):
+    with pytest.raises(InvalidArgument, match="overfetch_factor must be"):
         create_partitioned_rag("a", factor, lambda d: None, store=ListStore())
 
 
-def test_partition_and_diagnostics_callback_are_required() -> None:
-    with pytest.raises(TypeError, match="partition"):
+def test_partition_is_required_and_diagnostics_are_optional() -> None:
+    with pytest.raises(InvalidArgument, match="partition must be"):
         create_partitioned_rag("", on_diagnostics=lambda d: None, store=ListStore())
-    with pytest.raises(TypeError, match="on_diagnostics"):
-        create_partitioned_rag("a", store=ListStore())
+    with pytest.raises(InvalidArgument, match="on_diagnostics must be"):
+        create_partitioned_rag("a", on_diagnostics="print", store=ListStore())
+    quiet = create_partitioned_rag("a", store=ListStore(), mode="bm25")
+    quiet.ingest([{"id": "d", "content": "words"}])
+    assert [h.id for h in quiet.search("words")] == ["d_chunk_0"]
 
 
-def test_huge_top_k_is_refused() -> None:
+@pytest.mark.parametrize("top_k", [sys.float_info.max, 250_001, 0, -1, 2.5])
+def test_a_top_k_that_makes_no_sense_is_refused(top_k: float) -> None:
     a, _, _ = partitions(ListStore())
-    with pytest.raises(TypeError, match="candidate limit"):
-        a.search("q", top_k=sys.float_info.max)
+    with pytest.raises(InvalidArgument, match="top_k must be"):
+        a.search("q", top_k=top_k)
 
 
 def test_a_failing_diagnostics_listener_rejects_the_search() -> None:

@@ -4,32 +4,48 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.index.rag import create_rag
 from citesift.index.rerankers.bm25 import BM25Reranker
 from citesift.model import Block, Licence, Passage, SourceDocument
 from test_rag_helpers import HashEmbedder, ListStore
 
 
-def test_invalid_options_are_sanitised() -> None:
+@pytest.mark.parametrize(
+    "option",
+    [{"top_k": 0}, {"top_k": 2.5}, {"chunk_size": -1}, {"chunk_size": -10}, {"chunk_size": 0},
+     {"chunk_overlap": -3}, {"chunk_size": 100, "chunk_overlap": 100}, {"threshold": math.nan},
+     {"rerank_weight": 1.5}, {"rerank_weight": math.nan}, {"mode": "fuzzy"},
+     {"fusion": "average"}, {"top_k": 10**9}],
+)  # fmt: skip
+def test_options_that_make_no_sense_are_refused_by_name(tmp_path, option: dict) -> None:
+    name = next(reversed(option))
+    with pytest.raises(InvalidArgument, match=f"{name} must be"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", **option)
+
+
+def test_the_default_overlap_follows_a_small_size_and_none_means_no_limit() -> None:
     store = ListStore()
-    rag = create_rag(HashEmbedder(), store, top_k=0, chunk_size=-10, chunk_overlap=-3, mode="bm25")
-    rag.ingest([{"id": "d", "content": "short text"}])
-    rag.search("text")
-    assert store.searches[0].top_k == 1
-    assert [c.content for c in store.chunks] == ["short text"]
-    assert (rag.chunk_size, rag.chunk_overlap) == (512, 50)
+    small = create_rag(HashEmbedder(), store, chunk_size=20, mode="bm25")
+    assert (small.chunk_size, small.chunk_overlap) == (20, 19)
+    whole = create_rag(HashEmbedder(), store, chunk_size=None, mode="bm25")
+    whole.ingest([{"id": "d", "content": "word " * 500}])
+    assert len(store.chunks) == 1
 
 
-def test_per_call_top_k_is_sanitised_against_the_default() -> None:
+def test_per_call_top_k_takes_the_default_or_refuses_nonsense() -> None:
     store = ListStore()
     rag = create_rag(HashEmbedder(), store, top_k=3, mode="bm25")
-    rag.search("q", top_k=-2)
-    rag.search("q", top_k=math.nan)
-    rag.search("q", top_k=7.9)
-    assert [q.top_k for q in store.searches] == [1, 3, 7]
+    rag.search("q")
+    rag.search("q", top_k=7)
+    assert [q.top_k for q in store.searches] == [3, 7]
+    for bad in (-2, math.nan, 7.9, 0):
+        with pytest.raises(InvalidArgument, match="top_k must be"):
+            rag.search("q", top_k=bad)
 
 
 def test_ingest_snapshots_content_and_metadata() -> None:
@@ -83,7 +99,7 @@ def test_embedder_failure_stores_nothing_of_its_batch(tmp_path) -> None:
     rag = create_rag(HashEmbedder(fail_after=0), tmp_path / "s.db")
     with pytest.raises(RuntimeError, match="embedder broke"):
         rag.ingest([{"id": "d", "content": "some words"}])
-    assert rag.store.stats()["chunks"] == 0
+    assert rag.stats().chunks == 0
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
@@ -117,12 +133,43 @@ def test_bm25_mode_never_loads_an_embedder(tmp_path) -> None:
     assert embedder.calls == 0
 
 
-def test_dense_search_embeds_chunks_ingested_without_vectors(tmp_path) -> None:
+def test_dense_search_embeds_chunks_ingested_without_vectors_and_says_so(tmp_path) -> None:
     path = tmp_path / "s.db"
     create_rag(HashEmbedder(), path, mode="bm25").ingest([{"id": "a", "content": "late vectors"}])
     rag = create_rag(HashEmbedder(), path, mode="dense")
-    assert rag.search("late vectors")[0].id == "a_chunk_0"
-    assert rag.store.stats()["embedded"] == {"test-hash/64": 1}
+    with pytest.warns(UserWarning, match="embedding 1 chunk"):
+        assert rag.search("late vectors")[0].id == "a_chunk_0"
+    assert rag.stats().embedded == {"test-hash/64": 1}
+
+
+def test_a_backfill_listener_hears_the_embedding_instead_of_a_warning(tmp_path) -> None:
+    path = tmp_path / "s.db"
+    docs = [{"id": f"d{i}", "content": f"text {i}"} for i in range(3)]
+    create_rag(HashEmbedder(), path, mode="bm25").ingest(docs)
+    heard: list[tuple[int, int]] = []
+    rag = create_rag(HashEmbedder(), path, mode="hybrid")
+    rag.backfill = lambda done, total: heard.append((done, total))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rag.search("text")
+        rag.search("text again")
+    assert heard == [(0, 3), (3, 3)]
+
+
+def test_stats_documents_and_delete_answer_from_the_rag(tmp_path) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", chunk_size=30, chunk_overlap=0)
+    rag.ingest([source_document(), {"id": "note", "content": "a short note"}])
+    stats = rag.stats()
+    assert (stats.documents, stats.embedded) == (2, {"test-hash/64": stats.chunks})
+    listed = rag.documents()
+    assert [(d.id, d.title, d.url) for d in listed] == [
+        ("note", None, None),
+        ("wikipedia:Tide", "Tide", "https://en.wikipedia.org/wiki/Tide"),
+    ]
+    assert sum(d.chunks for d in listed) == stats.chunks
+    assert rag.delete("wikipedia:Tide") == listed[1].chunks
+    assert rag.delete(["wikipedia:Tide"]) == 0
+    assert [d.id for d in rag.documents()] == ["note"] and rag.stats().chunks == 1
 
 
 def test_filters_restrict_and_bad_operators_are_refused(tmp_path) -> None:
@@ -248,7 +295,7 @@ def test_create_rag_with_no_arguments_works_offline(tmp_path, monkeypatch) -> No
     hits = rag.search("why does the sea go up and down", top_k=1)
     assert hits[0].provenance.document_id == "tides"
     assert (tmp_path / "home" / "citesift.db").is_file()
-    assert rag.store.stats()["embedded"] == {rag.embedder.name: 2}
+    assert rag.stats().embedded == {rag.embedder.name: 2}
 
 
 @pytest.mark.timeout(60)
@@ -279,13 +326,11 @@ def test_ingest_streams_documents_and_keeps_finished_batches(tmp_path) -> None:
     with pytest.raises(RuntimeError, match="dried up"):
         rag.ingest(documents())
     assert seen == [(64, 64)]
-    assert rag.store.stats()["documents"] == 64
+    assert rag.stats().documents == 64
 
 
-@pytest.mark.parametrize(
-    "threshold,kept", [(0.5, ["a"]), (math.nan, ["a", "b"]), (None, ["a", "b"])]
-)
-def test_threshold_drops_low_scores_and_invalid_means_none(
+@pytest.mark.parametrize("threshold,kept", [(0.5, ["a"]), (None, ["a", "b"])])
+def test_threshold_drops_low_scores_and_none_means_none(
     threshold: float | None, kept: list[str]
 ) -> None:
     store = ListStore(scores=[0.9, 0.1])

@@ -58,8 +58,10 @@ class ListStore:
         self.delete(document_ids)
         self.chunks.extend(chunks)
 
-    def delete(self, document_ids: Sequence[str]) -> None:
-        self.chunks = [c for c in self.chunks if c.document_id not in set(document_ids)]
+    def delete(self, document_ids: Sequence[str]) -> int:
+        kept = [c for c in self.chunks if c.document_id not in set(document_ids)]
+        gone, self.chunks = len(self.chunks) - len(kept), kept
+        return gone
 
     def search(self, query: Query) -> list[Match]:
         self.searches.append(query)

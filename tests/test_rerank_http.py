@@ -105,11 +105,16 @@ def test_no_hits_means_no_request(stand_in) -> None:
     assert stand_in[1].requests == []
 
 
-@pytest.mark.parametrize(
-    ("top_k", "count"), [(1, 1), (0, 1), (-4, 1), (float("nan"), 3), (10**9, 3)]
-)
-def test_top_k_is_sanitised(stand_in, top_k: float, count: int) -> None:
+@pytest.mark.parametrize(("top_k", "count"), [(1, 1), (2, 2), (1000, 3)])
+def test_top_k_cuts_the_answer(stand_in, top_k: int, count: int) -> None:
     assert len(_reranker(stand_in).rerank(QUERY, HITS, top_k)) == count
+
+
+@pytest.mark.parametrize("top_k", [0, -4, 1.5, float("nan"), 10**9])
+def test_a_top_k_that_makes_no_sense_is_refused_before_any_request(stand_in, top_k) -> None:
+    with pytest.raises(InvalidArgument, match="top_k must be"):
+        _reranker(stand_in).rerank(QUERY, HITS, top_k)
+    assert stand_in[1].requests == []
 
 
 def test_a_non_ok_answer_quotes_at_most_200_characters(stand_in) -> None:

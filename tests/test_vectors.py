@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.index.vectors import INITIAL_CAPACITY, VectorIndex, top_k_indices
 
 
@@ -65,14 +66,16 @@ def test_scores_stay_finite_for_zero_nan_and_huge_vectors() -> None:
     assert index.search(np.array([np.nan, np.nan]), 3)[0][1] == 0.0
 
 
-@pytest.mark.parametrize("k", [0, -1, float("nan"), float("inf"), float("-inf")])
-def test_absurd_k_returns_nothing(k: float) -> None:
-    assert _index({"a": [1, 0]}).search(np.array([1.0, 0.0]), k) == []
-
-
-def test_huge_k_returns_everything() -> None:
+def test_k_zero_returns_nothing_and_k_beyond_the_index_everything() -> None:
     index = _index({"a": [1, 0], "b": [0, 1]})
-    assert len(index.search(np.array([1.0, 0.0]), 10**12)) == 2
+    assert index.search(np.array([1.0, 0.0]), 0) == []
+    assert len(index.search(np.array([1.0, 0.0]), 1000)) == 2
+
+
+@pytest.mark.parametrize("k", [-1, 1.5, float("nan"), float("inf"), float("-inf"), 10**12])
+def test_an_absurd_k_is_refused(k: float) -> None:
+    with pytest.raises(InvalidArgument, match="k must be"):
+        _index({"a": [1, 0]}).search(np.array([1.0, 0.0]), k)
 
 
 def test_an_empty_index_answers_empty() -> None:

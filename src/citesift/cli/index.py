@@ -37,8 +37,7 @@ from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
 from citesift.sources.web import is_web_url
-from citesift.store.chunks import ChunkTable
-from citesift.store.sqlite import SQLiteStore, default_store_path
+from citesift.store.sqlite import default_store_path
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
@@ -134,8 +133,8 @@ def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
 @index_app.command("stats")
 def stats(store: Store = None) -> None:
     """Documents, chunks and embedded chunks in the index."""
-    with SQLiteStore(index_store(store)) as sqlite:
-        typer.echo(json.dumps(ChunkTable(sqlite).stats(), indent=2))
+    counts = create_rag(store=index_store(store), mode="bm25").stats()
+    typer.echo(json.dumps(asdict(counts), indent=2))
 
 
 @index_app.command("rm")
@@ -149,8 +148,7 @@ def rm(
     store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
-    with SQLiteStore(index_store(store)) as sqlite:
-        removed = ChunkTable(sqlite).delete(document_ids(ids))
+    removed = create_rag(store=index_store(store), mode="bm25").delete(document_ids(ids))
     if not removed:
         fail(f"no document with id {', '.join(ids)} in the index")
     say(f"removed {removed} chunk(s)")

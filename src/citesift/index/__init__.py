@@ -37,6 +37,7 @@ from citesift.index.rerankers import (
 )
 from citesift.index.retriever import Retriever, check_scores, query_of
 from citesift.index.vectors import VectorIndex
+from citesift.store.chunks import IndexedDocument, IndexStats
 
 __all__ = [
     "BM25Index",
@@ -49,6 +50,8 @@ __all__ = [
     "Embedder",
     "EmbeddingError",
     "HTTPReranker",
+    "IndexStats",
+    "IndexedDocument",
     "JinaReranker",
     "LocalStore",
     "MiniLMEmbedder",

@@ -1,38 +1,19 @@
-"""Checks of the numbers callers pass to retrieval: counts, sizes, weights, thresholds."""
+"""Counts callers pass to retrieval (top k, batch sizes, token limits): whole numbers in a
+range, or an ``InvalidArgument`` naming the argument; never swapped for a default."""
 
 from __future__ import annotations
 
-import math
-
-from citesift.numbers import is_finite_number
-
-
-def positive_int(value: object, default: int) -> int:
-    """``value`` floored and at least 1; ``default`` when it is not a finite number."""
-    if not is_finite_number(value):
-        return default
-    return max(1, min(math.floor(float(value)), MAX_COUNT))  # type: ignore[arg-type]
-
+from citesift.numbers import number_in
 
 MAX_COUNT = 1_000_000
-"""The largest top-k or pool size accepted; bigger values are clamped to it."""
+"""The largest top-k or candidate pool accepted."""
 
 
-def sane_size(value: object, low: int, default: int, most: int) -> int:
-    """``value`` floored (at most ``most``) when it is a finite number ≥ ``low``, else
-    ``default``."""
-    if not is_finite_number(value) or value < low:  # type: ignore[operator]
-        return default
-    return min(math.floor(value), most)  # type: ignore[arg-type]
+def count(name: str, value: object, low: int = 1, high: int = MAX_COUNT) -> int:
+    """``value`` when it is a whole number in ``[low, high]``, else ``InvalidArgument``."""
+    return int(number_in(name, value, low, high, whole=True))
 
 
-def finite_or_none(value: object) -> float | None:
-    """``value`` as a float when it is a finite number, else None."""
-    return float(value) if is_finite_number(value) else None  # type: ignore[arg-type]
-
-
-def bounded_int(value: object, low: int, high: int, default: int) -> int:
-    """``value`` as an int in ``[low, high]``; ``default`` when it is not a finite number."""
-    if not is_finite_number(value):
-        return default
-    return max(low, min(int(value), high))  # type: ignore[call-overload]
+def count_or(name: str, value: object, default: int, low: int = 1, high: int = MAX_COUNT) -> int:
+    """``default`` for None, else ``count(name, value, low, high)``."""
+    return default if value is None else count(name, value, low, high)

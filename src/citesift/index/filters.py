@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from citesift.errors import InvalidArgument
+
 _OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "$eq": lambda have, want: have == want,
     "$ne": lambda have, want: have != want,
@@ -25,12 +27,14 @@ def check_filter(filter: object) -> dict[str, Any] | None:
     if filter is None:
         return None
     if not isinstance(filter, Mapping):
-        raise ValueError(f"a filter is a mapping of metadata keys to conditions, got {filter!r}")
+        raise InvalidArgument(
+            f"a filter is a mapping of metadata keys to conditions, got {filter!r}"
+        )
     for condition in filter.values():
         if isinstance(condition, Mapping):
             unknown = set(condition) - set(_OPERATORS)
             if unknown:
-                raise ValueError(
+                raise InvalidArgument(
                     f"unknown filter operator(s) {sorted(unknown)}; use {list(_OPERATORS)}"
                 )
     return dict(filter)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from citesift.errors import invalid
+from citesift.index.arguments import count_or
 from citesift.model import Match
-from citesift.numbers import clamped, is_finite_number
+from citesift.numbers import is_finite_number, number_in
 
 RRF_K = 60
+MAX_RRF_K = 1e9
 DEFAULT_VECTOR_WEIGHT = 0.5
 DEFAULT_BM25_WEIGHT = 0.5
 """Equal weights by default: no prior for either side."""
@@ -18,8 +22,8 @@ def reciprocal_rank_fusion(
     rankings: Sequence[Sequence[Match]], k: float = RRF_K, top_k: int | None = None
 ) -> list[Match]:
     """Fuse ranked lists: a hit scores the sum of ``1 / (k + rank)`` over the lists it is in
-    (rank from 1; a repeated id counts at its first place). ``k`` not finite or < 0 → 60."""
-    k = float(k) if is_finite_number(k) and k >= 0 else RRF_K  # type: ignore[operator]
+    (rank from 1; a repeated id counts at its first place). ``k`` is a finite number ≥ 0."""
+    k = number_in("k", k, 0, MAX_RRF_K)
     scores: dict[str, float] = {}
     first: dict[str, Match] = {}
     for ranking in rankings:
@@ -48,13 +52,13 @@ def weighted_fusion(
 
 
 def fusion_weights(vector_weight: object, bm25_weight: object) -> tuple[float, float]:
-    """A finite pair summing to one: each invalid weight (not finite, < 0) takes its default,
-    both zero give 0.5/0.5, and the pair is scaled by its larger one first (no overflow)."""
-    wv = _weight(vector_weight, DEFAULT_VECTOR_WEIGHT)
-    wb = _weight(bm25_weight, DEFAULT_BM25_WEIGHT)
+    """The weights scaled to sum to one (by the larger first: no overflow), or
+    ``InvalidArgument`` for a weight that is not a finite number ≥ 0, or both zero."""
+    wv = number_in("vector_weight", vector_weight, 0, math.inf)
+    wb = number_in("bm25_weight", bm25_weight, 0, math.inf)
     top = max(wv, wb)
     if top == 0:
-        return 0.5, 0.5
+        raise invalid("vector_weight", vector_weight, "above 0 when bm25_weight is 0")
     wv, wb = wv / top, wb / top
     return wv / (wv + wb), wb / (wv + wb)
 
@@ -74,20 +78,17 @@ def min_max(hits: Sequence[Match]) -> dict[str, float]:
 
 def _first_occurrences(hits: Sequence[Match]) -> list[Match]:
     """``hits`` without later repeats of an id."""
-    seen: set[str] = set()
-    return [h for h in hits if not (h.id in seen or seen.add(h.id))]
+    firsts: dict[str, Match] = {}
+    for hit in hits:
+        firsts.setdefault(hit.id, hit)
+    return list(firsts.values())
 
 
 def _ranked(first: dict[str, Match], scores: dict[str, float], top_k: int | None) -> list[Match]:
-    """The fused hits, best first: the first ``top_k`` (all for None or a value that is not
-    a finite number)."""
-    order = sorted(scores, key=lambda i: -scores[i])
-    out = [replace(first[i], score=scores[i]) for i in order]
-    return out if top_k is None else out[: int(clamped(top_k, len(out), 0, len(out)))]
-
-
-def _weight(value: object, default: float) -> float:
-    return float(value) if is_finite_number(value) and value >= 0 else default  # type: ignore[arg-type, operator]
+    """The fused hits, best first: the first ``top_k`` (all for None)."""
+    k = count_or("top_k", top_k, len(scores), 0)
+    order = sorted(scores, key=lambda i: -scores[i])[:k]
+    return [replace(first[i], score=scores[i]) for i in order]
 
 
 def _finite_or_zero(value: object) -> float:

@@ -5,19 +5,20 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from citesift.errors import invalid
 from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
 from citesift.index.lexical.bm25 import BM25Index
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
-from citesift.store.chunks import ChunkTable, StoredChunk
+from citesift.store.chunks import ChunkTable, IndexedDocument, IndexStats, StoredChunk
 from citesift.store.sqlite import SQLiteStore
 
 HYBRID_DEPTH = 100
@@ -25,24 +26,16 @@ HYBRID_DEPTH = 100
 FUSIONS = ("weighted", "rrf")
 
 
-@dataclass(frozen=True, slots=True)
-class IndexedDocument:
-    """One document an index holds: its id, its title (None when it has none) and chunks."""
-
-    id: str
-    title: str | None
-    chunks: int
-
-
 class LocalStore:
     """Chunks of record in a ``SQLiteStore``; a BM25 index and one vector index per embedder
-    rebuilt from them on open and kept in step with every change."""
+    rebuilt from them when first needed (counting and listing never need them) and kept in
+    step with every change."""
 
     def __init__(
         self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "weighted"
     ) -> None:
         if fusion not in FUSIONS:
-            raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
+            raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
         self.fusion = fusion
@@ -53,24 +46,28 @@ class LocalStore:
         self._allowed_ids: dict[str, frozenset[str]] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._lock = threading.RLock()
-        self._remember(list(self.table.all()))
+        self._loaded = False
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
         with self._lock:
+            self._load()
             self.table.replace(document_ids, chunks)
             self._forget(document_ids)
             self._remember(chunks)
 
-    def delete(self, document_ids: Sequence[str]) -> None:
-        """Drop every chunk of these documents."""
+    def delete(self, document_ids: Sequence[str]) -> int:
+        """Drop every chunk of these documents; how many went."""
         with self._lock:
-            self.table.delete(document_ids)
+            self._load()
+            gone = self.table.delete(document_ids)
             self._forget(document_ids)
+            return gone
 
     def missing_vectors(self, embedder: str) -> list[StoredChunk]:
         """Chunks with no vector from ``embedder`` (to embed before a dense search)."""
         with self._lock:
+            self._load()
             return [c for c in self.chunks.values() if c.embedder != embedder]
 
     def set_vectors(
@@ -78,6 +75,7 @@ class LocalStore:
     ) -> None:
         """Store and index vectors of ``embedder`` for these chunks."""
         with self._lock:
+            self._load()
             self.table.set_vectors([c.id for c in chunks], embedder, vectors)
             for chunk, vector in zip(chunks, vectors, strict=True):
                 self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
@@ -87,7 +85,14 @@ class LocalStore:
         """The best chunks for ``query`` by its mode, restricted by its filter (one search at
         a time: the indexes and the stemmer are not safe to share between threads)."""
         with self._lock:
+            self._load()
             return self._search(query)
+
+    def _load(self) -> None:
+        """Build the in-memory indexes from the table, once (the lock is held)."""
+        if not self._loaded:
+            self._remember(list(self.table.all()))
+            self._loaded = True
 
     def _search(self, query: Query) -> list[Match]:
         if query.mode == "bm25" or query.vector is None:
@@ -100,15 +105,13 @@ class LocalStore:
             return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
         return weighted_fusion(dense, lexical, top_k=query.top_k)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> IndexStats:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
         return self.table.stats()
 
     def documents(self) -> list[IndexedDocument]:
-        """Each document held, by id: its title (its first chunk's) and number of chunks."""
-        with self._lock:
-            held = sorted(self._by_document.items())
-            return [IndexedDocument(d, _title(self.chunks[ids[0]]), len(ids)) for d, ids in held]
+        """Every document with its title, address and number of chunks, by id."""
+        return self.table.documents()
 
     def _lexical(self, query: Query, k: int) -> list[Match]:
         allowed = self._allowed(query.filter)
@@ -118,7 +121,7 @@ class LocalStore:
 
     def _dense(self, query: Query, k: int) -> list[Match]:
         index = self._vectors.get(query.embedder or "")
-        if index is None or len(index) == 0:
+        if index is None or len(index) == 0 or query.vector is None:
             return []
         return self._hits(index.search(query.vector, k, self._allowed(query.filter)))
 
@@ -150,9 +153,12 @@ class LocalStore:
             self.chunks[chunk.id] = chunk
             self._by_document.setdefault(chunk.document_id, []).append(chunk.id)
         self.bm25.add([c.id for c in chunks], [c.content for c in chunks])
-        for embedder in {c.embedder for c in chunks if c.vector is not None}:
-            mine = [c for c in chunks if c.embedder == embedder and c.vector is not None]
-            self._index_vectors(embedder, [c.id for c in mine], np.stack([c.vector for c in mine]))
+        embedded: dict[str, list[tuple[str, np.ndarray]]] = {}
+        for c in chunks:
+            if c.embedder is not None and c.vector is not None:
+                embedded.setdefault(c.embedder, []).append((c.id, c.vector))
+        for embedder, pairs in embedded.items():
+            self._index_vectors(embedder, [i for i, _ in pairs], np.stack([v for _, v in pairs]))
 
     def _forget(self, document_ids: Sequence[str]) -> None:
         self._allowed_ids.clear()
@@ -168,12 +174,6 @@ class LocalStore:
         if embedder not in self._vectors:
             self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
         self._vectors[embedder].add(ids, vectors)
-
-
-def _title(chunk: StoredChunk) -> str | None:
-    """The title of a chunk's document: its provenance's, else its metadata's."""
-    title = chunk.origin().title or chunk.metadata.get("title")
-    return str(title) if title else None
 
 
 def _with_vector(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:

@@ -8,17 +8,16 @@ store can read every partition. Enforce access control before a request gets her
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from citesift.index.arguments import MAX_COUNT
+from citesift.errors import invalid
+from citesift.index.arguments import MAX_COUNT, count, count_or
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
 from citesift.model import Match
-from citesift.numbers import is_finite_number
 from citesift.store.chunks import PARTITION_KEY
 
 NAMESPACE = "citesift.rag.partition"
@@ -48,7 +47,7 @@ class PartitionedRag:
         rag: Rag,
         partition: str,
         overfetch_factor: int,
-        on_diagnostics: Callable[[PartitionDiagnostics], None],
+        on_diagnostics: Callable[[PartitionDiagnostics], None] | None = None,
     ) -> None:
         self.rag, self.partition = rag, partition
         self.overfetch_factor, self.on_diagnostics = overfetch_factor, on_diagnostics
@@ -65,10 +64,8 @@ class PartitionedRag:
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Match]:
         """This partition's best chunks, from one store search of ``top_k × factor``."""
-        k = _requested(top_k, self.rag.top_k)
+        k = count_or("top_k", top_k, self.rag.top_k, 1, MAX_COUNT // self.overfetch_factor)
         limit = k * self.overfetch_factor
-        if limit > MAX_COUNT:
-            raise TypeError(f"candidate limit {k} × {self.overfetch_factor} is too large")
         wanted = {**(filter or {}), PARTITION_KEY: {"$eq": self.partition}}
         found = self.rag.candidates(str(query), limit, wanted)[:limit]
         own = [self._local(h) for h in found if h.metadata.get(PARTITION_KEY) == self.partition]
@@ -76,7 +73,8 @@ class PartitionedRag:
         stats = PartitionDiagnostics(
             self.partition, k, limit, len(found), len(found) - len(own), len(out)
         )
-        self.on_diagnostics(stats)
+        if self.on_diagnostics is not None:
+            self.on_diagnostics(stats)
         return out
 
     def retrieve(
@@ -112,27 +110,15 @@ def create_partitioned_rag(
 ) -> PartitionedRag:
     """A RAG (``create_rag(**rag_kwargs)``) isolated to ``partition``.
 
-    ``partition`` must be a non-empty string, ``overfetch_factor`` an integer from 1 to 16,
-    and ``on_diagnostics`` a callable (it hears about every search); else ``TypeError``.
+    ``partition`` is a non-empty string, ``overfetch_factor`` an integer from 1 to 16 (how
+    many candidates per result one store search brings), ``on_diagnostics`` None or a
+    callable that hears about every search (how many foreign candidates crowded out own
+    results); anything else is an ``InvalidArgument``.
     """
     if not isinstance(partition, str) or not partition:
-        raise TypeError("partition must be a non-empty string")
-    if not _whole(overfetch_factor) or not 1 <= overfetch_factor <= MAX_OVERFETCH:
-        raise TypeError(f"overfetch_factor must be an integer from 1 to {MAX_OVERFETCH}")
-    if not callable(on_diagnostics):
-        raise TypeError("on_diagnostics is required: a callable taking PartitionDiagnostics")
+        raise invalid("partition", partition, "a non-empty string")
+    factor = count("overfetch_factor", overfetch_factor, 1, MAX_OVERFETCH)
+    if on_diagnostics is not None and not callable(on_diagnostics):
+        raise invalid("on_diagnostics", on_diagnostics, "None or a callable")
     rag = create_rag(**rag_kwargs)
-    return PartitionedRag(rag, partition, int(overfetch_factor), on_diagnostics)
-
-
-def _whole(value: object) -> bool:
-    """True for a finite number with no fraction (not a bool)."""
-    return is_finite_number(value) and float(value).is_integer()  # type: ignore[arg-type]
-
-
-def _requested(top_k: object, default: int) -> int:
-    """``top_k`` floored and at least 1 (the default when it is not a finite number); huge
-    values stay huge, so that the candidate limit refuses them."""
-    if not is_finite_number(top_k):
-        return default
-    return max(1, math.floor(top_k))
+    return PartitionedRag(rag, partition, factor, on_diagnostics)

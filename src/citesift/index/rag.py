@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from dataclasses import replace
 from itertools import islice
@@ -10,22 +12,28 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from citesift.index.arguments import finite_or_none, positive_int, sane_size
+from citesift.errors import invalid
+from citesift.index.arguments import count, count_or
 from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_provenance
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
-from citesift.index.local import IndexedDocument, LocalStore
+from citesift.index.local import LocalStore
 from citesift.index.query import MODES, Mode, Query
-from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, rerank_fused
+from citesift.index.rerankers.base import (
+    DEFAULT_RERANK_WEIGHT,
+    Reranker,
+    rerank_fused,
+)
+from citesift.index.rerankers.base import rerank_weight as checked_weight
 from citesift.index.rerankers.by_name import reranker_by_name
 from citesift.index.retriever import check_scores, query_of
 from citesift.model import Match
-from citesift.store.chunks import StoredChunk
+from citesift.numbers import number_in
+from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
 from citesift.store.sqlite import SQLiteStore
-from citesift.text.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, Split, chunk_text
+from citesift.text.chunking import DEFAULT_CHUNK_SIZE, Split, chunk_sizes, chunk_text
 
-MAX_CHUNK_SIZE = 10_000_000
 DEFAULT_TOP_K = 5
 DEFAULT_CANDIDATE_POOL = 20
 """How many first-stage candidates a reranker sees (at least ``top_k``)."""
@@ -38,9 +46,13 @@ class ChunkStore(Protocol):
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None: ...
 
-    def delete(self, document_ids: Sequence[str]) -> None: ...
+    def delete(self, document_ids: Sequence[str]) -> int: ...
 
     def search(self, query: Query) -> list[Match]: ...
+
+    def stats(self) -> IndexStats: ...
+
+    def documents(self) -> list[IndexedDocument]: ...
 
 
 class Rag:
@@ -52,7 +64,7 @@ class Rag:
         embedder: Callable[[], Embedder] | None,
         *,
         mode: Mode,
-        chunk_size: int,
+        chunk_size: int | None,
         chunk_overlap: int,
         split: Split | None,
         top_k: int,
@@ -66,6 +78,10 @@ class Rag:
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
         self.progress: Progress | None = None
+        """Hears ``(documents done, total)`` while ``ingest`` runs."""
+        self.backfill: Progress | None = None
+        """Hears ``(chunks embedded, total)`` when a search first embeds chunks stored
+        without vectors (indexed in BM25 mode); with no listener that is a warning."""
         self._backfilled = False
 
     @property
@@ -91,8 +107,9 @@ class Rag:
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Match]:
-        """The ``top_k`` best chunks for ``query`` (restricted by a metadata ``filter``)."""
-        k = positive_int(top_k, self.top_k)
+        """The ``top_k`` best chunks for ``query`` (restricted by a ``filter`` on metadata
+        and provenance fields); ``top_k`` None takes the Rag's."""
+        k = count_or("top_k", top_k, self.top_k)
         depth = max(k, DEFAULT_CANDIDATE_POOL) if self.reranker else k
         return self.finish(str(query), self.candidates(str(query), depth, filter), k)
 
@@ -109,15 +126,20 @@ class Rag:
             return hits[:top_k]
         return rerank_fused(self.reranker, query, hits, top_k, self.rerank_weight)
 
-    def documents(self) -> list[IndexedDocument]:
-        """Each document the local store holds: id, title and number of chunks, by id."""
-        if not isinstance(self.store, LocalStore):
-            raise TypeError("only a local store lists its documents")
-        return self.store.documents()
+    def delete(self, ids: str | Sequence[str]) -> int:
+        """Remove these documents (by document id) and all their chunks; how many chunks
+        went (0: no such document)."""
+        return self.store.delete([str(i) for i in ([ids] if isinstance(ids, str) else ids)])
 
-    def delete(self, ids: Sequence[str]) -> None:
-        """Remove these documents (by document id) and all their chunks."""
-        self.store.delete([str(i) for i in ([ids] if isinstance(ids, str) else ids)])
+    def stats(self) -> IndexStats:
+        """How many documents and chunks are indexed, and how many chunks each embedder has
+        embedded."""
+        return self.store.stats()
+
+    def documents(self) -> list[IndexedDocument]:
+        """Every indexed document: its id, title and address (when read from a source) and
+        how many chunks it has, by id."""
+        return self.store.documents()
 
     def retrieve(
         self, query: str | None = None, messages: Sequence[Any] | None = None
@@ -163,9 +185,13 @@ class Rag:
         if self._backfilled or not isinstance(self.store, LocalStore):
             return
         missing = self.store.missing_vectors(embedder.name)
+        report = self.backfill or _warn_backfill(embedder.name)
+        if missing:
+            report(0, len(missing))
         for start in range(0, len(missing), INGEST_BATCH * 8):
             part = missing[start : start + INGEST_BATCH * 8]
             self.store.set_vectors(part, embedder.name, embedder.embed([c.content for c in part]))
+            report(start + len(part), len(missing))
         self._backfilled = True
 
 
@@ -173,10 +199,10 @@ def create_rag(
     embed: Embedder | None = None,
     store: ChunkStore | SQLiteStore | str | Path | None = None,
     mode: str = "hybrid",
-    chunk_size: float = DEFAULT_CHUNK_SIZE,
-    chunk_overlap: float = DEFAULT_CHUNK_OVERLAP,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int | None = None,
     split: Split | None = None,
-    top_k: float = DEFAULT_TOP_K,
+    top_k: int = DEFAULT_TOP_K,
     threshold: float | None = None,
     rerank: Reranker | bool | str | None = None,
     fusion: str = "weighted",
@@ -184,31 +210,31 @@ def create_rag(
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
-    the store. Invalid sizes fall back: size to 512, overlap to 50 (kept below the size),
-    ``top_k`` to 5 (else floored, at least 1). ``rerank`` is a ``Reranker``, a name for
-    ``reranker_by_name`` (``True`` means ``"bm25"``); its scores are fused with the first
-    stage's, the reranker weighing ``rerank_weight`` (see ``rerank_fused``).
-    ``threshold`` drops hits scoring below it (scores are on each mode's own scale); a
-    value that is not a finite number means no threshold.
-    Hybrid search fuses min-max normalised scores with equal weights (``fusion="weighted"``)
-    or by reciprocal rank (``fusion="rrf"``)."""
+    the store. Chunks are ``chunk_size`` characters at most (None: whole documents), sharing
+    ``chunk_overlap`` (None: 50, kept below the size); searches answer ``top_k`` chunks.
+    ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True`` means
+    ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
+    ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
+    it (scores are on each mode's own scale). Hybrid search fuses min-max normalised scores
+    with equal weights (``fusion="weighted"``) or by reciprocal rank (``fusion="rrf"``).
+    A value that makes no sense is an ``InvalidArgument`` naming it."""
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise invalid("mode", mode, f"one of {', '.join(MODES)}")
+    size, overlap = chunk_sizes(chunk_size, chunk_overlap)
+    limit = None if threshold is None else number_in("threshold", threshold, -math.inf, math.inf)
+    weight, k = checked_weight(rerank_weight), count("top_k", top_k)
     chunks = _chunk_store(store, fusion)
-    size = sane_size(chunk_size, 1, DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE)
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,  # checked against MODES above
         chunk_size=size,
-        chunk_overlap=min(
-            sane_size(chunk_overlap, 0, DEFAULT_CHUNK_OVERLAP, MAX_CHUNK_SIZE), size - 1
-        ),
+        chunk_overlap=overlap,
         split=split,
-        top_k=positive_int(top_k, DEFAULT_TOP_K),
+        top_k=k,
         reranker=_reranker(rerank),
-        threshold=finite_or_none(threshold),
-        rerank_weight=rerank_weight,
+        threshold=limit,
+        rerank_weight=weight,
     )
 
 
@@ -253,6 +279,20 @@ def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 def _uncached(embedder: Embedder) -> Embedder:
     """The model behind a cache: a query is embedded once, not stored."""
     return embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+
+
+def _warn_backfill(embedder: str) -> Progress:
+    """The default backfill report: one warning before the embedding starts."""
+
+    def warn(done: int, total: int) -> None:
+        if done == 0:
+            warnings.warn(
+                f"embedding {total} chunk(s) indexed without {embedder} vectors before this"
+                " search (once; index with an embedder to avoid the wait)",
+                stacklevel=4,
+            )
+
+    return warn
 
 
 def _vectored(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:

@@ -14,7 +14,8 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from citesift.index.arguments import MAX_COUNT, bounded_int
+from citesift.errors import invalid
+from citesift.index.arguments import count
 from citesift.index.embedders.base import check_vectors, normalise_rows
 
 INITIAL_CAPACITY = 1024
@@ -25,7 +26,7 @@ class VectorIndex:
 
     def __init__(self, dim: int) -> None:
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+            raise invalid("dim", dim, "a positive integer")
         self.dim = dim
         self._matrix = np.zeros((INITIAL_CAPACITY, dim), dtype=np.float32)
         self._ids: list[str] = []
@@ -60,7 +61,7 @@ class VectorIndex:
         query = normalise_rows(check_vectors(flat, 1, self.dim, "VectorIndex.search"))[0]
         rows = self._candidate_rows(allowed)
         scores = self._live(rows) @ query
-        top = top_k_indices(scores, bounded_int(k, 0, MAX_COUNT, 0))
+        top = top_k_indices(scores, count("k", k, 0))
         picked = top if rows is None else rows[top]
         return [(self._ids[r], float(scores[i])) for r, i in zip(picked, top, strict=True)]
 

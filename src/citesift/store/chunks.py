@@ -102,6 +102,28 @@ class StoredChunk:
         return {**self.metadata, **{k: v for k, v in plain.items() if v is not None}}
 
 
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """What an index holds: documents, chunks, chunks embedded by each embedder, partitions
+    (the default, unnamed one counts)."""
+
+    documents: int
+    chunks: int
+    embedded: dict[str, int]
+    partitions: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedDocument:
+    """One indexed document: its id, its title and address when it was read from a source
+    (None for a plain text), and how many chunks it has."""
+
+    id: str
+    title: str | None
+    url: str | None
+    chunks: int
+
+
 def content_hash(text: str) -> str:
     """The sha256 of ``text`` (UTF-8, lone surrogates escaped), in hex."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -145,7 +167,7 @@ class ChunkTable:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY document_id, seq")
             yield from (_chunk(r) for r in rows.fetchall())
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> IndexStats:
         """Counts of documents, chunks and embedded chunks (by embedder), and partitions."""
         with self.store.reading() as conn:
             docs, chunks = conn.execute(
@@ -155,7 +177,19 @@ class ChunkTable:
                 "SELECT embedder, COUNT(*) FROM chunks WHERE embedder IS NOT NULL GROUP BY embedder"
             ).fetchall()
             parts = conn.execute("SELECT COUNT(DISTINCT partition) FROM chunks").fetchone()[0]
-        return {"documents": docs, "chunks": chunks, "embedded": dict(by), "partitions": parts}
+        return IndexStats(docs, chunks, dict(by), parts)
+
+    def documents(self) -> list[IndexedDocument]:
+        """Every document with its title and address, from its provenance or else from the
+        caller's metadata (its chunks all carry the same), by id."""
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                "SELECT document_id,"
+                " COALESCE(json_extract(provenance, '$.title'), json_extract(metadata, '$.title')),"
+                " COALESCE(json_extract(provenance, '$.url'), json_extract(metadata, '$.url')),"
+                " COUNT(*) FROM chunks GROUP BY document_id ORDER BY document_id"
+            ).fetchall()
+        return [IndexedDocument(*row) for row in rows]
 
 
 def _delete(conn: Any, document_ids: Sequence[str]) -> int:

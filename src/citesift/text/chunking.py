@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citesift.checks import text_arg
-from citesift.numbers import is_finite_number
+from citesift.errors import InvalidArgument
+from citesift.numbers import number_in
 
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 50
+MAX_CHUNK_SIZE = 100_000_000
 MIN_FILL = 0.5
 """A window ends at a sentence boundary only when that keeps at least this share of it."""
 
@@ -33,42 +34,40 @@ class Chunk:
 
 def chunk_text(
     text: str,
-    chunk_size: float | None = DEFAULT_CHUNK_SIZE,
-    chunk_overlap: float | None = DEFAULT_CHUNK_OVERLAP,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int | None = None,
     split: Split | None = None,
 ) -> list[Chunk]:
     """Cut ``text`` into chunks of at most ``chunk_size`` characters, overlapping by about
     ``chunk_overlap``, each ending at a sentence end (else a space) when one is in reach.
 
     A ``split`` function replaces the windows: its non-empty pieces, located in ``text``.
-    A size that is not a positive finite number means "no limit" (one chunk); an overlap
-    that is not a finite number ≥ 0 means none, and it is kept below the size. Every
+    ``chunk_size`` None means no limit (one chunk); ``chunk_overlap`` None the default (50,
+    kept below the size). Values that make no sense raise (see ``chunk_sizes``). Every
     window advances, so this always terminates, in time linear in the text.
     """
+    size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     if not text:
         return []
     text_arg(text, "text")
     if split is not None:
         return _locate(text, split(text))
-    size = _sane_size(chunk_size)
     if size is None or len(text) <= size:
         return _trimmed(text, 0, len(text))
-    overlap = min(_sane_overlap(chunk_overlap), size - 1)
     return _windows(text, size, overlap, _sentence_ends(text))
 
 
-def _sane_size(size: object) -> int | None:
-    """The size floored, or None (no limit) when it is not a finite number ≥ 1."""
-    if not is_finite_number(size) or size < 1:  # type: ignore[operator]
-        return None
-    return math.floor(size)  # type: ignore[arg-type]
-
-
-def _sane_overlap(overlap: object) -> int:
-    """The overlap floored, or 0 when it is not a finite number ≥ 0."""
-    if not is_finite_number(overlap) or overlap < 0:  # type: ignore[operator]
-        return 0
-    return math.floor(overlap)  # type: ignore[arg-type]
+def chunk_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int | None, int]:
+    """The size (None: no limit) and overlap (None: the default, below the size) as given,
+    or ``InvalidArgument`` naming the one that makes no sense: a size is a whole number of
+    characters from 1, an overlap a whole number from 0 and below the size."""
+    size = None
+    if chunk_size is not None:
+        size = int(number_in("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE, whole=True))
+    most = MAX_CHUNK_SIZE if size is None else size - 1
+    if chunk_overlap is None:
+        return size, min(DEFAULT_CHUNK_OVERLAP, most)
+    return size, int(number_in("chunk_overlap", chunk_overlap, 0, most, whole=True))
 
 
 def _windows(text: str, size: int, overlap: int, ends: list[int]) -> list[Chunk]:
@@ -125,7 +124,7 @@ def _locate(text: str, pieces: Sequence[str]) -> list[Chunk]:
         at = text.find(piece, cursor)
         at = at if at >= 0 else text.find(piece)
         if at < 0:
-            raise ValueError(f"split returned a piece that is not in the text: {piece[:40]!r}")
+            raise InvalidArgument(f"split returned a piece that is not in the text: {piece[:40]!r}")
         chunks.append(Chunk(piece, at, at + len(piece)))
         cursor = at + len(piece)
     return chunks

@@ -7,7 +7,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from citesift.errors import ClientError
+from citesift.errors import ClientError, InvalidArgument
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while a long embedding run advances."""
@@ -39,12 +39,13 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     peaks = np.abs(out).max(axis=1, keepdims=True, initial=0.0)
     out = np.divide(out, peaks, out=np.zeros_like(out), where=peaks > 0)  # no overflow below
     norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+    unit: np.ndarray = np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+    return unit
 
 
 def check_vectors(vectors: np.ndarray, count: int, dim: int, who: str) -> np.ndarray:
     """``vectors`` as a float32 ``(count, dim)`` array, or ``ValueError`` naming ``who``."""
     out = np.asarray(vectors, dtype=np.float32)
     if out.shape != (count, dim):
-        raise ValueError(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
+        raise InvalidArgument(f"{who}: expected vectors of shape {(count, dim)}, got {out.shape}")
     return out

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from citesift.index.arguments import bounded_int
+from citesift.index.arguments import count
 from citesift.index.embedders.base import Embedder, Progress, check_vectors
 from citesift.store.embeddings import load_vectors, migrate_embeddings, save_vectors, text_key
 from citesift.store.sqlite import SQLiteStore
@@ -32,7 +32,7 @@ class CachedEmbedder:
     ) -> None:
         self.inner = embedder
         self.store = store
-        self.batch_size = bounded_int(batch_size, 1, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE)
+        self.batch_size = count("batch_size", batch_size, 1, MAX_BATCH_SIZE)
         self.progress = progress
         self.name = embedder.name
         self.dim = embedder.dim

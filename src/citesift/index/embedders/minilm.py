@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from citesift.index.arguments import bounded_int
+from citesift.index.arguments import count, count_or
 from citesift.index.embedders.base import Embedder, Progress, normalise_rows
 from citesift.index.onnx import cpu_session, padded_tokenizer, verified
 from citesift.index.texts import clean_text, head_for_tokens
@@ -25,6 +25,8 @@ DIM = 384
 MAX_TOKENS = 256
 """all-MiniLM-L6-v2's ``max_seq_length``: longer inputs are cut, as the fp32 model does."""
 DEFAULT_BATCH_SIZE = 32
+MAX_BATCH_SIZE = 1024
+MAX_THREADS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 
@@ -42,12 +44,11 @@ class MiniLMEmbedder:
         max_tokens: int = MAX_TOKENS,
         progress: Progress | None = None,
     ) -> None:
-        self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
-        self.max_tokens = bounded_int(max_tokens, 8, MAX_TOKENS, MAX_TOKENS)
+        self.batch_size = count("batch_size", batch_size, 1, MAX_BATCH_SIZE)
+        self.max_tokens = count("max_tokens", max_tokens, 8, MAX_TOKENS)
         cut = "" if self.max_tokens == MAX_TOKENS else f"/max{self.max_tokens}"
         self.name = f"{MODEL_NAME}/{DIM}{cut}"  # a shorter cut gives other vectors
-        cores = os.cpu_count() or 1
-        self.threads = bounded_int(threads, 1, cores, cores)
+        self.threads = count_or("threads", threads, os.cpu_count() or 1, 1, MAX_THREADS)
         self.progress = progress
         self._tokenizer = _load_tokenizer(self.max_tokens)
         self._session = cpu_session(verified(model_path(), MODEL_SHA256), self.threads)
@@ -77,7 +78,8 @@ class MiniLMEmbedder:
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The average of the token vectors the attention mask keeps (padding left out)."""
     weights = mask[..., None].astype(np.float32)
-    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    mean: np.ndarray = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    return mean
 
 
 def tokenizer_path() -> Path:

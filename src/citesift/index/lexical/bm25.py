@@ -13,26 +13,23 @@ import numpy as np
 from citesift.checks import text_arg
 from citesift.index.lexical.tokens import Tokenize, Tokenizer
 from citesift.model import Match
-from citesift.numbers import is_finite_number
+from citesift.numbers import number_in
 
 if TYPE_CHECKING:
-    from scipy import sparse
+    from scipy import sparse  # type: ignore[import-untyped]
 
 _Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
 DEFAULT_K1 = 1.5
 DEFAULT_B = 0.75
 
 
-def sane_k1(k1: object, default: float = DEFAULT_K1) -> float:
-    """``k1`` when it is a finite number ≥ 0, else ``default``."""
-    ok = is_finite_number(k1) and k1 >= 0  # type: ignore[operator]
-    return float(k1) if ok else default  # type: ignore[arg-type]
+MAX_K1 = 1e6
 
 
-def sane_b(b: object, default: float = DEFAULT_B) -> float:
-    """``b`` when it is a finite number in [0, 1], else ``default``."""
-    ok = is_finite_number(b) and 0 <= b <= 1  # type: ignore[operator]
-    return float(b) if ok else default  # type: ignore[arg-type]
+def bm25_parameters(k1: object, b: object) -> tuple[float, float]:
+    """``k1`` (term frequency saturation, 0 to a million) and ``b`` (length normalisation,
+    0 to 1) as floats, or ``InvalidArgument`` naming the one out of range."""
+    return number_in("k1", k1, 0, MAX_K1), number_in("b", b, 0, 1)
 
 
 class BM25Index:
@@ -46,7 +43,7 @@ class BM25Index:
     def __init__(
         self, k1: float = DEFAULT_K1, b: float = DEFAULT_B, tokenizer: Tokenize | None = None
     ) -> None:
-        self.k1, self.b = sane_k1(k1), sane_b(b)
+        self.k1, self.b = bm25_parameters(k1, b)
         self.tokenize = tokenizer if tokenizer is not None else Tokenizer()
         self._vocab: dict[str, int] = {}
         self._docs: dict[str, _Terms] = {}
@@ -147,8 +144,8 @@ def bm25_score(
     """New matches scored by BM25 of ``query`` over the matches themselves, best first (ties
     keep their order): the index's tokenizer and formula over a throw-away index.
 
-    Invalid ``k1`` (non-finite or negative) falls back to 1.5, invalid ``b`` (non-finite or
-    outside [0, 1]) to 0.75. With no matches the answer is empty; every score is finite.
+    ``k1`` and ``b`` are checked by ``bm25_parameters``. With no matches the answer is
+    empty; every score is finite.
     """
     text_arg(query, "query")
     index = BM25Index(k1, b)

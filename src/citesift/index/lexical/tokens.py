@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-import Stemmer
+import Stemmer  # type: ignore[import-not-found]
 
 ENGLISH_STOPWORDS = frozenset(
     [

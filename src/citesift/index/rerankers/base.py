@@ -11,7 +11,7 @@ from citesift.errors import CitesiftError, ClientError
 from citesift.index.fusion import min_max
 from citesift.index.retriever import check_scores
 from citesift.model import Match
-from citesift.numbers import is_finite_number
+from citesift.numbers import number_in
 
 DEFAULT_RERANK_WEIGHT = 0.5
 """The reranker's share of the final score; the first stage keeps the rest."""
@@ -38,9 +38,11 @@ def rerank_fused(
     """Rerank every candidate, then score each ``weight · minmax(reranker) + (1 - weight) ·
     minmax(first stage)`` (ties in the reranker's order), so a reranker that knows less
     than the first stage cannot throw its signal away. ``weight`` 1 (or an unscored side)
-    keeps the reranker's order alone; a weight outside [0, 1] or not finite takes 0.5."""
-    reranked = rerank_checked(reranker, query, hits, len(hits))
+    keeps the reranker's order alone; ``weight`` is a number from 0 to 1."""
     share = rerank_weight(weight)
+    if not hits:
+        return []
+    reranked = rerank_checked(reranker, query, hits, len(hits))
     unscored = any(h.score is None for h in [*reranked[:1], *hits[:1]])
     if share == 1 or unscored:
         return reranked[:top_k]
@@ -51,9 +53,8 @@ def rerank_fused(
 
 
 def rerank_weight(value: object) -> float:
-    """``value`` when it is a finite number in [0, 1], else ``DEFAULT_RERANK_WEIGHT``."""
-    ok = is_finite_number(value) and 0 <= value <= 1  # type: ignore[operator]
-    return float(value) if ok else DEFAULT_RERANK_WEIGHT  # type: ignore[arg-type]
+    """``value`` as a float when it is a number from 0 to 1, else ``InvalidArgument``."""
+    return number_in("rerank_weight", value, 0, 1)
 
 
 def rerank_checked(reranker: Reranker, query: str, hits: list[Match], top_k: int) -> list[Match]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from pathlib import Path
 
+from citesift.errors import ConfigError, InvalidArgument
 from citesift.index.rerankers.base import Reranker
 from citesift.index.rerankers.bm25 import BM25Reranker
 from citesift.index.rerankers.http import CohereReranker, HTTPReranker, JinaReranker, VoyageReranker
@@ -40,16 +42,17 @@ def reranker_by_name(
     if chosen == CROSS_ENCODER:
         return _cross_encoder(model)
     if chosen not in HTTP_RERANKERS:
-        raise ValueError(f"unknown reranker {name!r}: choose one of {', '.join(RERANKERS)}")
+        raise InvalidArgument(f"unknown reranker {name!r}: choose one of {', '.join(RERANKERS)}")
     kind = HTTP_RERANKERS[chosen]
     key = api_key or key_from_env(chosen) or os.environ.get(kind.api.key_env, "").strip()
     if not key:
-        raise ValueError(
+        raise ConfigError(
             f"the {chosen} reranker needs an API key: give one, or set"
             f" CITESIFT_{chosen.upper()}_API_KEY or {kind.api.key_env}"
         )
-    options = {"api_key": key, "base_url": base_url, "model": model}
-    return kind(**{k: str(v) for k, v in options.items() if v})
+    default = {f.name: f.default for f in fields(kind)}
+    picked = str(model or default["model"]), str(base_url or default["base_url"])
+    return kind(model=picked[0], base_url=picked[1], api_key=key)
 
 
 def key_from_env(name: str) -> str | None:
@@ -60,7 +63,7 @@ def key_from_env(name: str) -> str | None:
 def _cross_encoder(model: str | Path | None) -> Reranker:
     """A cross-encoder from a local model directory (imported only when asked for)."""
     if not model:
-        raise ValueError("the cross-encoder reranker needs a model: a local model directory")
+        raise InvalidArgument("the cross-encoder reranker needs a model: a local model directory")
     from citesift.index.rerankers.cross_encoder import CrossEncoderReranker
 
     return CrossEncoderReranker(model)

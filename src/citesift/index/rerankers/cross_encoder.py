@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from citesift.errors import ModelError
-from citesift.index.arguments import bounded_int, positive_int
+from citesift.index.arguments import count, count_or
 from citesift.index.onnx import cpu_session, padded_tokenizer
 from citesift.index.rerankers.base import RerankError
 from citesift.index.texts import clean_text, head_for_tokens
@@ -54,18 +54,18 @@ class CrossEncoderReranker:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         threads: int | None = None,
     ) -> None:
-        self.batch_size = bounded_int(batch_size, 1, 1024, DEFAULT_BATCH_SIZE)
-        self.max_tokens = bounded_int(max_tokens, 8, 8192, DEFAULT_MAX_TOKENS)
-        cores = os.cpu_count() or 1
-        threads = bounded_int(threads, 1, cores, cores)
+        self.batch_size = count("batch_size", batch_size, 1, 1024)
+        self.max_tokens = count("max_tokens", max_tokens, 8, 8192)
+        threads = count_or("threads", threads, os.cpu_count() or 1, 1, 256)
         self.scorer = load_scorer(model, allow_download, self.max_tokens, threads)
 
     def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]:
         """The ``top_k`` hits with the highest cross-encoder scores, best first (new objects)."""
+        k = count("top_k", top_k)
         if not hits:
             return []
         scores = self._scores(self._fit(query), [self._fit(h.content) for h in hits])
-        order = np.argsort(-scores, kind="stable")[: positive_int(top_k, len(hits))]
+        order = np.argsort(-scores, kind="stable")[:k]
         return [
             replace(hits[i], score=float(scores[i]), metadata=dict(hits[i].metadata)) for i in order
         ]
@@ -143,7 +143,7 @@ class SentenceTransformersScorer:
 
     def __init__(self, model: str, *, local_only: bool, max_tokens: int) -> None:
         try:
-            from sentence_transformers import CrossEncoder
+            from sentence_transformers import CrossEncoder  # type: ignore[import-not-found]
         except ImportError as exc:
             raise ImportError(
                 f"this cross-encoder needs sentence-transformers: {INSTALL_HINT}"

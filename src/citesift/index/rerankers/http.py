@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from citesift.clients import ClientError, Endpoint, RetryPolicy, post_json_sync
 from citesift.clients.endpoint import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, DEFAULT_TIMEOUT
-from citesift.index.arguments import positive_int
+from citesift.index.arguments import count
 from citesift.index.texts import clean_text
 from citesift.model import Match
 from citesift.numbers import is_finite_number
@@ -57,9 +57,9 @@ class HTTPReranker:
 
     def rerank(self, query: str, hits: Sequence[Match], top_k: int) -> list[Match]:
         """``hits`` rescored by the provider, best first, at most ``top_k`` (new objects)."""
+        k = count("top_k", top_k)
         if not hits:
             return []
-        k = positive_int(top_k, len(hits))
         endpoint = self._endpoint(self._key())
         answer = post_json_sync(endpoint, self.api.path, self._payload(query, hits, k))
         scores = _scores(answer, self.api, len(hits))
