@@ -381,4 +381,5 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     assert run("index", "rm", f"file://{corpus}/./notes.md", "--store", store)[0] == 0
     assert run("index", "rm", page, "--store", store)[0] == 0
     listed = json.loads(run("index", "ls", "--store", store, "--format", "json")[1])
-    assert listed == [{"id": f"{base}/tower.txt", "title": "tower.txt", "chunks": 1}]
+    tower = f"{base}/tower.txt"
+    assert listed == [{"id": tower, "title": "tower.txt", "url": tower, "chunks": 1}]

@@ -21,8 +21,7 @@ from citesift.cli.options import (
 from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import ClientError
-from citesift.index.local import LocalStore
-from citesift.index.rag import Rag, create_rag
+from citesift.index.rag import create_rag
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError
 from citesift.index.rerankers.by_name import RERANKERS, reranker_by_name
 from citesift.model import Match
@@ -65,8 +64,8 @@ def search(
     rag = create_rag(
         store=index_store(store), mode=retrieval.value, rerank=ranker, rerank_weight=rerank_weight
     )
+    rag.backfill = _say_backfill
     try:
-        _say_backfill(rag)
         with Console(stderr=True).status("Searching…"):
             hits = rag.search(query, top_k=top_k)
     except (RerankError, ClientError) as error:
@@ -80,15 +79,11 @@ def search(
         say("no results", err=True)
 
 
-def _say_backfill(rag: Rag) -> None:
+def _say_backfill(done: int, total: int) -> None:
     """Say so before a search embeds the chunks an index holds without vectors of its
     embedder (added with ``--retrieval bm25``): once, but every one of them."""
-    embedder = rag.embedder
-    if embedder is None or not isinstance(rag.store, LocalStore):
-        return
-    missing = len(rag.store.missing_vectors(embedder.name))
-    if missing:
-        say(f"embedding {missing} chunk(s) the index holds without vectors (once)", err=True)
+    if done == 0:
+        say(f"embedding {total} chunk(s) the index holds without vectors (once)", err=True)
 
 
 def _reranker(name: str, key: str | None, url: str | None, model: str | None) -> Reranker:

