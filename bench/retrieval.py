@@ -26,8 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 DEFAULT_TOOL = ROOT.parent / "shared" / "tools" / "retrieval_eval.py"
 DEFAULT_STORE = ROOT / ".citesift" / "bench-retrieval.db"
-WHOLE_DOCUMENT = 1_000_000
-"""A chunk size larger than any benchmark document: one chunk per document (BEIR "flat")."""
 OURS = ("bm25", "dense", "hybrid", "hybrid+rerank")
 THEIRS = ("bm25s", "tantivy", "tantivy-flat")
 
@@ -52,8 +50,8 @@ class RagSystem:
         mode = "bm25" if name == "bm25" else ("dense" if name == "dense" else "hybrid")
         self.name = f"citesift {name}"
         self.embedder = embedder
-        self.rag = create_rag(
-            embedder, store, mode, WHOLE_DOCUMENT, 0, rerank=name.endswith("rerank")
+        self.rag = create_rag(  # chunk_size None: one chunk per document (BEIR "flat")
+            embedder, store, mode, chunk_size=None, rerank=name.endswith("rerank")
         )
         self.rag.progress = progress
         self.cached = False
