@@ -383,3 +383,18 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     listed = json.loads(run("index", "ls", "--store", store, "--format", "json")[1])
     tower = f"{base}/tower.txt"
     assert listed == [{"id": tower, "title": "tower.txt", "url": tower, "chunks": 1}]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [(("--chunk-size", "0"), "chunk_size must be"), (("--chunk-size", "10", "--chunk-overlap",
+                                                        "20"), "chunk_overlap must be")],
+)  # fmt: skip
+def test_unusable_chunking_is_a_usage_error_before_any_read(
+    stand_in: WikipediaStandIn, tmp_path: Path, options: tuple[str, ...], message: str
+) -> None:
+    stand_in.answer("/comets", Answer(200, HTML, b"<p>Comets have icy nuclei.</p>"))
+    store = str(tmp_path / "i.db")
+    code, out, err = run("index", "add", stand_in.origin + "/comets", *options, "--store", store,
+                         "--contact", CONTACT, "--allow-private")  # fmt: skip
+    assert (code, out) == (EXIT_USAGE, "") and message in err and stand_in.requests == []

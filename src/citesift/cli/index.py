@@ -30,6 +30,7 @@ from citesift.cli.options import (
     checked_store,
     load_cli_settings,
     source_setup,
+    usage_error,
 )
 from citesift.cli.reading import EXIT_FAILED, fail
 from citesift.cli.terminal import safe, safe_json, say
@@ -64,6 +65,11 @@ def add(
     status is 0 when anything was added. A document's id is its URI (file:///... for a file,
     the page's URL for a page)."""
     path = index_store(store, existing=False)
+    try:  # its arguments are checked before any source is read
+        rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
+                         chunk_overlap=chunk_overlap)  # fmt: skip
+    except ValueError as error:
+        usage_error(str(error))
     docs: list[Any] = []
     refusals: list[Refusal] = []
     with ExitStack() as stack:
@@ -82,8 +88,6 @@ def add(
                         docs.append(found)
     if not docs:
         fail("nothing was indexed", _status(refusals))
-    rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
-                     chunk_overlap=chunk_overlap)  # fmt: skip
     with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
         _follow(rag, progress, len(docs))
         chunks = rag.ingest(docs)
