@@ -31,6 +31,13 @@ def fetch(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> o
     return runner.invoke(app, ["fetch", *args], env=env)
 
 
+def as_text(runner: CliRunner, url: str) -> object:
+    """``fetch --format text`` of ``url`` (loopback allowed), which must succeed."""
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    return result
+
+
 def test_fetch_prints_status_final_url_type_charset_and_size(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
@@ -49,8 +56,7 @@ def test_text_prints_the_readable_text_decoded_and_the_summary_on_stderr(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
     url = server.url("/charset?actual=cp1252&meta=windows-1252")
-    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
-    assert result.exit_code == 0
+    result = as_text(runner, url)
     assert result.stdout == SAMPLE_TEXT + "\n"  # type: ignore[attr-defined]
     assert "cp1252" in result.stderr and "status" in result.stderr  # type: ignore[attr-defined]
 
@@ -59,8 +65,7 @@ def test_text_of_a_plain_text_body_is_the_body_decoded(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
     url = server.url("/ok?body=a%3Cb%3E+plain&type=text/plain")
-    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
-    assert result.exit_code == 0 and result.stdout == "a<b> plain\n"  # type: ignore[attr-defined]
+    assert as_text(runner, url).stdout == "a<b> plain\n"  # type: ignore[attr-defined]
 
 
 def test_not_a_url_is_a_usage_error(runner: CliRunner) -> None:
@@ -241,6 +246,5 @@ def test_text_never_sends_a_pages_control_characters_to_the_terminal(
     runner: CliRunner, server: MisbehavingServer
 ) -> None:
     url = server.url("/ok?body=%3Cp%3Ebefore%1B]0;owned%07after%3C/p%3E")
-    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
-    assert result.exit_code == 0
+    result = as_text(runner, url)
     assert "\x1b" not in result.stdout and "\\x1b]0;owned" in result.stdout  # type: ignore[attr-defined]

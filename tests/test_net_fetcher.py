@@ -9,8 +9,9 @@ import warnings
 
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.model import Limited, Skipped, Snapshot
-from citesift.net import fetch_sync, run_sync
+from citesift.net import Fetcher, fetch_sync, run_sync
 from servers import ARTICLE, MisbehavingServer, loopback_fetcher, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -120,3 +121,22 @@ def test_connections_kept_for_a_loop_are_closed_when_asyncio_run_ends_it(
         gc.collect()
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
     assert len({seen.port for seen in server.seen}) == 2  # each loop had connections of its own
+
+
+def test_past_max_hosts_the_least_recently_used_hosts_connections_are_closed(
+    server: MisbehavingServer,
+) -> None:
+    chosen = loopback_policy(resolver=lambda host: ["127.0.0.1"])
+
+    async def scenario() -> None:
+        async with Fetcher(max_hosts=1) as fetcher:
+            for host in ("one.test", "two.test", "one.test"):
+                await fetcher.fetch(f"http://{host}:{server.port}/ok", chosen)
+
+    asyncio.run(scenario())
+    assert len({seen.port for seen in server.seen}) == 3  # one.test's first connection was closed
+
+
+def test_an_absurd_host_bound_is_refused() -> None:
+    with pytest.raises(InvalidArgument, match=r"^max_hosts must be"):
+        Fetcher(max_hosts=0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citesift import Document, Failed, Hits, Licence, Limited, Skipped, SourceHit
-from citesift.net import ClientIdentity
+from citesift.net import ClientIdentity, Fetcher
 from citesift.sources import Aborted, PageLimits, PublicSourceProvider, WebPageSource
 from citesift.text import citation_sources
 from wikipedia_server import Answer, WikipediaStandIn
@@ -204,3 +204,27 @@ def test_a_signal_set_before_a_read_sends_nothing(server: WikipediaStandIn) -> N
     with pytest.raises(Aborted):
         asyncio.run(source().read(hit, signal=signal))
     assert server.requests == []
+
+
+def test_search_sync_and_read_sync_work_inside_a_running_event_loop(
+    server: WikipediaStandIn,
+) -> None:
+    url = server.origin + "/page"
+
+    async def notebook_cell() -> tuple[object, object]:
+        pages = source()
+        return pages.search_sync(url), pages.read_sync(SourceHit(url, "Prices"))
+
+    found, read = asyncio.run(notebook_cell())
+    assert found == Hits((SourceHit(url, url),))
+    assert isinstance(read, Document) and read.document.title == "Prices"
+
+
+def test_sources_share_the_fetcher_they_are_given(server: WikipediaStandIn) -> None:
+    shared = Fetcher()
+    server.answer("/busy", Answer(429, {"Retry-After": "60"}, b""))
+    first = WebPageSource(IDENTITY, allow_private=True, fetcher=shared)
+    assert isinstance(first.read_sync(SourceHit(server.origin + "/busy", "x")), Skipped)
+    second = WebPageSource(IDENTITY, "article", allow_private=True, fetcher=shared)
+    assert second.read_sync(SourceHit(server.origin + "/page", "x")) == Limited("blocked")
+    assert isinstance(source().read_sync(SourceHit(server.origin + "/page", "x")), Document)

@@ -29,6 +29,7 @@ from citesift.net.loops import run_sync
 from citesift.net.policy import FetchPolicy
 from citesift.net.pool import MAX_HOSTS, HostPools
 from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS, RobotsCache
+from citesift.numbers import number_in
 
 ROBOTS_DEADLINE = 10.0
 
@@ -62,7 +63,7 @@ class Fetcher:
     ) -> None:
         self.limiters = LimiterRegistry() if limiters is None else limiters
         self.robots = RobotsCache() if robots is None else robots
-        self.max_hosts = max_hosts
+        self.max_hosts = int(number_in("max_hosts", max_hosts, 1, 10_000, whole=True))
         self._pools: dict[asyncio.AbstractEventLoop, tuple[HostPools, _Closer]] = {}
         self._lock = threading.Lock()
 
