@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-import Stemmer  # type: ignore[import-not-found]
+import Stemmer
 
 ENGLISH_STOPWORDS = frozenset(
     [
