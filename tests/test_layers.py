@@ -32,9 +32,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "agent": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients", "scrape"},
 }
 """DESIGN.md's layout table: the layers (besides its own) each layer may import."""
-KNOWN_VIOLATIONS: frozenset[str] = frozenset()
-"""Layers that still break the table; their test fails until they are fixed, and then
-fails again until they leave this set."""
 
 
 def layer_of_file(path: Path) -> str:
@@ -69,18 +66,7 @@ def test_every_module_belongs_to_a_layer_of_the_table() -> None:
     assert unknown == set(), "add the new layer to DESIGN.md's table and to MAY_IMPORT"
 
 
-@pytest.mark.parametrize(
-    "layer",
-    [
-        pytest.param(
-            layer,
-            marks=[pytest.mark.xfail(strict=True, reason="a known layering violation")]
-            if layer in KNOWN_VIOLATIONS
-            else [],
-        )
-        for layer in sorted(MAY_IMPORT)
-    ],
-)
+@pytest.mark.parametrize("layer", sorted(MAY_IMPORT))
 def test_a_layer_imports_only_what_the_table_allows(layer: str) -> None:
     allowed = MAY_IMPORT[layer] | {layer}
     offenders = {
