@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.model import Skipped, Snapshot
 from citesift.net import Fetcher, ManualClock, RobotsCache, RobotsRules, fetch_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
@@ -172,3 +173,9 @@ def test_a_cut_robots_txt_loses_its_partial_last_line(server: MisbehavingServer)
     assert len(head) < ROBOTS_MAX_BYTES < len(body)
     server.route("/robots.txt", lambda r, q: r.answer(200, body.encode("ascii")))
     assert fetch_sync(server.url("/p"), polite()) == Skipped(404, "HTTP 404")
+
+
+@pytest.mark.parametrize(("name", "value"), [("ttl", -1), ("ttl", 7 * 86_400), ("retry", "soon")])
+def test_absurd_cache_lifetimes_are_refused_naming_them(name: str, value: object) -> None:
+    with pytest.raises(InvalidArgument, match=rf"^{name} must be"):
+        RobotsCache(**{name: value})  # type: ignore[arg-type]

@@ -137,8 +137,10 @@ class SourceSetup:
 def source_setup(settings: Settings) -> SourceSetup:
     """The identity, settings and store for reading sources. The store is opened when the
     settings name one, or offline (which answers from the default store when none is named).
-    A missing contact is a ``ConfigError``, a path that cannot hold a store a ``ValueError``."""
+    A missing contact is a ``ConfigError``, a bound that makes no sense (``deadline=nan``) an
+    ``InvalidArgument`` naming it, a path that cannot hold a store a ``ValueError``."""
     identity = settings.identity()
+    settings.fetch_policy()  # checks every bound the settings give, before anything is opened
     kept = settings.open_store() if settings.store or settings.offline else None
     budget = kept or _default_store(settings)
     fetcher = shared_fetcher(budget) if budget is not None else Fetcher()

@@ -20,6 +20,7 @@ from protego import Protego
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.exchange import UNREACHABLE
+from citesift.numbers import number_in
 
 ROBOTS_TTL = 86_400.0  # RFC 9309: a cached file should not be used for more than 24 hours
 ROBOTS_RETRY = 60.0
@@ -59,13 +60,14 @@ class RobotsRules:
 
 
 class RobotsCache:
-    """robots.txt rules per origin, shared by every fetch that uses the same cache."""
+    """robots.txt rules per origin, shared by every fetch that uses the same cache; files are
+    kept ``ttl`` seconds (at most a day, RFC 9309), an unreachable one ``retry`` seconds."""
 
     def __init__(
         self, ttl: float = ROBOTS_TTL, retry: float = ROBOTS_RETRY, clock: Clock = SYSTEM_CLOCK
     ) -> None:
-        self.ttl_ms = ttl * 1000
-        self.retry_ms = retry * 1000
+        self.ttl_ms = number_in("ttl", ttl, 0, ROBOTS_TTL) * 1000
+        self.retry_ms = number_in("retry", retry, 0, ROBOTS_TTL) * 1000
         self.clock = clock
         self._rules: dict[str, tuple[RobotsRules, float]] = {}
         self._pending: dict[str, _Pending] = {}
