@@ -189,18 +189,40 @@ def test_a_missing_step_waits_for_the_writer_and_says_the_store_is_busy(writer, 
         store.migrate("new", ["CREATE TABLE new (id INTEGER);"])
 
 
+def test_a_write_says_once_that_it_waits_for_another_process(writer, tmp_path, caplog) -> None:
+    path = tmp_path / "s.db"
+    with SQLiteStore(path, busy_timeout_ms=1_500) as store:
+        started = time.monotonic()
+        with pytest.raises(StoreBusy), store.transaction():
+            pass
+        assert time.monotonic() - started >= 1.4
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "citesift.store",
+            "WARNING",
+            f"waiting for the store {str(path)!r}: another process is writing to it",
+        )
+    ]
+
+
 @pytest.mark.slow
-def test_a_busy_store_ends_a_command_with_one_line_and_the_temporary_failure_status(
+def test_a_busy_store_ends_a_command_saying_it_waited_then_with_the_temporary_failure_status(
     writer, tmp_path
 ) -> None:
     path = str(tmp_path / "s.db")
-    result = CliRunner().invoke(app, ["index", "rm", "doc0", "--store", path])
-    assert result.exit_code == 75
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert result.stderr == (
-        f"error: the store {path!r} is busy: another process has held its write lock for more"
-        " than 10 s; try again when it is done\n"
+    done = subprocess.run(
+        [*CLI, "index", "rm", "doc0", "--store", path],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
     )
+    assert (done.returncode, done.stdout) == (75, "")
+    assert done.stderr.splitlines() == [
+        f"waiting for the store {path!r}: another process is writing to it",
+        f"error: the store {path!r} is busy: another process has held its write lock for more"
+        " than 10 s; try again when it is done",
+    ]
 
 
 def garbage(path: Path) -> Path:

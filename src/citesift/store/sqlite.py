@@ -15,6 +15,7 @@ A damaged file is never rewritten.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -30,6 +31,9 @@ STORE_FILE = "citesift.db"
 MEMORY = ":memory:"
 BUSY_TIMEOUT_MS = 10_000
 """How long a write waits for another process's write lock before ``StoreBusy``."""
+NOTICE_AFTER_MS = 1_000
+"""How long a write waits in silence; past it, the wait is said once on ``LOG``."""
+LOG = logging.getLogger("citesift.store")
 LOCK_RETRY_SECONDS = 0.01
 
 _BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")
@@ -120,7 +124,7 @@ class SQLiteStore:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the store's lock for one ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error)."""
         with self._lock, self._translated():
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
@@ -128,6 +132,25 @@ class SQLiteStore:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
+
+    def _begin(self) -> None:
+        """Take the write lock; while another process holds it past ``NOTICE_AFTER_MS``, say
+        so once (a warning on ``LOG``: the command line shows it) and wait out the rest."""
+        first = min(NOTICE_AFTER_MS, self.busy_timeout_ms)
+        self._conn.execute(f"PRAGMA busy_timeout = {first}")
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as error:
+            if not _busy(error) or first == self.busy_timeout_ms:
+                raise
+            LOG.warning(
+                "waiting for the store %r: another process is writing to it", str(self.path)
+            )
+            self._conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms - first}")
+            self._conn.execute("BEGIN IMMEDIATE")
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -177,7 +200,7 @@ def _fault(path: Path, error: sqlite3.Error, busy_timeout_ms: int) -> StoreError
     """The ``StoreError`` that ``error`` means for the file at ``path``, or None when the
     error is a query's, not the file's."""
     name = getattr(error, "sqlite_errorname", "") or ""
-    if name.startswith(_BUSY) or "database is locked" in str(error):
+    if _busy(error):
         return StoreBusy(
             f"the store {str(path)!r} is busy: another process has held its write lock for"
             f" more than {busy_timeout_ms / 1000:g} s; try again when it is done"
@@ -192,6 +215,12 @@ def _fault(path: Path, error: sqlite3.Error, busy_timeout_ms: int) -> StoreError
     return None
 
 
+def _busy(error: sqlite3.Error) -> bool:
+    """Whether ``error`` says another connection holds a lock we waited for."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(_BUSY) or "database is locked" in str(error)
+
+
 def _while_locked(call: Callable[[], object], timeout_ms: int) -> None:
     """Run ``call``, again while another process holds the file locked, up to ``timeout_ms``
     (switching to WAL can meet a lock that SQLite's busy handler does not wait out)."""
@@ -201,7 +230,7 @@ def _while_locked(call: Callable[[], object], timeout_ms: int) -> None:
             call()
             return
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > give_up:
+            if not _busy(error) or time.monotonic() > give_up:
                 raise
             time.sleep(LOCK_RETRY_SECONDS)
 
