@@ -151,7 +151,6 @@ def test_opening_and_reading_a_store_never_waits_for_a_writer(writer, tmp_path) 
 
 
 def test_search_answers_while_another_process_writes(writer, tmp_path) -> None:
-    started = time.monotonic()
     done = subprocess.run(
         [*CLI, "search", "Eiffel", "--store", str(tmp_path / "s.db"), "--retrieval", "bm25"],
         capture_output=True,
@@ -161,8 +160,7 @@ def test_search_answers_while_another_process_writes(writer, tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "Eiffel Tower" in done.stdout
-    # The store's wait for a busy file is 10 s: the search must not have waited it out.
-    assert time.monotonic() - started < 9
+    assert "waiting for the store" not in done.stderr  # it never asked for the write lock
 
 
 def test_a_write_waits_for_the_lock_then_says_the_store_is_busy(writer, tmp_path) -> None:
