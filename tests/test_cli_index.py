@@ -105,7 +105,9 @@ def test_clear_errors(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert code == 1 and "no document" in err
 
 
-@pytest.mark.parametrize("command", [("search", "tides"), ("index", "stats"), ("index", "rm", "x")])
+@pytest.mark.parametrize(
+    "command", [("search", "tides"), ("index", "stats"), ("index", "ls"), ("index", "rm", "x")]
+)
 def test_reading_an_index_that_is_not_there(command: tuple[str, ...], tmp_path: Path) -> None:
     missing = tmp_path / "none.db"
     code, out, err = run(*command, "--store", str(missing))
@@ -120,7 +122,9 @@ def test_a_file_is_one_document_whichever_way_it_is_named(
     store = str(tmp_path / "index.db")
     monkeypatch.chdir(corpus)
     assert run("index", "add", "tower.txt", "--store", store, "--retrieval", "bm25")[0] == 0
-    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
+    code, out, _ = run("index", "add", str(corpus), "tower.txt", "--store", store,
+                       "--retrieval", "bm25")  # fmt: skip
+    assert code == 0 and out == "indexed 3 document(s) as 3 chunk(s)\n"
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "rm", "tower.txt", "a\x00b", "--store", store)
     assert code == 0 and out == "removed 1 chunk(s)\n"

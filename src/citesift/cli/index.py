@@ -6,7 +6,7 @@ import json
 from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -34,6 +34,7 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import EXIT_FAILED, fail
 from citesift.cli.terminal import safe, safe_json, say
+from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
@@ -70,7 +71,7 @@ def add(
                          chunk_overlap=chunk_overlap)  # fmt: skip
     except ValueError as error:
         usage_error(str(error))
-    docs: list[Any] = []
+    docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
     refusals: list[Refusal] = []
     with ExitStack() as stack:
         setup = None
@@ -85,12 +86,13 @@ def add(
                         say(f"skipped {found.name}: {found.reason}", err=True)
                         refusals.append(found)
                     else:
-                        docs.append(found)
+                        document = as_ingest_doc(found)
+                        docs[document.id] = document
     if not docs:
         fail("nothing was indexed", _status(refusals))
     with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
         _follow(rag, progress, len(docs))
-        chunks = rag.ingest(docs)
+        chunks = rag.ingest(list(docs.values()))
     say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
     if refusals:
         say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
