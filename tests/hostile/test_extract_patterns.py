@@ -95,6 +95,7 @@ def repeated(fragment: str, size: int = PAGE_CHARS) -> str:
     return fragment * max(1, size // len(fragment))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("fragment", FRAGMENTS)
 def test_a_page_of_one_repeated_fragment_reads_in_linear_time(fragment: str) -> None:
@@ -116,6 +117,7 @@ ATOMS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @settings(max_examples=25, deadline=None)
 @given(st.lists(ATOMS, min_size=1, max_size=8).map("".join))
