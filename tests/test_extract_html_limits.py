@@ -8,6 +8,8 @@ import time
 import pytest
 
 from citesift import html_to_blocks
+from citesift.errors import InvalidArgument
+from citesift.extract.html import MAX_SOURCE_CHARS
 
 
 def test_budget_caps_kept_text_and_reports_the_cut() -> None:
@@ -140,3 +142,25 @@ def test_nul_bytes_and_lone_surrogates_are_replaced_in_place() -> None:
 )
 def test_dropped_elements_end_where_a_browser_ends_them(html: str, expected: list[str]) -> None:
     assert [b.text for b in html_to_blocks(html, mode="page")] == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"budget": -1}, "budget"), ({"budget": 1.5}, "budget"), ({"mode": "x"}, "mode")],
+)
+def test_a_bad_budget_or_mode_is_an_invalid_argument_naming_it(kwargs: dict, name: str) -> None:
+    with pytest.raises(InvalidArgument, match=f"^{name} must be"):
+        html_to_blocks("<p>x</p>", **kwargs)
+
+
+def test_a_page_past_the_source_cap_is_read_to_the_cap_and_marked_truncated() -> None:
+    page = "<p>start</p><!--" + " " * MAX_SOURCE_CHARS + "--><p>end</p>"
+    blocks = html_to_blocks(page, "page")
+    assert [block.text for block in blocks] == ["start"] and blocks.truncated
+    assert not html_to_blocks("<p>start</p><!-- --><p>end</p>", "page").truncated
+
+
+def test_a_page_of_tiny_blocks_stops_the_scan_by_their_number() -> None:
+    page = "x<br>" * 100_000  # 100,000 one-letter blocks: more than the budget of 50,000 allows
+    blocks = html_to_blocks(page, "page", budget=50_000)
+    assert blocks.truncated and len(blocks) < 10_000

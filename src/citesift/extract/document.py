@@ -27,7 +27,7 @@ def extract_document(
     to that URL's host and ``key`` to the URL. ``title`` is the page's stated title, else its
     first heading, else the URL. ``read_at`` is the snapshot's fetch time, else now.
     ``truncated`` says whether ``budget`` cut the text short. An unknown ``mode`` or a
-    budget that is not a non-negative integer raises ``ValueError``.
+    budget that is not a non-negative integer raises ``InvalidArgument`` (a ``ValueError``).
     """
     if url is not None:
         address_arg(url, "url")

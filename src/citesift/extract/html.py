@@ -8,6 +8,15 @@ the budget, or at the budget itself when the block has none there), everything a
 dropped, and ``truncated`` is true. ``extract_document`` copies that flag into
 ``SourceDocument.truncated``.
 
+The budget bounds the work too. Every step is linear in the page, whatever its markup
+(unclosed tags, deep nesting, floods of attributes or references); the scan stops once it
+has found ``SCAN_BUDGETS`` budgets of text in article mode (one in page mode), or as many
+blocks and text runs as that much text would make (``walk``), and reads at most the first
+``MAX_SOURCE_CHARS`` characters of a page (``truncated`` then). So a hostile page costs at
+most about ten times what a normal page of its size does (a few seconds for a 6 MB one, the
+fetch's default body cap), and its memory stays a small multiple of the page or of the
+budget, whichever is less.
+
 Offsets point into the string given: see ``source_text`` for the invariant. NUL and lone
 surrogates in block text are replaced one for one by U+FFFD, so every position holds.
 
@@ -24,6 +33,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 
+from citesift.errors import invalid
 from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.sections import Sections, without_empty_headings
@@ -32,6 +42,7 @@ from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
 
 DEFAULT_BUDGET = 300_000
+MAX_SOURCE_CHARS = 16_000_000  # of a page read; beyond, the page is taken as truncated
 SCAN_BUDGETS = 4  # article mode reads up to this many budgets of text before choosing
 MIN_ARTICLE_CHARS = 250  # an article shorter than this retries without class/id furniture rules
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
@@ -67,9 +78,9 @@ def sanitise(html: str) -> str:
 def _check(mode: str, budget: int) -> None:
     """Refuse an unknown mode or a budget that is not a non-negative integer."""
     if mode not in _MODES:
-        raise ValueError(f"mode must be 'article' or 'page', not {mode!r}")
+        raise invalid("mode", mode, "'article' or 'page'")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ValueError(f"budget must be a non-negative integer, not {budget!r}")
+        raise invalid("budget", budget, "a non-negative integer")
 
 
 def _has(html: str, mark: str, end: int = _MARKUP_SCAN) -> bool:
@@ -140,18 +151,22 @@ def _page_title(html: str) -> str:
     return " ".join(htmllib.unescape(html[start:end]).split())
 
 
-def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> tuple[list[Block], list[int]]:
-    """The chosen blocks with their heading path (minus the page's own title) and levels."""
+def _blocks(
+    html: str, scan: walk.Scan, chosen: list[int], budget: int
+) -> tuple[list[Block], list[int]]:
+    """The chosen blocks with their heading path (minus the page's own title) and levels,
+    up to the first one that takes their text past ``budget`` (no later one can be kept)."""
     keep = set(chosen)
     title = _page_title(html)
     sections = Sections(scan.landmarks)
     out: list[Block] = []
     levels: list[int] = []  # a heading's level, 0 for other blocks
+    used = 0
     for i, cand in enumerate(scan.candidates):
         sections.at(i)
         if i not in keep and cand.kind != "heading":
             continue
-        text, offsets, start, end = build(html, cand.pieces, scan.plaintext)
+        text, offsets, start, end = build(html, cand.pieces, scan.plaintext, budget)
         if not text or (cand.kind == "heading" and _is_page_title(text, title)):
             continue
         if cand.kind == "heading":
@@ -161,6 +176,9 @@ def _blocks(html: str, scan: walk.Scan, chosen: list[int]) -> tuple[list[Block],
         if i in keep:
             out.append(Block(text, cand.kind, section, start, end, offsets))  # type: ignore[arg-type]
             levels.append(cand.level if cand.kind == "heading" else 0)
+            used += len(text) if cand.kind != "heading" else 0  # headings may go as empty
+            if used > budget:
+                break
     return out, levels
 
 
@@ -201,9 +219,13 @@ def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDG
     """The readable blocks of ``html``: article prose (default) or all a page shows."""
     _check(mode, budget)
     _require_text(html)
+    cut = len(html) > MAX_SOURCE_CHARS
+    if cut:
+        end = html.rfind("<", 0, MAX_SOURCE_CHARS)  # cut before a tag, never inside one
+        html = html[: end if end > 0 else MAX_SOURCE_CHARS]  # offsets hold for the page given
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
-    blocks, levels = _blocks(html, scan, chosen)
+    blocks, levels = _blocks(html, scan, chosen, budget)
     if mode == "article":
         blocks = without_empty_headings(blocks, levels)
-    return _within(blocks, budget, scan.stopped)
+    return _within(blocks, budget, scan.stopped or cut)

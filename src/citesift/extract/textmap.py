@@ -8,6 +8,7 @@ recomposed character adds one more. Only kept blocks pay for this.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 from citesift.extract.chars import FORMAT, REFERENCE, decode_reference
@@ -25,9 +26,10 @@ def _spaced(text: str) -> str:
 class _Builder:
     """Accumulates collapsed text and anchors for one block."""
 
-    __slots__ = ("anchors", "end", "parts", "pending", "pos", "start")
+    __slots__ = ("anchors", "end", "limit", "parts", "pending", "pos", "start")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit  # stop taking text past this many characters
         self.parts: list[str] = []
         self.anchors: list[tuple[int, int]] = []
         self.pos = 0
@@ -47,7 +49,8 @@ class _Builder:
             self.pending = False
         if self.start < 0:
             self.start = src
-        self.anchors.append((self.pos, src))
+        if not self.anchors or self.anchors[-1] != (self.pos, src):  # else a reference's end
+            self.anchors.append((self.pos, src))
         self.parts.append(text)
         self.pos += len(text)
         self.end = src_end
@@ -102,6 +105,8 @@ class _Builder:
             return
         cut = 0
         for ref in REFERENCE.finditer(raw):
+            if self.pos > self.limit:
+                return
             decoded, used = decode_reference(ref.group())
             if not used:
                 continue
@@ -173,15 +178,17 @@ def _encodable(text: str) -> bool:
 
 
 def build(
-    html: str, pieces: list[tuple[int, int]], plaintext: int = -1
+    html: str, pieces: list[tuple[int, int]], plaintext: int = -1, limit: int = sys.maxsize
 ) -> tuple[str, tuple[tuple[int, int], ...], int, int]:
     """Text, run map, source start and source end of the block made of ``pieces``.
 
     Source from ``plaintext`` on (when it is not -1) is raw text: its references stay as
-    written.
+    written. The text stops soon after ``limit`` characters (the rest could not be kept).
     """
-    builder = _Builder()
+    builder = _Builder(limit)
     for start, end in pieces:
+        if builder.pos > limit:
+            break
         if 0 <= plaintext <= start:
             builder.literal(html[start:end], start)
         else:

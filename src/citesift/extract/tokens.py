@@ -46,6 +46,15 @@ RAW_TEXT_ENDS = {
 }
 RAW_TEXT_ENDS[PLAINTEXT] = re.compile(r"(?!)")  # matches nowhere: the body runs to the end
 _ATTR = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
+_SHORT_ATTRIBUTE_TEXT = 4096  # attribute text this short is parsed in one call
+MAX_ATTRIBUTES = 64
+READ_ATTRIBUTES = frozenset(
+    [
+        *("class", "id", "style", "hidden", "aria-hidden", "role", "typeof", "href", "rel"),
+        *("type", "content", "name", "property", "itemprop", "http-equiv", "datetime"),
+        *("lang", "xml:lang", "charset"),
+    ]
+)
 _CLASS_ONLY = re.compile(r' class="([^"]*)"')  # the commonest attribute text by far
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
 _PLAINTEXT_START = re.compile(r"<plaintext", re.IGNORECASE)
@@ -75,11 +84,25 @@ def plaintext_start(html: str, before: int) -> int:
 
 
 def attributes(raw: str) -> dict[str, str]:
-    """The attributes of a start tag's attribute text, names lower-cased, first one wins."""
+    """The attributes of a start tag's attribute text, names lower-cased, first one wins.
+
+    A tag with a flood of attributes keeps the first ``MAX_ATTRIBUTES`` names and every one
+    in ``READ_ATTRIBUTES`` (what extraction and metadata read), so its memory stays small
+    whatever the flood, and a ``style`` or ``hidden`` at its end still counts.
+    """
     only_class = _CLASS_ONLY.fullmatch(raw)
     if only_class is not None:
         return {"class": only_class[1]}
-    return {name.lower(): dq or sq or bare for name, dq, sq, bare in reversed(_ATTR.findall(raw))}
+    if len(raw) <= _SHORT_ATTRIBUTE_TEXT:
+        return {
+            name.lower(): dq or sq or bare for name, dq, sq, bare in reversed(_ATTR.findall(raw))
+        }
+    found: dict[str, str] = {}
+    for match in _ATTR.finditer(raw):
+        name = match.group(1).lower()
+        if name not in found and (len(found) < MAX_ATTRIBUTES or name in READ_ATTRIBUTES):
+            found[name] = match.group(2) or match.group(3) or match.group(4) or ""
+    return found
 
 
 def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:

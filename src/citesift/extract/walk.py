@@ -55,6 +55,12 @@ _SIBLING_CLOSERS = {
         ("p", "p", "td th table caption button html body"),
     )
 }
+# What a scan holds in memory, in characters of its limit: a block, a text run, and the
+# allowance any limit gets (so that a tiny budget still reads a thousand short blocks).
+BLOCK_COST = 16
+RUN_COST = 8
+MIN_COST = 16_000
+MAX_DEPTH = 512  # open elements; a deeper one closes the innermost first (as browsers do)
 _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
 # Attribute names that can drop an element, name it furniture or make it a note.
 # Searched in lower-cased text: ``re.IGNORECASE`` tries the alternation far more slowly.
@@ -173,7 +179,14 @@ def _verdict(
 
 
 def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
-    """Walk ``html`` once under ``policy``; stop once about ``limit`` characters were kept."""
+    """Walk ``html`` once under ``policy``; stop once about ``limit`` characters were kept.
+
+    It also stops once its blocks and text runs, counted as ``BLOCK_COST`` and ``RUN_COST``
+    characters each, pass ``limit`` plus ``MIN_COST``: a page of one-letter blocks or runs
+    (``x<br>`` or ``<a>x</a>`` repeated) costs memory by the block and the run, not by the
+    letter. No more than ``MAX_DEPTH`` elements are open at once; elements that hold no block
+    record no range. So what a scan holds is bounded by its limit, whatever the page.
+    """
     out = Scan()
     drop_tags = policy.drop_tags
     cands, containers, tables = out.candidates, out.containers, out.tables
@@ -186,15 +199,17 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     marks: list[tuple[int, int, list[tuple[int, int]]]] = []
     verdicts: dict[tuple[str, str], Verdict] = {}
     pieces: list[tuple[int, int]] = []
-    size = link = total = last = 0
+    size = link = total = cost = last = 0
+    cost_limit = limit + MIN_COST
 
     def flush() -> None:
-        nonlocal pieces, size, link, total
+        nonlocal pieces, size, link, total, cost
         if size:
             kind = kinds[-1] if kinds else "paragraph"
             level = _heading_level(tags) if kind == "heading" else 0
             cands.append(Candidate(pieces, kind, level, size, link))
             total += size
+            cost += BLOCK_COST
         if pieces:
             pieces, size, link = [], 0, 0
 
@@ -204,20 +219,25 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             if tag in block_tags:
                 if pieces:
                     flush()
-                containers.append((opened[-1], len(cands)))
-                if tag == "table":
-                    tables.append(containers[-1])
+                if opened[-1] < len(cands):
+                    containers.append((opened[-1], len(cands)))
+                    if tag == "table":
+                        tables.append(containers[-1])
             tags.pop()
             kinds.pop()
             opened.pop()
             counts[tag] -= 1
             while marks and marks[-1][0] == len(tags):
                 _, first, into = marks.pop()
-                into.append((first, len(cands)))
+                if first < len(cands):
+                    into.append((first, len(cands)))
 
     search = TOKEN.search
     pos = 0
     while (m := search(html, pos)) is not None:
+        if total + size > limit or cost > cost_limit:
+            out.stopped = True
+            break
         start, pos = m.span()
         if start > last:
             if not html[last:start].isspace():
@@ -225,8 +245,10 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 if counts.get("a"):
                     link += start - last
                 pieces.append((last, start))
+                cost += RUN_COST
             elif pieces:
                 pieces.append((last, start))
+                cost += RUN_COST
         last = pos
         end_slash, name, raw_attrs, closed = m.groups()
         if name is None or not closed:
@@ -284,6 +306,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             continue
         if not is_block and tag != "a":
             continue  # inline elements only matter when dropped, and links for link density
+        if len(tags) >= MAX_DEPTH:
+            pop_to(len(tags) - 1)
         parent = kinds[-1] if kinds else "paragraph"
         tags.append(tag)
         kinds.append("note" if note else rules.KIND_BY_TAG.get(tag, parent))
@@ -292,9 +316,6 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         if tag == PLAINTEXT:  # all that follows is its text
             out.plaintext = pos
             pos = len(html)
-        if total > limit:
-            out.stopped = True
-            break
     else:
         if len(html) > last and not html[last:].isspace():
             size += len(html) - last
