@@ -45,8 +45,6 @@ FURNITURE = (
 def stand_in() -> Iterator[WikipediaStandIn]:
     from conftest import WIKIPEDIA_FIXTURES
 
-    if not WIKIPEDIA_FIXTURES.is_dir():
-        pytest.skip("recorded Wikipedia fixtures are not beside the project")
     with WikipediaStandIn(WIKIPEDIA_FIXTURES) as server:
         yield server
 
