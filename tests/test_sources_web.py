@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from citesift import Document, Failed, Hits, Licence, Limited, Skipped, SourceHit
+from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity, Fetcher
 from citesift.sources import Aborted, PageLimits, PublicSourceProvider, WebPageSource
 from citesift.text import citation_sources
@@ -228,3 +229,18 @@ def test_sources_share_the_fetcher_they_are_given(server: WikipediaStandIn) -> N
     second = WebPageSource(IDENTITY, "article", allow_private=True, fetcher=shared)
     assert second.read_sync(SourceHit(server.origin + "/page", "x")) == Limited("blocked")
     assert isinstance(source().read_sync(SourceHit(server.origin + "/page", "x")), Document)
+
+
+@pytest.mark.parametrize(
+    ("field", "absurd"),
+    [
+        ("deadline", float("nan")),
+        ("max_declared_bytes", 0),
+        ("max_body_bytes", -1),
+        ("max_redirects", 10**6),
+        ("text_budget", float("inf")),
+    ],
+)
+def test_absurd_page_limits_are_refused_naming_the_bound(field: str, absurd: float) -> None:
+    with pytest.raises(InvalidArgument, match=f"^{field} must be"):
+        PageLimits(**{field: absurd})  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from citesift.model import (
 )
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
 from citesift.net.limiter import OnSend
+from citesift.net.policy import MAX_BODY_BYTES, MAX_DEADLINE
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
 from citesift.store import SQLiteStore
@@ -100,6 +101,25 @@ def checked_limit(limit: object) -> int:
     """``limit`` when it is a whole number of hits from 1 to ``MAX_LIMIT``, else
     ``InvalidArgument``."""
     return int(number_in("limit", limit, 1, MAX_LIMIT, whole=True))
+
+
+class Bounds(Protocol):
+    """What every source's limits have (beside byte caps of their own)."""
+
+    @property
+    def deadline(self) -> float: ...
+
+    @property
+    def text_budget(self) -> int: ...
+
+
+def check_bounds(limits: Bounds, byte_caps: tuple[str, ...]) -> None:
+    """``InvalidArgument`` naming the first bound of ``limits`` (a source's limits) that makes
+    no sense: its ``deadline``, each of its ``byte_caps``, its ``text_budget``."""
+    number_in("deadline", limits.deadline, 0, MAX_DEADLINE, above=True)
+    for name in byte_caps:
+        number_in(name, getattr(limits, name), 1, MAX_BODY_BYTES, whole=True)
+    checked_budget(limits.text_budget)
 
 
 def checked_budget(value: object) -> int:

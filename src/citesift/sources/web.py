@@ -25,8 +25,15 @@ from citesift.model import (
     SourceHit,
 )
 from citesift.net import ClientIdentity, FetchPolicy
-from citesift.net.policy import BODY_BYTES, DECLARED_BYTES, PAGE_DEADLINE, PAGE_REDIRECTS
-from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource
+from citesift.net.policy import (
+    BODY_BYTES,
+    DECLARED_BYTES,
+    MAX_REDIRECTS,
+    PAGE_DEADLINE,
+    PAGE_REDIRECTS,
+)
+from citesift.numbers import number_in
+from citesift.sources.base import TEXT_BUDGET, Access, FetchingSource, check_bounds
 from citesift.sources.challenge import stand_in
 from citesift.text.addresses import carriable
 
@@ -36,13 +43,17 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 @dataclass(frozen=True, slots=True)
 class PageLimits:
     """The bounds of reading one page (DESIGN.md's web-page row); a value that makes no sense
-    is an ``InvalidArgument`` when the source is made."""
+    is an ``InvalidArgument`` naming it."""
 
     deadline: float = PAGE_DEADLINE
     max_declared_bytes: int = DECLARED_BYTES
     max_body_bytes: int = BODY_BYTES
     max_redirects: int = PAGE_REDIRECTS
     text_budget: int = TEXT_BUDGET
+
+    def __post_init__(self) -> None:
+        check_bounds(self, ("max_declared_bytes", "max_body_bytes"))
+        number_in("max_redirects", self.max_redirects, 0, MAX_REDIRECTS, whole=True)
 
 
 class WebPageSource(FetchingSource):

@@ -33,6 +33,7 @@ from citesift.sources.base import (
     TEXT_BUDGET,
     Access,
     FetchingSource,
+    check_bounds,
     checked_limit,
 )
 from citesift.sources.excerpts import plain_excerpt
@@ -57,13 +58,16 @@ MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded fo
 @dataclass(frozen=True, slots=True)
 class WikipediaLimits:
     """The bounds of one provider (DESIGN.md's Wikipedia row); a value that makes no sense is
-    an ``InvalidArgument`` when the provider is made."""
+    an ``InvalidArgument`` naming it."""
 
     deadline: float = 3.0  # seconds from send to the end of the body
     search_max_bytes: int = 65_536
     page_max_sent_bytes: int = 1_500_000  # declared Content-Length
     page_max_bytes: int = 6_000_000  # body after decompression
     text_budget: int = TEXT_BUDGET  # characters of text kept from one page
+
+    def __post_init__(self) -> None:
+        check_bounds(self, ("search_max_bytes", "page_max_sent_bytes", "page_max_bytes"))
 
 
 class WikipediaSourceProvider(FetchingSource):
