@@ -248,3 +248,17 @@ def test_text_never_sends_a_pages_control_characters_to_the_terminal(
     url = server.url("/ok?body=%3Cp%3Ebefore%1B]0;owned%07after%3C/p%3E")
     result = as_text(runner, url)
     assert "\x1b" not in result.stdout and "\\x1b]0;owned" in result.stdout  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", [("page",), ("index", "add", "--retrieval", "bm25")])
+def test_other_commands_that_fetch_keep_a_hosts_block_between_runs(
+    runner: CliRunner, server: MisbehavingServer, command: tuple[str, ...]
+) -> None:
+    server.route("/busy", lambda r, q: r.answer(503, b"", {"Retry-After": "600"}))
+    args = ("--allow-private", "--contact", CONTACT)
+    first = runner.invoke(app, [*command[:2], server.url("/busy"), *command[2:], *args])
+    assert first.exit_code != 0
+    again = runner.invoke(app, [*command[:2], server.url("/ok"), *command[2:], *args])
+    assert again.exit_code == 75 and "blocked" in again.stderr  # type: ignore[attr-defined]
+    assert re.search(r"try again in (59\d|600) s", again.stderr)  # type: ignore[attr-defined]
+    assert server.hits("/ok") == 0

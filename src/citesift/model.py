@@ -199,9 +199,11 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Limited:
-    """Refused by a rate limit before anything was sent (or after the host asked us to wait)."""
+    """Refused by a rate limit before anything was sent (or after the host asked us to wait);
+    ``retry_in``: the seconds until a host's block ends, when that is known (not compared)."""
 
     reason: str = ""
+    retry_in: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

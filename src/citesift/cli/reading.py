@@ -71,7 +71,11 @@ def describe(outcome: object) -> str:
     status = getattr(outcome, "status", None)
     reason = getattr(outcome, "reason", "")
     kind = type(outcome).__name__.lower()
-    return f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
+    retry_in = getattr(outcome, "retry_in", None)
+    wait = f"; the host asked us to wait: try again in {retry_in:.0f} s" if retry_in else ""
+    return (
+        f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
+    ) + wait
 
 
 def exit_status(outcome: object) -> int:

@@ -163,7 +163,8 @@ class Fetcher:
             try:
                 return await limiter.run(send, _guarded(on_send))
             except LimiterRefused as refusal:
-                return Limited(refusal.reason)
+                blocked = refusal.reason == "blocked"
+                return Limited(refusal.reason, limiter.blocked_ms() / 1000 if blocked else None)
 
     async def _robots_refusal(
         self, target: Target, policy: FetchPolicy, limiter: SourceLimiter
