@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from citesift.errors import InvalidArgument
 from citesift.text.chunking import chunk_text
+from citesift.text.sentences import sentence_spans
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 
@@ -55,6 +56,74 @@ def test_chunks_end_on_sentence_boundaries() -> None:
     chunks = texts(text, chunk_size=60, chunk_overlap=0)
     assert chunks[0] == "The first sentence is here. A second one follows it."
     assert chunks[1] == "The third closes the text."
+
+
+def test_no_chunk_cuts_a_sentence_that_fits() -> None:
+    text = "Short one. " + "This sentence is a good deal longer than the first. " * 3 + "End."
+    for chunk in texts(text, chunk_size=60, chunk_overlap=0):
+        assert chunk in {"Short one.", "End."} or chunk.startswith("This")
+        assert chunk.endswith(".")
+
+
+def test_a_sentence_longer_than_the_size_is_cut_between_words() -> None:
+    text = "One " + "two three four five six seven " * 4 + "end. Next sentence."
+    chunks = texts(text, chunk_size=40, chunk_overlap=0)
+    assert all(len(c) <= 40 for c in chunks)
+    words = text.split()
+    assert [w for c in chunks for w in c.split()] == words
+    assert chunks[-1].endswith("end. Next sentence.")  # the cut sentence's tail, then the next
+
+
+def test_a_word_longer_than_the_size_is_cut_at_the_size() -> None:
+    assert texts("x" * 25 + ". Yes.", chunk_size=10, chunk_overlap=0) == [
+        "x" * 10, "x" * 10, "xxxxx.", "Yes.",
+    ]  # fmt: skip
+
+
+def test_the_overlap_repeats_whole_sentences_that_fit_in_it() -> None:
+    text = "Alpha one. Beta two. Gamma three. Delta four."
+    assert texts(text, chunk_size=25, chunk_overlap=12) == [
+        "Alpha one. Beta two.", "Beta two. Gamma three.", "Gamma three. Delta four.",
+    ]  # fmt: skip
+    assert texts(text, chunk_size=25, chunk_overlap=10) == [
+        "Alpha one. Beta two.", "Beta two. Gamma three.", "Delta four.",
+    ]  # fmt: skip
+
+
+_SENTENCE = st.builds(
+    lambda words, stop: " ".join(words).capitalize() + stop,
+    st.lists(st.sampled_from(["ab", "cde", "fghij", "klmnopqrst", "uv"]), min_size=1, max_size=12),
+    st.sampled_from([".", "!", "?"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sentences=st.lists(_SENTENCE, min_size=1, max_size=20),
+    gaps=st.lists(st.sampled_from([" ", "  ", "\n", " \n\n"]), min_size=20, max_size=20),
+    size=st.integers(1, 120),
+    overlap=st.integers(0, 119),
+)
+def test_chunks_start_and_end_on_sentences_unless_one_is_too_long(
+    sentences: list[str], gaps: list[str], size: int, overlap: int
+) -> None:
+    text = "".join(s + g for s, g in zip(sentences, gaps, strict=False))
+    spans = sentence_spans(text)
+    starts, ends = {s for s, _ in spans}, {e for _, e in spans}
+    long = [(s, e) for s, e in spans if e - s > size]
+
+    def inside_long(at: int) -> bool:
+        return any(s <= at <= e for s, e in long)
+
+    chunks = chunk_text(text, chunk_size=size, chunk_overlap=overlap % size)
+    assert chunks
+    for c in chunks:
+        assert text[c.start : c.end] == c.text and len(c.text) <= size
+        assert c.start in starts or inside_long(c.start)
+        assert c.end in ends or inside_long(c.end)
+        word_cut = not text[c.start - 1 : c.start].isspace() and c.start not in starts
+        assert not word_cut or len(max(text[c.start - size : c.start].split() or [""])) >= size
+    assert chunks[0].start == spans[0][0] and chunks[-1].end == spans[-1][1]
 
 
 def test_custom_split_gives_located_pieces() -> None:

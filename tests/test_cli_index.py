@@ -322,7 +322,10 @@ def test_the_indexing_bar_moves_while_chunks_are_embedded(tmp_path: Path) -> Non
             return super().embed(texts)
 
     rag = create_rag(Watched(), tmp_path / "s.db", chunk_size=20, chunk_overlap=0)
-    docs = [{"id": f"d{i}", "content": f"word{i} " * 12} for i in range(INGEST_BATCH + 10)]
+    docs = [
+        {"id": f"d{i}", "content": " ".join(f"w{i}x{j}" for j in range(12))}
+        for i in range(INGEST_BATCH + 10)
+    ]  # distinct chunks: the cache embeds a repeated text once
     with Progress(console=Console(file=io.StringIO(), force_terminal=True)) as progress:
         _follow(rag, progress, len(docs))
         rag.ingest(docs)

@@ -1,26 +1,29 @@
-"""Chunking: cut a text into overlapping windows that end on sentence boundaries when they can."""
+"""Chunking: cut a text into passages of whole sentences, packed up to a size.
+
+A passage starts and ends on a sentence boundary (the sentence rule of ``sentences``); a
+sentence is cut, at word boundaries, only when it alone is longer than the size. Passages
+are what a reader cites, so they never begin or end mid-sentence when they need not.
+"""
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citesift.checks import text_arg
 from citesift.errors import InvalidArgument
 from citesift.numbers import number_in
+from citesift.text.sentences import sentence_spans
 
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 50
 MAX_CHUNK_SIZE = 100_000_000
-MIN_FILL = 0.5
-"""A window ends at a sentence boundary only when that keeps at least this share of it."""
 
-_NEXT_WORD = re.compile(r"\s+\S")
-_LAST_SPACE = re.compile(r"\s\S*\Z")
+_WORD = re.compile(r"\S+")
 
 Split = Callable[[str], Sequence[str]]
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +41,16 @@ def chunk_text(
     chunk_overlap: int | None = None,
     split: Split | None = None,
 ) -> list[Chunk]:
-    """Cut ``text`` into chunks of at most ``chunk_size`` characters, overlapping by about
-    ``chunk_overlap``, each ending at a sentence end (else a space) when one is in reach.
+    """Cut ``text`` into chunks of whole sentences, each at most ``chunk_size`` characters.
 
-    A ``split`` function replaces the windows: its non-empty pieces, located in ``text``.
-    ``chunk_size`` None means no limit (one chunk); ``chunk_overlap`` None the default (50,
-    kept below the size). Values that make no sense raise (see ``chunk_sizes``). Every
-    window advances, so this always terminates, in time linear in the text.
+    Sentences are packed in order while the chunk stays within the size; a sentence longer
+    than the size is cut between words (a word longer than the size, at the size). A chunk
+    starts by repeating the previous chunk's last sentences when together they take at most
+    ``chunk_overlap`` characters (and leave room for a new one), so an overlap never cuts a
+    sentence either. A ``split`` function replaces the rule: its non-empty pieces, located in
+    ``text``. ``chunk_size`` None means no limit (one chunk); ``chunk_overlap`` None the
+    default (50, kept below the size). Values that make no sense raise (see
+    ``chunk_sizes``). Time is linear in the text.
     """
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     if not text:
@@ -54,7 +60,8 @@ def chunk_text(
         return _locate(text, split(text))
     if size is None or len(text) <= size:
         return _trimmed(text, 0, len(text))
-    return _windows(text, size, overlap, _sentence_ends(text))
+    units = [u for s in sentence_spans(text) for u in _units(text, s, size)]
+    return [Chunk(text[s:e], s, e) for s, e in _packed(units, size, overlap)]
 
 
 def chunk_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int | None, int]:
@@ -70,40 +77,41 @@ def chunk_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int | None, 
     return size, int(number_in("chunk_overlap", chunk_overlap, 0, most, whole=True))
 
 
-def _windows(text: str, size: int, overlap: int, ends: list[int]) -> list[Chunk]:
-    """Slide a window of ``size`` over ``text``, stepping back ``overlap`` each time."""
-    chunks: list[Chunk] = []
-    start, n = 0, len(text)
-    while start < n:
-        end = _window_end(text, start, min(start + size, n), ends, size)
-        chunks.extend(_trimmed(text, start, end))
-        if end >= n:
-            break
-        start = _next_start(text, start, end, overlap)
-    return chunks
+def _units(text: str, sentence: Span, size: int) -> Iterator[Span]:
+    """The sentence itself when it fits in ``size``; else its words, each word longer than
+    ``size`` cut into pieces of ``size``."""
+    start, end = sentence
+    if end - start <= size:
+        yield sentence
+        return
+    for word in _WORD.finditer(text, start, end):
+        for at in range(word.start(), word.end(), size):
+            yield at, min(at + size, word.end())
 
 
-def _window_end(text: str, start: int, end: int, ends: list[int], size: int) -> int:
-    """Move ``end`` back to the last sentence end (or else space) after ``start``."""
-    if end >= len(text):
-        return end
-    i = bisect.bisect_right(ends, end) - 1
-    if i >= 0 and ends[i] - start >= size * MIN_FILL:
-        return ends[i]
-    space = _LAST_SPACE.search(text, start + 1, end + 1)
-    return space.start() if space and space.start() > start else end
+def _packed(units: Sequence[Span], size: int, overlap: int) -> Iterator[Span]:
+    """Spans of consecutive units, each as long as ``size`` allows; each after the first
+    begins with the previous one's trailing units that fit in ``overlap`` characters."""
+    first, n = 0, len(units)
+    while first < n:
+        last = first
+        while last + 1 < n and units[last + 1][1] - units[first][0] <= size:
+            last += 1
+        yield units[first][0], units[last][1]
+        first = _next_first(units, first, last, size, overlap)
 
 
-def _next_start(text: str, start: int, end: int, overlap: int) -> int:
-    """Where the next window begins: ``overlap`` before ``end``, at a word start, and past
-    ``start`` (a window shorter than the overlap gets none)."""
-    nxt = end - overlap
-    if nxt <= start:
-        return end
-    if nxt > 0 and not text[nxt - 1].isspace():
-        word = _NEXT_WORD.search(text, nxt, end)
-        nxt = word.end() - 1 if word else nxt
-    return nxt
+def _next_first(units: Sequence[Span], first: int, last: int, size: int, overlap: int) -> int:
+    """Where the chunk after ``units[first..last]`` begins: at the earliest of its trailing
+    units within ``overlap`` of its end, if the next unit still fits after them; else after
+    it. Always past ``first``, so packing advances."""
+    after = last + 1
+    if after >= len(units):
+        return after
+    end, nxt = units[last][1], after
+    while nxt - 1 > first and end - units[nxt - 1][0] <= overlap:
+        nxt -= 1
+    return nxt if units[after][1] - units[nxt][0] <= size else after
 
 
 def _trimmed(text: str, start: int, end: int) -> list[Chunk]:
@@ -128,12 +136,3 @@ def _locate(text: str, pieces: Sequence[str]) -> list[Chunk]:
         chunks.append(Chunk(piece, at, at + len(piece)))
         cursor = at + len(piece)
     return chunks
-
-
-def _sentence_ends(text: str) -> list[int]:
-    """Sorted end offsets of the sentences of ``text`` (empty when no rule is available)."""
-    try:
-        from citesift.text.sentences import sentence_spans
-    except ImportError:
-        return []
-    return sorted(end for _, end in sentence_spans(text))
