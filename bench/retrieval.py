@@ -5,9 +5,12 @@ tantivy on a BEIR data set (SciFact by default), quality and speed measured in o
 
 Quality and speed come from the shared evaluation tool (``--eval-tool``), so every system is
 measured the same way: nDCG@10 and Recall@100 over all queries, index docs/s, and queries/s
-answered one at a time (top 10). Documents are indexed whole (title + text, one chunk each).
-Corpus embeddings are cached in ``--store``: the first run embeds the corpus (minutes on a
-small CPU), later runs read the vectors back, and the table says which it was.
+answered one at a time (top 10). The first rows index documents whole (title + text, one
+chunk each); the "defaults" rows call ``create_rag`` as a user does, with its defaults
+(sentence-bounded passages of up to 512 characters, each scored with its document), the title
+given as metadata, and rank a document by its best passage. Corpus embeddings are cached in
+``--store``: the first run embeds the corpus (minutes on a small CPU), later runs read the
+vectors back, and the table says which it was.
 """
 
 from __future__ import annotations
@@ -26,17 +29,25 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 DEFAULT_TOOL = ROOT.parent / "shared" / "tools" / "retrieval_eval.py"
 DEFAULT_STORE = ROOT / ".citesift" / "bench-retrieval.db"
-OURS = ("bm25", "dense", "hybrid", "hybrid+rerank")
+OURS = ("bm25", "dense", "hybrid", "hybrid+rerank", "defaults-bm25", "defaults")
+DEFAULTS = {"defaults-bm25": "bm25", "defaults": "hybrid"}
+"""Rows that call ``create_rag`` with its defaults (their mode aside) over passages."""
 THEIRS = ("bm25s", "tantivy", "tantivy-flat")
 
 
 class CountingEmbedder:
-    """Passes texts to an embedder and counts them (to tell a cached index from a fresh one)."""
+    """Passes texts to an embedder and counts them (to tell a cached index from a fresh one).
 
-    def __init__(self, inner: Any) -> None:
+    With a ``cache`` (an embedder caching in another store), texts go through it while
+    ``building``: the corpus is read back from the cache, a query is always embedded."""
+
+    def __init__(self, inner: Any, cache: Any = None) -> None:
         self.inner, self.name, self.dim, self.texts = inner, inner.name, inner.dim, 0
+        self.cache, self.building = cache, False
 
     def embed(self, texts: Sequence[str]) -> Any:
+        if self.cache is not None and self.building:
+            return self.cache.embed(texts)
         self.texts += len(texts)
         return self.inner.embed(texts)
 
@@ -50,20 +61,43 @@ class RagSystem:
         mode = "bm25" if name == "bm25" else ("dense" if name == "dense" else "hybrid")
         self.name = f"citesift {name}"
         self.embedder = embedder
-        self.rag = create_rag(  # chunk_size None: one chunk per document (BEIR "flat")
-            embedder, store, mode, chunk_size=None, rerank=name.endswith("rerank")
-        )
+        self.passages = name in DEFAULTS
+        if self.passages:  # as a user calls it: every argument but the mode left to default
+            self.rag = create_rag(embedder, store, DEFAULTS[name])
+        else:  # chunk_size None: one chunk per document (BEIR "flat")
+            self.rag = create_rag(
+                embedder, store, mode, chunk_size=None, rerank=name.endswith("rerank")
+            )
         self.rag.progress = progress
         self.cached = False
 
     def build(self, corpus: list[dict[str, str]]) -> None:
         before = self.embedder.texts if self.embedder else 0
-        self.rag.ingest({"id": d["_id"], "content": doc_text(d)} for d in corpus)
+        if self.embedder:
+            self.embedder.building = True
+        self.rag.ingest(self._document(d) for d in corpus)
+        if self.embedder:
+            self.embedder.building = False
         self.rag.search("warm up the index")
         self.cached = self.embedder is not None and self.embedder.texts == before + 1
 
+    def _document(self, doc: dict[str, str]) -> dict[str, Any]:
+        if self.passages:
+            return {"id": doc["_id"], "content": doc["text"], "metadata": {"title": doc["title"]}}
+        return {"id": doc["_id"], "content": doc_text(doc)}
+
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        return [(h.provenance.document_id, float(h.score)) for h in self.rag.search(query, k)]
+        """Hits as (document id, score): a document ranks by its best passage, and passages
+        are fetched until ``k`` documents are found (or the index has no more)."""
+        found: dict[str, float] = {}
+        depth = k
+        while True:
+            hits = self.rag.search(query, depth)
+            for h in hits:
+                found.setdefault(h.provenance.document_id, float(h.score))
+            if len(found) >= k or len(hits) < depth or not self.passages:
+                return list(found.items())[:k]
+            found, depth = {}, depth * 2
 
 
 def doc_text(doc: dict[str, str]) -> str:
@@ -71,14 +105,19 @@ def doc_text(doc: dict[str, str]) -> str:
 
 
 def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
-    """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise."""
+    """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise (the
+    passage rows keep their chunks in memory and read their vectors from its cache)."""
+    from citesift.index.embedders.cache import CachedEmbedder
     from citesift.index.embedders.minilm import MiniLMEmbedder
     from citesift.store.sqlite import SQLiteStore
 
-    if name == "bm25":
+    if name in ("bm25", "defaults-bm25"):
         return RagSystem(name, SQLiteStore(":memory:"), None, progress)
-    embedder = CountingEmbedder(MiniLMEmbedder(threads=args.embed_threads))
-    return RagSystem(name, args.store, embedder, progress)
+    model = MiniLMEmbedder(threads=args.embed_threads)
+    if name in DEFAULTS:
+        cache = CachedEmbedder(model, SQLiteStore(args.store))
+        return RagSystem(name, SQLiteStore(":memory:"), CountingEmbedder(model, cache), progress)
+    return RagSystem(name, args.store, CountingEmbedder(model), progress)
 
 
 def table(results: list[dict[str, Any]]) -> str:

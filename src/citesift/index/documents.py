@@ -20,13 +20,15 @@ BLOCK_SEPARATOR = "\n\n"
 class IngestDoc:
     """A document to ingest: its id, text, the caller's metadata (a JSON-safe copy) and, for
     a read document or a passage, where it came from (and the text offset of each block, to
-    locate chunks in the source)."""
+    locate chunks in the source). ``title`` is the source's, or a mapping's ``metadata["title"]``
+    when that is a string."""
 
     id: str
     content: str
     metadata: dict[str, Any]
     source: SourceDocument | Passage | None = field(default=None, repr=False)
     block_starts: tuple[int, ...] = ()
+    title: str = ""
 
 
 def as_ingest_doc(doc: object) -> IngestDoc:
@@ -65,6 +67,24 @@ def chunk_provenance(doc: IngestDoc, chunk: Chunk, seq: int) -> Provenance:
     return _source_span(credit, item, doc.block_starts, chunk)
 
 
+def chunk_context(doc: IngestDoc, chunk: Chunk) -> str:
+    """What a chunk of ``doc`` sits under, scored with it: the document's title and, for a
+    read document, the section path of the block the chunk starts in (a heading block heads
+    its own section), one a line; a heading that repeats the title is left out."""
+    title = " ".join(doc.title.split())
+    path = [" ".join(h.split()) for h in _section(doc, chunk.start)]
+    path = [h for h in path if h][1 if path[:1] == [title] else 0 :]
+    return "\n".join(line for line in (title, " > ".join(path)) if line)
+
+
+def _section(doc: IngestDoc, at: int) -> tuple[str, ...]:
+    """The section path at text offset ``at`` of a read document (none for other inputs)."""
+    if not isinstance(doc.source, SourceDocument) or not doc.block_starts:
+        return ()
+    block = doc.source.blocks[max(bisect.bisect_right(doc.block_starts, at) - 1, 0)]
+    return (*block.section, block.text) if block.kind == "heading" else block.section
+
+
 def _from_mapping(doc: Mapping[str, Any]) -> IngestDoc:
     content = doc.get("content")
     if content is not None and not isinstance(content, str):
@@ -74,7 +94,13 @@ def _from_mapping(doc: Mapping[str, Any]) -> IngestDoc:
     metadata = doc.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise TypeError("document metadata must be a mapping")
-    return IngestDoc(clean_text(doc_id), clean_text(content or ""), json_copy(metadata))
+    title = metadata.get("title")
+    return IngestDoc(
+        clean_text(doc_id),
+        clean_text(content or ""),
+        json_copy(metadata),
+        title=clean_text(title) if isinstance(title, str) else "",
+    )
 
 
 def _from_source(doc: SourceDocument) -> IngestDoc:
@@ -85,12 +111,14 @@ def _from_source(doc: SourceDocument) -> IngestDoc:
     content = BLOCK_SEPARATOR.join(b.text for b in doc.blocks)
     meta = {"publisher": doc.publisher, "language": doc.language}
     doc_id = doc.url or f"{doc.site}:{doc.key}"  # the URI names it, as a file's or a page's
-    return IngestDoc(doc_id, clean_text(content), json_copy(meta), doc, tuple(starts))
+    return IngestDoc(
+        doc_id, clean_text(content), json_copy(meta), doc, tuple(starts), clean_text(doc.title)
+    )
 
 
 def _from_passage(p: Passage) -> IngestDoc:
     doc_id = f"{p.site}:{p.key}#{p.block}:{p.start}-{p.end}"
-    return IngestDoc(doc_id, clean_text(p.content), {}, p)
+    return IngestDoc(doc_id, clean_text(p.content), {}, p, title=clean_text(p.title))
 
 
 def _source_span(

@@ -22,7 +22,8 @@ def reciprocal_rank_fusion(
     rankings: Sequence[Sequence[Match]], k: float = RRF_K, top_k: int | None = None
 ) -> list[Match]:
     """Fuse ranked lists: a hit scores the sum of ``1 / (k + rank)`` over the lists it is in
-    (rank from 1; a repeated id counts at its first place). ``k`` is a finite number ≥ 0."""
+    (rank from 1; a repeated id counts at its first place). ``k`` is a finite number ≥ 0.
+    Equal scores are ordered as ``fusion_order`` says."""
     k = number_in("k", k, 0, MAX_RRF_K)
     scores: dict[str, float] = {}
     first: dict[str, Match] = {}
@@ -30,7 +31,7 @@ def reciprocal_rank_fusion(
         for rank, hit in enumerate(_first_occurrences(ranking), start=1):
             first.setdefault(hit.id, hit)
             scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (k + rank)
-    return _ranked(first, scores, top_k)
+    return _ranked(first, scores, top_k, fusion_order(rankings))
 
 
 def weighted_fusion(
@@ -43,12 +44,27 @@ def weighted_fusion(
     """Fuse two scored lists: ``wv · minmax(vector) + wb · minmax(bm25)`` per id, best first.
 
     Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it.
+    Equal scores (min-max maps a list of equal scores all to 1) are ordered as
+    ``fusion_order`` says.
     """
     wv, wb = fusion_weights(vector_weight, bm25_weight)
     norm_v, norm_b = min_max(vector_hits), min_max(bm25_hits)
     first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
     scores = {i: wv * norm_v.get(i, 0.0) + wb * norm_b.get(i, 0.0) for i in first}
-    return _ranked(first, scores, top_k)
+    return _ranked(first, scores, top_k, fusion_order([vector_hits, bm25_hits]))
+
+
+def fusion_order(rankings: Sequence[Sequence[Match]]) -> dict[str, tuple[int, int, str]]:
+    """How hits of equal fused score are ordered, per id (smaller first): found by more of
+    the lists, then placed higher in the list that places it highest, then by id, so the
+    order never depends on how the lists happened to be merged."""
+    lists: dict[str, int] = {}
+    best: dict[str, int] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(_first_occurrences(ranking)):
+            lists[hit.id] = lists.get(hit.id, 0) + 1
+            best[hit.id] = min(best.get(hit.id, rank), rank)
+    return {i: (-lists[i], best[i], i) for i in lists}
 
 
 def fusion_weights(vector_weight: object, bm25_weight: object) -> tuple[float, float]:
@@ -84,10 +100,16 @@ def _first_occurrences(hits: Sequence[Match]) -> list[Match]:
     return list(firsts.values())
 
 
-def _ranked(first: dict[str, Match], scores: dict[str, float], top_k: int | None) -> list[Match]:
-    """The fused hits, best first: the first ``top_k`` (all for None)."""
+def _ranked(
+    first: dict[str, Match],
+    scores: dict[str, float],
+    top_k: int | None,
+    ties: dict[str, tuple[int, int, str]],
+) -> list[Match]:
+    """The fused hits, best first (equal scores in the order of ``ties``): the first
+    ``top_k`` (all for None)."""
     k = count_or("top_k", top_k, len(scores), 0)
-    order = sorted(scores, key=lambda i: -scores[i])[:k]
+    order = sorted(scores, key=lambda i: (-scores[i], ties[i]))[:k]
     return [replace(first[i], score=scores[i]) for i in order]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from citesift.errors import invalid
 from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
-from citesift.index.lexical.bm25 import BM25Index
+from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
@@ -39,7 +39,7 @@ class LocalStore:
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
         self.fusion = fusion
-        self.bm25 = BM25Index()
+        self.bm25 = PassageIndex()
         self.chunks: dict[str, StoredChunk] = {}
         self._by_document: dict[str, list[str]] = {}
         self._vectors: dict[str, VectorIndex] = {}
@@ -152,7 +152,11 @@ class LocalStore:
         for chunk in chunks:
             self.chunks[chunk.id] = chunk
             self._by_document.setdefault(chunk.document_id, []).append(chunk.id)
-        self.bm25.add([c.id for c in chunks], [c.content for c in chunks])
+        self.bm25.add(
+            [c.id for c in chunks], [c.scored_text for c in chunks], [c.document_id for c in chunks]
+        )
+        documents = list(dict.fromkeys(c.document_id for c in chunks))
+        self.bm25.set_documents(documents, [self._document_text(d) for d in documents])
         embedded: dict[str, list[tuple[str, np.ndarray]]] = {}
         for c in chunks:
             if c.embedder is not None and c.vector is not None:
@@ -167,13 +171,25 @@ class LocalStore:
         for chunk_id in gone:
             self.chunks.pop(chunk_id, None)
         self.bm25.remove(gone)
+        self.bm25.remove_documents(document_ids)
         for index in self._vectors.values():
             index.remove(gone)
+
+    def _document_text(self, document_id: str) -> str:
+        """The whole text of a document, put back together from its chunks."""
+        parts = sorted((self.chunks[i] for i in self._by_document[document_id]), key=_place)
+        return document_text(
+            [c.context for c in parts], [(c.start, c.end, c.content) for c in parts]
+        )
 
     def _index_vectors(self, embedder: str, ids: list[str], vectors: np.ndarray) -> None:
         if embedder not in self._vectors:
             self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
         self._vectors[embedder].add(ids, vectors)
+
+
+def _place(chunk: StoredChunk) -> tuple[int, int]:
+    return chunk.start, chunk.seq
 
 
 def _with_vector(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:

@@ -14,7 +14,7 @@ import numpy as np
 
 from citesift.errors import invalid
 from citesift.index.arguments import count, count_or
-from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_provenance
+from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_context, chunk_provenance
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
@@ -151,7 +151,7 @@ class Rag:
         chunks = [c for d in docs for c in self._chunks(d)]
         embedder = self.embedder
         if embedder is not None and chunks:
-            vectors = embedder.embed([c.content for c in chunks])
+            vectors = embedder.embed([c.scored_text for c in chunks])
             chunks = [_vectored(c, embedder.name, v) for c, v in zip(chunks, vectors, strict=True)]
         self.store.upsert([d.id for d in docs], chunks)
         return len(chunks)
@@ -168,6 +168,7 @@ class Rag:
                 c.text,
                 dict(doc.metadata),
                 provenance=chunk_provenance(doc, c, i),
+                context=chunk_context(doc, c),
             )
             for i, c in enumerate(pieces)
         ]
@@ -190,7 +191,9 @@ class Rag:
             report(0, len(missing))
         for start in range(0, len(missing), INGEST_BATCH * 8):
             part = missing[start : start + INGEST_BATCH * 8]
-            self.store.set_vectors(part, embedder.name, embedder.embed([c.content for c in part]))
+            self.store.set_vectors(
+                part, embedder.name, embedder.embed([c.scored_text for c in part])
+            )
             report(start + len(part), len(missing))
         self._backfilled = True
 

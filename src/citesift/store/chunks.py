@@ -59,9 +59,13 @@ MIGRATIONS = [
         '$.revision_url', '$.document_id', '$.chunk_index', '$.start', '$.end')
     WHERE json_valid(metadata);
     """,
+    # The passage's heading (document title, section path), scored with it, kept apart.
+    "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';",
 ]
 
-_COLUMNS = "id, document_id, seq, start, stop, content, metadata, embedder, vector, provenance"
+_COLUMNS = (
+    "id, document_id, seq, start, stop, content, metadata, embedder, vector, provenance, context"
+)
 _LOCATION = ("document_id", "chunk", "start", "end")
 """Provenance fields kept in columns of their own, not in the provenance JSON."""
 
@@ -81,6 +85,14 @@ class StoredChunk:
     vector: np.ndarray | None = field(default=None, repr=False, compare=False)
     provenance: Provenance | None = None
     """Attribution and source span; None means only the document, place and span above."""
+    context: str = ""
+    """What the passage sits under: its document's title and section path, one a line.
+    Searches score it with the passage (``scored_text``); hits show ``content`` alone."""
+
+    @property
+    def scored_text(self) -> str:
+        """The text BM25 indexes and an embedder embeds: the context, then the content."""
+        return f"{self.context}\n{self.content}" if self.context else self.content
 
     @property
     def content_hash(self) -> str:
@@ -142,8 +154,8 @@ class ChunkTable:
             _delete(conn, document_ids)
             conn.executemany(
                 "INSERT OR REPLACE INTO chunks (id, document_id, partition, seq, start, stop,"
-                " content, content_hash, metadata, embedder, vector, provenance, snapshot_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " content, content_hash, metadata, embedder, vector, provenance, snapshot_id,"
+                " context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_row(c) for c in chunks],
             )
 
@@ -215,6 +227,7 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
         _blob(c.vector) if c.vector is not None else None,
         _provenance_json(c.provenance),
         c.provenance.snapshot_id if c.provenance is not None else None,
+        c.context,
     )
 
 
@@ -222,7 +235,7 @@ def _chunk(r: tuple[Any, ...]) -> StoredChunk:
     vector = np.frombuffer(r[8], dtype=np.float32) if r[8] is not None else None
     provenance = _provenance(r[1], r[2], r[3], r[4], json.loads(r[9]))
     return StoredChunk(
-        r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance
+        r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance, r[10]
     )
 
 

@@ -129,12 +129,15 @@ def score_matrix(docs: Sequence[_Terms], n_terms: int, k1: float, b: float) -> s
     return sparse.csc_matrix((data, (rows, cols)), shape=(len(docs), n_terms))
 
 
-def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
-    """Rows of the ``k`` highest positive scores, best first (ties by row)."""
+def top_rows(scores: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """Rows of the ``k`` highest positive scores, best first; equal scores are ordered by
+    ``tiebreak`` (higher first) when given, then by row, so the cut at ``k`` is stable too."""
     live = np.flatnonzero(scores > 0)
     if len(live) > k > 0:
-        live = live[np.argpartition(-scores[live], k - 1)[:k]]
-    order = np.lexsort((live, -scores[live]))
+        kth = -np.partition(-scores[live], k - 1)[k - 1]
+        live = live[scores[live] >= kth]
+    second = -tiebreak[live] if tiebreak is not None else np.zeros(len(live))
+    order = np.lexsort((live, second, -scores[live]))
     return live[order][: max(k, 0)]
 
 

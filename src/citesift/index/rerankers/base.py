@@ -36,7 +36,8 @@ def rerank_fused(
     weight: float = DEFAULT_RERANK_WEIGHT,
 ) -> list[Match]:
     """Rerank every candidate, then score each ``weight · minmax(reranker) + (1 - weight) ·
-    minmax(first stage)`` (ties in the reranker's order), so a reranker that knows less
+    minmax(first stage)`` (equal scores ordered by the reranker's raw score, then by the
+    first stage's rank), so a reranker that knows less
     than the first stage cannot throw its signal away. ``weight`` 1 (or an unscored side)
     keeps the reranker's order alone; ``weight`` is a number from 0 to 1."""
     share = rerank_weight(weight)
@@ -48,7 +49,10 @@ def rerank_fused(
         return reranked[:top_k]
     ours, theirs = min_max(reranked), min_max(hits)
     fused = {h.id: share * ours[h.id] + (1 - share) * theirs.get(h.id, 0.0) for h in reranked}
-    order = sorted(reranked, key=lambda h: -fused[h.id])[:top_k]
+    rank = {h.id: i for i, h in reversed(list(enumerate(hits)))}
+    order = sorted(
+        reranked, key=lambda h: (-fused[h.id], -float(h.score or 0), rank.get(h.id, len(hits)))
+    )[:top_k]
     return [replace(h, score=fused[h.id]) for h in order]
 
 

@@ -1,0 +1,98 @@
+"""Passages scored in their document: title and section path reach the score, the whole
+document's match is fused with the passage's own, and equal scores have a stable order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.lexical.bm25 import top_rows
+from citesift.index.lexical.passages import PassageIndex, document_text
+from citesift.index.rag import create_rag
+from citesift.model import Block, Match, SourceDocument
+from citesift.store.sqlite import SQLiteStore
+from test_rag_helpers import HashEmbedder
+
+FILLER = "Nothing in this sentence names the subject at all. " * 6
+
+
+def test_a_query_matching_only_a_title_finds_the_documents_passages(tmp_path) -> None:
+    rag = create_rag(store=tmp_path / "s.db", mode="bm25", chunk_size=120, chunk_overlap=0)
+    rag.ingest([
+        {"id": "a", "content": FILLER, "metadata": {"title": "Photosynthesis"}},
+        {"id": "b", "content": FILLER + "Plants grow.", "metadata": {"title": "Geology"}},
+    ])  # fmt: skip
+    hits = rag.search("photosynthesis", top_k=10)
+    assert len(hits) > 1 and {h.provenance.document_id for h in hits} == {"a"}  # type: ignore[union-attr]
+    assert all("Photosynthesis" not in h.content for h in hits)
+
+
+def test_a_section_heading_reaches_the_passages_under_it(tmp_path) -> None:
+    text = "The first part says little of note here."
+    blocks = (
+        Block("Guide", "heading", (), 0, 5),
+        Block("Glaciers", "heading", ("Guide",), 6, 14),
+        Block(text, "paragraph", ("Guide", "Glaciers"), 15, 15 + len(text)),
+        Block("Deserts", "heading", ("Guide",), 60, 67),
+        Block(text, "paragraph", ("Guide", "Deserts"), 68, 68 + len(text)),
+    )
+    doc = SourceDocument("web", "g", "Guide", "https://example.org/g", None, 1, None, blocks)
+    rag = create_rag(store=tmp_path / "s.db", mode="bm25", chunk_size=45, chunk_overlap=0)
+    rag.ingest([doc])
+    hits = [h for h in rag.search("deserts", top_k=10) if h.content == text]
+    assert [h.provenance.block for h in hits] == [4, 2]  # type: ignore[union-attr]
+    assert hits[0].score > hits[1].score  # type: ignore[operator]
+
+
+def test_the_whole_document_lifts_its_passages_over_an_equal_passage_elsewhere() -> None:
+    rag = create_rag(store=SQLiteStore(":memory:"), mode="bm25", chunk_size=80, chunk_overlap=0)
+    same = "Comets carry ice from the outer edge of the solar system."
+    rag.ingest([
+        {"id": "about", "content": same + " " + "Their dust tails point away from the Sun."},
+        {"id": "other", "content": same + " " + "Bread rises when yeast ferments sugar."},
+    ])  # fmt: skip
+    hits = rag.search("comets ice dust tails", top_k=4)
+    firsts = [h for h in hits if h.content == same]
+    assert [h.provenance.document_id for h in firsts] == ["about", "other"]  # type: ignore[union-attr]
+    assert firsts[0].score > firsts[1].score  # type: ignore[operator]
+
+
+def test_hits_keep_exact_offsets_in_the_document() -> None:
+    content = FILLER + "Whales sing. " + FILLER
+    rag = create_rag(store=SQLiteStore(":memory:"), mode="bm25", chunk_overlap=0)
+    rag.ingest([{"id": "w", "content": content, "metadata": {"title": "Sea"}}])
+    for hit in rag.search("whales sea", top_k=5):
+        where = hit.provenance
+        assert where is not None and content[where.start : where.end] == hit.content
+        assert not hit.content.startswith("Sea")  # the title is scored, never shown as text
+
+
+def test_equal_fused_scores_fall_back_to_the_passages_own_score_then_row() -> None:
+    index = PassageIndex()
+    index.add(["p1", "p2", "p3"], ["apple pie", "apple", "pear"], ["d1", "d2", "d2"])
+    index.set_documents(["d1", "d2"], ["apple pie", "apple pear"])
+    ids, scores = index.search("apple", 3)
+    assert ids == ["p2", "p1"] or scores[0] > scores[1]
+    tied = top_rows(np.array([1.0, 2.0, 2.0, 2.0]), 2, np.array([0.0, 1.0, 3.0, 1.0]))
+    assert tied.tolist() == [2, 1]
+
+
+def test_weighted_fusion_orders_ties_by_agreement_then_rank() -> None:
+    dense = [Match("x", 0.9, ""), Match("y", 0.9, "")]  # equal scores: both 1 after min-max
+    lexical = [Match("z", 3.0, ""), Match("y", 3.0, "")]
+    out = weighted_fusion(dense, lexical)
+    assert [h.id for h in out] == ["y", "x", "z"]  # y is in both; x and z tie, x ranks first
+    fused = reciprocal_rank_fusion([[Match("b", 1, "")], [Match("a", 1, "")]])
+    assert [h.id for h in fused] == ["a", "b"]  # equal reciprocal ranks: by id
+
+
+def test_a_document_text_is_its_passages_once_with_their_headings() -> None:
+    contents = [(0, 10, "One. Two."), (5, 15, "Two. Three.")]
+    assert document_text(["T\nA", "T"], contents) == "T\nA\nOne. Two.\nThree."
+
+
+def test_dense_search_embeds_the_passage_with_its_title(tmp_path) -> None:
+    embedder = HashEmbedder()
+    rag = create_rag(embedder, SQLiteStore(":memory:"), "dense", chunk_size=60)
+    rag.ingest([{"id": "t", "content": FILLER, "metadata": {"title": "Volcanoes"}}])
+    assert rag.search("volcanoes", top_k=1)[0].score > 0.1  # type: ignore[operator]
