@@ -213,8 +213,11 @@ def create_rag(
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
-    the store. Chunks are ``chunk_size`` characters at most (None: whole documents), sharing
-    ``chunk_overlap`` (None: 50, kept below the size); searches answer ``top_k`` chunks.
+    the store. Chunks are whole sentences packed up to ``chunk_size`` characters (None: whole
+    documents; a longer sentence is cut between words), repeating the previous chunk's last
+    sentences that fit in ``chunk_overlap`` (None: 50, kept below the size); searches answer
+    ``top_k`` chunks, each scored with its document's title (a source's, or a mapping's
+    ``metadata["title"]``) and section path, and in BM25 with its whole document's match.
     ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True`` means
     ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
