@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citesift import extract_metadata, html_to_blocks, strip_tags
+from citesift.extract import skip
 
 PAGE_CHARS = 200_000
 TIMES_NORMAL = 20  # linear patterns stay under ~7x; the quadratic ones were 50x to 1000x
@@ -148,3 +149,32 @@ def test_the_extract_command_reads_a_hostile_page_in_bounded_time(
         assert done.returncode == 0, done.stderr.decode()[-2000:]
         assert b"Traceback" not in done.stderr
         assert took < 60, took  # start-up included; the quadratic read took minutes
+
+
+def ever_new_open_sets(count: int) -> str:
+    """A page whose dropped elements each sit in a new set of open elements (a Gray code
+    over sixteen block tags), and whose hidden inline elements each have a new name."""
+    tags = "div section article ul ol dl table blockquote center details fieldset figure"
+    names = [*tags.split(), "form", "header", "footer", "main"]
+    parts = []
+    for i in range(1, count):
+        flipped = ((i ^ (i >> 1)) ^ ((i - 1) ^ ((i - 1) >> 1))).bit_length() - 1
+        opening = (i ^ (i >> 1)) >> flipped & 1
+        parts.append(f"<{'' if opening else '/'}{names[flipped]}>")
+        parts.append(f"<nav>n<div>x</div></nav><x{i} hidden>h</x{i}><p>text {i}</p>")
+    return "".join(parts)
+
+
+@pytest.mark.timeout(300)
+def test_ever_new_sets_of_open_elements_read_in_linear_time() -> None:
+    assert_linear(ever_new_open_sets(PAGE_CHARS // 70))
+
+
+@pytest.mark.parametrize("mode", ["article", "page"])
+def test_the_search_for_any_tag_finds_what_the_named_searches_find(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = ever_new_open_sets(3_000)
+    named = html_to_blocks(page, mode)  # type: ignore[arg-type]
+    monkeypatch.setattr(skip, "PATTERNS_PER_PAGE", 0)
+    assert html_to_blocks(page, mode) == named  # type: ignore[arg-type]

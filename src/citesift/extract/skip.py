@@ -5,6 +5,11 @@ than half the tags of a typical page, so the scan does not walk them tag by tag.
 only for start and end tags of the dropped element's own name, counting nesting, and for
 end tags of block-level elements open around it, which (as in a browser) close it too.
 Comments and raw-text bodies are skipped whole, so markup inside them counts for nothing.
+
+Each set of names is one compiled search. A page that keeps changing the set (ever new
+combinations of open elements, or ever new tag names dropped) would pay a compilation each
+time, so past ``PATTERNS_PER_PAGE`` sets a page's remaining jumps use one search for every
+tag and sort the names out in Python: slower per tag, but linear whatever the page.
 """
 
 from __future__ import annotations
@@ -18,6 +23,28 @@ from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, TOKEN, raw_text_en
 _HEAD_ENDERS = frozenset(("head", "body"))  # a <body> start tag ends an unclosed <head>
 _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it opens it
 _NAME_END = r"(?=[\t\n\f\r />])"
+PATTERNS_PER_PAGE = 64
+_ANY_TAG = re.compile(
+    rf"<(?:/([A-Za-z][^\t\n\f\r />]*){_NAME_END}|([A-Za-z][^\t\n\f\r />]*){_NAME_END}"
+    rf"|(?!)()|!--.*?(?:-->|\Z))",
+    re.DOTALL,
+)
+"""Every end and start tag, and comments, with the groups of ``_pattern``'s searches."""
+Searches = dict[frozenset[str], re.Pattern[str]]
+
+
+def _sorted_out(
+    closing: str | None, opening: str | None, names: frozenset[str]
+) -> tuple[str | None, str | None, str | None]:
+    """What ``_pattern(names)`` would have found where ``_ANY_TAG`` found a tag (or nothing)."""
+    if opening is not None:
+        name = opening.lower()
+        if name in RAW_TEXT_TAGS:
+            return None, None, opening
+        return None, opening if name in names else None, None
+    if closing is not None and closing.lower() in names:
+        return closing, None, None
+    return None, None, None
 
 
 @lru_cache(maxsize=512)
@@ -60,21 +87,37 @@ def _tag_end(html: str, start: int) -> int:
     return found.end() if found is not None and found.group(4) else -1
 
 
-def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str]) -> int:
+def _search(names: frozenset[str], searches: Searches) -> re.Pattern[str]:
+    """The search for ``names``: its own while the page has used few, else ``_ANY_TAG``."""
+    found = searches.get(names)
+    if found is None:
+        if len(searches) >= PATTERNS_PER_PAGE:
+            return _ANY_TAG
+        found = searches[names] = _pattern(names)
+    return found
+
+
+def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches: Searches) -> int:
     """Where reading resumes after element ``tag`` whose start tag ended at ``pos``.
 
     ``around`` holds the block-level tag names open around it. The answer is just past its
     own end tag, or at an end tag of an element around it (left for the caller to handle),
-    or the end of input when it never closes.
+    or the end of input when it never closes. ``searches`` holds the page's compiled
+    searches (one dict for all the jumps of one page).
     """
     if tag == PLAINTEXT:
         return len(html)  # no end tag ends it
     names = _HEAD_ENDERS if tag == "head" else around | {tag}
-    search = _pattern(frozenset(names)).search
+    pattern = _search(names, searches)
+    search = pattern.search
     depth: dict[str, int] = dict.fromkeys(names, 0)
     while (m := search(html, pos)) is not None:
         closing, opening, raw = m.groups()
         pos = m.end()
+        if pattern is _ANY_TAG:
+            closing, opening, raw = _sorted_out(closing, opening, names)
+            if not (closing or opening or raw):
+                continue
         if raw or opening:
             pos = _tag_end(html, m.start())
             if pos < 0:

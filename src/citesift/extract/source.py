@@ -15,7 +15,7 @@ import unicodedata
 from citesift.extract import rules
 from citesift.extract.chars import without_format
 from citesift.extract.html import sanitise
-from citesift.extract.skip import skip_dropped
+from citesift.extract.skip import Searches, skip_dropped
 from citesift.extract.tokens import (
     PLAINTEXT,
     RAW_TEXT_ENDS,
@@ -34,6 +34,7 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
     drop_tags = rules.dropped_tags(mode)
     runs: list[tuple[str, bool]] = []
     open_tags: dict[str, int] = {}
+    searches: Searches = {}
     last = pos = 0
     while (m := TOKEN.search(fragment, pos)) is not None:
         runs.append((fragment[last : m.start()], False))
@@ -50,7 +51,7 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
             last = pos = raw_text_end(fragment, tag, pos)
         elif tag in drop_tags or _drops(tag, attributes(raw_attrs), mode):
             around = frozenset(t for t, n in open_tags.items() if n) & rules.BLOCK_TAGS
-            last = pos = skip_dropped(fragment, tag, pos, around)
+            last = pos = skip_dropped(fragment, tag, pos, around, searches)
         else:
             open_tags[tag] = open_tags.get(tag, 0) + 1
     runs.append((fragment[last:], False))

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from citesift.extract import rules
-from citesift.extract.skip import skip_dropped
+from citesift.extract.skip import Searches, skip_dropped
 from citesift.extract.tokens import (
     PLAINTEXT,
     RAW_TEXT_ENDS,
@@ -198,6 +198,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     # (stack index, first candidate, where its range goes) of furniture-named and landmarks
     marks: list[tuple[int, int, list[tuple[int, int]]]] = []
     verdicts: dict[tuple[str, str], Verdict] = {}
+    searches: Searches = {}  # the page's searches for the jumps over dropped elements
     pieces: list[tuple[int, int]] = []
     size = link = total = cost = last = 0
     cost_limit = limit + MIN_COST
@@ -302,7 +303,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         if dropped:
             out.furniture_dropped |= furniture
             around = frozenset([t for t, n in counts.items() if n and t != "a"])  # open blocks
-            last = pos = skip_dropped(html, tag, pos, around)
+            last = pos = skip_dropped(html, tag, pos, around, searches)
             continue
         if not is_block and tag != "a":
             continue  # inline elements only matter when dropped, and links for link density
