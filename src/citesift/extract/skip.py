@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, TOKEN, raw_text_end
+from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, raw_text_end
 
 _HEAD_ENDERS = frozenset(("head", "body"))  # a <body> start tag ends an unclosed <head>
 _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it opens it
@@ -80,11 +80,11 @@ def _anycase(name: str) -> str:
     return "".join(f"[{c}{c.upper()}]" if "a" <= c <= "z" else re.escape(c) for c in name)
 
 
-def _tag_end(html: str, start: int) -> int:
-    """The position just after the tag that starts at ``start`` (read as ``TOKEN`` reads it,
-    so a ">" in a quoted value does not end it), or -1 when the input ends inside it."""
-    found = TOKEN.match(html, start)
-    return found.end() if found is not None and found.group(4) else -1
+def _tag_end(html: str, pos: int) -> int:
+    """The position just after the ``>`` that ends the tag under way at ``pos``, or -1 when
+    the input ends first. Reading goes on from there, so no stretch is searched twice."""
+    found = html.find(">", pos)
+    return found if found < 0 else found + 1
 
 
 def _search(names: frozenset[str], searches: Searches) -> re.Pattern[str]:
@@ -108,7 +108,7 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches
     if tag == PLAINTEXT:
         return len(html)  # no end tag ends it
     names = _HEAD_ENDERS if tag == "head" else around | {tag}
-    pattern = _search(names, searches)
+    pattern = searches.get(names) or _search(names, searches)
     search = pattern.search
     depth: dict[str, int] = dict.fromkeys(names, 0)
     while (m := search(html, pos)) is not None:
@@ -119,7 +119,7 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches
             if not (closing or opening or raw):
                 continue
         if raw or opening:
-            pos = _tag_end(html, m.start())
+            pos = _tag_end(html, pos)
             if pos < 0:
                 return len(html)  # a start tag cut by the end of input: nothing follows
         if raw:
@@ -135,7 +135,7 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches
             if not depth[name]:
                 if name != tag:
                     return m.start()
-                end = _tag_end(html, m.start())
+                end = _tag_end(html, pos)
                 return len(html) if end < 0 else end
             depth[name] -= 1
     return len(html)

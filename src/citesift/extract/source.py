@@ -21,6 +21,7 @@ from citesift.extract.tokens import (
     RAW_TEXT_ENDS,
     TOKEN,
     attributes,
+    closes,
     is_dropped,
     is_hidden,
     plaintext_start,
@@ -39,9 +40,9 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
     while (m := TOKEN.search(fragment, pos)) is not None:
         runs.append((fragment[last : m.start()], False))
         last = pos = m.end()
-        end_slash, name, raw_attrs, closed = m.groups()
+        end_slash, name, raw_attrs = m.groups()
         tag = (name or "").lower()
-        if not tag or not closed or tag in rules.VOID_TAGS:
+        if not tag or not closes(fragment, m) or tag in rules.VOID_TAGS:
             continue
         if end_slash:
             open_tags[tag] = max(0, open_tags.get(tag, 0) - 1)

@@ -12,6 +12,7 @@ place to hide instructions meant for a model.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from citesift.extract.chars import unescape_attribute
 
@@ -47,7 +48,8 @@ def declarations(style: str) -> dict[str, str]:
     for part in text.lower().split(";"):
         name, colon, value = part.partition(":")
         if colon:
-            found[name.strip()] = _IMPORTANT.sub("", " ".join(value.split()))
+            value = " ".join(value.split())
+            found[name.strip()] = _IMPORTANT.sub("", value) if "!" in value else value
     return found
 
 
@@ -59,6 +61,7 @@ def _unescaped(match: re.Match[str]) -> str:
     return chr(value) if 0 < value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
 
 
+@lru_cache(maxsize=4096)
 def hides(style: str) -> bool:
     """Whether the inline ``style`` keeps its element's text from the eye."""
     found = declarations(style)

@@ -57,30 +57,32 @@ class _Builder:
         if src_end - src != len(text):
             self.anchors.append((self.pos, src_end))
 
-    def literal(self, raw: str, src: int) -> None:
-        """Append a run of source text that holds no reference, less its format characters."""
-        if raw.isascii() or (found := FORMAT.search(raw)) is None:
-            self.visible(raw, src)
-            return
+    def without_format(self, raw: str, src: int, found: re.Match[str]) -> None:
+        """Append a run of source text that holds no reference, less its format characters
+        (``found`` is the first run of them)."""
         cut = 0
         while found is not None:
-            self.visible(raw[cut : found.start()], src + cut)
+            self.literal(raw[cut : found.start()], src + cut)
             cut = found.end()
-            found = FORMAT.search(raw, cut)
-        self.visible(raw[cut:], src + cut)
+            found = FORMAT.search(raw, cut)  # type: ignore[assignment]
+        self.literal(raw[cut:], src + cut)
 
-    def visible(self, raw: str, src: int) -> None:
-        """Append a run of source text that holds no reference and no format character."""
+    def literal(self, raw: str, src: int) -> None:
+        """Append a run of source text that holds no reference (format characters left out)."""
         body = raw.strip()
         if not body:
             if raw:
                 self.space()
             return
+        printable = body.isprintable()  # then it holds no format character either
+        if not printable and not body.isascii() and (found := FORMAT.search(raw)) is not None:
+            self.without_format(raw, src, found)
+            return
         lead = raw.find(body[0])
         if lead:
             self.space()
         src += lead
-        if body.isprintable() and "  " not in body:  # most prose: nothing to collapse
+        if printable and "  " not in body:  # most prose: nothing to collapse
             self.word(body, src, src + len(body))
         elif _WS_RUN.search(body) is None:
             self.word(_WS.sub(" ", body), src, src + len(body))

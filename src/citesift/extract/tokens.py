@@ -19,19 +19,19 @@ RAW_TEXT_TAGS = (
 )  # fmt: skip
 PLAINTEXT = "plaintext"  # everything after its start tag is text: no end tag ends it
 
-# Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text, 4 the ">" that ends a tag;
-# comments and declarations match with no group set. A ">" inside a quoted attribute value
-# does not end the tag; as in an HTML tokenizer, a quote opens a value only right after "="
-# (``alt=5'11`` is a plain value), and a quote never closed is read as a plain character.
-# The attribute text is read as runs between "=" signs (the unrolled loop: one step per
-# value, not per character), the cheapest form Python's ``re`` runs. Every construct that
-# is never closed runs to the end of the input, as it does in an HTML tokenizer (a tag with
-# no ">" is dropped there, with all that follows it): so no opener is ever read twice,
-# which keeps the scan linear on input full of unclosed tags. A DOCTYPE's internal subset
-# (``[...]``) belongs to it, "]>" included.
+# Groups: 1 "/" of an end tag, 2 tag name, 3 attribute text; comments and declarations
+# match with no group set. A ">" inside a quoted attribute value does not end the tag; as
+# in an HTML tokenizer, a quote opens a value only right after "=" (``alt=5'11`` is a plain
+# value), and a quote never closed is read as a plain character. The attribute text is read
+# as runs between "=" signs (the unrolled loop: one step per value, not per character), the
+# cheapest form Python's ``re`` runs. Every construct that is never closed runs to the end
+# of the input, as it does in an HTML tokenizer (a tag with no ">", ``closes`` says, is
+# dropped there with all that follows it): so no opener is ever read twice, which keeps the
+# scan linear on input full of unclosed tags. A DOCTYPE's internal subset (``[...]``)
+# belongs to it, "]>" included.
 TOKEN = re.compile(
     r"""<(?:
-        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)(>?)
+        (/?)([A-Za-z][^\t\n\f\r />]*+)([^>=]*+(?:=\s*+(?:"[^"]*+"|'[^']*+')?[^>=]*+)*+)>?
       | !--(?:-?>|.*?(?:--!?>|\Z))
       | ![Dd][Oo][Cc][Tt][Yy][Pp][Ee][^>\[]*+(?:\[[^\]]*+\]?)?[^>]*+>?
       | [!?][^>]*+>?
@@ -66,6 +66,11 @@ def raw_text_end(html: str, tag: str, pos: int) -> int:
     return found.start() if found else len(html)
 
 
+def closes(html: str, token: re.Match[str]) -> bool:
+    """Whether a ``TOKEN`` match ends in its ">" (else the input ended inside it)."""
+    return html[token.end() - 1] == ">"
+
+
 def plaintext_start(html: str, before: int) -> int:
     """Where the text of a ``<plaintext>`` start tag that opens before ``before`` begins
     (everything from there on is text, not markup), or -1 when none does."""
@@ -76,7 +81,7 @@ def plaintext_start(html: str, before: int) -> int:
     while (m := TOKEN.search(html, pos, before)) is not None:
         pos = m.end()
         name = (m.group(2) or "").lower()
-        if name == PLAINTEXT and not m.group(1) and m.group(4):
+        if name == PLAINTEXT and not m.group(1) and closes(html, m):
             return pos
         if name in RAW_TEXT_ENDS and not m.group(1):
             pos = raw_text_end(html, name, pos)

@@ -235,8 +235,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
 
     search = TOKEN.search
     pos = 0
+    end = len(html)  # only a tag that runs to the end can lack its ">"
     while (m := search(html, pos)) is not None:
-        if total + size > limit or cost > cost_limit:
+        if cost > cost_limit:  # blocks and runs: what the scan holds in memory
             out.stopped = True
             break
         start, pos = m.span()
@@ -247,12 +248,11 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                     link += start - last
                 pieces.append((last, start))
                 cost += RUN_COST
-            elif pieces:
+            elif pieces:  # white space between runs: no more of them than runs
                 pieces.append((last, start))
-                cost += RUN_COST
         last = pos
-        end_slash, name, raw_attrs, closed = m.groups()
-        if name is None or not closed:
+        end_slash, name, raw_attrs = m.groups()
+        if name is None or (pos == end and html[-1] != ">"):
             continue  # a comment or declaration, or a tag cut by the end of input (dropped)
         tag = name.lower()
         if end_slash:
@@ -317,6 +317,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         if tag == PLAINTEXT:  # all that follows is its text
             out.plaintext = pos
             pos = len(html)
+        if total > limit:
+            out.stopped = True
+            break
     else:
         if len(html) > last and not html[last:].isspace():
             size += len(html) - last
