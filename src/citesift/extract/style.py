@@ -36,6 +36,7 @@ _OVERFLOW = ("overflow", "overflow-x", "overflow-y")
 _TINY_TYPE = {"": 0.0, "px": 1.0, "pt": 0.75, "em": 0.1, "rem": 0.1, "ex": 0.2, "ch": 0.2, "%": 10}
 _FAINT = 0.01  # an opacity at or below this shows nothing
 _NO_BOX_PX = 1.0  # a box this small shows nothing when its overflow is hidden
+_CACHED_CHARS = 256  # styles up to this long are judged once per process
 
 
 def declarations(style: str) -> dict[str, str]:
@@ -61,9 +62,18 @@ def _unescaped(match: re.Match[str]) -> str:
     return chr(value) if 0 < value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
 
 
-@lru_cache(maxsize=4096)
 def hides(style: str) -> bool:
     """Whether the inline ``style`` keeps its element's text from the eye."""
+    return _hides_short(style) if len(style) <= _CACHED_CHARS else _hides(style)
+
+
+@lru_cache(maxsize=4096)
+def _hides_short(style: str) -> bool:
+    """``_hides`` for the short styles pages repeat (a long one is not kept)."""
+    return _hides(style)
+
+
+def _hides(style: str) -> bool:
     found = declarations(style)
     return (
         found.get("display") == "none"
