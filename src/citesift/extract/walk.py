@@ -57,8 +57,8 @@ _SIBLING_CLOSERS = {
 }
 # What a scan holds in memory, in characters of its limit: a block, a text run, and the
 # allowance any limit gets (so that a tiny budget still reads a thousand short blocks).
-BLOCK_COST = 16
-RUN_COST = 8
+BLOCK_COST = 8
+RUN_COST = 4
 MIN_COST = 16_000
 MAX_DEPTH = 512  # open elements; a deeper one closes the innermost first (as browsers do)
 _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
