@@ -63,6 +63,7 @@ from citesift.net import (
     fetch_sync,
     retry_after_ms,
 )
+from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
@@ -129,6 +130,8 @@ __all__ = [
     "SQLiteStore",
     "SearchOutcome",
     "Settings",
+    "SiteMap",
+    "SitemapBounds",
     "Skipped",
     "Snapshot",
     "SnapshotCorrupted",
@@ -143,6 +146,7 @@ __all__ = [
     "WikipediaLimits",
     "WikipediaSourceProvider",
     "__version__",
+    "amap_site",
     "article_url",
     "attribution",
     "blocks_to_markdown",
@@ -161,6 +165,7 @@ __all__ = [
     "fragment_url",
     "html_to_blocks",
     "load_settings",
+    "map_site",
     "reciprocal_rank_fusion",
     "reranker_by_name",
     "retry_after_ms",

@@ -1,0 +1,62 @@
+"""``citesift map URL``: the URLs of a site, from its sitemaps and its start page."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from citesift.cli.app import app
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Deadline,
+    ListFormat,
+    Listing,
+    Store,
+    source_setup,
+    usage_error,
+)
+from citesift.cli.reading import run_with_status
+from citesift.cli.terminal import safe_json, say
+from citesift.errors import InvalidArgument
+from citesift.scrape.map import MAP_LIMIT, amap_site, start_url
+
+
+@app.command("map")
+def map_command(
+    url: Annotated[
+        str, typer.Argument(metavar="URL", help="The site's start page (http or https).")
+    ],
+    search: Annotated[
+        str | None, typer.Option(help="Words to rank the URLs by (most matching first).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="URLs to print at most.")] = MAP_LIMIT,
+    output: Listing = ListFormat.text,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    store: Store = None,
+    deadline: Deadline = None,
+) -> None:
+    """List a site's URLs (robots.txt sitemaps, /sitemap.xml, the start page's links), one a
+    line; what could not be read is said on standard error."""
+    try:
+        start_url(url)
+    except InvalidArgument as error:
+        usage_error(str(error))
+    with source_setup(contact, allow_private, store, deadline=deadline) as setup:
+        call = amap_site(
+            url, search, limit, policy=setup.settings.fetch_policy(), fetcher=setup.fetcher
+        )
+        try:
+            found = run_with_status(f"Mapping {url}…", call)
+        except InvalidArgument as error:
+            usage_error(str(error))
+    for problem in found.problems:
+        say(f"note: {problem}", err=True)
+    if output is ListFormat.json:
+        listed = {"url": found.url, "urls": list(found.urls), "sitemaps": list(found.sitemaps)}
+        say(safe_json(listed))
+        return
+    for address in found.urls:
+        say(address)

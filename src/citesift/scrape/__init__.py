@@ -1,0 +1,1 @@
+"""Scraping the web: one page, a site's map, a crawl."""
