@@ -87,17 +87,12 @@ class RagSystem:
         return {"id": doc["_id"], "content": doc_text(doc)}
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Hits as (document id, score): a document ranks by its best passage, and passages
-        are fetched until ``k`` documents are found (or the index has no more)."""
+        """The ``k`` best hits, one call as a user makes it, as (document id, score): a
+        document ranks by its best passage (so ``k`` passages may name fewer documents)."""
         found: dict[str, float] = {}
-        depth = k
-        while True:
-            hits = self.rag.search(query, depth)
-            for h in hits:
-                found.setdefault(h.provenance.document_id, float(h.score))
-            if len(found) >= k or len(hits) < depth or not self.passages:
-                return list(found.items())[:k]
-            found, depth = {}, depth * 2
+        for h in self.rag.search(query, k):
+            found.setdefault(h.provenance.document_id, float(h.score))
+        return list(found.items())
 
 
 def doc_text(doc: dict[str, str]) -> str:
@@ -163,7 +158,8 @@ def run_one(name: str, tool: ModuleType, args: argparse.Namespace, *data: Any) -
         system = our_system(name, args, progress) if name in OURS else tool.make_system(name, 1, "")
         started = time.perf_counter()
         result = tool.run_builtin(system, *data, 100)
-    print(f"{result['system']}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    took = time.perf_counter() - started
+    print(f"{result['system']}: {took:.1f} s, nDCG@10 {result['ndcg@10']:.4f}", file=sys.stderr)
     return result
 
 

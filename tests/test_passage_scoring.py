@@ -25,6 +25,8 @@ def test_a_query_matching_only_a_title_finds_the_documents_passages(tmp_path) ->
     hits = rag.search("photosynthesis", top_k=10)
     assert len(hits) > 1 and {h.provenance.document_id for h in hits} == {"a"}  # type: ignore[union-attr]
     assert all("Photosynthesis" not in h.content for h in hits)
+    reopened = create_rag(store=tmp_path / "s.db", mode="bm25")  # the context is stored
+    assert [h.id for h in reopened.search("photosynthesis", top_k=10)] == [h.id for h in hits]
 
 
 def test_a_section_heading_reaches_the_passages_under_it(tmp_path) -> None:
