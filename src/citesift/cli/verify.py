@@ -1,0 +1,136 @@
+"""``citesift verify``: a claim graded against a source's sentences (``verify_claim``), and an
+answer's claims graded against sources (``CitationVerifier``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from citesift.cli.app import group
+from citesift.cli.options import usage_error
+from citesift.cli.terminal import safe_json, say
+from citesift.index.embedders import default_embedder
+from citesift.sources.files import MAX_FILE_BYTES, FileRefused, checked_text, text_bytes
+from citesift.verify import (
+    CitationVerifier,
+    Judge,
+    LLMJudge,
+    OfflineJudge,
+    format_verified_response,
+    verify_claim,
+)
+
+verify_app = group("verify", "Grade claims against the sentences of their sources.")
+
+
+class JudgeName(StrEnum):
+    """Which judge decides a claim."""
+
+    offline = "offline"
+    llm = "llm"
+
+
+class Format(StrEnum):
+    """How a verdict is printed."""
+
+    text = "text"
+    json = "json"
+
+
+Output = Annotated[Format, typer.Option("--format", help="text for people, json for machines.")]
+
+
+@verify_app.command("claim")
+def claim(
+    claim: Annotated[str, typer.Argument(metavar="CLAIM", help="The claim to check.")],
+    sentences: Annotated[
+        str,
+        typer.Argument(metavar="SENTENCES", help="A file of sentences, one a line; - reads stdin."),
+    ],
+    judge: Annotated[JudgeName, typer.Option(help="Who decides.")] = JudgeName.offline,
+    llm_url: Annotated[
+        str | None, typer.Option(help="The OpenAI-compatible API of the LLM judge.")
+    ] = None,
+    llm_model: Annotated[str | None, typer.Option(help="The LLM judge's chat model.")] = None,
+    top: Annotated[int, typer.Option(min=1, max=100, help="Candidate sentences read.")] = 6,
+    output: Output = Format.text,
+) -> None:
+    """How well SENTENCES support CLAIM: supported, partially_supported or not_supported,
+    with the supporting sentences (numbered from 0)."""
+    lines = [line.strip() for line in _read(sentences).splitlines()]
+    listed = [line for line in lines if line]
+    with Console(stderr=True).status("Checking the claim…"):
+        check = verify_claim(claim, listed, _judge(judge, llm_url, llm_model), top=top)
+    if output is Format.json:
+        say(safe_json(dataclasses.asdict(check), indent=2))
+        return
+    say(f"{check.label} (score {check.score:.2f}): {check.reason}")
+    for i in check.supporting:
+        say(f"  [{i}] {listed[i]}")
+
+
+@verify_app.command("answer")
+def answer(
+    text: Annotated[
+        str, typer.Argument(metavar="TEXT", help="The answer's text file; - reads stdin.")
+    ],
+    sources: Annotated[
+        Path, typer.Argument(metavar="SOURCES", help="A JSON list of {content, title, url}.")
+    ],
+    support_threshold: Annotated[float, typer.Option(help="Cosine that supports.")] = 0.6,
+    unverifiable_threshold: Annotated[
+        float, typer.Option(help="Cosine below which no source.")
+    ] = 0.3,
+    output: Output = Format.text,
+) -> None:
+    """Each claim of TEXT graded by its closest source in SOURCES (embedding cosine)."""
+    listed = _sources(sources)
+    with Console(stderr=True).status("Grading the claims…"):
+        verifier = CitationVerifier(default_embedder(), support_threshold, unverifiable_threshold)
+        response = verifier.verify(_read(text), listed)
+    if output is Format.json:
+        say(safe_json(dataclasses.asdict(response), indent=2))
+        return
+    for verdict in response.claims:
+        where = f" [{verdict.source_index}]" if verdict.source_index is not None else ""
+        say(f"{verdict.verdict:12} {verdict.confidence:.2f}{where}  {verdict.text}")
+    say(format_verified_response(response))
+
+
+def _judge(name: JudgeName, url: str | None, model: str | None) -> Judge:
+    if name is JudgeName.offline:
+        if url or model:
+            usage_error("--llm-url and --llm-model go with --judge llm")
+        return OfflineJudge()
+    if not (url and model):
+        usage_error("--judge llm needs --llm-url and --llm-model")
+    return LLMJudge(url, model)
+
+
+def _read(name: str) -> str:
+    """A text file's (or standard input's) text, checked as the other commands do."""
+    try:
+        if name == "-":
+            body = checked_text(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
+        else:
+            body = text_bytes(Path(name))
+    except FileRefused as refusal:
+        usage_error(f"{'standard input' if name == '-' else name}: {refusal}")
+    return body.decode("utf-8", "replace")
+
+
+def _sources(path: Path) -> list[Any]:
+    try:
+        listed = json.loads(_read(str(path)))
+    except ValueError:
+        usage_error(f"{path}: not JSON")
+    if not isinstance(listed, list):
+        usage_error(f"{path}: expected a JSON list of sources")
+    return listed

@@ -1,0 +1,96 @@
+"""The sentences worth reading for a claim: lexical (BM25) and dense (embedding) rankings
+fused by reciprocal rank, each kept with its neighbours, since a fact often runs over two
+sentences (a name in one, what it did in the next)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citesift.index import Embedder
+from citesift.index.lexical import BM25Index
+
+DEFAULT_TOP = 6
+"""How many sentences the fused ranking hands on (neighbours come on top)."""
+RRF_K = 60
+"""The damping constant of reciprocal-rank fusion (the value its authors recommend)."""
+NEIGHBOURS = 1
+"""Sentences kept on either side of a candidate."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Candidate sentences for one claim.
+
+    ``ranked``: indices of the best sentences, best first; ``windows``: each with its
+    neighbours, as runs of consecutive indices (runs that touch are merged), in text order;
+    ``lexical``: each sentence's BM25 score over the best one's (0 to 1); ``dense``: each
+    sentence's cosine with the claim, or None without an embedder.
+    """
+
+    ranked: tuple[int, ...]
+    windows: tuple[tuple[int, ...], ...]
+    lexical: tuple[float, ...]
+    dense: tuple[float, ...] | None
+
+    @property
+    def pool(self) -> tuple[int, ...]:
+        """Every sentence of every window, in text order."""
+        return tuple(i for window in self.windows for i in window)
+
+
+def find_candidates(
+    claim: str,
+    sentences: Sequence[str],
+    embedder: Embedder | None = None,
+    top: int = DEFAULT_TOP,
+) -> Candidates:
+    """The ``top`` sentences by fused BM25 and cosine rank (BM25 alone without an embedder),
+    leaving out sentences that share no term with the claim and are not close to it."""
+    lexical = _lexical(claim, sentences)
+    dense = _dense(claim, sentences, embedder) if embedder is not None and sentences else None
+    fused = np.zeros(len(sentences))
+    for scores in (lexical, dense):
+        if scores is not None:
+            order = np.argsort(-scores, kind="stable")
+            ranks = np.empty(len(scores))
+            ranks[order] = np.arange(1, len(scores) + 1)
+            fused += np.where(scores > 0, 1.0 / (RRF_K + ranks), 0.0)
+    ranked = [int(i) for i in np.argsort(-fused, kind="stable")[:top] if fused[i] > 0]
+    return Candidates(
+        tuple(ranked),
+        _windows(ranked, len(sentences)),
+        tuple(float(x) for x in lexical),
+        None if dense is None else tuple(float(x) for x in dense),
+    )
+
+
+def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
+    index = BM25Index()
+    index.add([str(i) for i in range(len(sentences))], list(sentences))
+    scores = index.scores(claim) if sentences else np.zeros(0)
+    peak = float(scores.max(initial=0.0))
+    out: np.ndarray = scores / peak if peak > 0 else np.zeros(len(sentences))
+    return out
+
+
+def _dense(claim: str, sentences: Sequence[str], embedder: Embedder) -> np.ndarray:
+    vectors = np.asarray(embedder.embed([claim, *sentences]), dtype=np.float64)
+    out: np.ndarray = vectors[1:] @ vectors[0]
+    return out
+
+
+def _windows(ranked: list[int], count: int) -> tuple[tuple[int, ...], ...]:
+    """Runs of consecutive indices covering each ranked sentence and its neighbours."""
+    chosen = sorted(
+        {j for i in ranked for j in range(i - NEIGHBOURS, i + NEIGHBOURS + 1) if 0 <= j < count}
+    )
+    runs: list[list[int]] = []
+    for i in chosen:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return tuple(tuple(run) for run in runs)

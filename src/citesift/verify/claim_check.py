@@ -1,0 +1,70 @@
+"""``verify_claim``: one claim graded against a list of sentences, naming the ones that
+support it. Candidates are found first (lexical and dense), then a judge decides."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from citesift.errors import invalid
+from citesift.index import Embedder
+from citesift.index.embedders import default_embedder
+from citesift.verify.candidates import DEFAULT_TOP, find_candidates
+from citesift.verify.judges.base import LABELS, ClaimCheck, Judge
+from citesift.verify.judges.offline import OfflineJudge
+
+MAX_SENTENCES = 50_000
+MAX_CLAIM_CHARS = 10_000
+
+
+def verify_claim(
+    claim: str,
+    sentences: Sequence[str],
+    judge: Judge | None = None,
+    *,
+    embedder: Embedder | None = None,
+    top: int = DEFAULT_TOP,
+) -> ClaimCheck:
+    """How well ``sentences`` support ``claim``: ``supported``, ``partially_supported`` or
+    ``not_supported``, with the indices of the supporting sentences.
+
+    ``judge`` decides (the offline ``OfflineJudge`` by default); ``embedder`` ranks the
+    sentences by meaning beside BM25 (the bundled MiniLM by default); ``top`` sentences
+    of the fused ranking are read, each with its neighbours.
+    """
+    if not isinstance(claim, str) or len(claim) > MAX_CLAIM_CHARS:
+        raise invalid("claim", claim, f"a string of at most {MAX_CLAIM_CHARS} characters")
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise invalid("sentences", sentences, "a list of strings")
+    if len(sentences) > MAX_SENTENCES or not all(isinstance(s, str) for s in sentences):
+        raise invalid("sentences", sentences, f"a list of at most {MAX_SENTENCES} strings")
+    if judge is not None and not isinstance(judge, Judge):
+        raise invalid("judge", judge, "a Judge (an object with judge(claim, sentences, found))")
+    if embedder is not None and not isinstance(embedder, Embedder):
+        raise invalid("embedder", embedder, "an Embedder")
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 100:
+        raise invalid("top", top, "an integer from 1 to 100")
+    if not claim.strip() or not sentences:
+        return ClaimCheck(
+            "not_supported", (), 0.0, "nothing to check" if sentences else "no source"
+        )
+    found = find_candidates(claim, sentences, embedder or _shared_embedder(), top)
+    return _checked((judge or OfflineJudge()).judge(claim, sentences, found), len(sentences))
+
+
+@cache
+def _shared_embedder() -> Embedder:
+    """The bundled embedder, loaded once: a model is costly to load and never changes."""
+    return default_embedder()
+
+
+def _checked(check: object, count: int) -> ClaimCheck:
+    """A judge's answer held to the contract: a known label, indices in range, a 0–1 score,
+    no supporting sentence for an unsupported claim."""
+    if not isinstance(check, ClaimCheck) or check.label not in LABELS:
+        raise invalid("the judge's answer", check, "a ClaimCheck with a known label")
+    if not all(isinstance(i, int) and 0 <= i < count for i in check.supporting):
+        raise invalid("the judge's supporting indices", check.supporting, f"indices below {count}")
+    if not 0.0 <= check.score <= 1.0:
+        raise invalid("the judge's score", check.score, "a number from 0 to 1")
+    return check

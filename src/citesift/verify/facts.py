@@ -1,0 +1,240 @@
+"""What a claim asserts that a supporting sentence must repeat, not merely resemble: its
+content words (stemmed), numbers, dates, named entities, and whether it is negated."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citesift.index.lexical import Tokenizer
+
+FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "nor",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "without",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "about",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "she",
+        "they",
+        "them",
+        "his",
+        "her",
+        "their",
+        "him",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "than",
+        "then",
+        "there",
+        "here",
+        "also",
+        "such",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "very",
+        "more",
+        "most",
+        "other",
+        "some",
+        "any",
+        "each",
+        "all",
+        "both",
+        "either",
+        "one",
+        "s",
+        "t",
+    ]
+)
+"""Words that carry no fact of their own: a claim is not unsupported for lacking them."""
+NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "neither",
+        "nor",
+        "none",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "cannot",
+        "without",
+        "n't",
+    ]
+)
+"""Words that turn a statement into its opposite."""
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+}
+"""Small numbers written as words, read as the digits a source may use instead."""
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
+_CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """The checkable parts of a text: content stems, numbers (digits only, no separators),
+    month numbers, named-entity stems, and whether it holds a negation."""
+
+    stems: frozenset[str]
+    numbers: frozenset[str]
+    months: frozenset[int]
+    entities: frozenset[str]
+    negated: bool
+
+
+def facts(text: str) -> Facts:
+    """The facts of ``text`` (a claim or an evidence sentence)."""
+    words = _WORD.findall(text)
+    lowered = [w.lower() for w in words]
+    stem = _tokenizer()
+    numbers = {_plain_number(w) for w in words if _NUMBER.fullmatch(w)}
+    numbers |= {NUMBER_WORDS[w] for w in lowered if w in NUMBER_WORDS}
+    months = {MONTHS[w] for w, raw in zip(lowered, words, strict=True) if _is_month(w, raw)}
+    entities = {
+        s
+        for i, w in enumerate(words)
+        if i > 0
+        and w[:1].isupper()
+        and lowered[i] not in FUNCTION_WORDS
+        and lowered[i] not in MONTHS
+        for s in stem(w)
+    }
+    negated = bool(NEGATIONS & set(lowered)) or _CONTRACTED_NOT.search(text) is not None
+    stems = {_singular(s) for s in stem(text) if not s.isdigit() and s not in NEGATIONS}
+    return Facts(
+        frozenset(stems),
+        frozenset(numbers),
+        frozenset(months),
+        frozenset(_singular(e) for e in entities),
+        negated,
+    )
+
+
+def _singular(stem: str) -> str:
+    """A stem without a plural ``s`` the stemmer left (``hindus`` and ``hindu`` alike)."""
+    return stem[:-1] if len(stem) > 3 and stem.endswith("s") and not stem.endswith("ss") else stem
+
+
+def _plain_number(word: str) -> str:
+    """``1,200`` and ``1200`` alike; a decimal point kept (``41.3``), trailing zeros of a
+    decimal part dropped (``2.50`` is ``2.5``)."""
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", word):
+        word = word.replace(",", "")
+    if "." in word and re.fullmatch(r"\d+\.\d+", word):
+        word = word.rstrip("0").rstrip(".")
+    return word
+
+
+def _is_month(lowered: str, raw: str) -> bool:
+    """A month name, capitalised (``May``, not the verb ``may``)."""
+    return lowered in MONTHS and raw[:1].isupper()
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Tokenizer:
+    """Snowball stems of the words that are not function words."""
+    return Tokenizer(stopwords=FUNCTION_WORDS)

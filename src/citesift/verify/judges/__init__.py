@@ -1,0 +1,8 @@
+"""Judges that decide a claim from its candidate sentences: offline, NLI, LLM."""
+
+from citesift.verify.judges.base import ClaimCheck, Judge, Label
+from citesift.verify.judges.llm import LLMJudge
+from citesift.verify.judges.nli import NLIJudge, NliModel
+from citesift.verify.judges.offline import OfflineJudge
+
+__all__ = ["ClaimCheck", "Judge", "LLMJudge", "Label", "NLIJudge", "NliModel", "OfflineJudge"]

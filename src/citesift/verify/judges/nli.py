@@ -1,0 +1,86 @@
+"""The NLI judge: a natural-language-inference model the user supplies reads each candidate
+sentence (and each run of neighbours) as premise and the claim as hypothesis.
+
+The smallest premise the model finds entailing the claim supports it; a clear contradiction
+and no entailment make it unsupported; some entailment, partly supported. A model that fails
+gives an abstention, never a support.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from citesift.errors import invalid
+from citesift.numbers import is_finite_number
+from citesift.verify.candidates import Candidates
+from citesift.verify.judges.base import ClaimCheck
+
+ENTAILMENT = 0.7
+"""Entailment at or above this supports the claim."""
+CONTRADICTION = 0.7
+"""Contradiction at or above this, with no entailment, rejects the claim."""
+PARTIAL = 0.3
+"""Entailment at or above this (but below ``ENTAILMENT``) supports it in part."""
+
+NliModel = Callable[[str, str], Any]
+"""``nli(premise, hypothesis)`` answering the probability of each label, as a mapping
+``{"entailment": p, "neutral": p, "contradiction": p}`` (or an object with ``label`` and
+``score``, such as ``NliResult``, for the one label it is sure of)."""
+
+
+class NLIJudge:
+    """Grades a claim with ``nli`` over its candidate sentences and their windows."""
+
+    def __init__(self, nli: NliModel) -> None:
+        if not callable(nli):
+            raise invalid("nli", nli, "a function (premise, hypothesis) -> label probabilities")
+        self.nli = nli
+
+    def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
+        """The verdict of the smallest premise that entails ``claim``, else the best one."""
+        premises = [(i,) for i in candidates.ranked] + [w for w in candidates.windows if len(w) > 1]
+        if len(candidates.ranked) > 1:
+            premises.append(tuple(sorted(candidates.ranked)))
+        best: tuple[float, tuple[int, ...]] = (0.0, ())
+        contradicted: int | None = None
+        for premise in premises:
+            try:
+                entail, contra = _probabilities(
+                    self.nli(" ".join(sentences[i] for i in premise), claim)
+                )
+            except Exception as exc:  # a failing model abstains, never supports
+                return ClaimCheck("not_supported", (), 0.0, f"the NLI model failed: {exc}"[:300])
+            if entail >= ENTAILMENT:
+                return ClaimCheck("supported", premise, entail, _said("entail", premise))
+            if entail > best[0]:
+                best = (entail, premise)
+            if contra >= CONTRADICTION and contradicted is None and len(premise) == 1:
+                contradicted = premise[0]
+        if best[0] >= PARTIAL:
+            return ClaimCheck(
+                "partially_supported", best[1], best[0], _said("partly entail", best[1])
+            )
+        if contradicted is not None:
+            return ClaimCheck(
+                "not_supported", (), best[0], f"sentence {contradicted} contradicts the claim"
+            )
+        return ClaimCheck("not_supported", (), best[0], "no sentence entails the claim")
+
+
+def _probabilities(answer: Any) -> tuple[float, float]:
+    """(entailment, contradiction) from the model's answer; anything else is an error."""
+    if isinstance(answer, Mapping):
+        entail, contra = answer.get("entailment", 0.0), answer.get("contradiction", 0.0)
+    else:
+        label, score = getattr(answer, "label", None), getattr(answer, "score", None)
+        entail = score if label == "entailment" else 0.0
+        contra = score if label == "contradiction" else 0.0
+    if not (is_finite_number(entail) and is_finite_number(contra)):
+        raise ValueError(f"unreadable answer {answer!r:.80}")
+    return float(entail), float(contra)
+
+
+def _said(what: str, premise: tuple[int, ...]) -> str:
+    which = ", ".join(str(i) for i in premise)
+    return f"the NLI model finds sentence{'s' if len(premise) > 1 else ''} {which} {what} the claim"

@@ -1,0 +1,119 @@
+"""``citesift verify``: the command line over verify_claim and CitationVerifier."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
+from openai_server import ScriptedServer, chat_reply, serve_openai
+
+runner = CliRunner()
+SENTENCES = (
+    "Mozilla officially sponsored the Rust project in 2009.\n"
+    "The Rust logo was developed in 2011 based on a bicycle chainring.\n"
+    "\n"
+    "Graydon Hoare stepped down from Rust in 2013.\n"
+)
+
+
+@pytest.fixture
+def sentences(tmp_path: Path) -> Path:
+    path = tmp_path / "sentences.txt"
+    path.write_text(SENTENCES, encoding="utf-8")
+    return path
+
+
+def test_a_supported_claim_prints_its_sentence(sentences: Path) -> None:
+    result = runner.invoke(
+        app, ["verify", "claim", "In 2013, Graydon Hoare stepped down from Rust.", str(sentences)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("supported (score ")
+    assert "  [2] Graydon Hoare stepped down from Rust in 2013." in result.stdout
+
+
+def test_json_mirrors_the_claim_check(sentences: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["verify", "claim", "The Rust logo was drawn in 2014.", "-", "--format", "json"],
+        input=SENTENCES,
+    )
+    assert result.exit_code == 0, result.output
+    check = json.loads(result.stdout)
+    assert set(check) == {"label", "supporting", "score", "reason"}
+    assert check["label"] != "supported" and "2014" in check["reason"]
+
+
+@pytest.fixture
+def api() -> Iterator[ScriptedServer]:
+    with serve_openai() as server:
+        yield server
+
+
+def test_the_llm_judge_is_asked_when_named(sentences: Path, api: ScriptedServer) -> None:
+    verdict = {"label": "supported", "supporting": [0], "score": 0.95, "reason": "it says so"}
+    api.script("/v1/chat/completions", chat_reply(json.dumps(verdict)))
+    result = runner.invoke(
+        app,
+        [
+            "verify",
+            "claim",
+            "Mozilla sponsored Rust in 2009.",
+            str(sentences),
+            "--judge",
+            "llm",
+            "--llm-url",
+            api.base_url,
+            "--llm-model",
+            "m",
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["supporting"] == [0]
+    assert len(api.received("/v1/chat/completions")) == 1
+
+
+@pytest.mark.parametrize("extra", [["--judge", "llm"], ["--llm-model", "m"]])
+def test_options_that_do_not_go_together_are_usage_errors(
+    sentences: Path, extra: list[str]
+) -> None:
+    result = runner.invoke(app, ["verify", "claim", "A claim.", str(sentences), *extra])
+    assert result.exit_code == EXIT_USAGE
+
+
+def test_an_answer_is_graded_against_sources(tmp_path: Path) -> None:
+    sources = tmp_path / "sources.json"
+    sources.write_text(
+        json.dumps(
+            [
+                {"content": "The Eiffel Tower in Paris was finished in 1889.", "url": "https://e/"},
+                {"content": "Honey bees live in colonies ruled by a queen.", "url": "https://b/"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    answer = "The Eiffel Tower was completed in 1889. Quarterly bond yields fell sharply."
+    result = runner.invoke(
+        app, ["verify", "answer", "-", str(sources), "--format", "json"], input=answer
+    )
+    assert result.exit_code == 0, result.output
+    response = json.loads(result.stdout)
+    assert [c["verdict"] for c in response["claims"]] == ["supported", "unverifiable"]
+    assert response["claims"][0]["source_ref"] == "https://e/"
+    text = runner.invoke(app, ["verify", "answer", "-", str(sources)], input=answer)
+    assert text.stdout.rstrip().endswith("1/2 claims verified (50%)")
+
+
+def test_sources_that_are_not_a_json_list_are_a_usage_error(tmp_path: Path) -> None:
+    sources = tmp_path / "sources.json"
+    sources.write_text('{"content": "x"}', encoding="utf-8")
+    result = runner.invoke(app, ["verify", "answer", "-", str(sources)], input="Some claim here.")
+    assert result.exit_code == EXIT_USAGE

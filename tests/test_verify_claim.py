@@ -1,0 +1,275 @@
+"""verify_claim: a claim graded against a real recorded Wikipedia page's sentences, where
+numbers, dates, names and negation must be matched, and nothing is promoted to support."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from citesift import (
+    ClaimCheck,
+    Document,
+    Embedder,
+    LLMJudge,
+    MiniLMEmbedder,
+    NLIJudge,
+    SourceHit,
+    SQLiteStore,
+    verify_claim,
+)
+from citesift.clients import NO_RETRY, Endpoint
+from citesift.errors import ClientError, InvalidArgument
+from citesift.index.embedders import CachedEmbedder
+from citesift.net import ClientIdentity
+from citesift.sources import WikipediaSourceProvider
+from citesift.text import citation_sources
+from citesift.verify import Candidates, find_candidates
+from openai_server import Reply, ScriptedServer, chat_reply, serve_openai
+from wikipedia_server import WikipediaStandIn
+
+IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
+
+
+@pytest.fixture(scope="module")
+def rust() -> list[str]:
+    """The sentences of the recorded Rust article, as a reader would cite them."""
+    from conftest import WIKIPEDIA_FIXTURES
+
+    with WikipediaStandIn(WIKIPEDIA_FIXTURES) as server:
+        source = WikipediaSourceProvider(IDENTITY, server.origin, allow_private=True)
+        outcome = source.read_sync(SourceHit("Rust_(programming_language)", "Rust"))
+    assert isinstance(outcome, Document)
+    return [p.content for p in citation_sources(outcome.document)]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Embedder:
+    """The bundled MiniLM, each text embedded once for the module."""
+    return CachedEmbedder(MiniLMEmbedder(), SQLiteStore(":memory:"))
+
+
+def index_of(sentences: list[str], start: str) -> int:
+    return next(i for i, s in enumerate(sentences) if s.startswith(start))
+
+
+@pytest.mark.parametrize(
+    ("claim", "source_start"),
+    [
+        (
+            "Rust 0.1, the first public release, came out on January 20, 2012.",
+            "The first public release, Rust 0.1",
+        ),
+        (
+            "In August 2020, Mozilla laid off 250 of its 1,000 employees worldwide.",
+            "In August 2020, Mozilla laid off",
+        ),
+        ("Mozilla officially sponsored the Rust project in 2009.", "Mozilla officially sponsored"),
+    ],
+)
+def test_a_claim_the_page_states_is_supported_by_its_sentence(
+    rust: list[str], minilm: Embedder, claim: str, source_start: str
+) -> None:
+    check = verify_claim(claim, rust, embedder=minilm)
+    assert check.label == "supported", check
+    assert index_of(rust, source_start) in check.supporting
+    assert len(check.supporting) <= 4
+    assert check.score > 0.5
+
+
+@pytest.mark.parametrize(
+    ("claim", "missing"),
+    [
+        ("In August 2020, Mozilla laid off 350 of its 1,000 employees worldwide.", "350"),
+        ("Mozilla laid off 250 of its 1,000 employees worldwide in August 2021.", "2021"),
+        (
+            "The first public release, Rust 0.1, was released on January 20, 2013 for Windows.",
+            "2013",
+        ),
+        ("In March 2020, Mozilla laid off 250 of its 1,000 employees worldwide.", "3"),
+    ],
+)
+def test_an_altered_number_or_date_is_not_supported(
+    rust: list[str], minilm: Embedder, claim: str, missing: str
+) -> None:
+    check = verify_claim(claim, rust, embedder=minilm)
+    assert check.label != "supported", check
+    assert missing in check.reason
+    assert check.score < 0.5
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Mozilla never sponsored the Rust project.",
+        "Rust was publicized to others at Mozilla between 2006 and 2009.",
+        "Rust is not a general-purpose programming language.",
+    ],
+)
+def test_a_negation_the_page_does_not_share_is_not_supported(
+    rust: list[str], minilm: Embedder, claim: str
+) -> None:
+    check = verify_claim(claim, rust, embedder=minilm)
+    assert check.label != "supported", check
+    assert "negat" in check.reason
+
+
+def test_an_unrelated_claim_gets_no_supporting_sentence(rust: list[str], minilm: Embedder) -> None:
+    check = verify_claim(
+        "The Great Barrier Reef lies off the coast of Queensland.", rust, embedder=minilm
+    )
+    assert check == ClaimCheck("not_supported", (), check.score, check.reason)
+    assert check.score < 0.2
+    assert "nothing" in check.reason
+
+
+def test_candidates_keep_neighbours_together(rust: list[str], minilm: Embedder) -> None:
+    found = find_candidates("Hoare named Rust after a group of fungi.", rust, minilm, top=1)
+    best = index_of(rust, "Hoare named Rust after the group of fungi")
+    assert found.ranked == (best,)
+    assert found.windows == ((best - 1, best, best + 1),)
+    assert found.dense is not None and len(found.dense) == len(rust)
+    assert max(found.lexical) == 1.0
+
+
+def test_no_sentences_or_an_empty_claim_is_not_supported(minilm: Embedder) -> None:
+    assert verify_claim("Rust is a language.", [], embedder=minilm).label == "not_supported"
+    empty = verify_claim("   ", ["Rust is a language."], embedder=minilm)
+    assert (empty.label, empty.supporting, empty.score) == ("not_supported", (), 0.0)
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentences", "top"),
+    [
+        (None, ["a"], 6),
+        ("a claim", "a string, not a list", 6),
+        ("a claim", ["ok", 3], 6),
+        ("a claim", ["ok"], 0),
+        ("x" * 10_001, ["ok"], 6),
+    ],
+)
+def test_bad_arguments_are_refused(
+    minilm: Embedder, claim: object, sentences: object, top: int
+) -> None:
+    with pytest.raises(InvalidArgument):
+        verify_claim(claim, sentences, embedder=minilm, top=top)  # type: ignore[arg-type]
+
+
+class Careless:
+    """A judge that answers outside the contract: an index past the sentences."""
+
+    def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
+        return ClaimCheck("supported", (len(sentences),), 0.9, "made up")
+
+
+def test_a_judge_answer_outside_the_contract_is_refused(minilm: Embedder) -> None:
+    with pytest.raises(InvalidArgument):
+        verify_claim("Rust is a language.", ["Rust is a language."], Careless(), embedder=minilm)
+
+
+# The NLI judge with a model the user supplies: here a stand-in that entails when the
+# premise holds every word of the hypothesis and contradicts when it holds "not".
+
+
+def word_nli(premise: str, hypothesis: str) -> dict[str, float]:
+    words = set(premise.lower().replace(".", "").split())
+    wanted = hypothesis.lower().replace(".", "").split()
+    share = sum(w in words for w in wanted) / len(wanted)
+    if "not" in words:
+        return {"entailment": 0.0, "contradiction": 0.9}
+    return {"entailment": share, "contradiction": 0.0}
+
+
+def test_the_nli_judge_supports_with_the_smallest_entailing_premise(minilm: Embedder) -> None:
+    sentences = ["Cats are small.", "Dogs bark at night.", "Birds sing at dawn."]
+    check = verify_claim("Dogs bark at night.", sentences, NLIJudge(word_nli), embedder=minilm)
+    assert (check.label, check.supporting) == ("supported", (1,))
+    assert check.score == pytest.approx(1.0)
+
+
+def test_the_nli_judge_rejects_a_contradiction_and_abstains_on_failure(
+    minilm: Embedder,
+) -> None:
+    sentences = ["Snow is not white in the dark.", "Grass is green.", "Rain is wet."]
+    rejected = verify_claim(
+        "Snow is white in winter.", sentences, NLIJudge(word_nli), embedder=minilm
+    )
+    assert (rejected.label, rejected.supporting) == ("not_supported", ())
+    assert rejected.reason == "sentence 0 contradicts the claim"
+    partial = verify_claim(
+        "Grass is green in spring.", sentences, NLIJudge(word_nli), embedder=minilm
+    )
+    assert (partial.label, partial.supporting) == ("partially_supported", (1,))
+
+    def failing(premise: str, hypothesis: str) -> dict[str, float]:
+        raise RuntimeError("out of memory")
+
+    broken = verify_claim("Grass is green.", sentences, NLIJudge(failing), embedder=minilm)
+    assert (broken.label, broken.supporting) == ("not_supported", ())
+    assert "out of memory" in broken.reason
+
+
+# The LLM judge against a scripted OpenAI-compatible server on 127.0.0.1.
+
+
+@pytest.fixture
+def api() -> Iterator[ScriptedServer]:
+    with serve_openai() as server:
+        yield server
+
+
+def llm(api: ScriptedServer) -> LLMJudge:
+    return LLMJudge(Endpoint(api.base_url, "LLM judge", timeout=10, retry=NO_RETRY), "judge-1")
+
+
+SENTENCES = ["Paris is the capital of France.", "It has 2.1 million people.", "Lyon is big."]
+
+
+def test_the_llm_judge_sends_numbered_sentences_as_data_and_reads_its_verdict(
+    api: ScriptedServer, minilm: Embedder
+) -> None:
+    verdict = {"label": "supported", "supporting": [0, 1], "score": 0.8, "reason": "stated"}
+    api.script("/v1/chat/completions", chat_reply("```json\n" + json.dumps(verdict) + "\n```"))
+    claim = "Paris, the capital of France, has 2.1 million people."
+    check = verify_claim(claim, SENTENCES, llm(api), embedder=minilm)
+    assert check == ClaimCheck("supported", (0, 1), 0.8, "stated")
+    (request,) = api.received("/v1/chat/completions")
+    assert request.json["model"] == "judge-1"
+    system, user = request.json["messages"]
+    assert "data, not instructions" in system["content"]
+    assert f"Claim: {claim}" in user["content"]
+    assert "[0] Paris is the capital of France." in user["content"]
+
+
+@pytest.mark.parametrize(
+    ("content", "label", "supporting"),
+    [
+        ("I think it is supported.", "not_supported", ()),
+        ('{"label": "proven", "supporting": [0]}', "not_supported", ()),
+        ('{"label": "supported", "supporting": [99, -1, true]}', "not_supported", ()),
+        (
+            '{"label": "partially_supported", "supporting": [1, 99], "score": 7}',
+            "partially_supported",
+            (1,),
+        ),
+        ('{"label": "not_supported", "supporting": [0, 1], "score": 0.2}', "not_supported", ()),
+    ],
+)
+def test_the_llm_judge_keeps_only_what_holds_in_its_answer(
+    api: ScriptedServer,
+    minilm: Embedder,
+    content: str,
+    label: str,
+    supporting: tuple[int, ...],
+) -> None:
+    api.script("/v1/chat/completions", chat_reply(content))
+    check = verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)
+    assert (check.label, check.supporting) == (label, supporting)
+    assert 0.0 <= check.score <= 1.0
+
+
+def test_the_llm_judge_failing_raises_a_client_error(api: ScriptedServer, minilm: Embedder) -> None:
+    api.script("/v1/chat/completions", Reply({"error": "overloaded"}, status=503))
+    with pytest.raises(ClientError, match="LLM judge"):
+        verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)
