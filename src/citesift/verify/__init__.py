@@ -1,8 +1,10 @@
 """Verification: claims graded against the sources meant to support them."""
 
 from citesift.verify.candidates import Candidates, find_candidates
+from citesift.verify.citations import Citation, find_citations
 from citesift.verify.claim_check import verify_claim
 from citesift.verify.claims import extract_claims
+from citesift.verify.document_check import CitationCheck, DocumentCheck, check_citations
 from citesift.verify.judges import (
     ClaimCheck,
     Judge,
@@ -24,6 +26,11 @@ from citesift.verify.verifier import (
 
 __all__ = [
     "Candidates",
+    "Citation",
+    "CitationCheck",
+    "DocumentCheck",
+    "check_citations",
+    "find_citations",
     "CitationSource",
     "CitationVerifier",
     "ClaimCheck",

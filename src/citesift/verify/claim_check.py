@@ -48,12 +48,12 @@ def verify_claim(
         return ClaimCheck(
             "not_supported", (), 0.0, "nothing to check" if sentences else "no source"
         )
-    found = find_candidates(claim, sentences, embedder or _shared_embedder(), top)
+    found = find_candidates(claim, sentences, embedder or shared_embedder(), top)
     return _checked((judge or OfflineJudge()).judge(claim, sentences, found), len(sentences))
 
 
 @cache
-def _shared_embedder() -> Embedder:
+def shared_embedder() -> Embedder:
     """The bundled embedder, loaded once: a model is costly to load and never changes."""
     return default_embedder()
 

@@ -1,0 +1,118 @@
+"""``citesift check FILE|URL``: every citation of a document graded against its source, with
+a non-zero exit when any is not supported, so that it can gate a pipeline."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from citesift.cli.app import app
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    Deadline,
+    Offline,
+    Store,
+    source_setup,
+    usage_error,
+)
+from citesift.cli.reading import EXIT_FAILED
+from citesift.cli.terminal import safe_json, say
+from citesift.encoding import decode_html
+from citesift.model import Snapshot
+from citesift.sources import WebPageSource
+from citesift.sources.files import FileRefused, text_bytes
+from citesift.sources.web import is_web_url
+from citesift.verify import CitationCheck, DocumentCheck, check_citations
+from citesift.verify.citations import Kind
+
+
+class CheckFormat(StrEnum):
+    """How the report is printed."""
+
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def check(
+    document: Annotated[
+        str, typer.Argument(metavar="FILE|URL", help="A Markdown or HTML file, or a page's URL.")
+    ],
+    output: Annotated[
+        CheckFormat, typer.Option("--format", help="text for people, json for machines.")
+    ] = CheckFormat.text,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    store: Store = None,
+    offline: Offline = False,
+    deadline: Deadline = None,
+) -> None:
+    """Check each citation of a document against the page it cites: the verdict and the
+    source's best supporting sentence, with a link to it. Exits 1 unless all are supported."""
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+        pages = setup.web_pages("page")
+        text, kind, base = _document(document, pages)
+        with Console(stderr=True).status("Checking citations…") as status:
+
+            def progress(done: int, total: int) -> None:
+                status.update(f"Checking citations… {done}/{total}")
+
+            report = check_citations(text, pages, kind, base_url=base, progress=progress)
+    if output is CheckFormat.json:
+        say(safe_json(_as_json(report), indent=2))
+    else:
+        say(_as_text(report))
+    if not report.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _document(name: str, pages: WebPageSource) -> tuple[str, Kind, str | None]:
+    """The document's text, whether it is HTML, and the address its links are relative to."""
+    if is_web_url(name):
+        fetched = asyncio.run(pages.fetcher.fetch(name, pages.page_policy))
+        if not isinstance(fetched, Snapshot):
+            usage_error(f"{name}: the page could not be read ({fetched})")
+        return decode_html(fetched.body, fetched.charset)[0], "html", fetched.final_url
+    try:
+        body = text_bytes(Path(name))
+    except FileRefused as refusal:
+        usage_error(f"{name}: {refusal}")
+    html = name.lower().endswith((".html", ".htm", ".xhtml"))
+    return body.decode("utf-8", "replace"), "html" if html else "markdown", None
+
+
+def _as_json(report: DocumentCheck) -> dict[str, object]:
+    return {
+        "citations": [dataclasses.asdict(c) for c in report.citations],
+        "supported": report.supported,
+        "partially_supported": report.partially_supported,
+        "not_supported": report.not_supported,
+        "unavailable": report.unavailable,
+        "passed": report.passed,
+    }
+
+
+def _as_text(report: DocumentCheck) -> str:
+    lines = [line for check in report.citations for line in _citation_lines(check)]
+    lines.append(
+        f"{len(report.citations)} citations: {report.supported} supported, "
+        f"{report.partially_supported} partially supported, {report.not_supported} not "
+        f"supported, {report.unavailable} with the source unavailable"
+    )
+    return "\n".join(lines)
+
+
+def _citation_lines(check: CitationCheck) -> list[str]:
+    cited = check.citation
+    lines = [f"{check.status}: {cited.sentence}", f"  cites {cited.url}", f"  {check.reason}"]
+    if check.evidence:
+        lines.append(f"  best: {check.evidence}")
+        lines.append(f"  at {check.evidence_url}")
+    return lines

@@ -1,0 +1,152 @@
+"""Checking a document's citations: each cited source read through the polite path (or
+replayed from its snapshot), each citing sentence graded against the source's sentences,
+and the best supporting sentence given with a text-fragment link to it.
+
+A source that cannot be read (an error status, a timeout, a bot check standing in for the
+page) makes its citations "source unavailable", never "supported".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from citesift.errors import invalid
+from citesift.index import Embedder
+from citesift.index.embedders import CachedEmbedder
+from citesift.model import Document, Limited, Passage, ReadOutcome, SourceHit
+from citesift.store import SQLiteStore
+from citesift.text import citation_sources
+from citesift.verify.citations import Citation, Kind, find_citations
+from citesift.verify.claim_check import shared_embedder, verify_claim
+from citesift.verify.judges.base import Judge
+
+Status = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
+LIMITED_TRIES = 3
+"""Reads of one source answered ``Limited`` before it counts as unavailable."""
+MAX_LIMITED_WAIT = 5.0
+"""The longest pause, in seconds, before reading a rate-limited source again."""
+Progress = Callable[[int, int], None]
+
+
+class Reader(Protocol):
+    """What reads a cited page: a source such as ``WebPageSource``."""
+
+    def read_sync(self, hit: SourceHit) -> ReadOutcome: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CitationCheck:
+    """One citation's verdict: ``evidence`` is the source's best supporting sentence and
+    ``evidence_url`` a link to it in the page; ``snapshot_id`` the fetch it was read from."""
+
+    citation: Citation
+    status: Status
+    score: float
+    reason: str
+    evidence: str | None = None
+    evidence_url: str | None = None
+    snapshot_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentCheck:
+    """Every citation's verdict and the counts; ``passed`` when every one is supported."""
+
+    citations: tuple[CitationCheck, ...]
+    supported: int
+    partially_supported: int
+    not_supported: int
+    unavailable: int
+
+    @property
+    def passed(self) -> bool:
+        """True when every citation is supported by its source."""
+        return self.supported == len(self.citations)
+
+
+def check_citations(
+    text: str,
+    reader: Reader,
+    kind: Kind = "markdown",
+    *,
+    base_url: str | None = None,
+    judge: Judge | None = None,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> DocumentCheck:
+    """Find the citations of ``text`` (Markdown or HTML), read each cited page once with
+    ``reader``, one at a time so the per-host limits hold, and grade each citing sentence."""
+    if not isinstance(text, str):
+        raise invalid("text", text, "a string")
+    if kind not in ("markdown", "html"):
+        raise invalid("kind", kind, "'markdown' or 'html'")
+    citations = find_citations(text, kind, base_url)
+    pages: dict[str, Document | str] = {}
+    checks = []
+    with SQLiteStore(":memory:") as vectors:  # a page cited twice is embedded once
+        remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
+        for done, citation in enumerate(citations):
+            if citation.url not in pages:
+                pages[citation.url] = _read(reader, citation.url)
+            checks.append(_check(citation, pages[citation.url], judge, remembering))
+            if progress is not None:
+                progress(done + 1, len(citations))
+    return summarise(checks)
+
+
+def summarise(checks: Sequence[CitationCheck]) -> DocumentCheck:
+    """The counts over ``checks``."""
+
+    def count(status: Status) -> int:
+        return sum(c.status == status for c in checks)
+
+    return DocumentCheck(
+        tuple(checks),
+        count("supported"),
+        count("partially_supported"),
+        count("not_supported"),
+        count("source unavailable"),
+    )
+
+
+def _read(reader: Reader, url: str) -> Document | str:
+    """The page's document, or why it is unavailable; a rate-limited read waits and tries
+    again a few times."""
+    outcome: ReadOutcome = Limited()
+    for _ in range(LIMITED_TRIES):
+        outcome = reader.read_sync(SourceHit(url, url))
+        if not isinstance(outcome, Limited):
+            break
+        time.sleep(min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT))
+    if isinstance(outcome, Document):
+        return outcome
+    if isinstance(outcome, Limited):
+        return f"rate limited: {outcome.reason}".rstrip(": ")
+    status = f"status {outcome.status}: " if outcome.status else ""
+    return f"{status}{outcome.reason}" or "the page could not be read"
+
+
+def _check(
+    citation: Citation, page: Document | str, judge: Judge | None, embedder: Embedder
+) -> CitationCheck:
+    if isinstance(page, str):
+        return CitationCheck(citation, "source unavailable", 0.0, page)
+    passages = [p for p in citation_sources(page.document) if p.content.strip()]
+    if not passages:
+        return CitationCheck(citation, "source unavailable", 0.0, "the page holds no text")
+    check = verify_claim(
+        citation.sentence, [p.content.strip() for p in passages], judge, embedder=embedder
+    )
+    best: Passage | None = passages[check.supporting[0]] if check.supporting else None
+    return CitationCheck(
+        citation,
+        check.label,
+        check.score,
+        check.reason,
+        best.content.strip() if best else None,
+        best.fragment_url if best else None,
+        page.document.snapshot_id,
+    )

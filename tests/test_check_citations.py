@@ -1,0 +1,139 @@
+"""Checking a document's citations against the pages they cite, served on 127.0.0.1: a real
+recorded Wikipedia page, a 404, a bot check, and a document with 50 citations."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift import WebPageSource, check_citations, find_citations
+from citesift.cli import app
+from citesift.net import ClientIdentity
+from wikipedia_server import Answer, WikipediaStandIn
+
+IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+RUST = "Rust_(programming_language).html"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[WikipediaStandIn]:
+    from conftest import WIKIPEDIA_FIXTURES
+
+    recorded = (WIKIPEDIA_FIXTURES / "pages" / RUST).read_bytes()
+    with WikipediaStandIn(tmp_path) as server:
+        server.answer("/rust", Answer(200, HTML, recorded))
+        server.answer("/missing", Answer(404, HTML, b"<h1>Not here</h1>"))
+        challenge = {**HTML, "cf-mitigated": "challenge"}
+        server.answer("/check", Answer(403, challenge, b"<title>Just a moment...</title>"))
+        server.answer("/verified", Answer(200, challenge, b"<title>Just a moment...</title>"))
+        yield server
+
+
+def document(origin: str) -> str:
+    return (
+        "# Notes on Rust\n\n"
+        "Rust 0.1, the first public release, came out on January 20, 2012.[^1] "
+        "In August 2020, Mozilla laid off 350 of its 1,000 employees worldwide [2]. "
+        f"Rust needs a [garbage collector]({origin}/missing) to run. "
+        "Hoare named Rust after a group of fungi [3]. "
+        f"It runs on [toasters]({origin}/verified).\n\n"
+        f"[^1]: The Rust article, {origin}/rust\n"
+        f"[2] {origin}/rust\n"
+        f"[3]: {origin}/check\n"
+    )
+
+
+def reader() -> WebPageSource:
+    return WebPageSource(IDENTITY, allow_private=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_each_citation_gets_its_verdict_and_best_sentence(site: WikipediaStandIn) -> None:
+    report = check_citations(document(site.origin), reader())
+    first, altered, missing, blocked, challenged = report.citations
+    assert first.status == "supported"
+    assert first.evidence is not None and first.evidence.startswith("The first public release")
+    assert first.evidence_url is not None and "#:~:text=" in first.evidence_url
+    assert first.snapshot_id is not None
+    assert altered.status != "supported" and "350" in altered.reason
+    assert (missing.status, blocked.status, challenged.status) == ("source unavailable",) * 3
+    assert "404" in missing.reason and missing.evidence is None
+    assert (report.supported, report.unavailable, report.passed) == (1, 3, False)
+    assert site.paths().count("/rust") == 1  # one read per cited page
+
+
+def test_markdown_citations_are_found_with_their_sentences() -> None:
+    found = find_citations(document("https://example.org"))
+    assert [(c.sentence, c.url.rsplit("/", 1)[-1], c.marker) for c in found] == [
+        ("Rust 0.1, the first public release, came out on January 20, 2012.", "rust", "[^1]"),
+        ("In August 2020, Mozilla laid off 350 of its 1,000 employees worldwide.", "rust", "[2]"),
+        ("Rust needs a garbage collector to run.", "missing", "garbage collector"),
+        ("Hoare named Rust after a group of fungi.", "check", "[3]"),
+        ("It runs on toasters.", "verified", "toasters"),
+    ]
+
+
+def test_html_links_notes_and_cite_are_found() -> None:
+    html = (
+        "<p>Rust began in 2006.<sup><a href='#n1'>[1]</a></sup> Mozilla backed it in 2009."
+        '<sup><a href="https://b.example/m">[2]</a></sup></p>'
+        "<p>It was <a href=/fungi>named</a> after fungi. <cite>https://c.example/f</cite></p>"
+        "<ol><li id=n1>Hoare, <a href='https://a.example/h'>an interview</a></li></ol>"
+    )
+    found = find_citations(html, "html", "https://page.example/doc")
+    assert [(c.sentence, c.url) for c in found] == [
+        ("Rust began in 2006.", "https://a.example/h"),
+        ("Mozilla backed it in 2009.", "https://b.example/m"),
+        ("It was named after fungi.", "https://page.example/fungi"),
+        ("It was named after fungi.", "https://c.example/f"),
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_command_gates_on_unsupported_citations(site: WikipediaStandIn, tmp_path: Path) -> None:
+    good = tmp_path / "good.md"
+    good.write_text(
+        f"Mozilla officially sponsored the Rust project in 2009 [1].\n\n[1] {site.origin}/rust\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    passed = runner.invoke(app, ["check", str(good), "--allow-private", "--contact", "a@b.c"])
+    assert passed.exit_code == 0, passed.output
+    assert passed.stdout.startswith("supported: Mozilla officially sponsored the Rust project")
+    assert "1 citations: 1 supported" in passed.stdout
+    bad = tmp_path / "bad.md"
+    bad.write_text(document(site.origin), encoding="utf-8")
+    failed = runner.invoke(
+        app, ["check", str(bad), "--allow-private", "--contact", "a@b.c", "--format", "json"]
+    )
+    assert failed.exit_code == 1
+    report = json.loads(failed.stdout)
+    assert report["passed"] is False and report["unavailable"] == 3
+    assert report["citations"][0]["citation"]["marker"] == "[^1]"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_fifty_citations_are_read_one_at_a_time_within_the_host_limits(
+    site: WikipediaStandIn,
+) -> None:
+    lines = []
+    for n in range(50):
+        page = f"<html><body><p>Station {n} opened in {1900 + n}. It has {n + 2} platforms.</p>"
+        site.answer(f"/station/{n}", Answer(200, HTML, page.encode() + b"</body></html>"))
+        lines.append(f"Station {n} opened in {1900 + n} [{n}].")
+    refs = [f"[{n}] {site.origin}/station/{n}" for n in range(50)]
+    report = check_citations(" ".join(lines) + "\n\n" + "\n".join(refs), reader())
+    assert len(report.citations) == 50 and report.passed
+    times = [r.at for r in site.requests if r.path.startswith("/station/")]
+    assert len(times) == 50
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    assert min(gaps) >= 0.2  # the host's spacing (250 ms) holds between reads
