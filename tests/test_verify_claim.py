@@ -45,9 +45,11 @@ def rust() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Embedder:
-    """The bundled MiniLM, each text embedded once for the module."""
-    return CachedEmbedder(MiniLMEmbedder(), SQLiteStore(":memory:"))
+def minilm(rust: list[str]) -> Embedder:
+    """The bundled MiniLM, each text embedded once for the module (the page at setup)."""
+    cached = CachedEmbedder(MiniLMEmbedder(), SQLiteStore(":memory:"))
+    cached.embed(rust)
+    return cached
 
 
 def index_of(sentences: list[str], start: str) -> int:

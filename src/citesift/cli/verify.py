@@ -26,6 +26,7 @@ from citesift.verify import (
     format_verified_response,
     verify_claim,
 )
+from citesift.verify.candidates import DEFAULT_TOP
 
 verify_app = group("verify", "Grade claims against the sentences of their sources.")
 
@@ -59,7 +60,9 @@ def claim(
         str | None, typer.Option(help="The OpenAI-compatible API of the LLM judge.")
     ] = None,
     llm_model: Annotated[str | None, typer.Option(help="The LLM judge's chat model.")] = None,
-    top: Annotated[int, typer.Option(min=1, max=100, help="Candidate sentences read.")] = 6,
+    top: Annotated[int, typer.Option(min=1, max=100, help="Candidate sentences read.")] = (
+        DEFAULT_TOP
+    ),
     output: Output = Format.text,
 ) -> None:
     """How well SENTENCES support CLAIM: supported, partially_supported or not_supported,

@@ -12,7 +12,7 @@ import numpy as np
 from citesift.index import Embedder
 from citesift.index.lexical import BM25Index
 
-DEFAULT_TOP = 6
+DEFAULT_TOP = 10
 """How many sentences the fused ranking hands on (neighbours come on top)."""
 RRF_K = 60
 """The damping constant of reciprocal-rank fusion (the value its authors recommend)."""

@@ -23,10 +23,14 @@ MAX_SUPPORTING = 4
 """At most this many sentences are named as support."""
 MIN_GAIN = 0.12
 """A sentence joins the support when it covers at least this share of the claim anew."""
-SUPPORTED_COVERAGE = 0.8
-"""Share of the claim's weighted facts the support must cover to support it in full."""
-PARTIAL_COVERAGE = 0.4
+SUPPORTED_COVERAGE = 0.6
+"""Share of the claim's weighted facts the support must cover to support it in full (a
+source words a fact its own way, so some of the claim's words never appear in it)."""
+PARTIAL_COVERAGE = 0.25
 """Share below which the claim is not supported at all."""
+MAX_MISSED_NAMES = 1
+"""Names a supported claim may lack (a capitalised word is not always a name); every number
+and date must be found."""
 FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 SCORE_WEIGHTS = {"bias": -4.0, "coverage": 5.0, "dense": 2.5, "missed": -3.0, "negation": -3.0}
@@ -125,8 +129,10 @@ def _score(coverage: float, dense: float, missed: int, negation: bool) -> float:
 def _label(coverage: float, missed: list[str], negation: bool) -> Label:
     if coverage < PARTIAL_COVERAGE:
         return "not_supported"
-    if coverage >= SUPPORTED_COVERAGE and not missed and not negation:
-        return "supported"
+    quantities = [m for m in missed if m.startswith(("n:", "m:"))]
+    names = len(missed) - len(quantities)
+    if coverage >= SUPPORTED_COVERAGE and not quantities and names <= MAX_MISSED_NAMES:
+        return "partially_supported" if negation else "supported"
     return "partially_supported"
 
 
