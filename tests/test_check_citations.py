@@ -137,3 +137,32 @@ def test_fifty_citations_are_read_one_at_a_time_within_the_host_limits(
     assert len(times) == 50
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) >= 0.2  # the host's spacing (250 ms) holds between reads
+
+
+@pytest.mark.slow
+def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
+    tmp_path: Path,
+) -> None:
+    page = (
+        b"<html><body><p>The bridge opened in 1932. It carries six lanes of traffic.</p>"
+        b"<p>Its main span is 503 metres long.</p></body></html>"
+    )
+    store = tmp_path / "store.db"
+    runner = CliRunner()
+    with WikipediaStandIn(tmp_path) as server:
+        server.answer("/bridge", Answer(200, HTML, page))
+        doc = tmp_path / "doc.md"
+        doc.write_text(
+            f"The bridge opened in 1932 [1]. Its main span is 603 metres long [1].\n\n"
+            f"[1] {server.origin}/bridge\n",
+            encoding="utf-8",
+        )
+        flags = ["--allow-private", "--contact", "a@b.c", "--store", str(store), "--format", "json"]
+        online = runner.invoke(app, ["check", str(doc), *flags])
+    offline = runner.invoke(app, ["check", str(doc), *flags, "--offline"])
+    assert online.exit_code == offline.exit_code == 1, (online.output, offline.output)
+    first, second = json.loads(online.stdout), json.loads(offline.stdout)
+    assert first == second
+    supported, altered = first["citations"]
+    assert supported["status"] == "supported" and supported["snapshot_id"]
+    assert altered["status"] != "supported" and "603" in altered["reason"]
