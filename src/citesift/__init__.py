@@ -104,6 +104,7 @@ from citesift.verify import (
     extract_claims,
     find_citations,
     format_verified_response,
+    load_nli,
     verify_claim,
 )
 
@@ -203,6 +204,7 @@ __all__ = [
     "format_verified_response",
     "fragment_url",
     "html_to_blocks",
+    "load_nli",
     "load_settings",
     "map_site",
     "reciprocal_rank_fusion",

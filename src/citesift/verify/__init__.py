@@ -13,6 +13,7 @@ from citesift.verify.judges import (
     NLIJudge,
     NliModel,
     OfflineJudge,
+    load_nli,
 )
 from citesift.verify.verifier import (
     CitationSource,
@@ -47,5 +48,6 @@ __all__ = [
     "extract_claims",
     "find_candidates",
     "format_verified_response",
+    "load_nli",
     "verify_claim",
 ]

@@ -3,6 +3,16 @@
 from citesift.verify.judges.base import ClaimCheck, Judge, Label
 from citesift.verify.judges.llm import LLMJudge
 from citesift.verify.judges.nli import NLIJudge, NliModel
+from citesift.verify.judges.nli_models import load_nli
 from citesift.verify.judges.offline import OfflineJudge
 
-__all__ = ["ClaimCheck", "Judge", "LLMJudge", "Label", "NLIJudge", "NliModel", "OfflineJudge"]
+__all__ = [
+    "ClaimCheck",
+    "Judge",
+    "LLMJudge",
+    "Label",
+    "NLIJudge",
+    "NliModel",
+    "OfflineJudge",
+    "load_nli",
+]
