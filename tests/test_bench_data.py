@@ -12,7 +12,11 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 @pytest.mark.parametrize(
     ("script", "needs"),
-    [("extraction.py", "ground-truth.json"), ("retrieval.py", "corpus.jsonl")],
+    [
+        ("extraction.py", "ground-truth.json"),
+        ("retrieval.py", "corpus.jsonl"),
+        ("citations.py", "claim/dev.jsonl"),
+    ],
 )
 def test_a_benchmark_without_its_data_names_where_it_looked(
     tmp_path: Path, script: str, needs: str
