@@ -19,6 +19,10 @@ from wikipedia_server import Answer, WikipediaStandIn
 IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 RUST = "Rust_(programming_language).html"
+BRIDGE = (
+    b"<html><body><p>The bridge opened in 1932. It carries six lanes of traffic.</p>"
+    b"<p>Its main span is 503 metres long.</p></body></html>"
+)
 
 
 @pytest.fixture
@@ -97,27 +101,29 @@ def test_html_links_notes_and_cite_are_found() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
 def test_the_command_gates_on_unsupported_citations(site: WikipediaStandIn, tmp_path: Path) -> None:
+    site.answer("/bridge", Answer(200, HTML, BRIDGE))
     good = tmp_path / "good.md"
-    good.write_text(
-        f"Mozilla officially sponsored the Rust project in 2009 [1].\n\n[1] {site.origin}/rust\n",
-        encoding="utf-8",
-    )
+    good.write_text(f"The bridge opened in 1932 [1].\n\n[1] {site.origin}/bridge\n", "utf-8")
     runner = CliRunner()
     passed = runner.invoke(app, ["check", str(good), "--allow-private", "--contact", "a@b.c"])
     assert passed.exit_code == 0, passed.output
-    assert passed.stdout.startswith("supported: Mozilla officially sponsored the Rust project")
+    assert passed.stdout.startswith("supported: The bridge opened in 1932.")
     assert "1 citations: 1 supported" in passed.stdout
     bad = tmp_path / "bad.md"
-    bad.write_text(document(site.origin), encoding="utf-8")
+    bad.write_text(
+        f"The bridge opened in 1931 [1]. It cost a fortune [2].\n\n"
+        f"[1] {site.origin}/bridge\n[2] {site.origin}/missing\n",
+        encoding="utf-8",
+    )
     failed = runner.invoke(
         app, ["check", str(bad), "--allow-private", "--contact", "a@b.c", "--format", "json"]
     )
     assert failed.exit_code == 1
     report = json.loads(failed.stdout)
-    assert report["passed"] is False and report["unavailable"] == 3
-    assert report["citations"][0]["citation"]["marker"] == "[^1]"
+    assert report["passed"] is False and report["unavailable"] == 1
+    assert report["citations"][0]["citation"]["marker"] == "[1]"
+    assert report["citations"][0]["status"] != "supported"
 
 
 @pytest.mark.slow
@@ -143,10 +149,7 @@ def test_fifty_citations_are_read_one_at_a_time_within_the_host_limits(
 def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
     tmp_path: Path,
 ) -> None:
-    page = (
-        b"<html><body><p>The bridge opened in 1932. It carries six lanes of traffic.</p>"
-        b"<p>Its main span is 503 metres long.</p></body></html>"
-    )
+    page = BRIDGE
     store = tmp_path / "store.db"
     runner = CliRunner()
     with WikipediaStandIn(tmp_path) as server:
