@@ -73,7 +73,10 @@ def test_json_is_the_whole_source_document() -> None:
     assert document["publisher"] == "Harbourside Dispatch"
     assert document["page_date"] == 1741941000000
     first = document["blocks"][0]
-    assert set(first) == {"text", "kind", "section", "source_start", "source_end", "offsets"}
+    assert set(first) == {
+        "text", "kind", "section", "source_start", "source_end", "offsets", "place"
+    }  # fmt: skip
+    assert first["place"] is None  # a place is for files, where spans mean nothing
 
 
 def test_a_file_and_a_url_name_the_document(tmp_path: Path) -> None:

@@ -45,6 +45,11 @@ class ModelError(CitesiftError):
     """A local model's files are missing, altered, or cannot be run."""
 
 
+class DocumentError(CitesiftError, ValueError):
+    """A PDF or Office file that cannot be read: encrypted, corrupt, with macros, or past
+    the bounds on its pages, members or inflated size; the message says which."""
+
+
 def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
     shown = repr(value)

@@ -17,9 +17,8 @@ from citesift.extract.rules import Mode
 from citesift.model import Document, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources.files import (
-    HTML_SUFFIXES,
+    INDEXABLE_SUFFIXES,
     NOT_REGULAR,
-    TEXT_SUFFIXES,
     FileRefused,
     file_document,
     indexable_files,
@@ -68,7 +67,7 @@ def _folder(folder: Path, mode: Mode) -> Iterator[Any | Refusal]:
         found = True
         yield _file(path, mode)
     if not found:
-        kinds = ", ".join(TEXT_SUFFIXES + HTML_SUFFIXES)
+        kinds = ", ".join(INDEXABLE_SUFFIXES)
         yield Refusal(str(folder), f"holds no file to index ({kinds})", EXIT_USAGE)
 
 

@@ -60,11 +60,11 @@ def add(
     offline: Offline = False,
     deadline: Deadline = None,
 ) -> None:
-    """Add files (.txt, .md, .html), folders of them and web pages to the index, replacing
-    earlier versions of the same documents. Pages read are kept as snapshots in the same
-    store. What cannot be read is said on standard error and the rest is added; the exit
-    status is 0 when anything was added. A document's id is its URI (file:///... for a file,
-    the page's URL for a page)."""
+    """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them and web
+    pages to the index, replacing earlier versions of the same documents. Pages read are
+    kept as snapshots in the same store. What cannot be read is said on standard error and
+    the rest is added; the exit status is 0 when anything was added. A document's id is its
+    URI (file:///... for a file, the page's URL for a page)."""
     path = index_store(store, existing=False)
     try:  # its arguments are checked before any source is read
         rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,

@@ -1,4 +1,5 @@
-"""Bytes to blocks: HTML (article and page modes), with every block's place in the source."""
+"""Bytes to blocks: HTML (article and page modes), with every block's place in the source,
+and PDF and Office files, with every block's place in the file."""
 
 from citesift.extract.document import extract_document
 from citesift.extract.html import Blocks, html_to_blocks

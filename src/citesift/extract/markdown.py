@@ -103,10 +103,11 @@ def _fenced(code: str) -> str:
 
 def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
     """Group a run of cells into tables of rows (each row the cells' texts), by the markup
-    between their spans in ``source``; without it each cell is a row of its own."""
+    between their spans in ``source`` or, for cells read from a file, by their ``place``;
+    without either each cell is a row of its own."""
     rows = [[cells[0].text]]
     for previous, cell in pairwise(cells):
-        between = "<tr>" if source is None else source[previous.source_end : cell.source_start]
+        between = _between(previous, cell, source)
         if _TABLE_BREAK.search(between):
             yield rows
             rows = [[]]
@@ -114,6 +115,18 @@ def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str
             rows.append([])
         rows[-1].append(cell.text)
     yield rows
+
+
+def _between(previous: Block, cell: Block, source: str | None) -> str:
+    """What parts two neighbouring cells: the markup between them, or markup standing for
+    the change of table or row their places show."""
+    here, there = previous.place, cell.place
+    if here is not None and there is not None and here.row is not None:
+        same = (here.page, here.slide, here.sheet, here.paragraph)
+        if same != (there.page, there.slide, there.sheet, there.paragraph):
+            return "<table>"
+        return "<tr>" if here.row != there.row else ""
+    return "<tr>" if source is None else source[previous.source_end : cell.source_start]
 
 
 def _table(rows: list[list[str]]) -> str:
