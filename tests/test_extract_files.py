@@ -5,6 +5,7 @@ Each file is made here by a writer of its format; what kind it is comes from its
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -162,3 +163,11 @@ def test_a_small_file_reads_fast() -> None:
     for _ in range(10):
         extract_document(body)
     assert time.perf_counter() - started < 10  # generous: shared machines are slow
+
+
+def test_pdfs_read_from_several_threads_at_once_each_come_back_whole() -> None:
+    bodies = [pdf([f"Report number {n} says the lake froze."] * 3) for n in range(16)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        documents = list(pool.map(extract_document, bodies))
+    for n, document in enumerate(documents):
+        assert [b.text for b in document.blocks] == [f"Report number {n} says the lake froze."] * 3

@@ -1,7 +1,8 @@
 """PDF to blocks through PDFium: each page's text as paragraphs, the page on every block,
 and the title, author and date the file states.
 
-PDFium reads the bytes in memory (no file, no network, no scripts run). A file with a
+PDFium reads the bytes in memory (no file, no network, no scripts run); it is not safe to
+call from two threads at once, so one PDF is read at a time (``_PDFIUM``). A file with a
 password, a broken one, or one of more than ``MAX_PAGES`` pages is a ``DocumentError``;
 pages stop being read once the text budget is spent.
 """
@@ -9,6 +10,7 @@ pages stop being read once the text budget is spent.
 from __future__ import annotations
 
 import re
+import threading
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -19,6 +21,7 @@ from citesift.extract.dates import parse_date_ms
 from citesift.model import Place
 
 MAX_PAGES = 5_000
+_PDFIUM = threading.Lock()
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 _PDF_DATE = re.compile(
     r"D:(\d{4})(\d\d)?(\d\d)?(\d\d)?(\d\d)?(\d\d)?(?:(Z)|([+-])(\d\d)'?(\d\d)?'?)?"
@@ -27,6 +30,11 @@ _PDF_DATE = re.compile(
 
 def read_pdf(body: bytes, budget: int) -> FileText:
     """The text of the PDF ``body``, page by page, within ``budget`` characters."""
+    with _PDFIUM:
+        return _read(body, budget)
+
+
+def _read(body: bytes, budget: int) -> FileText:
     document = _open(body)
     try:
         pages = len(document)
