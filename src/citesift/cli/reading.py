@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Coroutine
 from enum import StrEnum
@@ -16,6 +15,7 @@ from citesift.cli.listing import block_listing
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Limited, Passage, SourceDocument
+from citesift.net import run_sync
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -104,4 +104,4 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
 def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
     """Run ``call`` to completion while a spinner on standard error says what is happening."""
     with Console(stderr=True).status(escape(safe(message))):
-        return asyncio.run(call)
+        return run_sync(call)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 
 from citesift.clients.endpoint import RETRY_STATUSES, Endpoint
 from citesift.errors import ClientError
-from citesift.net import retry_after_ms
+from citesift.net import retry_after_ms, run_sync
 
 BODY_EXCERPT_CHARS = 200
 """How much of an error answer is quoted in the error."""
@@ -49,12 +48,7 @@ async def post_json(endpoint: Endpoint, path: str, payload: Any) -> Any:
 
 def post_json_sync(endpoint: Endpoint, path: str, payload: Any) -> Any:
     """``post_json`` from synchronous code (on a worker thread when a loop is running)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(post_json(endpoint, path, payload))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citesift-client") as pool:
-        return pool.submit(asyncio.run, post_json(endpoint, path, payload)).result()
+    return run_sync(post_json(endpoint, path, payload))
 
 
 class _Retryable(Exception):

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
+from citesift.errors import CitesiftError
 from citesift.model import (
     Document,
     FetchOutcome,
@@ -33,7 +34,7 @@ Signal = asyncio.Event
 """The caller's abort signal: once set, a call in flight is abandoned and raises ``Aborted``."""
 
 
-class Aborted(Exception):
+class Aborted(CitesiftError):
     """The caller's signal was set: the call was abandoned (nothing more is sent or read)."""
 
 
