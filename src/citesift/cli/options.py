@@ -22,7 +22,7 @@ from citesift.errors import ConfigError, StoreError
 from citesift.net import ClientIdentity
 from citesift.settings import DEFAULT_MODE, Settings, SourceSetup, load_settings
 from citesift.settings import source_setup as setup_from
-from citesift.store import SQLiteStore
+from citesift.store import AnyStore, SQLiteStore
 
 EXIT_USAGE = 64
 
@@ -115,7 +115,7 @@ def source_setup(
         usage_error(str(error))
 
 
-def open_store(settings: Settings) -> SQLiteStore:
+def open_store(settings: Settings) -> AnyStore:
     """The store the settings name (else the default one), open; a usage error when the
     path cannot hold one."""
     try:

@@ -30,8 +30,8 @@ from citesift.index.rerankers.by_name import reranker_by_name
 from citesift.index.retriever import check_scores, query_of
 from citesift.model import Match
 from citesift.numbers import number_in
+from citesift.store import AnyStore, is_postgres_url
 from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
-from citesift.store.sqlite import SQLiteStore
 from citesift.text.chunking import DEFAULT_CHUNK_SIZE, Split, chunk_sizes, chunk_text
 
 DEFAULT_TOP_K = 5
@@ -200,7 +200,7 @@ class Rag:
 
 def create_rag(
     embed: Embedder | None = None,
-    store: ChunkStore | SQLiteStore | str | Path | None = None,
+    store: ChunkStore | AnyStore | str | Path | None = None,
     mode: str = "hybrid",
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     chunk_overlap: int | None = None,
@@ -254,9 +254,14 @@ def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:
 
 
 def _chunk_store(store: object, fusion: str) -> ChunkStore:
-    """``store`` itself when it is a chunk store, else the embedded default over it."""
+    """``store`` itself when it is a chunk store; the PostgreSQL index when it is a
+    PostgreSQL store or URL; else the embedded default over it."""
     if all(callable(getattr(store, m, None)) for m in ("upsert", "delete", "search")):
         return store  # type: ignore[return-value]
+    if is_postgres_url(store) or is_postgres_url(getattr(store, "url", None)):
+        from citesift.index.postgres import PostgresIndex  # needs the postgres extra
+
+        return PostgresIndex(store, fusion=fusion)  # type: ignore[arg-type]
     return LocalStore(store, fusion=fusion)  # type: ignore[arg-type]
 
 
@@ -270,6 +275,9 @@ def _embedder_factory(embed: Embedder | None, store: ChunkStore) -> Callable[[],
         inner = embed if embed is not None else default_embedder()
         if isinstance(store, LocalStore):
             return CachedEmbedder(inner, store.sqlite)
+        cache = getattr(store, "postgres", None)  # a PostgresIndex's store
+        if cache is not None:
+            return CachedEmbedder(inner, cache)
         return inner
 
     return make

@@ -23,7 +23,7 @@ from citesift.net.limiter import OnSend
 from citesift.net.policy import MAX_BODY_BYTES, MAX_DEADLINE
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
-from citesift.store import SQLiteStore
+from citesift.store import AnyStore
 
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
@@ -135,7 +135,7 @@ class Access(TypedDict, total=False):
     allow_private: bool  # fetch loopback, private and link-local addresses
     robots: bool  # honour robots.txt (each source has its own default)
     fetcher: Fetcher  # connections, limiters, robots.txt to share (default: a fresh one)
-    store: SQLiteStore | None  # keep every snapshot here (or, offline, answer from it)
+    store: AnyStore | None  # keep every snapshot here (or, offline, answer from it)
     offline: bool  # answer from the store alone, send nothing
 
 
