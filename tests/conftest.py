@@ -53,6 +53,15 @@ def postgres_url(postgres: PostgresServer) -> str:
     return postgres.database()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store is, once for each backend: a new SQLite file's path, or a new database's
+    URL on the test PostgreSQL server (started only when a test asks for it)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return str(request.getfixturevalue("postgres_url"))
+
+
 @pytest.fixture(autouse=True)
 def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test starts with no ``CITESIFT_*`` setting of the machine's (a contact there could

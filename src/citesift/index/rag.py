@@ -182,18 +182,18 @@ class Rag:
         return Query(text, top_k, self.mode, vector, embedder.name, check_filter(filter))
 
     def _backfill(self, embedder: Embedder) -> None:
-        """Embed chunks the local store holds without a vector of this embedder."""
-        if self._backfilled or not isinstance(self.store, LocalStore):
+        """Embed chunks the store holds without a vector of this embedder (a store that
+        keeps vectors has ``missing_vectors`` and ``set_vectors``)."""
+        store: Any = self.store
+        if self._backfilled or not callable(getattr(store, "missing_vectors", None)):
             return
-        missing = self.store.missing_vectors(embedder.name)
+        missing = store.missing_vectors(embedder.name)
         report = self.backfill or _warn_backfill(embedder.name)
         if missing:
             report(0, len(missing))
         for start in range(0, len(missing), INGEST_BATCH * 8):
             part = missing[start : start + INGEST_BATCH * 8]
-            self.store.set_vectors(
-                part, embedder.name, embedder.embed([c.scored_text for c in part])
-            )
+            store.set_vectors(part, embedder.name, embedder.embed([c.scored_text for c in part]))
             report(start + len(part), len(missing))
         self._backfilled = True
 

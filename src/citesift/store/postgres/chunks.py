@@ -150,15 +150,15 @@ class PostgresChunkTable:
                 cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (document,))
             cursor.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", (list(document_ids),))
             cursor.execute("DELETE FROM chunks WHERE id = ANY(%s)", ([c.id for c in chunks],))
-            cursor.executemany(
-                "INSERT INTO chunks (id, document_id, partition, seq, start, stop, content,"
-                " content_hash, metadata, embedder, dim, vector, provenance, snapshot_id,"
-                " context, length) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s::vector, %s, %s, %s, %s)",
+            _copy(
+                cursor,
+                "chunks (id, document_id, partition, seq, start, stop, content, content_hash,"
+                " metadata, embedder, dim, vector, provenance, snapshot_id, context, length)",
                 [_row(c, sum(t.values())) for c, t in zip(chunks, terms, strict=True)],
             )
-            cursor.executemany(
-                "INSERT INTO chunk_terms (term, chunk_id, tf) VALUES (%s, %s, %s)",
+            _copy(
+                cursor,
+                "chunk_terms (term, chunk_id, tf)",
                 [(w, c.id, n) for c, t in zip(chunks, terms, strict=True) for w, n in t.items()],
             )
             self._recount(cursor, touched, document_terms)
@@ -178,12 +178,14 @@ class PostgresChunkTable:
         for row in cursor.fetchall():
             held.setdefault(row[1], []).append(_chunk(row))
         counts = {document: document_terms(parts) for document, parts in held.items()}
-        cursor.executemany(
-            "INSERT INTO document_texts (document_id, length) VALUES (%s, %s)",
+        _copy(
+            cursor,
+            "document_texts (document_id, length)",
             [(d, sum(t.values())) for d, t in counts.items()],
         )
-        cursor.executemany(
-            "INSERT INTO document_terms (term, document_id, tf) VALUES (%s, %s, %s)",
+        _copy(
+            cursor,
+            "document_terms (term, document_id, tf)",
             [(w, d, n) for d, t in counts.items() for w, n in t.items()],
         )
 
@@ -294,6 +296,14 @@ class PostgresChunkTable:
                 " count(*) FROM chunks GROUP BY document_id ORDER BY document_id"
             ).fetchall()
         return [IndexedDocument(*row) for row in rows]
+
+
+def _copy(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Write ``rows`` into ``table (columns)`` with one COPY: far fewer round trips than
+    one INSERT a row, for the thousands of term rows a batch of documents brings."""
+    with cursor.copy(f"COPY {table} FROM STDIN".encode()) as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
