@@ -273,3 +273,69 @@ def test_concurrent_ingest_and_search_lose_nothing(store_location: str) -> None:
         for worker in range(4):
             hits = index.search(f"w{worker}x9", 3)
             assert [h.provenance.document_id for h in hits] == [f"{worker}-9"]
+
+
+def test_store_migrate_copies_an_embedded_store_to_postgres_without_loss(
+    tmp_path: Any, postgres_url: str
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+    from citesift.index.rag import chunk_store
+
+    path = str(tmp_path / "embedded.db")
+    with open_store(path) as embedded:
+        kept = [snapshot(b"<p>one</p>", "https://a.example/1", 1)]
+        kept.append(snapshot(b"<p>two</p>", "https://a.example/1", 2))
+        for one in kept:
+            snapshots_in(embedded).save(one)
+        rag(embedded).ingest(DOCUMENTS)
+        budget_in(embedded).block("slow.example", 123_456.0)
+        before = list(chunk_store(embedded).table.all())  # type: ignore[attr-defined]
+        cached = count_vectors(embedded)
+    assert cached == len(before) and all(c.vector is not None for c in before)
+
+    command = ["store", "migrate", "--from", path, "--to", postgres_url, "--format", "json"]
+    first = CliRunner().invoke(app, command)
+    assert first.exit_code == 0, first.output
+    counts = json.loads(first.stdout)
+    assert counts == {
+        "snapshots": 2,
+        "documents": 4,
+        "chunks": len(before),
+        "vectors": cached,
+        "blocks": 1,
+    }
+    assert CliRunner().invoke(app, command).exit_code == 0  # again: nothing twice
+
+    with open_store(postgres_url) as copied, open_store(path) as embedded:
+        after = list(chunk_store(copied).table.all())  # type: ignore[attr-defined]
+        assert [
+            (c.id, c.content, c.metadata, c.provenance, c.context, c.embedder) for c in after
+        ] == [(c.id, c.content, c.metadata, c.provenance, c.context, c.embedder) for c in before]
+        assert all(np.array_equal(a.vector, b.vector) for a, b in zip(after, before, strict=True))
+        assert snapshots_in(copied).latest("https://a.example/1") == kept[1]
+        assert snapshots_in(copied).get(kept[0].id) == kept[0]
+        assert count_vectors(copied) == cached
+        assert budget_in(copied).blocked_until("slow.example") == 123_456.0
+        for query in ("moon", "queen of the colony"):
+            assert ranked(rag(copied).search(query, 5)) == ranked(rag(embedded).search(query, 5))
+
+
+def test_store_migrate_names_a_missing_source_or_an_unreachable_target(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+
+    missing = CliRunner().invoke(
+        app, ["store", "migrate", "--from", str(tmp_path / "none.db"), "--to", "x.db"]
+    )
+    assert missing.exit_code == 64 and "no store at" in missing.output
+    nowhere = f"postgresql://u:secret@/db?host={tmp_path}"
+    source = str(tmp_path / "s.db")
+    open_store(source).close()
+    refused = CliRunner().invoke(app, ["store", "migrate", "--from", source, "--to", nowhere])
+    assert refused.exit_code == 64 and "secret" not in refused.output
+    assert "cannot reach the store postgresql://u:***@/db" in refused.output

@@ -39,7 +39,7 @@ from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
 from citesift.sources.web import is_web_url
-from citesift.store.sqlite import default_store_path
+from citesift.store import default_store_path, is_postgres_url
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
@@ -160,10 +160,13 @@ def rm(
     say(f"removed {removed} chunk(s)")
 
 
-def index_store(path: Path | None, *, existing: bool = True) -> Path:
+def index_store(name: str | None, *, existing: bool = True) -> str:
     """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
-    the default path; unless ``existing`` is False, one that ``index add`` has made."""
-    named = load_cli_settings({"store": path}).store
+    the default path; unless ``existing`` is False, one that ``index add`` has made (a
+    PostgreSQL URL is checked by connecting)."""
+    named = load_cli_settings({"store": name}).store
+    if is_postgres_url(named):
+        return checked_store(str(named))
     chosen = Path(named) if named else default_store_path()
     if existing and not chosen.exists():
         fail(f"no index at {chosen}: add documents with citesift index add")

@@ -229,7 +229,7 @@ def create_rag(
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     limit = None if threshold is None else number_in("threshold", threshold, -math.inf, math.inf)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)
-    chunks = _chunk_store(store, fusion)
+    chunks = chunk_store(store, fusion)
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
@@ -253,7 +253,7 @@ def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:
     return rerank or None
 
 
-def _chunk_store(store: object, fusion: str) -> ChunkStore:
+def chunk_store(store: object, fusion: str = "weighted") -> ChunkStore:
     """``store`` itself when it is a chunk store; the PostgreSQL index when it is a
     PostgreSQL store or URL; else the embedded default over it."""
     if all(callable(getattr(store, m, None)) for m in ("upsert", "delete", "search")):

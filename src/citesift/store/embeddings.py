@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
@@ -109,6 +109,31 @@ def forget_vectors(store: Store, embedder: str) -> int:
         return embeddings.forget_rows(store, embedder)
     with store.transaction() as conn:
         return conn.execute("DELETE FROM embeddings WHERE embedder = ?", (embedder,)).rowcount
+
+
+def every_vector(store: Store, page: int) -> Iterator[tuple[str, list[str], np.ndarray]]:
+    """Every cached vector, as (embedder, keys, float32 rows) of one embedder and size each,
+    read ``page`` rows at a time in key order."""
+    mark = "?" if isinstance(store, SQLiteStore) else "%s"
+    sql = (
+        "SELECT embedder, text_sha256, dim, vector FROM embeddings"
+        f" WHERE (embedder, text_sha256) > ({mark}, {mark})"
+        f" ORDER BY embedder, text_sha256 LIMIT {mark}"
+    )
+    after = ("", "")
+    while True:
+        with store.reading() as conn:
+            rows = conn.execute(sql, (*after, page)).fetchall()
+        groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
+        for embedder, key, dim, blob in rows:
+            groups.setdefault((embedder, dim), []).append((key, bytes(blob)))
+        for (embedder, dim), found in groups.items():
+            kept = dict(_decoded(found, dim))
+            if kept:
+                yield embedder, list(kept), np.stack(list(kept.values()))
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][1])
 
 
 def _decoded(rows: Iterable[tuple[str, bytes]], dim: int) -> Iterable[tuple[str, np.ndarray]]:

@@ -80,6 +80,14 @@ class StoreBudget:
             )
 
 
+def every_block(store: SQLiteStore | PostgresStore) -> list[tuple[str, float]]:
+    """Every host block kept, as (host, until in wall-clock ms), by host."""
+    budget_in(store)  # the tables exist
+    with store.reading() as conn:
+        rows = conn.execute("SELECT host, until_ms FROM limiter_blocks ORDER BY host").fetchall()
+    return [(str(host), float(until)) for host, until in rows]
+
+
 def budget_in(store: SQLiteStore | PostgresStore) -> StoreBudget | PostgresBudget:
     """The shared budget kept in ``store``, whichever kind it is."""
     if isinstance(store, SQLiteStore):

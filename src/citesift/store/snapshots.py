@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 import zstandard
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from citesift.store.postgres import PostgresStore
 
 COMPONENT = "snapshots"
+PAGE = 200
+"""Snapshots read per query when reading them all (bodies can be large)."""
 CODEC = "zstd"
 ZSTD_LEVEL = 6
 STEPS = [
@@ -42,7 +45,9 @@ STEPS = [
     """
 ]
 _COLUMNS = "s.id, s.url, s.final_url, s.status, s.headers, s.content_type, s.charset, s.fetched_at"
-SELECT = f"SELECT {_COLUMNS}, b.codec, b.data FROM snapshots s JOIN snapshot_bodies b USING (id)"
+COLUMNS = f"{_COLUMNS}, b.codec, b.data"
+JOINED = "snapshots s JOIN snapshot_bodies b USING (id)"
+SELECT = f"SELECT {COLUMNS} FROM {JOINED}"
 
 
 class Snapshots(Protocol):
@@ -53,6 +58,8 @@ class Snapshots(Protocol):
     def get(self, id: str) -> Snapshot | None: ...
 
     def latest(self, url: str) -> Snapshot | None: ...
+
+    def every(self) -> Iterator[Snapshot]: ...
 
 
 class SnapshotCorrupted(StoreCorrupt, ValueError):
@@ -100,6 +107,20 @@ class SnapshotStore:
         return self._one(
             f"{SELECT} WHERE s.final_url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url
         )
+
+    def every(self) -> Iterator[Snapshot]:
+        """Every fetch kept, in the order they were saved, read a page at a time."""
+        seq = 0
+        while True:
+            with self.store.reading() as conn:
+                rows = conn.execute(
+                    f"SELECT s.seq, {COLUMNS} FROM {JOINED} WHERE s.seq > ? ORDER BY s.seq LIMIT ?",
+                    (seq, PAGE),
+                ).fetchall()
+            yield from (snapshot_from_row(row[1:]) for row in rows)
+            if len(rows) < PAGE:
+                return
+            seq = rows[-1][0]
 
     def _one(self, sql: str, value: str) -> Snapshot | None:
         with self.store.reading() as conn:

@@ -37,6 +37,7 @@ class PostgresStore:
             raise invalid("pool_size", pool_size, "a whole number of connections, 1 or more")
         self.url = url
         self.name = redacted(url)
+        self._prepare()
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -46,18 +47,22 @@ class PostgresStore:
             kwargs={"connect_timeout": int(CONNECT_TIMEOUT_S)},
             name="citesift",
         )
+        self._pool.open()
+
+    def _prepare(self) -> None:
+        """Connect once, before any pool: a server that cannot be reached or refuses us is
+        said at once, not after the pool's retries; then make the steps table."""
         try:
-            self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
-            with self.transaction() as conn:
+            with psycopg.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT_S)) as conn:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
                 conn.execute(
                     "CREATE TABLE IF NOT EXISTS schema_steps ("
                     " component TEXT NOT NULL, step INTEGER NOT NULL,"
                     " PRIMARY KEY (component, step))"
                 )
-        except BaseException:
-            self._pool.close()
-            raise
+        except psycopg.OperationalError as error:
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else "refused"
+            raise StoreUnusable(f"cannot reach the store {self.name}: {reason}") from None
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
         """Apply the steps of ``component`` not applied yet, in order, one transaction each

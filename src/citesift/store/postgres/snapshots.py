@@ -3,13 +3,18 @@ content-addressed, one row per fetch, hashes checked on reading) over a ``Postgr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import zstandard
 
 from citesift.model import Snapshot
 from citesift.store.postgres import PostgresStore
 from citesift.store.snapshots import (
     CODEC,
+    COLUMNS,
     COMPONENT,
+    JOINED,
+    PAGE,
     SELECT,
     ZSTD_LEVEL,
     SnapshotCorrupted,
@@ -70,6 +75,21 @@ class PostgresSnapshots:
         """The latest snapshot fetched from ``url`` (asked for, or reached by redirect)."""
         found = self._one("s.url", url)
         return found if found is not None else self._one("s.final_url", url)
+
+    def every(self) -> Iterator[Snapshot]:
+        """Every fetch kept, in the order they were saved, read a page at a time."""
+        seq = 0
+        while True:
+            with self.store.reading() as conn:
+                rows = conn.execute(
+                    f"SELECT s.seq, {COLUMNS} FROM {JOINED}"
+                    " WHERE s.seq > %s ORDER BY s.seq LIMIT %s".encode(),
+                    (seq, PAGE),
+                ).fetchall()
+            yield from (snapshot_from_row(row[1:]) for row in rows)
+            if len(rows) < PAGE:
+                return
+            seq = rows[-1][0]
 
     def _one(self, column: str, value: str) -> Snapshot | None:
         sql = f"{SELECT} WHERE {column} = %s ORDER BY s.fetched_at DESC, s.seq DESC LIMIT 1"
