@@ -55,7 +55,8 @@ MIGRATIONS = [
         term TEXT NOT NULL,
         chunk_id TEXT NOT NULL REFERENCES chunks (id) ON DELETE CASCADE,
         tf REAL NOT NULL,
-        PRIMARY KEY (term, chunk_id)
+        length INTEGER NOT NULL,
+        PRIMARY KEY (term, chunk_id) INCLUDE (tf, length)
     );
     CREATE INDEX chunk_terms_chunk ON chunk_terms (chunk_id);
     CREATE TABLE document_texts (document_id TEXT PRIMARY KEY, length INTEGER NOT NULL);
@@ -63,7 +64,8 @@ MIGRATIONS = [
         term TEXT NOT NULL,
         document_id TEXT NOT NULL REFERENCES document_texts (document_id) ON DELETE CASCADE,
         tf REAL NOT NULL,
-        PRIMARY KEY (term, document_id)
+        length INTEGER NOT NULL,
+        PRIMARY KEY (term, document_id) INCLUDE (tf, length)
     );
     CREATE INDEX document_terms_document ON document_terms (document_id);
     """,
@@ -90,26 +92,26 @@ class LexicalHit:
 
 
 _SCORES = """
-WITH q AS (SELECT DISTINCT unnest(%(terms)s::text[]) AS term),
-cs AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS mean FROM chunks),
+WITH cs AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS mean FROM chunks),
 ds AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS mean
        FROM document_texts),
-cdf AS (SELECT t.term, count(*)::float8 AS df FROM chunk_terms t JOIN q USING (term)
-        GROUP BY t.term),
-ddf AS (SELECT t.term, count(*)::float8 AS df FROM document_terms t JOIN q USING (term)
-        GROUP BY t.term),
+cdf AS (SELECT term, count(*)::float8 AS df FROM chunk_terms
+        WHERE term = ANY(%(terms)s::text[]) GROUP BY term),
+ddf AS (SELECT term, count(*)::float8 AS df FROM document_terms
+        WHERE term = ANY(%(terms)s::text[]) GROUP BY term),
 own AS (
     SELECT t.chunk_id AS id, sum(ln(1 + (cs.n - cdf.df + 0.5) / (cdf.df + 0.5))
-        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length
+        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length
         / CASE WHEN cs.mean > 0 THEN cs.mean ELSE 1 END))) AS score
-    FROM chunk_terms t JOIN cdf USING (term) JOIN chunks c ON c.id = t.chunk_id CROSS JOIN cs
+    FROM chunk_terms t JOIN cdf USING (term) CROSS JOIN cs
+    WHERE t.term = ANY(%(terms)s::text[])
     GROUP BY t.chunk_id),
 whole AS (
     SELECT t.document_id, sum(ln(1 + (ds.n - ddf.df + 0.5) / (ddf.df + 0.5))
-        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * d.length
+        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length
         / CASE WHEN ds.mean > 0 THEN ds.mean ELSE 1 END))) AS score
-    FROM document_terms t JOIN ddf USING (term)
-    JOIN document_texts d ON d.document_id = t.document_id CROSS JOIN ds
+    FROM document_terms t JOIN ddf USING (term) CROSS JOIN ds
+    WHERE t.term = ANY(%(terms)s::text[])
     GROUP BY t.document_id),
 ids AS (SELECT id FROM own UNION SELECT c.id FROM chunks c JOIN whole USING (document_id)),
 cand AS (
@@ -158,8 +160,12 @@ class PostgresChunkTable:
             )
             _copy(
                 cursor,
-                "chunk_terms (term, chunk_id, tf)",
-                [(w, c.id, n) for c, t in zip(chunks, terms, strict=True) for w, n in t.items()],
+                "chunk_terms (term, chunk_id, tf, length)",
+                [
+                    (w, c.id, n, sum(t.values()))
+                    for c, t in zip(chunks, terms, strict=True)
+                    for w, n in t.items()
+                ],
             )
             self._recount(cursor, touched, document_terms)
         self._ensure_vector_index({len(c.vector) for c in chunks if c.vector is not None})
@@ -185,8 +191,8 @@ class PostgresChunkTable:
         )
         _copy(
             cursor,
-            "document_terms (term, document_id, tf)",
-            [(w, d, n) for d, t in counts.items() for w, n in t.items()],
+            "document_terms (term, document_id, tf, length)",
+            [(w, d, n, sum(t.values())) for d, t in counts.items() for w, n in t.items()],
         )
 
     def delete(self, document_ids: Sequence[str]) -> int:
