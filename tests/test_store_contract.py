@@ -339,3 +339,33 @@ def test_store_migrate_names_a_missing_source_or_an_unreachable_target(tmp_path:
     refused = CliRunner().invoke(app, ["store", "migrate", "--from", source, "--to", nowhere])
     assert refused.exit_code == 64 and "secret" not in refused.output
     assert "cannot reach the store postgresql://u:***@/db" in refused.output
+
+
+def test_a_postgresql_url_names_the_store_in_settings_and_on_the_command_line(
+    tmp_path: Any, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+    from citesift.settings import load_settings
+    from citesift.store.postgres import PostgresStore
+
+    config = tmp_path / "citesift.toml"
+    config.write_text(f'store = "{postgres_url}"\n', encoding="utf-8")
+    for settings in (
+        load_settings(environ={"CITESIFT_STORE": postgres_url}),
+        load_settings(environ={}, config=config),
+    ):
+        with settings.open_store() as opened:
+            assert isinstance(opened, PostgresStore)
+    notes = tmp_path / "tides.md"
+    notes.write_text("# Tides\n\nThe moon raises two tides a day.\n", encoding="utf-8")
+    runner = CliRunner()
+    added = runner.invoke(app, ["index", "add", str(notes), "--store", postgres_url,
+                                "--retrieval", "bm25"])  # fmt: skip
+    assert added.exit_code == 0, added.output
+    monkeypatch.setenv("CITESIFT_STORE", postgres_url)
+    found = runner.invoke(app, ["search", "moon tides", "--retrieval", "bm25"])
+    assert found.exit_code == 0 and "two tides a day" in found.stdout, found.output
+    listed = runner.invoke(app, ["index", "ls", "--format", "json"])
+    assert listed.exit_code == 0 and notes.as_uri() in listed.stdout
