@@ -201,6 +201,16 @@ def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None
     assert index.search("wax", 3) == []
 
 
+def test_a_chunk_holding_nul_characters_is_kept_with_its_offsets(store: AnyStore) -> None:
+    index = rag(store, "bm25")
+    index.ingest([{"id": "raw", "content": "Binary\x00junk between words about lighthouses."}])
+    [hit] = index.search("lighthouses", 3)
+    assert (
+        hit.content.replace("\x00", "\ufffd") == "Binary\ufffdjunk between words about lighthouses."
+    )
+    assert (hit.provenance.start, hit.provenance.end) == (0, len(hit.content))
+
+
 def test_bm25_ranks_and_scores_alike_on_both_stores(store: AnyStore, tmp_path: Any) -> None:
     """The PostgreSQL store computes BM25 in the server from the counts it holds; the
     embedded one in memory: the same hits, in the same order, with the same scores."""

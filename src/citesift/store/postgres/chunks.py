@@ -74,6 +74,7 @@ _COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder,"
     " vector::real[], provenance, context"
 )
+NUL_STANDIN = "\ufffd"
 MAX_EF_SEARCH = 1000
 """pgvector's bound on ``hnsw.ef_search``, the candidates an HNSW search keeps."""
 DocumentTerms = Callable[[Sequence[StoredChunk]], Mapping[str, int]]
@@ -321,7 +322,7 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
         c.seq,
         c.start,
         c.end,
-        c.content,
+        _storable(c.content),
         c.content_hash,
         json.dumps(c.metadata, default=str),
         c.embedder if vector is not None else None,
@@ -329,7 +330,7 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
         _text(vector) if vector is not None else None,
         provenance_json(c.provenance),
         c.provenance.snapshot_id if c.provenance is not None else None,
-        c.context,
+        _storable(c.context),
         length,
     )
 
@@ -340,6 +341,12 @@ def _chunk(r: Sequence[Any]) -> StoredChunk:
     return StoredChunk(
         r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance, r[10]
     )
+
+
+def _storable(text: str) -> str:
+    """``text`` as PostgreSQL keeps text: a NUL character, which it cannot hold, becomes
+    U+FFFD (one for one, so offsets hold; the content hash stays the original's)."""
+    return text.replace("\x00", NUL_STANDIN)
 
 
 def _text(vector: np.ndarray) -> str:
