@@ -54,6 +54,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.slow  # a second Python process imports the library
 def test_a_worker_killed_mid_item_gives_its_claims_back_when_the_lease_runs_out(
     postgres_url: str,
 ) -> None:
