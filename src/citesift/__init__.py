@@ -31,6 +31,7 @@ from citesift.index import (
     reranker_by_name,
     weighted_fusion,
 )
+from citesift.index.transfer import StoreCopy, copy_store
 from citesift.model import (
     WIKIPEDIA_LICENCE,
     Block,
@@ -76,7 +77,7 @@ from citesift.sources import (
     article_url,
 )
 from citesift.sources.files import FileRefused, file_document, file_uri
-from citesift.store import SQLiteStore, default_store_path
+from citesift.store import SQLiteStore, default_store_path, open_store
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
     Attribution,
@@ -142,6 +143,7 @@ __all__ = [
     "SourceHit",
     "SourceLimiter",
     "SourceSetup",
+    "StoreCopy",
     "VoyageReranker",
     "WIKIPEDIA_LICENCE",
     "WebPageSource",
@@ -155,6 +157,7 @@ __all__ = [
     "bm25_score",
     "chunk_text",
     "citation_sources",
+    "copy_store",
     "create_partitioned_rag",
     "create_rag",
     "default_store_path",
@@ -168,6 +171,7 @@ __all__ = [
     "html_to_blocks",
     "load_settings",
     "map_site",
+    "open_store",
     "reciprocal_rank_fusion",
     "reranker_by_name",
     "retry_after_ms",
