@@ -148,6 +148,7 @@ class PostgresChunkTable:
         """In one transaction, drop every chunk of ``document_ids``, store ``chunks`` (each
         with its ``terms``), and recount the terms of every document they touch."""
         touched = sorted(set(document_ids) | {c.document_id for c in chunks})
+        lengths = [sum(t.values()) for t in terms]
         with self.store.transaction() as conn, conn.cursor() as cursor:
             for document in touched:  # in order: two writers never wait on each other
                 cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (document,))
@@ -157,14 +158,14 @@ class PostgresChunkTable:
                 cursor,
                 "chunks (id, document_id, partition, seq, start, stop, content, content_hash,"
                 " metadata, embedder, dim, vector, provenance, snapshot_id, context, length)",
-                [_row(c, sum(t.values())) for c, t in zip(chunks, terms, strict=True)],
+                [_row(c, n) for c, n in zip(chunks, lengths, strict=True)],
             )
             _copy(
                 cursor,
                 "chunk_terms (term, chunk_id, tf, length)",
                 [
-                    (w, c.id, n, sum(t.values()))
-                    for c, t in zip(chunks, terms, strict=True)
+                    (w, c.id, n, length)
+                    for c, t, length in zip(chunks, terms, lengths, strict=True)
                     for w, n in t.items()
                 ],
             )
@@ -185,15 +186,12 @@ class PostgresChunkTable:
         for row in cursor.fetchall():
             held.setdefault(row[1], []).append(_chunk(row))
         counts = {document: document_terms(parts) for document, parts in held.items()}
-        _copy(
-            cursor,
-            "document_texts (document_id, length)",
-            [(d, sum(t.values())) for d, t in counts.items()],
-        )
+        lengths = {d: sum(t.values()) for d, t in counts.items()}
+        _copy(cursor, "document_texts (document_id, length)", list(lengths.items()))
         _copy(
             cursor,
             "document_terms (term, document_id, tf, length)",
-            [(w, d, n, sum(t.values())) for d, t in counts.items() for w, n in t.items()],
+            [(w, d, n, lengths[d]) for d, t in counts.items() for w, n in t.items()],
         )
 
     def delete(self, document_ids: Sequence[str]) -> int:
