@@ -77,6 +77,11 @@ _COLUMNS = (
 NUL_STANDIN = "\ufffd"
 MAX_EF_SEARCH = 1000
 """pgvector's bound on ``hnsw.ef_search``, the candidates an HNSW search keeps."""
+EF_SEARCH = 200
+"""Candidates kept per HNSW search (pgvector's default is 40). Measured on 5,000 random
+384-dimension unit vectors, the hardest case, recall@10 against the exact search: 0.51 at
+40, 0.78 at 100, 0.98 at 200, 0.99 at 400; a query costs about a third more at 200 than at
+40. Queries near stored vectors, as real ones are, do better at each setting."""
 DocumentTerms = Callable[[Sequence[StoredChunk]], Mapping[str, int]]
 """A document's terms and their counts, from its chunks (in place order)."""
 
@@ -267,7 +272,7 @@ class PostgresChunkTable:
         distance = f"vector::vector({dim}) <=> %(q)s::vector({dim})"
         with self.store.transaction() as conn:
             conn.execute(
-                f"SET LOCAL hnsw.ef_search = {min(max(limit, 40), MAX_EF_SEARCH)}".encode()
+                f"SET LOCAL hnsw.ef_search = {min(max(limit, EF_SEARCH), MAX_EF_SEARCH)}".encode()
             )
             conn.execute(b"SET LOCAL hnsw.iterative_scan = strict_order")
             rows = conn.execute(
