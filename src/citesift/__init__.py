@@ -65,6 +65,11 @@ from citesift.net import (
     retry_after_ms,
 )
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
+from citesift.scrape.browser import Browser
+from citesift.scrape.decision import RenderRecord
+from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.page import scrape, scrape_sync
+from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
@@ -95,6 +100,7 @@ __all__ = [
     "BM25Reranker",
     "Block",
     "BlockKind",
+    "Browser",
     "ClientIdentity",
     "CohereReranker",
     "CrossEncoderError",
@@ -127,9 +133,13 @@ __all__ = [
     "PublicSourceProvider",
     "Rag",
     "ReadOutcome",
+    "RenderRecord",
     "RerankError",
     "Reranker",
     "SQLiteStore",
+    "ScrapeFailure",
+    "ScrapeOptions",
+    "ScrapeResult",
     "SearchOutcome",
     "Settings",
     "SiteMap",
@@ -171,6 +181,8 @@ __all__ = [
     "reciprocal_rank_fusion",
     "reranker_by_name",
     "retry_after_ms",
+    "scrape",
+    "scrape_sync",
     "sentence_spans",
     "source_setup",
     "strip_tags",

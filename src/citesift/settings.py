@@ -54,6 +54,7 @@ class Settings:
     max_redirects: int | None = None  # redirects followed, each hop re-checked
     store: str | None = None  # the SQLite store file
     offline: bool = False  # answer from stored snapshots only, send nothing
+    browser: str | None = None  # the Chromium executable that renders pages
 
     def identity(self) -> ClientIdentity:
         """The client identity to send; a contact is required unless the run is offline, and

@@ -1,0 +1,35 @@
+"""A fetch that gave no page, read as a scrape failure with its code."""
+
+from __future__ import annotations
+
+from citesift.model import Limited, Skipped
+from citesift.scrape import result as codes
+from citesift.scrape.result import ScrapeFailure
+
+REASON_CODES = (
+    ("robots.txt", codes.ROBOTS_DISALLOWED),
+    ("deadline", codes.TIMEOUT),
+    ("resolves to", codes.SSRF_BLOCKED),
+    ("scheme", codes.SSRF_BLOCKED),
+    ("numeric host", codes.SSRF_BLOCKED),
+    ("declared length", codes.TOO_LARGE),
+    ("over the cap", codes.TOO_LARGE),
+    ("host unreachable", codes.NETWORK_ERROR),
+    ("transport error", codes.NETWORK_ERROR),
+    ("not in the store", codes.NOT_STORED),
+    ("no store", codes.NOT_STORED),
+)
+"""Words of a fetch's reason and the code they mean, first match winning."""
+
+
+def failure_of(url: str, outcome: Skipped | Limited) -> ScrapeFailure:
+    """The failure a fetch that gave no page means, with the code of its reason."""
+    if isinstance(outcome, Limited):
+        code = codes.HOST_COOLDOWN if outcome.retry_in is not None else codes.RATE_LIMITED
+        why = f"the rate limit refused: {outcome.reason}"
+        return ScrapeFailure(url, code, why, retry_after=outcome.retry_in)
+    if outcome.status in (429, 503):
+        return ScrapeFailure(url, codes.RATE_LIMITED, outcome.reason, outcome.status)
+    reason = outcome.reason.lower()
+    code = next((code for words, code in REASON_CODES if words in reason), codes.UPSTREAM_ERROR)
+    return ScrapeFailure(url, code, outcome.reason, outcome.status)

@@ -1,0 +1,276 @@
+"""One page through the whole pipeline: fetch, decide on rendering, render, extract, format.
+
+    outcome = await scrape(url, ("markdown", "links"), identity=identity)
+    outcome = scrape_sync(url, ("text",), identity=identity, render="never")
+
+The static page is fetched through ``citesift.net`` (saved to the store when one is given,
+or answered from it when offline or fresh enough for ``max_age``); a stand-in for the page
+is a failure; the render decision reads the static HTML; a rendered page is kept as a
+snapshot of its own beside the network one, and extraction reads it instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from dataclasses import replace
+from typing import Any
+
+from citesift.encoding import decode_html
+from citesift.errors import StoreError, invalid
+from citesift.extract import extract_document
+from citesift.extract.rules import Mode
+from citesift.model import FetchOutcome, Snapshot
+from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, run_sync
+from citesift.scrape import result as codes
+from citesift.scrape.browser import Browser, BrowserUnavailable, Rendered, RenderFailed
+from citesift.scrape.decision import RenderRecord, decide
+from citesift.scrape.failures import failure_of
+from citesift.scrape.formats import Page, formats, metadata
+from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
+from citesift.scrape.tags import narrowed
+from citesift.sources.challenge import stand_in
+from citesift.sources.snapshots import fetching
+from citesift.sources.web import HTML_TYPES, is_web_url
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
+
+RENDERED_TYPE = "text/html; charset=utf-8"
+DERIVED_HEADER = "x-citesift-derived"
+"""Marks a snapshot made here rather than fetched: ``rendered`` or ``narrowed``."""
+
+
+async def scrape(
+    url: str,
+    formats: tuple[str, ...] | list[str] | None = None,
+    *,
+    identity: ClientIdentity,
+    options: ScrapeOptions | None = None,
+    policy: FetchPolicy | None = None,
+    allow_private: bool = False,
+    fetcher: Fetcher | None = None,
+    store: SQLiteStore | None = None,
+    offline: bool = False,
+    browser: Browser | None = None,
+    executable: str | None = None,
+    **changes: Any,
+) -> ScrapeOutcome:
+    """The page at ``url`` in ``formats`` (default: the options', else markdown).
+
+    ``options`` and any ``ScrapeOptions`` field given as a keyword say how; ``policy`` how
+    to fetch (default: a web-page policy for ``identity``, private addresses as
+    ``allow_private`` says); ``fetcher``/``store``/``offline`` as a source takes them;
+    ``browser`` a running ``Browser`` to render with, else one is launched when needed
+    (``executable`` as ``find_executable`` takes it). A bad argument is an
+    ``InvalidArgument`` (an unknown keyword a ``TypeError``); anything else is an outcome.
+    """
+    if not isinstance(url, str) or not is_web_url(url):
+        raise invalid("url", url, "an http(s) URL with a host")
+    if formats is not None:
+        changes["formats"] = tuple(formats) if not isinstance(formats, str) else (formats,)
+    chosen = (options or ScrapeOptions()).replace(**changes)
+    policy = (policy or FetchPolicy.for_pages(identity, allow_private=allow_private)).with_(
+        error_pages=True
+    )
+    got = await _static(url, chosen, policy, fetching(fetcher or Fetcher(), store, offline), store)
+    if not isinstance(got, Snapshot):
+        return failure_of(url, got)
+    refusal = _refusal(url, got)
+    if refusal is not None:
+        return refusal
+    run = _Run(url, chosen, policy, store, offline)
+    return await run.finish(got, browser, executable)
+
+
+def scrape_sync(
+    url: str, formats: tuple[str, ...] | list[str] | None = None, **keywords: Any
+) -> ScrapeOutcome:
+    """``scrape`` run to completion from synchronous code (also inside a running loop)."""
+    return run_sync(scrape(url, formats, **keywords))
+
+
+async def _static(
+    url: str,
+    options: ScrapeOptions,
+    policy: FetchPolicy,
+    fetcher: Fetches,
+    store: SQLiteStore | None,
+) -> FetchOutcome:
+    """The page as served: a stored snapshot young enough for ``max_age``, else fetched."""
+    if options.max_age is not None and store is not None:
+        try:
+            found = snapshots_in(store).latest(url)
+        except (sqlite3.Error, StoreError):
+            found = None
+        if found is not None and _now_ms() - found.fetched_at <= options.max_age * 1000:
+            return found
+    return await fetcher.fetch(url, policy)
+
+
+def _refusal(url: str, snapshot: Snapshot) -> ScrapeFailure | None:
+    """Why a fetched page is not read: not HTML, or a stand-in for the page."""
+    if not snapshot.content_type.lower().startswith(HTML_TYPES) and snapshot.content_type:
+        return ScrapeFailure(
+            url,
+            codes.UNSUPPORTED_CONTENT,
+            f"content type {snapshot.content_type!r} is not HTML",
+            snapshot.status,
+        )
+    why = stand_in(snapshot) if snapshot.status < 400 else None
+    if why is None:
+        return None
+    code = codes.NOT_FOUND if "not found" in why else codes.ACCESS_BARRIER
+    return ScrapeFailure(url, code, why, snapshot.status)
+
+
+class _Run:
+    """One scrape past its fetch: the render decision, the render, extraction, formats."""
+
+    def __init__(
+        self,
+        url: str,
+        options: ScrapeOptions,
+        policy: FetchPolicy,
+        store: SQLiteStore | None,
+        offline: bool,
+    ) -> None:
+        self.url = url
+        self.options = options
+        self.policy = policy
+        self.store = store
+        self.offline = offline
+        self.warnings: list[str] = []
+
+    async def finish(
+        self, static: Snapshot, browser: Browser | None, executable: str | None
+    ) -> ScrapeOutcome:
+        """The result read from ``static``, or from its render when one is decided and runs."""
+        html = _decoded(static)
+        record = decide(html, self.options.render)
+        if static.header(DERIVED_HEADER) == "rendered" and self.options.render != "always":
+            record = RenderRecord(False, "the stored snapshot is the page as rendered before")
+        if "screenshot" in self.options.formats and not record.decided:
+            record = RenderRecord(True, f"a screenshot was asked for ({record.why})")
+        if not record.decided:
+            return self._result(static, html, None, record)
+        rendered = await self._rendered(static, browser, executable)
+        if isinstance(rendered, str):
+            return self._unrendered(static, html, record, rendered)
+        record = replace(record, rendered=True)
+        snapshot = self._keep(static, rendered)
+        refusal = _refusal(self.url, snapshot)
+        if refusal is not None:
+            return replace(refusal, render=record)
+        return self._result(static, rendered.html, rendered, record, snapshot)
+
+    async def _rendered(
+        self, static: Snapshot, browser: Browser | None, executable: str | None
+    ) -> Rendered | str:
+        """The page rendered, or why not (in words)."""
+        if self.offline:
+            return "offline: nothing is sent, so nothing is rendered"
+        screenshot = "screenshot" in self.options.formats
+        try:
+            if browser is not None:
+                return await browser.render(static, self.options, self.policy, screenshot)
+            async with Browser(executable) as own:
+                return await own.render(static, self.options, self.policy, screenshot)
+        except BrowserUnavailable as error:
+            return f"rendering unavailable: {error}"
+        except TimeoutError:
+            return f"timeout: the page was not rendered within {self.options.timeout:g} s"
+        except RenderFailed as error:
+            return f"the render failed: {error}"
+
+    def _unrendered(
+        self, static: Snapshot, html: str, record: RenderRecord, why: str
+    ) -> ScrapeOutcome:
+        """The static page when rendering was decided but did not happen, or the failure
+        when the caller required it (``render='always'``, a screenshot)."""
+        unavailable = why.startswith(("rendering unavailable", "offline"))
+        record = replace(record, unavailable=unavailable)
+        if self.options.render == "always" or "screenshot" in self.options.formats:
+            code = codes.RENDER_UNAVAILABLE if unavailable else codes.RENDER_FAILED
+            code = codes.TIMEOUT if why.startswith("timeout") else code
+            return ScrapeFailure(self.url, code, why, static.status, record)
+        self.warnings.append(f"{why}; the static page was read instead")
+        return self._result(static, html, None, record)
+
+    def _keep(self, static: Snapshot, rendered: Rendered) -> Snapshot:
+        """The rendered page as a snapshot, saved beside the network one when there is a store."""
+        snapshot = derived(static, rendered.html, "rendered", rendered.final_url)
+        if self.store is not None:
+            try:
+                snapshots_in(self.store).save(snapshot)
+            except (sqlite3.Error, StoreError) as error:
+                self.warnings.append(f"the rendered page was not kept: {error}")
+        return snapshot
+
+    def _result(
+        self,
+        static: Snapshot,
+        html: str,
+        rendered: Rendered | None,
+        record: RenderRecord,
+        snapshot: Snapshot | None = None,
+    ) -> ScrapeResult:
+        """The formats asked for, read from ``html`` (narrowed first when selectors say so)."""
+        options = self.options
+        read = snapshot or static
+        if options.include_tags or options.exclude_tags:
+            read = derived(
+                read, narrowed(html, options.include_tags, options.exclude_tags), "narrowed"
+            )
+        if rendered is not None and rendered.refused:
+            self.warnings.append(f"the browser was kept from {len(rendered.refused)} address(es)")
+        mode: Mode = "article" if options.only_main_content else "page"
+        document = extract_document(read, mode=mode)
+        page = Page(
+            document,
+            _decoded(read),
+            html,
+            read.final_url,
+            rendered.screenshot if rendered else None,
+        )
+        ids = tuple(dict.fromkeys(s.id for s in (static, snapshot, read) if s is not None))
+        made = formats(page, options.formats)
+        return ScrapeResult(
+            url=self.url,
+            final_url=read.final_url,
+            status=static.status,
+            formats=made,
+            metadata=made.get("metadata") or metadata(page),
+            snapshot_ids=ids,
+            render=record,
+            warnings=tuple(self.warnings),
+        )
+
+
+def derived(source: Snapshot, html: str, how: str, final_url: str | None = None) -> Snapshot:
+    """A snapshot of ``html`` made here from ``source`` (``how``: rendered or narrowed)."""
+    body = html.encode("utf-8")
+    return Snapshot(
+        id=hashlib.sha256(body).hexdigest(),
+        url=source.url,
+        final_url=final_url or source.final_url,
+        status=source.status,
+        headers=(("content-type", RENDERED_TYPE), (DERIVED_HEADER, how)),
+        content_type=RENDERED_TYPE,
+        charset="utf-8",
+        fetched_at=_now_ms(),
+        body=body,
+    )
+
+
+def _decoded(snapshot: Snapshot) -> str:
+    """The snapshot's body as text (sniffed as a browser would when its charset is unknown)."""
+    try:
+        return snapshot.text()
+    except LookupError:
+        return decode_html(snapshot.body)[0]
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,196 @@
+"""Rendering in the real headless Chromium: a page whose text only JavaScript writes, its
+screenshot, the address rules on the browser's requests, deadlines, and no browser process
+left behind, even when the command is killed mid-render."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citesift.scrape import Browser, ScrapeFailure, ScrapeResult, find_executable, scrape_sync
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
+from test_scrape import RICH, page_route
+
+try:
+    find_executable()
+    import playwright  # noqa: F401
+except Exception as missing:  # the machine has no browser: say so rather than pass
+    pytest.skip(f"no browser to render with: {missing}", allow_module_level=True)
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+JS_PAGE = """<!doctype html><html><head><title>Written by script</title></head>
+<body><div id="root"></div><script>
+const root = document.getElementById("root");
+root.innerHTML = "<h1>Harbour log</h1><p>Only the script wrote that the ferry left at noon.</p>"
+  + "<a href='/next'>The next entry</a>";
+setTimeout(() => { const late = document.createElement("p"); late.id = "late";
+  late.textContent = "A late line arrived after the load."; root.appendChild(late); }, 400);
+</script></body></html>"""
+FOREIGN = """<!doctype html><html><body><div id="app"></div>
+<img src="http://10.255.255.1/pixel.png"><script>
+new WebSocket("ws://10.255.255.2/feed");
+document.getElementById("app").textContent = "Drawn with a picture from elsewhere.";
+</script></body></html>"""
+NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
+
+
+def chromium_pids(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker`` (the run's own temporary folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in line and b"chrom" in line:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def own_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A temporary folder of this test's own, where the browser makes its profile (short:
+    Chromium refuses a profile whose socket path is over about a hundred characters)."""
+    folder = tempfile.mkdtemp(prefix="csb-")
+    monkeypatch.setenv("TMPDIR", folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(server: MisbehavingServer, path: str, *formats: str, **keywords: Any) -> Any:
+    url = server.url(path)
+    return scrape_sync(url, formats, identity=TEST_IDENTITY, policy=loopback_policy(), **keywords)
+
+
+def test_a_page_only_javascript_writes_is_rendered_and_read(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    store = SQLiteStore(tmp_path / "store.db")
+    result = run(server, "/js", "text", "blocks", "links", store=store, wait_for="#late")
+    assert isinstance(result, ScrapeResult), result
+    assert result.render.decided and result.render.rendered and not result.render.unavailable
+    assert "empty application root" in result.render.why
+    assert "the ferry left at noon" in result.formats["text"]
+    assert "A late line arrived" in result.formats["text"]
+    assert result.formats["links"] == [{"url": server.url("/next"), "text": "The next entry"}]
+    static_id, rendered_id = result.snapshot_ids
+    kept = snapshots_in(store)
+    rendered = kept.get(rendered_id)
+    assert kept.get(static_id) is not None and rendered is not None
+    html = rendered.body.decode("utf-8")
+    for block in result.formats["blocks"]:  # spans refer to the rendered HTML kept
+        assert block["text"].split()[0] in html[block["source_start"] : block["source_end"]]
+    assert server.hits("/js") == 1  # the browser was answered from the fetched bytes
+    again = run(server, "/js", "text", store=store, max_age=3600)
+    assert not again.render.decided and "rendered before" in again.render.why
+    assert "the ferry left at noon" in again.formats["text"] and server.hits("/js") == 1
+    store.close()
+    assert chromium_pids(own_tmp) == []
+
+
+def test_a_rich_static_page_is_not_rendered(server: MisbehavingServer, own_tmp: str) -> None:
+    page_route(server, "/rich", RICH)
+    result = run(server, "/rich", "text")
+    assert isinstance(result, ScrapeResult) and not result.render.rendered
+    assert chromium_pids(own_tmp) == []  # no browser was even started
+
+
+def test_a_screenshot_is_a_png_of_the_page_or_the_viewport(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    page_route(server, "/rich", RICH)
+    whole = run(server, "/rich", "screenshot", viewport=(400, 300))
+    assert whole.render.rendered and "screenshot" in whole.render.why
+    png = whole.formats["screenshot"]
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert width == 400 and height > 300  # the whole page is taller than its viewport
+    view = run(server, "/rich", "screenshot", viewport=(400, 300), full_page=False)
+    shot = view.formats["screenshot"]
+    assert (int.from_bytes(shot[16:20], "big"), int.from_bytes(shot[20:24], "big")) == (400, 300)
+
+
+def test_the_browser_is_kept_from_addresses_a_fetch_would_refuse(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/foreign", FOREIGN)
+    result = run(server, "/foreign", "text", render="always", wait_for=500)
+    assert isinstance(result, ScrapeResult) and result.render.rendered
+    assert "Drawn with a picture" in result.formats["text"]
+    assert any("kept from 2 address" in warning for warning in result.warnings), result.warnings
+
+
+def test_a_render_past_its_deadline_fails_and_leaves_no_browser(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/never", NEVER)
+    started = time.monotonic()
+    failure = run(server, "/never", "text", render="always", wait_for="#never", timeout=2)
+    assert isinstance(failure, ScrapeFailure) and failure.code == "TIMEOUT"
+    assert time.monotonic() - started < 20
+    assert chromium_pids(own_tmp) == []
+
+
+def test_one_browser_renders_many_pages(server: MisbehavingServer, own_tmp: str) -> None:
+    page_route(server, "/js", JS_PAGE)
+
+    async def three() -> list[Any]:
+        from citesift.scrape import scrape
+
+        async with Browser(max_pages=2) as browser:
+            calls = [
+                scrape(server.url("/js"), ("text",), identity=TEST_IDENTITY,
+                       policy=loopback_policy(), browser=browser)
+                for _ in range(3)
+            ]  # fmt: skip
+            import asyncio
+
+            return await asyncio.gather(*calls)
+
+    import asyncio
+
+    results = asyncio.run(three())
+    assert all("ferry left at noon" in r.formats["text"] for r in results)
+    assert chromium_pids(own_tmp) == []
+
+
+def test_killing_the_command_mid_render_leaves_no_browser(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/never", NEVER)
+    command = [
+        sys.executable, "-c", "from citesift.cli import main; main()", "scrape",
+        server.url("/never"), "--render", "always", "--wait-for", "#never", "--timeout", "90",
+        "--allow-private", "--contact", "https://example.org/contact",
+    ]  # fmt: skip
+    env = {**os.environ, "TMPDIR": own_tmp, "CITESIFT_HOME": str(tmp_path / "home")}
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    ) as process:
+        deadline = time.monotonic() + 60
+        while not chromium_pids(own_tmp) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            time.sleep(0.2)
+        assert chromium_pids(own_tmp), "the browser never started"
+        time.sleep(1)  # well into the render
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    deadline = time.monotonic() + 15
+    while chromium_pids(own_tmp) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert chromium_pids(own_tmp) == []
