@@ -20,7 +20,10 @@ from pathlib import Path
 
 from citesift.encoding import decode_html
 from citesift.net import ClientIdentity, FetchPolicy
-from citesift.scrape import Browser, BrowserUnavailable, ScrapeResult, needs_rendering, scrape
+from citesift.scrape.browser import Browser, BrowserUnavailable
+from citesift.scrape.decision import needs_rendering
+from citesift.scrape.page import scrape
+from citesift.scrape.result import ScrapeResult
 from tools import require_data
 
 ROOT = Path(__file__).resolve().parent.parent

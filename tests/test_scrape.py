@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.scrape import ScrapeFailure, ScrapeOptions, ScrapeResult, needs_rendering, scrape_sync
+from citesift.scrape.decision import needs_rendering
+from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.page import scrape_sync
+from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
 from servers import TEST_IDENTITY, MisbehavingServer, Query, Request, loopback_policy
 

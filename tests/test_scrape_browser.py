@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from citesift.scrape import Browser, ScrapeFailure, ScrapeResult, find_executable, scrape_sync
+from citesift.scrape.browser import Browser, find_executable
+from citesift.scrape.page import scrape, scrape_sync
+from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
 from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
@@ -150,7 +152,6 @@ def test_one_browser_renders_many_pages(server: MisbehavingServer, own_tmp: str)
     page_route(server, "/js", JS_PAGE)
 
     async def three() -> list[Any]:
-        from citesift.scrape import scrape
 
         async with Browser(max_pages=2) as browser:
             calls = [

@@ -64,9 +64,9 @@ from citesift.net import (
     fetch_sync,
     retry_after_ms,
 )
-from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.browser import Browser
 from citesift.scrape.decision import RenderRecord
+from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult

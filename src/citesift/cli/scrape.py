@@ -26,8 +26,7 @@ from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
-from citesift.scrape.result import ScrapeFailure, ScrapeResult
-from citesift.scrape.result import HOST_COOLDOWN, RATE_LIMITED
+from citesift.scrape.result import HOST_COOLDOWN, RATE_LIMITED, ScrapeFailure, ScrapeResult
 from citesift.sources.web import is_web_url
 
 
