@@ -37,18 +37,22 @@ SOFT_404 = """<!doctype html><html><head><title>Page not found</title></head><bo
 <h1>Sorry, that page could not be found</h1></body></html>"""
 
 
-def page_route(server: MisbehavingServer, path: str, html: str, status: int = 200) -> None:
-    """Serve ``html`` at ``path`` (its body read from ``server.pages`` so a test may change it)."""
-    pages: dict[str, str] = server.__dict__.setdefault("pages", {})
-    pages[path] = html
+def page_route(
+    server: MisbehavingServer,
+    path: str,
+    page: str | bytes,
+    status: int = 200,
+    content_type: str = "text/html; charset=utf-8",
+) -> None:
+    """Serve ``page`` at ``path`` as ``content_type`` (its body read from ``server.pages`` so a
+    test may change it)."""
+    pages: dict[str, str | bytes] = server.__dict__.setdefault("pages", {})
+    pages[path] = page
 
     def answer(request: Request, query: Query) -> None:
-        body = pages[path].encode("utf-8")
-        request.send_response(status)
-        request.send_header("Content-Type", "text/html; charset=utf-8")
-        request.send_header("Content-Length", str(len(body)))
-        request.end_headers()
-        request.wfile.write(body)
+        body = pages[path]
+        sent = body.encode("utf-8") if isinstance(body, str) else body
+        request.answer(status, sent, {"Content-Type": content_type})
 
     server.route(path, answer)
 

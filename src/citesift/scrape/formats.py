@@ -1,7 +1,9 @@
 """The formats a scrape answers, each computed from the document read and the HTML it read.
 
 Only the formats asked for are computed. Spans (``blocks``, ``passages``) refer to the HTML
-extraction read: the page as fetched, as rendered, or as narrowed by the CSS selectors.
+extraction read: the page as fetched, as rendered, or as narrowed by the CSS selectors. A
+PDF or Office file has no HTML: its blocks say their place (page, slide, sheet) instead,
+and the formats only a page has are None.
 """
 
 from __future__ import annotations
@@ -22,16 +24,19 @@ CLEANED_AWAY = ("script", "style", "noscript", "template", "iframe", "object", "
 """Elements the cleaned HTML drops, content and all."""
 KEPT_ATTRIBUTES = frozenset(("href", "src", "alt", "title", "lang", "colspan", "rowspan"))
 """Attributes the cleaned HTML keeps; the rest (classes, styles, handlers) are dropped."""
+PAGE_ONLY_FORMATS = ("html", "raw_html", "links", "screenshot")
+"""Formats a PDF or Office file has no value for."""
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
     """What the formats are made from: the document read, the HTML it was read from, the
-    page as received (or rendered) before any narrowing, a screenshot, and its address."""
+    page as received (or rendered) before any narrowing (both None for a file), a
+    screenshot, and its address."""
 
     document: SourceDocument
-    read_html: str
-    raw_html: str
+    read_html: str | None
+    raw_html: str | None
     url: str
     screenshot: bytes | None = None
 
@@ -42,7 +47,8 @@ def text(page: Page) -> str:
 
 
 def blocks(page: Page) -> list[dict[str, Any]]:
-    """Each block: its text, kind, section and span in the HTML read."""
+    """Each block: its text, kind, section, span in the HTML read, and its place in words
+    when it comes from a file."""
     return [
         {
             "text": b.text,
@@ -50,13 +56,16 @@ def blocks(page: Page) -> list[dict[str, Any]]:
             "section": list(b.section),
             "source_start": b.source_start,
             "source_end": b.source_end,
+            "place": b.place.label() if b.place else None,
         }
         for b in page.document.blocks
     ]
 
 
-def cleaned_html(page: Page) -> str:
+def cleaned_html(page: Page) -> str | None:
     """The body read without scripts, styles, frames or presentational attributes."""
+    if page.read_html is None:
+        return None
     tree = LexborHTMLParser(page.read_html)
     tree.strip_tags(list(CLEANED_AWAY))
     body = tree.body
@@ -95,9 +104,11 @@ MAKERS: dict[str, Callable[[Page], Any]] = {
     "passages": lambda page: [dataclasses.asdict(p) for p in citation_sources(page.document)],
     "html": cleaned_html,
     "raw_html": lambda page: page.raw_html,
-    "links": lambda page: [
-        dataclasses.asdict(link) for link in page_links(page.raw_html, page.url)
-    ],
+    "links": lambda page: (
+        None
+        if page.raw_html is None
+        else [dataclasses.asdict(link) for link in page_links(page.raw_html, page.url)]
+    ),
     "metadata": metadata,
     "screenshot": lambda page: page.screenshot,
 }

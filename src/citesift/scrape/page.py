@@ -4,9 +4,10 @@
     outcome = scrape_sync(url, ("text",), identity=identity, render="never")
 
 The static page is fetched through ``citesift.net`` (saved to the store when one is given,
-or answered from it when offline or fresh enough for ``max_age``); a stand-in for the page
-is a failure; the render decision reads the static HTML; a rendered page is kept as a
-snapshot of its own beside the network one, and extraction reads it instead.
+or answered from it when offline or fresh enough for ``max_age``). What the bytes are decides
+how they are read, never the URL's suffix: a PDF or Office file by its own reader, HTML
+through the render decision; a stand-in for the page is a failure; a rendered page is kept
+as a snapshot of its own beside the network one, and extraction reads it instead.
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from citesift.encoding import decode_html
-from citesift.errors import StoreError, invalid
-from citesift.extract import extract_document
+from citesift.errors import DocumentError, StoreError, invalid
+from citesift.extract.document import extract_document, snapshot_text
 from citesift.extract.rules import Mode
+from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import FetchOutcome, Snapshot
 from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.scrape import result as codes
 from citesift.scrape.browser import Browser, BrowserUnavailable, Rendered, RenderFailed
 from citesift.scrape.decision import RenderRecord, decide
 from citesift.scrape.failures import failure_of
-from citesift.scrape.formats import Page, formats, metadata
+from citesift.scrape.formats import PAGE_ONLY_FORMATS, Page, formats, metadata
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
 from citesift.scrape.tags import narrowed
@@ -77,10 +78,16 @@ async def scrape(
     got = await _static(url, chosen, policy, fetching(fetcher or Fetcher(), store, offline), store)
     if not isinstance(got, Snapshot):
         return failure_of(url, got)
+    run = _Run(url, chosen, policy, store, offline)
+    try:
+        kind = document_kind(got.body, got.content_type)
+    except DocumentError as error:
+        return ScrapeFailure(url, codes.UNREADABLE_DOCUMENT, str(error), got.status)
+    if kind is not None:
+        return run.file(got, kind)
     refusal = _refusal(url, got)
     if refusal is not None:
         return refusal
-    run = _Run(url, chosen, policy, store, offline)
     return await run.finish(got, browser, executable)
 
 
@@ -143,11 +150,27 @@ class _Run:
         self.offline = offline
         self.warnings: list[str] = []
 
+    def file(self, static: Snapshot, kind: DocumentKind) -> ScrapeOutcome:
+        """A PDF or Office file read by its own reader: never rendered, never narrowed, and
+        without the formats only a page has (they are None, and a warning says so)."""
+        record = RenderRecord(False, f"a {kind} file is read as a file, not rendered")
+        options = self.options
+        lacking = [name for name in options.formats if name in PAGE_ONLY_FORMATS]
+        if lacking:
+            self.warnings.append(f"a {kind} file has no {', '.join(lacking)}")
+        if options.include_tags or options.exclude_tags:
+            self.warnings.append(f"include_tags and exclude_tags do not apply to a {kind} file")
+        try:
+            document = extract_document(static)
+        except DocumentError as error:
+            return ScrapeFailure(self.url, codes.UNREADABLE_DOCUMENT, str(error), static.status)
+        return self._made(static, Page(document, None, None, static.final_url), record, (static,))
+
     async def finish(
         self, static: Snapshot, browser: Browser | None, executable: str | None
     ) -> ScrapeOutcome:
         """The result read from ``static``, or from its render when one is decided and runs."""
-        html = _decoded(static)
+        html = snapshot_text(static)
         record = decide(html, self.options.render)
         if static.header(DERIVED_HEADER) == "rendered" and self.options.render != "always":
             record = RenderRecord(False, "the stored snapshot is the page as rendered before")
@@ -229,20 +252,29 @@ class _Run:
         document = extract_document(read, mode=mode)
         page = Page(
             document,
-            _decoded(read),
+            snapshot_text(read),
             html,
             read.final_url,
             rendered.screenshot if rendered else None,
         )
-        ids = tuple(dict.fromkeys(s.id for s in (static, snapshot, read) if s is not None))
-        made = formats(page, options.formats)
+        return self._made(static, page, record, (static, snapshot, read))
+
+    def _made(
+        self,
+        static: Snapshot,
+        page: Page,
+        record: RenderRecord,
+        read: tuple[Snapshot | None, ...],
+    ) -> ScrapeResult:
+        """The result: the formats asked for made from ``page``, the snapshots ``read``."""
+        made = formats(page, self.options.formats)
         return ScrapeResult(
             url=self.url,
-            final_url=read.final_url,
+            final_url=page.url,
             status=static.status,
             formats=made,
             metadata=made.get("metadata") or metadata(page),
-            snapshot_ids=ids,
+            snapshot_ids=tuple(dict.fromkeys(s.id for s in read if s is not None)),
             render=record,
             warnings=tuple(self.warnings),
         )
@@ -262,14 +294,6 @@ def derived(source: Snapshot, html: str, how: str, final_url: str | None = None)
         fetched_at=_now_ms(),
         body=body,
     )
-
-
-def _decoded(snapshot: Snapshot) -> str:
-    """The snapshot's body as text (sniffed as a browser would when its charset is unknown)."""
-    try:
-        return snapshot.text()
-    except LookupError:
-        return decode_html(snapshot.body)[0]
 
 
 def _now_ms() -> int:
