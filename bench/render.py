@@ -1,50 +1,88 @@
-"""Render benchmark: how often the render decision sends static pages to the browser, and
-how many JavaScript pages one browser renders a second.
+"""Render benchmark: which static pages the render decision sends to the browser, and how many
+JavaScript pages one browser renders a second, each beside an anchor measured in the same run.
 
-The decision is read over the extraction dev pages (goal: none is sent to the browser, as
-each holds its text as served); then ``--pages`` local pages whose text only a script
-writes are served on loopback and scraped through one ``Browser`` (skipped when there is
-no browser to launch).
+Decision: over each folder of pages with gold text (the extraction dev pages), the share the
+decision sends to the browser, and of those the pages it sends *wrongly*: their static HTML
+already holds most of their gold text (recall of 4-word shingles, by the shared scorer, at
+least ``--held``). Goal: none. Anchor: the share a naive rule (any ``<script>``) would send.
 
-    python bench/render.py [--data DIR] [--pages N] [--at-once N]
+Rate: ``--pages`` local pages whose text only a script writes, served on loopback and scraped
+through one ``Browser`` (``--at-once`` at a time); anchor: the same pages loaded by bare
+Playwright in the same Chromium, one fresh context a page, nothing checked or extracted.
+Skipped, saying why, when there is no browser to launch.
+
+    python bench/render.py [--data DIR ...] [--pages N] [--at-once N] [--held R]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import ModuleType
 
 from citesift.encoding import decode_html
 from citesift.net import ClientIdentity, FetchPolicy
-from citesift.scrape.browser import Browser, BrowserUnavailable
+from citesift.scrape.browser import LAUNCH_ARGS, Browser, BrowserUnavailable, find_executable
 from citesift.scrape.decision import needs_rendering
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeResult
-from tools import require_data
+from tools import load_tool, require_data
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "extraction" / "dev"
+EXTRACTION = ROOT.parent / "shared" / "bench" / "extraction"
+DEFAULT_DATA = [EXTRACTION / "dev", EXTRACTION / "webis-dev"]
+DEFAULT_SCORER = ROOT.parent / "shared" / "tools" / "extraction_eval.py"
+HELD = 0.5
+"""Recall of the gold text in the static page from which rendering it is a wasted render."""
 IDENTITY = ClientIdentity("citesift-bench", "1.0", "https://example.org/contact")
 SCRIPTED = (
     "<!doctype html><html><head><title>Page {n}</title></head><body><div id='root'></div>"
     "<script>document.getElementById('root').innerHTML = '<h1>Entry {n}</h1><p>'"
     " + 'The script wrote this line for entry {n}. '.repeat(20) + '</p>';</script></body></html>"
 )
+_SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
 
 
-def decision_share(data: Path) -> tuple[int, int, list[str]]:
-    """How many of the pages in ``data`` the decision would render, of how many, and why."""
-    pages = sorted(data.glob("*.html"))
-    sent = []
-    for page in pages:
-        decided, why = needs_rendering(decode_html(page.read_bytes())[0])
-        if decided:
-            sent.append(f"{page.name}: {why}")
-    return len(sent), len(pages), sent
+@dataclass
+class Decisions:
+    """The decision over one folder: pages read, sent to the browser, sent though the static
+    page held its text (each with why), and what the naive rule would send."""
+
+    pages: int = 0
+    sent: list[str] = field(default_factory=list)
+    wrongly: list[str] = field(default_factory=list)
+    naive: int = 0
+
+
+def decisions(data: Path, scorer: ModuleType, held: float) -> Decisions:
+    """The render decision over every page of ``data``, checked against its gold text."""
+    truth = json.loads((data / "ground-truth.json").read_text(encoding="utf-8"))
+    found = Decisions()
+    for page in sorted(data.glob("*.html")):
+        html = decode_html(page.read_bytes())[0]
+        found.pages += 1
+        found.naive += _SCRIPT.search(html) is not None
+        decided, why = needs_rendering(html)
+        if not decided:
+            continue
+        gold = truth.get(page.stem, {}).get("articleBody", "")
+        tp, _, fn = scorer.page_counts(gold, scorer.ex_alltext(html))
+        recall = tp / (tp + fn) if tp + fn else 1.0
+        line = f"{page.name}: {why}; the static page holds {recall:.0%} of its gold text"
+        found.sent.append(line)
+        if recall >= held:
+            found.wrongly.append(line)
+    return found
 
 
 class _Scripted(BaseHTTPRequestHandler):
@@ -60,8 +98,20 @@ class _Scripted(BaseHTTPRequestHandler):
         pass
 
 
-async def render_rate(origin: str, pages: int, at_once: int) -> tuple[int, float]:
-    """Pages rendered and the seconds taken, all through one browser."""
+@contextmanager
+def scripted_site() -> Iterator[str]:
+    """A loopback server of pages whose text a script writes; yields its origin."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def ours(origin: str, pages: int, at_once: int) -> tuple[int, float]:
+    """Pages scraped and rendered through one ``Browser``, and the seconds taken."""
     policy = FetchPolicy.for_pages(IDENTITY, allow_networks=("127.0.0.1/32",), robots=False)
     async with Browser(max_pages=at_once) as browser:
         started = time.perf_counter()
@@ -74,34 +124,70 @@ async def render_rate(origin: str, pages: int, at_once: int) -> tuple[int, float
     for result in results:
         if not (isinstance(result, ScrapeResult) and result.render.rendered):
             print(f"  not rendered: {result}")
-    done = sum(isinstance(r, ScrapeResult) and r.render.rendered for r in results)
-    return done, spent
+    return sum(isinstance(r, ScrapeResult) and r.render.rendered for r in results), spent
+
+
+async def bare(origin: str, pages: int, at_once: int) -> tuple[int, float]:
+    """The anchor: the same pages loaded by bare Playwright, one fresh context a page."""
+    from playwright.async_api import async_playwright
+
+    slots = asyncio.Semaphore(at_once)
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=find_executable(), args=list(LAUNCH_ARGS)
+        )
+
+        async def load(n: int) -> bool:
+            async with slots:
+                context = await browser.new_context()
+                try:
+                    page = await context.new_page()
+                    await page.goto(f"{origin}/{n}", wait_until="load")
+                    return "The script wrote" in await page.content()
+                finally:
+                    await context.close()
+
+        started = time.perf_counter()
+        loaded = await asyncio.gather(*(load(n) for n in range(pages)))
+        spent = time.perf_counter() - started
+        await browser.close()
+    return sum(loaded), spent
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the decision's share over the dev pages, then the render rate."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    """Print the decision over each folder, then the render rate beside its anchor."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, action="append", help="repeatable")
+    parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
     parser.add_argument("--pages", type=int, default=50)
     parser.add_argument("--at-once", type=int, default=4)
+    parser.add_argument("--held", type=float, default=HELD)
     args = parser.parse_args(argv)
-    require_data(args.data, "extraction benchmark pages", ["ground-truth.json"])
-    sent, total, why = decision_share(args.data)
-    print(f"render decision: {sent} of {total} static dev pages sent to the browser (goal 0)")
-    for line in why:
-        print(f"  {line}")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    scorer = load_tool(args.scorer, "extraction_eval", "--scorer")
+    for data in args.data or DEFAULT_DATA:
+        require_data(data, "extraction benchmark pages", ["ground-truth.json"])
+        found = decisions(data, scorer, args.held)
+        print(
+            f"render decision over {data.name}: {len(found.wrongly)} of {found.pages} pages"
+            f" sent wrongly (goal 0); {len(found.sent)} sent in all;"
+            f" anchor, any <script>: {found.naive} ({found.naive / found.pages:.0%})"
+        )
+        for line in found.sent:
+            print(f"  {'WRONG ' if line in found.wrongly else ''}{line}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
-        done, spent = asyncio.run(render_rate(origin, args.pages, args.at_once))
+        with scripted_site() as origin:
+            done, spent = asyncio.run(ours(origin, args.pages, args.at_once))
+            loaded, anchor = asyncio.run(bare(origin, args.pages, args.at_once))
     except BrowserUnavailable as error:
         print(f"render rate: skipped ({error})")
         return
-    finally:
-        server.shutdown()
-    rate = done / spent
-    print(f"render rate: {done} of {args.pages} JavaScript pages in {spent:.1f} s, {rate:.1f}/s")
+    rate, bare_rate = done / spent, loaded / anchor
+    print(
+        f"render rate: {done} of {args.pages} JavaScript pages in {spent:.1f} s, {rate:.2f}/s;"
+        f" bare Playwright {loaded} in {anchor:.1f} s, {bare_rate:.2f}/s;"
+        f" ratio {rate / bare_rate:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -237,6 +237,7 @@ def test_max_age_answers_from_the_store_without_sending(
         ({"viewport": (0, 10)}, "viewport"),
         ({"block_resources": ("scripts",)}, "block_resources"),
         ({"headers": {"X-A": "b\r\nc"}}, "headers"),
+        ({"headers": {"User-Agent": "Mozilla/5.0"}}, "headers"),
         ({"include_tags": ("div[",)}, "include_tags"),
         ({"max_age": -1}, "max_age"),
         ({"formats": ("screenshot",), "render": "never"}, "formats"),

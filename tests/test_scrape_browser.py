@@ -4,6 +4,7 @@ left behind, even when the command is killed mid-render."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -45,20 +46,45 @@ FOREIGN = """<!doctype html><html><body><div id="app"></div>
 new WebSocket("ws://10.255.255.2/feed");
 document.getElementById("app").textContent = "Drawn with a picture from elsewhere.";
 </script></body></html>"""
+FETCHING = """<!doctype html><html><body><div id="root"></div><img src="/pixel.png"><script>
+fetch("/data").then((answer) => answer.text()).then((text) => {
+  document.getElementById("root").textContent = "Fetched: " + text;
+  const done = document.createElement("p"); done.id = "done"; document.body.appendChild(done);
+});</script></body></html>"""
 NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
 
 
 def chromium_pids(marker: str) -> list[int]:
-    """Processes whose command line holds ``marker`` (the run's own temporary folder)."""
+    """The browsers started for this test: Chromium's main processes (not its renderers,
+    which name a ``--type``) whose command line names ``marker``, the test's own temporary
+    folder where the browser keeps its profile."""
+    return [
+        pid
+        for pid, line, _ in processes()
+        if marker.encode() in line and b"chrom" in line and b"--type=" not in line
+    ]
+
+
+def left_behind(marker: str) -> list[int]:
+    """Every process this test started and left running, Playwright's driver included: its
+    command line or its environment names ``marker``."""
+    return [
+        pid
+        for pid, line, environ in processes()
+        if pid != os.getpid() and (marker.encode() in line or marker.encode() in environ)
+    ]
+
+
+def processes() -> list[tuple[int, bytes, bytes]]:
+    """Each live process: its id, command line and environment (zombies have neither)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                line = (entry / "cmdline").read_bytes()
+                line, environ = (entry / "cmdline").read_bytes(), (entry / "environ").read_bytes()
+                found.append((int(entry.name), line, environ))
             except OSError:
                 continue
-            if marker.encode() in line and b"chrom" in line:
-                found.append(int(entry.name))
     return found
 
 
@@ -101,14 +127,14 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
     assert not again.render.decided and "rendered before" in again.render.why
     assert "the ferry left at noon" in again.formats["text"] and server.hits("/js") == 1
     store.close()
-    assert chromium_pids(own_tmp) == []
+    assert left_behind(own_tmp) == []
 
 
 def test_a_rich_static_page_is_not_rendered(server: MisbehavingServer, own_tmp: str) -> None:
     page_route(server, "/rich", RICH)
     result = run(server, "/rich", "text")
     assert isinstance(result, ScrapeResult) and not result.render.rendered
-    assert chromium_pids(own_tmp) == []  # no browser was even started
+    assert left_behind(own_tmp) == []  # no browser was even started
 
 
 def test_a_screenshot_is_a_png_of_the_page_or_the_viewport(
@@ -145,29 +171,46 @@ def test_a_render_past_its_deadline_fails_and_leaves_no_browser(
     failure = run(server, "/never", "text", render="always", wait_for="#never", timeout=2)
     assert isinstance(failure, ScrapeFailure) and failure.code == "TIMEOUT"
     assert time.monotonic() - started < 20
-    assert chromium_pids(own_tmp) == []
+    assert left_behind(own_tmp) == []
 
 
 def test_one_browser_renders_many_pages(server: MisbehavingServer, own_tmp: str) -> None:
     page_route(server, "/js", JS_PAGE)
 
     async def three() -> list[Any]:
-
         async with Browser(max_pages=2) as browser:
             calls = [
                 scrape(server.url("/js"), ("text",), identity=TEST_IDENTITY,
                        policy=loopback_policy(), browser=browser)
                 for _ in range(3)
             ]  # fmt: skip
-            import asyncio
-
-            return await asyncio.gather(*calls)
-
-    import asyncio
+            started = chromium_pids(own_tmp)
+            results = await asyncio.gather(*calls)
+            assert len(started) == 1 and chromium_pids(own_tmp) == started  # one for all
+            return results
 
     results = asyncio.run(three())
     assert all("ferry left at noon" in r.formats["text"] for r in results)
-    assert chromium_pids(own_tmp) == []
+    assert left_behind(own_tmp) == []
+
+
+def test_resources_asked_blocked_are_not_loaded_and_headers_are_sent(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/fetching", FETCHING)
+    page_route(server, "/data", "the tide table", content_type="text/plain")
+    result = run(
+        server, "/fetching", "text", render="always", wait_for="#done",
+        block_resources=("images",), headers={"X-Trace": "harbour-7"},
+    )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    assert "Fetched: the tide table" in result.formats["text"]
+    assert server.hits("/pixel.png") == 0
+    asked = [seen for seen in server.seen if seen.path == "/data"]
+    assert [seen.headers.get("X-Trace") for seen in asked] == ["harbour-7"]
+    assert asked[0].headers["User-Agent"] == TEST_IDENTITY.user_agent
+    shown = run(server, "/fetching", "text", render="always", wait_for="#done")
+    assert shown.render.rendered and server.hits("/pixel.png") == 1
 
 
 def test_killing_the_command_mid_render_leaves_no_browser(
@@ -192,6 +235,6 @@ def test_killing_the_command_mid_render_leaves_no_browser(
         process.send_signal(signal.SIGKILL)
         process.wait(10)
     deadline = time.monotonic() + 15
-    while chromium_pids(own_tmp) and time.monotonic() < deadline:
+    while left_behind(own_tmp) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert chromium_pids(own_tmp) == []
+    assert left_behind(own_tmp) == []

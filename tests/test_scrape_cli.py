@@ -13,6 +13,7 @@ from citesift.cli import app
 from citesift.settings import Settings
 from servers import MisbehavingServer
 from test_scrape import APP_SHELL, CHALLENGE, RICH, page_route
+from test_scrape_documents import REPORT
 
 pytestmark = pytest.mark.timeout(60)
 CONTACT = "https://example.org/contact"
@@ -90,5 +91,19 @@ def test_auto_without_a_browser_warns_and_prints_the_static_page(
 
 def test_bad_flags_are_usage_errors(runner: CliRunner, server: MisbehavingServer) -> None:
     assert scrape(runner, server.url("/ok"), "--wait-for", "[[[").exit_code == 64  # type: ignore[attr-defined]
-    assert scrape(runner, server.url("/ok"), "--block", "scripts").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--block-resources", "scripts").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--viewport", "wide").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--header", "no colon").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--header", "User-Agent: x").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, "ftp://x/").exit_code == 64  # type: ignore[attr-defined]
+
+
+def test_scrape_of_a_pdf_prints_its_text_and_no_html(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    page_route(server, "/report", REPORT, content_type="application/octet-stream")
+    result = scrape(runner, server.url("/report"), "--format", "text")
+    assert result.exit_code == 0 and "The ferry left at noon." in result.stdout  # type: ignore[attr-defined]
+    assert "pdf file is read as a file" in result.stderr  # type: ignore[attr-defined]
+    html = scrape(runner, server.url("/report"), "--format", "html")
+    assert html.exit_code == 1 and "a pdf file has no html" in html.stderr  # type: ignore[attr-defined]

@@ -76,12 +76,20 @@ def scrape_command(
     screenshot: Annotated[
         Path | None, typer.Option(help="Write a PNG of the rendered page here.")
     ] = None,
-    viewport_only: Annotated[
-        bool, typer.Option("--viewport-only", help="Screenshot the viewport, not the whole page.")
-    ] = False,
-    block: Annotated[
+    full_page: Annotated[
+        bool,
+        typer.Option("--full-page/--viewport-only", help="Screenshot the whole page or the view."),
+    ] = True,
+    viewport: Annotated[
+        str | None, typer.Option(metavar="WxH", help="The browser's window in pixels: 1280x800.")
+    ] = None,
+    block_resources: Annotated[
         list[str] | None,
         typer.Option(metavar="KIND", help="Resources the browser skips: images, fonts, media."),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(metavar="'NAME: VALUE'", help="A header the browser sends (repeatable)."),
     ] = None,
     include_tag: Annotated[
         list[str] | None,
@@ -104,10 +112,20 @@ def scrape_command(
     """Scrape one page: rendered when it needs it, in the format asked."""
     if not is_web_url(url):
         usage_error(f"not an http(s) URL with a host: {url}")
+    chosen: dict[str, Any] = {
+        "render": render.value,
+        "full_page": full_page,
+        "block_resources": tuple(block_resources or ()),
+        "headers": _headers(header or []),
+        "include_tags": tuple(include_tag or ()),
+        "exclude_tags": tuple(exclude_tag or ()),
+        "max_age": max_age,
+        "only_main_content": mode is ReadingMode.article,
+    }
+    given = {"wait_for": wait_for, "timeout": timeout, "viewport": _size(viewport)}
     options = _options(
-        output, render, wait_for, timeout, screenshot, viewport_only, block, include_tag,
-        exclude_tag, max_age, mode,
-    )  # fmt: skip
+        output, screenshot, chosen | {k: v for k, v in given.items() if v is not None}
+    )
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         call = scrape(
             url,
@@ -124,38 +142,35 @@ def scrape_command(
 
 
 def _options(
-    output: ScrapeFormat,
-    render: RenderChoice,
-    wait_for: str | None,
-    timeout: float | None,
-    screenshot: Path | None,
-    viewport_only: bool,
-    block: list[str] | None,
-    include: list[str] | None,
-    exclude: list[str] | None,
-    max_age: float | None,
-    mode: ReadingMode,
+    output: ScrapeFormat, screenshot: Path | None, chosen: dict[str, Any]
 ) -> ScrapeOptions:
     """The scrape options the flags ask for; a usage error naming a bad one."""
     asked = JSON_FORMATS if output is ScrapeFormat.json else (output.value,)
-    chosen: dict[str, Any] = {
-        "formats": asked + (("screenshot",) if screenshot else ()),
-        "render": render.value,
-        "full_page": not viewport_only,
-        "block_resources": tuple(block or ()),
-        "include_tags": tuple(include or ()),
-        "exclude_tags": tuple(exclude or ()),
-        "max_age": max_age,
-        "only_main_content": mode is ReadingMode.article,
-    }
-    if wait_for is not None:
-        chosen["wait_for"] = wait_for
-    if timeout is not None:
-        chosen["timeout"] = timeout
     try:
-        return ScrapeOptions(**chosen)
+        return ScrapeOptions(formats=asked + (("screenshot",) if screenshot else ()), **chosen)
     except InvalidArgument as error:
         usage_error(str(error))
+
+
+def _size(viewport: str | None) -> tuple[int, int] | None:
+    """``WxH`` as (width, height); a usage error when it is not two whole numbers."""
+    if viewport is None:
+        return None
+    width, _, height = viewport.lower().partition("x")
+    if not (width.strip().isdigit() and height.strip().isdigit()):
+        usage_error(f"--viewport takes WIDTHxHEIGHT in pixels, such as 1280x800, not {viewport!r}")
+    return int(width), int(height)
+
+
+def _headers(given: list[str]) -> dict[str, str]:
+    """``NAME: VALUE`` flags as headers; a usage error for one without a colon."""
+    headers = {}
+    for line in given:
+        name, colon, value = line.partition(":")
+        if not colon:
+            usage_error(f"--header takes 'NAME: VALUE', not {line!r}")
+        headers[name.strip()] = value.strip()
+    return headers
 
 
 def _print(outcome: ScrapeResult | ScrapeFailure, output: ScrapeFormat, shot: Path | None) -> None:
@@ -169,6 +184,8 @@ def _print(outcome: ScrapeResult | ScrapeFailure, output: ScrapeFormat, shot: Pa
     say(f"render: {done}: {outcome.render.why}", err=True)
     formats = dict(outcome.formats)
     png = formats.pop("screenshot", None)
+    if output is not ScrapeFormat.json and formats[output.value] is None:
+        fail(f"scrape gave no {output.value}: {'; '.join(outcome.warnings)}", EXIT_FAILED)
     if shot is not None and isinstance(png, bytes):
         shot.write_bytes(png)
     if output is ScrapeFormat.json:

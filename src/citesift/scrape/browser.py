@@ -208,9 +208,12 @@ class Browser:
 
 
 async def _wait(page: Page, options: ScrapeOptions) -> None:
-    """Wait as ``wait_for`` asks: some milliseconds, or until its selector matches."""
+    """Wait as ``wait_for`` asks: some milliseconds, or until its selector matches an element
+    in the page (shown or not: what is read is the DOM, not what is painted)."""
     if isinstance(options.wait_for, str):
-        await page.wait_for_selector(options.wait_for, timeout=options.timeout * 1000)
+        await page.wait_for_selector(
+            options.wait_for, state="attached", timeout=options.timeout * 1000
+        )
     elif options.wait_for:
         await page.wait_for_timeout(options.wait_for)
 
