@@ -33,6 +33,10 @@ NOSCRIPT = """<!doctype html><html><head><title>App</title></head><body>
 CHALLENGE = """<!doctype html><html><head><title>Just a moment...</title></head><body>
 <div id="challenge-running">Checking your browser</div>
 <script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>"""
+CONSENT = """<!doctype html><html><head><title>Before you continue</title></head><body>
+<p>We use cookies and data to deliver and maintain services.</p>
+<form action="https://consent.google.com/save" method="POST"><button>Accept all</button></form>
+</body></html>"""
 SOFT_404 = """<!doctype html><html><head><title>Page not found</title></head><body>
 <h1>Sorry, that page could not be found</h1></body></html>"""
 
@@ -154,6 +158,24 @@ def test_challenge_page_is_a_failure_with_its_code(server: MisbehavingServer) ->
     failure = run(server, "/check", "markdown")
     assert isinstance(failure, ScrapeFailure) and failure.code == "ACCESS_BARRIER"
     assert "Cloudflare" in failure.message and failure.status == 200
+
+
+def test_consent_wall_is_a_failure_with_its_code(server: MisbehavingServer) -> None:
+    page_route(server, "/consent", CONSENT)
+    failure = run(server, "/consent", "markdown")
+    assert isinstance(failure, ScrapeFailure) and failure.code == "CONSENT_WALL"
+    assert "Google consent wall" in failure.message
+
+
+def test_a_redirect_to_a_consent_service_is_a_consent_wall(server: MisbehavingServer) -> None:
+    port = server.url("/").split(":")[2].split("/")[0]
+    wall = f"http://consent.google.com:{port}/ml?continue=/article"
+    page_route(server, "/ml", "<html><body><p>Sign in or accept.</p></body></html>")
+    server.route("/article", lambda request, query: request.answer(302, b"", {"Location": wall}))
+    policy = loopback_policy(max_redirects=3, resolver=lambda host: ["127.0.0.1"])
+    failure = scrape_sync(server.url("/article"), identity=TEST_IDENTITY, policy=policy)
+    assert isinstance(failure, ScrapeFailure) and failure.code == "CONSENT_WALL", failure
+    assert server.hits("/ml") == 1
 
 
 def test_soft_404_is_a_failure_with_its_code(server: MisbehavingServer) -> None:

@@ -1,4 +1,5 @@
-"""A fetch that gave no page, read as a scrape failure with its code."""
+"""A fetch that gave no page, or a page standing in for the one asked, read as a scrape
+failure with its code."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ REASON_CODES = (
     ("no store", codes.NOT_STORED),
 )
 """Words of a fetch's reason and the code they mean, first match winning."""
+STAND_IN_CODES = (("not found", codes.NOT_FOUND), ("consent wall", codes.CONSENT_WALL))
+"""Words of a stand-in's reason and the code they mean; any other stand-in is a barrier."""
 
 
 def failure_of(url: str, outcome: Skipped | Limited) -> ScrapeFailure:
@@ -33,3 +36,9 @@ def failure_of(url: str, outcome: Skipped | Limited) -> ScrapeFailure:
     reason = outcome.reason.lower()
     code = next((code for words, code in REASON_CODES if words in reason), codes.UPSTREAM_ERROR)
     return ScrapeFailure(url, code, outcome.reason, outcome.status)
+
+
+def stand_in_failure(url: str, why: str, status: int) -> ScrapeFailure:
+    """The failure a page standing in for the one asked means (``why``: the check's reason)."""
+    code = next((code for words, code in STAND_IN_CODES if words in why), codes.ACCESS_BARRIER)
+    return ScrapeFailure(url, code, why, status)

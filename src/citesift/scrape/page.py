@@ -27,7 +27,7 @@ from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.scrape import result as codes
 from citesift.scrape.browser import Browser, BrowserUnavailable, Rendered, RenderFailed
 from citesift.scrape.decision import RenderRecord, decide
-from citesift.scrape.failures import failure_of
+from citesift.scrape.failures import failure_of, stand_in_failure
 from citesift.scrape.formats import PAGE_ONLY_FORMATS, Page, formats, metadata
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
@@ -126,10 +126,7 @@ def _refusal(url: str, snapshot: Snapshot) -> ScrapeFailure | None:
             snapshot.status,
         )
     why = stand_in(snapshot) if snapshot.status < 400 else None
-    if why is None:
-        return None
-    code = codes.NOT_FOUND if "not found" in why else codes.ACCESS_BARRIER
-    return ScrapeFailure(url, code, why, snapshot.status)
+    return None if why is None else stand_in_failure(url, why, snapshot.status)
 
 
 class _Run:

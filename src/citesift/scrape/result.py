@@ -16,6 +16,7 @@ from citesift.scrape.decision import RenderRecord
 
 ROBOTS_DISALLOWED = "ROBOTS_DISALLOWED"
 ACCESS_BARRIER = "ACCESS_BARRIER"  # a bot check, captcha or block page stood in for the page
+CONSENT_WALL = "CONSENT_WALL"  # a consent service's page stood in for the page
 NOT_FOUND = "NOT_FOUND"  # a page saying it was not found, answered with a success status
 RATE_LIMITED = "RATE_LIMITED"
 HOST_COOLDOWN = "HOST_COOLDOWN"
@@ -30,7 +31,7 @@ RENDER_FAILED = "RENDER_FAILED"
 UNSUPPORTED_CONTENT = "UNSUPPORTED_CONTENT"  # a body that is not a page extraction can read
 UNREADABLE_DOCUMENT = "UNREADABLE_DOCUMENT"  # a PDF or Office file encrypted, corrupt or too big
 CODES = (
-    ACCESS_BARRIER, HOST_COOLDOWN, NETWORK_ERROR, NOT_FOUND, NOT_STORED, RATE_LIMITED,
+    ACCESS_BARRIER, CONSENT_WALL, HOST_COOLDOWN, NETWORK_ERROR, NOT_FOUND, NOT_STORED, RATE_LIMITED,
     RENDER_FAILED, RENDER_UNAVAILABLE, ROBOTS_DISALLOWED, SSRF_BLOCKED, TIMEOUT, TOO_LARGE,
     UNREADABLE_DOCUMENT, UNSUPPORTED_CONTENT, UPSTREAM_ERROR,
 )  # fmt: skip
