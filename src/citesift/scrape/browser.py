@@ -133,6 +133,11 @@ class Browser:
             raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
         return self
 
+    @property
+    def open_contexts(self) -> int:
+        """How many pages' contexts are open now (0 when idle: each is closed when done)."""
+        return len(self._browser.contexts) if self._browser is not None else 0
+
     async def __aexit__(self, *_: object) -> None:
         await self.close()
 
