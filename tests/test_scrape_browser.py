@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from citesift.extract import strip_tags
 from citesift.scrape.browser import Browser, find_executable
 from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
@@ -104,7 +105,9 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
 ) -> None:
     page_route(server, "/js", JS_PAGE)
     store = SQLiteStore(tmp_path / "store.db")
-    result = run(server, "/js", "text", "blocks", "links", store=store, wait_for="#late")
+    result = run(
+        server, "/js", "text", "blocks", "passages", "links", store=store, wait_for="#late"
+    )
     assert isinstance(result, ScrapeResult), result
     assert result.render.decided and result.render.rendered and not result.render.unavailable
     assert "empty application root" in result.render.why
@@ -118,6 +121,11 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
     html = rendered.body.decode("utf-8")
     for block in result.formats["blocks"]:  # spans refer to the rendered HTML kept
         assert block["text"].split()[0] in html[block["source_start"] : block["source_end"]]
+    assert result.formats["passages"]
+    for passage in result.formats["passages"]:
+        assert passage["snapshot_id"] == rendered_id
+        markup = html[passage["source_start"] : passage["source_end"]]
+        assert passage["content"] in " ".join(strip_tags(markup).split())
     assert server.hits("/js") == 1  # the browser was answered from the fetched bytes
     again = run(server, "/js", "text", store=store, max_age=3600)
     assert not again.render.decided and "rendered before" in again.render.why

@@ -64,12 +64,12 @@ from citesift.net import (
     fetch_sync,
     retry_after_ms,
 )
-from citesift.scrape.browser import Browser
+from citesift.scrape.browser import Browser, BrowserUnavailable
 from citesift.scrape.decision import RenderRecord
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
-from citesift.scrape.result import ScrapeFailure, ScrapeResult
+from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
@@ -101,6 +101,7 @@ __all__ = [
     "Block",
     "BlockKind",
     "Browser",
+    "BrowserUnavailable",
     "ClientIdentity",
     "CohereReranker",
     "CrossEncoderError",
@@ -139,6 +140,7 @@ __all__ = [
     "SQLiteStore",
     "ScrapeFailure",
     "ScrapeOptions",
+    "ScrapeOutcome",
     "ScrapeResult",
     "SearchOutcome",
     "Settings",
