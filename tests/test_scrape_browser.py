@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from citesift.cli import app
 from citesift.extract import strip_tags
 from citesift.scrape.browser import Browser, find_executable
 from citesift.scrape.page import scrape, scrape_sync
@@ -26,6 +28,7 @@ from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
 from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
 from test_scrape import RICH, page_route
+from test_scrape_cli import CONTACT
 
 find_executable()  # no Chromium here fails these tests, naming what is missing: never a pass
 
@@ -251,4 +254,26 @@ def test_killing_the_command_mid_render_leaves_no_browser(
     deadline = time.monotonic() + 15
     while left_behind(own_tmp) and time.monotonic() < deadline:
         time.sleep(0.2)
+    assert left_behind(own_tmp) == []
+
+
+def test_the_command_renders_writes_a_screenshot_and_leaves_no_browser(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    shot = tmp_path / "page.png"
+    given = [
+        "scrape", server.url("/js"), "--format", "text", "--wait-for", "#late",
+        "--screenshot", str(shot), "--viewport", "400x300", "--viewport-only",
+        "--header", "X-Trace: harbour-7", "--allow-private", "--contact", CONTACT,
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, given, env={"CITESIFT_HOME": str(tmp_path / "home")})
+    assert result.exit_code == 0, result.output
+    assert "the ferry left at noon" in result.stdout and "A late line" in result.stdout
+    assert "render: rendered: an empty application root" in result.stderr
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG") and (png[16:20], png[20:24]) == (
+        (400).to_bytes(4, "big"),
+        (300).to_bytes(4, "big"),
+    )
     assert left_behind(own_tmp) == []
