@@ -4,9 +4,10 @@ One ``Browser`` is one Chromium process serving many pages, each in a context of
 (at most ``max_pages`` at once) that is closed when its page is done or past its deadline.
 The system's Chromium is launched (nothing downloads a browser) by Playwright, whose driver
 ends the browser when the process that started it ends, even by SIGKILL. Every request the
-page makes passes a route handler: the page's own document is answered with the bytes
-already fetched, every other request is checked with ``citesift.net``'s address rules
-(refused when they would refuse it) and dropped when it is of a kind asked to be blocked.
+page makes passes a route handler: the page's own document (its first navigation) is
+answered with the bytes already fetched; every other request is checked with
+``citesift.net``'s address rules (refused when they would refuse it) and dropped when it is
+of a kind asked to be blocked.
 """
 
 from __future__ import annotations
@@ -233,7 +234,7 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     if request.resource_type in visit.blocked:
         await route.abort("blockedbyclient")
         return
-    if not visit.answered and request.is_navigation_request() and url == visit.snapshot.final_url:
+    if not visit.answered and request.is_navigation_request() and _main_frame(request):
         visit.answered = True
         await route.fulfill(
             status=visit.snapshot.status, headers=_headers(visit.snapshot), body=visit.snapshot.body
@@ -243,6 +244,12 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         await route.abort("addressunreachable")
         return
     await route.continue_()
+
+
+def _main_frame(request: Request) -> bool:
+    """Whether ``request`` is for the page itself, not a frame inside it: the page's first
+    such request is the one ``goto`` made, whatever spelling of the address it carries."""
+    return request.frame.parent_frame is None
 
 
 async def _connect(socket: WebSocketRoute, visit: _Visit) -> None:

@@ -1,8 +1,9 @@
 """Narrowing a page to what CSS selectors name before it is read.
 
-The narrowed HTML is what extraction reads, so it is kept as a snapshot of its own and
-every span refers to it. The page's ``<head>`` stays, so its title, language and other
-statements about itself are read as before.
+The narrowed HTML is what extraction reads, so it is a snapshot of its own and every span
+refers to it. It is not stored: the same selectors make it again, byte for byte, from the
+stored page. The page's ``<head>`` stays, so its title, language and other statements about
+itself are read as before.
 """
 
 from __future__ import annotations
