@@ -3,6 +3,7 @@ fetch failures, narrowing by CSS selectors and answers from the store."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from citesift.scrape.decision import needs_rendering
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
+from citesift.scrape.tags import narrowed
 from citesift.store import SQLiteStore
 from servers import TEST_IDENTITY, MisbehavingServer, Query, Request, loopback_policy
 
@@ -229,6 +231,10 @@ def test_spans_of_a_narrowed_page_refer_to_the_html_read(server: MisbehavingServ
     blocks = result.formats["blocks"]
     assert [b["text"][:15] for b in blocks] == ["The river rises"]
     assert result.metadata["title"] == "River notes"  # the head is kept
+    read = narrowed(RICH, ["p.lead"], [])  # made again from the page, byte for byte
+    assert hashlib.sha256(read.encode()).hexdigest() == result.snapshot_ids[-1]
+    for block in blocks:
+        assert block["text"][:15] in read[block["source_start"] : block["source_end"]]
 
 
 def test_max_age_answers_from_the_store_without_sending(
