@@ -107,3 +107,10 @@ def test_scrape_of_a_pdf_prints_its_text_and_no_html(
     assert "pdf file is read as a file" in result.stderr  # type: ignore[attr-defined]
     html = scrape(runner, server.url("/report"), "--format", "html")
     assert html.exit_code == 1 and "a pdf file has no html" in html.stderr  # type: ignore[attr-defined]
+
+
+def test_a_host_asking_to_wait_exits_try_again_later(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    result = scrape(runner, server.url("/status?code=429&retry-after=30"))
+    assert result.exit_code == 75 and "scrape failed: RATE_LIMITED" in result.stderr  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ failure with its code."""
 from __future__ import annotations
 
 from citesift.model import Limited, Skipped
+from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.scrape import result as codes
 from citesift.scrape.result import ScrapeFailure
 
@@ -31,7 +32,7 @@ def failure_of(url: str, outcome: Skipped | Limited) -> ScrapeFailure:
         code = codes.HOST_COOLDOWN if outcome.retry_in is not None else codes.RATE_LIMITED
         why = f"the rate limit refused: {outcome.reason}"
         return ScrapeFailure(url, code, why, retry_after=outcome.retry_in)
-    if outcome.status in (429, 503):
+    if outcome.status in BLOCKING_STATUSES:
         return ScrapeFailure(url, codes.RATE_LIMITED, outcome.reason, outcome.status)
     reason = outcome.reason.lower()
     code = next((code for words, code in REASON_CODES if words in reason), codes.UPSTREAM_ERROR)
