@@ -50,7 +50,8 @@ class ScrapeOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds for the render (the fetch has its own deadline)
     viewport: tuple[int, int] = (1280, 800)  # width, height in CSS pixels
     block_resources: tuple[str, ...] = ()  # of BLOCKABLE, kept from loading when rendering
-    headers: Mapping[str, str] = field(default_factory=dict)  # sent with the browser's requests
+    # sent with the requests the rendered page makes (its own document is the one fetched)
+    headers: Mapping[str, str] = field(default_factory=dict)
     only_main_content: bool = True  # the article (True) or all the page shows (False)
     include_tags: tuple[str, ...] = ()  # CSS selectors: read only what these match
     exclude_tags: tuple[str, ...] = ()  # CSS selectors: drop what these match
