@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 from citesift.encoding import decode_html
-from citesift.net import ClientIdentity, FetchPolicy
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy
 from citesift.scrape.browser import LAUNCH_ARGS, Browser, BrowserUnavailable, find_executable
 from citesift.scrape.decision import needs_rendering
 from citesift.scrape.page import scrape
@@ -111,14 +111,17 @@ def scripted_site() -> Iterator[str]:
 
 
 async def ours(origin: str, pages: int, at_once: int) -> tuple[int, float]:
-    """Pages scraped and rendered through one ``Browser``, and the seconds taken."""
+    """Pages scraped and rendered through one ``Browser`` (fetched under the per-host limits
+    of one ``Fetcher``), and the seconds taken."""
     policy = FetchPolicy.for_pages(IDENTITY, allow_networks=("127.0.0.1/32",), robots=False)
+    fetcher = Fetcher()  # one per-host limiter and connection pool for every page, as in use
     async with Browser(max_pages=at_once) as browser:
         started = time.perf_counter()
         calls = [
-            scrape(f"{origin}/{n}", ("text",), identity=IDENTITY, policy=policy, browser=browser)
+            scrape(f"{origin}/{n}", ("text",), identity=IDENTITY, policy=policy,
+                   fetcher=fetcher, browser=browser)
             for n in range(pages)
-        ]
+        ]  # fmt: skip
         results = await asyncio.gather(*calls)
         spent = time.perf_counter() - started
     for result in results:
