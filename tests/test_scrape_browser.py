@@ -51,6 +51,8 @@ fetch("/data").then((answer) => answer.text()).then((text) => {
   document.getElementById("root").textContent = "Fetched: " + text;
   const done = document.createElement("p"); done.id = "done"; document.body.appendChild(done);
 });</script></body></html>"""
+BUSY = """<!doctype html><html><body><div id="root"></div><script>while (true) {}</script>
+</body></html>"""
 NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
 
 
@@ -186,6 +188,7 @@ def test_one_browser_renders_many_pages_and_closes_one_past_its_deadline(
 ) -> None:
     page_route(server, "/js", JS_PAGE)
     page_route(server, "/never", NEVER)
+    page_route(server, "/busy", BUSY)
 
     async def visit(browser: Browser, path: str, **keywords: Any) -> Any:
         url = server.url(path)
@@ -197,15 +200,17 @@ def test_one_browser_renders_many_pages_and_closes_one_past_its_deadline(
     async def many() -> tuple[list[Any], Any, int]:
         async with Browser(max_pages=2) as browser:
             stuck = visit(browser, "/never", render="always", wait_for="#never", timeout=3)
-            calls = [stuck, *(visit(browser, "/js") for _ in range(4))]
+            busy = visit(browser, "/busy", render="always", timeout=3)
+            calls = [stuck, busy, *(visit(browser, "/js") for _ in range(4))]
             started = chromium_pids(own_tmp)
             results = await asyncio.gather(*calls)
             assert len(started) == 1 and chromium_pids(own_tmp) == started  # one for all
             after = await visit(browser, "/js")  # the browser serves on after a page timed out
             return results, after, browser.open_contexts
 
-    (stuck, *done), after, still_open = asyncio.run(many())
+    (stuck, busy, *done), after, still_open = asyncio.run(many())
     assert isinstance(stuck, ScrapeFailure) and stuck.code == "TIMEOUT"
+    assert isinstance(busy, ScrapeFailure) and busy.code == "TIMEOUT"  # a script that never ends
     assert all("ferry left at noon" in r.formats["text"] for r in [*done, after])
     assert still_open == 0  # every page's context was closed, the timed out one too
     assert left_behind(own_tmp) == []
