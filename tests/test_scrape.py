@@ -81,6 +81,9 @@ def test_rich_static_page_is_not_rendered_and_says_why(server: MisbehavingServer
     assert not result.render.decided and not result.render.rendered
     assert "rich" in result.render.why
     assert result.formats["text"].startswith("The river rises in the northern hills")
+    timings = result.timings
+    assert set(timings) == {"fetch", "extract", "total"} and timings["fetch"] > 0
+    assert timings["total"] == round(timings["fetch"] + timings["extract"], 1)
 
 
 @pytest.mark.parametrize("html", [APP_SHELL, NOSCRIPT], ids=["empty-root", "noscript"])

@@ -116,6 +116,7 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
     assert isinstance(result, ScrapeResult), result
     assert result.render.decided and result.render.rendered and not result.render.unavailable
     assert "empty application root" in result.render.why
+    assert result.timings["render"] > 0 and result.timings["total"] >= result.timings["render"]
     assert "the ferry left at noon" in result.formats["text"]
     assert "A late line arrived" in result.formats["text"]
     assert result.formats["links"] == [{"url": server.url("/next"), "text": "The next entry"}]

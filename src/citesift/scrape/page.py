@@ -12,7 +12,6 @@ as a snapshot of its own beside the network one, and extraction reads it instead
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from dataclasses import replace
@@ -36,7 +35,7 @@ from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import fetching
 from citesift.sources.web import HTML_TYPES, is_web_url
 from citesift.store import SQLiteStore
-from citesift.store.snapshots import snapshots_in
+from citesift.store.snapshots import snapshot_id, snapshots_in
 
 RENDERED_TYPE = "text/html; charset=utf-8"
 DERIVED_HEADER = "x-citesift-derived"
@@ -75,10 +74,11 @@ async def scrape(
     policy = (policy or FetchPolicy.for_pages(identity, allow_private=allow_private)).with_(
         error_pages=True
     )
+    run = _Run(url, chosen, policy, store, offline)
     got = await _static(url, chosen, policy, fetching(fetcher or Fetcher(), store, offline), store)
+    run.lap("fetch")
     if not isinstance(got, Snapshot):
         return failure_of(url, got)
-    run = _Run(url, chosen, policy, store, offline)
     try:
         kind = document_kind(got.body, got.content_type)
     except DocumentError as error:
@@ -146,6 +146,14 @@ class _Run:
         self.store = store
         self.offline = offline
         self.warnings: list[str] = []
+        self.timings: dict[str, float] = {}
+        self._since = time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        """Note the milliseconds ``step`` took: since the last step ended, or the start."""
+        now = time.perf_counter()
+        self.timings[step] = round((now - self._since) * 1000, 1)
+        self._since = now
 
     def file(self, static: Snapshot, kind: DocumentKind) -> ScrapeOutcome:
         """A PDF or Office file read by its own reader: never rendered, never narrowed, and
@@ -175,7 +183,9 @@ class _Run:
             record = RenderRecord(True, f"a screenshot was asked for ({record.why})")
         if not record.decided:
             return self._result(static, html, None, record)
+        self.lap("decide")
         rendered = await self._rendered(static, browser, executable)
+        self.lap("render")
         if isinstance(rendered, str):
             return self._unrendered(static, html, record, rendered)
         record = replace(record, rendered=True)
@@ -265,6 +275,8 @@ class _Run:
     ) -> ScrapeResult:
         """The result: the formats asked for made from ``page``, the snapshots ``read``."""
         made = formats(page, self.options.formats)
+        self.lap("extract")
+        self.timings["total"] = round(sum(self.timings.values()), 1)
         return ScrapeResult(
             url=self.url,
             final_url=page.url,
@@ -274,6 +286,7 @@ class _Run:
             snapshot_ids=tuple(dict.fromkeys(s.id for s in read if s is not None)),
             render=record,
             warnings=tuple(self.warnings),
+            timings=dict(self.timings),
         )
 
 
@@ -281,7 +294,7 @@ def derived(source: Snapshot, html: str, how: str, final_url: str | None = None)
     """A snapshot of ``html`` made here from ``source`` (``how``: rendered or narrowed)."""
     body = html.encode("utf-8")
     return Snapshot(
-        id=hashlib.sha256(body).hexdigest(),
+        id=snapshot_id(body),
         url=source.url,
         final_url=final_url or source.final_url,
         status=source.status,

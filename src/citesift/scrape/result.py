@@ -42,7 +42,9 @@ class ScrapeResult:
     """One page scraped: where it was asked and where it ended, its HTTP status, each format
     asked for and its value, what the page says about itself, the snapshots read (the
     network one first, then the rendered one when there is one), the render decision,
-    and anything worth knowing that did not stop the scrape."""
+    anything worth knowing that did not stop the scrape, and the milliseconds each step
+    took (``fetch``, ``decide`` and ``render`` when a render was decided, ``extract``,
+    ``total``)."""
 
     url: str
     final_url: str
@@ -52,6 +54,7 @@ class ScrapeResult:
     snapshot_ids: tuple[str, ...]
     render: RenderRecord
     warnings: tuple[str, ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
     success: bool = field(default=True, init=False)
 
     def to_dict(self) -> dict[str, Any]:
