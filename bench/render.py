@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 from citesift.encoding import decode_html
-from citesift.net import ClientIdentity, Fetcher, FetchPolicy
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, LimiterRegistry, SourceLimiter
 from citesift.scrape.browser import LAUNCH_ARGS, Browser, BrowserUnavailable, find_executable
 from citesift.scrape.decision import needs_rendering
 from citesift.scrape.page import scrape
@@ -111,18 +111,22 @@ def scripted_site() -> Iterator[str]:
 
 
 async def ours(origin: str, pages: int, at_once: int) -> tuple[int, float]:
-    """Pages scraped and rendered through one ``Browser`` (fetched under the per-host limits
-    of one ``Fetcher``), and the seconds taken."""
+    """Pages scraped and rendered through one ``Browser`` (``at_once`` renders at a time),
+    fetched through one ``Fetcher`` whose per-host limits are relaxed (the browser is what
+    is measured, not politeness), and the seconds taken."""
     policy = FetchPolicy.for_pages(IDENTITY, allow_networks=("127.0.0.1/32",), robots=False)
-    fetcher = Fetcher()  # one per-host limiter and connection pool for every page, as in use
-    async with Browser(max_pages=at_once) as browser:
+    relaxed = SourceLimiter(concurrency=64, spacing=0, per_minute=100_000)
+    fetcher = Fetcher(LimiterRegistry(lambda: relaxed))  # one pool; the browser is measured
+
+    async def one(n: int, browser: Browser) -> object:
+        url = f"{origin}/{n}"
+        return await scrape(
+            url, ("text",), identity=IDENTITY, policy=policy, fetcher=fetcher, browser=browser
+        )
+
+    async with Browser(max_pages=at_once) as browser:  # its slots bound the renders
         started = time.perf_counter()
-        calls = [
-            scrape(f"{origin}/{n}", ("text",), identity=IDENTITY, policy=policy,
-                   fetcher=fetcher, browser=browser)
-            for n in range(pages)
-        ]  # fmt: skip
-        results = await asyncio.gather(*calls)
+        results = await asyncio.gather(*(one(n, browser) for n in range(pages)))
         spent = time.perf_counter() - started
     for result in results:
         if not (isinstance(result, ScrapeResult) and result.render.rendered):

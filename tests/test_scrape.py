@@ -96,6 +96,22 @@ def test_decision_leaves_a_small_page_without_scripts_alone() -> None:
     assert not needs_rendering("<html><body><p>Short and static.</p></body></html>")[0]
 
 
+def test_decision_weighs_text_against_size_and_never_renders_a_rich_page() -> None:
+    bundle = "<script>" + "var x = 1;" * 2_000 + "</script>"
+    thin = f"<html><body><p>Loading the catalogue, one moment.</p>{bundle}</body></html>"
+    decided, why = needs_rendering(thin)
+    assert decided and "readable characters in" in why
+    rich_shell = APP_SHELL.replace("</body>", f"<article><p>{PROSE}</p></article></body>")
+    decided, why = needs_rendering(rich_shell)  # an empty root beside a whole article
+    assert not decided and why.startswith("the static page is rich")
+    cjk = (
+        "<html><body><div id='root'></div><p>"
+        + "漢字" * 300
+        + "</p><script></script></body></html>"
+    )
+    assert not needs_rendering(cjk)[0]  # 600 CJK characters say as much as 1,800 Latin ones
+
+
 def test_auto_without_a_browser_reads_the_static_page_and_says_so(
     server: MisbehavingServer,
 ) -> None:
