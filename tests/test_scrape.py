@@ -223,6 +223,17 @@ def test_fetch_refusals_are_failures_with_their_codes(server: MisbehavingServer)
     assert "127.0.0.1" in private.message
 
 
+def test_a_host_that_does_not_resolve_is_a_network_error() -> None:
+    def nowhere(host: str) -> list[str]:
+        raise OSError("Name or service not known")
+
+    failure = scrape_sync(
+        "http://nowhere.invalid/", identity=TEST_IDENTITY, policy=loopback_policy(resolver=nowhere)
+    )
+    assert isinstance(failure, ScrapeFailure) and failure.code == "NETWORK_ERROR", failure
+    assert "cannot resolve nowhere.invalid" in failure.message
+
+
 def test_a_fetch_past_its_deadline_is_a_timeout(server: MisbehavingServer) -> None:
     failure = scrape_sync(
         server.url("/slow?delay=3"), identity=TEST_IDENTITY, policy=loopback_policy(deadline=0.5)

@@ -9,6 +9,8 @@ from citesift.scrape import result as codes
 from citesift.scrape.result import ScrapeFailure
 
 REASON_CODES = (
+    ("cannot resolve", codes.NETWORK_ERROR),
+    ("resolves to no address", codes.NETWORK_ERROR),
     ("robots.txt", codes.ROBOTS_DISALLOWED),
     ("deadline", codes.TIMEOUT),
     ("resolves to", codes.SSRF_BLOCKED),
