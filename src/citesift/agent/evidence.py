@@ -1,0 +1,93 @@
+"""Evidence: the passages a run has read, each with the place it came from, numbered E1, E2…
+in the order they were found, and chosen from the pages read by the retrieval layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citesift.index import create_rag
+from citesift.model import Licence, SourceDocument
+from citesift.store import SQLiteStore
+
+PASSAGE_CHARS = 600
+"""The size of a passage shown as evidence: a few sentences, enough to carry a value and its
+context."""
+PASSAGES_PER_READ = 4
+"""How many passages one page read adds to the evidence."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One passage the model may cite: ``id`` (``E1``…), where it came from (``url``,
+    ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
+    in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
+    ``kind`` says what it is: a page ``passage``, a ``search result`` or an ``extract``."""
+
+    id: str
+    url: str
+    kind: str
+    text: str
+    title: str = ""
+    licence: Licence | None = None
+    snapshot_id: str | None = None
+    block: int | None = None
+    source_start: int | None = None
+    source_end: int | None = None
+
+    def block_text(self) -> str:
+        """How the evidence is shown to the model."""
+        return f"[{self.id}] {self.url} ({self.kind})\n{self.text}\n\n"
+
+
+class EvidenceLog:
+    """Every piece of evidence of a run, in order, and the retrieval index over the pages
+    read (BM25 over passages, in memory: a run's pages are few)."""
+
+    def __init__(self) -> None:
+        self.items: list[Evidence] = []
+        self._rag = create_rag(
+            store=SQLiteStore(":memory:"), mode="bm25", chunk_size=PASSAGE_CHARS, top_k=8
+        )
+        self._texts: set[tuple[str, str]] = set()
+
+    def add(self, url: str, kind: str, text: str, **place: object) -> Evidence | None:
+        """Number and keep one piece of evidence (None when the same text from the same URL
+        is already kept)."""
+        if not text.strip() or (url, text) in self._texts:
+            return None
+        self._texts.add((url, text))
+        item = Evidence(f"E{len(self.items) + 1}", url, kind, text, **place)  # type: ignore[arg-type]
+        self.items.append(item)
+        return item
+
+    def read(
+        self, documents: Sequence[SourceDocument], query: str, per_page: int = PASSAGES_PER_READ
+    ) -> list[Evidence]:
+        """Index ``documents`` and keep, for each, the passages that best answer ``query``."""
+        self._rag.ingest(documents)
+        found: list[Evidence] = []
+        for document in documents:
+            wanted = {"document_id": document.url or f"{document.site}:{document.key}"}
+            for match in self._rag.search(query, top_k=per_page, filter=wanted):
+                where = match.provenance
+                if where is None:
+                    continue
+                item = self.add(
+                    where.url or document.url,
+                    "passage",
+                    match.content,
+                    title=where.title or document.title,
+                    licence=where.licence,
+                    snapshot_id=where.snapshot_id,
+                    block=where.block,
+                    source_start=where.source_start,
+                    source_end=where.source_end,
+                )
+                if item is not None:
+                    found.append(item)
+        return found
+
+    def by_id(self) -> dict[str, Evidence]:
+        """The evidence by its id."""
+        return {item.id: item for item in self.items}
