@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citesift.index import create_rag
-from citesift.model import Licence, SourceDocument
+from citesift.index import bm25_score, create_rag
+from citesift.model import Block, Licence, Match, SourceDocument
 from citesift.store import SQLiteStore
 
 PASSAGE_CHARS = 600
@@ -15,6 +15,9 @@ PASSAGE_CHARS = 600
 context."""
 PASSAGES_PER_READ = 4
 """How many passages one page read adds to the evidence."""
+EXTRACT_CHARS = 8_000
+"""The most of one list or table an extract action keeps."""
+LISTED_KINDS = ("list_item", "table_cell")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,58 @@ class EvidenceLog:
                     found.append(item)
         return found
 
+    def extract(self, document: SourceDocument, intent: str) -> Evidence | None:
+        """The list or table of ``document`` that best matches ``intent`` (its items one a
+        line, with the heading it sits under), kept whole as one piece of evidence; None when
+        the page has no list or table."""
+        runs = _listed_runs(document.blocks)
+        if not runs:
+            return None
+        texts = [_run_text(document.blocks, first, last) for first, last in runs]
+        matches = [Match(str(i), None, f"{t}") for i, t in enumerate(texts)]
+        best = int(bm25_score(intent, matches)[0].id) if intent.strip() else 0
+        first, last = runs[best]
+        return self.add(
+            document.url,
+            "extract",
+            texts[best][:EXTRACT_CHARS],
+            title=document.title,
+            licence=document.licence,
+            snapshot_id=document.snapshot_id,
+            block=first,
+            source_start=document.blocks[first].source_start,
+            source_end=document.blocks[last].source_end,
+        )
+
     def by_id(self) -> dict[str, Evidence]:
         """The evidence by its id."""
         return {item.id: item for item in self.items}
+
+
+def ranked(items: Sequence[Evidence], query: str) -> list[Evidence]:
+    """``items``, the best match for ``query`` first (BM25, stable, no threshold)."""
+    if not items or not query.strip():
+        return list(items)
+    matches = [Match(str(i), None, e.text) for i, e in enumerate(items)]
+    return [items[int(m.id)] for m in bm25_score(query, matches)]
+
+
+def _listed_runs(blocks: Sequence[Block]) -> list[tuple[int, int]]:
+    """The first and last index of each run of list items or table cells."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, block in enumerate([*blocks, None]):
+        listed = block is not None and block.kind in LISTED_KINDS
+        if listed and start is None:
+            start = i
+        elif not listed and start is not None:
+            runs.append((start, i - 1))
+            start = None
+    return runs
+
+
+def _run_text(blocks: Sequence[Block], first: int, last: int) -> str:
+    """A run's items one a line, under the section path it sits in."""
+    section = " > ".join(blocks[first].section)
+    items = "\n".join(f"- {b.text}" for b in blocks[first : last + 1])
+    return f"{section}\n{items}" if section else items
