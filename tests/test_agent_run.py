@@ -13,6 +13,8 @@ import pytest
 
 from citesift.agent.research import research
 from citesift.agent.run import Answer
+from citesift.agent.trace import trace
+from citesift.errors import InvalidArgument
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 from local_site import page, serve_bytes, serve_page, urlset
@@ -322,6 +324,21 @@ def test_a_run_is_stored_with_its_prompts_replies_evidence_and_answer(
     assert kept.answer["fields"][0]["pointer"] == "/floors"
     assert RunStore(store).get(answer.run_id[:6]) is not None
     assert RunStore(store).get("nope%") is None
+    traced = trace(store, answer.run_id, "/floors")
+    assert traced.task == answer.task and traced.data == {"floors": 12}
+    (field,) = traced.fields
+    assert field.value == 12 and field.verified
+    (span,) = field.evidence
+    assert span.url == museum and span.snapshot_id == answer.evidence[0].snapshot_id
+    assert span.span is not None and "12 floors" in span.span
+    assert MUSEUM.decode()[span.source_start : span.source_end] == span.span
+    assert span.before is not None and span.before.endswith(
+        MUSEUM.decode()[: span.source_start][-20:]
+    )
+    with pytest.raises(InvalidArgument, match="pointer"):
+        trace(store, answer.run_id, "/rooms")
+    with pytest.raises(InvalidArgument, match="run"):
+        trace(store, "0123456789abcdef0")
     store.close()
 
 
