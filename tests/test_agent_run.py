@@ -356,3 +356,21 @@ def test_without_a_model_the_research_is_extractive_and_cited(server: Misbehavin
     assert "12 floors" in answer.data[0]["text"]
     assert all(f.verified and f.evidence_ids for f in answer.fields)
     assert answer.fields[0].pointer == "/0/text"
+
+
+def test_reads_that_bring_nothing_new_close_the_tools(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    museum = server.url("/museum")
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[museum]),
+        act(action="scrape", urls=[museum]),  # the same passages again: nothing new
+        act(action="scrape", urls=[server.url("/gone")]),  # a 404: nothing new
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}, missing=["x"]),
+    )
+    seen = prompts(api)
+    assert "No more tools: the last 2 reads brought no new evidence." in seen[3]
+    assert "No more tools" not in seen[2]
+    assert answer.status == "completed" and answer.stop_reason == "no.new.evidence"

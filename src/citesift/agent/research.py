@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from citesift.agent.budget import Budget, Effort
-from citesift.agent.run import Answer, Progress, aresearch
+from citesift.agent.run import Answer, Progress, run_research
 from citesift.agent.tools import Tools, WebPages, WikipediaSearch, hosts_of
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
@@ -21,7 +21,7 @@ SearchName = Literal["wikipedia", "searxng", "brave", "tavily", "none"]
 SEARCH_BACKENDS = ("wikipedia", "searxng", "brave", "tavily", "none")
 
 
-async def aresearch_task(
+async def aresearch(
     task: str,
     *,
     identity: ClientIdentity,
@@ -56,7 +56,7 @@ async def aresearch_task(
         pages = WebPages(WebPageSource(identity, "page", fetcher=shared, **access), wikipedia)
         tools = Tools(pages, _search(search, search_url, search_key, wikipedia), hosts_of(urls))
         runs = RunStore(store) if store is not None else None
-        return await aresearch(
+        return await run_research(
             task,
             tools,
             schema=schema,
@@ -86,7 +86,7 @@ def research(task: str, **options: Any) -> Answer:
     run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
     ``trace``. ``progress`` hears a line for each thing done.
     """
-    return run_sync(aresearch_task(task, **options))
+    return run_sync(aresearch(task, **options))
 
 
 def _chat(model: str | None, base_url: str | None, api_key: str | None) -> ChatClient | None:

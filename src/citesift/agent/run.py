@@ -40,6 +40,9 @@ FINAL_TURNS = 2
 """Turns the model gets once tools are closed: the final turn and one correction of it."""
 MAX_CORRECTIONS = 3
 """Corrections in a row before the run stops trying to get a usable reply."""
+PATIENCE = 2
+"""Reads in a row that bring no new evidence before tools are closed: new pages have
+stopped bringing anything new, so the model is asked to finish."""
 TIME_RESERVE = 0.1
 """The share of the wall-time budget kept for the final turn."""
 EXTRACTIVE_PAGES = 5
@@ -92,6 +95,7 @@ class _State:
     read: set[str] = field(default_factory=set)
     fresh: list[int] = field(default_factory=list)
     correction: str | None = None
+    dry_reads: int = 0
 
 
 class _Run:
@@ -114,6 +118,8 @@ class _Run:
         self.run_id = runs.start(task) if runs is not None else None
         self.say = progress or (lambda _: None)
         self.state = _State()
+        self.stop_kind = "budget.exhausted"
+        """Why tools were closed, once they are: a budget, or reads that brought nothing."""
 
     def record(self, kind: str, body: Any) -> None:
         if self.runs is not None and self.run_id is not None:
@@ -135,7 +141,7 @@ class _Run:
             final_reason = final_reason or self.exhausted()
             if final_reason is not None:
                 if final_turns == FINAL_TURNS:
-                    return self.failed("budget.exhausted", final_reason)
+                    return self.failed(self.stop_kind, final_reason)
                 final_turns += 1
             prompt = user_prompt(self.view(input_tokens, final_reason), system_tokens)
             if prompt is None:
@@ -180,11 +186,15 @@ class _Run:
                 return self.failed("model.unusable", self.state.correction)
 
     def exhausted(self) -> str | None:
-        """Which budget has run out (the time budget keeps a reserve for the final turn)."""
+        """Which budget has run out (the time budget keeps a reserve for the final turn), or
+        whether reading has stopped bringing new evidence."""
         reason = self.spend.exhausted()
         budget = self.spend.budget
         if reason is None and self.spend.seconds_left() <= budget.max_seconds * TIME_RESERVE:
             reason = f"the time budget ({budget.max_seconds:g} s) is spent"
+        if reason is None and self.state.dry_reads >= PATIENCE:
+            self.stop_kind = "no.new.evidence"
+            reason = f"the last {PATIENCE} reads brought no new evidence"
         return reason
 
     def account(self, sent: str, got: str, tokens_in: int | None, tokens_out: int | None) -> None:
@@ -315,7 +325,8 @@ class _Run:
         return documents, lines
 
     def show(self, found: Sequence[Evidence]) -> None:
-        """Mark ``found`` as the evidence new this turn."""
+        """Mark ``found`` as the evidence new this turn (none counts as a dry read)."""
+        self.state.dry_reads = 0 if found else self.state.dry_reads + 1
         index = {e.id: i for i, e in enumerate(self.state.evidence.items)}
         self.state.fresh = [index[e.id] for e in found]
 
@@ -325,15 +336,10 @@ class _Run:
         evidence = self.state.evidence.items
         fields = field_sources(finish.data, finish.sources, evidence)
         incomplete = bool(finish.missing) or any(not f.verified for f in fields)
-        failed = final_reason is not None and incomplete
-        return self.answer(
-            finish.data,
-            tuple(fields),
-            finish.missing,
-            finish.message,
-            "failed" if failed else "completed",
-            "budget.exhausted" if final_reason is not None else "finished",
-        )
+        stop = "finished" if final_reason is None else self.stop_kind
+        failed = stop == "budget.exhausted" and incomplete
+        status: Status = "failed" if failed else "completed"
+        return self.answer(finish.data, tuple(fields), finish.missing, finish.message, status, stop)
 
     def failed(self, stop_reason: str, message: str) -> Answer:
         self.say(f"stopped: {message}")
@@ -389,7 +395,7 @@ class _Run:
         return self.answer(data, fields, missing, None, status, "extractive")
 
 
-async def aresearch(
+async def run_research(
     task: str,
     tools: Tools,
     *,

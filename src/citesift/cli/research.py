@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from citesift.agent.research import aresearch_task
+from citesift.agent.research import aresearch
 from citesift.agent.run import Answer
 from citesift.agent.trace import RunTrace, trace
 from citesift.cli.app import app
@@ -101,7 +101,7 @@ def research_command(
         kept = open_store(settings)
         try:
             answer = _run(
-                aresearch_task(
+                aresearch(
                     task,
                     identity=setup.identity,
                     schema=shape,
