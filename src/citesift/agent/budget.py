@@ -21,6 +21,14 @@ UNKNOWN_CONTEXT = 8192
 HEADROOM = 0.95
 DEFAULT_STEPS = 12
 DEFAULT_SECONDS = 300.0
+TOKEN_BOUNDS = (
+    "max_tokens_in",
+    "max_tokens_out",
+    "context_tokens",
+    "per_minute_tokens",
+    "output_cap",
+)
+MINUTE = 60.0
 
 
 def token_limits(
@@ -38,16 +46,22 @@ def token_limits(
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """The bounds of one run. ``max_pages`` None takes the ``effort``'s page cap; token
-    limits None take ``token_limits()`` of an unknown context."""
+    """The bounds of one run: model turns (``max_steps``), pages read (``max_pages``, None
+    takes the ``effort``'s cap), wall time, and the tokens sent to and received from the
+    model over the whole run (``max_tokens_in``, ``max_tokens_out``, None: no bound).
+    One turn's prompt and reply limits come from the model's ``context_tokens`` (None: 8192
+    assumed), its ``per_minute_tokens`` limit (turns are paced to it) and its own
+    ``output_cap`` (``token_limits``)."""
 
     max_steps: int = DEFAULT_STEPS
     max_pages: int | None = None
     effort: Effort = "medium"
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
     max_seconds: float = DEFAULT_SECONDS
+    max_tokens_in: int | None = None
+    max_tokens_out: int | None = None
+    context_tokens: int | None = None
+    per_minute_tokens: int | None = None
+    output_cap: int | None = None
 
     def __post_init__(self) -> None:
         if self.effort not in EFFORT_PAGES:
@@ -55,7 +69,7 @@ class Budget:
         number_in("max_steps", self.max_steps, 1, 1000, whole=True)
         if self.max_pages is not None:
             number_in("max_pages", self.max_pages, 0, 10_000, whole=True)
-        for name in ("input_tokens", "output_tokens", "total_tokens"):
+        for name in TOKEN_BOUNDS:
             if getattr(self, name) is not None:
                 number_in(name, getattr(self, name), 1, 10_000_000, whole=True)
         number_in("max_seconds", self.max_seconds, 0, 86_400, above=True)
@@ -66,9 +80,8 @@ class Budget:
         return EFFORT_PAGES[self.effort] if self.max_pages is None else self.max_pages
 
     def prompt_limits(self) -> tuple[int, int]:
-        """The prompt and output token limits of one turn."""
-        prompt, output = token_limits()
-        return self.input_tokens or prompt, self.output_tokens or output
+        """The prompt and reply token limits of one turn."""
+        return token_limits(self.context_tokens, self.per_minute_tokens, self.output_cap)
 
 
 @dataclass
@@ -82,6 +95,7 @@ class Spend:
     tokens_out: int = 0
     estimated: bool = False
     started: float = field(default_factory=time.monotonic)
+    recent: list[tuple[float, int]] = field(default_factory=list)
 
     def seconds_left(self) -> float:
         return self.budget.max_seconds - (time.monotonic() - self.started)
@@ -93,9 +107,10 @@ class Spend:
             return f"the step budget ({budget.max_steps}) is spent"
         if self.pages >= budget.pages:
             return f"the page budget ({budget.pages}) is spent"
-        used = self.tokens_in + self.tokens_out
-        if budget.total_tokens is not None and used >= budget.total_tokens:
-            return f"the token budget ({budget.total_tokens}) is spent"
+        if budget.max_tokens_in is not None and self.tokens_in >= budget.max_tokens_in:
+            return f"the budget of tokens sent to the model ({budget.max_tokens_in}) is spent"
+        if budget.max_tokens_out is not None and self.tokens_out >= budget.max_tokens_out:
+            return f"the budget of tokens from the model ({budget.max_tokens_out}) is spent"
         if self.seconds_left() <= 0:
             return f"the time budget ({budget.max_seconds:g} s) is spent"
         return None
@@ -107,6 +122,29 @@ class Spend:
             f"step {self.steps + 1} of {budget.max_steps}; pages read {self.pages} of "
             f"{budget.pages}; {max(self.seconds_left(), 0):.0f} s left"
         )
-        if budget.total_tokens is not None:
-            text += f"; tokens used {self.tokens_in + self.tokens_out} of {budget.total_tokens}"
+        if budget.max_tokens_in is not None:
+            text += f"; tokens sent {self.tokens_in} of {budget.max_tokens_in}"
+        if budget.max_tokens_out is not None:
+            text += f"; tokens received {self.tokens_out} of {budget.max_tokens_out}"
         return text
+
+    def spent(self, tokens: int, at: float | None = None) -> None:
+        """Note ``tokens`` used by a turn (for pacing to the per-minute limit)."""
+        self.recent.append((time.monotonic() if at is None else at, tokens))
+
+    def pause_for(self, tokens: int, now: float | None = None) -> float:
+        """Seconds to wait before a turn of about ``tokens`` so that the last minute's use
+        stays within ``per_minute_tokens`` (0 when there is no such limit or room now)."""
+        limit = self.budget.per_minute_tokens
+        if limit is None:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        self.recent = [(at, used) for at, used in self.recent if now - at < MINUTE]
+        used = sum(u for _, u in self.recent)
+        if used + tokens <= limit:
+            return 0.0
+        for at, old in self.recent:  # oldest first: wait until enough has aged out
+            used -= old
+            if used + tokens <= limit:
+                return max(at + MINUTE - now, 0.0)
+        return max(self.recent[-1][0] + MINUTE - now, 0.0) if self.recent else 0.0

@@ -37,6 +37,9 @@ async def aresearch(
     max_pages: int | None = None,
     effort: Effort = "medium",
     max_seconds: float = 300.0,
+    max_tokens_in: int | None = None,
+    max_tokens_out: int | None = None,
+    context_tokens: int | None = None,
     allow_private: bool = False,
     store: SQLiteStore | None = None,
     fetcher: Fetcher | None = None,
@@ -82,7 +85,9 @@ def research(task: str, **options: Any) -> Answer:
     ``WebSearch``. ``model`` at ``base_url`` (any OpenAI-compatible endpoint; ``api_key``
     else ``$OPENAI_API_KEY``) plans the run; without a model the research is extractive:
     the best passages for the task, each cited. Budgets: ``max_steps``, ``max_pages``
-    (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``. With a ``store`` the
+    (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``, ``max_tokens_in`` and
+    ``max_tokens_out`` (the whole run's); ``context_tokens``: the model's context (8192
+    assumed), which sizes each turn's prompt and reply. With a ``store`` the
     run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
     ``trace``. ``progress`` hears a line for each thing done.
     """

@@ -5,6 +5,7 @@ read the best pages, and answer with the passages that best match the task, each
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections.abc import Callable, Sequence
@@ -146,6 +147,7 @@ class _Run:
             prompt = user_prompt(self.view(input_tokens, final_reason), system_tokens)
             if prompt is None:
                 return self.failed("prompt.too_small", "the prompt budget cannot hold the task")
+            await self.pace(model_tokens(system + prompt) + output_tokens)
             seconds = self.spend.seconds_left() + self.spend.budget.max_seconds * TIME_RESERVE
             try:
                 reply = await chat.complete(
@@ -197,12 +199,22 @@ class _Run:
             reason = f"the last {PATIENCE} reads brought no new evidence"
         return reason
 
+    async def pace(self, tokens: int) -> None:
+        """Wait, within the time left, until a turn of ``tokens`` fits the per-minute limit."""
+        pause = min(self.spend.pause_for(tokens), max(self.spend.seconds_left(), 0.0))
+        if pause > 0:
+            self.say(f"pacing: {pause:.0f} s for the model's per-minute token limit")
+            await asyncio.sleep(pause)
+
     def account(self, sent: str, got: str, tokens_in: int | None, tokens_out: int | None) -> None:
         """Add a turn's usage: the service's counts, else estimates (and say so)."""
         if tokens_in is None or tokens_out is None:
             self.spend.estimated = True
-        self.spend.tokens_in += model_tokens(sent) if tokens_in is None else tokens_in
-        self.spend.tokens_out += model_tokens(got) if tokens_out is None else tokens_out
+        used_in = model_tokens(sent) if tokens_in is None else tokens_in
+        used_out = model_tokens(got) if tokens_out is None else tokens_out
+        self.spend.tokens_in += used_in
+        self.spend.tokens_out += used_out
+        self.spend.spent(used_in + used_out)
 
     def view(self, input_tokens: int, final_reason: str | None) -> View:
         state = self.state

@@ -81,6 +81,15 @@ def research_command(
         Effort.medium
     ),
     max_seconds: Annotated[float, typer.Option(help="Wall time of the run.")] = 300.0,
+    max_tokens_in: Annotated[
+        int | None, typer.Option(min=1, help="Tokens sent to the model in the whole run.")
+    ] = None,
+    max_tokens_out: Annotated[
+        int | None, typer.Option(min=1, help="Tokens received from the model in the whole run.")
+    ] = None,
+    context_tokens: Annotated[
+        int | None, typer.Option(min=1, help="The model's context (default: 8192 assumed).")
+    ] = None,
     model: Annotated[
         str | None, typer.Option(help="The chat model (CITESIFT_MODEL); none: extractive.")
     ] = None,
@@ -116,6 +125,9 @@ def research_command(
                     max_pages=max_pages,
                     effort=effort.value,
                     max_seconds=max_seconds,
+                    max_tokens_in=max_tokens_in,
+                    max_tokens_out=max_tokens_out,
+                    context_tokens=context_tokens,
                     allow_private=setup.settings.allow_private,
                     store=kept,
                     fetcher=setup.fetcher,
