@@ -3,8 +3,11 @@ the system prompt's tools, and the budget split of the turn prompt."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import citesift.index
 from citesift.agent.actions import (
     ActionError,
     Extract,
@@ -17,7 +20,8 @@ from citesift.agent.actions import (
 )
 from citesift.agent.evidence import Evidence
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
-from citesift.agent.tokens import clip, model_tokens
+from citesift.agent.tokens import TokenizerFile, clip, model_tokens
+from citesift.errors import InvalidArgument
 
 
 def error_of(value: object) -> str:
@@ -205,3 +209,33 @@ def test_the_schema_or_a_free_answer_is_stated() -> None:
     schema = {"type": "object", "properties": {"price": {"type": "number"}}}
     shaped = user_prompt(view(schema=schema), 0) or ""
     assert 'must match this JSON Schema:\n{"type": "object"' in shaped
+
+
+MINILM_TOKENIZER = Path(citesift.index.__file__).parent / "data" / "minilm" / "tokenizer.json"
+
+
+def test_a_model_tokenizer_counts_and_clips_on_token_ends(tmp_path: Path) -> None:
+    tokens = TokenizerFile(MINILM_TOKENIZER)
+    assert tokens.count("hello world") == 2
+    assert tokens.count("x " * 1000) == 1000  # no truncation, no padding
+    assert tokens.clip("hello wonderful world", 2) == "hello wonderful"
+    assert tokens.clip("汉字汉字", 1) == "汉"
+    assert tokens.clip("short", 10) == "short"
+    assert tokens.clip("ab\ud800 cd ef", 2) == "ab\ud800"
+    assert tokens.clip("anything", 0) == ""
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text("{}", encoding="utf-8")
+    with pytest.raises(InvalidArgument, match="tokenizer"):
+        TokenizerFile(broken)
+
+
+def test_prompts_measured_by_the_model_tokenizer_keep_their_budget() -> None:
+    tokens = TokenizerFile(MINILM_TOKENIZER)
+    items = [evidence(i, f"passage {i} " + "words of evidence " * 40) for i in range(1, 6)]
+    notes = "remember these facts " * 200
+    shown = view(input_tokens=600, evidence=items, fresh=[0, 1, 2, 3, 4], notes=notes)
+    prompt = user_prompt(shown, 50, tokens)
+    assert prompt is not None
+    assert 50 + tokens.count(prompt) <= 600
+    assert "[E1]" in prompt and "Not shown for lack of room: " in prompt
+    assert model_tokens(prompt) > 600  # the byte estimate would have measured it otherwise

@@ -4,10 +4,12 @@ pages and the run store put together from plain arguments."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from citesift.agent.budget import Budget, Effort
 from citesift.agent.run import Answer, Progress, run_research
+from citesift.agent.tokens import BYTE_ESTIMATE, TokenizerFile
 from citesift.agent.tools import Tools, WebPages, WikipediaSearch, hosts_of
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
@@ -40,6 +42,7 @@ async def aresearch(
     max_tokens_in: int | None = None,
     max_tokens_out: int | None = None,
     context_tokens: int | None = None,
+    tokenizer: str | Path | None = None,
     allow_private: bool = False,
     store: SQLiteStore | None = None,
     fetcher: Fetcher | None = None,
@@ -68,6 +71,7 @@ async def aresearch(
             budget=budget,
             runs=runs,
             progress=progress,
+            tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
         )
     finally:
         if fetcher is None:
@@ -87,7 +91,8 @@ def research(task: str, **options: Any) -> Answer:
     the best passages for the task, each cited. Budgets: ``max_steps``, ``max_pages``
     (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``, ``max_tokens_in`` and
     ``max_tokens_out`` (the whole run's); ``context_tokens``: the model's context (8192
-    assumed), which sizes each turn's prompt and reply. With a ``store`` the
+    assumed), which sizes each turn's prompt and reply; ``tokenizer``: the model's
+    ``tokenizer.json`` to count with (else about three bytes a token). With a ``store`` the
     run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
     ``trace``. ``progress`` hears a line for each thing done.
     """

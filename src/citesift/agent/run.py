@@ -27,7 +27,7 @@ from citesift.agent.budget import Budget, Spend
 from citesift.agent.evidence import Evidence, EvidenceLog, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources
-from citesift.agent.tokens import model_tokens
+from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
 from citesift.agent.tools import Tools
 from citesift.clients import ChatClient, ClientError
 from citesift.errors import invalid
@@ -111,8 +111,10 @@ class _Run:
         budget: Budget,
         runs: RunStore | None,
         progress: Progress | None,
+        tokens: TokenCounter,
     ) -> None:
         self.task, self.schema, self.tools, self.chat = task, schema, tools, chat
+        self.tokens = tokens
         self.validator = schema_validator(schema)
         self.spend = Spend(budget)
         self.runs = runs
@@ -134,7 +136,7 @@ class _Run:
 
     async def plan(self, chat: ChatClient) -> Answer:
         system = system_prompt(search=self.tools.search is not None, map=True)
-        system_tokens = model_tokens(system)
+        system_tokens = self.tokens.count(system)
         input_tokens, output_tokens = self.spend.budget.prompt_limits()
         final_reason: str | None = None
         final_turns = corrections = 0
@@ -144,10 +146,10 @@ class _Run:
                 if final_turns == FINAL_TURNS:
                     return self.failed(self.stop_kind, final_reason)
                 final_turns += 1
-            prompt = user_prompt(self.view(input_tokens, final_reason), system_tokens)
+            prompt = user_prompt(self.view(input_tokens, final_reason), system_tokens, self.tokens)
             if prompt is None:
                 return self.failed("prompt.too_small", "the prompt budget cannot hold the task")
-            await self.pace(model_tokens(system + prompt) + output_tokens)
+            await self.pace(system_tokens + self.tokens.count(prompt) + output_tokens)
             seconds = self.spend.seconds_left() + self.spend.budget.max_seconds * TIME_RESERVE
             try:
                 reply = await chat.complete(
@@ -210,8 +212,8 @@ class _Run:
         """Add a turn's usage: the service's counts, else estimates (and say so)."""
         if tokens_in is None or tokens_out is None:
             self.spend.estimated = True
-        used_in = model_tokens(sent) if tokens_in is None else tokens_in
-        used_out = model_tokens(got) if tokens_out is None else tokens_out
+        used_in = self.tokens.count(sent) if tokens_in is None else tokens_in
+        used_out = self.tokens.count(got) if tokens_out is None else tokens_out
         self.spend.tokens_in += used_in
         self.spend.tokens_out += used_out
         self.spend.spent(used_in + used_out)
@@ -417,15 +419,17 @@ async def run_research(
     budget: Budget = DEFAULT_BUDGET,
     runs: RunStore | None = None,
     progress: Progress | None = None,
+    tokens: TokenCounter = BYTE_ESTIMATE,
 ) -> Answer:
     """Research ``task`` with ``tools``: with a ``chat`` model, the planner loop; without
     one, extractive research. ``urls`` are read first as candidates (a caller confines the
-    run to them through ``tools.hosts``). Every event is kept in ``runs`` when given."""
+    run to them through ``tools.hosts``). Every event is kept in ``runs`` when given;
+    prompts are measured by ``tokens`` (the model's tokenizer, else the byte estimate)."""
     if not isinstance(task, str) or not task.strip() or len(task) > MAX_TASK_CHARS:
         raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
-    run = _Run(task.strip(), schema, tools, chat, budget, runs, progress)
+    run = _Run(task.strip(), schema, tools, chat, budget, runs, progress, tokens)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     if chat is None:

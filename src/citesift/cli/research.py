@@ -96,6 +96,9 @@ def research_command(
     base_url: Annotated[
         str | None, typer.Option(help="Its OpenAI-compatible endpoint (CITESIFT_BASE_URL).")
     ] = None,
+    tokenizer: Annotated[
+        Path | None, typer.Option(help="The model's tokenizer.json (default: 3 bytes a token).")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Also write the answer as JSON here.")] = None,
     output: Listing = ListFormat.text,
     allow_private: AllowPrivate = False,
@@ -128,6 +131,7 @@ def research_command(
                     max_tokens_in=max_tokens_in,
                     max_tokens_out=max_tokens_out,
                     context_tokens=context_tokens,
+                    tokenizer=tokenizer,
                     allow_private=setup.settings.allow_private,
                     store=kept,
                     fetcher=setup.fetcher,
