@@ -374,3 +374,22 @@ def test_reads_that_bring_nothing_new_close_the_tools(
     assert "No more tools: the last 2 reads brought no new evidence." in seen[3]
     assert "No more tools" not in seen[2]
     assert answer.status == "completed" and answer.stop_reason == "no.new.evidence"
+
+
+@pytest.mark.slow
+def test_when_time_runs_out_the_final_turn_still_has_its_reserve(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    serve_page(server, "/slow-1", MUSEUM, delay=9.2)
+    serve_page(server, "/slow-2", HOURS, delay=9.2)
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[server.url("/slow-1"), server.url("/slow-2")]),
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
+        max_seconds=20.0,
+    )
+    seen = prompts(api)
+    assert "No more tools: the time budget (20 s) is spent." in seen[1]
+    assert answer.status == "completed" and answer.stop_reason == "budget.exhausted"
+    assert answer.fields[0].verified

@@ -49,9 +49,8 @@ class EvidenceLog:
 
     def __init__(self) -> None:
         self.items: list[Evidence] = []
-        self._rag = create_rag(
-            store=SQLiteStore(":memory:"), mode="bm25", chunk_size=PASSAGE_CHARS, top_k=8
-        )
+        self._store = SQLiteStore(":memory:")
+        self._rag = create_rag(store=self._store, mode="bm25", chunk_size=PASSAGE_CHARS)
         self._texts: set[tuple[str, str]] = set()
 
     def add(self, url: str, kind: str, text: str, **place: object) -> Evidence | None:
@@ -113,6 +112,10 @@ class EvidenceLog:
             source_start=document.blocks[first].source_start,
             source_end=document.blocks[last].source_end,
         )
+
+    def close(self) -> None:
+        """Let the index go (the evidence itself stays)."""
+        self._store.close()
 
     def by_id(self) -> dict[str, Evidence]:
         """The evidence by its id."""

@@ -432,9 +432,10 @@ async def run_research(
     run = _Run(task.strip(), schema, tools, chat, budget, runs, progress, tokens)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
-    if chat is None:
-        return await run.extractive(urls)
-    return await run.plan(chat)
+    try:
+        return await (run.extractive(urls) if chat is None else run.plan(chat))
+    finally:
+        run.state.evidence.close()
 
 
 def _action_json(action: Action) -> dict[str, Any]:
