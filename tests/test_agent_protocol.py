@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import citesift.index
 from citesift.agent.actions import (
@@ -239,3 +241,15 @@ def test_prompts_measured_by_the_model_tokenizer_keep_their_budget() -> None:
     assert 50 + tokens.count(prompt) <= 600
     assert "[E1]" in prompt and "Not shown for lack of room: " in prompt
     assert model_tokens(prompt) > 600  # the byte estimate would have measured it otherwise
+
+
+@given(st.text(), st.integers(min_value=0, max_value=50))
+def test_clip_keeps_a_prefix_of_whole_characters_within_the_byte_limit(
+    text: str, tokens: int
+) -> None:
+    cut = clip(text, tokens)
+    assert text.startswith(cut)
+    assert len(cut.encode("utf-8", "surrogatepass")) <= tokens * 3
+    rest = text[len(cut) :]
+    if rest:  # the next character would not have fitted
+        assert len((cut + rest[0]).encode("utf-8", "surrogatepass")) > tokens * 3

@@ -4,6 +4,8 @@ citation correction, and the checks a finish must pass."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citesift.agent.actions import Finish
 from citesift.agent.answers import finish_problem, schema_validator
@@ -126,3 +128,35 @@ def test_a_schema_that_is_not_one_is_refused() -> None:
     with pytest.raises(InvalidArgument, match="schema"):
         schema_validator([1, 2])
     assert schema_validator(None) is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(st.text())
+def test_escaping_a_token_reads_back_and_never_leaves_a_bare_slash(token: str) -> None:
+    assert unescape(escape(token)) == token
+    assert "/" not in escape(token)
+
+
+@given(json_values)
+def test_every_leaf_pointer_resolves_to_its_value(data: object) -> None:
+    for pointer, value in leaves(data):
+        assert resolves(data, pointer)
+        here = data
+        for token in pointer.split("/")[1:] if pointer else []:
+            key = unescape(token)
+            here = here[int(key)] if isinstance(here, list) else here[key]  # type: ignore[index]
+        assert here == value
+
+
+@given(st.integers(min_value=0, max_value=10**9), st.integers(min_value=0, max_value=10**9))
+def test_a_number_is_never_found_inside_a_longer_one(value: int, other: int) -> None:
+    text = f"Room {other} is here."
+    assert appears(value, text) is (str(value) == str(other))

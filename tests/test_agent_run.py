@@ -393,3 +393,25 @@ def test_when_time_runs_out_the_final_turn_still_has_its_reserve(
     assert "No more tools: the time budget (20 s) is spent." in seen[1]
     assert answer.status == "completed" and answer.stop_reason == "budget.exhausted"
     assert answer.fields[0].verified
+
+
+def test_an_extract_from_a_page_without_a_list_keeps_its_passages_on_the_intent(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    museum = server.url("/museum")
+    answer = run(
+        server,
+        api,
+        act(action="extract", url=museum, intent="the director"),
+        act(action="finish", data={"director": "Ada Lovelace-Byron"}, sources={"/director": "E1"}),
+    )
+    assert "no list or table on this page" in prompts(api)[1]
+    assert [e.kind for e in answer.evidence] == ["passage"]
+    assert answer.fields[0].verified
+
+
+def test_a_run_with_nothing_to_read_is_refused_up_front() -> None:
+    with pytest.raises(InvalidArgument, match="urls"):
+        research("anything", identity=TEST_IDENTITY, search="none")
+    with pytest.raises(InvalidArgument, match="task"):
+        research("   ", identity=TEST_IDENTITY, urls=["https://example.org/"])

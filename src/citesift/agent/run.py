@@ -305,13 +305,15 @@ class _Run:
     async def extract(self, url: str, intent: str) -> str:
         documents, lines = await self.read_pages([url])
         item = self.state.evidence.extract(documents[0], intent) if documents else None
-        if documents and item is None:
-            lines.append(f"{url}: no list or table on this page\n")
         found = [item] if item is not None else []
+        if documents and item is None:
+            lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
+            found = self.state.evidence.read(documents, intent)
         self.show(found)
         self.record("evidence", [dataclasses.asdict(e) for e in found])
-        self.tell("".join(lines) + f"New evidence: {found[0].id if found else 'none'}")
-        return f"evidence {found[0].id}" if found else "nothing extracted"
+        ids = ", ".join(e.id for e in found) or "none"
+        self.tell("".join(lines) + f"New evidence: {ids}")
+        return f"evidence {ids}"
 
     async def read_pages(self, urls: Sequence[str]) -> tuple[list[SourceDocument], list[str]]:
         """Read the pages the page budget allows; a line for each saying what came of it."""
@@ -429,6 +431,8 @@ async def run_research(
         raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
+    if not urls and tools.search is None:
+        raise invalid("urls", urls, "pages to start from, since no search backend is given")
     run = _Run(task.strip(), schema, tools, chat, budget, runs, progress, tokens)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
