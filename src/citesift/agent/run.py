@@ -107,14 +107,12 @@ class _Run:
         task: str,
         schema: dict[str, Any] | None,
         tools: Tools,
-        chat: ChatClient | None,
         budget: Budget,
         runs: RunStore | None,
         progress: Progress | None,
         tokens: TokenCounter,
     ) -> None:
-        self.task, self.schema, self.tools, self.chat = task, schema, tools, chat
-        self.tokens = tokens
+        self.task, self.schema, self.tools, self.tokens = task, schema, tools, tokens
         self.validator = schema_validator(schema)
         self.spend = Spend(budget)
         self.runs = runs
@@ -162,23 +160,9 @@ class _Run:
             )
             self.record("turn", {"prompt": prompt, "reply": reply.content})
             self.state.fresh, self.state.correction = [], None
-            try:
-                action = parse_reply(reply.content)
-            except ActionError as error:
-                action = None
-                self.state.correction = str(error)
-            if action is not None:
-                self.record("action", _action_json(action))
-                self.state.notes = action.notes or self.state.notes
-                if isinstance(action, Finish):
-                    problem = self.finish_problem(action)
-                    if problem is None:
-                        return self.finished(action, final_reason)
-                    self.state.correction = problem
-                elif final_reason is not None:
-                    self.state.correction = "no more tools: only the finish action is allowed"
-                else:
-                    await self.act(action)
+            done = await self.take(reply.content, final_reason)
+            if done is not None:
+                return done
             self.spend.steps += 1
             if self.state.correction is None:
                 corrections = 0
@@ -188,6 +172,27 @@ class _Run:
             corrections += 1
             if corrections > MAX_CORRECTIONS:
                 return self.failed("model.unusable", self.state.correction)
+
+    async def take(self, reply: str, final_reason: str | None) -> Answer | None:
+        """Act on one reply: the answer when it is a usable finish; else run its tool, or
+        set the correction that says what was wrong with it."""
+        try:
+            action = parse_reply(reply)
+        except ActionError as error:
+            self.state.correction = str(error)
+            return None
+        self.record("action", _action_json(action))
+        self.state.notes = action.notes or self.state.notes
+        if isinstance(action, Finish):
+            problem = finish_problem(action, self.validator, self.state.evidence.by_id())
+            if problem is None:
+                return self.finished(action, final_reason)
+            self.state.correction = problem
+        elif final_reason is not None:
+            self.state.correction = "no more tools: only the finish action is allowed"
+        else:
+            await self.act(action)
+        return None
 
     def exhausted(self) -> str | None:
         """Which budget has run out (the time budget keeps a reserve for the final turn), or
@@ -235,9 +240,6 @@ class _Run:
             correction=state.correction,
             final_reason=final_reason,
         )
-
-    def finish_problem(self, finish: Finish) -> str | None:
-        return finish_problem(finish, self.validator, self.state.evidence.by_id())
 
     # The tools.
 
@@ -433,7 +435,7 @@ async def run_research(
         raise invalid("urls", urls, "a list of URLs")
     if not urls and tools.search is None:
         raise invalid("urls", urls, "pages to start from, since no search backend is given")
-    run = _Run(task.strip(), schema, tools, chat, budget, runs, progress, tokens)
+    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     try:
