@@ -111,9 +111,12 @@ class _Run:
         runs: RunStore | None,
         progress: Progress | None,
         tokens: TokenCounter,
+        has_urls: bool,
     ) -> None:
         self.task, self.schema, self.tools, self.tokens = task, schema, tools, tokens
         self.validator = schema_validator(schema)
+        if not has_urls and tools.search is None:
+            raise invalid("urls", [], "pages to start from, since no search backend is given")
         self.spend = Spend(budget)
         self.runs = runs
         self.run_id = runs.start(task) if runs is not None else None
@@ -433,9 +436,7 @@ async def run_research(
         raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
-    if not urls and tools.search is None:
-        raise invalid("urls", urls, "pages to start from, since no search backend is given")
-    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens)
+    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, bool(urls))
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     try:

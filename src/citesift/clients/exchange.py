@@ -1,6 +1,6 @@
 """One exchange with a configured API: a JSON POST (or a GET with query parameters) within
-the call's deadline, its answer read up to a cap, tried again by the endpoint's retry policy; every failure a ``ClientError``
-naming the API.
+the call's deadline, its answer read up to a cap, tried again by the endpoint's retry
+policy; every failure a ``ClientError`` naming the API.
 
 ``post_json`` is the async core; ``post_json_sync`` runs it from plain code, also from
 inside a running event loop (a notebook), where it runs on a worker thread.
