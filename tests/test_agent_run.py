@@ -415,3 +415,23 @@ def test_a_run_with_nothing_to_read_is_refused_up_front() -> None:
         research("anything", identity=TEST_IDENTITY, search="none")
     with pytest.raises(InvalidArgument, match="task"):
         research("   ", identity=TEST_IDENTITY, urls=["https://example.org/"])
+
+
+def test_token_budgets_close_the_tools_and_a_small_context_is_refused(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    museum = server.url("/museum")
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[museum]),
+        act(action="search", query="more"),
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
+        max_tokens_out=2,  # the scripted service counts one token a reply
+    )
+    seen = prompts(api)
+    assert "No more tools: the budget of tokens from the model (2) is spent." in seen[2]
+    assert answer.tokens_out == 3 and answer.stop_reason == "budget.exhausted"
+    assert api.received(CHAT)[0].json["max_tokens"] == 3891  # half of 95 % of 8192
+    cramped = run(server, api, max_tokens_in=5, context_tokens=600)
+    assert cramped.status == "failed" and cramped.stop_reason == "prompt.too_small"

@@ -107,3 +107,19 @@ def test_a_schema_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:
         app, ["research", "x", "--schema", str(wrong), "--search", "none", *CONTACT]
     )
     assert result.exit_code == 64 and "schema must be a valid JSON Schema" in result.stderr
+
+
+def test_the_budget_flags_reach_the_run(
+    server: MisbehavingServer, api: ScriptedServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/light", PAGE)
+    result = CliRunner().invoke(
+        app,
+        ["research", "lighthouse", "--url", server.url("/light"), "--search", "none",
+         "--model", "scripted", "--base-url", api.base_url, "--context-tokens", "600",
+         "--max-tokens-in", "5", "--max-tokens-out", "5", "--store", str(tmp_path / "s.db"),
+         *CONTACT],
+    )  # fmt: skip
+    assert result.exit_code == 3, result.output
+    assert "Status: failed (prompt.too_small)" in result.stdout
+    assert api.received("/v1/chat/completions") == []

@@ -4,9 +4,10 @@ in the order they were found, and chosen from the pages read by the retrieval la
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citesift.index import bm25_score, create_rag
+from citesift.index.documents import as_ingest_doc
 from citesift.model import Block, Licence, Match, SourceDocument
 from citesift.store import SQLiteStore
 
@@ -53,13 +54,14 @@ class EvidenceLog:
         self._rag = create_rag(store=self._store, mode="bm25", chunk_size=PASSAGE_CHARS)
         self._texts: set[tuple[str, str]] = set()
 
-    def add(self, url: str, kind: str, text: str, **place: object) -> Evidence | None:
-        """Number and keep one piece of evidence (None when the same text from the same URL
-        is already kept)."""
-        if not text.strip() or (url, text) in self._texts:
+    def add(self, draft: Evidence) -> Evidence | None:
+        """Number ``draft`` and keep it (None when the same text from the same URL is kept
+        already, or it has no text)."""
+        key = (draft.url, draft.text)
+        if not draft.text.strip() or key in self._texts:
             return None
-        self._texts.add((url, text))
-        item = Evidence(f"E{len(self.items) + 1}", url, kind, text, **place)  # type: ignore[arg-type]
+        self._texts.add(key)
+        item = replace(draft, id=f"E{len(self.items) + 1}")
         self.items.append(item)
         return item
 
@@ -70,21 +72,24 @@ class EvidenceLog:
         self._rag.ingest(documents)
         found: list[Evidence] = []
         for document in documents:
-            wanted = {"document_id": document.url or f"{document.site}:{document.key}"}
+            wanted = {"document_id": as_ingest_doc(document).id}
             for match in self._rag.search(query, top_k=per_page, filter=wanted):
                 where = match.provenance
                 if where is None:
                     continue
                 item = self.add(
-                    where.url or document.url,
-                    "passage",
-                    match.content,
-                    title=where.title or document.title,
-                    licence=where.licence,
-                    snapshot_id=where.snapshot_id,
-                    block=where.block,
-                    source_start=where.source_start,
-                    source_end=where.source_end,
+                    Evidence(
+                        "",
+                        where.url or document.url,
+                        "passage",
+                        match.content,
+                        where.title or document.title,
+                        where.licence,
+                        where.snapshot_id,
+                        where.block,
+                        where.source_start,
+                        where.source_end,
+                    )
                 )
                 if item is not None:
                     found.append(item)
@@ -98,19 +103,22 @@ class EvidenceLog:
         if not runs:
             return None
         texts = [_run_text(document.blocks, first, last) for first, last in runs]
-        matches = [Match(str(i), None, f"{t}") for i, t in enumerate(texts)]
+        matches = [Match(str(i), None, t) for i, t in enumerate(texts)]
         best = int(bm25_score(intent, matches)[0].id) if intent.strip() else 0
         first, last = runs[best]
         return self.add(
-            document.url,
-            "extract",
-            texts[best][:EXTRACT_CHARS],
-            title=document.title,
-            licence=document.licence,
-            snapshot_id=document.snapshot_id,
-            block=first,
-            source_start=document.blocks[first].source_start,
-            source_end=document.blocks[last].source_end,
+            Evidence(
+                "",
+                document.url,
+                "extract",
+                texts[best][:EXTRACT_CHARS],
+                document.title,
+                document.licence,
+                document.snapshot_id,
+                first,
+                document.blocks[first].source_start,
+                document.blocks[last].source_end,
+            )
         )
 
     def close(self) -> None:

@@ -50,7 +50,13 @@ async def aresearch(
 ) -> Answer:
     """``research`` for async code."""
     budget = Budget(
-        max_steps=max_steps, max_pages=max_pages, effort=effort, max_seconds=max_seconds
+        max_steps=max_steps,
+        max_pages=max_pages,
+        effort=effort,
+        max_seconds=max_seconds,
+        max_tokens_in=max_tokens_in,
+        max_tokens_out=max_tokens_out,
+        context_tokens=context_tokens,
     )
     chat = _chat(model, base_url, api_key)
     shared = fetcher or Fetcher()
