@@ -13,8 +13,11 @@ import pytest
 
 from citesift.agent.research import research
 from citesift.agent.run import Answer
+from citesift.agent.tools import Page, Tools, WebPages
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
+from citesift.model import SourceDocument
+from citesift.sources import WebPageSource
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 from local_site import page, serve_bytes, serve_page, urlset
@@ -435,3 +438,39 @@ def test_token_budgets_close_the_tools_and_a_small_context_is_refused(
     assert api.received(CHAT)[0].json["max_tokens"] == 3891  # half of 95 % of 8192
     cramped = run(server, api, max_tokens_in=5, context_tokens=600)
     assert cramped.status == "failed" and cramped.stop_reason == "prompt.too_small"
+
+
+def test_links_of_pages_read_become_candidates_best_first_and_the_run_stays_confined(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    home = server.url("/")
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[home]),
+        act(action="scrape", urls=["http://elsewhere.example/"]),
+        act(action="finish", data=None, missing=["all"]),
+        urls=[home],
+    )
+    seen = prompts(api)
+    listed = seen[1].split("Candidate URLs not read yet (best first):\n")[1]
+    museum, hours = server.url("/museum"), server.url("/hours")
+    assert listed.index(f"- {museum} | /museum |") < listed.index(f"- {hours} | /hours |")
+    assert f"- {home} |" not in listed  # read already
+    refused = "http://elsewhere.example/: not read: outside the sites this run is confined to"
+    assert refused in seen[2]
+    assert answer.pages == 1
+
+
+def test_a_confined_run_may_read_what_its_pages_link_to() -> None:
+    pages = WebPages(WebPageSource(TEST_IDENTITY))
+    document = SourceDocument("a.example", "k", "A", "https://a.example/", None, 0, None, ())
+    page = Page(document, (("https://b.example/x", "B"), ("ftp://a.example/f", "F")))
+    confined = Tools(pages, hosts=("a.example",))
+    assert confined.refusal("https://www.a.example/deep") is None  # a subdomain
+    assert confined.refusal("https://b.example/x") is not None
+    assert confined.follow(page) == [("https://b.example/x", "B")]
+    assert confined.refusal("https://b.example/x") is None
+    assert confined.refusal("https://b.example/other") is not None
+    free = Tools(pages)
+    assert free.follow(page) == [("https://b.example/x", "B")] and not free.linked

@@ -103,8 +103,7 @@ class EvidenceLog:
         if not runs:
             return None
         texts = [_run_text(document.blocks, first, last) for first, last in runs]
-        matches = [Match(str(i), None, t) for i, t in enumerate(texts)]
-        best = int(bm25_score(intent, matches)[0].id) if intent.strip() else 0
+        best = best_first(texts, intent)[0]
         first, last = runs[best]
         return self.add(
             Evidence(
@@ -130,12 +129,18 @@ class EvidenceLog:
         return {item.id: item for item in self.items}
 
 
+def best_first(texts: Sequence[str], query: str) -> list[int]:
+    """The indices of ``texts``, the best match for ``query`` first (BM25; ties keep their
+    order; no threshold)."""
+    if not texts or not query.strip():
+        return list(range(len(texts)))
+    matches = [Match(str(i), None, text) for i, text in enumerate(texts)]
+    return [int(m.id) for m in bm25_score(query, matches)]
+
+
 def ranked(items: Sequence[Evidence], query: str) -> list[Evidence]:
-    """``items``, the best match for ``query`` first (BM25, stable, no threshold)."""
-    if not items or not query.strip():
-        return list(items)
-    matches = [Match(str(i), None, e.text) for i, e in enumerate(items)]
-    return [items[int(m.id)] for m in bm25_score(query, matches)]
+    """``items``, the best match for ``query`` first."""
+    return [items[i] for i in best_first([e.text for e in items], query)]
 
 
 def _listed_runs(blocks: Sequence[Block]) -> list[tuple[int, int]]:

@@ -24,7 +24,7 @@ from citesift.agent.actions import (
 )
 from citesift.agent.answers import finish_problem, schema_validator
 from citesift.agent.budget import Budget, Spend
-from citesift.agent.evidence import Evidence, EvidenceLog, ranked
+from citesift.agent.evidence import Evidence, EvidenceLog, best_first, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
@@ -37,6 +37,8 @@ from citesift.store.runs import RunStore
 Progress = Callable[[str], None]
 Status = Literal["completed", "failed"]
 DEFAULT_SEARCH_LIMIT = 5
+MAX_TITLE_CHARS = 200
+"""The most of a link's anchor text or a result's snippet a candidate line carries."""
 FINAL_TURNS = 2
 """Turns the model gets once tools are closed: the final turn and one correction of it."""
 MAX_CORRECTIONS = 3
@@ -229,6 +231,8 @@ class _Run:
     def view(self, input_tokens: int, final_reason: str | None) -> View:
         state = self.state
         unread = [c for url, c in state.candidates.items() if url not in state.read]
+        words = [f"{c.title} {c.description} {c.url}" for c in unread]
+        unread = [unread[i] for i in best_first(words, self.task)]
         return View(
             task=self.task,
             budget_line=self.spend.line(),
@@ -274,9 +278,10 @@ class _Run:
         kept = [r for r in results if self.tools.refusal(r.url) is None]
         for result in kept:
             self.state.candidates.setdefault(
-                result.url, Candidate(result.url, result.title, result.snippet[:200])
+                result.url,
+                Candidate(result.url, result.title, result.snippet[:MAX_TITLE_CHARS]),
             )
-        lines = "".join(f"- {r.url} | {r.title} | {r.snippet[:200]}\n" for r in kept)
+        lines = "".join(f"- {r.url} | {r.title} | {r.snippet[:MAX_TITLE_CHARS]}\n" for r in kept)
         self.tell(f"{len(kept)} result(s) for {query!r}:\n{lines}")
         self.record("search", {"query": query, "results": [dataclasses.asdict(r) for r in kept]})
         return f"{len(kept)} result(s)"
@@ -335,14 +340,17 @@ class _Run:
             self.spend.pages += 1
             self.state.read.add(url)
             self.say(f"reading: {url}")
-            outcome = await self.tools.pages.read(url)
-            if isinstance(outcome, str):
-                lines.append(f"{url}: not read: {outcome}\n")
-                self.record("skipped", {"url": url, "reason": outcome})
+            page = await self.tools.pages.read(url)
+            if isinstance(page, str):
+                lines.append(f"{url}: not read: {page}\n")
+                self.record("skipped", {"url": url, "reason": page})
                 continue
-            documents.append(outcome)
-            self.state.read.add(outcome.url)
-            lines.append(f"{url}: read ({outcome.title})\n")
+            documents.append(page.document)
+            self.state.read.add(page.document.url)
+            for link, text in self.tools.follow(page):
+                title = " ".join(text.split())[:MAX_TITLE_CHARS]
+                self.state.candidates.setdefault(link, Candidate(link, title))
+            lines.append(f"{url}: read ({page.document.title})\n")
         return documents, lines
 
     def show(self, found: Sequence[Evidence]) -> None:

@@ -9,25 +9,37 @@ first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
 from citesift.clients import ClientError, WebResult, WebSearch
-from citesift.model import Document, Hits, SourceDocument, SourceHit
+from citesift.extract.document import snapshot_text
+from citesift.model import Document, Hits, Limited, Skipped, Snapshot, SourceDocument, SourceHit
 from citesift.scrape.map import amap_site
+from citesift.scrape.urls import page_links
 from citesift.sources import WebPageSource, WikipediaSourceProvider
 
 ARTICLE_PATH = "/wiki/"
 MAP_URLS = 100
+MAX_LINKS = 200
+"""How many of a page's links a read brings in as candidates at most."""
 """How many of a site's URLs a map action brings in as candidates at most."""
 
 
-class PageReader(Protocol):
-    """Reads one page into a document, or says why not (a refused address, robots.txt, a
-    status, a content type that is not a page)."""
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page read: its document, and the links it holds as ``(url, anchor text)``."""
 
-    async def read(self, url: str) -> SourceDocument | str: ...
+    document: SourceDocument
+    links: tuple[tuple[str, str], ...] = ()
+
+
+class PageReader(Protocol):
+    """Reads one page, or says why not (a refused address, robots.txt, a status, a content
+    type that is not a page)."""
+
+    async def read(self, url: str) -> Page | str: ...
 
 
 class WebPages:
@@ -41,18 +53,22 @@ class WebPages:
         self.source = source
         self.wikipedia = wikipedia
 
-    async def read(self, url: str) -> SourceDocument | str:
-        """The page at ``url``, or the reason it gave nothing."""
+    async def read(self, url: str) -> Page | str:
+        """The page at ``url`` with its links, or the reason it gave nothing."""
         key = self._article_key(url)
         if key is not None and self.wikipedia is not None:
-            outcome = await self.wikipedia.read(SourceHit(key, key.replace("_", " ")))
-        else:
-            outcome = await self.source.read(SourceHit(url, url))
-        if isinstance(outcome, Document):
-            return outcome.document
-        status = getattr(outcome, "status", None)
-        reason = outcome.reason or type(outcome).__name__.lower()
-        return f"HTTP {status}: {reason}" if status else reason
+            read = await self.wikipedia.read(SourceHit(key, key.replace("_", " ")))
+            return Page(read.document) if isinstance(read, Document) else _reason(read)
+        source = self.source
+        fetched = await source.fetcher.fetch(url, source.page_policy)
+        if not isinstance(fetched, Snapshot):
+            return _reason(fetched)
+        refusal = source.refusal(fetched)
+        if refusal is not None:
+            return _reason(refusal)
+        html = snapshot_text(fetched)
+        links = page_links(html, fetched.final_url or url, MAX_LINKS)
+        return Page(source.document(SourceHit(url, url), fetched), tuple(links.items()))
 
     def _article_key(self, url: str) -> str | None:
         """The article key of a Wikipedia article address on the provider's origin, or None."""
@@ -70,6 +86,13 @@ class WebPages:
             url, search, MAP_URLS, policy=source.page_policy, fetcher=source.fetcher
         )
         return list(found.urls)
+
+
+def _reason(outcome: Limited | Skipped) -> str:
+    """Why a read gave nothing, in words for the model."""
+    reason = outcome.reason or type(outcome).__name__.lower()
+    status = getattr(outcome, "status", None)
+    return f"HTTP {status}: {reason}" if status else reason
 
 
 class WikipediaSearch:
@@ -92,14 +115,22 @@ class WikipediaSearch:
         ]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Tools:
     """What a run may use: ``pages`` to read (and map sites with), a ``search`` engine or
-    None, and ``hosts`` the run is confined to (none: anywhere the net policy allows)."""
+    None, and ``hosts`` the run is confined to (none: anywhere the net policy allows); a
+    confined run may also read what the pages it read link to (``linked``)."""
 
     pages: WebPages
     search: WebSearch | None = None
     hosts: tuple[str, ...] = ()
+    linked: set[str] = field(default_factory=set)
+
+    def follow(self, page: Page) -> list[tuple[str, str]]:
+        """The links of ``page`` this run may read; a confined run may now read them."""
+        if self.hosts:
+            self.linked.update(url for url, _ in page.links)
+        return [(url, text) for url, text in page.links if self.refusal(url) is None]
 
     def refusal(self, url: str) -> str | None:
         """Why ``url`` may not be read in this run, or None."""
@@ -109,8 +140,8 @@ class Tools:
             return "not a URL"
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return "only http(s) URLs with a host can be read"
-        if self.hosts and not within(parts.hostname, self.hosts):
-            return "outside the sites this run is confined to"
+        if self.hosts and not within(parts.hostname, self.hosts) and url not in self.linked:
+            return "outside the sites this run is confined to and not linked from them"
         return None
 
 
