@@ -20,7 +20,6 @@ from citesift.cli.options import (
     AllowPrivate,
     Contact,
     ListFormat,
-    Listing,
     Store,
     load_cli_settings,
     open_store,
@@ -32,6 +31,9 @@ from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.text.fragments import fragment_url
 
+Report = Annotated[
+    ListFormat, typer.Option("--format", help="A report to read, or one JSON object.")
+]
 EXIT_INCOMPLETE = 3
 """The exit status of a run that ended without a complete answer."""
 
@@ -62,7 +64,10 @@ def research_command(
     ] = None,
     url: Annotated[
         list[str] | None,
-        typer.Option("--url", help="A page to start from (repeat); confines the run to its site."),
+        typer.Option(
+            "--url",
+            help="A page to start from (repeat): the run keeps to these sites and their links.",
+        ),
     ] = None,
     search: Annotated[
         SearchBackend, typer.Option(help="Where to search the web.")
@@ -100,7 +105,7 @@ def research_command(
         Path | None, typer.Option(help="The model's tokenizer.json (default: 3 bytes a token).")
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Also write the answer as JSON here.")] = None,
-    output: Listing = ListFormat.text,
+    output: Report = ListFormat.text,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -193,7 +198,7 @@ def trace_command(
     pointer: Annotated[
         str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")
     ] = None,
-    output: Listing = ListFormat.text,
+    output: Report = ListFormat.text,
     store: Store = None,
 ) -> None:
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
