@@ -266,10 +266,12 @@ def test_a_link_local_url_the_model_names_is_refused_before_any_request(
         server,
         api,
         act(action="scrape", urls=[metadata, "file:///etc/passwd"]),
+        act(action="map", url="http://169.254.169.254/"),
         act(action="finish", data=None, missing=["everything"]),
     )
     seen = prompts(api)
-    assert f"{metadata}: not read: " in seen[1]
+    assert f"{metadata}: not read: " in seen[1] and "link-local" in seen[1]
+    assert "Not read:\n- http://169.254.169.254/: " in seen[2] and "link-local" in seen[2]
     assert "file:///etc/passwd: not read: only http(s) URLs with a host can be read" in seen[1]
     assert answer.status == "completed" and answer.evidence == ()
     assert answer.pages == 1  # the refused address counts against the page budget

@@ -37,6 +37,8 @@ from citesift.store.runs import RunStore
 Progress = Callable[[str], None]
 Status = Literal["completed", "failed"]
 DEFAULT_SEARCH_LIMIT = 5
+MAX_PROBLEMS = 3
+"""How many of a map's unread sitemaps and pages its result names."""
 MAX_TITLE_CHARS = 200
 """The most of a link's anchor text or a result's snippet a candidate line carries."""
 FINAL_TURNS = 2
@@ -293,14 +295,18 @@ class _Run:
             return "refused"
         self.say(f"mapping: {url}")
         try:
-            urls = await self.tools.pages.map(url, search)
+            found = await self.tools.pages.map(url, search)
         except ValueError as error:
             self.tell(f"{url} cannot be mapped: {error}")
             return "refused"
-        kept = [u for u in urls if self.tools.refusal(u) is None]
-        for found in kept:
-            self.state.candidates.setdefault(found, Candidate(found))
-        self.tell(f"{len(kept)} URL(s) found on the site; they are listed as candidates")
+        kept = [u for u in found.urls if self.tools.refusal(u) is None]
+        for address in kept:
+            self.state.candidates.setdefault(address, Candidate(address))
+        problems = "".join(f"- {p}\n" for p in found.problems[:MAX_PROBLEMS])
+        self.tell(
+            f"{len(kept)} URL(s) found on the site; they are listed as candidates"
+            + (f"\nNot read:\n{problems}" if problems else "")
+        )
         return f"{len(kept)} URL(s)"
 
     async def scrape(self, urls: Sequence[str], query: str) -> str:

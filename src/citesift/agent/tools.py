@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 from citesift.clients import ClientError, WebResult, WebSearch
 from citesift.extract.document import snapshot_text
 from citesift.model import Document, Hits, Limited, Skipped, Snapshot, SourceDocument, SourceHit
-from citesift.scrape.map import amap_site
+from citesift.scrape.map import SiteMap, amap_site
 from citesift.scrape.urls import page_links
 from citesift.sources import WebPageSource, WikipediaSourceProvider
 
@@ -79,13 +79,13 @@ class WebPages:
             return None
         return unquote(url[len(prefix) :]) or None
 
-    async def map(self, url: str, search: str | None) -> list[str]:
-        """The site's URLs from ``url``, those matching ``search`` first."""
+    async def map(self, url: str, search: str | None) -> SiteMap:
+        """The site's URLs from ``url``, those matching ``search`` first, and what could not
+        be read."""
         source = self.source
-        found = await amap_site(
+        return await amap_site(
             url, search, MAP_URLS, policy=source.page_policy, fetcher=source.fetcher
         )
-        return list(found.urls)
 
 
 def _reason(outcome: Limited | Skipped) -> str:
