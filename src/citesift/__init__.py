@@ -1,5 +1,23 @@
 """citesift: citable evidence for LLM applications from the web, Wikipedia and documents."""
 
+from citesift.agent import (
+    Answer,
+    Budget,
+    Evidence,
+    FieldSource,
+    RunTrace,
+    aresearch,
+    research,
+    trace,
+)
+from citesift.clients import (
+    BraveSearch,
+    ChatClient,
+    SearxngSearch,
+    TavilySearch,
+    WebResult,
+    WebSearch,
+)
 from citesift.extract import (
     PageMetadata,
     blocks_to_markdown,
@@ -65,7 +83,12 @@ from citesift.net import (
     fetch_sync,
     retry_after_ms,
 )
+from citesift.scrape.browser import Browser, BrowserUnavailable
+from citesift.scrape.decision import RenderRecord
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
+from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.page import scrape, scrape_sync
+from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
@@ -92,10 +115,16 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Aborted",
+    "Answer",
     "Attribution",
     "BM25Reranker",
     "Block",
     "BlockKind",
+    "BraveSearch",
+    "Browser",
+    "BrowserUnavailable",
+    "Budget",
+    "ChatClient",
     "ClientIdentity",
     "CohereReranker",
     "CrossEncoderError",
@@ -103,10 +132,12 @@ __all__ = [
     "Document",
     "Embedder",
     "EmbeddingError",
+    "Evidence",
     "Failed",
     "FetchOutcome",
     "FetchPolicy",
     "Fetcher",
+    "FieldSource",
     "FileRefused",
     "Hits",
     "IdentityError",
@@ -128,10 +159,17 @@ __all__ = [
     "PublicSourceProvider",
     "Rag",
     "ReadOutcome",
+    "RenderRecord",
     "RerankError",
     "Reranker",
+    "RunTrace",
     "SQLiteStore",
+    "ScrapeFailure",
+    "ScrapeOptions",
+    "ScrapeOutcome",
+    "ScrapeResult",
     "SearchOutcome",
+    "SearxngSearch",
     "Settings",
     "SiteMap",
     "SitemapBounds",
@@ -144,13 +182,17 @@ __all__ = [
     "SourceLimiter",
     "SourceSetup",
     "StoreCopy",
+    "TavilySearch",
     "VoyageReranker",
     "WIKIPEDIA_LICENCE",
     "WebPageSource",
+    "WebResult",
+    "WebSearch",
     "WikipediaLimits",
     "WikipediaSourceProvider",
     "__version__",
     "amap_site",
+    "aresearch",
     "article_url",
     "attribution",
     "blocks_to_markdown",
@@ -174,9 +216,13 @@ __all__ = [
     "open_store",
     "reciprocal_rank_fusion",
     "reranker_by_name",
+    "research",
     "retry_after_ms",
+    "scrape",
+    "scrape_sync",
     "sentence_spans",
     "source_setup",
     "strip_tags",
+    "trace",
     "weighted_fusion",
 ]

@@ -5,6 +5,8 @@ from citesift.cli import fetch as _fetch  # noqa: F401  registers its commands
 from citesift.cli import index as _index  # noqa: F401  registers its commands
 from citesift.cli import map as _map  # noqa: F401  registers its commands
 from citesift.cli import page as _page  # noqa: F401  registers its commands
+from citesift.cli import research as _research  # noqa: F401  registers its commands
+from citesift.cli import scrape as _scrape  # noqa: F401  registers its commands
 from citesift.cli import search as _search  # noqa: F401  registers its commands
 from citesift.cli import store as _store  # noqa: F401  registers its commands
 from citesift.cli import wiki as _wiki  # noqa: F401  registers its commands

@@ -1,6 +1,6 @@
-"""One exchange with a configured API: a JSON POST within the call's deadline, its answer
-read up to a cap, tried again by the endpoint's retry policy; every failure a ``ClientError``
-naming the API.
+"""One exchange with a configured API: a JSON POST (or a GET with query parameters) within
+the call's deadline, its answer read up to a cap, tried again by the endpoint's retry
+policy; every failure a ``ClientError`` naming the API.
 
 ``post_json`` is the async core; ``post_json_sync`` runs it from plain code, also from
 inside a running event loop (a notebook), where it runs on a worker thread.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -25,6 +26,26 @@ BODY_EXCERPT_CHARS = 200
 
 async def post_json(endpoint: Endpoint, path: str, payload: Any) -> Any:
     """POST ``payload`` as JSON to ``path`` of ``endpoint`` and return the JSON answer."""
+    return await _exchange(endpoint, path, _Ask("POST", payload))
+
+
+async def get_json(endpoint: Endpoint, path: str, params: dict[str, str]) -> Any:
+    """GET ``path`` of ``endpoint`` with query ``params`` and return the JSON answer (a search
+    API that answers only GET requests)."""
+    return await _exchange(endpoint, path, _Ask("GET", None, params))
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What one exchange sends: the method, a JSON body for POST, query parameters for GET."""
+
+    method: str
+    payload: Any = None
+    params: dict[str, str] | None = None
+
+
+async def _exchange(endpoint: Endpoint, path: str, payload: _Ask) -> Any:
+    """The exchange itself: tries within the deadline, the answer parsed or a ``ClientError``."""
     deadline = time.monotonic() + endpoint.timeout
     async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
         for attempt in range(1, endpoint.retry.attempts + 1):
@@ -56,7 +77,7 @@ class _Retryable(Exception):
 
 
 async def _try(
-    client: httpx.AsyncClient, endpoint: Endpoint, path: str, payload: Any, deadline: float
+    client: httpx.AsyncClient, endpoint: Endpoint, path: str, payload: _Ask, deadline: float
 ) -> tuple[int, httpx.Headers, bytes]:
     """One request within what is left of the deadline: status, headers, capped body."""
     left = deadline - time.monotonic()
@@ -72,12 +93,13 @@ async def _try(
 
 
 async def _send(
-    client: httpx.AsyncClient, endpoint: Endpoint, path: str, payload: Any
+    client: httpx.AsyncClient, endpoint: Endpoint, path: str, ask: _Ask
 ) -> tuple[int, httpx.Headers, bytes]:
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", **dict(endpoint.headers)}
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    request = client.build_request("POST", endpoint.url(path), json=payload, headers=headers)
+    body = {"json": ask.payload} if ask.method == "POST" else {"params": ask.params}
+    request = client.build_request(ask.method, endpoint.url(path), headers=headers, **body)
     response = await client.send(request, stream=True)
     try:
         return response.status_code, response.headers, await _capped(response, endpoint)
