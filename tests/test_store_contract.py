@@ -379,3 +379,17 @@ def test_a_postgresql_url_names_the_store_in_settings_and_on_the_command_line(
     assert found.exit_code == 0 and "two tides a day" in found.stdout, found.output
     listed = runner.invoke(app, ["index", "ls", "--format", "json"])
     assert listed.exit_code == 0 and notes.as_uri() in listed.stdout
+
+
+def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
+    from citesift.errors import StoreError, StoreUnusable
+    from citesift.store.postgres import PostgresStore
+
+    with pytest.raises(StoreUnusable, match="cannot reach the store"):
+        PostgresStore("postgresql://u:pw@/x?host=/nowhere&sslmode=bogus")
+    with PostgresStore(postgres_url) as store:
+        with pytest.raises(StoreError, match=r"for demo \(step 1\)"):
+            store.migrate("demo", ["CREATE TABLE demo (id INTEGER);", "CREATE EXTENSION nothing;"])
+        store.migrate("demo", ["CREATE TABLE demo (id INTEGER);"])  # the first step held
+        with store.reading() as conn:
+            assert conn.execute("SELECT count(*) FROM demo").fetchone() == (0,)

@@ -60,7 +60,7 @@ class PostgresStore:
                     " component TEXT NOT NULL, step INTEGER NOT NULL,"
                     " PRIMARY KEY (component, step))"
                 )
-        except psycopg.OperationalError as error:
+        except psycopg.Error as error:  # unreachable, refused, or not a connection URL
             reason = str(error).strip().splitlines()[0] if str(error).strip() else "refused"
             raise StoreUnusable(f"cannot reach the store {self.name}: {reason}") from None
 
@@ -77,7 +77,16 @@ class PostgresStore:
                 self._apply(component, number, sql)
 
     def _apply(self, component: str, number: int, sql: str) -> None:
-        """Apply one step in one transaction, unless another worker applied it meanwhile."""
+        """Apply one step in one transaction, unless another worker applied it meanwhile; a
+        step the server refuses (pgvector not installed there) is a ``StoreError`` saying so."""
+        try:
+            self._apply_once(component, number, sql)
+        except psycopg.Error as error:
+            raise StoreError(
+                f"cannot prepare the store {self.name} for {component} (step {number}): {error}"
+            ) from None
+
+    def _apply_once(self, component: str, number: int, sql: str) -> None:
         with self.transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             applied = conn.execute(
