@@ -124,7 +124,7 @@ def test_a_file_is_one_document_whichever_way_it_is_named(
     assert run("index", "add", "tower.txt", "--store", store, "--retrieval", "bm25")[0] == 0
     code, out, _ = run("index", "add", str(corpus), "tower.txt", "--store", store,
                        "--retrieval", "bm25")  # fmt: skip
-    assert code == 0 and out == "indexed 3 document(s) as 3 chunk(s)\n"
+    assert code == 0 and out == "indexed 2 document(s) as 2 chunk(s)\n1 document(s) unchanged\n"
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "rm", "tower.txt", "a\x00b", "--store", store)
     assert code == 0 and out == "removed 1 chunk(s)\n"

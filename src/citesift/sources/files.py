@@ -13,7 +13,6 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -46,14 +45,6 @@ class FileRefused(CitesiftError):
     """A file that cannot be read into a document, and why."""
 
 
-def indexable_files(folder: Path) -> Iterator[Path]:
-    """The entries under ``folder`` named as text, HTML, PDF or Office files (a FIFO or
-    device so named included, for ``file_document`` to refuse), in a stable order."""
-    kinds = INDEXABLE_SUFFIXES
-    found = (p for p in folder.rglob("*") if p.suffix.lower() in kinds and not p.is_dir())
-    return iter(sorted(found))
-
-
 def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
     """A text file as a document dict; a Markdown note, an HTML file (in ``mode``) and a
     PDF or Office file (whatever its name, told by its bytes) read into a ``SourceDocument``;
@@ -61,7 +52,7 @@ def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | Source
     bytes. ``FileRefused`` says why a file cannot be one (its kind, its size, binary
     content, a broken or encrypted document, not a regular file, unreadable)."""
     if path.suffix.lower() not in INDEXABLE_SUFFIXES:
-        raise FileRefused(f"only {', '.join(INDEXABLE_SUFFIXES)} files can be indexed")
+        raise FileRefused(only_indexable())
     return body_document(path, file_bytes(path), mode)
 
 
@@ -90,6 +81,11 @@ def body_document(
         return replace(note_document(text, uri, name, now_ms()), revision=revision)
     metadata = {"title": readable_name(path.name), "url": uri, "site": "file"}
     return {"id": uri, "content": text, "metadata": {**metadata, "revision": revision}}
+
+
+def only_indexable() -> str:
+    """Why a file not named as an indexable one is refused."""
+    return f"only {', '.join(INDEXABLE_SUFFIXES)} files can be indexed"
 
 
 def content_revision(body: bytes) -> str:
