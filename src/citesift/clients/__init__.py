@@ -2,7 +2,17 @@
 capped, deadline-bound JSON exchange, one retry policy, one error type (``ClientError``)."""
 
 from citesift.clients.endpoint import NO_RETRY, Endpoint, RetryPolicy
-from citesift.clients.exchange import post_json, post_json_sync
+from citesift.clients.exchange import Answer, post_json, post_json_sync, request, request_sync
 from citesift.errors import ClientError
 
-__all__ = ["NO_RETRY", "ClientError", "Endpoint", "RetryPolicy", "post_json", "post_json_sync"]
+__all__ = [
+    "NO_RETRY",
+    "Answer",
+    "ClientError",
+    "Endpoint",
+    "RetryPolicy",
+    "post_json",
+    "post_json_sync",
+    "request",
+    "request_sync",
+]
