@@ -26,10 +26,13 @@ def json_answer(payload: Any, status: int = 200) -> Route:
     return route
 
 
-def text_answer(text: str, status: int = 200, content_type: str = "text/plain") -> Route:
-    """Answer ``text`` (UTF-8) with ``status``."""
+def text_answer(
+    text: str, status: int = 200, content_type: str = "text/plain", etag: str | None = None
+) -> Route:
+    """Answer ``text`` (UTF-8) with ``status`` (and an ``ETag``)."""
 
     def route(request: Request, query: Query) -> None:
-        request.answer(status, text.encode("utf-8"), {"Content-Type": content_type})
+        headers = {"Content-Type": content_type, **({"ETag": f'"{etag}"'} if etag else {})}
+        request.answer(status, text.encode("utf-8"), headers)
 
     return route
