@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress
 
 from citesift.cli.app import group
-from citesift.cli.gather import Files, Refusal, Unchanged, gather
+from citesift.cli.gather import LoadOptions, Refusal, Unchanged, gather
 from citesift.cli.options import (
     DEFAULT_READING,
     AllowPrivate,
@@ -40,6 +40,7 @@ from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
 from citesift.sources.loaders import gone
+from citesift.sources.loaders.limits import DEFAULT_MAX_FILES, LoadLimits
 from citesift.sources.web import is_web_url
 from citesift.store.sqlite import default_store_path
 
@@ -50,7 +51,7 @@ err = Console(stderr=True, soft_wrap=True)
 @index_app.command("add")
 def add(
     sources: Annotated[
-        list[str], typer.Argument(metavar="SOURCE", help="Files, folders or http(s) URLs.")
+        list[str], typer.Argument(metavar="SOURCE", help="LoadOptions, folders or http(s) URLs.")
     ],
     store: Store = None,
     retrieval: Retrieval = RetrievalMode.hybrid,
@@ -62,10 +63,14 @@ def add(
         typer.Option(
             "--glob",
             "--filter",
-            help="Which files of a folder to read, as .gitignore patterns ('*.md',"
-            " 'docs/**/*.pdf'); repeat for more. Default: text, HTML, PDF and Office names.",
+            help="Which files of a folder, repository or bucket to read, as .gitignore"
+            " patterns ('*.md', 'docs/**/*.pdf'); repeat for more. Default for a folder:"
+            " text, HTML, PDF and Office names.",
         ),
     ] = None,
+    max_files: Annotated[
+        int, typer.Option(help="Most files read from one remote tree (GitHub, S3).")
+    ] = DEFAULT_MAX_FILES,
     prune: Annotated[
         bool, typer.Option(help="Remove the indexed files of a folder that no longer exist.")
     ] = False,
@@ -74,8 +79,10 @@ def add(
     offline: Offline = False,
     deadline: Deadline = None,
 ) -> None:
-    """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them and web
-    pages to the index, replacing earlier versions of the same documents. A folder's
+    """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them, web
+    pages, S3 prefixes, GitHub repositories and Notion pages to the index, replacing
+    earlier versions of the same documents. Credentials come from the environment
+    (AWS_*, GITHUB_TOKEN, NOTION_TOKEN). A folder's
     .gitignore files are respected; a file whose bytes are unchanged since it was indexed
     is not read again. Markdown notes keep their title, sections, tags and front matter.
     Pages read are kept as snapshots in the same store. What cannot be read is said on
@@ -87,7 +94,8 @@ def add(
         rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
                          chunk_overlap=chunk_overlap)  # fmt: skip
         indexed = {d.id: d.revision for d in rag.documents()}
-        files = Files(patterns=tuple(glob or ()), known=indexed)
+        limits = LoadLimits() if deadline is None else LoadLimits(round(deadline * 1000))
+        files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
     except ValueError as error:
         usage_error(str(error))
     docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one

@@ -17,7 +17,7 @@ from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
 from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
-from citesift.sources.loaders.results import Loaded, answer_json, download_each, fetched
+from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
 LABEL = "github"
 API = "https://api.github.com"
@@ -82,10 +82,11 @@ async def load_github_tree(
     patterns: Sequence[str] = (),
     max_files: float = 100,
     limits: LoadLimits | None = None,
+    progress: Progress | None = None,
 ) -> Loaded:
     """The files of ``repo``'s tree at its ref that ``patterns`` name (``.gitignore``
-    wildcards; none: every file), the first ``max_files`` of them, read one at a time;
-    ``max_files`` of 0 or less reads nothing and asks nothing."""
+    wildcards; none: every file), the first ``max_files`` of them, read one at a time
+    (``progress`` hears each); ``max_files`` of 0 or less reads nothing and asks nothing."""
     count = file_count(max_files)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
@@ -104,7 +105,7 @@ async def load_github_tree(
         sha = blob[1] if isinstance(blob[1], str) else None
         return await load_github_file(repo, blob[0], limits, sha)
 
-    return await download_each(LABEL, blobs, download, lambda blob: blob[0])
+    return await download_each(LABEL, blobs, download, lambda blob: blob[0], progress)
 
 
 def _entries(tree: object) -> list[dict[str, Any]]:
@@ -124,6 +125,7 @@ def load_github_tree_sync(
     patterns: Sequence[str] = (),
     max_files: float = 100,
     limits: LoadLimits | None = None,
+    progress: Progress | None = None,
 ) -> Loaded:
     """``load_github_tree`` from synchronous code."""
-    return run_sync(load_github_tree(repo, patterns, max_files, limits))
+    return run_sync(load_github_tree(repo, patterns, max_files, limits, progress))

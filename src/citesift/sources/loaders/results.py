@@ -12,6 +12,8 @@ from citesift.errors import LOAD_FAILED, LoadError
 from citesift.model import SourceDocument
 
 T = TypeVar("T")
+Progress = Callable[[int, int], None]
+"""Hears ``(downloads done, downloads in all)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +37,20 @@ async def download_each(
     items: Sequence[T],
     download: Callable[[T], Awaitable[SourceDocument]],
     name: Callable[[T], str],
+    progress: Progress | None = None,
 ) -> Loaded:
-    """``download`` each item in turn: a failure is kept and the next item tried; when
-    every one failed, ``LoadError``. The caller's cancellation goes through untouched."""
+    """``download`` each item in turn (``progress`` hears ``(done, total)`` after each): a
+    failure is kept and the next item tried; when every one failed, ``LoadError``. The
+    caller's cancellation goes through untouched."""
     documents: list[SourceDocument] = []
     failures: list[LoadFailure] = []
-    for item in items:
+    for done, item in enumerate(items, 1):
         try:
             documents.append(await download(item))
         except LoadError as error:
             failures.append(LoadFailure(name(item), str(error)))
+        if progress is not None:
+            progress(done, len(items))
     if items and not documents:
         raise LoadError(LOAD_FAILED, f"{label}: all eligible downloads failed")
     return Loaded(tuple(documents), tuple(failures))

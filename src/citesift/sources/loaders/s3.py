@@ -22,7 +22,7 @@ from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
 from citesift.sources.loaders.limits import LoadLimits, file_count
-from citesift.sources.loaders.results import Loaded, download_each
+from citesift.sources.loaders.results import Loaded, Progress, download_each
 
 LABEL = "s3"
 READ_STEP = 64 * 1024
@@ -83,6 +83,7 @@ async def load_s3(
     limits: LoadLimits | None = None,
     client: Any = None,
     endpoint_url: str | None = None,
+    progress: Progress | None = None,
 ) -> Loaded:
     """The objects under ``where`` whose keys ``patterns`` name (``.gitignore`` wildcards;
     none: all), the first ``max_files``, each read into a document named ``s3://bucket/key``
@@ -102,7 +103,7 @@ async def load_s3(
         name = key.rsplit("/", 1)[-1]
         return loaded_document(body, uri, name, site="s3", revision=etag, metadata=meta)
 
-    return await download_each(LABEL, keys, download, where.uri)
+    return await download_each(LABEL, keys, download, where.uri, progress)
 
 
 async def _keys(
@@ -222,6 +223,7 @@ def load_s3_sync(
     limits: LoadLimits | None = None,
     client: Any = None,
     endpoint_url: str | None = None,
+    progress: Progress | None = None,
 ) -> Loaded:
     """``load_s3`` from synchronous code."""
-    return run_sync(load_s3(where, patterns, max_files, limits, client, endpoint_url))
+    return run_sync(load_s3(where, patterns, max_files, limits, client, endpoint_url, progress))
