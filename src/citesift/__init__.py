@@ -86,6 +86,19 @@ from citesift.sources import (
     article_url,
 )
 from citesift.sources.files import FileRefused, file_document, file_uri
+from citesift.sources.loaders import (
+    GitHubRepo,
+    Loaded,
+    LoadFailure,
+    LoadLimits,
+    S3Prefix,
+    load_folder,
+    load_github_file,
+    load_github_tree,
+    load_notion_page,
+    load_s3,
+    load_urls,
+)
 from citesift.store import SQLiteStore, default_store_path
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
@@ -117,6 +130,7 @@ __all__ = [
     "FetchPolicy",
     "Fetcher",
     "FileRefused",
+    "GitHubRepo",
     "Hits",
     "IdentityError",
     "JinaReranker",
@@ -124,6 +138,9 @@ __all__ = [
     "Limited",
     "LimiterRefused",
     "LimiterRegistry",
+    "LoadFailure",
+    "LoadLimits",
+    "Loaded",
     "Match",
     "MiniLMEmbedder",
     "Note",
@@ -140,6 +157,7 @@ __all__ = [
     "ReadOutcome",
     "RerankError",
     "Reranker",
+    "S3Prefix",
     "SQLiteStore",
     "SearchOutcome",
     "Settings",
@@ -179,7 +197,13 @@ __all__ = [
     "find_section",
     "fragment_url",
     "html_to_blocks",
+    "load_folder",
+    "load_github_file",
+    "load_github_tree",
+    "load_notion_page",
+    "load_s3",
     "load_settings",
+    "load_urls",
     "map_site",
     "normalize",
     "parse_note",

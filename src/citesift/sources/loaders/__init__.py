@@ -1,7 +1,30 @@
 """Loaders: documents brought in from where a team keeps them, each with its attribution
-(URI, title, revision, time read): local files and folders, and remote services."""
+(URI, title, revision, time read): local files and folders, a list of web addresses, and
+remote services (GitHub, Notion, S3, ...), each module one service."""
 
 from citesift.sources.loaders.files import LoadedFile, gone, load_file, load_folder
 from citesift.sources.loaders.folder import folder_files
+from citesift.sources.loaders.github import GitHubRepo, load_github_file, load_github_tree
+from citesift.sources.loaders.limits import LoadLimits
+from citesift.sources.loaders.notion import load_notion_page
+from citesift.sources.loaders.results import Loaded, LoadFailure
+from citesift.sources.loaders.s3 import S3Prefix, load_s3
+from citesift.sources.loaders.urls import load_urls
 
-__all__ = ["LoadedFile", "folder_files", "gone", "load_file", "load_folder"]
+__all__ = [
+    "GitHubRepo",
+    "LoadFailure",
+    "LoadLimits",
+    "Loaded",
+    "LoadedFile",
+    "S3Prefix",
+    "folder_files",
+    "gone",
+    "load_file",
+    "load_folder",
+    "load_github_file",
+    "load_github_tree",
+    "load_notion_page",
+    "load_s3",
+    "load_urls",
+]
