@@ -56,13 +56,13 @@ def repo(server: MisbehavingServer, token: str | None = None) -> GitHubRepo:
     return GitHubRepo("octo", "notes", "main", token, api=base, raw=base)
 
 
-LIMITS = LoadLimits(timeout_ms=500, max_response_bytes=1000)
+LIMITS = LoadLimits(timeout_ms=1500, max_response_bytes=1000)
 
 
 def test_a_tree_loads_what_it_can_and_reports_the_rest(github: MisbehavingServer) -> None:
     started = time.monotonic()
     loaded = load_github_tree_sync(repo(github), ["*.md"], max_files=10, limits=LIMITS)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 8
     assert [d.title for d in loaded.documents] == ["Notes", "My Note"]
     note = loaded.documents[1]
     assert note.url == "https://github.com/octo/notes/blob/main/docs/My Note.md"

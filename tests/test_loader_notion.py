@@ -17,7 +17,7 @@ from loader_servers import json_answer, slow_body, text_answer
 from servers import MisbehavingServer, Query, Request, Route, serve
 
 SECRET = "secret_notion_token"
-LIMITS = LoadLimits(timeout_ms=500, max_response_bytes=2000)
+LIMITS = LoadLimits(timeout_ms=1500, max_response_bytes=2000)
 
 
 def block(kind: str, text: str) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def test_more_promised_without_a_cursor_is_an_error(notion: MisbehavingServer) -
     [
         ("fails", r"notion 500: http://127\.0\.0\.1:\d+/v1/blocks/fails/children$"),
         ("huge", r"^notion: response exceeds 2000 bytes$"),
-        ("slow", r"^notion: timed out after 0\.5s$"),
+        ("slow", r"^notion: timed out after 1\.5s$"),
         ("garbled", r"^notion: failed to read/parse response body$"),
     ],
 )

@@ -14,14 +14,13 @@ from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
 from citesift.sources.loaders.limits import LoadLimits, token_from
+from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import answer_json, fetched
 
 LABEL = "notion"
 API = "https://api.notion.com"
 VERSION = "2022-06-28"
 TOKEN_VARIABLE = "NOTION_TOKEN"
-MAX_PAGES = 1000
-"""The most pages of blocks read for one Notion page."""
 _PREFIX = {"heading_1": "# ", "heading_2": "## ", "heading_3": "### ", "paragraph": "",
            "bulleted_list_item": "- ", "numbered_list_item": "1. ", "quote": "> "}  # fmt: skip
 _ID = re.compile(r"[0-9A-Za-z-]{1,64}")
@@ -43,8 +42,8 @@ async def load_notion_page(
     headers = {"Notion-Version": version}
     lines: list[str] = []
     cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_PAGES):
+    trail = PageTrail(LABEL)
+    while True:
         query = "page_size=100" + (f"&start_cursor={quote(cursor, safe='')}" if cursor else "")
         answer = await fetched(endpoint, f"v1/blocks/{page_id}/children?{query}", headers)
         page = answer_json(answer, LABEL)
@@ -53,12 +52,7 @@ async def load_notion_page(
         lines.extend(filter(None, map(_line, page["results"])))
         if not page.get("has_more"):
             break
-        cursor = page.get("next_cursor")
-        if not isinstance(cursor, str) or not cursor or cursor in seen:
-            raise LoadError(LOAD_FAILED, f"{LABEL}: incomplete pagination (cursor {cursor!r})")
-        seen.add(cursor)
-    else:
-        raise LoadError(LOAD_FAILED, f"{LABEL}: incomplete pagination after {MAX_PAGES} pages")
+        cursor = trail.next(page.get("next_cursor"))
     text = "\n\n".join(lines).encode("utf-8")
     return loaded_document(text, f"notion://{page_id}", page_id, site="notion.so",
                            revision=None, metadata={"page_id": page_id})  # fmt: skip

@@ -22,12 +22,11 @@ from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
 from citesift.sources.loaders.limits import LoadLimits, file_count
+from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, download_each
 
 LABEL = "s3"
 READ_STEP = 64 * 1024
-MAX_LIST_PAGES = 10_000
-"""The most pages of a listing read (10 million keys at 1,000 a page)."""
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 T = TypeVar("T")
 
@@ -113,8 +112,8 @@ async def _keys(
     """The first ``count`` keys under the prefix that the patterns choose (no folders)."""
     keys: list[str] = []
     token: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_LIST_PAGES):
+    trail = PageTrail(LABEL)
+    while True:
         asked = {"Bucket": where.bucket, "Prefix": where.prefix}
         if token:
             asked["ContinuationToken"] = token
@@ -122,11 +121,7 @@ async def _keys(
         keys.extend(key for key in _page_keys(page) if chosen is None or chosen.match_file(key))
         if len(keys) >= count or not page.get("IsTruncated"):
             return keys[:count]
-        token = page.get("NextContinuationToken")
-        if not isinstance(token, str) or not token or token in seen:
-            raise LoadError(LOAD_FAILED, f"{LABEL}: incomplete pagination of {where.uri('')}")
-        seen.add(token)
-    raise LoadError(LOAD_FAILED, f"{LABEL}: incomplete pagination of {where.uri('')}")
+        token = trail.next(page.get("NextContinuationToken"))
 
 
 def _listing(s3: Any, asked: dict[str, str]) -> Callable[[], Any]:
