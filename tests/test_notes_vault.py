@@ -1,11 +1,13 @@
 """A vault of Markdown notes read from disk and indexed: every block points back at its
 words in the note, and a search answers passages naming the note's title and section."""
 
+import time
 from pathlib import Path
 
 import pytest
 
 from citesift import create_rag
+from citesift.extract.notes import note_document
 from citesift.model import SourceDocument
 from citesift.sources.files import file_document, file_uri
 
@@ -127,3 +129,26 @@ def test_a_search_over_the_vault_names_title_and_section(vault: Path, tmp_path: 
     hiring = rag.search("engineers join", top_k=1)[0]
     assert hiring.provenance is not None
     assert hiring.provenance.section == ("Quarterly Plan", "Hiring")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "# a" + " #" * 50_000 + "x",  # was quadratic: a heading's closing run found by regex
+        "# a" + " " * 100_000 + "x",
+        "[[" * 50_000,
+        "---\n" + "[" * 20_000 + "\n---\nbody",
+    ],
+)
+def test_hostile_notes_read_in_bounded_time(raw: str) -> None:
+    started = time.monotonic()
+    document = note_document(raw, "file:///x.md", "x.md", 0)
+    assert time.monotonic() - started < 3
+    assert document.title
+
+
+def test_a_note_longer_than_the_budget_is_cut_and_says_so() -> None:
+    document = note_document("word " * 100_000, "file:///x.md", "x.md", 0)
+    assert document.truncated and sum(len(b.text) for b in document.blocks) == 299_999
+    last = document.blocks[-1]
+    assert last.source_end == 299_999 and last.text.endswith("word")

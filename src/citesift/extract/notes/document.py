@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.notes.fences import Line, lines
 from citesift.extract.notes.note import Note, parse_note
-from citesift.extract.notes.sections import HEADING
+from citesift.extract.notes.sections import heading_of
 from citesift.extract.notes.wikilinks import wikilinks
 from citesift.extract.textmap import build
 from citesift.model import Block, BlockKind, SourceDocument
@@ -23,6 +24,7 @@ _QUOTE = re.compile(r" {0,3}>[ \t]?")
 _BREAK = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _MARKERS = re.compile(r"\*\*|__|`+|(?<![\w*])\*(?=[^*\s])|(?<=[^*\s])\*(?![\w*])")
+_MARKED = re.compile(r"[*_`]")
 _TAG = re.compile(r"(?:^|(?<=\s))#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
 
 
@@ -40,10 +42,11 @@ def note_document(
     raw: str, url: str, path: str, read_at: int, site: str = "file", key: str | None = None
 ) -> SourceDocument:
     """The note ``raw`` (read from ``path``, named by ``url``) as a document whose blocks
-    index ``raw`` itself; its metadata holds ``path``, ``tags``, ``links`` and
-    ``frontmatter`` (and ``frontmatter_error`` when the YAML could not be read)."""
+    index ``raw`` itself, their text at most ``DEFAULT_BUDGET`` characters as a page's;
+    its metadata holds ``path``, ``tags``, ``links`` and ``frontmatter`` (and
+    ``frontmatter_error`` when the YAML could not be read)."""
     note = parse_note(path, raw)
-    offset = len(raw) - len(note.body)
+    blocks, truncated = note_blocks(raw, len(raw) - len(note.body))
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -52,8 +55,9 @@ def note_document(
         revision=None,
         read_at=read_at,
         licence=None,
-        blocks=tuple(note_blocks(raw, offset)),
+        blocks=tuple(blocks),
         metadata=note_metadata(note),
+        truncated=truncated,
     )
 
 
@@ -79,43 +83,54 @@ def note_tags(note: Note) -> list[str]:
     named = [str(t).strip().lstrip("#") for t in stated] if isinstance(stated, list) else []
     inline = [
         tag.group(1)
-        for line in lines(note.body)
-        if not line.fenced and not HEADING.match(line.text)
+        for line in (lines(note.body) if "#" in note.body else ())
+        if "#" in line.text and not line.fenced and heading_of(line.text) is None
         for tag in _TAG.finditer(re.sub(r"`[^`]*`", " ", line.text))
     ]
     return list(dict.fromkeys(t for t in (*named, *inline) if t))
 
 
-def note_blocks(raw: str, offset: int) -> Iterator[Block]:
-    """The blocks of the note body starting at ``offset`` of ``raw``, spans in ``raw``."""
+def note_blocks(raw: str, offset: int, budget: int = DEFAULT_BUDGET) -> tuple[list[Block], bool]:
+    """The blocks of the note body starting at ``offset`` of ``raw`` (spans in ``raw``),
+    at most ``budget`` characters of text, and whether the budget cut the note short."""
     path: list[tuple[int, str]] = []
+    blocks: list[Block] = []
+    used = 0
     for kind, pieces, heading in _runs(raw, offset):
         if heading:
             while path and path[-1][0] >= heading:
                 path.pop()
         spans = pieces if kind == "code" else [p for s in pieces for p in _inline(raw, *s)]
-        text, anchors, start, end = build(raw, spans, plaintext=0)
+        text, anchors, start, end = build(raw, spans, plaintext=0, limit=budget - used)
         if not text:
             continue
-        yield Block(text, kind, tuple(t for _, t in path), start, end, anchors)
+        block = Block(text, kind, tuple(t for _, t in path), start, end, anchors)
+        if used + len(text) > budget:  # cut to the budget, its span with it
+            keep = len(text[: budget - used].rstrip())
+            kept = tuple(a for a in anchors if a[0] < keep)
+            block = Block(text[:keep], kind, block.section, start, block.to_source(keep), kept)
+        blocks.append(block)
         if heading:
-            path.append((heading, text))
+            path.append((heading, block.text))
+        used += len(block.text)
+        if used >= budget:
+            return blocks, True
+    return blocks, False
 
 
 def _runs(raw: str, offset: int) -> Iterator[tuple[BlockKind, list[tuple[int, int]], int]]:
     """Each block's kind, source spans and heading level (0 when not a heading)."""
     run: _Run | None = None
     for line in lines(raw[offset:]):
-        at = Line(line.start + offset, line.text, line.fenced, line.fence)
+        at = line._replace(start=line.start + offset)
         kind, start = _line_kind(at)
         if run is not None and not _continues(run, kind, at):
             yield run.kind, run.pieces, 0
             run = None
-        if kind == "heading":
-            match = HEADING.match(at.text)
-            assert match is not None  # _line_kind saw it
-            span = (at.start + match.start(2), at.start + match.end(2))
-            yield "heading", [span], len(match.group(1))
+        heading = heading_of(at.text) if kind == "heading" else None
+        if heading is not None:
+            level, start, end = heading
+            yield "heading", [(at.start + start, at.start + end)], level
         elif kind is not None:
             run = run or _Run(kind)
             run.fences += at.fence
@@ -146,8 +161,7 @@ def _line_kind(line: Line) -> tuple[BlockKind | None, int]:
         return "code", -1 if line.fence else 0
     if not text.strip() or _BREAK.match(text) or ("-" in text and _DELIMITER_ROW.match(text)):
         return None, -1
-    heading = HEADING.match(text)
-    if heading and heading.group(2).strip():
+    if heading_of(text) is not None:
         return "heading", 0
     if item := _LIST_ITEM.match(text):
         return "list_item", item.end()
@@ -160,6 +174,9 @@ def _inline(raw: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """The spans of ``raw[start:end]`` a reader sees: wikilinks as the words they show,
     emphasis and code markers left out."""
     segment = raw[start:end]
+    if "[[" not in segment:
+        yield from _unmarked(raw, start, end)
+        return
     cut = 0
     for link in wikilinks(segment):
         yield from _unmarked(raw, start + cut, start + link.start)
@@ -169,6 +186,9 @@ def _inline(raw: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 
 def _unmarked(raw: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    if not _MARKED.search(raw, start, end):
+        yield start, end
+        return
     cut = start
     for marker in _MARKERS.finditer(raw, start, end):
         if marker.start() > cut:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
     """One line of the text: where it starts, its text without the line break, and whether
     it is part of fenced code (a fence line itself included)."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_FRONTMATTER_CHARS = 16 * 1024
 """The most front matter read; a note with more keeps its body and reports the rest unread."""
 _OPEN = re.compile(r"\ufeff?---[ \t]*(?:\r\n|\r|\n)")
 _CLOSE = re.compile(r"^---[ \t]*(?:\r\n|\r|\n|$)", re.MULTILINE)

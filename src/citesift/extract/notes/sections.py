@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from citesift.extract.notes.fences import lines
 from citesift.extract.notes.plain import normalize
 
-HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_OPENING = re.compile(r" {0,3}(#{1,6})[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +35,31 @@ class Heading:
     line_end: int
 
 
+def heading_of(line: str) -> tuple[int, int, int] | None:
+    """The level of the ATX heading ``line`` is and the span of its text (its closing run
+    of ``#`` left out), or None when it is none. One pass from each end: a line of any
+    length costs its length."""
+    opening = _OPENING.match(line)
+    if opening is None:
+        return None
+    start, end = opening.end(), len(line.rstrip(" \t"))
+    closing = end
+    while closing > start and line[closing - 1] == "#":
+        closing -= 1
+    if closing < end and (closing == start or line[closing - 1] in " \t"):
+        end = len(line[:closing].rstrip(" \t"))
+    return (len(opening.group(1)), start, end) if end > start else None
+
+
 def headings(body: str) -> list[Heading]:
     """The ATX headings of ``body`` outside fenced code, in order."""
     found: list[Heading] = []
     for line in lines(body):
-        match = None if line.fenced else HEADING.match(line.text)
-        if match and match.group(2).strip():
-            text = match.group(2).strip()
-            at = line.start + match.start(2)
-            found.append(Heading(len(match.group(1)), text, at, line.start, line.end))
+        heading = None if line.fenced else heading_of(line.text)
+        if heading is not None:
+            level, start, end = heading
+            text = line.text[start:end]
+            found.append(Heading(level, text, line.start + start, line.start, line.end))
     return found
 
 
