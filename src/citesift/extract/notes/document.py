@@ -105,16 +105,16 @@ def note_blocks(raw: str, offset: int, budget: int = DEFAULT_BUDGET) -> tuple[li
         if not text:
             continue
         block = Block(text, kind, tuple(t for _, t in path), start, end, anchors)
-        if used + len(text) > budget:  # cut to the budget, its span with it
+        if used + len(text) >= budget:  # cut to the budget, its span with it
             keep = len(text[: budget - used].rstrip())
             kept = tuple(a for a in anchors if a[0] < keep)
-            block = Block(text[:keep], kind, block.section, start, block.to_source(keep), kept)
+            end = block.to_source(keep)
+            blocks.append(Block(text[:keep], kind, block.section, start, end, kept))
+            return blocks, True
         blocks.append(block)
         if heading:
-            path.append((heading, block.text))
-        used += len(block.text)
-        if used >= budget:
-            return blocks, True
+            path.append((heading, text))
+        used += len(text)
     return blocks, False
 
 
