@@ -14,14 +14,14 @@ from moto.server import ThreadedMotoServer
 
 from citesift.errors import LOAD_FAILED, PEER_MISSING, InvalidArgument, LoadError
 from citesift.sources.loaders.limits import LoadLimits
-from citesift.sources.loaders.s3 import S3Prefix, load_s3_sync, parse_s3
+from citesift.sources.loaders.s3 import S3Prefix, load_s3, load_s3_sync, parse_s3
 from loader_servers import slow_body, text_answer
 from made_documents import pdf
 from s3_server import S3StandIn
-from servers import MisbehavingServer, serve
+from servers import MisbehavingServer, seconds_to_cancel, serve
 
 SECRET = "s3-secret-key-never-shown"
-LIMITS = LoadLimits(timeout_ms=800, max_response_bytes=1000)
+LIMITS = LoadLimits(timeout_ms=1500, max_response_bytes=1000)
 
 
 @pytest.fixture(autouse=True)
@@ -97,7 +97,7 @@ def test_pages_are_followed_and_failed_objects_reported(
     assert reasons == {
         "s3://bucket/d/broken.md": "s3 500: s3://bucket/d/broken.md",
         "s3://bucket/d/big.md": "s3: response exceeds 1000 bytes",
-        "s3://bucket/d/slow.md": "s3: timed out after 800ms",
+        "s3://bucket/d/slow.md": "s3: timed out after 1500ms",
     }
     assert all(SECRET not in reason for reason in reasons.values())
     listings = [seen.path for seen in server.seen if seen.path.startswith("/bucket?")]
@@ -148,3 +148,17 @@ def test_s3_sources_are_parsed(spec: str, bucket: str, prefix: str) -> None:
 def test_bad_s3_sources_are_refused(spec: str) -> None:
     with pytest.raises(InvalidArgument):
         parse_s3(spec)
+
+
+def test_the_callers_cancellation_is_never_swallowed(
+    stand_in: tuple[MisbehavingServer, S3StandIn],
+) -> None:
+    server, s3 = stand_in
+    s3.pages = {None: (["slow.md"], None)}
+    s3.objects = {"slow.md": slow_body}
+    s3.serve_objects()
+    patient = LoadLimits(timeout_ms=60_000)
+    spent = seconds_to_cancel(
+        lambda: load_s3(S3Prefix("bucket"), limits=patient, endpoint_url=server.url(""))
+    )
+    assert spent < 2
