@@ -152,3 +152,13 @@ def test_github_sources_are_parsed(spec: str, expected: tuple[str, str, str]) ->
 def test_bad_github_sources_are_refused(spec: str) -> None:
     with pytest.raises(InvalidArgument):
         parse_github(spec)
+
+
+def test_an_entry_the_tree_names_oddly_is_a_failed_download(github: MisbehavingServer) -> None:
+    odd = {"tree": [{"path": "/", "type": "blob"}, {"path": "README.md", "type": "blob"}]}
+    github.route("/repos/octo/notes/git/trees/odd", json_answer(odd))
+    github.route("/octo/notes/odd/README.md", text_answer("# Notes"))
+    base = github.url("").rstrip("/")
+    loaded = load_github_tree_sync(GitHubRepo("octo", "notes", "odd", api=base, raw=base))
+    assert [d.title for d in loaded.documents] == ["Notes"]
+    assert [f.source for f in loaded.failures] == ["/"]

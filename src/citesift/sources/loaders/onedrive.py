@@ -122,7 +122,8 @@ def _file(item: dict[str, Any], path: str) -> _File | None:
         or not isinstance(item.get("id"), str)
     ):
         return None
-    if urlsplit(link).scheme not in ("https", "http"):
+    parts = urlsplit(link)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
         return None
     mime = details.get("mimeType")
     etag = item.get("eTag")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from citesift.clients import Answer, ClientError, Endpoint, request
-from citesift.errors import LOAD_FAILED, LoadError
+from citesift.errors import LOAD_FAILED, InvalidArgument, LoadError
 from citesift.model import SourceDocument
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ async def download_each(
     for done, item in enumerate(items, 1):
         try:
             documents.append(await download(item))
-        except LoadError as error:
+        except (LoadError, InvalidArgument) as error:  # an item the service named oddly too
             failures.append(LoadFailure(name(item), str(error)))
         if progress is not None:
             progress(done, len(items))
