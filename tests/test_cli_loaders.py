@@ -50,6 +50,12 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[MisbehavingServer]:
             "has_more": False,
         }
         server.route("/v1/blocks/abc123/children", json_answer(blocks))
+        monkeypatch.setenv("CITESIFT_GCS_API_URL", base)
+        monkeypatch.setenv("GOOGLE_OAUTH_ACCESS_TOKEN", "gcs-secret")
+        server.route("/storage/v1/b/kb-bucket/o", json_answer({"items": [
+            {"name": "faq/returns.md", "generation": "3"}]}))  # fmt: skip
+        server.route("/storage/v1/b/kb-bucket/o/faq%2Freturns.md",
+                     text_answer("# Returns\n\nWithin thirty days."))  # fmt: skip
         yield server
 
 
@@ -95,3 +101,14 @@ def test_an_s3_prefix_is_indexed(
     assert code == 0, err
     assert out == "indexed 1 document(s) as 1 chunk(s)\n"
     assert run("index", "ls", "--store", store)[1].startswith("s3://kb-docs/team/onboarding.md\t")
+
+
+def test_a_cloud_storage_prefix_is_indexed(services: MisbehavingServer, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    add = ("index", "add", "gs://kb-bucket/faq/", "--store", store, "--retrieval", "bm25")
+    code, out, err = run(*add)
+    assert code == 0, err
+    assert out == "indexed 1 document(s) as 1 chunk(s)\n"
+    assert run("index", "ls", "--store", store)[1] == "gs://kb-bucket/faq/returns.md\t1\tReturns\n"
+    assert services.seen[0].path == "/storage/v1/b/kb-bucket/o?prefix=faq%2F"
+    assert services.seen[0].headers["Authorization"] == "Bearer gcs-secret"

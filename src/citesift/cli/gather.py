@@ -16,9 +16,12 @@ from citesift.cli.reading import EXIT_FAILED, describe, exit_status
 from citesift.errors import PEER_MISSING, InvalidArgument, LoadError
 from citesift.extract.rules import Mode
 from citesift.model import Document, SourceDocument, SourceHit
+from citesift.net import run_sync
 from citesift.settings import SourceSetup
 from citesift.sources.files import INDEXABLE_SUFFIXES, NOT_REGULAR
 from citesift.sources.loaders import LoadedFile, folder_files, load_file
+from citesift.sources.loaders.gcs import API as GCS_API
+from citesift.sources.loaders.gcs import load_gcs, parse_gcs
 from citesift.sources.loaders.github import API as GITHUB_API
 from citesift.sources.loaders.github import RAW as GITHUB_RAW
 from citesift.sources.loaders.github import load_github_tree_sync, parse_github
@@ -29,7 +32,7 @@ from citesift.sources.loaders.results import LoadFailure
 from citesift.sources.loaders.s3 import load_s3_sync, parse_s3
 from citesift.sources.web import is_web_url
 
-REMOTE_PREFIXES = ("s3://", "github:", "notion:")
+REMOTE_PREFIXES = ("s3://", "gs://", "github:", "notion:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,8 @@ def _file(
 
 
 def is_remote(source: str) -> bool:
-    """Whether ``source`` names a remote service's documents (``s3://``, ``github:``,
-    ``notion:``)."""
+    """Whether ``source`` names a remote service's documents (``s3://``, ``gs://``,
+    ``github:``, ``notion:``)."""
     return source.startswith(REMOTE_PREFIXES)
 
 
@@ -141,7 +144,7 @@ def _load_remote(
 ) -> tuple[tuple[SourceDocument, ...], tuple[LoadFailure, ...]]:
     """What the loader for ``source``'s service reads (its address from the environment
     when set: ``GITHUB_API_URL``, ``CITESIFT_GITHUB_RAW_URL``, ``CITESIFT_NOTION_API_URL``,
-    ``AWS_ENDPOINT_URL``)."""
+    ``CITESIFT_GCS_API_URL``, ``AWS_ENDPOINT_URL``)."""
     if source.startswith("notion:"):
         api = os.environ.get("CITESIFT_NOTION_API_URL") or NOTION_API
         page = load_notion_page_sync(source.removeprefix("notion:"), None, files.limits, api=api)
@@ -155,6 +158,13 @@ def _load_remote(
         loaded = load_github_tree_sync(
             repo, files.patterns, files.max_files, files.limits, files.progress
         )
+    elif source.startswith("gs://"):
+        bucket, prefix = parse_gcs(source)
+        api = os.environ.get("CITESIFT_GCS_API_URL") or GCS_API
+        loaded = run_sync(
+            load_gcs(bucket, prefix, None, files.patterns, files.max_files, files.limits, api,
+                     files.progress)
+        )  # fmt: skip
     else:
         loaded = load_s3_sync(
             parse_s3(source), files.patterns, files.max_files, files.limits,

@@ -69,7 +69,7 @@ def add(
         ),
     ] = None,
     max_files: Annotated[
-        int, typer.Option(help="Most files read from one remote tree (GitHub, S3).")
+        int, typer.Option(help="Most files read from one remote tree (GitHub, S3, GCS).")
     ] = DEFAULT_MAX_FILES,
     prune: Annotated[
         bool, typer.Option(help="Remove the indexed files of a folder that no longer exist.")
@@ -80,9 +80,9 @@ def add(
     deadline: Deadline = None,
 ) -> None:
     """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them, web
-    pages, S3 prefixes, GitHub repositories and Notion pages to the index, replacing
-    earlier versions of the same documents. Credentials come from the environment
-    (AWS_*, GITHUB_TOKEN, NOTION_TOKEN). A folder's
+    pages, S3 and Cloud Storage prefixes, GitHub repositories and Notion pages to the
+    index, replacing earlier versions of the same documents. Credentials come from the
+    environment (AWS_*, GOOGLE_OAUTH_ACCESS_TOKEN, GITHUB_TOKEN, NOTION_TOKEN). A folder's
     .gitignore files are respected; a file whose bytes are unchanged since it was indexed
     is not read again. Markdown notes keep their title, sections, tags and front matter.
     Pages read are kept as snapshots in the same store. What cannot be read is said on

@@ -29,6 +29,14 @@ _BUCKET = re.compile(r"[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]")
 Token = str | Callable[[], str] | Callable[[], Awaitable[str]]
 
 
+def parse_gcs(spec: str) -> tuple[str, str]:
+    """``gs://bucket/prefix`` as its bucket and prefix."""
+    match = re.fullmatch(r"gs://([^/]+)/?(.*)", spec, re.DOTALL)
+    if match is None or not _BUCKET.fullmatch(match.group(1)):
+        raise invalid("source", spec, "gs://bucket/prefix")
+    return match.group(1), match.group(2)
+
+
 async def load_gcs(
     bucket: str,
     prefix: str = "",
