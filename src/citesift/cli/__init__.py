@@ -1,5 +1,6 @@
 """The ``citesift`` command line: each command parses, calls the library, renders."""
 
+from citesift.cli import crawl as _crawl  # noqa: F401  registers its commands
 from citesift.cli import extract as _extract  # noqa: F401  registers its commands
 from citesift.cli import fetch as _fetch  # noqa: F401  registers its commands
 from citesift.cli import index as _index  # noqa: F401  registers its commands
