@@ -50,7 +50,7 @@ def run(server: MisbehavingServer, store: SQLiteStore, **options: Any) -> list[d
     seen: list[dict[str, Any]] = []
     crawl(
         server.url("/"),
-        policy=loopback_policy(robots=True, max_redirects=3),
+        policy=loopback_policy(max_redirects=3),  # robots.txt off: a crawl turns it on
         store=store,
         fetcher=loopback_fetcher(),
         on_result=seen.append,
@@ -97,6 +97,42 @@ def test_the_same_crawl_run_again_fetches_nothing_again(
         assert run(server, store) == []
         assert len(server.seen) == hits
         assert len(first) == len(PAGES)
+
+
+def test_a_page_reached_by_redirect_is_not_fetched_again_by_its_own_address(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/moved", "/b"]))
+    server.route("/moved", lambda r, q: r.answer(301, b"", {"Location": "/b"}))
+    serve_page(server, "/b", page("B", ["/"]))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        records = run(server, store, concurrency=1)
+    assert [(r["url"], r["final_url"]) for r in records] == [
+        (server.url("/"), server.url("/")),
+        (server.url("/moved"), server.url("/b")),
+    ]
+    assert server.hits("/b") == 1
+
+
+def test_each_format_a_page_can_give(server: MisbehavingServer, tmp_path: Path) -> None:
+    body = (
+        b'<html lang="en"><head><title>Solar</title>'
+        b'<meta name="description" content="About panels."></head>'
+        b"<body><h1>Solar</h1><h2>How panels work</h2><p>Panels turn light into power.</p>"
+        b'<a href="/next">Next page</a></body></html>'
+    )
+    server.route("/", lambda r, q: r.answer(200, body, {"Content-Type": HTML}))
+    kinds = ["markdown", "text", "blocks", "links", "metadata"]
+    with SQLiteStore(tmp_path / "s.db") as store:
+        [record] = run(server, store, max_depth=0, formats=kinds)
+    assert "# How panels work\n" in record["markdown"]
+    assert "Panels turn light into power." in record["text"]
+    para = next(block for block in record["blocks"] if block["kind"] == "paragraph")
+    html = body.decode()
+    assert html[para["source_start"] : para["source_end"]] == "Panels turn light into power."
+    assert record["links"] == [{"url": server.url("/next"), "text": "Next page"}]
+    assert record["metadata"]["description"] == "About panels."
+    assert record["metadata"]["language"] == "en"
 
 
 def test_depth_limit_include_and_exclude(server: MisbehavingServer, tmp_path: Path) -> None:

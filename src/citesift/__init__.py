@@ -84,6 +84,14 @@ from citesift.net import (
 )
 from citesift.scrape.browser import Browser, BrowserUnavailable
 from citesift.scrape.decision import RenderRecord
+from citesift.scrape.crawl import (
+    CrawlOptions,
+    CrawlProgress,
+    acrawl,
+    crawl,
+    crawl_id,
+    crawl_results,
+)
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
@@ -126,6 +134,8 @@ __all__ = [
     "ChatClient",
     "ClientIdentity",
     "CohereReranker",
+    "CrawlOptions",
+    "CrawlProgress",
     "CrossEncoderError",
     "CrossEncoderReranker",
     "Document",
@@ -189,6 +199,7 @@ __all__ = [
     "WikipediaLimits",
     "WikipediaSourceProvider",
     "__version__",
+    "acrawl",
     "amap_site",
     "aresearch",
     "article_url",
@@ -197,6 +208,9 @@ __all__ = [
     "bm25_score",
     "chunk_text",
     "citation_sources",
+    "crawl",
+    "crawl_id",
+    "crawl_results",
     "create_partitioned_rag",
     "create_rag",
     "default_store_path",

@@ -43,7 +43,9 @@ class CrawlFormat(StrEnum):
 
     markdown = "markdown"
     text = "text"
+    blocks = "blocks"
     links = "links"
+    metadata = "metadata"
 
 
 @app.command("crawl")

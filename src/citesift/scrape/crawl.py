@@ -31,20 +31,18 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from citesift.encoding import decode_html
 from citesift.errors import CitesiftError, invalid
-from citesift.extract import blocks_to_markdown, extract_document
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.numbers import number_in
+from citesift.scrape.crawl_page import PAGE_FORMATS, read_crawled_page
 from citesift.scrape.map import match_score, start_url, words_of
-from citesift.scrape.urls import host_of, normalise, page_links
+from citesift.scrape.urls import host_of, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import SavingFetcher
 from citesift.store.frontier import Entry, Frontier
 from citesift.store.sqlite import SQLiteStore
 
-FORMATS = ("markdown", "text", "links")
 CRAWL_LIMIT = 100
 MAX_CRAWL_LIMIT = 10_000_000
 CRAWL_DEPTH = 3
@@ -87,9 +85,9 @@ class CrawlOptions:
         for name in ("include_paths", "exclude_paths"):
             for pattern in getattr(self, name):
                 _compiled(name, pattern)
-        unknown = [kind for kind in self.formats if kind not in FORMATS]
+        unknown = [kind for kind in self.formats if kind not in PAGE_FORMATS]
         if unknown:
-            raise invalid("formats", list(self.formats), f"some of {', '.join(FORMATS)}")
+            raise invalid("formats", list(self.formats), f"some of {', '.join(PAGE_FORMATS)}")
         if not isinstance(self.allow_external, bool):
             raise invalid("allow_external", self.allow_external, "True or False")
         if self.query is not None and not (isinstance(self.query, str) and self.query.strip()):
@@ -121,12 +119,14 @@ class CrawlProgress:
 @dataclass
 class _Page:
     """What reading one page gave: its record, or why it failed, and the links it adds;
-    ``limited`` when the limiter refused it (it is queued again)."""
+    ``limited`` when the limiter refused it (it is queued again); ``final``, the address
+    a redirect reached, when not its own."""
 
     record: dict[str, Any] | None = None
     reason: str | None = None
     found: list[Entry] = field(default_factory=list)
     limited: bool = False
+    final: str | None = None
 
 
 def crawl(
@@ -190,7 +190,8 @@ async def acrawl(
         options = options or CrawlOptions()
         crawl = crawl_id(start, options)
     own = Fetcher() if fetcher is None else None
-    run = _Run(crawl, start, options, policy, SavingFetcher(fetcher or own or Fetcher(), store))
+    polite = policy.with_(robots=True)  # a crawl always honours robots.txt
+    run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
     try:
         return await run.go(frontier, on_result, on_progress)
     finally:
@@ -283,8 +284,11 @@ class _Run:
                         paused[entry.host] = loop.time() + LIMITED_PAUSE
                         tried, queued = tried - 1, queued + 1
                         continue
+                    reached = None
+                    if page.final is not None:
+                        reached = Entry(page.final, host_of(page.final), entry.depth)
                     queued += frontier.finish(
-                        self.crawl, entry.url, page.record, page.reason, page.found
+                        self.crawl, entry.url, page.record, page.reason, page.found, reached
                     )
                     finished += 1
                     if page.record is None:
@@ -310,6 +314,13 @@ class _Run:
         final = normalise(outcome.final_url) or entry.url
         if not self._in_scope(final):
             return _Page(reason=f"redirected out of scope, to {final}")
+        page = self._html_page(entry, outcome, final)
+        if final != entry.url:
+            page.final = final  # read now: not to be fetched again by its own address
+        return page
+
+    def _html_page(self, entry: Entry, outcome: Snapshot, final: str) -> _Page:
+        """The page read from a fetched snapshot, or why it is not a page."""
         if outcome.content_type.split(";")[0].strip().lower() not in HTML_TYPES:
             return _Page(reason=f"not an HTML page ({outcome.content_type or 'no type'})")
         why = stand_in(outcome)
@@ -322,34 +333,15 @@ class _Run:
 
     def _page(self, entry: Entry, snapshot: Snapshot, final: str) -> _Page:
         """The record of a fetched HTML page, and the links to follow from it."""
-        try:
-            html = snapshot.text()
-        except LookupError:  # a charset label no codec knows: sniff as a browser would
-            html = decode_html(snapshot.body)[0]
-        document = extract_document(html, url=final)
-        links = page_links(html, final)
-        record: dict[str, Any] = {
-            "url": entry.url,
-            "final_url": final,
-            "status": snapshot.status,
-            "title": document.title,
-            "depth": entry.depth,
-            "snapshot_id": snapshot.id,
-        }
-        if "markdown" in self.options.formats:
-            record["markdown"] = blocks_to_markdown(document.blocks, html)
-        if "text" in self.options.formats:
-            record["text"] = "\n\n".join(block.text for block in document.blocks)
-        if "links" in self.options.formats:
-            record["links"] = [{"url": url, "text": text} for url, text in links.items()]
+        page = read_crawled_page(snapshot, entry.url, final, entry.depth, self.options.formats)
         found: list[Entry] = []
         if entry.depth < self.options.max_depth:
             found = [
                 Entry(url, host_of(url), entry.depth + 1, match_score(url, text, self.words))
-                for url, text in links.items()
+                for url, text in page.links.items()
                 if self._follows(url)
             ]
-        return _Page(record=record, found=found)
+        return _Page(record=page.record, found=found)
 
     def _in_scope(self, url: str) -> bool:
         return self.options.allow_external or host_of(url) == host_of(self.start)

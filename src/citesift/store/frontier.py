@@ -115,21 +115,32 @@ class Frontier:
         record: dict[str, Any] | None,
         reason: str | None = None,
         found: Iterable[Entry] = (),
+        reached: Entry | None = None,
     ) -> int:
         """In one transaction: mark ``url`` done with its ``record`` stored (or failed for
-        ``reason`` when there is none), and queue the URLs it ``found`` not yet known;
-        returns how many were new."""
+        ``reason`` when there is none), mark the URL a redirect ``reached`` from it as read
+        too (so it is not fetched again), and queue the URLs it ``found`` not yet known;
+        returns by how many the queue grew."""
+        state = "done" if record is not None else "failed"
         with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE crawl_frontier SET state = ?, reason = ? WHERE crawl = ? AND url = ?",
-                ("done" if record is not None else "failed", reason, crawl, url),
+                (state, reason, crawl, url),
             )
+            dequeued = 0
+            if reached is not None:
+                dequeued = conn.execute(
+                    "UPDATE crawl_frontier SET state = ?, reason = ? WHERE crawl = ? AND url = ?"
+                    " AND state = 'queued'",
+                    (state, f"read by redirect from {url}", crawl, reached.url),
+                ).rowcount
+                _queue(conn, crawl, [reached], state)
             if record is not None:
                 conn.execute(
                     "INSERT OR IGNORE INTO crawl_results (crawl, url, record) VALUES (?, ?, ?)",
                     (crawl, url, json.dumps(record, ensure_ascii=False)),
                 )
-            return _queue(conn, crawl, found)
+            return _queue(conn, crawl, found) - dequeued
 
     def counts(self, crawl: str) -> dict[str, int]:
         """How many URLs of ``crawl`` are in each state."""
@@ -168,12 +179,13 @@ class Frontier:
         yield from ((url, reason or "") for url, reason in rows)
 
 
-def _queue(conn: Any, crawl: str, entries: Iterable[Entry]) -> int:
-    """Queue the entries not yet in the crawl's frontier; returns how many were new."""
+def _queue(conn: Any, crawl: str, entries: Iterable[Entry], state: str = "queued") -> int:
+    """Add the entries not yet in the crawl's frontier (queued, unless ``state`` says
+    otherwise); returns how many were new."""
     return int(
         conn.executemany(
             "INSERT OR IGNORE INTO crawl_frontier (crawl, url, host, depth, score, state)"
-            " VALUES (?, ?, ?, ?, ?, 'queued')",
-            [(crawl, e.url, e.host, e.depth, e.score) for e in entries],
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(crawl, e.url, e.host, e.depth, e.score, state) for e in entries],
         ).rowcount
     )

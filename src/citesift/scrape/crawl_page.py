@@ -1,0 +1,83 @@
+"""One crawled page read into its record: the formats asked for, and the links it names.
+
+This is a crawl's whole per-page step, kept in one function so that what a page gives
+(the formats a document already offers: Markdown, text, blocks, links, metadata) is
+decided in one place, whatever reads the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from citesift.encoding import decode_html
+from citesift.extract import blocks_to_markdown, extract_document
+from citesift.model import Snapshot, SourceDocument
+from citesift.scrape.urls import page_links
+
+PAGE_FORMATS = ("markdown", "text", "blocks", "links", "metadata")
+
+
+@dataclass(frozen=True)
+class CrawledPage:
+    """A page's record (address, status, title, depth, snapshot and the formats asked
+    for) and its links (normalised URL → anchor text, in page order)."""
+
+    record: dict[str, Any]
+    links: dict[str, str]
+
+
+def read_crawled_page(
+    snapshot: Snapshot, url: str, final: str, depth: int, formats: tuple[str, ...]
+) -> CrawledPage:
+    """The record of the HTML page ``snapshot`` (asked for as ``url``, reached at
+    ``final``, ``depth`` links from the crawl's start) with ``formats``, and its links."""
+    try:
+        html = snapshot.text()
+    except LookupError:  # a charset label no codec knows: sniff as a browser would
+        html = decode_html(snapshot.body)[0]
+    document = extract_document(html, url=final)
+    links = page_links(html, final)
+    record: dict[str, Any] = {
+        "url": url,
+        "final_url": final,
+        "status": snapshot.status,
+        "title": document.title,
+        "depth": depth,
+        "snapshot_id": snapshot.id,
+    }
+    if "markdown" in formats:
+        record["markdown"] = blocks_to_markdown(document.blocks, html)
+    if "text" in formats:
+        record["text"] = "\n\n".join(block.text for block in document.blocks)
+    if "blocks" in formats:
+        record["blocks"] = [
+            {
+                "text": block.text,
+                "kind": block.kind,
+                "section": list(block.section),
+                "source_start": block.source_start,
+                "source_end": block.source_end,
+            }
+            for block in document.blocks
+        ]
+    if "links" in formats:
+        record["links"] = [{"url": link, "text": text} for link, text in links.items()]
+    if "metadata" in formats:
+        record["metadata"] = _metadata(document)
+    return CrawledPage(record, links)
+
+
+def _metadata(document: SourceDocument) -> dict[str, Any]:
+    """What the page says of itself (a missing field is None)."""
+    licence = document.licence
+    return {
+        "title": document.title,
+        "description": document.description,
+        "language": document.language,
+        "publisher": document.publisher,
+        "page_date": document.page_date,
+        "canonical_url": document.canonical_url,
+        "licence": None if licence is None else {"name": licence.name, "url": licence.url},
+        "truncated": document.truncated,
+    }
