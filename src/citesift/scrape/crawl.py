@@ -8,7 +8,9 @@ not). URLs are normalised and each is read once; only the start's host is crawle
 ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions searched
 in a found link's path (and query). Every fetch goes through the fetcher, so robots.txt
 (with its Crawl-delay) and the per-host limiter always hold; several hosts are read at
-once, each by at most ``per_host`` requests at a time.
+once, each by at most ``per_host`` requests at a time. A redirect is not followed by the
+fetch: its target joins the frontier like a found link (at the same depth), so a target
+out of scope is never asked for and a target already read is not read again.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -32,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from citesift.errors import CitesiftError, invalid
-from citesift.model import Limited, Skipped, Snapshot
+from citesift.model import Limited, Skipped
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.numbers import number_in
 from citesift.scrape.crawl_page import PAGE_FORMATS, read_crawled_page
@@ -118,15 +120,15 @@ class CrawlProgress:
 
 @dataclass
 class _Page:
-    """What reading one page gave: its record, or why it failed, and the links it adds;
-    ``limited`` when the limiter refused it (it is queued again); ``final``, the address
-    a redirect reached, when not its own."""
+    """What reading one page gave: its record, or why it failed, and the links it adds
+    (a redirect's target alone, when it ``moved``); ``limited`` when the limiter refused
+    it (it is queued again)."""
 
     record: dict[str, Any] | None = None
     reason: str | None = None
     found: list[Entry] = field(default_factory=list)
     limited: bool = False
-    final: str | None = None
+    moved: bool = False
 
 
 def crawl(
@@ -190,7 +192,7 @@ async def acrawl(
         options = options or CrawlOptions()
         crawl = crawl_id(start, options)
     own = Fetcher() if fetcher is None else None
-    polite = policy.with_(robots=True)  # a crawl always honours robots.txt
+    polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
     run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
     try:
         return await run.go(frontier, on_result, on_progress)
@@ -242,7 +244,7 @@ class _Run:
         frontier.begin(self.crawl, Entry(self.start, host_of(self.start), 0), self.options.keyed())
         counts = frontier.counts(self.crawl)
         done, failed, queued = counts["done"], counts["failed"], counts["queued"]
-        tried = done + failed
+        tried = done + failed + counts["moved"]
         loop = asyncio.get_running_loop()
         began, finished = loop.time(), 0
         tasks: dict[asyncio.Task[_Page], Entry] = {}
@@ -284,13 +286,13 @@ class _Run:
                         paused[entry.host] = loop.time() + LIMITED_PAUSE
                         tried, queued = tried - 1, queued + 1
                         continue
-                    reached = None
-                    if page.final is not None:
-                        reached = Entry(page.final, host_of(page.final), entry.depth)
+                    state = "moved" if page.moved else None
                     queued += frontier.finish(
-                        self.crawl, entry.url, page.record, page.reason, page.found, reached
+                        self.crawl, entry.url, page.record, page.reason, page.found, state
                     )
                     finished += 1
+                    if page.moved:
+                        continue
                     if page.record is None:
                         failed += 1
                         continue
@@ -309,31 +311,19 @@ class _Run:
         if isinstance(outcome, Limited):
             return _Page(reason=f"the limiter refused ({outcome.reason})", limited=True)
         if isinstance(outcome, Skipped):
+            if outcome.location is not None:
+                return self._moved(entry, outcome.location)
             shown = f"HTTP {outcome.status}: " if outcome.status else ""
             return _Page(reason=shown + outcome.reason)
-        final = normalise(outcome.final_url) or entry.url
-        if not self._in_scope(final):
-            return _Page(reason=f"redirected out of scope, to {final}")
-        page = self._html_page(entry, outcome, final)
-        if final != entry.url:
-            page.final = final  # read now: not to be fetched again by its own address
-        return page
-
-    def _html_page(self, entry: Entry, outcome: Snapshot, final: str) -> _Page:
-        """The page read from a fetched snapshot, or why it is not a page."""
         if outcome.content_type.split(";")[0].strip().lower() not in HTML_TYPES:
             return _Page(reason=f"not an HTML page ({outcome.content_type or 'no type'})")
         why = stand_in(outcome)
         if why:
             return _Page(reason=why)
         try:
-            return self._page(entry, outcome, final)
+            page = read_crawled_page(outcome, entry.depth, self.options.formats)
         except (CitesiftError, ValueError) as error:
             return _Page(reason=f"could not be read: {error}")
-
-    def _page(self, entry: Entry, snapshot: Snapshot, final: str) -> _Page:
-        """The record of a fetched HTML page, and the links to follow from it."""
-        page = read_crawled_page(snapshot, entry.url, final, entry.depth, self.options.formats)
         found: list[Entry] = []
         if entry.depth < self.options.max_depth:
             found = [
@@ -342,6 +332,14 @@ class _Run:
                 if self._follows(url)
             ]
         return _Page(record=page.record, found=found)
+
+    def _moved(self, entry: Entry, location: str) -> _Page:
+        """A redirect: its target queued (when in scope and still to be read)."""
+        target = normalise(location)
+        if target is None or not self._in_scope(target):
+            return _Page(reason=f"redirected out of scope, to {location}")
+        reason = f"redirected to {target}"
+        return _Page(reason=reason, found=[Entry(target, host_of(target), entry.depth)], moved=True)
 
     def _in_scope(self, url: str) -> bool:
         return self.options.allow_external or host_of(url) == host_of(self.start)

@@ -27,20 +27,17 @@ class CrawledPage:
     links: dict[str, str]
 
 
-def read_crawled_page(
-    snapshot: Snapshot, url: str, final: str, depth: int, formats: tuple[str, ...]
-) -> CrawledPage:
-    """The record of the HTML page ``snapshot`` (asked for as ``url``, reached at
-    ``final``, ``depth`` links from the crawl's start) with ``formats``, and its links."""
+def read_crawled_page(snapshot: Snapshot, depth: int, formats: tuple[str, ...]) -> CrawledPage:
+    """The record of the HTML page ``snapshot`` (``depth`` links from the crawl's start)
+    with ``formats``, and its links."""
     try:
         html = snapshot.text()
     except LookupError:  # a charset label no codec knows: sniff as a browser would
         html = decode_html(snapshot.body)[0]
-    document = extract_document(html, url=final)
-    links = page_links(html, final)
+    document = extract_document(html, url=snapshot.url)
+    links = page_links(html, snapshot.url)
     record: dict[str, Any] = {
-        "url": url,
-        "final_url": final,
+        "url": snapshot.url,
         "status": snapshot.status,
         "title": document.title,
         "depth": depth,

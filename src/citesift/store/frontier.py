@@ -1,8 +1,9 @@
 """A crawl's frontier and results in the store, so a crawl killed at any moment resumes.
 
 Each crawl has a row (its start URL and options) and one frontier row per URL it has
-found (depth, score, state ``queued``, ``claimed``, ``done`` or ``failed``, and why a
-failed one failed); a URL is in a crawl's frontier once, whatever its spellings found.
+found (depth, score, state ``queued``, ``claimed``, ``done``, ``failed`` or ``moved`` (a
+redirect, whose target is queued in its place), and why one failed or moved); a URL is
+in a crawl's frontier once, whatever its spellings found.
 A page's result is stored in the transaction that marks it done, with the links it adds,
 so a crash loses nothing finished and finishes nothing twice. Rows claimed by a run that
 died are queued again when the crawl starts again.
@@ -38,7 +39,7 @@ STEPS = [
         UNIQUE (crawl, url));
     """
 ]
-STATES = ("queued", "claimed", "done", "failed")
+STATES = ("queued", "claimed", "done", "failed", "moved")
 PAGE = 200
 
 
@@ -115,32 +116,23 @@ class Frontier:
         record: dict[str, Any] | None,
         reason: str | None = None,
         found: Iterable[Entry] = (),
-        reached: Entry | None = None,
+        state: str | None = None,
     ) -> int:
-        """In one transaction: mark ``url`` done with its ``record`` stored (or failed for
-        ``reason`` when there is none), mark the URL a redirect ``reached`` from it as read
-        too (so it is not fetched again), and queue the URLs it ``found`` not yet known;
-        returns by how many the queue grew."""
-        state = "done" if record is not None else "failed"
+        """In one transaction: mark ``url`` done with its ``record`` stored (failed for
+        ``reason`` when there is none, or the ``state`` given: ``moved`` for a redirect),
+        and queue the URLs it ``found`` not yet known; returns how many were new."""
+        state = state or ("done" if record is not None else "failed")
         with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE crawl_frontier SET state = ?, reason = ? WHERE crawl = ? AND url = ?",
                 (state, reason, crawl, url),
             )
-            dequeued = 0
-            if reached is not None:
-                dequeued = conn.execute(
-                    "UPDATE crawl_frontier SET state = ?, reason = ? WHERE crawl = ? AND url = ?"
-                    " AND state = 'queued'",
-                    (state, f"read by redirect from {url}", crawl, reached.url),
-                ).rowcount
-                _queue(conn, crawl, [reached], state)
             if record is not None:
                 conn.execute(
                     "INSERT OR IGNORE INTO crawl_results (crawl, url, record) VALUES (?, ?, ?)",
                     (crawl, url, json.dumps(record, ensure_ascii=False)),
                 )
-            return _queue(conn, crawl, found) - dequeued
+            return _queue(conn, crawl, found)
 
     def counts(self, crawl: str) -> dict[str, int]:
         """How many URLs of ``crawl`` are in each state."""
@@ -179,13 +171,12 @@ class Frontier:
         yield from ((url, reason or "") for url, reason in rows)
 
 
-def _queue(conn: Any, crawl: str, entries: Iterable[Entry], state: str = "queued") -> int:
-    """Add the entries not yet in the crawl's frontier (queued, unless ``state`` says
-    otherwise); returns how many were new."""
+def _queue(conn: Any, crawl: str, entries: Iterable[Entry]) -> int:
+    """Queue the entries not yet in the crawl's frontier; returns how many were new."""
     return int(
         conn.executemany(
             "INSERT OR IGNORE INTO crawl_frontier (crawl, url, host, depth, score, state)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(crawl, e.url, e.host, e.depth, e.score, state) for e in entries],
+            " VALUES (?, ?, ?, ?, ?, 'queued')",
+            [(crawl, e.url, e.host, e.depth, e.score) for e in entries],
         ).rowcount
     )
