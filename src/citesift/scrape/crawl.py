@@ -119,6 +119,34 @@ class CrawlProgress:
 
 
 @dataclass
+class _Tally:
+    """A run's counts of pages done, failed, queued and tried (toward the limit), and
+    finished in this run (for its rate)."""
+
+    done: int
+    failed: int
+    queued: int
+    tried: int = 0
+    finished: int = 0
+
+    def count(
+        self, frontier: Frontier, crawl: str, entry: Entry, page: _Page
+    ) -> dict[str, Any] | None:
+        """Finish ``entry`` in the frontier with what reading it gave and count it; its
+        record when it is a result."""
+        state = "moved" if page.moved else None
+        self.queued += frontier.finish(
+            crawl, entry.url, page.record, page.reason, page.found, state
+        )
+        self.finished += 1
+        if page.record is not None:
+            self.done += 1
+        elif not page.moved:
+            self.failed += 1
+        return page.record
+
+
+@dataclass
 class _Page:
     """What reading one page gave: its record, or why it failed, and the links it adds
     (a redirect's target alone, when it ``moved``); ``limited`` when the limiter refused
@@ -243,34 +271,39 @@ class _Run:
     ) -> CrawlProgress:
         frontier.begin(self.crawl, Entry(self.start, host_of(self.start), 0), self.options.keyed())
         counts = frontier.counts(self.crawl)
-        done, failed, queued = counts["done"], counts["failed"], counts["queued"]
-        tried = done + failed + counts["moved"]
+        tally = _Tally(counts["done"], counts["failed"], counts["queued"])
+        tally.tried = tally.done + tally.failed + counts["moved"]
+        # hosts that may have URLs queued: a claim is tried only when one of them is free,
+        # so a busy host's long queue is never scanned in vain (memory: one entry a host)
+        waiting = frontier.waiting_hosts(self.crawl)
         loop = asyncio.get_running_loop()
-        began, finished = loop.time(), 0
+        began = loop.time()
         tasks: dict[asyncio.Task[_Page], Entry] = {}
         hosts: Counter[str] = Counter()
         paused: dict[str, float] = {}
 
         def progress() -> CrawlProgress:
-            elapsed = max(loop.time() - began, 1e-9)
-            return CrawlProgress(self.crawl, done, queued, failed, finished / elapsed)
+            rate = tally.finished / max(loop.time() - began, 1e-9)
+            return CrawlProgress(self.crawl, tally.done, tally.queued, tally.failed, rate)
 
         try:
             while True:
                 now = loop.time()
                 for host in [h for h, until in paused.items() if until <= now]:
                     del paused[host]
-                while len(tasks) < self.options.concurrency and tried < self.options.limit:
-                    busy = {h for h, n in hosts.items() if n >= self.options.per_host}
-                    claimed = frontier.claim(self.crawl, 1, busy | set(paused))
+                while len(tasks) < self.options.concurrency and tally.tried < self.options.limit:
+                    shut = {h for h, n in hosts.items() if n >= self.options.per_host}
+                    shut |= paused.keys()
+                    claimed = frontier.claim(self.crawl, 1, shut) if waiting - shut else []
                     if not claimed:
+                        waiting &= shut
                         break
                     entry = claimed[0]
                     tasks[asyncio.create_task(self._read(entry))] = entry
                     hosts[entry.host] += 1
-                    tried, queued = tried + 1, queued - 1
+                    tally.tried, tally.queued = tally.tried + 1, tally.queued - 1
                 if not tasks:
-                    if paused and queued > 0 and tried < self.options.limit:
+                    if paused and tally.queued > 0 and tally.tried < self.options.limit:
                         await asyncio.sleep(min(paused.values()) - now)
                         continue
                     return progress()
@@ -280,25 +313,19 @@ class _Run:
                 for task in ended:
                     entry = tasks.pop(task)
                     hosts[entry.host] -= 1
+                    if not hosts[entry.host]:
+                        del hosts[entry.host]
                     page = task.result()
                     if page.limited:
                         frontier.release(self.crawl, entry.url)
                         paused[entry.host] = loop.time() + LIMITED_PAUSE
-                        tried, queued = tried - 1, queued + 1
+                        waiting.add(entry.host)
+                        tally.tried, tally.queued = tally.tried - 1, tally.queued + 1
                         continue
-                    state = "moved" if page.moved else None
-                    queued += frontier.finish(
-                        self.crawl, entry.url, page.record, page.reason, page.found, state
-                    )
-                    finished += 1
-                    if page.moved:
-                        continue
-                    if page.record is None:
-                        failed += 1
-                        continue
-                    done += 1
-                    if on_result is not None:
-                        on_result(page.record)
+                    waiting.update(found.host for found in page.found)
+                    record = tally.count(frontier, self.crawl, entry, page)
+                    if record is not None and on_result is not None:
+                        on_result(record)
                 if on_progress is not None:
                     on_progress(progress())
         finally:

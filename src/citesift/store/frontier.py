@@ -101,6 +101,15 @@ class Frontier:
             )
         return [Entry(*row) for row in rows]
 
+    def waiting_hosts(self, crawl: str) -> set[str]:
+        """The hosts of the URLs of ``crawl`` still queued."""
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT host FROM crawl_frontier WHERE crawl = ? AND state = 'queued'",
+                (crawl,),
+            ).fetchall()
+        return {row[0] for row in rows}
+
     def release(self, crawl: str, url: str) -> None:
         """Queue a claimed URL again (it could not be fetched yet)."""
         with self.store.transaction() as conn:
