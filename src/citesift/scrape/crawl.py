@@ -3,8 +3,8 @@
 ``crawl(url, limit, max_depth, include_paths, exclude_paths, allow_external, formats,
 policy=..., store=...)`` reads the start page, then the pages it links to, level by level
 (with ``query``, the URLs whose address and anchor text hold more of its words first),
-to ``max_depth`` links from the start and ``limit`` pages in all (pages tried, failed or
-not). URLs are normalised and each is read once; only the start's host is crawled unless
+to ``max_depth`` links from the start and ``limit`` requests in all (pages read, failed,
+or redirecting). URLs are normalised and each is read once; only the start's host is crawled unless
 ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions searched
 in a found link's path (and query). Every fetch goes through the fetcher, so robots.txt
 (with its Crawl-delay) and the per-host limiter always hold; several hosts are read at
@@ -15,8 +15,9 @@ out of scope is never asked for and a target already read is not read again.
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
 and started again with the same URL and options (its ``crawl_id``), or resumed by id,
-goes on with nothing finished lost and nothing finished fetched again (a page in flight
-at the kill is fetched again: it was never finished). Each page's snapshot is kept in the
+goes on with nothing finished lost and nothing finished fetched again (a request in
+flight at the kill, whose answer never came back, is sent again: at most ``concurrency``
+of them). Each page's snapshot is kept in the
 store; a record cites it. A bot challenge, block page or soft 404 is a failure, never a
 result. Memory stays flat: nothing is held per page but the frontier in the store.
 """

@@ -24,6 +24,11 @@ MAX_ANCHOR_MARKUP = 2_000
 """Characters of an anchor's markup read for its text (a giant anchor costs no more)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TAG = re.compile(r"<[^>]*>?")
+_OPENERS = re.compile(
+    "<(?:!--|/?(?:a|base|" + "|".join(RAW_TEXT_ENDS) + r")(?=[\t\n\f\r />]))", re.IGNORECASE
+)
+"""Where the tags a link scan reads may start: anchors, ``<base>``, raw-text elements (whose
+bodies are skipped) and comments; every other tag is passed over by one search."""
 
 
 def normalise(url: str, base: str | None = None) -> str | None:
@@ -71,16 +76,19 @@ def page_links(html: str, base: str, cap: int = MAX_LINKS) -> dict[str, str]:
     """The page's http(s) links, normalised and deduplicated, in page order, each with its
     anchor text (the first anchor's, when several link the same URL); ``cap`` at most.
 
-    One scan of the page's tags (the extraction tokenizer's: linear whatever the markup),
-    raw-text bodies skipped; a ``<base href>`` before the first link sets the base. At most
-    ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read, so a page of a million
-    anchors to nowhere costs no more than its first ones; an address repeated (menus,
-    footers) is resolved once."""
+    One scan for the tags it needs, each read by the extraction tokenizer (linear whatever
+    the markup), raw-text bodies and comments skipped; a ``<base href>`` before the first
+    link sets the base. At most ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read,
+    so a page of a million anchors to nowhere costs no more than its first ones; an
+    address repeated (menus, footers) is resolved once."""
     found: dict[str, str] = {}
     resolved: dict[str, str | None] = {}
     opened: tuple[str | None, int] = (None, 0)  # the open anchor's URL, where its text starts
     pos, anchors = 0, cap * ANCHORS_PER_LINK
-    while len(found) < cap and anchors and (token := TOKEN.search(html, pos)) is not None:
+    while len(found) < cap and anchors and (opener := _OPENERS.search(html, pos)) is not None:
+        token = TOKEN.match(html, opener.start())
+        if token is None:  # not reached: every opener starts a token
+            break
         pos = token.end()
         name = (token.group(2) or "").lower()
         if name in RAW_TEXT_ENDS and not token.group(1):
