@@ -7,8 +7,10 @@ spelt several ways, redirects, slow pages and 404s) is served by a process of it
 127.0.0.1. Each crawler then crawls it whole, in a process of its own, with the per-host
 limiter relaxed to ``--concurrency`` requests at once and no spacing (robots.txt still
 honoured), and again stopped at ``--small`` pages. The table gives, for each run, the pages
-read, pages/s, the pages the server was asked for twice, and the process's peak memory; then
-citesift's pages/s as a ratio of Scrapy's and its peak memory at ``--small`` vs all pages.
+read, pages/s, the pages the server was asked for twice, the process's peak memory and its
+CPU time per page (which a busy machine does not move as it moves pages/s); then citesift's
+pages/s as a ratio of Scrapy's, Scrapy's CPU per page as a ratio of citesift's, and
+citesift's peak memory at ``--small`` vs all pages (the best of ``--rounds`` runs each).
 Scrapy is an optional dependency (``pip install -e '.[bench]'``); without it only
 citesift's rows are printed.
 """
@@ -215,7 +217,8 @@ def crawl_scrapy(url: str, limit: int, concurrency: int, work: Path) -> dict[str
 
 @dataclass
 class Row:
-    """One crawler's run: pages read, seconds, pages asked for twice, peak memory (MiB)."""
+    """One crawler's run: pages read, seconds, pages asked for twice, peak memory (MiB) and
+    CPU seconds (user and system: what the run cost, however busy the machine was)."""
 
     crawler: str
     limit: int
@@ -223,10 +226,15 @@ class Row:
     seconds: float
     twice: int
     peak_mib: float
+    cpu: float
 
     @property
     def rate(self) -> float:
         return self.pages / self.seconds
+
+    @property
+    def cpu_per_page(self) -> float:
+        return self.cpu / self.pages
 
 
 def run_one(crawler: str, url: str, limit: int, concurrency: int, origin: str) -> Row:
@@ -244,8 +252,8 @@ def run_one(crawler: str, url: str, limit: int, concurrency: int, origin: str) -
     found = json.loads(said.decode().strip().splitlines()[-1])
     hits = json.loads(urllib.request.urlopen(f"{origin}/__hits").read())
     twice = sum(1 for path, n in hits.items() if n > 1 and path != "/robots.txt")
-    peak = usage.ru_maxrss / 1024
-    return Row(crawler, limit, found["pages"], found["seconds"], twice, peak)
+    peak, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    return Row(crawler, limit, found["pages"], found["seconds"], twice, peak, cpu)
 
 
 def _env() -> dict[str, str]:
@@ -305,13 +313,13 @@ def main() -> None:
 
 def report(rows: list[Row], args: argparse.Namespace) -> None:
     print(f"site: {args.pages} pages on loopback, {args.concurrency} requests at once per crawler")
-    heads = ("limit", "pages", "seconds", "pages/s", "twice", "peak MiB")
+    heads = ("limit", "pages", "seconds", "pages/s", "twice", "peak MiB", "CPU ms/page")
     print(f"{'crawler':8} " + " ".join(f"{head:>{len(head) + 2}}" for head in heads))
     for row in rows:
         limit = "all" if row.limit == ALL else str(row.limit)
         print(
             f"{row.crawler:8} {limit:>7} {row.pages:>7} {row.seconds:>9.2f} {row.rate:>9.1f}"
-            f" {row.twice:>7} {row.peak_mib:>10.1f}"
+            f" {row.twice:>7} {row.peak_mib:>10.1f} {1000 * row.cpu / row.pages:>13.1f}"
         )
 
     def best(crawler: str, limit: int, what: str) -> float:
@@ -323,6 +331,8 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
     if any(row.crawler == "scrapy" for row in rows):
         ratio = best("ours", ALL, "rate") / best("scrapy", ALL, "rate")
         print(f"pages/s, citesift / Scrapy (whole site): {ratio:.2f}")
+        cost = best("scrapy", ALL, "cpu_per_page") / best("ours", ALL, "cpu_per_page")
+        print(f"CPU per page, Scrapy / citesift (whole site): {cost:.2f}")
     small, whole = best("ours", args.small, "peak_mib"), best("ours", ALL, "peak_mib")
     print(
         f"citesift peak memory: {small:.1f} MiB at {args.small} pages, {whole:.1f} MiB at all"
