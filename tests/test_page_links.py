@@ -17,6 +17,7 @@ def test_links_are_read_with_their_text_in_page_order() -> None:
         '<A HREF="one?a=1&amp;b=2#frag">One <b>bold</b>&nbsp;link</A>'
         "<a href=/two>Two</a><a href='one?a=1&amp;b=2'>again</a>"
         "<a name=anchor>no href</a><a href='mailto:x@example.org'>mail</a>"
+        f"<a href='/{'x' * 9000}'>too long</a>"
         "<a href='https://elsewhere.example/x'>Out<p>side"
     )
     assert page_links(html, BASE) == {

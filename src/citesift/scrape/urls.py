@@ -19,6 +19,8 @@ from citesift.extract.tokens import RAW_TEXT_ENDS, TOKEN, attributes, raw_text_e
 MAX_LINKS = 2_000
 """Links read from one page at most (a page of a million links reads its first ones)."""
 ANCHORS_PER_LINK = 4
+MAX_URL_CHARS = 8_192
+"""A link longer than this is passed over (servers refuse far shorter request lines)."""
 MAX_ANCHOR_TEXT = 200
 MAX_ANCHOR_MARKUP = 2_000
 """Characters of an anchor's markup read for its text (a giant anchor costs no more)."""
@@ -106,6 +108,8 @@ def page_links(html: str, base: str, cap: int = MAX_LINKS) -> dict[str, str]:
             base = base if found else normalise(unescape_attribute(href), base) or base
             continue
         anchors -= 1
+        if len(href) > MAX_URL_CHARS:
+            continue  # no server answers such an address; it would only fill the frontier
         if href not in resolved:
             resolved[href] = normalise(unescape_attribute(href), base)
         opened = (resolved[href], pos)
