@@ -16,6 +16,7 @@ from citesift.scrape.crawl import CrawlOptions, crawl, crawl_id, crawl_results
 from citesift.store import SQLiteStore
 from citesift.store.frontier import Frontier
 from local_site import HTML, page, serve_page
+from made_documents import pdf, word_file
 from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(60)
@@ -130,6 +131,30 @@ def test_each_format_a_page_can_give(server: MisbehavingServer, tmp_path: Path) 
     assert record["links"] == [{"url": server.url("/next"), "text": "Next page"}]
     assert record["metadata"]["description"] == "About panels."
     assert record["metadata"]["language"] == "en"
+
+
+def test_pdf_and_office_files_are_read_by_their_bytes_and_other_files_fail(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/report", "/survey.html", "/logo.png"]))
+    binary = "application/octet-stream"
+    report = pdf(["Silt rose in March.", "It fell in May."], {"Title": "River report"})
+    server.route("/report", lambda r, q: r.answer(200, report, {"Content-Type": binary}))
+    survey = word_file()
+    server.route("/survey.html", lambda r, q: r.answer(200, survey, {"Content-Type": binary}))
+    png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+    server.route("/logo.png", lambda r, q: r.answer(200, png, {"Content-Type": "image/png"}))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        records = run(server, store, formats=["text", "blocks"], concurrency=1)
+        crawl_of = crawl_id(server.url("/"), CrawlOptions(formats=("text", "blocks")))
+        failed = dict(Frontier(store).failures(crawl_of))
+    by_path = {r["url"].removeprefix(server.url("")): r for r in records}
+    assert sorted(by_path) == ["/", "/report", "/survey.html"]
+    assert by_path["/report"]["title"] == "River report"
+    assert "It fell in May." in by_path["/report"]["text"]
+    assert [b["place"]["page"] for b in by_path["/report"]["blocks"]] == [1, 2]
+    assert "record silt" in by_path["/survey.html"]["text"]
+    assert "neither an HTML page nor" in failed[server.url("/logo.png")]
 
 
 def test_depth_limit_include_and_exclude(server: MisbehavingServer, tmp_path: Path) -> None:

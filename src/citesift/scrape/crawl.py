@@ -38,7 +38,7 @@ from citesift.errors import CitesiftError, invalid
 from citesift.model import Limited, Skipped
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.numbers import number_in
-from citesift.scrape.crawl_page import PAGE_FORMATS, read_crawled_page
+from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
 from citesift.scrape.map import match_score, start_url, words_of
 from citesift.scrape.urls import host_of, normalise
 from citesift.sources.challenge import stand_in
@@ -55,7 +55,6 @@ PER_HOST = 2
 LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
 again, not failed)."""
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 _RUN_ONLY = ("concurrency", "per_host")
 """Options that change how a crawl runs, not which crawl it is."""
 
@@ -343,13 +342,15 @@ class _Run:
                 return self._moved(entry, outcome.location)
             shown = f"HTTP {outcome.status}: " if outcome.status else ""
             return _Page(reason=shown + outcome.reason)
-        if outcome.content_type.split(";")[0].strip().lower() not in HTML_TYPES:
-            return _Page(reason=f"not an HTML page ({outcome.content_type or 'no type'})")
-        why = stand_in(outcome)
-        if why:
-            return _Page(reason=why)
         try:
-            page = read_crawled_page(outcome, entry.depth, self.options.formats)
+            kind = page_kind(outcome)
+            if kind is None:
+                shown = outcome.content_type or "no type"
+                return _Page(reason=f"neither an HTML page nor a PDF or Office file ({shown})")
+            why = stand_in(outcome) if kind == "html" else None
+            if why:
+                return _Page(reason=why)
+            page = read_crawled_page(outcome, kind, entry.depth, self.options.formats)
         except (CitesiftError, ValueError) as error:
             return _Page(reason=f"could not be read: {error}")
         found: list[Entry] = []
