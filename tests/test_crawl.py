@@ -48,7 +48,10 @@ def build_site(server: MisbehavingServer, other: MisbehavingServer) -> None:
 
 
 def run(server: MisbehavingServer, store: SQLiteStore, **options: Any) -> list[dict[str, Any]]:
+    """The records of a crawl of the server's site, one page at a time unless ``options``
+    say otherwise (so they come in the order the pages were taken from the frontier)."""
     seen: list[dict[str, Any]] = []
+    options.setdefault("concurrency", 1)
     crawl(
         server.url("/"),
         policy=loopback_policy(max_redirects=3),  # robots.txt off, redirects on: a crawl decides
@@ -107,7 +110,7 @@ def test_a_redirect_target_joins_the_frontier_and_is_read_once(
     server.route("/moved", lambda r, q: r.answer(301, b"", {"Location": "/b"}))
     serve_page(server, "/b", page("B", ["/"]))
     with SQLiteStore(tmp_path / "s.db") as store:
-        records = run(server, store, concurrency=1)
+        records = run(server, store)
     assert [r["url"] for r in records] == [server.url("/"), server.url("/b")]
     assert server.hits("/moved") == 1 and server.hits("/b") == 1
 
@@ -145,7 +148,7 @@ def test_pdf_and_office_files_are_read_by_their_bytes_and_other_files_fail(
     png = b"\x89PNG\r\n\x1a\n" + bytes(64)
     server.route("/logo.png", lambda r, q: r.answer(200, png, {"Content-Type": "image/png"}))
     with SQLiteStore(tmp_path / "s.db") as store:
-        records = run(server, store, formats=["text", "blocks"], concurrency=1)
+        records = run(server, store, formats=["text", "blocks"])
         crawl_of = crawl_id(server.url("/"), CrawlOptions(formats=("text", "blocks")))
         failed = dict(Frontier(store).failures(crawl_of))
     by_path = {r["url"].removeprefix(server.url("")): r for r in records}
@@ -178,7 +181,7 @@ def test_a_query_crawls_best_first(server: MisbehavingServer, tmp_path: Path) ->
     serve_page(server, "/solar-power", page("Solar", ["/solar-power/panels"]))
     serve_page(server, "/solar-power/panels", page("Panels", []))
     with SQLiteStore(tmp_path / "s.db") as store:
-        found = paths(run(server, store, query="solar panels", limit=3, concurrency=1), server)
+        found = paths(run(server, store, query="solar panels", limit=3), server)
     assert found == ["/", "/solar-power", "/solar-power/panels"]
 
 
@@ -205,7 +208,7 @@ def test_several_hosts_are_crawled_at_once_each_within_its_limit(tmp_path: Path)
         for server in (one, two):
             for i in range(4):
                 server.route(f"/p{i}", slow)
-        records = run(one, store, allow_external=True, max_depth=1)
+        records = run(one, store, allow_external=True, max_depth=1, concurrency=8)
     assert len(records) == 9
     for server in (one, two):
         starts = sorted(seen.at for seen in server.seen if seen.path.startswith("/p"))
