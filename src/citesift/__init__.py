@@ -83,7 +83,6 @@ from citesift.net import (
     retry_after_ms,
 )
 from citesift.scrape.browser import Browser, BrowserUnavailable
-from citesift.scrape.decision import RenderRecord
 from citesift.scrape.crawl import (
     CrawlOptions,
     CrawlProgress,
@@ -92,6 +91,7 @@ from citesift.scrape.crawl import (
     crawl_id,
     crawl_results,
 )
+from citesift.scrape.decision import RenderRecord
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
