@@ -247,10 +247,13 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A fetch or read that gave nothing usable: the HTTP status when there was one."""
+    """A fetch or read that gave nothing usable: the HTTP status when there was one;
+    ``location``: where a redirect left unfollowed points (absolute; not compared), so a
+    caller can decide for itself whether to go there."""
 
     status: int | None
     reason: str = ""
+    location: str | None = field(default=None, compare=False)
 
 
 SearchOutcome = Hits | Limited | Failed

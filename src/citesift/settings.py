@@ -54,6 +54,10 @@ class Settings:
     max_redirects: int | None = None  # redirects followed, each hop re-checked
     store: str | None = None  # the SQLite store file
     offline: bool = False  # answer from stored snapshots only, send nothing
+    browser: str | None = None  # the Chromium executable that renders pages
+    model: str | None = None  # the chat model that plans research (none: extractive)
+    base_url: str | None = None  # its OpenAI-compatible endpoint
+    api_key: str | None = field(default=None, repr=False)  # its key (else $OPENAI_API_KEY)
 
     def identity(self) -> ClientIdentity:
         """The client identity to send; a contact is required unless the run is offline, and

@@ -31,6 +31,15 @@ def _web_address(value: object) -> bool:
         return False
 
 
+def _header(pair: object) -> bool:
+    """Whether ``pair`` is a header name and value that cannot inject another header."""
+    return (
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and all(isinstance(p, str) and p.isascii() and p.isprintable() and p for p in pair)
+    )
+
+
 def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -66,8 +75,9 @@ NO_RETRY = RetryPolicy(attempts=1)
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """An HTTP API at ``base_url``: ``label`` names it in errors, ``api_key`` is sent as a
-    bearer token, ``timeout`` bounds a whole call (every try and wait, each body read),
-    ``max_response_bytes`` the answer read. A value that makes no sense is refused here."""
+        bearer token, ``timeout`` bounds a whole call (every try and wait, each body read),
+        ``max_response_bytes`` the answer read, ``headers`` are sent with every call (a key
+    some API wants in a header of its own). A value that makes no sense is refused here."""
 
     base_url: str
     label: str
@@ -75,6 +85,7 @@ class Endpoint:
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     retry: RetryPolicy = DEFAULT_RETRY
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if not _web_address(self.base_url):
@@ -85,6 +96,8 @@ class Endpoint:
             raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
         if not isinstance(self.retry, RetryPolicy):
             raise invalid("retry", self.retry, "a RetryPolicy")
+        if not all(_header(pair) for pair in self.headers):
+            raise invalid("headers", self.headers, "(name, value) pairs of printable ASCII")
 
     def url(self, path: str) -> str:
         """The address of ``path`` under the base URL."""

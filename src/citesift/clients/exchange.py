@@ -1,6 +1,6 @@
-"""One exchange with a configured API: a request (a JSON POST, a GET of a listing or a
-download) within the call's deadline, its answer read up to a cap, tried again by the
-endpoint's retry policy; every failure a ``ClientError`` naming the API.
+"""One exchange with a configured API: a request (a JSON POST, a GET with query parameters,
+a listing or a download) within the call's deadline, its answer read up to a cap, tried
+again by the endpoint's retry policy; every failure a ``ClientError`` naming the API.
 
 ``post_json`` is the async core; ``post_json_sync`` runs it from plain code, also from
 inside a running event loop (a notebook), where it runs on a worker thread.
@@ -50,9 +50,11 @@ async def request(
     *,
     payload: Any = None,
     headers: dict[str, str] | None = None,
+    params: dict[str, str] | None = None,
 ) -> Answer:
     """One call to ``target`` (a path under the endpoint, or a whole http(s) address such
-    as a download link) within the endpoint's deadline, tried again by its retry policy
+    as a download link; ``params`` its query, ``payload`` its JSON body) within the
+    endpoint's deadline, tried again by its retry policy
     after a 429 or 5xx answer or a lost connection; the last answer, whatever its status.
     A timeout, a body past the cap or a connection that never answered is a ``ClientError``;
     redirects are not followed."""
@@ -62,7 +64,8 @@ async def request(
     async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
         for attempt in range(1, endpoint.retry.attempts + 1):
             try:
-                answer = await _try(client, endpoint, (method, url, payload, headers), deadline)
+                call = _Call(method, url, payload, headers, params)
+                answer = await _try(client, endpoint, call, deadline)
             except _Retryable as lost:
                 failure, retry_after, answer = f"network error: {lost.__cause__}", None, None
             else:
@@ -80,9 +83,22 @@ async def request(
 
 async def post_json(endpoint: Endpoint, path: str, payload: Any) -> Any:
     """POST ``payload`` as JSON to ``path`` of ``endpoint`` and return the JSON answer."""
-    answer = await request(
-        endpoint, "POST", path, payload=payload, headers={"Accept": "application/json"}
-    )
+    return _json_answer(endpoint, await request(endpoint, "POST", path, payload=payload,
+                                                headers=_JSON))  # fmt: skip
+
+
+async def get_json(endpoint: Endpoint, path: str, params: dict[str, str]) -> Any:
+    """GET ``path`` of ``endpoint`` with query ``params`` and return the JSON answer (a search
+    API that answers only GET requests)."""
+    return _json_answer(endpoint, await request(endpoint, "GET", path, headers=_JSON,
+                                                params=params))  # fmt: skip
+
+
+_JSON = {"Accept": "application/json"}
+
+
+def _json_answer(endpoint: Endpoint, answer: Answer) -> Any:
+    """The JSON of a 2xx answer; a ``ClientError`` quoting any other."""
     if not answer.ok:
         raise ClientError(f"{endpoint.label}: {answer.status} {_excerpt(answer.body)}")
     return answer.json(endpoint.label)
@@ -97,8 +113,16 @@ class _Retryable(Exception):
     """The connection was refused or lost before an answer: worth another try."""
 
 
-_Call = tuple[str, str, Any, "dict[str, str] | None"]
-"""A request to send: method, address, JSON payload (None: no body) and extra headers."""
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A request to send: method, address, JSON payload (None: no body), extra headers and
+    query parameters."""
+
+    method: str
+    url: str
+    payload: Any = None
+    headers: dict[str, str] | None = None
+    params: dict[str, str] | None = None
 
 
 def _absolute(target: str) -> bool:
@@ -122,10 +146,13 @@ async def _try(
 
 
 async def _send(client: httpx.AsyncClient, endpoint: Endpoint, call: _Call) -> Answer:
-    method, url, payload, extra = call
-    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-    headers.update(extra or {})
-    built = client.build_request(method, url, json=payload, headers=headers)
+    headers = dict(endpoint.headers)
+    if endpoint.api_key:
+        headers["Authorization"] = f"Bearer {endpoint.api_key}"
+    headers.update(call.headers or {})
+    built = client.build_request(
+        call.method, call.url, json=call.payload, headers=headers, params=call.params
+    )
     response = await client.send(built, stream=True)
     try:
         body = await _capped(response, endpoint)
@@ -178,6 +205,9 @@ def request_sync(
     *,
     payload: Any = None,
     headers: dict[str, str] | None = None,
+    params: dict[str, str] | None = None,
 ) -> Answer:
     """``request`` from synchronous code (on a worker thread when a loop is running)."""
-    return run_sync(request(endpoint, method, target, payload=payload, headers=headers))
+    return run_sync(
+        request(endpoint, method, target, payload=payload, headers=headers, params=params)
+    )
