@@ -106,6 +106,8 @@ from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
+from citesift.serve.config import ServeConfig
+from citesift.serve.run import create_app, serve
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,
@@ -213,6 +215,7 @@ __all__ = [
     "ScrapeResult",
     "SearchOutcome",
     "SearxngSearch",
+    "ServeConfig",
     "Settings",
     "SiteMap",
     "SitemapBounds",
@@ -245,6 +248,7 @@ __all__ = [
     "crawl",
     "crawl_id",
     "crawl_results",
+    "create_app",
     "create_partitioned_rag",
     "create_rag",
     "default_store_path",
@@ -283,6 +287,7 @@ __all__ = [
     "scrape_sync",
     "sections",
     "sentence_spans",
+    "serve",
     "source_setup",
     "split_frontmatter",
     "strip_tags",

@@ -9,6 +9,7 @@ from citesift.cli import page as _page  # noqa: F401  registers its commands
 from citesift.cli import research as _research  # noqa: F401  registers its commands
 from citesift.cli import scrape as _scrape  # noqa: F401  registers its commands
 from citesift.cli import search as _search  # noqa: F401  registers its commands
+from citesift.cli import serve as _serve  # noqa: F401  registers its commands
 from citesift.cli import wiki as _wiki  # noqa: F401  registers its commands
 from citesift.cli.app import app
 

@@ -1,0 +1,44 @@
+"""``citesift serve``: the HTTP API (a Firecrawl v2 compatible subset) on a host and port."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from citesift.cli.app import app
+from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
+from citesift.errors import CitesiftError
+from citesift.serve.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE, ServeConfig
+from citesift.serve.run import serve
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = DEFAULT_PORT,
+    api_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-key",
+            metavar="KEY",
+            help="A bearer key callers must send (repeatable); required off loopback.",
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        int, typer.Option(help="Requests per minute per client before 429.")
+    ] = DEFAULT_RATE,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    store: Store = None,
+) -> None:
+    """Serve the HTTP API: Firecrawl's /v2/scrape and /v2/map, the schema at /openapi.json,
+    its documentation at /docs."""
+    settings = load_cli_settings(
+        {"contact": contact, "allow_private": allow_private or None, "store": store}
+    )
+    try:
+        # a missing contact, a bad bound or no key off loopback is refused before listening
+        serve(ServeConfig(host, port, tuple(api_key or ()), rate_limit), settings)
+    except CitesiftError as error:
+        usage_error(str(error))

@@ -1,0 +1,109 @@
+"""The API's guard over real HTTP: keys, the per-client rate, body bounds, the schema, and
+the refusal to listen off loopback without a key."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.errors import InvalidArgument
+from citesift.serve.config import ServeConfig
+from serving import CONTACT, running
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_without_keys_any_caller_on_loopback_is_served() -> None:
+    with running() as base:
+        schema = httpx.get(f"{base}/openapi.json", headers={"Authorization": "Bearer anything"})
+        assert schema.status_code == 200
+        assert schema.json()["info"]["title"] == "citesift"
+        assert "swagger" in httpx.get(f"{base}/docs").text.lower()
+
+
+def test_with_keys_a_caller_needs_one_of_them() -> None:
+    with running(ServeConfig(port=0, api_keys=("k-one", "k-two"))) as base:
+        url = f"{base}/v2/crawl"
+        missing = httpx.post(url, json={"url": "http://127.0.0.1:9/"})
+        wrong = httpx.post(url, json={}, headers={"Authorization": "Bearer k-three"})
+        assert missing.status_code == wrong.status_code == 401
+        assert missing.json() == {"success": False, "error": "Unauthorized: Invalid token"}
+        right = httpx.post(url, json={}, headers={"Authorization": "Bearer k-two"})
+        assert right.status_code == 501  # past the guard
+        assert httpx.get(f"{base}/openapi.json").status_code == 200  # the schema stays open
+
+
+def test_a_client_past_its_rate_is_answered_429_with_retry_after() -> None:
+    with running(ServeConfig(port=0, rate_per_minute=3)) as base:
+        answers = [httpx.get(f"{base}/openapi.json") for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[-1].json()["success"] is False
+    assert 1 <= int(answers[-1].headers["retry-after"]) <= 20
+
+
+def test_each_key_has_its_own_rate() -> None:
+    config = ServeConfig(port=0, api_keys=("k-one", "k-two"), rate_per_minute=1)
+    with running(config) as base:
+
+        def ask(key: str) -> int:
+            headers = {"Authorization": f"Bearer {key}"}
+            return httpx.post(f"{base}/v2/crawl", json={}, headers=headers).status_code
+
+        assert [ask("k-one"), ask("k-one"), ask("k-two")] == [501, 429, 501]
+
+
+def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
+    with running(ServeConfig(port=0, max_body_bytes=4096)) as base:
+        declared = httpx.post(f"{base}/v2/crawl", content=b"{" + b" " * 5000 + b"}")
+
+        def chunks() -> object:
+            for _ in range(100):
+                yield b" " * 1000
+
+        streamed = httpx.post(f"{base}/v2/crawl", content=chunks())  # type: ignore[arg-type]
+        small = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
+    assert declared.status_code == streamed.status_code == 413
+    assert declared.json()["code"] == "PAYLOAD_TOO_LARGE"
+    assert small.status_code == 501  # under the bound: on to the route
+
+
+def test_routes_not_served_yet_say_so() -> None:
+    with running() as base:
+        crawl = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
+        status = httpx.get(f"{base}/v2/crawl/some-id")
+        unknown = httpx.get(f"{base}/v2/nothing-here")
+    assert crawl.status_code == status.status_code == 501
+    assert "/v2/crawl" in crawl.json()["error"]
+    assert unknown.status_code == 404 and unknown.json()["success"] is False
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.7", "::", "example.org"])
+def test_listening_off_loopback_needs_a_key(host: str) -> None:
+    with pytest.raises(InvalidArgument, match="api_keys"):
+        ServeConfig(host=host)
+    assert ServeConfig(host=host, api_keys=("a-key",)).api_keys == ("a-key",)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "[::1]", "localhost", "127.8.9.10"])
+def test_loopback_needs_no_key(host: str) -> None:
+    assert ServeConfig(host=host).api_keys == ()
+
+
+def test_serve_refuses_to_start_off_loopback_without_a_key() -> None:
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--contact", CONTACT])
+    assert result.exit_code == 64
+    assert "api_keys" in result.stderr and "not loopback" in result.stderr
+
+
+def test_serve_refuses_to_start_without_a_contact() -> None:
+    result = CliRunner().invoke(app, ["serve", "--port", "0"])
+    assert result.exit_code == 64
+    assert "contact" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["", "has space", "tab\there", "é"])
+def test_an_unusable_key_is_refused(key: str) -> None:
+    with pytest.raises(InvalidArgument, match="api_keys"):
+        ServeConfig(api_keys=(key,))
