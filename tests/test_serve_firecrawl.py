@@ -4,6 +4,8 @@ naming each option citesift cannot honour."""
 
 from __future__ import annotations
 
+import base64
+import struct
 from collections.abc import Iterator
 
 import httpx
@@ -187,3 +189,18 @@ def test_the_schema_documents_the_firecrawl_bodies(api: str) -> None:
     assert {"/v2/scrape", "/v2/map"} <= set(schema["paths"])
     scrape_body = schema["components"]["schemas"]["ScrapeRequest"]["properties"]
     assert {"url", "formats", "onlyMainContent", "includeTags", "maxAge"} <= set(scrape_body)
+
+
+@pytest.mark.slow
+def test_a_screenshot_is_a_png_data_url_of_the_rendered_page(server: MisbehavingServer) -> None:
+    page_route(server, "/rich", RICH)
+    rendering = Settings(contact=CONTACT, allow_private=True)  # the system's Chromium
+    with running(settings=rendering) as base:
+        shot = {"type": "screenshot", "fullPage": False, "viewport": {"width": 400, "height": 300}}
+        doc = client(base).scrape(server.url("/rich"), formats=["markdown", shot])
+    assert doc.screenshot is not None and doc.screenshot.startswith("data:image/png;base64,")
+    png = base64.b64decode(doc.screenshot.split(",", 1)[1])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert struct.unpack(">II", png[16:24]) == (400, 300)  # the viewport asked, not the page
+    assert doc.metadata is not None
+    assert doc.metadata.model_extra["citesift"]["render"]["rendered"] is True  # type: ignore[index]
