@@ -3,6 +3,14 @@ the refusal to listen off loopback without a key."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 import httpx
 import pytest
 from typer.testing import CliRunner
@@ -10,6 +18,8 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.serve.config import ServeConfig
+from local_site import page
+from servers import MisbehavingServer, Query, Request
 from serving import CONTACT, running
 
 pytestmark = pytest.mark.timeout(60)
@@ -107,3 +117,57 @@ def test_serve_refuses_to_start_without_a_contact() -> None:
 def test_an_unusable_key_is_refused(key: str) -> None:
     with pytest.raises(InvalidArgument, match="api_keys"):
         ServeConfig(api_keys=(key,))
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+def test_scrapes_running_at_once_are_bounded_by_the_servers_slots(
+    server: MisbehavingServer, in_flight: int
+) -> None:
+    running_now = [0]
+    most = [0]
+    lock = threading.Lock()
+
+    def slow_page(request: Request, query: Query) -> None:
+        with lock:
+            running_now[0] += 1
+            most[0] = max(most[0], running_now[0])
+        time.sleep(1.0)
+        with lock:
+            running_now[0] -= 1
+        request.answer(200, page("Slow", []), {"Content-Type": "text/html; charset=utf-8"})
+
+    server.route("/slow", slow_page)
+    with running(ServeConfig(port=0, max_in_flight=in_flight)) as base:
+
+        def scrape(_: int) -> int:
+            body = {"url": server.url("/slow")}
+            return httpx.post(f"{base}/v2/scrape", json=body, timeout=30).status_code
+
+        with ThreadPoolExecutor(3) as pool:
+            statuses = list(pool.map(scrape, range(3)))
+    assert statuses == [200, 200, 200]
+    assert most[0] == in_flight
+
+
+def test_the_serve_command_listens_until_stopped(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", "serve"]
+    given = ["--port", str(port), "--contact", CONTACT, "--api-key", "k-one"]
+    process = subprocess.Popen(
+        [*command, *given], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        answer = None
+        deadline = time.monotonic() + 30
+        while answer is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                answer = httpx.post(f"http://127.0.0.1:{port}/v2/crawl", json={})
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert answer is not None and answer.status_code == 401
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=15)
+    assert b"Uvicorn running" in err and b"Finished server process" in err  # shut down cleanly

@@ -9,7 +9,13 @@ import typer
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
 from citesift.errors import CitesiftError
-from citesift.serve.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE, ServeConfig
+from citesift.serve.config import (
+    DEFAULT_HOST,
+    DEFAULT_IN_FLIGHT,
+    DEFAULT_PORT,
+    DEFAULT_RATE,
+    ServeConfig,
+)
 from citesift.serve.run import serve
 
 
@@ -28,6 +34,9 @@ def serve_command(
     rate_limit: Annotated[
         int, typer.Option(help="Requests per minute per client before 429.")
     ] = DEFAULT_RATE,
+    max_in_flight: Annotated[
+        int, typer.Option(help="Scrapes and maps run at once; more wait for a slot.")
+    ] = DEFAULT_IN_FLIGHT,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -39,6 +48,7 @@ def serve_command(
     )
     try:
         # a missing contact, a bad bound or no key off loopback is refused before listening
-        serve(ServeConfig(host, port, tuple(api_key or ()), rate_limit), settings)
+        keys = tuple(api_key or ())
+        serve(ServeConfig(host, port, keys, rate_limit, max_in_flight=max_in_flight), settings)
     except CitesiftError as error:
         usage_error(str(error))

@@ -3,6 +3,7 @@ schema at ``/openapi.json`` and its documentation at ``/docs``."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -23,7 +24,8 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
-        app.state.serving = Serving(setup, settings.fetch_policy())
+        slots = asyncio.Semaphore(config.max_in_flight)
+        app.state.serving = Serving(setup, settings.fetch_policy(), slots)
         try:
             yield
         finally:

@@ -15,19 +15,25 @@ DEFAULT_RATE = 120
 """Requests a client may make per minute (its burst too) before it is answered 429."""
 DEFAULT_MAX_BODY = 1 << 20
 """Bytes a request body may hold; more is answered 413 before any route reads it."""
+DEFAULT_IN_FLIGHT = 8
+"""Scrapes and maps run at once (each may start a browser); more wait for a slot."""
+SLOT_WAIT = 30.0
+"""Seconds a request waits for a slot before it is answered 503 with Retry-After."""
 LOOPBACK_NAMES = ("localhost",)
 
 
 @dataclass(frozen=True)
 class ServeConfig:
     """Where the server listens, the bearer keys it takes (none: any caller, loopback only),
-    the per-client rate limit and the request body bound."""
+    the per-client rate limit, the request body bound and how many scrapes or maps run at
+    once."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     api_keys: tuple[str, ...] = ()
     rate_per_minute: int = DEFAULT_RATE
     max_body_bytes: int = DEFAULT_MAX_BODY
+    max_in_flight: int = DEFAULT_IN_FLIGHT
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host.strip():
@@ -35,6 +41,7 @@ class ServeConfig:
         number_in("port", self.port, 0, 65_535, whole=True)
         number_in("rate_per_minute", self.rate_per_minute, 1, 1_000_000, whole=True)
         number_in("max_body_bytes", self.max_body_bytes, 1024, 1 << 30, whole=True)
+        number_in("max_in_flight", self.max_in_flight, 1, 1000, whole=True)
         keys = (self.api_keys,) if isinstance(self.api_keys, str) else self.api_keys
         if not all(_usable_key(key) for key in keys):
             raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")

@@ -16,16 +16,18 @@ from citesift.serve.documents import document, failed
 from citesift.serve.map_request import MapRequest
 from citesift.serve.replies import failure
 from citesift.serve.scrape_request import ScrapeRequest
-from citesift.serve.state import Serving, serving
+from citesift.serve.state import Serving, serving, slot
 
 router = APIRouter(prefix="/v2", tags=["firecrawl"])
 Shared = Annotated[Serving, Depends(serving)]
+WORK = [Depends(slot)]
+"""What every route that fetches holds while it runs: one of the server's work slots."""
 
 LATER = ("/crawl", "/batch/scrape", "/search", "/extract", "/agent")
 """Firecrawl routes citesift does not serve yet: answered 501 with what is missing."""
 
 
-@router.post("/scrape", response_model=None)
+@router.post("/scrape", response_model=None, dependencies=WORK)
 async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
     """One page in the formats asked, with citesift's provenance in ``metadata.citesift``."""
     setup = shared.setup
@@ -44,7 +46,7 @@ async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dic
     return {"success": True, "data": document(outcome)}
 
 
-@router.post("/map", response_model=None)
+@router.post("/map", response_model=None, dependencies=WORK)
 async def map_urls(body: MapRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
     """A site's URLs from its sitemaps and start page, ranked by ``search`` when given."""
     call = amap_site(

@@ -37,15 +37,18 @@ class RateLimit:
             self._buckets[client] = (tokens, now)
             return (1 - tokens) / self.refill
         if client not in self._buckets and len(self._buckets) >= MAX_CLIENTS:
-            self._forget_full(now)
+            self._forget(now)
         self._buckets[client] = (tokens - 1, now)
         return 0.0
 
-    def _forget_full(self, now: float) -> None:
-        """Drop the clients whose buckets have refilled (they are as if never seen)."""
+    def _forget(self, now: float) -> None:
+        """Drop the clients whose buckets have refilled (they are as if never seen), else
+        the one seen first, so memory stays bounded."""
         for client, (tokens, then) in list(self._buckets.items()):
             if tokens + (now - then) * self.refill >= self.capacity:
                 del self._buckets[client]
+        if len(self._buckets) >= MAX_CLIENTS:
+            del self._buckets[next(iter(self._buckets))]
 
 
 class Guard:
