@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from citesift.serve import firecrawl, replies
+from citesift.serve import firecrawl, index_routes, replies
 from citesift.serve.config import ServeConfig
 from citesift.serve.guard import Guard, RateLimit
 from citesift.serve.state import Serving
@@ -41,6 +41,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     )
     replies.install(app)
     app.include_router(firecrawl.router)
+    app.include_router(index_routes.router)
     app.add_middleware(
         Guard,
         keys=config.api_keys,
