@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -204,3 +205,21 @@ def test_a_screenshot_is_a_png_data_url_of_the_rendered_page(server: Misbehaving
     assert struct.unpack(">II", png[16:24]) == (400, 300)  # the viewport asked, not the page
     assert doc.metadata is not None
     assert doc.metadata.model_extra["citesift"]["render"]["rendered"] is True  # type: ignore[index]
+
+
+def test_max_age_answers_from_the_store_and_store_in_cache_false_keeps_nothing(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    page_route(server, "/kept", RICH)
+    page_route(server, "/not-kept", RICH)
+    stored = Settings(contact=CONTACT, allow_private=True, store=str(tmp_path / "store.db"))
+    with running(settings=stored) as base:
+        fc = client(base)
+        first = fc.scrape(server.url("/kept"), formats=["markdown"])
+        again = fc.scrape(server.url("/kept"), formats=["markdown"], max_age=3_600_000)
+        fresh = fc.scrape(server.url("/kept"), formats=["markdown"], max_age=0)
+        for _ in range(2):
+            fc.scrape(server.url("/not-kept"), formats=["markdown"], store_in_cache=False)
+    assert first.markdown == again.markdown == fresh.markdown
+    assert server.hits("/kept") == 2  # the second scrape was answered by the store
+    assert server.hits("/not-kept") == 2  # nothing was kept to answer from

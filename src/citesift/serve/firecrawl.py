@@ -37,7 +37,7 @@ async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dic
         options=body.options(),
         policy=shared.policy,
         fetcher=setup.fetcher,
-        store=setup.store,
+        store=setup.store if body.store_in_cache else None,
         offline=setup.settings.offline,
         executable=setup.settings.browser,
     )

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from citesift.errors import InvalidArgument
+from citesift.errors import CitesiftError, InvalidArgument, StoreBusy
 
 NOT_SUPPORTED = "not supported by citesift"
 
@@ -56,6 +56,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _invalid_body)  # type: ignore[arg-type]
     app.add_exception_handler(InvalidArgument, _invalid_argument)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(CitesiftError, _citesift_error)  # type: ignore[arg-type]
 
 
 async def _invalid_body(_: Request, error: RequestValidationError) -> JSONResponse:
@@ -77,3 +78,11 @@ async def _invalid_argument(_: Request, error: InvalidArgument) -> JSONResponse:
 async def _http_error(_: Request, error: HTTPException) -> JSONResponse:
     headers = dict(error.headers) if error.headers else None
     return failure(error.status_code, str(error.detail), headers=headers)
+
+
+async def _citesift_error(_: Request, error: CitesiftError) -> JSONResponse:
+    """An error of the library's own (a busy store, a model that cannot run) as Firecrawl's
+    error shape: 503 with Retry-After for a busy store, else 500."""
+    if isinstance(error, StoreBusy):
+        return failure(503, str(error), "STORE_BUSY", headers={"Retry-After": "5"})
+    return failure(500, str(error), type(error).__name__)

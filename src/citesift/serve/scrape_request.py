@@ -60,7 +60,7 @@ class ScrapeRequest(FirecrawlBody):
     max_age: int | None = Field(None, ge=0)
     min_age: int | None = None
     lockdown: bool | None = None
-    store_in_cache: bool = True
+    store_in_cache: bool = True  # False: nothing of this scrape is kept in the store
     zero_data_retention: bool | None = None
 
     def options(self) -> ScrapeOptions:
