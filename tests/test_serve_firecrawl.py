@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import struct
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from firecrawl import Firecrawl
 from firecrawl.v2.utils.error_handler import (
     BadRequestError,
     FirecrawlError,
+    RequestTimeoutError,
     WebsiteNotSupportedError,
 )
 
@@ -223,3 +225,30 @@ def test_max_age_answers_from_the_store_and_store_in_cache_false_keeps_nothing(
     assert first.markdown == again.markdown == fresh.markdown
     assert server.hits("/kept") == 2  # the second scrape was answered by the store
     assert server.hits("/not-kept") == 2  # nothing was kept to answer from
+
+
+def test_a_scrape_past_its_timeout_is_a_408(api: str, server: MisbehavingServer) -> None:
+    serve_page(server, "/slow", page("Slow", []), delay=3)
+    started = time.monotonic()
+    with pytest.raises(RequestTimeoutError) as raised:
+        client(api).scrape(server.url("/slow"), timeout=1000)
+    assert time.monotonic() - started < 2.5
+    assert raised.value.status_code == 408 and "SCRAPE_TIMEOUT" in str(raised.value.code)
+
+
+def test_robots_txt_refusal_is_a_403(api: str, server: MisbehavingServer) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    page_route(server, "/private/page", RICH)
+    with pytest.raises(WebsiteNotSupportedError) as raised:
+        client(api).scrape(server.url("/private/page"))
+    assert "ROBOTS_DISALLOWED" in str(raised.value)
+    assert server.hits("/private/page") == 0
+
+
+def test_a_screenshot_without_a_browser_is_an_error_saying_so(
+    api: str, server: MisbehavingServer
+) -> None:
+    page_route(server, "/rich", RICH)
+    with pytest.raises(FirecrawlError) as raised:
+        client(api).scrape(server.url("/rich"), formats=["screenshot"])
+    assert raised.value.status_code == 500 and "RENDER_UNAVAILABLE" in str(raised.value)

@@ -31,7 +31,7 @@ LATER = ("/crawl", "/batch/scrape", "/search", "/extract", "/agent")
 async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
     """One page in the formats asked, with citesift's provenance in ``metadata.citesift``."""
     setup = shared.setup
-    outcome = await scrape(
+    call = scrape(
         body.url,
         identity=setup.identity,
         options=body.options(),
@@ -41,6 +41,10 @@ async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dic
         offline=setup.settings.offline,
         executable=setup.settings.browser,
     )
+    try:
+        outcome = await asyncio.wait_for(call, _seconds(body.timeout))
+    except TimeoutError:
+        return failure(408, f"the scrape took over {body.timeout} ms", "SCRAPE_TIMEOUT")
     if isinstance(outcome, ScrapeFailure):
         return failed(outcome)
     return {"success": True, "data": document(outcome)}
@@ -58,13 +62,18 @@ async def map_urls(body: MapRequest, shared: Shared) -> JSONResponse | dict[str,
         bounds=body.bounds(),
     )
     try:
-        found = await asyncio.wait_for(call, body.timeout / 1000 if body.timeout else None)
+        found = await asyncio.wait_for(call, _seconds(body.timeout))
     except TimeoutError:
         return failure(408, f"the map took over {body.timeout} ms", "MAP_TIMEOUT")
     answer: dict[str, Any] = {"success": True, "links": [{"url": url} for url in found.urls]}
     if found.problems:
         answer["warning"] = "; ".join(found.problems)
     return answer
+
+
+def _seconds(timeout_ms: int | None) -> float | None:
+    """Firecrawl's ``timeout`` (milliseconds for the whole request) in seconds."""
+    return timeout_ms / 1000 if timeout_ms is not None else None
 
 
 def _later(path: str) -> None:
