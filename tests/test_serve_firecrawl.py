@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import struct
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -252,3 +253,15 @@ def test_a_screenshot_without_a_browser_is_an_error_saying_so(
     with pytest.raises(FirecrawlError) as raised:
         client(api).scrape(server.url("/rich"), formats=["screenshot"])
     assert raised.value.status_code == 500 and "RENDER_UNAVAILABLE" in str(raised.value)
+
+
+def test_the_v1_style_calls_langchain_makes_are_served(api: str, server: MisbehavingServer) -> None:
+    page_route(server, "/rich", RICH)
+    fc = client(api)
+    asked = {"formats": ["markdown"], "integration": "langchain"}
+    with warnings.catch_warnings():  # the SDK warns once a process that v1 calls are old
+        warnings.filterwarnings("ignore", "firecrawl: v1-style calls", DeprecationWarning)
+        doc = fc.scrape_url(server.url("/rich"), params=asked)
+        found = fc.map_url(server.url("/rich"), params={"integration": "langchain"})
+    assert doc.markdown and doc.markdown.startswith("The river rises")
+    assert server.url("/rich") in [link.url for link in found.links]
