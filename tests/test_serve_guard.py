@@ -171,3 +171,23 @@ def test_the_serve_command_listens_until_stopped(tmp_path: Path) -> None:
         process.terminate()
         _, err = process.communicate(timeout=15)
     assert b"Uvicorn running" in err and b"Finished server process" in err  # shut down cleanly
+
+
+BLOCKED_IMPORTS = """
+import sys
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("fastapi", "uvicorn", "starlette"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+sys.meta_path.insert(0, Blocked())
+import citesift
+from citesift.cli import main
+main()
+"""
+
+
+def test_without_the_serve_extra_citesift_imports_and_serve_says_what_to_install() -> None:
+    command = [sys.executable, "-c", BLOCKED_IMPORTS, "serve", "--contact", CONTACT]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 64
+    assert "pip install 'citesift[serve]'" in done.stderr
