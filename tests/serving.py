@@ -9,8 +9,8 @@ from contextlib import contextmanager
 
 import uvicorn
 
-from citesift.serve.config import ServeConfig
-from citesift.serve.run import create_app
+from citesift.api.config import ServeConfig
+from citesift.api.run import create_app
 from citesift.settings import Settings
 
 CONTACT = "https://example.org/contact"

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from citesift.api.config import ServeConfig
 from citesift.cli import app
 from citesift.errors import InvalidArgument
-from citesift.serve.config import ServeConfig
 from local_site import page
 from servers import MisbehavingServer, Query, Request
 from serving import CONTACT, running

@@ -10,6 +10,8 @@ from citesift.agent import (
     research,
     trace,
 )
+from citesift.api.config import ServeConfig
+from citesift.api.run import create_app, serve
 from citesift.clients import (
     BraveSearch,
     ChatClient,
@@ -106,8 +108,6 @@ from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
-from citesift.serve.config import ServeConfig
-from citesift.serve.run import create_app, serve
 from citesift.settings import Settings, SourceSetup, load_settings, source_setup
 from citesift.sources import (
     Aborted,

@@ -6,17 +6,17 @@ from typing import Annotated
 
 import typer
 
-from citesift.cli.app import app
-from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
-from citesift.errors import CitesiftError
-from citesift.serve.config import (
+from citesift.api.config import (
     DEFAULT_HOST,
     DEFAULT_IN_FLIGHT,
     DEFAULT_PORT,
     DEFAULT_RATE,
     ServeConfig,
 )
-from citesift.serve.run import serve
+from citesift.api.run import serve
+from citesift.cli.app import app
+from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
+from citesift.errors import CitesiftError
 
 
 @app.command("serve")

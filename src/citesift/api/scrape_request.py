@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from citesift.api.fields import FirecrawlBody
+from citesift.api.replies import Unsupported
 from citesift.scrape.options import MAX_TIMEOUT, MAX_WAIT_MS, ScrapeOptions
-from citesift.serve.fields import FirecrawlBody
-from citesift.serve.replies import Unsupported
 
 FORMAT_NAMES = {
     "markdown": "markdown",

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
+from citesift.api.config import SLOT_WAIT
 from citesift.net import FetchPolicy
-from citesift.serve.config import SLOT_WAIT
 from citesift.settings import SourceSetup
 
 

@@ -9,14 +9,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
+from citesift.api.documents import document, failed
+from citesift.api.map_request import MapRequest
+from citesift.api.replies import failure
+from citesift.api.scrape_request import ScrapeRequest
+from citesift.api.state import Serving, serving, slot
 from citesift.scrape.map import amap_site
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure
-from citesift.serve.documents import document, failed
-from citesift.serve.map_request import MapRequest
-from citesift.serve.replies import failure
-from citesift.serve.scrape_request import ScrapeRequest
-from citesift.serve.state import Serving, serving, slot
 
 router = APIRouter(prefix="/v2", tags=["firecrawl"])
 Shared = Annotated[Serving, Depends(serving)]

@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from citesift.serve import firecrawl, index_routes, replies
-from citesift.serve.config import ServeConfig
-from citesift.serve.guard import Guard, RateLimit
-from citesift.serve.state import Serving
+from citesift.api import firecrawl, index_routes, replies
+from citesift.api.config import ServeConfig
+from citesift.api.guard import Guard, RateLimit
+from citesift.api.state import Serving
 from citesift.settings import Settings, source_setup, version_text
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from citesift.api.replies import failure
 from citesift.scrape import result as codes
 from citesift.scrape.result import ScrapeFailure, ScrapeResult, plain
-from citesift.serve.replies import failure
 
 TEXT_FORMATS = {"markdown": "markdown", "html": "html", "raw_html": "rawHtml"}
 """The library's text formats and Firecrawl's keys for them."""

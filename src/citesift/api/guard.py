@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from citesift.serve.replies import failure
+from citesift.api.replies import failure
 
 OPEN_PATHS = frozenset(("/openapi.json", "/docs", "/docs/oauth2-redirect"))
 """Paths answered without a key: the schema and its documentation say nothing private."""

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator
 from pydantic.alias_generators import to_camel
 
-from citesift.serve.replies import Unsupported
+from citesift.api.replies import Unsupported
 
 Label = Annotated[str, StringConstraints(max_length=200)]
 """A caller's short label (``origin``, ``integration``): logged, never acted on."""

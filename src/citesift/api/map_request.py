@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from citesift.api.fields import FirecrawlBody
+from citesift.api.replies import Unsupported
 from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, SitemapBounds
-from citesift.serve.fields import FirecrawlBody
-from citesift.serve.replies import Unsupported
 
 ONLY = {
     "include_subdomains": False,

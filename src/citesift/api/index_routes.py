@@ -10,11 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends
 
-from citesift.cli.reading import describe
-from citesift.index.documents import IngestDoc, as_ingest_doc
-from citesift.index.rag import create_rag
-from citesift.model import Document, SourceHit
-from citesift.serve.index_requests import (
+from citesift.api.index_requests import (
     IndexHit,
     IndexSearchRequest,
     IndexSearchResponse,
@@ -22,8 +18,12 @@ from citesift.serve.index_requests import (
     IngestResponse,
     Skipped,
 )
-from citesift.serve.replies import Unsupported
-from citesift.serve.state import Serving, serving, slot
+from citesift.api.replies import Unsupported
+from citesift.api.state import Serving, serving, slot
+from citesift.cli.reading import describe
+from citesift.index.documents import IngestDoc, as_ingest_doc
+from citesift.index.rag import create_rag
+from citesift.model import Document, SourceHit
 from citesift.sources.web import is_web_url
 from citesift.store.sqlite import default_store_path
 

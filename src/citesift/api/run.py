@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from citesift.api.config import ServeConfig
 from citesift.errors import ConfigError
-from citesift.serve.config import ServeConfig
 from citesift.settings import Settings
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def create_app(config: ServeConfig, settings: Settings) -> FastAPI:
     """The API for ``config``, fetching as ``settings`` say (a missing contact or a bad bound
     is raised here, before anything listens)."""
     try:
-        from citesift.serve.app import build_app
+        from citesift.api.app import build_app
     except ModuleNotFoundError as error:
         raise ConfigError(f"{MISSING_EXTRA} ({error})") from None
     return build_app(config, settings)
