@@ -56,3 +56,17 @@ def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return InvalidArgument(f"{name} must be {expected}, not {shown}")
+
+
+LOAD_FAILED = "LOAD_FAILED"
+PEER_MISSING = "PEER_MISSING"
+
+
+class LoadError(CitesiftError):
+    """A loader could not bring documents in. ``code`` says how: ``LOAD_FAILED`` (a request,
+    an answer or every download failed) or ``PEER_MISSING`` (the optional SDK it needs is
+    not installed). Messages name the service and the address, never a credential."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

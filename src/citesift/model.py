@@ -132,6 +132,9 @@ class SourceDocument:
     snapshot_id: str | None = None
     truncated: bool = False
     author: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+    """What the source says about itself beyond the fields above (a note's tags, links and
+    front matter), kept with each of its passages; JSON-safe values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +195,8 @@ class Provenance:
     source_start: int | None = None
     source_end: int | None = None
     fragment_url: str | None = None
+    section: tuple[str, ...] | None = None
+    """The heading path over the block the chunk starts in (a heading heads its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,10 +247,13 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A fetch or read that gave nothing usable: the HTTP status when there was one."""
+    """A fetch or read that gave nothing usable: the HTTP status when there was one;
+    ``location``: where a redirect left unfollowed points (absolute; not compared), so a
+    caller can decide for itself whether to go there."""
 
     status: int | None
     reason: str = ""
+    location: str | None = field(default=None, compare=False)
 
 
 SearchOutcome = Hits | Limited | Failed

@@ -10,6 +10,9 @@ from citesift.errors import invalid
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
+"""The longest wait a retry policy takes."""
+MAX_DEADLINE = (2**31 - 1) / 1000
+"""The longest deadline of a call: 2^31 - 1 ms, the most a timer can count in 32 bits."""
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 MAX_ATTEMPTS = 10
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -87,8 +90,8 @@ class Endpoint:
     def __post_init__(self) -> None:
         if not _web_address(self.base_url):
             raise invalid("base_url", self.base_url, "an http(s) address with a host")
-        if not _number(self.timeout) or not 0 < self.timeout <= MAX_TIMEOUT:
-            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_TIMEOUT:g}")
+        if not _number(self.timeout) or not 0 < self.timeout <= MAX_DEADLINE:
+            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_DEADLINE:g}")
         if not _whole(self.max_response_bytes) or self.max_response_bytes < 1:
             raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
         if not isinstance(self.retry, RetryPolicy):

@@ -9,22 +9,26 @@ wherever the file is named.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
 from citesift.encoding import decode_html
 from citesift.errors import CitesiftError, DocumentError
-from citesift.extract.document import extract_document
+from citesift.extract.document import extract_document, now_ms
+from citesift.extract.notes import note_document
 from citesift.extract.rules import Mode
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+NOTE_SUFFIXES = (".md", ".markdown")
+"""Text files read as Markdown notes (front matter, wikilinks, sections)."""
+TEXT_SUFFIXES = (".txt", *NOTE_SUFFIXES)
 HTML_SUFFIXES = (".html", ".htm")
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx")
 """What a folder's files are named to be indexed; each file is read as what its bytes are."""
@@ -41,39 +45,52 @@ class FileRefused(CitesiftError):
     """A file that cannot be read into a document, and why."""
 
 
-def indexable_files(folder: Path) -> Iterator[Path]:
-    """The entries under ``folder`` named as text, HTML, PDF or Office files (a FIFO or
-    device so named included, for ``file_document`` to refuse), in a stable order."""
-    kinds = INDEXABLE_SUFFIXES
-    found = (p for p in folder.rglob("*") if p.suffix.lower() in kinds and not p.is_dir())
-    return iter(sorted(found))
-
-
 def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
-    """A text file as a document dict; an HTML file read into a ``SourceDocument`` in
-    ``mode``, and a PDF or Office file (whatever its name) by its reader; each is named by
-    ``file_uri(path)``. ``FileRefused`` says why a file cannot be one (its kind, its size,
-    binary content, a broken or encrypted document, not a regular file, unreadable)."""
+    """A text file as a document dict; a Markdown note, an HTML file (in ``mode``) and a
+    PDF or Office file (whatever its name, told by its bytes) read into a ``SourceDocument``;
+    each is named by ``file_uri(path)`` and its revision is ``content_revision`` of its
+    bytes. ``FileRefused`` says why a file cannot be one (its kind, its size, binary
+    content, a broken or encrypted document, not a regular file, unreadable)."""
+    if path.suffix.lower() not in INDEXABLE_SUFFIXES:
+        raise FileRefused(only_indexable())
+    return body_document(path, file_bytes(path), mode)
+
+
+def body_document(
+    path: Path, body: bytes, mode: Mode = "article"
+) -> dict[str, Any] | SourceDocument:
+    """The bytes ``body`` read from ``path`` as ``file_document`` reads them, by their
+    content first (a PDF or Office file), else as text by the file's suffix: HTML, a
+    Markdown note, or plain text (any other name)."""
     suffix = path.suffix.lower()
-    if suffix not in INDEXABLE_SUFFIXES:
-        raise FileRefused(f"only {', '.join(INDEXABLE_SUFFIXES)} files can be indexed")
-    body = file_bytes(path)
-    uri = file_uri(path)
+    uri, revision = file_uri(path), content_revision(body)
     try:
         if document_kind(body) is not None:
-            return extract_document(body, url=uri, site="file", key=uri)
+            document = extract_document(body, url=uri, site="file", key=uri)
+            return replace(document, revision=revision)
     except DocumentError as error:
         raise FileRefused(str(error)) from error
     if suffix in DOCUMENT_SUFFIXES:
         raise FileRefused(f"named {suffix} but not a PDF or Office file")
     text = decode_html(checked_text(body))[0]
     if suffix in HTML_SUFFIXES:
-        return extract_document(text, url=uri, site="file", key=uri, mode=mode)
-    return {
-        "id": uri,
-        "content": text,
-        "metadata": {"title": readable_name(path.name), "url": uri, "site": "file"},
-    }
+        document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
+        return replace(document, revision=revision)
+    if suffix in NOTE_SUFFIXES:
+        name = readable_name(str(path))
+        return replace(note_document(text, uri, name, now_ms()), revision=revision)
+    metadata = {"title": readable_name(path.name), "url": uri, "site": "file"}
+    return {"id": uri, "content": text, "metadata": {**metadata, "revision": revision}}
+
+
+def only_indexable() -> str:
+    """Why a file not named as an indexable one is refused."""
+    return f"only {', '.join(INDEXABLE_SUFFIXES)} files can be indexed"
+
+
+def content_revision(body: bytes) -> str:
+    """A file's revision: the sha256 of its bytes, so an unchanged file is known as such."""
+    return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
 def file_uri(path: Path) -> str:

@@ -128,12 +128,14 @@ class IndexStats:
 @dataclass(frozen=True, slots=True)
 class IndexedDocument:
     """One indexed document: its id, its title and address when it was read from a source
-    (None for a plain text), and how many chunks it has."""
+    (None for a plain text), how many chunks it has and the revision it was read at."""
 
     id: str
     title: str | None
     url: str | None
     chunks: int
+    revision: str | None = None
+    """The revision it was read at (a file's content hash), when its source has one."""
 
 
 def content_hash(text: str) -> str:
@@ -199,7 +201,10 @@ class ChunkTable:
                 "SELECT document_id,"
                 " COALESCE(json_extract(provenance, '$.title'), json_extract(metadata, '$.title')),"
                 " COALESCE(json_extract(provenance, '$.url'), json_extract(metadata, '$.url')),"
-                " COUNT(*) FROM chunks GROUP BY document_id ORDER BY document_id"
+                " COUNT(*),"
+                " COALESCE(json_extract(provenance, '$.revision'),"
+                " json_extract(metadata, '$.revision'))"
+                " FROM chunks GROUP BY document_id ORDER BY document_id"
             ).fetchall()
         return [IndexedDocument(*row) for row in rows]
 
@@ -256,6 +261,8 @@ def provenance_from(document_id: str, seq: int, start: int, end: int, extra: Any
     """A chunk's provenance from its columns and its provenance JSON (unknown keys ignored)."""
     known = {k: v for k, v in extra.items() if k in Provenance.__dataclass_fields__}
     licence = known.pop("licence", None)
+    if isinstance(known.get("section"), list):
+        known["section"] = tuple(str(heading) for heading in known["section"])
     if isinstance(licence, dict):
         known["licence"] = Licence(str(licence.get("name")), str(licence.get("url") or ""))
     return Provenance(document_id, seq, start, end, **known)
