@@ -33,6 +33,7 @@ from citesift.scrape.crawl import (
     crawl_results,
 )
 from citesift.scrape.map import start_url
+from citesift.store import SQLiteStore
 
 PROGRESS_EVERY = 1.0
 """Seconds between two progress lines."""
@@ -105,6 +106,10 @@ def crawl_command(
         kept = setup.store or setup.budget
         if kept is None:
             usage_error("a crawl keeps its frontier in a store: name one with --store")
+        if not isinstance(kept, SQLiteStore):
+            usage_error(
+                "a crawl's frontier is kept in a SQLite store only: name a file with --store"
+            )
         say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
         with _output(out) as sink:
             written = _Written(sink)
