@@ -1,7 +1,8 @@
 """Main-content detection over scanned candidates: the best-scoring element, then per block.
 
-Each candidate block scores its own text, minus its link text, when it reads like prose, and
-its whole length against it when it is mostly links (menus, related links, tag clouds). The
+Each candidate block scores its own text, minus its link text, when it reads like prose (a
+paragraph, quotation or code, or a table cell as long as a paragraph), and its whole length
+against it when it is mostly links (menus, related links, tag clouds). The
 element whose blocks sum highest is the article: an outer element only wins if what it
 adds is prose, not furniture. Inside it, link lists are dropped block by block.
 """
@@ -13,7 +14,7 @@ from itertools import accumulate
 
 from citesift.extract.walk import Candidate, Scan
 
-PROSE_KINDS = frozenset(("paragraph", "quote", "code"))  # list items and cells only follow
+PROSE_KINDS = frozenset(("paragraph", "quote", "code"))  # long table cells count too
 LINK_DENSITY_MAX = 0.5  # above this share of link text a block is navigation
 PROSE_MIN_CHARS = 40  # shorter blocks neither help nor hurt an element's score
 SHORT_LINKY_CHARS = 80  # a short block that is mostly links
@@ -27,9 +28,20 @@ def block_score(cand: Candidate) -> int:
     """How much a block says "article prose here" (negative for link lists)."""
     if cand.link > cand.size * LINK_DENSITY_MAX:
         return -cand.size
-    if cand.kind not in PROSE_KINDS or cand.size < PROSE_MIN_CHARS:
+    if cand.size < PROSE_MIN_CHARS or not reads_as_prose(cand):
         return 0
     return cand.size - cand.link
+
+
+def reads_as_prose(cand: Candidate) -> bool:
+    """Whether a block's kind and length let it count as prose.
+
+    Pages laid out in tables put their article in cells: a cell as long as a paragraph
+    reads as one. List items do not count (teaser lists of related stories look like them).
+    """
+    if cand.kind in PROSE_KINDS:
+        return True
+    return cand.kind == "table_cell" and cand.size >= TABLE_PROSE_CHARS
 
 
 def best_range(scan: Scan) -> tuple[int, int] | None:
