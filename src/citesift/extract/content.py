@@ -22,6 +22,8 @@ MIN_ARTICLE_SCORE = 200  # below this no element stands out: keep every candidat
 NAMED_PROSE_SHARE = 0.5  # a furniture-named element holding this share of the prose is content
 TABLE_PROSE_CHARS = 100  # a table cell this long reads as prose, not data
 TABLE_PROSE_SHARE = 0.5  # a table with less of its text in prose cells holds data
+PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
+PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
 
 
 def block_score(cand: Candidate) -> int:
@@ -117,8 +119,39 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
 
 
 def select(scan: Scan, data_tables: bool, furniture: bool = True) -> list[int]:
-    """Indices of the candidates that make the article, in reading order."""
+    """Indices of the candidates that make the article, in reading order.
+
+    A selection holding less than ``PLAUSIBLE_SHARE`` of the page's prose is not believed:
+    looser selections are tried in turn (the best element without its furniture-named
+    parts dropped, then every block that is not a link list), and the first plausible one
+    is kept, else the one with the most prose.
+    """
     found = best_range(scan) if furniture else None
+    chosen = _selection(scan, found, data_tables, furniture)
+    page = prose(scan, range(len(scan.candidates)))
+    if prose(scan, chosen) >= min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS):
+        return chosen
+    tried = [chosen]
+    if found is not None and furniture:
+        tried.append(_selection(scan, found, data_tables, furniture=False))
+    tried.append(_selection(scan, None, data_tables=False, furniture=False))
+    for option in tried[1:]:
+        if prose(scan, option) >= min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS):
+            return option
+    return max(tried, key=lambda option: prose(scan, option))
+
+
+def prose(scan: Scan, indices: Iterable[int]) -> int:
+    """The prose the candidates at ``indices`` hold (their positive block scores)."""
+    cands = scan.candidates
+    return sum(max(0, block_score(cands[i])) for i in indices)
+
+
+def _selection(
+    scan: Scan, found: tuple[int, int] | None, data_tables: bool, furniture: bool
+) -> list[int]:
+    """The blocks of element range ``found`` (the page when None) less link lists, data
+    tables where no article stands out, and (``furniture``) furniture-named parts."""
     start, end = found if found else (0, len(scan.candidates))
     left_out = data_table_blocks(scan) if data_tables and found is None else set()
     if furniture:
