@@ -22,8 +22,10 @@ MIN_ARTICLE_SCORE = 200  # below this no element stands out: keep every candidat
 NAMED_PROSE_SHARE = 0.5  # a furniture-named element holding this share of the prose is content
 TABLE_PROSE_CHARS = 100  # a table cell this long reads as prose, not data
 TABLE_PROSE_SHARE = 0.5  # a table with less of its text in prose cells holds data
+DECLARED_SHARE = 0.8  # of the best element's prose a declared main element must hold
 PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
 PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
+STATED_SHARE = 0.5  # as is one with less text than this share of the article's stated length
 
 
 def block_score(cand: Candidate) -> int:
@@ -55,6 +57,24 @@ def best_range(scan: Scan) -> tuple[int, int] | None:
         if score > best_score:
             best, best_score = (start, end), score
     return best
+
+
+def declared_range(scan: Scan, best: tuple[int, int]) -> tuple[int, int]:
+    """The element inside ``best`` that declares itself the main content, when it holds at
+    least ``DECLARED_SHARE`` of best's prose (a surer cut of the same article); else
+    ``best``. Of several, the one holding the most prose.
+
+    A declared element around ``best`` is not taken: it adds what best's score left out.
+    """
+    prose = _sums(max(0, block_score(c)) for c in scan.candidates)
+    first, stop = best
+    need = (prose[stop] - prose[first]) * DECLARED_SHARE
+    chosen, most = best, 0
+    for start, end in scan.declared:
+        held = prose[end] - prose[start]
+        if first <= start and end <= stop and held >= need and held > most:
+            chosen, most = (start, end), held
+    return chosen
 
 
 def is_navigation(cand: Candidate) -> bool:
@@ -118,25 +138,36 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
     return found
 
 
-def select(scan: Scan, data_tables: bool, furniture: bool = True) -> list[int]:
+def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 0) -> list[int]:
     """Indices of the candidates that make the article, in reading order.
 
-    A selection holding less than ``PLAUSIBLE_SHARE`` of the page's prose is not believed:
+    A selection is doubted when it holds less prose than both ``PLAUSIBLE_CHARS`` and
+    ``PLAUSIBLE_SHARE`` of the page's, or less text than ``STATED_SHARE`` of the
+    ``stated`` length of the article (what the page's structured data says it holds):
     looser selections are tried in turn (the best element without its furniture-named
     parts dropped, then every block that is not a link list), and the first plausible one
     is kept, else the one with the most prose.
     """
     found = best_range(scan) if furniture else None
+    if found is not None:
+        found = declared_range(scan, found)
     chosen = _selection(scan, found, data_tables, furniture)
     page = prose(scan, range(len(scan.candidates)))
-    if prose(scan, chosen) >= min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS):
+    need = min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS)
+
+    def plausible(option: list[int]) -> bool:
+        if prose(scan, option) < need:
+            return False
+        return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
+
+    if plausible(chosen):
         return chosen
     tried = [chosen]
     if found is not None and furniture:
         tried.append(_selection(scan, found, data_tables, furniture=False))
     tried.append(_selection(scan, None, data_tables=False, furniture=False))
     for option in tried[1:]:
-        if prose(scan, option) >= min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS):
+        if plausible(option):
             return option
     return max(tried, key=lambda option: prose(scan, option))
 

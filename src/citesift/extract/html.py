@@ -37,6 +37,7 @@ from citesift.errors import invalid
 from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.sections import Sections, without_empty_headings
+from citesift.extract.stated import stated_body_chars
 from citesift.extract.textmap import build
 from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
@@ -118,7 +119,7 @@ def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     scan = walk.scan(html, policy, limit)
     if mode == "page" or parsoid:
         return scan, list(range(len(scan.candidates)))
-    chosen = content.select(scan, policy.data_tables)
+    chosen = content.select(scan, policy.data_tables, stated=stated_body_chars(html))
     if (
         not scan.furniture_dropped
         or sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS
