@@ -116,7 +116,7 @@ def _render(document: SourceDocument, html: str | None, output: OutputFormat) ->
     if output is OutputFormat.json:
         return safe_json(dataclasses.asdict(document), indent=2) + "\n"
     if output is OutputFormat.markdown:
-        return blocks_to_markdown(document.blocks, html)
+        return blocks_to_markdown(document.blocks, html, title=document.title)
     if output is OutputFormat.text:
         return "".join(block.text + "\n\n" for block in document.blocks)
     return block_listing(document, html, spans=True)

@@ -153,12 +153,14 @@ def _page_title(html: str) -> str:
 
 
 def _blocks(
-    html: str, scan: walk.Scan, chosen: list[int], budget: int
+    html: str, scan: walk.Scan, chosen: list[int], budget: int, mode: Mode
 ) -> tuple[list[Block], list[int]]:
-    """The chosen blocks with their heading path (minus the page's own title) and levels,
-    up to the first one that takes their text past ``budget`` (no later one can be kept)."""
+    """The chosen blocks with their heading path and levels, up to the first one that takes
+    their text past ``budget`` (no later one can be kept). Article mode leaves out the
+    heading that repeats the page's own title (the document's title says it); page mode
+    shows it, as the page does."""
     keep = set(chosen)
-    title = _page_title(html)
+    title = _page_title(html) if mode == "article" else ""
     sections = Sections(scan.landmarks)
     out: list[Block] = []
     levels: list[int] = []  # a heading's level, 0 for other blocks
@@ -226,7 +228,7 @@ def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDG
         html = html[: end if end > 0 else MAX_SOURCE_CHARS]  # offsets hold for the page given
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
-    blocks, levels = _blocks(html, scan, chosen, budget)
+    blocks, levels = _blocks(html, scan, chosen, budget, mode)
     if mode == "article":
         blocks = without_empty_headings(blocks, levels)
     return _within(blocks, budget, scan.stopped or cut)
