@@ -22,7 +22,11 @@ surrogates in block text are replaced one for one by U+FFFD, so every position h
 
 Article mode on MediaWiki markup applies the Wikipedia rules (tables, figures, quotations,
 code and maths are not the article's prose); on other pages it detects the main content
-(``content``), keeps quotations and code, and keeps tables that sit inside the article.
+(``content``: the best-scoring element, an element inside it that declares itself the
+content, and looser selections when the result is implausibly small beside the page's
+prose or the ``articleBody`` its JSON-LD states), keeps quotations and code, and keeps
+tables that sit inside the article. It leaves out the heading that repeats the page's
+``<title>`` (the document's title); page mode keeps it, as the page shows it.
 Article mode also leaves out a heading with nothing kept under it, and keeps sections that
 inline style collapses (a reader expands them). Headings inside a landmark (navigation,
 sidebar, page header or footer) head only that landmark (``sections``).
