@@ -10,6 +10,7 @@ adds is prose, not furniture. Inside it, link lists are dropped block by block.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import accumulate
 
 from citesift.extract.walk import Candidate, Scan
@@ -48,30 +49,47 @@ def reads_as_prose(cand: Candidate) -> bool:
     return cand.kind == "table_cell" and cand.size >= TABLE_PROSE_CHARS
 
 
-def best_range(scan: Scan) -> tuple[int, int] | None:
+@dataclass(frozen=True, slots=True)
+class Sums:
+    """Prefix sums of the candidates' block scores (``net``) and of their prose (the
+    positive scores): a range's total is ``sums[end] - sums[start]``. Built once a page."""
+
+    net: list[int]
+    prose: list[int]
+
+    @classmethod
+    def of(cls, scan: Scan) -> Sums:
+        scores = [block_score(c) for c in scan.candidates]
+        return cls(_sums(scores), _sums(s if s > 0 else 0 for s in scores))
+
+    def held(self, start: int, end: int) -> int:
+        """The prose candidates ``start..end`` hold."""
+        return self.prose[end] - self.prose[start]
+
+
+def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
     """The candidate range of the highest-scoring element, or None when none stands out."""
-    sums = _sums(block_score(c) for c in scan.candidates)
+    net = sums.net
     best, best_score = None, MIN_ARTICLE_SCORE
     for start, end in scan.containers:
-        score = sums[end] - sums[start]
+        score = net[end] - net[start]
         if score > best_score:
             best, best_score = (start, end), score
     return best
 
 
-def declared_range(scan: Scan, best: tuple[int, int]) -> tuple[int, int]:
+def declared_range(scan: Scan, sums: Sums, best: tuple[int, int]) -> tuple[int, int]:
     """The element inside ``best`` that declares itself the main content, when it holds at
     least ``DECLARED_SHARE`` of best's prose (a surer cut of the same article); else
     ``best``. Of several, the one holding the most prose.
 
     A declared element around ``best`` is not taken: it adds what best's score left out.
     """
-    prose = _sums(max(0, block_score(c)) for c in scan.candidates)
     first, stop = best
-    need = (prose[stop] - prose[first]) * DECLARED_SHARE
+    need = sums.held(first, stop) * DECLARED_SHARE
     chosen, most = best, 0
     for start, end in scan.declared:
-        held = prose[end] - prose[start]
+        held = sums.held(start, end)
         if first <= start and end <= stop and held >= need and held > most:
             chosen, most = (start, end), held
     return chosen
@@ -106,18 +124,17 @@ def data_table_blocks(scan: Scan) -> set[int]:
     )
 
 
-def named_furniture_blocks(scan: Scan, start: int, end: int) -> set[int]:
+def named_furniture_blocks(scan: Scan, sums: Sums, start: int, end: int) -> set[int]:
     """Indices of the blocks in start..end inside elements whose class or id names furniture.
 
     A name is only a hint: an element named like furniture that holds most of the article's
     prose (``class="article-header"`` around the story) is kept.
     """
-    prose = _sums(max(0, block_score(c)) for c in scan.candidates)
-    whole = prose[end] - prose[start]
+    whole = sums.held(start, end)
     return covered(
         (first, stop)
         for first, stop in scan.named
-        if start <= first and stop <= end and prose[stop] - prose[first] < whole * NAMED_PROSE_SHARE
+        if start <= first and stop <= end and sums.held(first, stop) < whole * NAMED_PROSE_SHARE
     )
 
 
@@ -148,15 +165,19 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
     parts dropped, then every block that is not a link list), and the first plausible one
     is kept, else the one with the most prose.
     """
-    found = best_range(scan) if furniture else None
+    sums = Sums.of(scan)
+    found = best_range(scan, sums) if furniture else None
     if found is not None:
-        found = declared_range(scan, found)
-    chosen = _selection(scan, found, data_tables, furniture)
-    page = prose(scan, range(len(scan.candidates)))
-    need = min(page * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS)
+        found = declared_range(scan, sums, found)
+    chosen = _selection(scan, sums, found, data_tables, furniture)
+    need = min(sums.held(0, len(scan.candidates)) * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS)
+
+    def prose(option: list[int]) -> int:
+        held = sums.prose
+        return sum(held[i + 1] - held[i] for i in option)
 
     def plausible(option: list[int]) -> bool:
-        if prose(scan, option) < need:
+        if prose(option) < need:
             return False
         return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
 
@@ -164,28 +185,22 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
         return chosen
     tried = [chosen]
     if found is not None and furniture:
-        tried.append(_selection(scan, found, data_tables, furniture=False))
-    tried.append(_selection(scan, None, data_tables=False, furniture=False))
+        tried.append(_selection(scan, sums, found, data_tables, furniture=False))
+    tried.append(_selection(scan, sums, None, data_tables=False, furniture=False))
     for option in tried[1:]:
         if plausible(option):
             return option
-    return max(tried, key=lambda option: prose(scan, option))
-
-
-def prose(scan: Scan, indices: Iterable[int]) -> int:
-    """The prose the candidates at ``indices`` hold (their positive block scores)."""
-    cands = scan.candidates
-    return sum(max(0, block_score(cands[i])) for i in indices)
+    return max(tried, key=prose)
 
 
 def _selection(
-    scan: Scan, found: tuple[int, int] | None, data_tables: bool, furniture: bool
+    scan: Scan, sums: Sums, found: tuple[int, int] | None, data_tables: bool, furniture: bool
 ) -> list[int]:
     """The blocks of element range ``found`` (the page when None) less link lists, data
     tables where no article stands out, and (``furniture``) furniture-named parts."""
     start, end = found if found else (0, len(scan.candidates))
     left_out = data_table_blocks(scan) if data_tables and found is None else set()
     if furniture:
-        left_out |= named_furniture_blocks(scan, start, end)
+        left_out |= named_furniture_blocks(scan, sums, start, end)
     cands = scan.candidates
     return [i for i in range(start, end) if i not in left_out and not is_navigation(cands[i])]
