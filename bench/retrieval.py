@@ -1,7 +1,7 @@
 """Retrieval benchmark: citesift's BM25, dense, hybrid and hybrid+rerank against bm25s and
 tantivy on a BEIR data set (SciFact by default), quality and speed measured in one run.
 
-    python bench/retrieval.py [--data DIR] [--store FILE] [--systems LIST]
+    python bench/retrieval.py [--data DIR] [--store FILE|postgresql://...] [--systems LIST]
 
 Quality and speed come from the shared evaluation tool (``--eval-tool``), so every system is
 measured the same way: nDCG@10 and Recall@100 over all queries, index docs/s, and queries/s
@@ -10,7 +10,9 @@ chunk each); the "defaults" rows call ``create_rag`` as a user does, with its de
 (sentence-bounded passages of up to 512 characters, each scored with its document), the title
 given as metadata, and rank a document by its best passage. Corpus embeddings are cached in
 ``--store``: the first run embeds the corpus (minutes on a small CPU), later runs read the
-vectors back, and the table says which it was.
+vectors back, and the table says which it was. A ``postgresql://`` URL as ``--store`` runs
+citesift's rows on the PostgreSQL store instead (each row on an emptied index there, corpus
+embeddings cached there), to set them beside the embedded store's.
 """
 
 from __future__ import annotations
@@ -101,18 +103,30 @@ def doc_text(doc: dict[str, str]) -> str:
 
 def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
     """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise (the
-    passage rows keep their chunks in memory and read their vectors from its cache)."""
+    passage rows keep their chunks in memory and read their vectors from its cache). On
+    PostgreSQL, every row gets the index emptied, its vectors from the cache there."""
     from citesift.index.embedders.cache import CachedEmbedder
     from citesift.index.embedders.minilm import MiniLMEmbedder
-    from citesift.store.sqlite import SQLiteStore
+    from citesift.store import is_postgres_url, open_store
 
+    postgres = is_postgres_url(args.store)
     if name in ("bm25", "defaults-bm25"):
-        return RagSystem(name, SQLiteStore(":memory:"), None, progress)
+        return RagSystem(name, _fresh(args.store) if postgres else ":memory:", None, progress)
     model = MiniLMEmbedder(threads=args.embed_threads)
-    if name in DEFAULTS:
-        cache = CachedEmbedder(model, SQLiteStore(args.store))
-        return RagSystem(name, SQLiteStore(":memory:"), CountingEmbedder(model, cache), progress)
+    if name in DEFAULTS or postgres:
+        cache = CachedEmbedder(model, open_store(args.store))
+        fresh = _fresh(args.store) if postgres else ":memory:"
+        return RagSystem(name, fresh, CountingEmbedder(model, cache), progress)
     return RagSystem(name, args.store, CountingEmbedder(model), progress)
+
+
+def _fresh(url: str) -> Any:
+    """The PostgreSQL index at ``url``, emptied of every document."""
+    from citesift.index.postgres import PostgresIndex
+
+    index = PostgresIndex(url)
+    index.delete([d.id for d in index.documents()])
+    return index
 
 
 def table(results: list[dict[str, Any]]) -> str:
@@ -134,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR-format folder")
     parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
-    parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help="embedding cache")
+    parser.add_argument(
+        "--store",
+        default=str(DEFAULT_STORE),
+        help="embedding cache (a file), or a postgresql:// URL to run citesift's rows on",
+    )
     parser.add_argument("--systems", default=",".join(OURS + THEIRS))
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")
     args = parser.parse_args(argv)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from postgres_server import PostgresServer, postgres_server
 from servers import MisbehavingServer, serve
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -37,6 +38,28 @@ def server() -> Iterator[MisbehavingServer]:
     """A misbehaving HTTP server on 127.0.0.1 for one test (see ``servers.py``)."""
     with serve() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL server (with pgvector) for the whole run, started on first use."""
+    with postgres_server() as running:
+        yield running
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresServer) -> str:
+    """The URL of a new, empty database on the test server."""
+    return postgres.database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store is, once for each backend: a new SQLite file's path, or a new database's
+    URL on the test PostgreSQL server (started only when a test asks for it)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return str(request.getfixturevalue("postgres_url"))
 
 
 @pytest.fixture(autouse=True)

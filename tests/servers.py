@@ -109,14 +109,15 @@ def policy_with_bounds(value: object) -> FetchPolicy:
 
 @dataclass(frozen=True)
 class Seen:
-    """One request the server received: method, path with query, headers, arrival time, and
-    the client's port (one port per connection)."""
+    """One request the server received: method, path with query, headers, arrival time,
+    the client's port (one port per connection) and the body of a POST."""
 
     method: str
     path: str
     headers: dict[str, str]
     at: float
     port: int = 0
+    body: bytes = b""
 
 
 class Request(BaseHTTPRequestHandler):
@@ -128,10 +129,17 @@ class Request(BaseHTTPRequestHandler):
     server: _Server
 
     def do_GET(self) -> None:
+        self._dispatch("GET", b"")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self._dispatch("POST", self.rfile.read(min(length, MIB)))
+
+    def _dispatch(self, method: str, body: bytes) -> None:
         split = urlsplit(self.path)
         owner = self.server.owner
         headers, port = dict(self.headers.items()), int(self.client_address[1])
-        owner.seen.append(Seen("GET", self.path, headers, time.monotonic(), port))
+        owner.seen.append(Seen(method, self.path, headers, time.monotonic(), port, body))
         query = {key: values[-1] for key, values in parse_qs(split.query).items()}
         route = owner.routes.get(split.path, _not_found)
         try:

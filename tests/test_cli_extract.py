@@ -56,7 +56,16 @@ def test_markdown_renders_the_sample_table_row_by_row() -> None:
     assert code == 0
     assert "| Item | Loans | Average days out |\n| --- | --- | --- |\n" in out
     assert "| Hammer drill | 412 | 2.1 |\n" in out
-    assert "# What people borrow\n" in out and "*Most borrowed items, 2024*" in out
+    assert "\n## What people borrow\n" in out and "*Most borrowed items, 2024*" in out
+    title = "# How a neighbourhood tool library lends 4,000 items a year\n"
+    assert out.startswith(title) and out.count("lends 4,000 items a year") == 1  # page's <h1>
+
+
+def test_markdown_opens_with_the_title_and_nests_the_article_headings_under_it() -> None:
+    code, out, _ = run("--sample", "--format", "markdown")
+    assert code == 0
+    assert out.startswith("# How a neighbourhood tool library lends 4,000 items a year\n\n")
+    assert "\n## What people borrow\n" in out and "\n# What" not in out
 
 
 def test_json_is_the_whole_source_document() -> None:
@@ -73,7 +82,10 @@ def test_json_is_the_whole_source_document() -> None:
     assert document["publisher"] == "Harbourside Dispatch"
     assert document["page_date"] == 1741941000000
     first = document["blocks"][0]
-    assert set(first) == {"text", "kind", "section", "source_start", "source_end", "offsets"}
+    assert set(first) == {
+        "text", "kind", "section", "source_start", "source_end", "offsets", "place"
+    }  # fmt: skip
+    assert first["place"] is None  # a place is for files, where spans mean nothing
 
 
 def test_a_file_and_a_url_name_the_document(tmp_path: Path) -> None:

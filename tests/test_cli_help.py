@@ -16,7 +16,7 @@ from citesift.settings import version_text
 
 COMMANDS = [
     ("extract",), ("fetch",), ("page",), ("search",), ("index", "add"), ("index", "ls"),
-    ("index", "stats"), ("index", "rm"), ("wiki", "search"), ("wiki", "read"),
+    ("index", "stats"), ("index", "rm"), ("wiki", "search"), ("wiki", "read"), ("serve",),
 ]  # fmt: skip
 GROUPS = [(), ("index",), ("wiki",)]
 

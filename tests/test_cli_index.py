@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerankers.http import VoyageReranker
-from citesift.sources.files import MAX_FILE_BYTES
+from citesift.sources.files import MAX_FILE_BYTES, content_revision
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
@@ -124,7 +124,7 @@ def test_a_file_is_one_document_whichever_way_it_is_named(
     assert run("index", "add", "tower.txt", "--store", store, "--retrieval", "bm25")[0] == 0
     code, out, _ = run("index", "add", str(corpus), "tower.txt", "--store", store,
                        "--retrieval", "bm25")  # fmt: skip
-    assert code == 0 and out == "indexed 3 document(s) as 3 chunk(s)\n"
+    assert code == 0 and out == "indexed 2 document(s) as 2 chunk(s)\n1 document(s) unchanged\n"
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "rm", "tower.txt", "a\x00b", "--store", store)
     assert code == 0 and out == "removed 1 chunk(s)\n"
@@ -380,7 +380,7 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     base = corpus.resolve().as_uri()
     assert code == 0 and out.splitlines() == [
         f"{base}/leaf.html\t1\tLeaves",
-        f"{base}/notes.md\t1\tnotes.md",
+        f"{base}/notes.md\t1\tTides",
         f"{base}/tower.txt\t1\ttower.txt",
         f"{page}\t1\tComets",
     ]
@@ -389,7 +389,10 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     assert run("index", "rm", page, "--store", store)[0] == 0
     listed = json.loads(run("index", "ls", "--store", store, "--format", "json")[1])
     tower = f"{base}/tower.txt"
-    assert listed == [{"id": tower, "title": "tower.txt", "url": tower, "chunks": 1}]
+    revision = content_revision((corpus / "tower.txt").read_bytes())
+    assert listed == [
+        {"id": tower, "title": "tower.txt", "url": tower, "chunks": 1, "revision": revision}
+    ]
 
 
 @pytest.mark.parametrize(

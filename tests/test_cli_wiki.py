@@ -122,13 +122,13 @@ def test_wiki_refuses_a_private_origin_unless_allowed(stand_in: WikipediaStandIn
 
 
 @pytest.mark.timeout(60)
-def test_wiki_429_fails_with_its_status(stand_in: WikipediaStandIn) -> None:
+def test_wiki_429_says_try_later_with_its_status(stand_in: WikipediaStandIn) -> None:
     # In a process of its own: the 429 blocks 127.0.0.1 in that process's shared limiter.
     stand_in.answer("/w/rest.php/v1/search/page", Answer(429, {"Retry-After": "30"}))
     args = ["wiki", "search", "Dog", "--origin", stand_in.origin, "--allow-private"]
     command = [sys.executable, "-c", "from citesift.cli import main; main()", *args]
     done = subprocess.run(command, capture_output=True, text=True, timeout=50, env=_env())
-    assert done.returncode == 1 and "HTTP 429" in done.stderr
+    assert done.returncode == EXIT_LIMITED and "HTTP 429" in done.stderr
     assert len(stand_in.requests) == 1
 
 
@@ -136,7 +136,7 @@ def test_a_limited_read_exits_with_try_later(stand_in: WikipediaStandIn) -> None
     stand_in.answer("/w/rest.php/v1/search/page", Answer(429, {"Retry-After": "30"}))
     first = wiki(stand_in, "search", "Dog")
     second = wiki(stand_in, "search", "Dog")  # the 429 blocks the host in this process
-    assert first[0] == EXIT_FAILED and "HTTP 429" in first[2]
+    assert first[0] == EXIT_LIMITED and "HTTP 429" in first[2]
     assert second[0] == EXIT_LIMITED and "limited" in second[2]
     assert len(stand_in.requests) == 1
 
@@ -305,3 +305,15 @@ def test_a_bad_setting_is_a_usage_error_naming_it(
     env = {"CITESIFT_CONTACT": CONTACT, "CITESIFT_DEADLINE": "soon"}
     code, _, err = run(*FETCHING[command][0](stand_in.origin), env=env)
     assert code == EXIT_USAGE and "CITESIFT_DEADLINE" in err and stand_in.requests == []
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_host_asking_to_wait_exits_with_try_later_from_its_first_answer(
+    stand_in: WikipediaStandIn, tmp_path: Path, command: str, status: int
+) -> None:
+    args, path, _, _ = FETCHING[command]
+    stand_in.answer(path, Answer(status, {"Retry-After": "30"}))
+    env = {"CITESIFT_CONTACT": CONTACT, "CITESIFT_STORE": str(tmp_path / "index.db")}
+    code, _, err = run(*args(stand_in.origin), "--allow-private", env=env)
+    assert code == EXIT_LIMITED, err
+    assert asked(stand_in) == [path]

@@ -51,14 +51,17 @@ def test_page_mode_scopes_sections_to_landmarks() -> None:
     html = files("citesift").joinpath("samples/article.html").read_text(encoding="utf-8")
     blocks = html_to_blocks(html, mode="page")
     by_text = {b.text: b for b in blocks}
+    title = "How a neighbourhood tool library lends 4,000 items a year"
+    assert by_text[title].kind == "heading" and by_text[title].section == ()  # the page's <h1>
     assert by_text["We started one in our village after reading about this place."].section == (
+        title,
         "Comments (3)",
     )
     assert by_text["Seed swap returns to the market hall"].section == ("Related stories",)
     assert by_text["Privacy"].section == ()
     assert by_text["Related stories"].section == ()
     note = next(b for b in blocks if b.text.startswith("Correction:"))
-    assert note.section == ("Keeping the tools working",)  # a note aside inside the article
+    assert note.section == (title, "Keeping the tools working")  # a note aside in the article
 
 
 def test_content_after_a_landmark_resumes_its_section() -> None:

@@ -61,3 +61,23 @@ def test_a_construct_the_input_ends_inside_is_dropped_with_what_follows(
     page: str, shown: list[str]
 ) -> None:
     assert texts(page) == shown
+
+
+@pytest.mark.parametrize("mode", ["article", "page"])
+def test_body_content_ends_a_head_that_is_never_closed(mode: str) -> None:
+    # Pages cut short in their head (a <meta> value running into the body) or that never
+    # write <body>: a browser ends the head at the first tag of body content.
+    story = (
+        "The council voted on Tuesday to rebuild the old harbour wall after ten years of debate "
+        "that divided the town's two largest parties and filled the letters page every week."
+    )
+    page = (
+        "<HTML><HEAD><title>Harbour</title><meta name='keywords' content='harbour, wall'>"
+        f"<table><tr><td><p>{story}</p><p>{story.replace('Tuesday', 'Monday')}</p>"
+        "</td></tr></table></HTML>"
+    )
+    blocks = html_to_blocks(page, mode)  # type: ignore[arg-type]
+    assert story in [block.text for block in blocks]
+    for block in blocks:
+        assert_located(page, block, mode)
+    assert texts("<head><title>T</title></head><p>after</p>") == ["after"]

@@ -28,6 +28,7 @@ def test_a_redirect_is_not_followed_by_default_and_its_target_never_asked(
 ) -> None:
     outcome = follow(server, "/redirect?to=/ok&code=307")
     assert outcome == Skipped(307, f"redirect to {server.url('/ok')} not followed")
+    assert isinstance(outcome, Skipped) and outcome.location == server.url("/ok")
     assert server.hits("/ok") == 0
 
 

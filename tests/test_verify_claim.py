@@ -19,7 +19,6 @@ from citesift import (
     SQLiteStore,
     verify_claim,
 )
-from citesift.clients import NO_RETRY, Endpoint
 from citesift.errors import ClientError, InvalidArgument
 from citesift.index.embedders import CachedEmbedder
 from citesift.net import ClientIdentity
@@ -222,7 +221,7 @@ def api() -> Iterator[ScriptedServer]:
 
 
 def llm(api: ScriptedServer) -> LLMJudge:
-    return LLMJudge(Endpoint(api.base_url, "LLM judge", timeout=10, retry=NO_RETRY), "judge-1")
+    return LLMJudge(api.base_url, "judge-1", timeout=10, max_retries=0)
 
 
 SENTENCES = ["Paris is the capital of France.", "It has 2.1 million people.", "Lyon is big."]
@@ -273,5 +272,5 @@ def test_the_llm_judge_keeps_only_what_holds_in_its_answer(
 
 def test_the_llm_judge_failing_raises_a_client_error(api: ScriptedServer, minilm: Embedder) -> None:
     api.script("/v1/chat/completions", Reply({"error": "overloaded"}, status=503))
-    with pytest.raises(ClientError, match="LLM judge"):
+    with pytest.raises(ClientError, match="chat endpoint: 503"):
         verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)

@@ -45,9 +45,28 @@ class ModelError(CitesiftError):
     """A local model's files are missing, altered, or cannot be run."""
 
 
+class DocumentError(CitesiftError, ValueError):
+    """A PDF or Office file that cannot be read: encrypted, corrupt, with macros, or past
+    the bounds on its pages, members or inflated size; the message says which."""
+
+
 def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
     shown = repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return InvalidArgument(f"{name} must be {expected}, not {shown}")
+
+
+LOAD_FAILED = "LOAD_FAILED"
+PEER_MISSING = "PEER_MISSING"
+
+
+class LoadError(CitesiftError):
+    """A loader could not bring documents in. ``code`` says how: ``LOAD_FAILED`` (a request,
+    an answer or every download failed) or ``PEER_MISSING`` (the optional SDK it needs is
+    not installed). Messages name the service and the address, never a credential."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

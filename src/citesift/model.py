@@ -52,13 +52,36 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class Place:
+    """Where a block sits in a PDF or Office file, where a character span means nothing:
+    its page, slide or sheet, and its paragraph, row and column (each counted from 1)."""
+
+    page: int | None = None
+    slide: int | None = None
+    sheet: str | None = None
+    paragraph: int | None = None
+    row: int | None = None
+    column: int | None = None
+
+    def label(self) -> str:
+        """The place in words, as a citation names it: ``page 3, paragraph 2``, ``slide 2,
+        paragraph 1``, ``sheet Sales, row 4, column 2``."""
+        return ", ".join(
+            f"{name} {getattr(self, name)}"
+            for name in ("page", "slide", "sheet", "paragraph", "row", "column")
+            if getattr(self, name) is not None
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     """One unit of readable text with its place in the decoded source.
 
     ``offsets`` is a sorted run map of ``(text_pos, source_pos)`` anchors: position ``i`` of
     ``text`` maps to ``source_pos + (i - text_pos)`` of the nearest anchor at or before ``i``
     (clamped to ``source_end``), so collapsed white space, decoded entities and skipped
-    markup each cost one anchor instead of one integer per character.
+    markup each cost one anchor instead of one integer per character. A block read from a
+    PDF or Office file has no decoded source (its span is ``0:0``): ``place`` says where it is.
     """
 
     text: str
@@ -67,6 +90,7 @@ class Block:
     source_start: int
     source_end: int
     offsets: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+    place: Place | None = None
 
     def to_source(self, pos: int) -> int:
         """The source position of text position ``pos`` (``len(text)`` maps to the end)."""
@@ -107,6 +131,10 @@ class SourceDocument:
     canonical_url: str | None = None
     snapshot_id: str | None = None
     truncated: bool = False
+    author: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+    """What the source says about itself beyond the fields above (a note's tags, links and
+    front matter), kept with each of its passages; JSON-safe values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +156,7 @@ class Passage:
     source_end: int
     fragment_url: str
     snapshot_id: str | None = None
+    place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +195,8 @@ class Provenance:
     source_start: int | None = None
     source_end: int | None = None
     fragment_url: str | None = None
+    section: tuple[str, ...] | None = None
+    """The heading path over the block the chunk starts in (a heading heads its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +247,13 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A fetch or read that gave nothing usable: the HTTP status when there was one."""
+    """A fetch or read that gave nothing usable: the HTTP status when there was one;
+    ``location``: where a redirect left unfollowed points (absolute; not compared), so a
+    caller can decide for itself whether to go there."""
 
     status: int | None
     reason: str = ""
+    location: str | None = field(default=None, compare=False)
 
 
 SearchOutcome = Hits | Limited | Failed

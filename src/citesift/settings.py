@@ -25,7 +25,7 @@ from citesift.net import ClientIdentity, Fetcher, FetchPolicy, IdentityError
 from citesift.sources import PageLimits, WebPageSource, WikipediaLimits, WikipediaSourceProvider
 from citesift.sources.base import Access
 from citesift.sources.snapshots import shared_fetcher
-from citesift.store import SQLiteStore, default_store_path
+from citesift.store import AnyStore, open_store
 
 ENV_PREFIX = "CITESIFT_"
 CONFIG_ENV = "CITESIFT_CONFIG"
@@ -52,8 +52,12 @@ class Settings:
     deadline: float | None = None  # seconds, send to last body byte
     max_body_bytes: int | None = None  # cap on a body after decompression
     max_redirects: int | None = None  # redirects followed, each hop re-checked
-    store: str | None = None  # the SQLite store file
+    store: str | None = None  # the SQLite store file, or a postgresql:// URL
     offline: bool = False  # answer from stored snapshots only, send nothing
+    browser: str | None = None  # the Chromium executable that renders pages
+    model: str | None = None  # the chat model that plans research (none: extractive)
+    base_url: str | None = None  # its OpenAI-compatible endpoint
+    api_key: str | None = field(default=None, repr=False)  # its key (else $OPENAI_API_KEY)
 
     def identity(self) -> ClientIdentity:
         """The client identity to send; a contact is required unless the run is offline, and
@@ -76,9 +80,10 @@ class Settings:
         given = {name: value for name, value in chosen.items() if value is not None}
         return FetchPolicy.for_pages(self.identity(), **{**given, **changes})
 
-    def open_store(self) -> SQLiteStore:
-        """The store these settings name (``default_store_path()`` when none)."""
-        return SQLiteStore(Path(self.store) if self.store else default_store_path())
+    def open_store(self) -> AnyStore:
+        """The store these settings name: a PostgreSQL URL or a SQLite file's path (the
+        default file when none)."""
+        return open_store(self.store)
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,9 @@ class SourceSetup:
 
     identity: ClientIdentity
     settings: Settings
-    store: SQLiteStore | None
+    store: AnyStore | None
     fetcher: Fetcher = field(default_factory=Fetcher)
-    budget: SQLiteStore | None = None
+    budget: AnyStore | None = None
 
     def access(self) -> Access:
         """A source's fetch keywords from the settings."""
@@ -147,7 +152,7 @@ def source_setup(settings: Settings) -> SourceSetup:
     return SourceSetup(identity, settings, kept, fetcher, budget)
 
 
-def _default_store(settings: Settings) -> SQLiteStore | None:
+def _default_store(settings: Settings) -> AnyStore | None:
     """The default store, for the limiters' budget; None when it cannot be opened (the
     caller named no store, so fetching goes on with limiters of this process alone)."""
     try:

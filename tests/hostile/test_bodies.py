@@ -77,9 +77,12 @@ def test_fetch_refuses_a_cut_body_and_keeps_nothing(
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
-def test_page_refuses_a_cut_body(server: MisbehavingServer, tmp_path: Path, encoding: str) -> None:
+@pytest.mark.parametrize("command", ["page", "scrape"])
+def test_page_and_scrape_refuse_a_cut_body(
+    server: MisbehavingServer, tmp_path: Path, encoding: str, command: str
+) -> None:
     url, store = page_of(server, f"{encoding}-nearly"), tmp_path / "s.db"
-    code, out, err = run("page", url, "--allow-private", "--store", str(store))
+    code, out, err = run(command, url, "--allow-private", "--store", str(store))
     assert code == 1 and LAST not in out and "could not be decompressed" in err
     assert stored(store, url) is None
 
@@ -108,6 +111,8 @@ def test_a_gzip_body_of_several_members_is_read_whole_by_every_command(
     assert fetched[0] == 0 and fetched[1].rstrip().endswith(LAST)
     page = run("page", url, "--allow-private", "--format", "blocks")
     assert page[0] == 0 and LAST in page[1]
+    scraped = run("scrape", url, "--allow-private", "--format", "text")
+    assert scraped[0] == 0 and scraped[1].rstrip().endswith(LAST)
     args = ("wiki", "read", "members", "--origin", server.url(""), "--page-path", "/wiki/{key}")
     read = run(*args, "--allow-private", "--format", "blocks")
     assert read[0] == 0 and LAST in read[1]

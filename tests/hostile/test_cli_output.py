@@ -76,6 +76,13 @@ def test_page_writes_no_control_character(server: MisbehavingServer, output: str
     assert code == 0 and not CONTROLS.search(out) and not CONTROLS.search(err)
 
 
+@pytest.mark.parametrize("output", ["markdown", "text", "links", "json"])
+def test_scrape_writes_no_control_character(server: MisbehavingServer, output: str) -> None:
+    args = ("scrape", server.url("/hostile"), "--allow-private", "--format", output)
+    code, out, err = run(*args)
+    assert code == 0 and not CONTROLS.search(out) and not CONTROLS.search(err)
+
+
 def test_wiki_read_writes_no_control_character(server: MisbehavingServer) -> None:
     args = ("wiki", "read", "Hostile", "--origin", server.url(""), "--page-path", "/wiki/{key}")
     assert_harmless(*run(*args, "--allow-private"))

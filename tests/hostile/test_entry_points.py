@@ -69,6 +69,7 @@ class Pages:
         args = {
             "extract": ["extract", str(path), "--format", "text"],
             "page": ["page", self.server.url("/page"), "--format", "markdown"],
+            "scrape": ["scrape", self.server.url("/page"), "--format", "markdown"],
             "wiki read": [
                 "wiki",
                 "read",
@@ -93,7 +94,7 @@ class Pages:
         return seconds, result.stdout
 
 
-ENTRIES = ("extract", "page", "wiki read", "index add")
+ENTRIES = ("extract", "page", "scrape", "wiki read", "index add")
 
 
 @pytest.fixture

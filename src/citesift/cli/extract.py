@@ -15,13 +15,22 @@ from rich.console import Console
 from citesift.cli.app import app
 from citesift.cli.listing import block_listing
 from citesift.cli.options import DEFAULT_READING, Mode, usage_error
+from citesift.cli.reading import EXIT_FAILED, fail
 from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
+from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import blocks_to_markdown
+from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
-from citesift.sources.files import MAX_FILE_BYTES, FileRefused, checked_text, text_bytes
+from citesift.sources.files import (
+    MAX_FILE_BYTES,
+    FileRefused,
+    checked_text,
+    file_bytes,
+    too_large,
+)
 
 SAMPLE = "samples/article.html"
 SAMPLE_NAME = "sample:article.html"
@@ -39,7 +48,10 @@ class OutputFormat(StrEnum):
 @app.command()
 def extract(
     file: Annotated[
-        str | None, typer.Argument(metavar="FILE", help="An HTML file, or - for standard input.")
+        str | None,
+        typer.Argument(
+            metavar="FILE", help="An HTML, PDF or Office file, or - for standard input."
+        ),
     ] = None,
     mode: Mode = DEFAULT_READING,
     output: Annotated[OutputFormat, typer.Option("--format", help="What to print.")] = (
@@ -53,13 +65,18 @@ def extract(
     ] = None,
     sample: Annotated[bool, typer.Option("--sample", help="Read the bundled sample page.")] = False,
 ) -> None:
-    """Extract the readable blocks of an HTML page, each with its place in the source."""
+    """Extract the readable blocks of an HTML page, or of a PDF, Word, PowerPoint or Excel
+    file (told by its content, not its name), each with its place in the source."""
     name, body = _input(file, sample)
-    html = decode_html(body)[0]
-    with Console(stderr=True).status(f"Extracting {name}…"):
-        document = extract_document(
-            html, url=url, mode=mode.value, budget=budget, key=None if url else name
-        )
+    try:
+        source = body if document_kind(body) else decode_html(_text(file, body))[0]
+        with Console(stderr=True).status(f"Extracting {name}…"):
+            document = extract_document(
+                source, url=url, mode=mode.value, budget=budget, key=None if url else name
+            )
+    except DocumentError as error:
+        fail(f"{_named(file)}: {error}", EXIT_FAILED)
+    html = source if isinstance(source, str) else None
     say(_render(document, html, output), nl=False)
     if document.truncated:
         say(f"note: the text was cut at the budget of {budget} characters", err=True)
@@ -73,18 +90,33 @@ def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
         return SAMPLE_NAME, files("citesift").joinpath(SAMPLE).read_bytes()
     try:
         if file == "-":
-            return "<stdin>", checked_text(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
-        return file, text_bytes(Path(file))
+            body = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            if len(body) > MAX_FILE_BYTES:
+                raise FileRefused(too_large())
+            return "<stdin>", body
+        return file, file_bytes(Path(file))
     except FileRefused as refusal:
-        usage_error(f"{'standard input' if file == '-' else file}: {refusal}")
+        usage_error(f"{_named(file)}: {refusal}")
 
 
-def _render(document: SourceDocument, html: str, output: OutputFormat) -> str:
+def _text(file: str | None, body: bytes) -> bytes:
+    """``body`` when it can be text, else a usage error saying why not."""
+    try:
+        return checked_text(body)
+    except FileRefused as refusal:
+        usage_error(f"{_named(file)}: {refusal}")
+
+
+def _named(file: str | None) -> str:
+    return "standard input" if file == "-" else file or SAMPLE_NAME
+
+
+def _render(document: SourceDocument, html: str | None, output: OutputFormat) -> str:
     """The document in the chosen format, ending with a newline when not empty."""
     if output is OutputFormat.json:
         return safe_json(dataclasses.asdict(document), indent=2) + "\n"
     if output is OutputFormat.markdown:
-        return blocks_to_markdown(document.blocks, html)
+        return blocks_to_markdown(document.blocks, html, title=document.title)
     if output is OutputFormat.text:
         return "".join(block.text + "\n\n" for block in document.blocks)
     return block_listing(document, html, spans=True)

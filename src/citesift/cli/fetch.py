@@ -28,14 +28,13 @@ from citesift.cli.options import (
     open_store,
     usage_error,
 )
-from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, asks_to_wait
 from citesift.cli.terminal import say
 from citesift.errors import ConfigError, InvalidArgument, StoreError
 from citesift.extract import extract_document
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import AddressRefused, FetchPolicy, run_sync
 from citesift.net.address import parse_url
-from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.settings import Settings, SourceSetup, source_setup
 from citesift.sources.snapshots import fetching
 
@@ -143,7 +142,7 @@ def render(
 
 def _say_why(outcome: Limited | Skipped, blocked: float) -> int:
     """Say on standard error why nothing came; the exit status (75: try again later)."""
-    waits = isinstance(outcome, Limited) or outcome.status in BLOCKING_STATUSES
+    waits = asks_to_wait(outcome)
     if isinstance(outcome, Limited):
         told = " (the host asked us to wait)" if outcome.reason == "blocked" else ""
         message = f"limited: {outcome.reason}{told}"

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-from contextlib import ExitStack
-from dataclasses import asdict
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress
+from rich.progress import MofNCompleteColumn, Progress
 
 from citesift.cli.app import group
-from citesift.cli.gather import Refusal, gather
+from citesift.cli.gather import LoadOptions, Refusal, Unchanged, gather
 from citesift.cli.options import (
     DEFAULT_READING,
     AllowPrivate,
@@ -38,8 +39,10 @@ from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.rag import INGEST_BATCH, Rag, create_rag
 from citesift.sources.files import document_ids
+from citesift.sources.loaders import gone
+from citesift.sources.loaders.limits import DEFAULT_MAX_FILES, LoadLimits
 from citesift.sources.web import is_web_url
-from citesift.store.sqlite import default_store_path
+from citesift.store import default_store_path, is_postgres_url
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
@@ -48,31 +51,56 @@ err = Console(stderr=True, soft_wrap=True)
 @index_app.command("add")
 def add(
     sources: Annotated[
-        list[str], typer.Argument(metavar="SOURCE", help="Files, folders or http(s) URLs.")
+        list[str], typer.Argument(metavar="SOURCE", help="LoadOptions, folders or http(s) URLs.")
     ],
     store: Store = None,
     retrieval: Retrieval = RetrievalMode.hybrid,
     mode: Mode = DEFAULT_READING,
     chunk_size: Annotated[int, typer.Option(help="Most characters per chunk.")] = 512,
     chunk_overlap: Annotated[int, typer.Option(help="Characters chunks share.")] = 50,
+    glob: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--glob",
+            "--filter",
+            help="Which files of a folder, repository or bucket to read, as .gitignore"
+            " patterns ('*.md', 'docs/**/*.pdf'); repeat for more. Default for a folder:"
+            " text, HTML, PDF and Office names.",
+        ),
+    ] = None,
+    max_files: Annotated[
+        int, typer.Option(help="Most files read from one remote tree (GitHub, S3, GCS).")
+    ] = DEFAULT_MAX_FILES,
+    prune: Annotated[
+        bool, typer.Option(help="Remove the indexed files of a folder that no longer exist.")
+    ] = False,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     offline: Offline = False,
     deadline: Deadline = None,
 ) -> None:
-    """Add files (.txt, .md, .html), folders of them and web pages to the index, replacing
-    earlier versions of the same documents. Pages read are kept as snapshots in the same
-    store. What cannot be read is said on standard error and the rest is added; the exit
-    status is 0 when anything was added. A document's id is its URI (file:///... for a file,
-    the page's URL for a page)."""
+    """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them, web
+    pages, S3 and Cloud Storage prefixes, GitHub repositories and Notion pages to the
+    index, replacing earlier versions of the same documents. Credentials come from the
+    environment (AWS_*, GOOGLE_OAUTH_ACCESS_TOKEN, GITHUB_TOKEN, NOTION_TOKEN). A folder's
+    .gitignore files are respected; a file whose bytes are unchanged since it was indexed
+    is not read again. Markdown notes keep their title, sections, tags and front matter.
+    Pages read are kept as snapshots in the same store. What cannot be read is said on
+    standard error and the rest is added; the exit status is 0 when anything was added or
+    everything was up to date. A document's id is its URI (file:///... for a file, the
+    page's URL for a page)."""
     path = index_store(store, existing=False)
     try:  # its arguments are checked before any source is read
         rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
                          chunk_overlap=chunk_overlap)  # fmt: skip
+        indexed = {d.id: d.revision for d in rag.documents()}
+        limits = LoadLimits() if deadline is None else LoadLimits(round(deadline * 1000))
+        files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
     except ValueError as error:
         usage_error(str(error))
     docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
     refusals: list[Refusal] = []
+    unchanged: set[str] = set()
     with ExitStack() as stack:
         setup = None
         if any(is_web_url(source) for source in sources):  # a bad contact is said before any read
@@ -80,22 +108,48 @@ def add(
                 source_setup(contact, allow_private, path, offline, deadline)
             )
         for source in sources:
-            with err.status(escape(safe(f"Reading {source}…"))):
-                for found in gather(source, setup, mode.value):
+            with _reading(source) as progress:
+                for found in gather(source, setup, mode.value, replace(files, progress=progress)):
                     if isinstance(found, Refusal):
                         say(f"skipped {found.name}: {found.reason}", err=True)
                         refusals.append(found)
+                    elif isinstance(found, Unchanged):
+                        unchanged.add(found.name)
                     else:
                         document = as_ingest_doc(found)
                         docs[document.id] = document
-    if not docs:
+    removed = _prune(rag, sources, indexed, {*docs, *unchanged}) if prune else 0
+    if not docs and not unchanged and not removed:
         fail("nothing was indexed", _status(refusals))
-    with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
-        _follow(rag, progress, len(docs))
-        chunks = rag.ingest(list(docs.values()))
-    say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
+    if docs:
+        with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
+            _follow(rag, progress, len(docs))
+            chunks = rag.ingest(list(docs.values()))
+        say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
+    if unchanged:
+        say(f"{len(unchanged)} document(s) unchanged")
+    if removed:
+        say(f"removed {removed} document(s) whose files are gone")
     if refusals:
         say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
+
+
+@contextmanager
+def _reading(source: str) -> Iterator[Callable[[int, int], None]]:
+    """A bar on standard error while ``source`` is read, moved by ``(done, total)``."""
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task(escape(safe(f"Reading {source}")), total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _prune(rag: Rag, sources: list[str], indexed: dict[str, str | None], seen: set[str]) -> int:
+    """Remove the indexed files of the folders in ``sources`` that are gone from disk."""
+    folders = [Path(s) for s in sources if not is_web_url(s) and Path(s).is_dir()]
+    ids = sorted({i for folder in folders for i in gone(folder, list(indexed), seen)})
+    if ids:
+        rag.delete(ids)
+    return len(ids)
 
 
 def _status(refusals: list[Refusal]) -> int:
@@ -160,10 +214,13 @@ def rm(
     say(f"removed {removed} chunk(s)")
 
 
-def index_store(path: Path | None, *, existing: bool = True) -> Path:
+def index_store(name: str | None, *, existing: bool = True) -> str:
     """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
-    the default path; unless ``existing`` is False, one that ``index add`` has made."""
-    named = load_cli_settings({"store": path}).store
+    the default path; unless ``existing`` is False, one that ``index add`` has made (a
+    PostgreSQL URL is checked by connecting)."""
+    named = load_cli_settings({"store": name}).store
+    if is_postgres_url(named):
+        return checked_store(str(named))
     chosen = Path(named) if named else default_store_path()
     if existing and not chosen.exists():
         fail(f"no index at {chosen}: add documents with citesift index add")

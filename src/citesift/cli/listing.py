@@ -22,6 +22,8 @@ def block_listing(
     in ``source`` (the decoded text the blocks were read from, which also lets a table be
     drawn row by row)."""
     span = " start:end (its characters in the decoded source)" if spans else ""
+    if document.blocks and document.blocks[0].place is not None:
+        span = " (its place in the file)"
     legend = (
         f"Each block: [number] kind{span} § the headings it sits under (- none), then its text."
     )
@@ -33,13 +35,13 @@ def _entries(blocks: Sequence[Block], source: str | None, spans: bool) -> Iterat
     numbered = list(enumerate(blocks))
     for is_cell, run in groupby(numbered, key=lambda pair: pair[1].kind == "table_cell"):
         items = list(run)
-        if is_cell and source is not None:
+        if is_cell and (source is not None or items[0][1].place is not None):
             yield from _tables(items, source, spans)
         else:
             yield from (_header(i, b.kind, [b], spans) + b.text + "\n\n" for i, b in items)
 
 
-def _tables(cells: list[tuple[int, Block]], source: str, spans: bool) -> Iterator[str]:
+def _tables(cells: list[tuple[int, Block]], source: str | None, spans: bool) -> Iterator[str]:
     """Each table in a run of cells: its block numbers, span and section, then its rows."""
     at = 0
     for rows in table_rows([block for _, block in cells], source):
@@ -51,7 +53,11 @@ def _tables(cells: list[tuple[int, Block]], source: str, spans: bool) -> Iterato
 
 
 def _header(number: object, kind: str, blocks: list[Block], spans: bool) -> str:
-    where = f" {blocks[0].source_start}:{blocks[-1].source_end}" if spans else ""
+    place = blocks[0].place
+    if place is not None:
+        where = f" ({place.label()})"
+    else:
+        where = f" {blocks[0].source_start}:{blocks[-1].source_end}" if spans else ""
     return f"[{number}] {kind}{where} § {' › '.join(blocks[0].section) or '-'}\n"
 
 

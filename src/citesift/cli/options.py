@@ -22,7 +22,8 @@ from citesift.errors import ConfigError, StoreError
 from citesift.net import ClientIdentity
 from citesift.settings import DEFAULT_MODE, Settings, SourceSetup, load_settings
 from citesift.settings import source_setup as setup_from
-from citesift.store import SQLiteStore
+from citesift.store import AnyStore, SQLiteStore, default_store_path, is_postgres_url
+from citesift.store import open_store as open_location
 
 EXIT_USAGE = 64
 
@@ -35,7 +36,10 @@ AllowPrivate = Annotated[
 Contact = Annotated[
     str | None, typer.Option(help="Your URL or e-mail, sent to every site (CITESIFT_CONTACT).")
 ]
-Store = Annotated[Path | None, typer.Option(help="The SQLite store file (CITESIFT_STORE).")]
+Store = Annotated[
+    str | None,
+    typer.Option(help="The store: a SQLite file, or a postgresql:// URL (CITESIFT_STORE)."),
+]
 Offline = Annotated[bool, typer.Option("--offline", help="Answer from stored snapshots only.")]
 Deadline = Annotated[float | None, typer.Option(help="Seconds from sending to the last byte.")]
 
@@ -94,7 +98,7 @@ def load_cli_settings(flags: Mapping[str, object]) -> Settings:
 def source_setup(
     contact: str | None,
     allow_private: bool,
-    store: Path | None = None,
+    store: str | Path | None = None,
     offline: bool = False,
     deadline: float | None = None,
 ) -> SourceSetup:
@@ -115,7 +119,7 @@ def source_setup(
         usage_error(str(error))
 
 
-def open_store(settings: Settings) -> SQLiteStore:
+def open_store(settings: Settings) -> AnyStore:
     """The store the settings name (else the default one), open; a usage error when the
     path cannot hold one."""
     try:
@@ -124,13 +128,27 @@ def open_store(settings: Settings) -> SQLiteStore:
         usage_error(str(error))
 
 
-def checked_store(path: Path) -> Path:
-    """``path`` once a store opens there; a usage error saying why when none can."""
+def run_store(settings: Settings) -> SQLiteStore:
+    """The SQLite store the settings name (else the default one), open, for what only the
+    embedded store keeps yet (research runs); a usage error for a PostgreSQL URL."""
+    if is_postgres_url(settings.store):
+        usage_error("research runs are kept in a SQLite store only: name a file with --store")
     try:
-        SQLiteStore(path).close()
+        return SQLiteStore(Path(settings.store) if settings.store else default_store_path())
     except (ValueError, StoreError) as error:
         usage_error(str(error))
-    return path
+
+
+def checked_store(location: str | Path, *, existing: bool = False) -> str:
+    """``location`` (a SQLite file or a PostgreSQL URL) once a store opens there; a usage
+    error saying why when none can (or, when ``existing``, when there is no file there)."""
+    if existing and not is_postgres_url(location) and not Path(location).is_file():
+        usage_error(f"no store at {location}")
+    try:
+        open_location(location).close()
+    except (ValueError, StoreError) as error:
+        usage_error(str(error))
+    return str(location)
 
 
 def client_identity(settings: Settings) -> ClientIdentity:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Coroutine
 from enum import StrEnum
@@ -16,6 +15,8 @@ from citesift.cli.listing import block_listing
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.extract import blocks_to_markdown
 from citesift.model import Document, Limited, Passage, SourceDocument
+from citesift.net import run_sync
+from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -78,9 +79,15 @@ def describe(outcome: object) -> str:
     ) + wait
 
 
+def asks_to_wait(outcome: object) -> bool:
+    """Whether an outcome that gave nothing means "try again later": our own limit, or the
+    host answering 429 or 503 (the first such answer too, before the block is recorded)."""
+    return isinstance(outcome, Limited) or getattr(outcome, "status", None) in BLOCKING_STATUSES
+
+
 def exit_status(outcome: object) -> int:
-    """The exit status of an outcome that gave nothing: try later when limited, else failed."""
-    return EXIT_LIMITED if isinstance(outcome, Limited) else EXIT_FAILED
+    """The exit status of an outcome that gave nothing: 75 when asked to wait, else 1."""
+    return EXIT_LIMITED if asks_to_wait(outcome) else EXIT_FAILED
 
 
 def fail_outcome(doing: str, outcome: object) -> NoReturn:
@@ -104,4 +111,4 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
 def run_with_status(message: str, call: Coroutine[Any, Any, T]) -> T:
     """Run ``call`` to completion while a spinner on standard error says what is happening."""
     with Console(stderr=True).status(escape(safe(message))):
-        return asyncio.run(call)
+        return run_sync(call)

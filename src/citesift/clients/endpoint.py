@@ -10,6 +10,9 @@ from citesift.errors import invalid
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
+"""The longest wait a retry policy takes."""
+MAX_DEADLINE = (2**31 - 1) / 1000
+"""The longest deadline of a call: 2^31 - 1 ms, the most a timer can count in 32 bits."""
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 MAX_ATTEMPTS = 10
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -26,6 +29,15 @@ def _web_address(value: object) -> bool:
         return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:  # an address urllib cannot split, such as "http://[::1"
         return False
+
+
+def _header(pair: object) -> bool:
+    """Whether ``pair`` is a header name and value that cannot inject another header."""
+    return (
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and all(isinstance(p, str) and p.isascii() and p.isprintable() and p for p in pair)
+    )
 
 
 def _whole(value: object) -> bool:
@@ -63,8 +75,9 @@ NO_RETRY = RetryPolicy(attempts=1)
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """An HTTP API at ``base_url``: ``label`` names it in errors, ``api_key`` is sent as a
-    bearer token, ``timeout`` bounds a whole call (every try and wait, each body read),
-    ``max_response_bytes`` the answer read. A value that makes no sense is refused here."""
+        bearer token, ``timeout`` bounds a whole call (every try and wait, each body read),
+        ``max_response_bytes`` the answer read, ``headers`` are sent with every call (a key
+    some API wants in a header of its own). A value that makes no sense is refused here."""
 
     base_url: str
     label: str
@@ -72,16 +85,19 @@ class Endpoint:
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     retry: RetryPolicy = DEFAULT_RETRY
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if not _web_address(self.base_url):
             raise invalid("base_url", self.base_url, "an http(s) address with a host")
-        if not _number(self.timeout) or not 0 < self.timeout <= MAX_TIMEOUT:
-            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_TIMEOUT:g}")
+        if not _number(self.timeout) or not 0 < self.timeout <= MAX_DEADLINE:
+            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_DEADLINE:g}")
         if not _whole(self.max_response_bytes) or self.max_response_bytes < 1:
             raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
         if not isinstance(self.retry, RetryPolicy):
             raise invalid("retry", self.retry, "a RetryPolicy")
+        if not all(_header(pair) for pair in self.headers):
+            raise invalid("headers", self.headers, "(name, value) pairs of printable ASCII")
 
     def url(self, path: str) -> str:
         """The address of ``path`` under the base URL."""

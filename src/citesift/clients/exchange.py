@@ -1,6 +1,6 @@
-"""One exchange with a configured API: a JSON POST within the call's deadline, its answer
-read up to a cap, tried again by the endpoint's retry policy; every failure a ``ClientError``
-naming the API.
+"""One exchange with a configured API: a request (a JSON POST, a GET with query parameters,
+a listing or a download) within the call's deadline, its answer read up to a cap, tried
+again by the endpoint's retry policy; every failure a ``ClientError`` naming the API.
 
 ``post_json`` is the async core; ``post_json_sync`` runs it from plain code, also from
 inside a running event loop (a notebook), where it runs on a worker thread.
@@ -11,64 +11,132 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from citesift.clients.endpoint import RETRY_STATUSES, Endpoint
 from citesift.errors import ClientError
-from citesift.net import retry_after_ms
+from citesift.net import retry_after_ms, run_sync
 
 BODY_EXCERPT_CHARS = 200
 """How much of an error answer is quoted in the error."""
 
 
-async def post_json(endpoint: Endpoint, path: str, payload: Any) -> Any:
-    """POST ``payload`` as JSON to ``path`` of ``endpoint`` and return the JSON answer."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one call got: the status, the headers (names in lower case) and the body (all
+    of it for a 2xx answer, within the cap; an excerpt of any other)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the status is 2xx."""
+        return 200 <= self.status < 300
+
+    def json(self, label: str) -> Any:
+        """The body as JSON; ``ClientError`` naming ``label`` when it is not."""
+        return _parsed(self.body, label)
+
+
+async def request(
+    endpoint: Endpoint,
+    method: str,
+    target: str,
+    *,
+    payload: Any = None,
+    headers: dict[str, str] | None = None,
+    params: dict[str, str] | None = None,
+) -> Answer:
+    """One call to ``target`` (a path under the endpoint, or a whole http(s) address such
+    as a download link; ``params`` its query, ``payload`` its JSON body) within the
+    endpoint's deadline, tried again by its retry policy
+    after a 429 or 5xx answer or a lost connection; the last answer, whatever its status.
+    A timeout, a body past the cap or a connection that never answered is a ``ClientError``;
+    redirects are not followed."""
     deadline = time.monotonic() + endpoint.timeout
+    url = target if _absolute(target) else endpoint.url(target)
+    answer: Answer | None = None
     async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
         for attempt in range(1, endpoint.retry.attempts + 1):
             try:
-                status, headers, body = await _try(client, endpoint, path, payload, deadline)
+                call = _Call(method, url, payload, headers, params)
+                answer = await _try(client, endpoint, call, deadline)
             except _Retryable as lost:
-                failure, retry_after = f"network error: {lost.__cause__}", None
+                failure, retry_after, answer = f"network error: {lost.__cause__}", None, None
             else:
-                if 200 <= status < 300:
-                    return _parsed(body, endpoint.label)
-                failure = f"{status} {_excerpt(body)}"
-                if status not in RETRY_STATUSES:
-                    raise ClientError(f"{endpoint.label}: {failure}")
-                retry_after = _retry_after(headers)
+                if answer.status not in RETRY_STATUSES:
+                    return answer
+                failure, retry_after = "", _retry_after(answer.headers)
             wait = endpoint.retry.wait(attempt, retry_after)
             if attempt == endpoint.retry.attempts or time.monotonic() + wait >= deadline:
                 break
             await asyncio.sleep(wait)
+    if answer is not None:
+        return answer
     raise ClientError(f"{endpoint.label}: {failure}")
+
+
+async def post_json(endpoint: Endpoint, path: str, payload: Any) -> Any:
+    """POST ``payload`` as JSON to ``path`` of ``endpoint`` and return the JSON answer."""
+    return _json_answer(endpoint, await request(endpoint, "POST", path, payload=payload,
+                                                headers=_JSON))  # fmt: skip
+
+
+async def get_json(endpoint: Endpoint, path: str, params: dict[str, str]) -> Any:
+    """GET ``path`` of ``endpoint`` with query ``params`` and return the JSON answer (a search
+    API that answers only GET requests)."""
+    return _json_answer(endpoint, await request(endpoint, "GET", path, headers=_JSON,
+                                                params=params))  # fmt: skip
+
+
+_JSON = {"Accept": "application/json"}
+
+
+def _json_answer(endpoint: Endpoint, answer: Answer) -> Any:
+    """The JSON of a 2xx answer; a ``ClientError`` quoting any other."""
+    if not answer.ok:
+        raise ClientError(f"{endpoint.label}: {answer.status} {_excerpt(answer.body)}")
+    return answer.json(endpoint.label)
 
 
 def post_json_sync(endpoint: Endpoint, path: str, payload: Any) -> Any:
     """``post_json`` from synchronous code (on a worker thread when a loop is running)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(post_json(endpoint, path, payload))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="citesift-client") as pool:
-        return pool.submit(asyncio.run, post_json(endpoint, path, payload)).result()
+    return run_sync(post_json(endpoint, path, payload))
 
 
 class _Retryable(Exception):
     """The connection was refused or lost before an answer: worth another try."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A request to send: method, address, JSON payload (None: no body), extra headers and
+    query parameters."""
+
+    method: str
+    url: str
+    payload: Any = None
+    headers: dict[str, str] | None = None
+    params: dict[str, str] | None = None
+
+
+def _absolute(target: str) -> bool:
+    return target.startswith(("https://", "http://"))
+
+
 async def _try(
-    client: httpx.AsyncClient, endpoint: Endpoint, path: str, payload: Any, deadline: float
-) -> tuple[int, httpx.Headers, bytes]:
+    client: httpx.AsyncClient, endpoint: Endpoint, call: _Call, deadline: float
+) -> Answer:
     """One request within what is left of the deadline: status, headers, capped body."""
     left = deadline - time.monotonic()
     label = endpoint.label
     try:
-        return await asyncio.wait_for(_send(client, endpoint, path, payload), max(left, 0.0))
+        return await asyncio.wait_for(_send(client, endpoint, call), max(left, 0.0))
     except (TimeoutError, httpx.TimeoutException) as exc:
         raise ClientError(f"{label}: timed out after {endpoint.timeout:g}s") from exc
     except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
@@ -77,16 +145,20 @@ async def _try(
         raise ClientError(f"{label}: network error: {exc}") from exc
 
 
-async def _send(
-    client: httpx.AsyncClient, endpoint: Endpoint, path: str, payload: Any
-) -> tuple[int, httpx.Headers, bytes]:
-    headers = {"Accept": "application/json"}
+async def _send(client: httpx.AsyncClient, endpoint: Endpoint, call: _Call) -> Answer:
+    headers = dict(endpoint.headers)
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    request = client.build_request("POST", endpoint.url(path), json=payload, headers=headers)
-    response = await client.send(request, stream=True)
+    headers.update(call.headers or {})
+    built = client.build_request(
+        call.method, call.url, json=call.payload, headers=headers, params=call.params
+    )
+    response = await client.send(built, stream=True)
     try:
-        return response.status_code, response.headers, await _capped(response, endpoint)
+        body = await _capped(response, endpoint)
+        return Answer(
+            response.status_code, {k.lower(): v for k, v in response.headers.items()}, body
+        )
     finally:
         await response.aclose()
 
@@ -120,7 +192,22 @@ def _excerpt(body: bytes) -> str:
     return body.decode("utf-8", "replace")[:BODY_EXCERPT_CHARS]
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: dict[str, str]) -> float | None:
     """The seconds a ``Retry-After`` header asks for (clamped by ``net``), else None."""
     value = headers.get("retry-after")
     return None if value is None else retry_after_ms(value, time.time() * 1000) / 1000
+
+
+def request_sync(
+    endpoint: Endpoint,
+    method: str,
+    target: str,
+    *,
+    payload: Any = None,
+    headers: dict[str, str] | None = None,
+    params: dict[str, str] | None = None,
+) -> Answer:
+    """``request`` from synchronous code (on a worker thread when a loop is running)."""
+    return run_sync(
+        request(endpoint, method, target, payload=payload, headers=headers, params=params)
+    )

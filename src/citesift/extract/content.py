@@ -1,7 +1,8 @@
 """Main-content detection over scanned candidates: the best-scoring element, then per block.
 
-Each candidate block scores its own text, minus its link text, when it reads like prose, and
-its whole length against it when it is mostly links (menus, related links, tag clouds). The
+Each candidate block scores its own text, minus its link text, when it reads like prose (a
+paragraph, quotation or code, or a table cell as long as a paragraph), and its whole length
+against it when it is mostly links (menus, related links, tag clouds). The
 element whose blocks sum highest is the article: an outer element only wins if what it
 adds is prose, not furniture. Inside it, link lists are dropped block by block.
 """
@@ -9,11 +10,12 @@ adds is prose, not furniture. Inside it, link lists are dropped block by block.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import accumulate
 
 from citesift.extract.walk import Candidate, Scan
 
-PROSE_KINDS = frozenset(("paragraph", "quote", "code"))  # list items and cells only follow
+PROSE_KINDS = frozenset(("paragraph", "quote", "code"))  # long table cells count too
 LINK_DENSITY_MAX = 0.5  # above this share of link text a block is navigation
 PROSE_MIN_CHARS = 40  # shorter blocks neither help nor hurt an element's score
 SHORT_LINKY_CHARS = 80  # a short block that is mostly links
@@ -21,26 +23,76 @@ MIN_ARTICLE_SCORE = 200  # below this no element stands out: keep every candidat
 NAMED_PROSE_SHARE = 0.5  # a furniture-named element holding this share of the prose is content
 TABLE_PROSE_CHARS = 100  # a table cell this long reads as prose, not data
 TABLE_PROSE_SHARE = 0.5  # a table with less of its text in prose cells holds data
+DECLARED_SHARE = 0.8  # of the best element's prose a declared main element must hold
+PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
+PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
+STATED_SHARE = 0.5  # as is one with less text than this share of the article's stated length
 
 
 def block_score(cand: Candidate) -> int:
     """How much a block says "article prose here" (negative for link lists)."""
     if cand.link > cand.size * LINK_DENSITY_MAX:
         return -cand.size
-    if cand.kind not in PROSE_KINDS or cand.size < PROSE_MIN_CHARS:
+    if cand.size < PROSE_MIN_CHARS or not reads_as_prose(cand):
         return 0
     return cand.size - cand.link
 
 
-def best_range(scan: Scan) -> tuple[int, int] | None:
+def reads_as_prose(cand: Candidate) -> bool:
+    """Whether a block's kind and length let it count as prose.
+
+    Pages laid out in tables put their article in cells: a cell as long as a paragraph
+    reads as one. List items do not count (teaser lists of related stories look like them).
+    """
+    if cand.kind in PROSE_KINDS:
+        return True
+    return cand.kind == "table_cell" and cand.size >= TABLE_PROSE_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class Sums:
+    """Prefix sums of the candidates' block scores (``net``) and of their prose (the
+    positive scores): a range's total is ``sums[end] - sums[start]``. Built once a page."""
+
+    net: list[int]
+    prose: list[int]
+
+    @classmethod
+    def of(cls, scan: Scan) -> Sums:
+        scores = [block_score(c) for c in scan.candidates]
+        return cls(_sums(scores), _sums(s if s > 0 else 0 for s in scores))
+
+    def held(self, start: int, end: int) -> int:
+        """The prose candidates ``start..end`` hold."""
+        return self.prose[end] - self.prose[start]
+
+
+def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
     """The candidate range of the highest-scoring element, or None when none stands out."""
-    sums = _sums(block_score(c) for c in scan.candidates)
+    net = sums.net
     best, best_score = None, MIN_ARTICLE_SCORE
     for start, end in scan.containers:
-        score = sums[end] - sums[start]
+        score = net[end] - net[start]
         if score > best_score:
             best, best_score = (start, end), score
     return best
+
+
+def declared_range(scan: Scan, sums: Sums, best: tuple[int, int]) -> tuple[int, int]:
+    """The element inside ``best`` that declares itself the main content, when it holds at
+    least ``DECLARED_SHARE`` of best's prose (a surer cut of the same article); else
+    ``best``. Of several, the one holding the most prose.
+
+    A declared element around ``best`` is not taken: it adds what best's score left out.
+    """
+    first, stop = best
+    need = sums.held(first, stop) * DECLARED_SHARE
+    chosen, most = best, 0
+    for start, end in scan.declared:
+        held = sums.held(start, end)
+        if first <= start and end <= stop and held >= need and held > most:
+            chosen, most = (start, end), held
+    return chosen
 
 
 def is_navigation(cand: Candidate) -> bool:
@@ -72,18 +124,17 @@ def data_table_blocks(scan: Scan) -> set[int]:
     )
 
 
-def named_furniture_blocks(scan: Scan, start: int, end: int) -> set[int]:
+def named_furniture_blocks(scan: Scan, sums: Sums, start: int, end: int) -> set[int]:
     """Indices of the blocks in start..end inside elements whose class or id names furniture.
 
     A name is only a hint: an element named like furniture that holds most of the article's
     prose (``class="article-header"`` around the story) is kept.
     """
-    prose = _sums(max(0, block_score(c)) for c in scan.candidates)
-    whole = prose[end] - prose[start]
+    whole = sums.held(start, end)
     return covered(
         (first, stop)
         for first, stop in scan.named
-        if start <= first and stop <= end and prose[stop] - prose[first] < whole * NAMED_PROSE_SHARE
+        if start <= first and stop <= end and sums.held(first, stop) < whole * NAMED_PROSE_SHARE
     )
 
 
@@ -104,12 +155,52 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
     return found
 
 
-def select(scan: Scan, data_tables: bool, furniture: bool = True) -> list[int]:
-    """Indices of the candidates that make the article, in reading order."""
-    found = best_range(scan) if furniture else None
+def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 0) -> list[int]:
+    """Indices of the candidates that make the article, in reading order.
+
+    A selection is doubted when it holds less prose than both ``PLAUSIBLE_CHARS`` and
+    ``PLAUSIBLE_SHARE`` of the page's, or less text than ``STATED_SHARE`` of the
+    ``stated`` length of the article (what the page's structured data says it holds):
+    looser selections are tried in turn (the best element without its furniture-named
+    parts dropped, then every block that is not a link list), and the first plausible one
+    is kept, else the one with the most prose.
+    """
+    sums = Sums.of(scan)
+    found = best_range(scan, sums) if furniture else None
+    if found is not None:
+        found = declared_range(scan, sums, found)
+    chosen = _selection(scan, sums, found, data_tables, furniture)
+    need = min(sums.held(0, len(scan.candidates)) * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS)
+
+    def prose(option: list[int]) -> int:
+        held = sums.prose
+        return sum(held[i + 1] - held[i] for i in option)
+
+    def plausible(option: list[int]) -> bool:
+        if prose(option) < need:
+            return False
+        return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
+
+    if plausible(chosen):
+        return chosen
+    tried = [chosen]
+    if found is not None and furniture:
+        tried.append(_selection(scan, sums, found, data_tables, furniture=False))
+    tried.append(_selection(scan, sums, None, data_tables=False, furniture=False))
+    for option in tried[1:]:
+        if plausible(option):
+            return option
+    return max(tried, key=prose)
+
+
+def _selection(
+    scan: Scan, sums: Sums, found: tuple[int, int] | None, data_tables: bool, furniture: bool
+) -> list[int]:
+    """The blocks of element range ``found`` (the page when None) less link lists, data
+    tables where no article stands out, and (``furniture``) furniture-named parts."""
     start, end = found if found else (0, len(scan.candidates))
     left_out = data_table_blocks(scan) if data_tables and found is None else set()
     if furniture:
-        left_out |= named_furniture_blocks(scan, start, end)
+        left_out |= named_furniture_blocks(scan, sums, start, end)
     cands = scan.candidates
     return [i for i in range(start, end) if i not in left_out and not is_navigation(cands[i])]

@@ -22,7 +22,11 @@ surrogates in block text are replaced one for one by U+FFFD, so every position h
 
 Article mode on MediaWiki markup applies the Wikipedia rules (tables, figures, quotations,
 code and maths are not the article's prose); on other pages it detects the main content
-(``content``), keeps quotations and code, and keeps tables that sit inside the article.
+(``content``: the best-scoring element, an element inside it that declares itself the
+content, and looser selections when the result is implausibly small beside the page's
+prose or the ``articleBody`` its JSON-LD states), keeps quotations and code, and keeps
+tables that sit inside the article. It leaves out the heading that repeats the page's
+``<title>`` (the document's title); page mode keeps it, as the page shows it.
 Article mode also leaves out a heading with nothing kept under it, and keeps sections that
 inline style collapses (a reader expands them). Headings inside a landmark (navigation,
 sidebar, page header or footer) head only that landmark (``sections``).
@@ -37,6 +41,7 @@ from citesift.errors import invalid
 from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.sections import Sections, without_empty_headings
+from citesift.extract.stated import stated_body_chars
 from citesift.extract.textmap import build
 from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
@@ -118,7 +123,7 @@ def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     scan = walk.scan(html, policy, limit)
     if mode == "page" or parsoid:
         return scan, list(range(len(scan.candidates)))
-    chosen = content.select(scan, policy.data_tables)
+    chosen = content.select(scan, policy.data_tables, stated=stated_body_chars(html))
     if (
         not scan.furniture_dropped
         or sum(scan.candidates[i].size for i in chosen) >= MIN_ARTICLE_CHARS
@@ -152,12 +157,14 @@ def _page_title(html: str) -> str:
 
 
 def _blocks(
-    html: str, scan: walk.Scan, chosen: list[int], budget: int
+    html: str, scan: walk.Scan, chosen: list[int], budget: int, mode: Mode
 ) -> tuple[list[Block], list[int]]:
-    """The chosen blocks with their heading path (minus the page's own title) and levels,
-    up to the first one that takes their text past ``budget`` (no later one can be kept)."""
+    """The chosen blocks with their heading path and levels, up to the first one that takes
+    their text past ``budget`` (no later one can be kept). Article mode leaves out the
+    heading that repeats the page's own title (the document's title says it); page mode
+    shows it, as the page does."""
     keep = set(chosen)
-    title = _page_title(html)
+    title = _page_title(html) if mode == "article" else ""
     sections = Sections(scan.landmarks)
     out: list[Block] = []
     levels: list[int] = []  # a heading's level, 0 for other blocks
@@ -225,7 +232,7 @@ def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDG
         html = html[: end if end > 0 else MAX_SOURCE_CHARS]  # offsets hold for the page given
     limit = budget * SCAN_BUDGETS if mode == "article" else budget
     scan, chosen = _chosen(html, mode, limit)
-    blocks, levels = _blocks(html, scan, chosen, budget)
+    blocks, levels = _blocks(html, scan, chosen, budget, mode)
     if mode == "article":
         blocks = without_empty_headings(blocks, levels)
     return _within(blocks, budget, scan.stopped or cut)

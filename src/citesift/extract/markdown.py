@@ -3,9 +3,12 @@
 ``blocks_to_markdown`` writes each block by its kind:
 
 - ``heading``: ATX ``#`` marks. A block has no level field; a heading's ``section`` is the
-  path of the headings above it (``html_to_blocks`` leaves the page's own title out), so
-  its level is ``len(section) + 1``, at most 6: the outline's depth, not the source's
-  ``h1``..``h6`` numbers (a page that jumps from ``h2`` to ``h4`` gives ``#`` then ``##``).
+  path of the headings above it, so its level is ``len(section) + 1``, at most 6: the
+  outline's depth, not the source's ``h1``..``h6`` numbers (a page that jumps from ``h2``
+  to ``h4`` gives ``#`` then ``##``). Given the document's ``title``, the Markdown opens
+  with it as its one ``#`` heading and every other heading sits a level below it (a
+  top-level heading with the title's text, as page mode keeps, is that heading: it is
+  not written twice, and the headings under it keep their level).
 - ``list_item``: ``- item``; consecutive items make one tight list.
 - ``table_cell``: a run of cells makes a pipe table whose first row is its header. Rows are
   told apart by the markup between two cells' source spans (a ``<tr`` or ``</tr`` starts a
@@ -50,18 +53,24 @@ _ROW_BREAK = re.compile(r"</?tr[\s/>]", re.IGNORECASE)
 _TABLE_BREAK = re.compile(r"</?table[\s/>]", re.IGNORECASE)
 
 
-def blocks_to_markdown(blocks: Sequence[Block], source: str | None = None) -> str:
-    """The blocks as one Markdown document (``source``: the text their spans index)."""
+def blocks_to_markdown(
+    blocks: Sequence[Block], source: str | None = None, title: str | None = None
+) -> str:
+    """The blocks as one Markdown document (``source``: the text their spans index), under
+    ``title`` as its ``#`` heading when given."""
     if not all(isinstance(block, Block) for block in blocks):
         raise TypeError("blocks_to_markdown takes a sequence of Block")
     parts: list[str] = []
+    if title:
+        parts.append("# " + _heading_text(title))
+        blocks = [block for block in blocks if not _is_title(block, title)]
     for kind, run in groupby(blocks, key=lambda block: block.kind):
         if kind == "table_cell":
             parts.extend(_table(rows) for rows in table_rows(list(run), source))
         elif kind == "list_item":
             parts.append("\n".join("- " + escape(block.text) for block in run))
         else:
-            parts.extend(_render(block) for block in run)
+            parts.extend(_render(block, title) for block in run)
     text = "\n\n".join(part for part in parts if part)
     return text + "\n" if text else ""
 
@@ -82,10 +91,22 @@ def _escape_line_start(match: re.Match[str]) -> str:
     return marker + "\\" if marker.isdigit() else "\\" + marker
 
 
-def _render(block: Block) -> str:
+def _heading_text(text: str) -> str:
+    """Heading text escaped, a trailing run of ``#`` included."""
+    return _CLOSING_HASHES.sub(r"\\\1", escape(text))
+
+
+def _is_title(block: Block, title: str) -> bool:
+    """Whether ``block`` is the page's own heading of its ``title`` (written once, as ``#``)."""
+    return block.kind == "heading" and not block.section and block.text == title
+
+
+def _render(block: Block, title: str | None = None) -> str:
     if block.kind == "heading":
-        text = _CLOSING_HASHES.sub(r"\\\1", escape(block.text))
-        return "#" * heading_level(block) + " " + text
+        under_title = bool(block.section) and block.section[0] == title
+        below = 1 if title and not under_title else 0
+        level = min(MAX_HEADING_LEVEL, heading_level(block) + below)
+        return "#" * level + " " + _heading_text(block.text)
     if block.kind == "code":
         return _fenced(block.text)
     if block.kind == "quote":
@@ -103,10 +124,11 @@ def _fenced(code: str) -> str:
 
 def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
     """Group a run of cells into tables of rows (each row the cells' texts), by the markup
-    between their spans in ``source``; without it each cell is a row of its own."""
+    between their spans in ``source`` or, for cells read from a file, by their ``place``;
+    without either each cell is a row of its own."""
     rows = [[cells[0].text]]
     for previous, cell in pairwise(cells):
-        between = "<tr>" if source is None else source[previous.source_end : cell.source_start]
+        between = _between(previous, cell, source)
         if _TABLE_BREAK.search(between):
             yield rows
             rows = [[]]
@@ -114,6 +136,18 @@ def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str
             rows.append([])
         rows[-1].append(cell.text)
     yield rows
+
+
+def _between(previous: Block, cell: Block, source: str | None) -> str:
+    """What parts two neighbouring cells: the markup between them, or markup standing for
+    the change of table or row their places show."""
+    here, there = previous.place, cell.place
+    if here is not None and there is not None and here.row is not None:
+        same = (here.page, here.slide, here.sheet, here.paragraph)
+        if same != (there.page, there.slide, there.sheet, there.paragraph):
+            return "<table>"
+        return "<tr>" if here.row != there.row else ""
+    return "<tr>" if source is None else source[previous.source_end : cell.source_start]
 
 
 def _table(rows: list[list[str]]) -> str:

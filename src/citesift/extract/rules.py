@@ -107,6 +107,11 @@ BOILERPLATE_TOKENS = words(
     gallery slideshow carousel caption captions credit credits cta date timestamp meta
     """
 )
+# What an element says when it declares itself the page's main content: its tag, its ARIA
+# role, or schema.org's microdata for an article's text.
+CONTENT_TAGS = words("article main")
+CONTENT_ROLES = words("main article")
+CONTENT_ITEMPROPS = words("articleBody")
 # Landmark tags that, inside these elements, belong to them rather than to the page (a
 # header of an article, a note aside in a section), as in the HTML accessibility mappings.
 SCOPED_LANDMARKS = {

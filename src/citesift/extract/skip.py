@@ -18,9 +18,13 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from citesift.extract import rules
 from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, raw_text_end
 
-_HEAD_ENDERS = frozenset(("head", "body"))  # a <body> start tag ends an unclosed <head>
+# A start tag of body content ends an unclosed <head>, as it does in a browser (a page cut
+# short in its head, or that never writes <body>, still shows its text).
+_BODY_STARTS = (rules.BLOCK_TAGS - {"head", "html"}) | rules.words("a img span font b i table")
+_HEAD_ENDERS = _BODY_STARTS | {"head"}
 _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it opens it
 _NAME_END = r"(?=[\t\n\f\r />])"
 PATTERNS_PER_PAGE = 64
@@ -126,7 +130,7 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches
             pos = raw_text_end(html, raw.lower(), pos)
         elif opening:
             name = opening.lower()
-            if tag == "head" and name == "body":
+            if tag == "head" and name in _BODY_STARTS:
                 return m.start()
             closed = tag in _FOREIGN and html[pos - 2] == "/"
             depth[name] += 0 if closed else 1

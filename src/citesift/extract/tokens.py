@@ -147,6 +147,16 @@ def is_furniture(tag: str, attrs: dict[str, str]) -> bool:
     )
 
 
+def declares_content(tag: str, attrs: dict[str, str]) -> bool:
+    """Whether a block-level element says it is the page's main content: ``<article>``,
+    ``<main>``, ``role="main"`` or schema.org's ``itemprop="articleBody"``."""
+    if tag in rules.CONTENT_TAGS:
+        return True
+    if "role" in attrs and attrs["role"].lower() in rules.CONTENT_ROLES:
+        return True
+    return "itemprop" in attrs and not rules.CONTENT_ITEMPROPS.isdisjoint(attrs["itemprop"].split())
+
+
 def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
     """Whether a block-level element's tag, class or id names page furniture (a hint only)."""
     if tag in rules.BOILERPLATE_HINT_TAGS:

@@ -33,6 +33,7 @@ from citesift.extract.tokens import (
     RAW_TEXT_ENDS,
     TOKEN,
     attributes,
+    declares_content,
     has_furniture_name,
     is_dropped,
     is_furniture,
@@ -64,12 +65,12 @@ MAX_DEPTH = 512  # open elements; a deeper one closes the innermost first (as br
 _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
 # Attribute names that can drop an element, name it furniture or make it a note.
 # Searched in lower-cased text: ``re.IGNORECASE`` tries the alternation far more slowly.
-_TELLING = re.compile("class|id|hidden|style|role|typeof")
+_TELLING = re.compile("class|id|hidden|style|role|typeof|itemprop")
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 _HREF = ' href="'  # how most links' attribute text starts
 
 
-Verdict = tuple[bool, bool, bool, bool]  # dropped, furniture, note, landmark
+Verdict = tuple[bool, bool, bool, bool, bool]  # dropped, furniture, note, landmark, main
 
 
 @dataclass(slots=True)
@@ -92,6 +93,7 @@ class Scan:
     tables: list[tuple[int, int]] = field(default_factory=list)
     named: list[tuple[int, int]] = field(default_factory=list)
     landmarks: list[tuple[int, int]] = field(default_factory=list)
+    declared: list[tuple[int, int]] = field(default_factory=list)  # say they are the content
     furniture_dropped: bool = False
     stopped: bool = False
     plaintext: int = -1  # where the raw text after a <plaintext> start tag begins
@@ -137,7 +139,8 @@ def _styled(tag: str, policy: rules.Policy) -> bool:
 
 
 def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
-    """Whether an element is dropped, is page furniture, is a note, and is a landmark.
+    """Whether an element is dropped, is page furniture, is a note, is a landmark, and
+    declares itself the page's main content (``tokens.declares_content``).
 
     Furniture by tag or ARIA role is dropped when ``policy`` detects main content, and kept
     as a landmark (a scope for headings) otherwise; furniture by class or id name is only a
@@ -154,10 +157,11 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, True, False, False
-        return False, has_furniture_name(tag, attrs), _is_note(attrs, policy.mode), False
+            return True, True, False, False, False
+        named = has_furniture_name(tag, attrs)
+        return False, named, _is_note(attrs, policy.mode), False, declares_content(tag, attrs)
     landmark = is_block and not dropped and is_furniture(tag, attrs)
-    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark
+    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark, False
 
 
 def _verdict(
@@ -292,12 +296,14 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = _verdict(tag, raw_attrs, policy, verdicts)
-        dropped, furniture, note, landmark = found
+        dropped, furniture, note, landmark, main = found
         if is_block:
             if pieces:
                 flush()
             if furniture and not dropped:
                 marks.append((len(tags), len(cands), out.named))
+            if main:
+                marks.append((len(tags), len(cands), out.declared))
             if landmark and not _is_scoped(tag, counts):
                 marks.append((len(tags), len(cands), out.landmarks))
         if dropped:

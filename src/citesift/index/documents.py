@@ -64,7 +64,9 @@ def chunk_provenance(doc: IngestDoc, chunk: Chunk, seq: int) -> Provenance:
         )  # fmt: skip
     if not doc.block_starts:
         return credit
-    return _source_span(credit, item, doc.block_starts, chunk)
+    return replace(
+        _source_span(credit, item, doc.block_starts, chunk), section=_section(doc, chunk.start)
+    )
 
 
 def chunk_context(doc: IngestDoc, chunk: Chunk) -> str:
@@ -109,7 +111,7 @@ def _from_source(doc: SourceDocument) -> IngestDoc:
         starts.append(at)
         at += len(block.text) + len(BLOCK_SEPARATOR)
     content = BLOCK_SEPARATOR.join(b.text for b in doc.blocks)
-    meta = {"publisher": doc.publisher, "language": doc.language}
+    meta = {**doc.metadata, "publisher": doc.publisher, "language": doc.language}
     doc_id = doc.url or f"{doc.site}:{doc.key}"  # the URI names it, as a file's or a page's
     return IngestDoc(
         doc_id, clean_text(content), json_copy(meta), doc, tuple(starts), clean_text(doc.title)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from citesift.store.sqlite import SQLiteStore
 HYBRID_DEPTH = 100
 """How many candidates each side of a hybrid search brings to the fusion (at least)."""
 FUSIONS = ("weighted", "rrf")
+Ranker = Callable[[Query, int], list[Match]]
+"""One side of a search: the best ``k`` hits of a query."""
 
 
 class LocalStore:
@@ -95,15 +97,7 @@ class LocalStore:
             self._loaded = True
 
     def _search(self, query: Query) -> list[Match]:
-        if query.mode == "bm25" or query.vector is None:
-            return self._lexical(query, query.top_k)
-        if query.mode == "dense":
-            return self._dense(query, query.top_k)
-        depth = max(query.top_k, HYBRID_DEPTH)
-        lexical, dense = self._lexical(query, depth), self._dense(query, depth)
-        if self.fusion == "rrf":
-            return reciprocal_rank_fusion([lexical, dense], top_k=query.top_k)
-        return weighted_fusion(dense, lexical, top_k=query.top_k)
+        return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def stats(self) -> IndexStats:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
@@ -186,6 +180,22 @@ class LocalStore:
         if embedder not in self._vectors:
             self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
         self._vectors[embedder].add(ids, vectors)
+
+
+def search_by_mode(
+    query: Query, lexical: Ranker, dense: Ranker, fusion: str = "weighted"
+) -> list[Match]:
+    """The hits of ``query`` by its mode: BM25 alone (always when it has no vector), dense
+    alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``weighted`` or ``rrf``)."""
+    if query.mode == "bm25" or query.vector is None:
+        return lexical(query, query.top_k)
+    if query.mode == "dense":
+        return dense(query, query.top_k)
+    depth = max(query.top_k, HYBRID_DEPTH)
+    lexical_hits, dense_hits = lexical(query, depth), dense(query, depth)
+    if fusion == "rrf":
+        return reciprocal_rank_fusion([lexical_hits, dense_hits], top_k=query.top_k)
+    return weighted_fusion(dense_hits, lexical_hits, top_k=query.top_k)
 
 
 def _place(chunk: StoredChunk) -> tuple[int, int]:

@@ -30,8 +30,8 @@ from citesift.index.rerankers.by_name import reranker_by_name
 from citesift.index.retriever import check_scores, query_of
 from citesift.model import Match
 from citesift.numbers import number_in
+from citesift.store import AnyStore, is_postgres_url
 from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
-from citesift.store.sqlite import SQLiteStore
 from citesift.text.chunking import DEFAULT_CHUNK_SIZE, Split, chunk_sizes, chunk_text
 
 DEFAULT_TOP_K = 5
@@ -182,25 +182,25 @@ class Rag:
         return Query(text, top_k, self.mode, vector, embedder.name, check_filter(filter))
 
     def _backfill(self, embedder: Embedder) -> None:
-        """Embed chunks the local store holds without a vector of this embedder."""
-        if self._backfilled or not isinstance(self.store, LocalStore):
+        """Embed chunks the store holds without a vector of this embedder (a store that
+        keeps vectors has ``missing_vectors`` and ``set_vectors``)."""
+        store: Any = self.store
+        if self._backfilled or not callable(getattr(store, "missing_vectors", None)):
             return
-        missing = self.store.missing_vectors(embedder.name)
+        missing = store.missing_vectors(embedder.name)
         report = self.backfill or _warn_backfill(embedder.name)
         if missing:
             report(0, len(missing))
         for start in range(0, len(missing), INGEST_BATCH * 8):
             part = missing[start : start + INGEST_BATCH * 8]
-            self.store.set_vectors(
-                part, embedder.name, embedder.embed([c.scored_text for c in part])
-            )
+            store.set_vectors(part, embedder.name, embedder.embed([c.scored_text for c in part]))
             report(start + len(part), len(missing))
         self._backfilled = True
 
 
 def create_rag(
     embed: Embedder | None = None,
-    store: ChunkStore | SQLiteStore | str | Path | None = None,
+    store: ChunkStore | AnyStore | str | Path | None = None,
     mode: str = "hybrid",
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     chunk_overlap: int | None = None,
@@ -229,7 +229,7 @@ def create_rag(
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     limit = None if threshold is None else number_in("threshold", threshold, -math.inf, math.inf)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)
-    chunks = _chunk_store(store, fusion)
+    chunks = chunk_store(store, fusion)
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
@@ -253,10 +253,15 @@ def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:
     return rerank or None
 
 
-def _chunk_store(store: object, fusion: str) -> ChunkStore:
-    """``store`` itself when it is a chunk store, else the embedded default over it."""
+def chunk_store(store: object, fusion: str = "weighted") -> ChunkStore:
+    """``store`` itself when it is a chunk store; the PostgreSQL index when it is a
+    PostgreSQL store or URL; else the embedded default over it."""
     if all(callable(getattr(store, m, None)) for m in ("upsert", "delete", "search")):
         return store  # type: ignore[return-value]
+    if is_postgres_url(store) or is_postgres_url(getattr(store, "url", None)):
+        from citesift.index.postgres import PostgresIndex  # needs the postgres extra
+
+        return PostgresIndex(store, fusion=fusion)  # type: ignore[arg-type]
     return LocalStore(store, fusion=fusion)  # type: ignore[arg-type]
 
 
@@ -270,6 +275,9 @@ def _embedder_factory(embed: Embedder | None, store: ChunkStore) -> Callable[[],
         inner = embed if embed is not None else default_embedder()
         if isinstance(store, LocalStore):
             return CachedEmbedder(inner, store.sqlite)
+        cache = getattr(store, "postgres", None)  # a PostgresIndex's store
+        if cache is not None:
+            return CachedEmbedder(inner, cache)
         return inner
 
     return make

@@ -134,7 +134,7 @@ class Fetcher:
         last = await self._hop(current, policy, on_send, spent)
         if not isinstance(last, Redirect):
             return last
-        return Skipped(last.status, f"redirect to {last.location} not followed")
+        return Skipped(last.status, f"redirect to {last.location} not followed", last.location)
 
     async def _hop(
         self, url: str, policy: FetchPolicy, on_send: OnSend | None, spent: _Spent

@@ -25,7 +25,12 @@ from citesift.net.address import Target
 
 MAX_HOSTS = 32
 KEEP_ALIVE = 5.0  # seconds an idle connection is kept
-LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=4, keepalive_expiry=KEEP_ALIVE)
+MAX_CONNECTIONS = 16
+LIMITS = httpx.Limits(
+    max_connections=MAX_CONNECTIONS,
+    max_keepalive_connections=MAX_CONNECTIONS,  # a host given N at once keeps N, not reopens
+    keepalive_expiry=KEEP_ALIVE,
+)
 PoolKey = tuple[str, str, int | None, ssl.SSLContext | None]
 
 

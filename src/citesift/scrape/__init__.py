@@ -1,1 +1,1 @@
-"""Scraping the web: one page, a site's map, a crawl."""
+"""Scraping the web: one page (fetch, render decision, browser, formats), a site's map, a crawl."""

@@ -115,8 +115,8 @@ async def amap_site(
             await own.aclose()
     urls = list(reader.found)
     if search and search.strip():
-        words = set(_words(search))
-        urls.sort(key=lambda found: -_score(found, reader.found[found], words))
+        words = set(words_of(search))
+        urls.sort(key=lambda found: -match_score(found, reader.found[found], words))
     return SiteMap(start, tuple(urls[:limit]), tuple(reader.read), tuple(reader.problems))
 
 
@@ -224,10 +224,11 @@ class _Reader:
         return _SITEMAP_LINE.findall(outcome.body.decode("utf-8", errors="replace"))
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
+    """The words of ``text`` (percent-escapes decoded), lower-cased."""
     return _WORDS.findall(unquote(text).lower())
 
 
-def _score(url: str, text: str, words: set[str]) -> int:
+def match_score(url: str, text: str, words: set[str]) -> int:
     """How many of the search ``words`` the URL's address and anchor text hold."""
-    return len(words & set(_words(url)) | words & set(_words(text)))
+    return len(words & set(words_of(url)) | words & set(words_of(text)))

@@ -3,18 +3,34 @@
 ``normalise`` is conservative: it changes only what cannot change what a server answers
 (scheme and host case, a default port, the fragment, dot segments, an empty path), so two
 spellings of one page become one key and no two pages become one. ``page_links`` reads the
-``<a href>`` of a page (after its ``<base href>``) with a streaming parser, capped in count.
+``<a href>`` of a page (after its ``<base href>``) in one linear scan, capped in count.
 """
 
 from __future__ import annotations
 
+import html as htmllib
 import posixpath
-from html.parser import HTMLParser
+import re
 from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from citesift.extract.chars import unescape_attribute
+from citesift.extract.tokens import RAW_TEXT_ENDS, TOKEN, attributes, raw_text_end
 
 MAX_LINKS = 2_000
 """Links read from one page at most (a page of a million links reads its first ones)."""
+ANCHORS_PER_LINK = 4
+MAX_URL_CHARS = 8_192
+"""A link longer than this is passed over (servers refuse far shorter request lines)."""
+MAX_ANCHOR_TEXT = 200
+MAX_ANCHOR_MARKUP = 2_000
+"""Characters of an anchor's markup read for its text (a giant anchor costs no more)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_TAG = re.compile(r"<[^>]*>?")
+_OPENERS = re.compile(
+    "<(?:!--|/?(?:a|base|" + "|".join(RAW_TEXT_ENDS) + r")(?=[\t\n\f\r />]))", re.IGNORECASE
+)
+"""Where the tags a link scan reads may start: anchors, ``<base>``, raw-text elements (whose
+bodies are skipped) and comments; every other tag is passed over by one search."""
 
 
 def normalise(url: str, base: str | None = None) -> str | None:
@@ -58,45 +74,54 @@ def same_site(url: str, start: str) -> bool:
     return host_of(url) == host_of(start)
 
 
-class _Links(HTMLParser):
-    """Collects ``(href, anchor text)`` of the ``<a>`` elements, honouring ``<base href>``."""
-
-    def __init__(self, base: str, cap: int) -> None:
-        super().__init__(convert_charrefs=True)
-        self.base = base
-        self.cap = cap
-        self.found: dict[str, str] = {}
-        self._open: str | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        href = dict(attrs).get("href")
-        if tag == "base" and href and not self.found:
-            self.base = normalise(href, self.base) or self.base
-        elif tag == "a" and href and len(self.found) < self.cap:
-            self._close()
-            self._open = normalise(href, self.base)
-            self._text = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a":
-            self._close()
-
-    def handle_data(self, data: str) -> None:
-        if self._open is not None and sum(map(len, self._text)) < 500:
-            self._text.append(data)
-
-    def _close(self) -> None:
-        if self._open is not None and self._open not in self.found:
-            self.found[self._open] = " ".join("".join(self._text).split())[:200]
-        self._open = None
-
-
 def page_links(html: str, base: str, cap: int = MAX_LINKS) -> dict[str, str]:
     """The page's http(s) links, normalised and deduplicated, in page order, each with its
-    anchor text (the first anchor's, when several link the same URL); ``cap`` at most."""
-    parser = _Links(base, cap)
-    parser.feed(html)
-    parser.close()
-    parser._close()
-    return parser.found
+    anchor text (the first anchor's, when several link the same URL); ``cap`` at most.
+
+    One scan for the tags it needs, each read by the extraction tokenizer (linear whatever
+    the markup), raw-text bodies and comments skipped; a ``<base href>`` before the first
+    link sets the base. At most ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read,
+    so a page of a million anchors to nowhere costs no more than its first ones; an
+    address repeated (menus, footers) is resolved once."""
+    found: dict[str, str] = {}
+    resolved: dict[str, str | None] = {}
+    opened: tuple[str | None, int] = (None, 0)  # the open anchor's URL, where its text starts
+    pos, anchors = 0, cap * ANCHORS_PER_LINK
+    while len(found) < cap and anchors and (opener := _OPENERS.search(html, pos)) is not None:
+        token = TOKEN.match(html, opener.start())
+        if token is None:  # not reached: every opener starts a token
+            break
+        pos = token.end()
+        name = (token.group(2) or "").lower()
+        if name in RAW_TEXT_ENDS and not token.group(1):
+            pos = raw_text_end(html, name, pos)
+        if name != "a" and (name != "base" or token.group(1)):
+            continue
+        _keep(found, opened, html, token.start())
+        opened = (None, pos)
+        if token.group(1):
+            continue
+        href = attributes(token.group(3)).get("href")
+        if href is None:
+            continue
+        if name == "base":
+            base = base if found else normalise(unescape_attribute(href), base) or base
+            continue
+        anchors -= 1
+        if len(href) > MAX_URL_CHARS:
+            continue  # no server answers such an address; it would only fill the frontier
+        if href not in resolved:
+            resolved[href] = normalise(unescape_attribute(href), base)
+        opened = (resolved[href], pos)
+    if len(found) < cap:
+        _keep(found, opened, html, len(html))
+    return found
+
+
+def _keep(found: dict[str, str], opened: tuple[str | None, int], html: str, end: int) -> None:
+    """Count the anchor ``opened`` (when it links somewhere) with the text of its markup,
+    which ends at ``end``."""
+    url, start = opened
+    if url is not None and url not in found:
+        text = _TAG.sub(" ", html[start : min(end, start + MAX_ANCHOR_MARKUP)])
+        found[url] = " ".join(htmllib.unescape(text).split())[:MAX_ANCHOR_TEXT]

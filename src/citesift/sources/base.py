@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
+from citesift.errors import CitesiftError
 from citesift.model import (
     Document,
     FetchOutcome,
@@ -22,7 +23,7 @@ from citesift.net.limiter import OnSend
 from citesift.net.policy import MAX_BODY_BYTES, MAX_DEADLINE
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
-from citesift.store import SQLiteStore
+from citesift.store import AnyStore
 
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
@@ -33,7 +34,7 @@ Signal = asyncio.Event
 """The caller's abort signal: once set, a call in flight is abandoned and raises ``Aborted``."""
 
 
-class Aborted(Exception):
+class Aborted(CitesiftError):
     """The caller's signal was set: the call was abandoned (nothing more is sent or read)."""
 
 
@@ -134,7 +135,7 @@ class Access(TypedDict, total=False):
     allow_private: bool  # fetch loopback, private and link-local addresses
     robots: bool  # honour robots.txt (each source has its own default)
     fetcher: Fetcher  # connections, limiters, robots.txt to share (default: a fresh one)
-    store: SQLiteStore | None  # keep every snapshot here (or, offline, answer from it)
+    store: AnyStore | None  # keep every snapshot here (or, offline, answer from it)
     offline: bool  # answer from the store alone, send nothing
 
 

@@ -1,4 +1,5 @@
-"""Pages that stand in for the one asked for: bot challenges, block pages and soft 404s.
+"""Pages that stand in for the one asked for: bot challenges, block pages, consent walls and
+soft 404s.
 
 A bot-protection service can answer a request with its own interstitial ("Just a moment...",
 "Press & Hold", a captcha frame) and a success status, and many sites answer a missing page
@@ -6,14 +7,16 @@ with a "not found" page and 200. Read as the page, either would become a citable
 about nothing. A page is taken for a challenge when the service says so in a header, or when
 its markup carries a service's own challenge marker (in the title, an id, a script's
 address) and it shows little text; a marker alone is not enough, since services put some of
-their scripts on ordinary pages too. A soft 404 is a short page whose title or first heading
-says the page was not found.
+their scripts on ordinary pages too. A consent wall is a page of a consent service (reached
+by redirect, or carrying its form) showing little text in place of the page. A soft 404 is a
+short page whose title or first heading says the page was not found.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from citesift.encoding import decode_html
 from citesift.extract import strip_tags
@@ -78,6 +81,26 @@ MARKERS = (
     Marker("DDoS-Guard", (b"ddos-guard",), re.compile(rb"<title>\s*ddos-guard\s*</title>")),
 )
 """Marks of challenge and block pages, searched in the lower-cased top of the body."""
+CONSENT_HOSTS = {
+    "consent.google.com": "Google",
+    "consent.youtube.com": "YouTube",
+    "guce.yahoo.com": "Yahoo",
+    "consent.yahoo.com": "Yahoo",
+}
+"""Hosts of consent services that sites send a visitor to before the page, and their owners."""
+CONSENT_MARKERS = (
+    Marker(
+        "Google",
+        (b"consent.google.com", b"consent.youtube.com"),
+        re.compile(rb"action=[\"']https://consent\.(?:google|youtube)\.com/"),
+    ),
+    Marker(
+        "Yahoo",
+        (b"guce.yahoo.com", b"consent.yahoo.com"),
+        re.compile(rb"action=[\"'][^\"'>]*(?:guce|consent)\.yahoo\.com"),
+    ),
+)
+"""Marks of a consent service's form, on a page showing little else (a consent wall)."""
 NOT_FOUND_PHRASES = (
     rb"\b404\b",
     rb"page (?:was )?not found",
@@ -100,6 +123,9 @@ def stand_in(snapshot: Snapshot) -> str | None:
     service = _challenger(snapshot, top)
     if service is not None:
         return f"a {service} challenge or block page, not the page"
+    service = _consent(snapshot, top)
+    if service is not None:
+        return f"a {service} consent wall, not the page"
     if NOT_FOUND.search(top) and _shows_little(snapshot):
         return "a page saying it was not found (a soft 404), not the page"
     return None
@@ -112,6 +138,18 @@ def _challenger(snapshot: Snapshot, top: bytes) -> str | None:
         if (snapshot.header(name) or "").strip().lower() == value:
             return service
     marked = next((marker.service for marker in MARKERS if marker.on(top)), None)
+    return marked if marked is not None and _shows_little(snapshot) else None
+
+
+def _consent(snapshot: Snapshot, top: bytes) -> str | None:
+    """The consent service whose wall ``snapshot`` holds instead of the page, or None."""
+    try:
+        host = (urlsplit(snapshot.final_url).hostname or "").lower()
+    except ValueError:
+        host = ""
+    if host in CONSENT_HOSTS:
+        return CONSENT_HOSTS[host]
+    marked = next((marker.service for marker in CONSENT_MARKERS if marker.on(top)), None)
     return marked if marked is not None and _shows_little(snapshot) else None
 
 

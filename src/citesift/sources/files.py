@@ -1,4 +1,5 @@
-"""Local files read into documents: text and HTML, capped in size, binary files refused.
+"""Local files read into documents: text and HTML, and PDF and Office files told by their
+bytes (not their names), capped in size; other binary files refused.
 
 A file's document id is its ``file://`` URI with every byte of the name percent-encoded,
 so any name (one that is not UTF-8 included) has one id of its own, the same from
@@ -8,22 +9,30 @@ wherever the file is named.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
 from citesift.encoding import decode_html
-from citesift.errors import CitesiftError
-from citesift.extract.document import extract_document
+from citesift.errors import CitesiftError, DocumentError
+from citesift.extract.document import extract_document, now_ms
+from citesift.extract.notes import note_document
 from citesift.extract.rules import Mode
+from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+NOTE_SUFFIXES = (".md", ".markdown")
+"""Text files read as Markdown notes (front matter, wikilinks, sections)."""
+TEXT_SUFFIXES = (".txt", *NOTE_SUFFIXES)
 HTML_SUFFIXES = (".html", ".htm")
+DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx")
+"""What a folder's files are named to be indexed; each file is read as what its bytes are."""
+INDEXABLE_SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES + DOCUMENT_SUFFIXES
 MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
@@ -36,30 +45,52 @@ class FileRefused(CitesiftError):
     """A file that cannot be read into a document, and why."""
 
 
-def indexable_files(folder: Path) -> Iterator[Path]:
-    """The entries under ``folder`` named as text or HTML files (a FIFO or device so named
-    included, for ``file_document`` to refuse), in a stable order."""
-    kinds = TEXT_SUFFIXES + HTML_SUFFIXES
-    found = (p for p in folder.rglob("*") if p.suffix.lower() in kinds and not p.is_dir())
-    return iter(sorted(found))
-
-
 def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
-    """A text file as a document dict, an HTML file read into a ``SourceDocument`` in
-    ``mode``; either is named by ``file_uri(path)``. ``FileRefused`` says why a file cannot
-    be one (its kind, its size, binary content, not a regular file, unreadable)."""
+    """A text file as a document dict; a Markdown note, an HTML file (in ``mode``) and a
+    PDF or Office file (whatever its name, told by its bytes) read into a ``SourceDocument``;
+    each is named by ``file_uri(path)`` and its revision is ``content_revision`` of its
+    bytes. ``FileRefused`` says why a file cannot be one (its kind, its size, binary
+    content, a broken or encrypted document, not a regular file, unreadable)."""
+    if path.suffix.lower() not in INDEXABLE_SUFFIXES:
+        raise FileRefused(only_indexable())
+    return body_document(path, file_bytes(path), mode)
+
+
+def body_document(
+    path: Path, body: bytes, mode: Mode = "article"
+) -> dict[str, Any] | SourceDocument:
+    """The bytes ``body`` read from ``path`` as ``file_document`` reads them, by their
+    content first (a PDF or Office file), else as text by the file's suffix: HTML, a
+    Markdown note, or plain text (any other name)."""
     suffix = path.suffix.lower()
-    if suffix not in TEXT_SUFFIXES + HTML_SUFFIXES:
-        raise FileRefused(f"only {', '.join(TEXT_SUFFIXES + HTML_SUFFIXES)} files can be indexed")
-    text = decode_html(text_bytes(path))[0]
-    uri = file_uri(path)
+    uri, revision = file_uri(path), content_revision(body)
+    try:
+        if document_kind(body) is not None:
+            document = extract_document(body, url=uri, site="file", key=uri)
+            return replace(document, revision=revision)
+    except DocumentError as error:
+        raise FileRefused(str(error)) from error
+    if suffix in DOCUMENT_SUFFIXES:
+        raise FileRefused(f"named {suffix} but not a PDF or Office file")
+    text = decode_html(checked_text(body))[0]
     if suffix in HTML_SUFFIXES:
-        return extract_document(text, url=uri, site="file", key=uri, mode=mode)
-    return {
-        "id": uri,
-        "content": text,
-        "metadata": {"title": readable_name(path.name), "url": uri, "site": "file"},
-    }
+        document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
+        return replace(document, revision=revision)
+    if suffix in NOTE_SUFFIXES:
+        name = readable_name(str(path))
+        return replace(note_document(text, uri, name, now_ms()), revision=revision)
+    metadata = {"title": readable_name(path.name), "url": uri, "site": "file"}
+    return {"id": uri, "content": text, "metadata": {**metadata, "revision": revision}}
+
+
+def only_indexable() -> str:
+    """Why a file not named as an indexable one is refused."""
+    return f"only {', '.join(INDEXABLE_SUFFIXES)} files can be indexed"
+
+
+def content_revision(body: bytes) -> str:
+    """A file's revision: the sha256 of its bytes, so an unchanged file is known as such."""
+    return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
 def file_uri(path: Path) -> str:
@@ -94,8 +125,14 @@ def readable_name(name: str) -> str:
 
 def text_bytes(path: Path) -> bytes:
     """The bytes of the regular file at ``path``: at most ``MAX_FILE_BYTES``, and no NUL
-    byte (binary data) unless a UTF-16 or UTF-32 byte order mark says the text is wide.
-    A FIFO, socket or device is refused without being read (a FIFO never blocks)."""
+    byte (binary data) unless a UTF-16 or UTF-32 byte order mark says the text is wide."""
+    return checked_text(file_bytes(path))
+
+
+def file_bytes(path: Path) -> bytes:
+    """The bytes of the regular file at ``path``: ``FileRefused`` when there are more than
+    ``MAX_FILE_BYTES``. A FIFO, socket or device is refused without
+    being read (a FIFO never blocks)."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as error:
@@ -110,14 +147,21 @@ def text_bytes(path: Path) -> bytes:
         raise FileRefused(f"cannot be read: {error.strerror or error}") from error
     finally:
         os.close(handle)
-    return checked_text(body)
+    if len(body) > MAX_FILE_BYTES:
+        raise FileRefused(too_large())
+    return body
 
 
 def checked_text(body: bytes) -> bytes:
     """``body`` when it can be text: ``FileRefused`` when larger than ``MAX_FILE_BYTES`` or
     holding NUL bytes without a wide-encoding byte order mark."""
     if len(body) > MAX_FILE_BYTES:
-        raise FileRefused(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        raise FileRefused(too_large())
     if b"\x00" in body and not body.startswith(WIDE_BOMS):
         raise FileRefused("holds NUL bytes: binary data, not text")
     return body
+
+
+def too_large() -> str:
+    """Why a file past ``MAX_FILE_BYTES`` is refused."""
+    return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB"

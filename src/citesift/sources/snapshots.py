@@ -16,16 +16,16 @@ from citesift.errors import StoreError
 from citesift.model import FetchOutcome, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry
 from citesift.net.limiter import OnSend
-from citesift.store.limits import StoreBudget
+from citesift.store import AnyStore
+from citesift.store.limits import budget_in
 from citesift.store.snapshots import Snapshots, snapshots_in
-from citesift.store.sqlite import SQLiteStore
 
 
 class ReplayingFetcher:
     """Answers every fetch from the snapshots of ``store`` (none when it is None); nothing
     is sent."""
 
-    def __init__(self, store: SQLiteStore | Snapshots | None) -> None:
+    def __init__(self, store: AnyStore | Snapshots | None) -> None:
         self.snapshots = None if store is None else snapshots_in(store)
 
     async def fetch(
@@ -44,7 +44,7 @@ class ReplayingFetcher:
 class SavingFetcher:
     """Fetches through ``inner`` and keeps every snapshot it answers in ``store``."""
 
-    def __init__(self, inner: Fetches, store: SQLiteStore | Snapshots) -> None:
+    def __init__(self, inner: Fetches, store: AnyStore | Snapshots) -> None:
         self.inner = inner
         self.snapshots = snapshots_in(store)
 
@@ -62,7 +62,7 @@ class SavingFetcher:
         return outcome
 
 
-def fetching(fetcher: Fetcher, store: SQLiteStore | None, offline: bool) -> Fetches:
+def fetching(fetcher: Fetcher, store: AnyStore | None, offline: bool) -> Fetches:
     """What a source fetches through: ``fetcher``; saving to ``store`` when one is given;
     replaying from it alone when ``offline`` (with no store, offline answers nothing)."""
     if offline:
@@ -70,7 +70,7 @@ def fetching(fetcher: Fetcher, store: SQLiteStore | None, offline: bool) -> Fetc
     return SavingFetcher(fetcher, store) if store is not None else fetcher
 
 
-def shared_fetcher(store: SQLiteStore) -> Fetcher:
+def shared_fetcher(store: AnyStore) -> Fetcher:
     """A ``Fetcher`` whose limiters share spacing, the minute budget and 429/503 blocks with
     every process using ``store`` (so a host's block outlives the process told of it)."""
-    return Fetcher(LimiterRegistry(budget=StoreBudget(store)))
+    return Fetcher(LimiterRegistry(budget=budget_in(store)))

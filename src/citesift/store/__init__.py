@@ -1,5 +1,7 @@
-"""The embedded default store: one SQLite file in WAL mode, schema owned per component."""
+"""The stores: the embedded default (one SQLite file in WAL mode, schema owned per
+component) and, with the ``postgres`` extra, one PostgreSQL server shared by many workers."""
 
+from citesift.store.location import AnyStore, is_postgres_url, open_store
 from citesift.store.sqlite import SQLiteStore, default_store_path
 
-__all__ = ["SQLiteStore", "default_store_path"]
+__all__ = ["AnyStore", "SQLiteStore", "default_store_path", "is_postgres_url", "open_store"]

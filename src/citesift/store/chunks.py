@@ -128,12 +128,14 @@ class IndexStats:
 @dataclass(frozen=True, slots=True)
 class IndexedDocument:
     """One indexed document: its id, its title and address when it was read from a source
-    (None for a plain text), and how many chunks it has."""
+    (None for a plain text), how many chunks it has and the revision it was read at."""
 
     id: str
     title: str | None
     url: str | None
     chunks: int
+    revision: str | None = None
+    """The revision it was read at (a file's content hash), when its source has one."""
 
 
 def content_hash(text: str) -> str:
@@ -199,7 +201,10 @@ class ChunkTable:
                 "SELECT document_id,"
                 " COALESCE(json_extract(provenance, '$.title'), json_extract(metadata, '$.title')),"
                 " COALESCE(json_extract(provenance, '$.url'), json_extract(metadata, '$.url')),"
-                " COUNT(*) FROM chunks GROUP BY document_id ORDER BY document_id"
+                " COUNT(*),"
+                " COALESCE(json_extract(provenance, '$.revision'),"
+                " json_extract(metadata, '$.revision'))"
+                " FROM chunks GROUP BY document_id ORDER BY document_id"
             ).fetchall()
         return [IndexedDocument(*row) for row in rows]
 
@@ -211,12 +216,17 @@ def _delete(conn: Any, document_ids: Sequence[str]) -> int:
     return max(int(cursor.rowcount), 0)
 
 
-def _row(c: StoredChunk) -> tuple[Any, ...]:
+def partition_of(c: StoredChunk) -> str:
+    """The partition a chunk is kept in (its ``_partition`` metadata, as text)."""
     partition = c.metadata.get(PARTITION_KEY, "")
+    return partition if isinstance(partition, str) else json.dumps(partition)
+
+
+def _row(c: StoredChunk) -> tuple[Any, ...]:
     return (
         c.id,
         c.document_id,
-        partition if isinstance(partition, str) else json.dumps(partition),
+        partition_of(c),
         c.seq,
         c.start,
         c.end,
@@ -225,7 +235,7 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
         json.dumps(c.metadata, ensure_ascii=False, default=str),
         c.embedder if c.vector is not None else None,
         _blob(c.vector) if c.vector is not None else None,
-        _provenance_json(c.provenance),
+        provenance_json(c.provenance),
         c.provenance.snapshot_id if c.provenance is not None else None,
         c.context,
     )
@@ -233,13 +243,13 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
 
 def _chunk(r: tuple[Any, ...]) -> StoredChunk:
     vector = np.frombuffer(r[8], dtype=np.float32) if r[8] is not None else None
-    provenance = _provenance(r[1], r[2], r[3], r[4], json.loads(r[9]))
+    provenance = provenance_from(r[1], r[2], r[3], r[4], json.loads(r[9]))
     return StoredChunk(
         r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance, r[10]
     )
 
 
-def _provenance_json(provenance: Provenance | None) -> str:
+def provenance_json(provenance: Provenance | None) -> str:
     """The provenance fields that have no column of their own, as JSON (nulls left out)."""
     if provenance is None:
         return "{}"
@@ -247,10 +257,12 @@ def _provenance_json(provenance: Provenance | None) -> str:
     return json.dumps(fields, ensure_ascii=False)
 
 
-def _provenance(document_id: str, seq: int, start: int, end: int, extra: Any) -> Provenance:
+def provenance_from(document_id: str, seq: int, start: int, end: int, extra: Any) -> Provenance:
     """A chunk's provenance from its columns and its provenance JSON (unknown keys ignored)."""
     known = {k: v for k, v in extra.items() if k in Provenance.__dataclass_fields__}
     licence = known.pop("licence", None)
+    if isinstance(known.get("section"), list):
+        known["section"] = tuple(str(heading) for heading in known["section"])
     if isinstance(licence, dict):
         known["licence"] = Licence(str(licence.get("name")), str(licence.get("url") or ""))
     return Provenance(document_id, seq, start, end, **known)

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
 from citesift.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from citesift.store.postgres import PostgresStore
+
+Store: TypeAlias = "SQLiteStore | PostgresStore"
+"""Either store keeps the cache: the embedded SQLite file or a PostgreSQL server."""
 
 COMPONENT = "embeddings"
 MIGRATIONS = [
@@ -34,17 +41,26 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
-def migrate_embeddings(store: SQLiteStore) -> None:
+def migrate_embeddings(store: Store) -> None:
     """Create (or bring up to date) the embeddings table."""
-    store.migrate(COMPONENT, MIGRATIONS)
+    if isinstance(store, SQLiteStore):
+        store.migrate(COMPONENT, MIGRATIONS)
+    else:
+        from citesift.store.postgres import embeddings
+
+        store.migrate(COMPONENT, embeddings.MIGRATIONS)
 
 
 def load_vectors(
-    store: SQLiteStore, embedder: str, dim: int, keys: Sequence[str]
+    store: Store, embedder: str, dim: int, keys: Sequence[str]
 ) -> dict[str, np.ndarray]:
     """The cached vectors of ``keys`` for ``embedder``; rows of another size are ignored."""
     found: dict[str, np.ndarray] = {}
     unique = list(dict.fromkeys(keys))
+    if not isinstance(store, SQLiteStore):
+        from citesift.store.postgres import embeddings
+
+        return dict(_decoded(embeddings.load_rows(store, embedder, dim, unique), dim))
     with store.reading() as conn:
         for start in range(0, len(unique), LOOKUP_CHUNK):
             chunk = unique[start : start + LOOKUP_CHUNK]
@@ -58,11 +74,13 @@ def load_vectors(
     return found
 
 
-def save_vectors(
-    store: SQLiteStore, embedder: str, keys: Sequence[str], vectors: np.ndarray
-) -> None:
+def save_vectors(store: Store, embedder: str, keys: Sequence[str], vectors: np.ndarray) -> None:
     """Store ``vectors`` (one row per key) for ``embedder`` in one transaction."""
     rows = np.ascontiguousarray(vectors, dtype=BLOB_DTYPE)
+    if not isinstance(store, SQLiteStore):
+        from citesift.store.postgres import embeddings
+
+        return embeddings.save_rows(store, embedder, keys, rows)
     values = [(embedder, k, rows.shape[1], r.tobytes()) for k, r in zip(keys, rows, strict=True)]
     with store.transaction() as conn:
         conn.executemany(
@@ -72,17 +90,50 @@ def save_vectors(
         )
 
 
-def count_vectors(store: SQLiteStore, embedder: str | None = None) -> int:
+def count_vectors(store: Store, embedder: str | None = None) -> int:
     """How many vectors are cached (for one embedder, or in all)."""
+    if not isinstance(store, SQLiteStore):
+        from citesift.store.postgres import embeddings
+
+        return embeddings.count_rows(store, embedder)
     where, args = ("WHERE embedder = ?", (embedder,)) if embedder is not None else ("", ())
     with store.reading() as conn:
         return int(conn.execute(f"SELECT COUNT(*) FROM embeddings {where}", args).fetchone()[0])
 
 
-def forget_vectors(store: SQLiteStore, embedder: str) -> int:
+def forget_vectors(store: Store, embedder: str) -> int:
     """Drop every cached vector of ``embedder``; returns how many went."""
+    if not isinstance(store, SQLiteStore):
+        from citesift.store.postgres import embeddings
+
+        return embeddings.forget_rows(store, embedder)
     with store.transaction() as conn:
         return conn.execute("DELETE FROM embeddings WHERE embedder = ?", (embedder,)).rowcount
+
+
+def every_vector(store: Store, page: int) -> Iterator[tuple[str, list[str], np.ndarray]]:
+    """Every cached vector, as (embedder, keys, float32 rows) of one embedder and size each,
+    read ``page`` rows at a time in key order."""
+    mark = "?" if isinstance(store, SQLiteStore) else "%s"
+    sql = (
+        "SELECT embedder, text_sha256, dim, vector FROM embeddings"
+        f" WHERE (embedder, text_sha256) > ({mark}, {mark})"
+        f" ORDER BY embedder, text_sha256 LIMIT {mark}"
+    )
+    after = ("", "")
+    while True:
+        with store.reading() as conn:
+            rows = conn.execute(sql, (*after, page)).fetchall()
+        groups: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
+        for embedder, key, dim, blob in rows:
+            groups.setdefault((embedder, dim), []).append((key, bytes(blob)))
+        for (embedder, dim), found in groups.items():
+            kept = dict(_decoded(found, dim))
+            if kept:
+                yield embedder, list(kept), np.stack(list(kept.values()))
+        if len(rows) < page:
+            return
+        after = (rows[-1][0], rows[-1][1])
 
 
 def _decoded(rows: Iterable[tuple[str, bytes]], dim: int) -> Iterable[tuple[str, np.ndarray]]:

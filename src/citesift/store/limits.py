@@ -12,9 +12,13 @@ its last start, then records the new start. Times are wall-clock milliseconds.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from citesift.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from citesift.store.postgres import PostgresStore
+    from citesift.store.postgres.limits import PostgresBudget
 
 COMPONENT = "limits"
 WINDOW_MS = 60_000
@@ -74,3 +78,20 @@ class StoreBudget:
                 " DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)",
                 (host, until_ms),
             )
+
+
+def every_block(store: SQLiteStore | PostgresStore) -> list[tuple[str, float]]:
+    """Every host block kept, as (host, until in wall-clock ms), by host."""
+    budget_in(store)  # the tables exist
+    with store.reading() as conn:
+        rows = conn.execute("SELECT host, until_ms FROM limiter_blocks ORDER BY host").fetchall()
+    return [(str(host), float(until)) for host, until in rows]
+
+
+def budget_in(store: SQLiteStore | PostgresStore) -> StoreBudget | PostgresBudget:
+    """The shared budget kept in ``store``, whichever kind it is."""
+    if isinstance(store, SQLiteStore):
+        return StoreBudget(store)
+    from citesift.store.postgres.limits import PostgresBudget
+
+    return PostgresBudget(store)

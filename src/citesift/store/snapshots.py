@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from typing import Any, Protocol
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import zstandard
 
@@ -19,7 +20,12 @@ from citesift.errors import StoreCorrupt
 from citesift.model import Snapshot
 from citesift.store.sqlite import SQLiteStore
 
+if TYPE_CHECKING:
+    from citesift.store.postgres import PostgresStore
+
 COMPONENT = "snapshots"
+PAGE = 200
+"""Snapshots read per query when reading them all (bodies can be large)."""
 CODEC = "zstd"
 ZSTD_LEVEL = 6
 STEPS = [
@@ -39,7 +45,9 @@ STEPS = [
     """
 ]
 _COLUMNS = "s.id, s.url, s.final_url, s.status, s.headers, s.content_type, s.charset, s.fetched_at"
-_SELECT = f"SELECT {_COLUMNS}, b.codec, b.data FROM snapshots s JOIN snapshot_bodies b USING (id)"
+COLUMNS = f"{_COLUMNS}, b.codec, b.data"
+JOINED = "snapshots s JOIN snapshot_bodies b USING (id)"
+SELECT = f"SELECT {COLUMNS} FROM {JOINED}"
 
 
 class Snapshots(Protocol):
@@ -50,6 +58,8 @@ class Snapshots(Protocol):
     def get(self, id: str) -> Snapshot | None: ...
 
     def latest(self, url: str) -> Snapshot | None: ...
+
+    def every(self) -> Iterator[Snapshot]: ...
 
 
 class SnapshotCorrupted(StoreCorrupt, ValueError):
@@ -81,30 +91,44 @@ class SnapshotStore:
             conn.execute(
                 "INSERT OR IGNORE INTO snapshots (id, url, final_url, status, headers,"
                 " content_type, charset, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                _row(snapshot),
+                snapshot_row(snapshot),
             )
         return snapshot.id
 
     def get(self, id: str) -> Snapshot | None:
         """The latest fetch that got the body ``id``, or None."""
-        return self._one(f"{_SELECT} WHERE s.id = ? ORDER BY s.fetched_at DESC, s.seq DESC", id)
+        return self._one(f"{SELECT} WHERE s.id = ? ORDER BY s.fetched_at DESC, s.seq DESC", id)
 
     def latest(self, url: str) -> Snapshot | None:
         """The latest snapshot fetched from ``url`` (asked for, or reached by redirect)."""
-        found = self._one(f"{_SELECT} WHERE s.url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url)
+        found = self._one(f"{SELECT} WHERE s.url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url)
         if found is not None:
             return found
         return self._one(
-            f"{_SELECT} WHERE s.final_url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url
+            f"{SELECT} WHERE s.final_url = ? ORDER BY s.fetched_at DESC, s.seq DESC", url
         )
+
+    def every(self) -> Iterator[Snapshot]:
+        """Every fetch kept, in the order they were saved, read a page at a time."""
+        seq = 0
+        while True:
+            with self.store.reading() as conn:
+                rows = conn.execute(
+                    f"SELECT s.seq, {COLUMNS} FROM {JOINED} WHERE s.seq > ? ORDER BY s.seq LIMIT ?",
+                    (seq, PAGE),
+                ).fetchall()
+            yield from (snapshot_from_row(row[1:]) for row in rows)
+            if len(rows) < PAGE:
+                return
+            seq = rows[-1][0]
 
     def _one(self, sql: str, value: str) -> Snapshot | None:
         with self.store.reading() as conn:
             row = conn.execute(sql + " LIMIT 1", (value,)).fetchone()
-        return _snapshot(row) if row is not None else None
+        return snapshot_from_row(row) if row is not None else None
 
 
-def _row(snapshot: Snapshot) -> tuple[object, ...]:
+def snapshot_row(snapshot: Snapshot) -> tuple[object, ...]:
     return (
         snapshot.id,
         snapshot.url,
@@ -117,7 +141,7 @@ def _row(snapshot: Snapshot) -> tuple[object, ...]:
     )
 
 
-def _snapshot(row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
+def snapshot_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
     id_, url, final_url, status, headers, content_type, charset, fetched_at, codec, data = row
     if codec != CODEC:
         raise SnapshotCorrupted(f"snapshot {id_} uses an unknown codec {codec!r}")
@@ -137,6 +161,12 @@ def _snapshot(row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
     )
 
 
-def snapshots_in(store: SQLiteStore | Snapshots) -> Snapshots:
-    """The snapshots of ``store``: a ``SQLiteStore``'s, or ``store`` itself."""
-    return SnapshotStore(store) if isinstance(store, SQLiteStore) else store
+def snapshots_in(store: SQLiteStore | PostgresStore | Snapshots) -> Snapshots:
+    """The snapshots of ``store``: a SQLite or PostgreSQL store's, or ``store`` itself."""
+    if isinstance(store, SQLiteStore):
+        return SnapshotStore(store)
+    if all(callable(getattr(store, m, None)) for m in ("save", "get", "latest")):
+        return store  # type: ignore[return-value]
+    from citesift.store.postgres.snapshots import PostgresSnapshots  # needs the extra
+
+    return PostgresSnapshots(store)  # type: ignore[arg-type]

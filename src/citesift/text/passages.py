@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urldefrag
 
 from citesift.model import Block, Licence, Passage, SourceDocument
 from citesift.text.addresses import wikipedia_history, wikipedia_revision
@@ -32,7 +33,9 @@ def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> lis
     """One passage per span ``cut`` finds in each block, in reading order.
 
     ``content`` is ``block.text[start:end]`` as cut (untrimmed); spans out of range are
-    clamped and empty ones dropped.
+    clamped and empty ones dropped. A passage of a block read from a PDF or Office file
+    carries the block's ``place``, and its link points at the page (``#page=N``, which PDF
+    viewers open at) or at the file, as a text fragment means nothing there.
     """
     page = WordIndex("\n".join(block.text for block in document.blocks))
     return [
@@ -71,11 +74,17 @@ def _passage(
         source_end=source_end,
         fragment_url=_link(document, index, start, end, page),
         snapshot_id=document.snapshot_id,
+        place=block.place,
     )
 
 
 def _link(document: SourceDocument, index: int, start: int, end: int, page: WordIndex) -> str:
-    """A text-fragment link to the span, with context when the text it starts at recurs."""
+    """A text-fragment link to the span, with context when the text it starts at recurs;
+    for a block of a file, its page (or the file)."""
+    place = document.blocks[index].place
+    if place is not None:
+        address = urldefrag(document.url).url
+        return f"{address}#page={place.page}" if place.page is not None else address
     sentence = document.blocks[index].text[start:end]
     if not page.repeats(text_terms(sentence)[0]):
         return fragment_url(document.url, sentence)
@@ -107,6 +116,8 @@ class Attribution:
     notice: str = MODIFIED_NOTICE
     history: str | None = None
     revision_url: str | None = None
+    place: str | None = None
+    """Where in a PDF or Office file the sentence is (``page 3``), named after the title."""
 
     def text(self) -> str:
         """Plain text: the quoted sentence, then title, site, addresses and the notice."""
@@ -117,7 +128,10 @@ class Attribution:
         page history when there is one."""
         credit = f", {CONTRIBUTORS} <{self.history}>" if self.history else ""
         pinned = f" ({REVISION_READ} <{self.revision_url}>)" if self.revision_url else ""
-        return f"{self.title}, {self.site} <{self.url}>{pinned}{credit}"
+        return f"{self.title}{self._where()}, {self.site} <{self.url}>{pinned}{credit}"
+
+    def _where(self) -> str:
+        return f", {self.place}" if self.place else ""
 
     def licence_text(self) -> str:
         """Plain text naming the licence and the address of its terms."""
@@ -131,7 +145,8 @@ class Attribution:
         pinned = self.revision_url and f' (<a href="{e(self.revision_url)}">{REVISION_READ}</a>)'
         return (
             f'<q cite="{e(self.url)}">{e(self.sentence)}</q> — '
-            f'<a href="{e(self.url)}">{e(self.title)}</a>{pinned or ""}, {e(self.site)}{credit}, '
+            f'<a href="{e(self.url)}">{e(self.title)}</a>{e(self._where())}{pinned or ""}, '
+            f"{e(self.site)}{credit}, "
             f"{licence}. {e(self.notice)}"
         )
 
@@ -142,7 +157,7 @@ class Attribution:
             if self.licence
             else NO_LICENCE
         )
-        title = f"[{_md(self.title)}]({_md_url(self.url)})"
+        title = f"[{_md(self.title)}]({_md_url(self.url)}){_md(self._where())}"
         if self.revision_url:
             title += f" ([{REVISION_READ}]({_md_url(self.revision_url)}))"
         credit = f", [{CONTRIBUTORS}]({_md_url(self.history)})" if self.history else ""
@@ -155,13 +170,14 @@ class Attribution:
 def attribution(passage: Passage) -> Attribution:
     """What must be shown with ``passage`` (its sentence with white space collapsed); a
     Wikipedia passage also links its page history, naming the contributors, and the revision
-    it was read from."""
+    it was read from; a passage of a PDF or Office file names its place (``page 3``)."""
     sentence = " ".join(passage.content.split())
     p = passage
     return Attribution(
         sentence, p.title, p.url, p.site, p.licence,
         history=wikipedia_history(p.site, p.url, p.key),
         revision_url=wikipedia_revision(p.site, p.url, p.key, p.revision),
+        place=p.place.label() if p.place else None,
     )  # fmt: skip
 
 

@@ -8,8 +8,13 @@ import numpy as np
 
 from citesift.index.arguments import count
 from citesift.index.embedders.base import Embedder, Progress, check_vectors
-from citesift.store.embeddings import load_vectors, migrate_embeddings, save_vectors, text_key
-from citesift.store.sqlite import SQLiteStore
+from citesift.store.embeddings import (
+    Store,
+    load_vectors,
+    migrate_embeddings,
+    save_vectors,
+    text_key,
+)
 
 DEFAULT_BATCH_SIZE = 64
 MAX_BATCH_SIZE = 4096
@@ -26,7 +31,7 @@ class CachedEmbedder:
     def __init__(
         self,
         embedder: Embedder,
-        store: SQLiteStore,
+        store: Store,
         batch_size: int = DEFAULT_BATCH_SIZE,
         progress: Progress | None = None,
     ) -> None:

@@ -68,7 +68,7 @@ class PassageIndex:
         whole = self.documents.scores(query)[self._owner_rows()] if len(own) else own
         if allowed is not None:
             own, whole = np.where(allowed, own, 0.0), np.where(allowed, whole, 0.0)
-        fused = _by_best(own) + _by_best(whole)
+        fused = by_best(own) + by_best(whole)
         rows = top_rows(fused, k, own)
         return [self.passages.ids[r] for r in rows], fused[rows]
 
@@ -82,7 +82,7 @@ class PassageIndex:
         return self._owners
 
 
-def _by_best(scores: np.ndarray) -> np.ndarray:
+def by_best(scores: np.ndarray) -> np.ndarray:
     """``scores`` divided by the highest (unchanged when none is positive)."""
     best = float(scores.max()) if len(scores) else 0.0
     return scores / best if best > 0 else scores

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from citesift.clients import Endpoint, chat_sync
-from citesift.errors import invalid
+from citesift.clients import ChatClient
+from citesift.net import run_sync
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Label
@@ -42,24 +42,19 @@ _OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class LLMJudge:
-    """Asks ``model`` at ``base_url`` (an OpenAI-compatible API) for the verdict."""
+    """Asks ``model`` at ``base_url`` (an OpenAI-compatible API) for the verdict, through the
+    one chat client (capped, deadline-bound, retried ``max_retries`` times on 429/5xx)."""
 
     def __init__(
         self,
-        base_url: str | Endpoint,
+        base_url: str,
         model: str,
         *,
         api_key: str | None = None,
         timeout: float = 60.0,
+        max_retries: int = 2,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
-            raise invalid("model", model, "a chat model's name")
-        self.endpoint = (
-            base_url
-            if isinstance(base_url, Endpoint)
-            else Endpoint(base_url, "LLM judge", api_key=api_key, timeout=timeout)
-        )
-        self.model = model
+        self.client = ChatClient(base_url, model, api_key, timeout=timeout, max_retries=max_retries)
 
     def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
         """The model's verdict on ``claim`` from the sentences of ``candidates``' windows."""
@@ -67,11 +62,9 @@ class LLMJudge:
         if not shown:
             return ClaimCheck("not_supported", (), 0.0, "no sentence of the source is near it")
         quoted = "\n".join(f"[{i}] {sentences[i][:MAX_SENTENCE_CHARS]}" for i in shown)
-        messages = [
-            {"role": "system", "content": INSTRUCTIONS},
-            {"role": "user", "content": f"Claim: {claim}\n\nSentences:\n{quoted}"},
-        ]
-        return read_verdict(chat_sync(self.endpoint, self.model, messages), frozenset(shown))
+        user = f"Claim: {claim}\n\nSentences:\n{quoted}"
+        reply = run_sync(self.client.complete(INSTRUCTIONS, user))
+        return read_verdict(reply.content, frozenset(shown))
 
 
 def read_verdict(reply: str, shown: frozenset[int]) -> ClaimCheck:

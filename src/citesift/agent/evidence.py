@@ -1,0 +1,164 @@
+"""Evidence: the passages a run has read, each with the place it came from, numbered E1, E2…
+in the order they were found, and chosen from the pages read by the retrieval layer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from citesift.index import bm25_score, create_rag
+from citesift.index.documents import as_ingest_doc
+from citesift.model import Block, Licence, Match, SourceDocument
+from citesift.store import SQLiteStore
+
+PASSAGE_CHARS = 600
+"""The size of a passage shown as evidence: a few sentences, enough to carry a value and its
+context."""
+PASSAGES_PER_READ = 4
+"""How many passages one page read adds to the evidence."""
+EXTRACT_CHARS = 8_000
+"""The most of one list or table an extract action keeps."""
+LISTED_KINDS = ("list_item", "table_cell")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One passage the model may cite: ``id`` (``E1``…), where it came from (``url``,
+    ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
+    in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
+    ``kind`` says what it is: a page ``passage``, a ``search result`` or an ``extract``."""
+
+    id: str
+    url: str
+    kind: str
+    text: str
+    title: str = ""
+    licence: Licence | None = None
+    snapshot_id: str | None = None
+    block: int | None = None
+    source_start: int | None = None
+    source_end: int | None = None
+
+    def block_text(self) -> str:
+        """How the evidence is shown to the model."""
+        return f"[{self.id}] {self.url} ({self.kind})\n{self.text}\n\n"
+
+
+class EvidenceLog:
+    """Every piece of evidence of a run, in order, and the retrieval index over the pages
+    read (BM25 over passages, in memory: a run's pages are few)."""
+
+    def __init__(self) -> None:
+        self.items: list[Evidence] = []
+        self._store = SQLiteStore(":memory:")
+        self._rag = create_rag(store=self._store, mode="bm25", chunk_size=PASSAGE_CHARS)
+        self._texts: set[tuple[str, str]] = set()
+
+    def add(self, draft: Evidence) -> Evidence | None:
+        """Number ``draft`` and keep it (None when the same text from the same URL is kept
+        already, or it has no text)."""
+        key = (draft.url, draft.text)
+        if not draft.text.strip() or key in self._texts:
+            return None
+        self._texts.add(key)
+        item = replace(draft, id=f"E{len(self.items) + 1}")
+        self.items.append(item)
+        return item
+
+    def read(
+        self, documents: Sequence[SourceDocument], query: str, per_page: int = PASSAGES_PER_READ
+    ) -> list[Evidence]:
+        """Index ``documents`` and keep, for each, the passages that best answer ``query``."""
+        self._rag.ingest(documents)
+        found: list[Evidence] = []
+        for document in documents:
+            wanted = {"document_id": as_ingest_doc(document).id}
+            for match in self._rag.search(query, top_k=per_page, filter=wanted):
+                where = match.provenance
+                if where is None:
+                    continue
+                item = self.add(
+                    Evidence(
+                        "",
+                        where.url or document.url,
+                        "passage",
+                        match.content,
+                        where.title or document.title,
+                        where.licence,
+                        where.snapshot_id,
+                        where.block,
+                        where.source_start,
+                        where.source_end,
+                    )
+                )
+                if item is not None:
+                    found.append(item)
+        return found
+
+    def extract(self, document: SourceDocument, intent: str) -> Evidence | None:
+        """The list or table of ``document`` that best matches ``intent`` (its items one a
+        line, with the heading it sits under), kept whole as one piece of evidence; None when
+        the page has no list or table."""
+        runs = _listed_runs(document.blocks)
+        if not runs:
+            return None
+        texts = [_run_text(document.blocks, first, last) for first, last in runs]
+        best = best_first(texts, intent)[0]
+        first, last = runs[best]
+        return self.add(
+            Evidence(
+                "",
+                document.url,
+                "extract",
+                texts[best][:EXTRACT_CHARS],
+                document.title,
+                document.licence,
+                document.snapshot_id,
+                first,
+                document.blocks[first].source_start,
+                document.blocks[last].source_end,
+            )
+        )
+
+    def close(self) -> None:
+        """Let the index go (the evidence itself stays)."""
+        self._store.close()
+
+    def by_id(self) -> dict[str, Evidence]:
+        """The evidence by its id."""
+        return {item.id: item for item in self.items}
+
+
+def best_first(texts: Sequence[str], query: str) -> list[int]:
+    """The indices of ``texts``, the best match for ``query`` first (BM25; ties keep their
+    order; no threshold)."""
+    if not texts or not query.strip():
+        return list(range(len(texts)))
+    matches = [Match(str(i), None, text) for i, text in enumerate(texts)]
+    return [int(m.id) for m in bm25_score(query, matches)]
+
+
+def ranked(items: Sequence[Evidence], query: str) -> list[Evidence]:
+    """``items``, the best match for ``query`` first."""
+    return [items[i] for i in best_first([e.text for e in items], query)]
+
+
+def _listed_runs(blocks: Sequence[Block]) -> list[tuple[int, int]]:
+    """The first and last index of each run of list items or table cells."""
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, block in enumerate([*blocks, None]):
+        listed = block is not None and block.kind in LISTED_KINDS
+        if listed and start is None:
+            start = i
+        elif not listed and start is not None:
+            runs.append((start, i - 1))
+            start = None
+    return runs
+
+
+def _run_text(blocks: Sequence[Block], first: int, last: int) -> str:
+    """A run's items one a line, under the section path it sits in."""
+    section = " > ".join(blocks[first].section)
+    items = "\n".join(f"- {b.text}" for b in blocks[first : last + 1])
+    return f"{section}\n{items}" if section else items

@@ -1,0 +1,114 @@
+"""Tracing a stored run: for each field of its answer, the value, the evidence it cites,
+and the exact span of the stored snapshot that evidence came from, with its context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from citesift.errors import invalid
+from citesift.extract.document import snapshot_text
+from citesift.store import SQLiteStore
+from citesift.store.runs import RunStore
+from citesift.store.snapshots import SnapshotStore
+
+CONTEXT_CHARS = 200
+"""How much of the snapshot is shown on each side of a span."""
+MAX_SPAN_CHARS = 4_000
+"""How much of one span is shown (a whole table's markup can be long)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpanTrace:
+    """One piece of evidence and where it sits: the stored snapshot's id, the span's offsets
+    in its decoded text, the span itself (``span``) and what comes ``before`` and
+    ``after`` it. The snapshot fields are None when the page was not kept."""
+
+    id: str
+    url: str
+    kind: str
+    text: str
+    snapshot_id: str | None
+    source_start: int | None
+    source_end: int | None
+    before: str | None = None
+    span: str | None = None
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldTrace:
+    """One field of an answer: its pointer, value, whether it was verified (or its citation
+    corrected), and the evidence it cites, each traced to its bytes."""
+
+    pointer: str
+    value: Any
+    verified: bool
+    corrected: bool
+    evidence: tuple[SpanTrace, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunTrace:
+    """A stored run's task, answer data and the traces of its fields."""
+
+    run_id: str
+    task: str
+    data: Any
+    status: str | None
+    fields: tuple[FieldTrace, ...]
+
+
+def trace(store: SQLiteStore, run_id: str, pointer: str | None = None) -> RunTrace:
+    """The trace of run ``run_id`` (a unique prefix will do) in ``store``: every field, or
+    only ``pointer``'s. ``InvalidArgument`` for a run or pointer there is not."""
+    run = RunStore(store).get(run_id) if isinstance(run_id, str) else None
+    if run is None:
+        raise invalid("run", run_id, "the id of a stored run")
+    answer = run.answer if isinstance(run.answer, dict) else {}
+    fields = [f for f in answer.get("fields") or [] if isinstance(f, dict)]
+    if pointer is not None:
+        fields = [f for f in fields if f.get("pointer") == pointer]
+        if not fields:
+            raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
+    evidence = {e["id"]: e for e in answer.get("evidence") or [] if isinstance(e, dict)}
+    snapshots = SnapshotStore(store)
+    texts: dict[str, str | None] = {}
+
+    def traced(item: dict[str, Any]) -> SpanTrace:
+        found = SpanTrace(
+            item["id"], item["url"], item["kind"], item["text"],
+            item.get("snapshot_id"), item.get("source_start"), item.get("source_end"),
+        )  # fmt: skip
+        if found.snapshot_id is None or found.source_start is None or found.source_end is None:
+            return found
+        if found.snapshot_id not in texts:
+            snapshot = snapshots.get(found.snapshot_id)
+            texts[found.snapshot_id] = None if snapshot is None else snapshot_text(snapshot)
+        source = texts[found.snapshot_id]
+        if source is None:
+            return found
+        start, end = found.source_start, found.source_end
+        return SpanTrace(
+            found.id, found.url, found.kind, found.text, found.snapshot_id, start, end,
+            source[max(start - CONTEXT_CHARS, 0) : start],
+            source[start : min(end, start + MAX_SPAN_CHARS)],
+            source[end : end + CONTEXT_CHARS],
+        )  # fmt: skip
+
+    return RunTrace(
+        run.id,
+        run.task,
+        answer.get("data"),
+        answer.get("status"),
+        tuple(
+            FieldTrace(
+                f["pointer"],
+                f.get("value"),
+                bool(f.get("verified")),
+                bool(f.get("corrected")),
+                tuple(traced(evidence[i]) for i in f.get("evidence_ids") or [] if i in evidence),
+            )
+            for f in fields
+        ),
+    )

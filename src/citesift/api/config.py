@@ -1,0 +1,76 @@
+"""How the HTTP API listens and guards itself, checked once: a server reachable from other
+machines never starts without a key."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from citesift.errors import invalid
+from citesift.numbers import number_in
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3002
+DEFAULT_RATE = 120
+"""Requests a client may make per minute (its burst too) before it is answered 429."""
+DEFAULT_MAX_BODY = 1 << 20
+"""Bytes a request body may hold; more is answered 413 before any route reads it."""
+DEFAULT_IN_FLIGHT = 8
+"""Scrapes and maps run at once (each may start a browser); more wait for a slot."""
+SLOT_WAIT = 30.0
+"""Seconds a request waits for a slot before it is answered 503 with Retry-After."""
+LOOPBACK_NAMES = ("localhost",)
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Where the server listens, the bearer keys it takes (none: any caller, loopback only),
+    the per-client rate limit, the request body bound and how many scrapes or maps run at
+    once."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    api_keys: tuple[str, ...] = ()
+    rate_per_minute: int = DEFAULT_RATE
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    max_in_flight: int = DEFAULT_IN_FLIGHT
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.host, str) or not self.host.strip():
+            raise invalid("host", self.host, "a host name or address to listen on")
+        number_in("port", self.port, 0, 65_535, whole=True)
+        number_in("rate_per_minute", self.rate_per_minute, 1, 1_000_000, whole=True)
+        number_in("max_body_bytes", self.max_body_bytes, 1024, 1 << 30, whole=True)
+        number_in("max_in_flight", self.max_in_flight, 1, 1000, whole=True)
+        keys = (self.api_keys,) if isinstance(self.api_keys, str) else self.api_keys
+        if not all(_usable_key(key) for key in keys):
+            raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")
+        object.__setattr__(self, "api_keys", tuple(keys))
+        if not keys and not is_loopback(self.host):
+            raise invalid(
+                "api_keys",
+                (),
+                f"at least one key when listening on {self.host!r}, which is not loopback",
+            )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or address) is reachable from this machine alone."""
+    name = host.strip().strip("[]").lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _usable_key(key: object) -> bool:
+    return (
+        isinstance(key, str)
+        and bool(key)
+        and len(key) <= 512
+        and key.isascii()
+        and key.isprintable()
+        and " " not in key
+    )

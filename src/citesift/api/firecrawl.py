@@ -1,0 +1,94 @@
+"""Firecrawl's v2 routes: each parses its body, calls the library function the command line
+calls, and answers in Firecrawl's shape."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+from citesift.api.documents import document, failed
+from citesift.api.map_request import MapRequest
+from citesift.api.replies import failure
+from citesift.api.scrape_request import ScrapeRequest
+from citesift.api.state import Serving, serving, slot
+from citesift.scrape.map import amap_site
+from citesift.scrape.page import scrape
+from citesift.scrape.result import ScrapeFailure
+
+router = APIRouter(prefix="/v2", tags=["firecrawl"])
+Shared = Annotated[Serving, Depends(serving)]
+WORK = [Depends(slot)]
+"""What every route that fetches holds while it runs: one of the server's work slots."""
+
+LATER = ("/crawl", "/batch/scrape", "/search", "/extract", "/agent")
+"""Firecrawl routes citesift does not serve yet: answered 501 with what is missing."""
+
+
+@router.post("/scrape", response_model=None, dependencies=WORK)
+async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
+    """One page in the formats asked, with citesift's provenance in ``metadata.citesift``."""
+    setup = shared.setup
+    call = scrape(
+        body.url,
+        identity=setup.identity,
+        options=body.options(),
+        policy=shared.policy,
+        fetcher=setup.fetcher,
+        store=setup.store if body.store_in_cache else None,
+        offline=setup.settings.offline,
+        executable=setup.settings.browser,
+    )
+    try:
+        outcome = await asyncio.wait_for(call, _seconds(body.timeout))
+    except TimeoutError:
+        return failure(408, f"the scrape took over {body.timeout} ms", "SCRAPE_TIMEOUT")
+    if isinstance(outcome, ScrapeFailure):
+        return failed(outcome)
+    return {"success": True, "data": document(outcome)}
+
+
+@router.post("/map", response_model=None, dependencies=WORK)
+async def map_urls(body: MapRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
+    """A site's URLs from its sitemaps and start page, ranked by ``search`` when given."""
+    call = amap_site(
+        body.url,
+        body.search,
+        body.limit,
+        policy=shared.policy,
+        fetcher=shared.setup.fetcher,
+        bounds=body.bounds(),
+    )
+    try:
+        found = await asyncio.wait_for(call, _seconds(body.timeout))
+    except TimeoutError:
+        return failure(408, f"the map took over {body.timeout} ms", "MAP_TIMEOUT")
+    answer: dict[str, Any] = {"success": True, "links": [{"url": url} for url in found.urls]}
+    if found.problems:
+        answer["warning"] = "; ".join(found.problems)
+    return answer
+
+
+def _seconds(timeout_ms: int | None) -> float | None:
+    """Firecrawl's ``timeout`` (milliseconds for the whole request) in seconds."""
+    return timeout_ms / 1000 if timeout_ms is not None else None
+
+
+def _later(path: str) -> None:
+    async def missing() -> JSONResponse:
+        return failure(501, f"/v2{path} is not served by citesift yet", "NOT_IMPLEMENTED")
+
+    for suffix in ("", "/{job}", "/{job}/errors"):
+        router.add_api_route(
+            path + suffix,
+            missing,
+            methods=["GET", "POST", "DELETE"],
+            include_in_schema=False,
+            name=f"later{path}{suffix}",
+        )
+
+
+for _path in LATER:
+    _later(_path)

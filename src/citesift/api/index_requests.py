@@ -1,0 +1,75 @@
+"""The bodies of citesift's own index routes, in the Python API's words: ingesting web pages
+into the local index, and searching it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from citesift.index.rag import DEFAULT_TOP_K
+from citesift.settings import DEFAULT_MODE
+
+MAX_PAGES = 50
+"""Pages one ingest request may name; more is a 400 (the reads run one after another)."""
+MAX_TOP_K = 100
+Retrieval = Literal["hybrid", "bm25", "dense"]
+
+
+class OwnBody(BaseModel):
+    """A body of citesift's own routes: snake_case keys, none it does not know."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class IngestRequest(OwnBody):
+    """Web pages to read (politely, as any fetch) and add to the index, replacing earlier
+    versions of the same pages; local files are never read from a request."""
+
+    urls: list[str] = Field(min_length=1, max_length=MAX_PAGES)
+    mode: Literal["article", "page"] = DEFAULT_MODE
+    retrieval: Retrieval = "hybrid"
+    chunk_size: int = Field(512, ge=1, le=100_000)
+    chunk_overlap: int = Field(50, ge=0, le=100_000)
+
+
+class IndexSearchRequest(OwnBody):
+    """A query against the local index: the ``top_k`` best chunks with their provenance."""
+
+    query: str = Field(min_length=1, max_length=2000)
+    top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K)
+    retrieval: Retrieval = "hybrid"
+
+
+class Skipped(BaseModel):
+    """A page not added, and why."""
+
+    url: str
+    reason: str
+
+
+class IngestResponse(BaseModel):
+    """What an ingest did: the pages added, their chunks, the pages skipped."""
+
+    success: bool = True
+    documents: int
+    chunks: int
+    skipped: list[Skipped]
+
+
+class IndexHit(BaseModel):
+    """One chunk found: its id, score, text, metadata and provenance (document, span,
+    snapshot, licence)."""
+
+    id: str
+    score: float | None
+    content: str
+    metadata: dict[str, object]
+    provenance: dict[str, object] | None
+
+
+class IndexSearchResponse(BaseModel):
+    """The chunks found, best first."""
+
+    success: bool = True
+    hits: list[IndexHit]

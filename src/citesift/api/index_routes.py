@@ -1,0 +1,85 @@
+"""citesift's own index routes under ``/citesift/index``: each calls what ``citesift index
+add`` and ``citesift search`` call (pages read by the web-page source, ``create_rag``)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+
+from citesift.api.index_requests import (
+    IndexHit,
+    IndexSearchRequest,
+    IndexSearchResponse,
+    IngestRequest,
+    IngestResponse,
+    Skipped,
+)
+from citesift.api.replies import Unsupported
+from citesift.api.state import Serving, serving, slot
+from citesift.cli.reading import describe
+from citesift.index.documents import IngestDoc, as_ingest_doc
+from citesift.index.rag import create_rag
+from citesift.model import Document, SourceHit
+from citesift.sources.web import is_web_url
+from citesift.store.sqlite import default_store_path
+
+router = APIRouter(prefix="/citesift/index", tags=["citesift"], dependencies=[Depends(slot)])
+Shared = Annotated[Serving, Depends(serving)]
+
+
+def index_path(shared: Serving) -> Path:
+    """The index's store: the one the settings name, else the default path."""
+    named = shared.setup.settings.store
+    return Path(named) if named else default_store_path()
+
+
+@router.post("/documents")
+async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
+    """Read web pages and add them to the index; a page that cannot be read is skipped
+    with its reason, and the rest are added."""
+    for index, url in enumerate(body.urls):
+        if not is_web_url(url):
+            raise Unsupported(["urls", index], url, "only http(s) pages are read from a request")
+    rag = create_rag(
+        store=index_path(shared),
+        mode=body.retrieval,
+        chunk_size=body.chunk_size,
+        chunk_overlap=body.chunk_overlap,
+    )
+    source = shared.setup.web_pages(body.mode)
+    documents: dict[str, IngestDoc] = {}
+    skipped = []
+    for url in dict.fromkeys(body.urls):
+        outcome = await source.read(SourceHit(url, url))
+        if isinstance(outcome, Document):
+            document = as_ingest_doc(outcome.document)
+            documents[document.id] = document
+        else:
+            skipped.append(Skipped(url=url, reason=describe(outcome)))
+    chunks = await asyncio.to_thread(rag.ingest, list(documents.values())) if documents else 0
+    return IngestResponse(documents=len(documents), chunks=chunks, skipped=skipped)
+
+
+@router.post("/search")
+async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchResponse:
+    """The best chunks of the local index for a query, each with its provenance."""
+    path = index_path(shared)
+    if not path.exists():
+        return IndexSearchResponse(hits=[])
+    rag = create_rag(store=path, mode=body.retrieval)
+    found = await asyncio.to_thread(rag.search, body.query, body.top_k)
+    hits = [
+        IndexHit(
+            id=hit.id,
+            score=hit.score,
+            content=hit.content,
+            metadata=hit.metadata,
+            provenance=dataclasses.asdict(hit.provenance) if hit.provenance else None,
+        )
+        for hit in found
+    ]
+    return IndexSearchResponse(hits=hits)

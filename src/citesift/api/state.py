@@ -1,0 +1,44 @@
+"""What the routes share while the server runs: the source setup (identity, store, one
+fetcher with its limiters) and the fetch policy the settings give."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from fastapi import HTTPException, Request
+
+from citesift.api.config import SLOT_WAIT
+from citesift.net import FetchPolicy
+from citesift.settings import SourceSetup
+
+
+@dataclass(frozen=True)
+class Serving:
+    """The setup every request reads through, its fetch policy, and the slots that bound
+    the scrapes and maps running at once."""
+
+    setup: SourceSetup
+    policy: FetchPolicy
+    slots: asyncio.Semaphore
+
+
+def serving(request: Request) -> Serving:
+    """The running server's shared setup (a FastAPI dependency)."""
+    found: Serving = request.app.state.serving
+    return found
+
+
+async def slot(request: Request) -> AsyncIterator[None]:
+    """Hold one of the server's work slots for a request (a FastAPI dependency); 503 with
+    Retry-After when none frees within ``SLOT_WAIT`` seconds."""
+    slots = serving(request).slots
+    try:
+        await asyncio.wait_for(slots.acquire(), SLOT_WAIT)
+    except TimeoutError:
+        raise HTTPException(503, "the server is busy", {"Retry-After": "5"}) from None
+    try:
+        yield
+    finally:
+        slots.release()

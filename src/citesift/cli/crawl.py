@@ -1,0 +1,177 @@
+"""``citesift crawl URL``: a site's pages, one JSON object a page, resumable when killed.
+
+The frontier and results are kept in the store, so the same command run again (or
+``--resume ID``) goes on where a killed run stopped. ``--out FILE`` is written afresh on
+every run from the results already stored, then each new page as it is done, so it holds
+every page of the crawl once; without it the pages go to standard output. A progress line
+(done, queued, failed, pages per second) goes to standard error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import AbstractContextManager, nullcontext
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+
+from citesift.cli.app import app
+from citesift.cli.options import AllowPrivate, Contact, Deadline, Store, source_setup, usage_error
+from citesift.cli.terminal import safe_json, say
+from citesift.errors import InvalidArgument
+from citesift.scrape.crawl import (
+    CONCURRENCY,
+    CRAWL_DEPTH,
+    CRAWL_LIMIT,
+    CrawlOptions,
+    CrawlProgress,
+    acrawl,
+    crawl_id,
+    crawl_results,
+)
+from citesift.scrape.map import start_url
+from citesift.store import SQLiteStore
+
+PROGRESS_EVERY = 1.0
+"""Seconds between two progress lines."""
+
+
+class CrawlFormat(StrEnum):
+    """What each page's JSON object carries besides its address, status, title and snapshot."""
+
+    markdown = "markdown"
+    text = "text"
+    blocks = "blocks"
+    links = "links"
+    metadata = "metadata"
+
+
+@app.command("crawl")
+def crawl_command(
+    url: Annotated[
+        str | None,
+        typer.Argument(metavar="[URL]", help="The start page (http or https); none with --resume."),
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Pages to read at most.")] = CRAWL_LIMIT,
+    depth: Annotated[int, typer.Option(help="Links to follow from the start, at most.")] = (
+        CRAWL_DEPTH
+    ),
+    include: Annotated[
+        list[str] | None, typer.Option(help="Follow only links whose path matches (a regex).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option(help="Never follow links whose path matches (a regex).")
+    ] = None,
+    allow_external: Annotated[
+        bool, typer.Option("--allow-external", help="Follow links to other hosts too.")
+    ] = False,
+    formats: Annotated[
+        list[CrawlFormat] | None, typer.Option("--format", help="What each page carries.")
+    ] = None,
+    query: Annotated[str | None, typer.Option(help="Read the links best-first by these words.")] = (
+        None
+    ),
+    out: Annotated[Path | None, typer.Option(help="Write the pages here, one JSON a line.")] = None,
+    resume: Annotated[str | None, typer.Option(help="Go on with the stored crawl of this id.")] = (
+        None
+    ),
+    concurrency: Annotated[int, typer.Option(help="Pages read at once.")] = CONCURRENCY,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    store: Store = None,
+    deadline: Deadline = None,
+) -> None:
+    """Crawl a site breadth-first (best-first with --query), politely (robots.txt, its
+    Crawl-delay, per-host limits), keeping its frontier in the store."""
+    if (url is None) == (resume is None):
+        usage_error("give a URL to crawl, or --resume ID, not both")
+    try:
+        options = CrawlOptions(
+            limit,
+            depth,
+            tuple(include or ()),
+            tuple(exclude or ()),
+            allow_external,
+            tuple(kind.value for kind in formats or [CrawlFormat.markdown]),
+            query,
+            concurrency,
+        )
+        crawl = resume if resume is not None else crawl_id(start_url(url), options)
+    except InvalidArgument as error:
+        usage_error(str(error))
+    with source_setup(contact, allow_private, store, deadline=deadline) as setup:
+        kept = setup.store or setup.budget
+        if kept is None:
+            usage_error("a crawl keeps its frontier in a store: name one with --store")
+        if not isinstance(kept, SQLiteStore):
+            usage_error(
+                "a crawl's frontier is kept in a SQLite store only: name a file with --store"
+            )
+        say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
+        with _output(out) as sink:
+            written = _Written(sink)
+            for record in crawl_results(kept, crawl):
+                written(record)
+            call = acrawl(
+                url,
+                options,
+                policy=setup.settings.fetch_policy(),
+                store=kept,
+                fetcher=setup.fetcher,
+                resume=resume,
+                on_result=written,
+                on_progress=_Progress(),
+            )
+            try:
+                ended = asyncio.run(call)
+            except InvalidArgument as error:
+                usage_error(str(error))
+    say(_progress_line(ended), err=True)
+
+
+def _output(out: Path | None) -> AbstractContextManager[IO[str] | None]:
+    """The file to write the pages to (made afresh), or None for standard output."""
+    if out is None:
+        return nullcontext()
+    try:
+        return out.open("w", encoding="utf-8")
+    except OSError as error:
+        usage_error(f"cannot write {out}: {error}")
+
+
+class _Written:
+    """Writes each page's record as one line, flushed, so a kill loses no line written."""
+
+    def __init__(self, sink: IO[str] | None) -> None:
+        self.sink = sink
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        line = safe_json(record)
+        if self.sink is None:
+            say(line)
+            return
+        self.sink.write(line + "\n")
+        self.sink.flush()
+
+
+class _Progress:
+    """Says where the crawl stands on standard error, at most every ``PROGRESS_EVERY`` s."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, progress: CrawlProgress) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            say(_progress_line(progress), err=True)
+
+
+def _progress_line(progress: CrawlProgress) -> str:
+    return (
+        f"crawl {progress.crawl}: {progress.done} done, {progress.queued} queued,"
+        f" {progress.failed} failed, {progress.rate:.1f} pages/s"
+    )

@@ -1,0 +1,234 @@
+"""``citesift research TASK``: an answer with every field cited; ``citesift trace RUN``: a
+stored run's fields traced to the bytes they came from."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import asdict
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from citesift.agent.research import aresearch
+from citesift.agent.run import Answer
+from citesift.agent.trace import RunTrace, trace
+from citesift.cli.app import app
+from citesift.cli.options import (
+    AllowPrivate,
+    Contact,
+    ListFormat,
+    Store,
+    load_cli_settings,
+    run_store,
+    source_setup,
+    usage_error,
+)
+from citesift.cli.reading import EXIT_FAILED
+from citesift.cli.terminal import safe_json, say
+from citesift.errors import InvalidArgument
+from citesift.text.fragments import fragment_url
+
+Report = Annotated[
+    ListFormat, typer.Option("--format", help="A report to read, or one JSON object.")
+]
+EXIT_INCOMPLETE = 3
+"""The exit status of a run that ended without a complete answer."""
+
+
+class SearchBackend(StrEnum):
+    """Where the agent searches the web."""
+
+    wikipedia = "wikipedia"
+    searxng = "searxng"
+    brave = "brave"
+    tavily = "tavily"
+    none = "none"
+
+
+class Effort(StrEnum):
+    """How many pages a run may read: low 5, medium 20, high 80."""
+
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+@app.command("research")
+def research_command(
+    task: Annotated[str, typer.Argument(metavar="TASK", help="What to find out.")],
+    schema: Annotated[
+        Path | None, typer.Option(help="A JSON Schema file the answer must match.")
+    ] = None,
+    url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--url",
+            help="A page to start from (repeat): the run keeps to these sites and their links.",
+        ),
+    ] = None,
+    search: Annotated[
+        SearchBackend, typer.Option(help="Where to search the web.")
+    ] = SearchBackend.wikipedia,
+    search_url: Annotated[
+        str | None, typer.Option(help="The search service's address (SearXNG's is required).")
+    ] = None,
+    search_key: Annotated[
+        str | None, typer.Option(help="Brave or Tavily key (else $BRAVE_API_KEY, $TAVILY_API_KEY).")
+    ] = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="Model turns at most.")] = 12,
+    max_pages: Annotated[
+        int | None, typer.Option(min=0, help="Pages read at most (default: by --effort).")
+    ] = None,
+    effort: Annotated[Effort, typer.Option(help="Pages to read: low 5, medium 20, high 80.")] = (
+        Effort.medium
+    ),
+    max_seconds: Annotated[float, typer.Option(help="Wall time of the run.")] = 300.0,
+    max_tokens_in: Annotated[
+        int | None, typer.Option(min=1, help="Tokens sent to the model in the whole run.")
+    ] = None,
+    max_tokens_out: Annotated[
+        int | None, typer.Option(min=1, help="Tokens received from the model in the whole run.")
+    ] = None,
+    context_tokens: Annotated[
+        int | None, typer.Option(min=1, help="The model's context (default: 8192 assumed).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="The chat model (CITESIFT_MODEL); none: extractive.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Its OpenAI-compatible endpoint (CITESIFT_BASE_URL).")
+    ] = None,
+    tokenizer: Annotated[
+        Path | None, typer.Option(help="The model's tokenizer.json (default: 3 bytes a token).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the answer as JSON here.")] = None,
+    output: Report = ListFormat.text,
+    allow_private: AllowPrivate = False,
+    contact: Contact = None,
+    store: Store = None,
+) -> None:
+    """Research TASK and print the answer, each field with its source, what is missing, and
+    the run id (for ``citesift trace``); progress goes to standard error."""
+    settings = load_cli_settings({"model": model, "base_url": base_url, "store": store})
+    shape = _schema(schema) if schema else None
+    with source_setup(contact, allow_private, store) as setup:
+        kept = run_store(settings)
+        try:
+            answer = _run(
+                aresearch(
+                    task,
+                    identity=setup.identity,
+                    schema=shape,
+                    urls=url or [],
+                    search=search.value,
+                    search_url=search_url,
+                    search_key=search_key,
+                    model=settings.model,
+                    base_url=settings.base_url,
+                    api_key=settings.api_key,
+                    max_steps=max_steps,
+                    max_pages=max_pages,
+                    effort=effort.value,
+                    max_seconds=max_seconds,
+                    max_tokens_in=max_tokens_in,
+                    max_tokens_out=max_tokens_out,
+                    context_tokens=context_tokens,
+                    tokenizer=tokenizer,
+                    allow_private=setup.settings.allow_private,
+                    store=kept,
+                    fetcher=setup.fetcher,
+                    progress=lambda line: say(line, err=True),
+                )
+            )
+        finally:
+            kept.close()
+    body = asdict(answer)
+    if out is not None:
+        out.write_text(safe_json(body, indent=2) + "\n", encoding="utf-8")
+    say(safe_json(body, indent=2) if output is ListFormat.json else _report(answer))
+    if answer.status != "completed":
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def _run(call: Any) -> Answer:
+    """Run the research; a bad argument is a usage error."""
+    try:
+        result: Answer = asyncio.run(call)
+    except InvalidArgument as error:
+        usage_error(str(error))
+    return result
+
+
+def _schema(path: Path) -> dict[str, Any]:
+    """The JSON Schema in ``path``, or a usage error saying why it cannot be read."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, ValueError) as error:
+        usage_error(f"cannot read the schema {path}: {error}")
+    if not isinstance(loaded, dict):
+        usage_error(f"the schema {path} is not a JSON object")
+    return loaded
+
+
+def _report(answer: Answer) -> str:
+    """The answer, a line per field with its source link, what is missing, the run id."""
+    evidence = {e.id: e for e in answer.evidence}
+    lines = ["Answer:", json.dumps(answer.data, ensure_ascii=False, indent=2), "", "Sources:"]
+    for field in answer.fields:
+        mark = "" if field.verified else "  (unverified)"
+        cited = [evidence[i] for i in field.evidence_ids if i in evidence]
+        links = ", ".join(f"{e.id} {fragment_url(e.url, e.text)}" for e in cited) or "none"
+        lines.append(f"  {field.pointer or '/'}: {links}{mark}")
+    if not answer.fields:
+        lines.append("  none")
+    if answer.missing:
+        lines += ["", "Missing:", *(f"  {m}" for m in answer.missing)]
+    if answer.message:
+        lines += ["", f"Message: {answer.message}"]
+    lines += ["", f"Status: {answer.status} ({answer.stop_reason})", f"Run: {answer.run_id}"]
+    return "\n".join(lines)
+
+
+@app.command("trace")
+def trace_command(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="A run id (or a unique prefix).")],
+    pointer: Annotated[
+        str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")
+    ] = None,
+    output: Report = ListFormat.text,
+    store: Store = None,
+) -> None:
+    """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
+    and the exact span of the stored page it came from, with its context."""
+    settings = load_cli_settings({"store": store})
+    kept = run_store(settings)
+    try:
+        traced = trace(kept, run, pointer)
+    except InvalidArgument as error:
+        say(f"error: {error}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    finally:
+        kept.close()
+    say(safe_json(asdict(traced), indent=2) if output is ListFormat.json else _traced(traced))
+
+
+def _traced(traced: RunTrace) -> str:
+    lines = [f"Run {traced.run_id}: {traced.task}"]
+    for field in traced.fields:
+        state = "verified" if field.verified else "unverified"
+        lines += ["", f"{field.pointer or '/'} = {json.dumps(field.value, ensure_ascii=False)}"
+                  f" ({state}{', citation corrected' if field.corrected else ''})"]  # fmt: skip
+        for span in field.evidence:
+            lines.append(f"  [{span.id}] {span.url} ({span.kind})")
+            lines.append(f"    passage: {' '.join(span.text.split())}")
+            if span.span is None:
+                lines.append("    the page's snapshot is not in the store")
+                continue
+            lines.append(
+                f"    snapshot {span.snapshot_id} [{span.source_start}:{span.source_end}]:"
+            )
+            lines.append(f"    …{span.before}⟦{span.span}⟧{span.after}…")
+    return "\n".join(lines)

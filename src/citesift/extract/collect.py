@@ -1,0 +1,69 @@
+"""Blocks read from a PDF or Office file, gathered under the text budget, and what the file
+says about itself (title, author, date)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from citesift.model import Block, BlockKind, Place
+
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """The blocks read from a file, whether the budget cut them short, and its metadata
+    (``date`` in epoch milliseconds)."""
+
+    blocks: tuple[Block, ...]
+    truncated: bool
+    title: str | None = None
+    author: str | None = None
+    date: int | None = None
+    language: str | None = None
+
+
+@dataclass(slots=True)
+class Collector:
+    """Blocks kept in reading order while their text fits in ``budget`` characters: the
+    block that crosses it keeps its words that fit, and ``full`` then says to stop reading."""
+
+    budget: int
+    blocks: list[Block] = field(default_factory=list)
+    used: int = 0
+    full: bool = False
+
+    def add(self, text: str, kind: BlockKind, place: Place, section: tuple[str, ...] = ()) -> None:
+        """Keep ``text`` (white space collapsed, control characters dropped) as a block,
+        unless it is empty or the budget is spent."""
+        text = " ".join(_UNSAFE.sub("", text).split())
+        if not text or self.full:
+            return
+        room = self.budget - self.used
+        if len(text) > room:
+            self.full = True
+            cut = text.rfind(" ", 0, room + 1) if room > 0 else -1
+            text = text[: cut if cut > 0 else room].rstrip()
+            if not text:
+                return
+        self.used += len(text)
+        self.blocks.append(Block(text, kind, section, 0, 0, place=place))
+
+    def result(
+        self,
+        title: str | None = None,
+        author: str | None = None,
+        date: int | None = None,
+        language: str | None = None,
+    ) -> FileText:
+        """What was kept, with the file's metadata (blank values as None)."""
+        return FileText(
+            tuple(self.blocks), self.full, _clean(title), _clean(author), date, _clean(language)
+        )
+
+
+def _clean(value: str | None) -> str | None:
+    """``value`` with white space collapsed, None when blank."""
+    text = " ".join(_UNSAFE.sub("", value).split()) if value else ""
+    return text or None

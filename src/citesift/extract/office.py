@@ -1,0 +1,193 @@
+"""Word, PowerPoint and Excel files to blocks, through python-docx, python-pptx and openpyxl:
+paragraphs, headings with their heading path, tables as cells, with the paragraph, slide,
+sheet, row and column on every block, and the title, author and date the file states.
+
+The package is checked first (``sniff``: members, and the size each inflates to, bounded). Only
+text and the values cells last held are read: no macro, formula, link or remote part is
+run or fetched. A file the library cannot parse is a ``DocumentError``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import docx
+import openpyxl
+import pptx
+from docx.table import Table
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+
+from citesift.errors import CitesiftError, DocumentError
+from citesift.extract.collect import Collector, FileText
+from citesift.extract.sniff import DocumentKind, check_inflation, package
+from citesift.model import BlockKind, Place
+
+MAX_CELLS = 1_000_000
+"""The most spreadsheet cells (empty ones included) visited before reading stops."""
+_TITLES = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
+
+
+def read_office(kind: DocumentKind, body: bytes, budget: int) -> FileText:
+    """The text of the Office file ``body`` of ``kind`` within ``budget`` characters."""
+    with package(body) as archive:  # its bounds hold before any library inflates a member
+        check_inflation(archive)
+    reader: Callable[[io.BytesIO, Collector], FileText] = _READERS[kind]
+    try:
+        return reader(io.BytesIO(body), Collector(budget))
+    except CitesiftError:
+        raise
+    except Exception as error:  # any parse failure of a hostile file: say what it was
+        raise DocumentError(f"a {kind.upper()} file that cannot be read: {error!r}") from error
+
+
+def _docx(stream: io.BytesIO, kept: Collector) -> FileText:
+    document = docx.Document(stream)
+    headings = _Headings()
+    for index, item in enumerate(document.iter_inner_content(), start=1):
+        if kept.full:
+            break
+        if isinstance(item, Table):
+            _docx_table(item, kept, Place(paragraph=index), headings.path)
+            continue
+        level = _heading_level(item.style.name if item.style is not None else "")
+        text = " ".join(item.text.split())
+        if level and text:
+            kept.add(text, "heading", Place(paragraph=index), headings.enter(level, text))
+        else:
+            listed = item.style is not None and "List" in item.style.name
+            kind: BlockKind = "list_item" if listed else "paragraph"
+            kept.add(text, kind, Place(paragraph=index), headings.path)
+    props = document.core_properties
+    return kept.result(
+        props.title, props.author, _ms(props.created) or _ms(props.modified), props.language
+    )
+
+
+def _docx_table(table: Table, kept: Collector, where: Place, section: tuple[str, ...]) -> None:
+    """Each cell of ``table`` once (a merged cell spans several grid places) as a block."""
+    seen: set[object] = set()  # the cells' elements, kept alive so that identity holds
+    for row_number, row in enumerate(table.rows, start=1):
+        for column, cell in enumerate(row.cells, start=1):
+            if cell._tc in seen:  # the same merged cell again
+                continue
+            seen.add(cell._tc)
+            place = Place(paragraph=where.paragraph, row=row_number, column=column)
+            kept.add(cell.text, "table_cell", place, section)
+
+
+def _heading_level(style: str) -> int:
+    """A paragraph style's heading level (``Title`` is 1, ``Heading N`` is N), else 0."""
+    if style == "Title":
+        return 1
+    name, _, number = style.rpartition(" ")
+    return int(number) if name == "Heading" and number.isdigit() and int(number) > 0 else 0
+
+
+class _Headings:
+    """The path of headings above the current block."""
+
+    def __init__(self) -> None:
+        self._open: list[tuple[int, str]] = []
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self._open)
+
+    def enter(self, level: int, text: str) -> tuple[str, ...]:
+        """Open a heading at ``level``; its section is the path of the headings above it."""
+        self._open = [(lv, t) for lv, t in self._open if lv < level]
+        above = self.path
+        self._open.append((level, text))
+        return above
+
+
+def _pptx(stream: io.BytesIO, kept: Collector) -> FileText:
+    deck = pptx.Presentation(stream)
+    for number, slide in enumerate(deck.slides, start=1):
+        if kept.full:
+            break
+        title = slide.shapes.title
+        heading = " ".join(title.text_frame.text.split()) if title is not None else ""
+        section = (heading,) if heading else ()
+        paragraph = 0
+        for shape in _shapes(slide.shapes):
+            if shape.has_text_frame:
+                is_title = shape.is_placeholder and shape.placeholder_format.type in _TITLES
+                for para in shape.text_frame.paragraphs:
+                    paragraph += 1
+                    where = Place(slide=number, paragraph=paragraph)
+                    if is_title:
+                        kept.add(para.text, "heading", where)
+                    else:
+                        kept.add(para.text, "paragraph", where, section)
+            elif shape.has_table:
+                paragraph += 1
+                for r, row in enumerate(shape.table.rows, start=1):
+                    for c, cell in enumerate(row.cells, start=1):
+                        if not cell.is_spanned:
+                            where = Place(slide=number, paragraph=paragraph, row=r, column=c)
+                            kept.add(cell.text, "table_cell", where, section)
+        if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+            text = slide.notes_slide.notes_text_frame.text
+            kept.add(text, "note", Place(slide=number, paragraph=paragraph + 1), section)
+    props = deck.core_properties
+    return kept.result(
+        props.title, props.author, _ms(props.created) or _ms(props.modified), props.language
+    )
+
+
+def _shapes(shapes: Any) -> Iterator[Any]:
+    """The shapes of a slide in order, those inside groups included."""
+    for shape in shapes:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shapes(shape.shapes)
+        else:
+            yield shape
+
+
+def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
+    book = openpyxl.load_workbook(stream, read_only=True, data_only=True, keep_links=False)
+    try:
+        visited = 0
+        for sheet in book.worksheets:
+            sheet.reset_dimensions()  # a stated size is not trusted: read the rows there are
+            name = str(sheet.title)
+            for r, row in enumerate(sheet.iter_rows(values_only=True), start=1):
+                visited += 1 + len(row)
+                if kept.full or visited > MAX_CELLS:
+                    kept.full = True
+                    break
+                for c, value in enumerate(row, start=1):
+                    if value is not None:
+                        where = Place(sheet=name, row=r, column=c)
+                        kept.add(_cell_text(value), "table_cell", where, (name,))
+            if kept.full:
+                break
+        props = book.properties
+        return kept.result(props.title, props.creator, _ms(props.created) or _ms(props.modified),
+                           props.language)  # fmt: skip
+    finally:
+        book.close()
+
+
+def _cell_text(value: object) -> str:
+    """A cell's value as text (a date or time in ISO form)."""
+    return value.isoformat() if isinstance(value, date | time) else str(value)
+
+
+def _ms(moment: datetime | None) -> int | None:
+    """A file's date (naive ones are UTC) in epoch milliseconds."""
+    if not isinstance(moment, datetime):
+        return None
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return int(aware.timestamp() * 1000)
+
+
+_READERS: dict[DocumentKind, Callable[[io.BytesIO, Collector], FileText]] = {
+    "docx": _docx,
+    "pptx": _pptx,
+    "xlsx": _xlsx,
+}

@@ -1,0 +1,154 @@
+"""What kind of file a body is, told by its magic bytes (and a zip package's own content
+types), never by a name's suffix: a PDF, a Word, PowerPoint or Excel file, or neither.
+
+An Office (OOXML) file is a zip: ``package`` opens one only within bounds (members, the
+sizes they declare), so a zip bomb is refused before anything is inflated, and
+``check_inflation`` inflates each member in small steps, refusing one that inflates past
+the size it declares (a reader inflates a member's whole stream in one call, whatever size
+it declares).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+import zlib
+from typing import Literal
+
+from citesift.errors import DocumentError
+
+DocumentKind = Literal["pdf", "docx", "pptx", "xlsx"]
+
+PDF_MAGIC = b"%PDF-"
+_SPACE = b"\x00\t\n\x0c\r "
+ZIP_MAGIC = b"PK\x03\x04"
+MAX_ZIP_MEMBERS = 10_000
+MAX_UNZIPPED_BYTES = 128 * 1024 * 1024
+"""The most an Office file's members may hold, inflated, taken together."""
+MAX_TYPES_BYTES = 1024 * 1024
+"""The largest ``[Content_Types].xml`` read."""
+INFLATE_STEP = 1024 * 1024
+_LOCAL_HEADER = struct.Struct("<4s22xHH")
+
+_OOXML = "application/vnd.openxmlformats-officedocument."
+_MAIN_TYPES: dict[str, DocumentKind] = {
+    _OOXML + "wordprocessingml.document.main+xml": "docx",
+    _OOXML + "presentationml.presentation.main+xml": "pptx",
+    _OOXML + "spreadsheetml.sheet.main+xml": "xlsx",
+}
+_MACRO_TYPES = re.compile(r"application/vnd\.ms-[\w.-]+\.macroenabled\.main\+xml", re.IGNORECASE)
+_HEADER_TYPES: dict[str, DocumentKind] = {
+    "application/pdf": "pdf",
+    "application/x-pdf": "pdf",
+    _OOXML + "wordprocessingml.document": "docx",
+    _OOXML + "presentationml.presentation": "pptx",
+    _OOXML + "spreadsheetml.sheet": "xlsx",
+}
+_MAIN_PARTS: dict[str, DocumentKind] = {
+    "word/document.xml": "docx",
+    "ppt/presentation.xml": "pptx",
+    "xl/workbook.xml": "xlsx",
+}
+
+
+def document_kind(body: bytes, content_type: str | None = None) -> DocumentKind | None:
+    """The kind of document ``body`` is, or None for text (HTML, plain text).
+
+    The bytes decide: a PDF header (after white space at most), or a zip whose content
+    types (else member names) say which Office file it is. A ``content_type`` naming a PDF
+    or Office file, on a body that shows no such sign, still picks that kind, so a broken
+    file gives a clear error instead of being read as text. A zip that is no Office file,
+    or one with macros, is refused.
+    """
+    if body[:1024].lstrip(_SPACE).startswith(PDF_MAGIC):  # as browsers sniff, space allowed
+        return "pdf"
+    if body.startswith(ZIP_MAGIC):
+        with package(body) as archive:
+            return _office_kind(archive)
+    declared = (content_type or "").split(";")[0].strip().lower()
+    return _HEADER_TYPES.get(declared)
+
+
+def package(body: bytes) -> zipfile.ZipFile:
+    """``body`` opened as a zip, when its members are few enough and the sizes they declare
+    add up to at most ``MAX_UNZIPPED_BYTES``, else ``DocumentError``; nothing is inflated
+    (``check_inflation`` holds members to the sizes they declare)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(body))
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        raise DocumentError(f"not a readable zip package: {error}") from error
+    members = archive.infolist()
+    if len(members) > MAX_ZIP_MEMBERS:
+        archive.close()
+        raise DocumentError(f"a zip package of more than {MAX_ZIP_MEMBERS} members")
+    if sum(member.file_size for member in members) > MAX_UNZIPPED_BYTES:
+        archive.close()
+        limit = MAX_UNZIPPED_BYTES // (1024 * 1024)
+        raise DocumentError(f"a zip package that inflates past {limit} MiB")
+    return archive
+
+
+def check_inflation(archive: zipfile.ZipFile) -> None:
+    """``DocumentError`` unless each member is stored or deflated and inflates to no more
+    than the size it declares; memory stays within ``INFLATE_STEP`` or so meanwhile."""
+    for member in archive.infolist():
+        if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise DocumentError(f"a zip member compressed in an unusual way: {member.filename}")
+        if member.compress_type == zipfile.ZIP_DEFLATED and _inflated_size(archive, member) > (
+            member.file_size
+        ):
+            raise DocumentError(f"a zip member inflates past its stated size: {member.filename}")
+
+
+def _inflated_size(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> int:
+    """How many bytes the deflated ``member`` inflates to, counted in bounded steps and no
+    further than one step past its stated size."""
+    source = archive.fp
+    if source is None:
+        raise DocumentError("a zip package already closed")
+    source.seek(member.header_offset)
+    magic, name_length, extra_length = _LOCAL_HEADER.unpack(source.read(_LOCAL_HEADER.size))
+    if magic != b"PK\x03\x04":
+        raise DocumentError(f"a zip member with a broken header: {member.filename}")
+    source.seek(name_length + extra_length, io.SEEK_CUR)
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    left, size = member.compress_size, 0
+    try:
+        while (left > 0 or inflater.unconsumed_tail) and size <= member.file_size:
+            data = inflater.unconsumed_tail or source.read(min(left, INFLATE_STEP))
+            if not inflater.unconsumed_tail:
+                if not data:
+                    break
+                left -= len(data)
+            size += len(inflater.decompress(data, INFLATE_STEP))
+    except zlib.error as error:
+        raise DocumentError(f"a zip member that does not inflate: {member.filename}") from error
+    return size
+
+
+def _office_kind(archive: zipfile.ZipFile) -> DocumentKind:
+    """Which Office file the package is, by its content types, else its main part's name."""
+    types = _content_types(archive)
+    if _MACRO_TYPES.search(types):
+        raise DocumentError("an Office file with macros: not read")
+    for content_type, kind in _MAIN_TYPES.items():
+        if content_type in types:
+            return kind
+    names = set(archive.namelist())
+    for name, kind in _MAIN_PARTS.items():
+        if name in names:
+            return kind
+    raise DocumentError("a zip package that is not a Word, PowerPoint or Excel file")
+
+
+def _content_types(archive: zipfile.ZipFile) -> str:
+    """The package's ``[Content_Types].xml`` (its first ``MAX_TYPES_BYTES``), or ''."""
+    try:
+        with archive.open("[Content_Types].xml") as part:
+            return part.read(MAX_TYPES_BYTES).decode("utf-8", "replace")
+    except KeyError:
+        return ""
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as error:
+        raise DocumentError(f"an unreadable zip package: {error}") from error

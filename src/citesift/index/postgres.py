@@ -1,0 +1,119 @@
+"""The scale-out chunk store: chunks, their BM25 statistics and their vectors in PostgreSQL,
+searched in the server, so many workers on many machines share one index.
+
+Lexical search is the embedded store's BM25 (the same tokenizer, formula and passage plus
+document scaling), computed from term counts held in Postgres rather than by ``ts_rank``,
+so both stores rank alike; dense search is pgvector's HNSW index (cosine). A metadata
+filter is applied here to the candidates the server returns.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from citesift.errors import invalid
+from citesift.index.filters import matches
+from citesift.index.lexical.bm25 import DEFAULT_B, DEFAULT_K1, top_rows
+from citesift.index.lexical.passages import by_best, document_text
+from citesift.index.lexical.tokens import Tokenizer
+from citesift.index.local import FUSIONS, search_by_mode
+from citesift.index.query import Query
+from citesift.model import Match
+from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
+from citesift.store.postgres import PostgresStore
+from citesift.store.postgres.chunks import PostgresChunkTable
+
+FILTER_DEPTH = 8
+"""How many times ``top_k`` a filtered dense search asks the server for, before widening."""
+
+
+class PostgresIndex:
+    """A ``ChunkStore`` in a ``PostgresStore``: nothing is held in memory between calls, so
+    every worker sees every other's writes at once."""
+
+    def __init__(self, store: PostgresStore | str, *, fusion: str = "weighted") -> None:
+        if fusion not in FUSIONS:
+            raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
+        self.postgres = store if isinstance(store, PostgresStore) else PostgresStore(store)
+        self.table = PostgresChunkTable(self.postgres)
+        self.fusion = fusion
+        self.tokenize = Tokenizer()
+
+    def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
+        """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
+        terms = [Counter(self.tokenize(c.scored_text)) for c in chunks]
+        self.table.replace(document_ids, chunks, terms, self._document_terms)
+
+    def _document_terms(self, chunks: Sequence[StoredChunk]) -> Counter[str]:
+        """A document's terms: those of its whole text as its chunks give it."""
+        contents = [(c.start, c.end, c.content) for c in chunks]
+        return Counter(self.tokenize(document_text([c.context for c in chunks], contents)))
+
+    def delete(self, document_ids: Sequence[str]) -> int:
+        """Drop every chunk of these documents; how many went."""
+        return self.table.delete(document_ids)
+
+    def missing_vectors(self, embedder: str) -> list[StoredChunk]:
+        """Chunks with no vector from ``embedder`` (to embed before a dense search)."""
+        return self.table.missing(embedder)
+
+    def set_vectors(
+        self, chunks: Sequence[StoredChunk], embedder: str, vectors: np.ndarray
+    ) -> None:
+        """Store and index vectors of ``embedder`` for these chunks."""
+        self.table.set_vectors([c.id for c in chunks], embedder, vectors)
+
+    def search(self, query: Query) -> list[Match]:
+        """The best chunks for ``query`` by its mode, restricted by its filter."""
+        return search_by_mode(query, self._lexical, self._dense, self.fusion)
+
+    def stats(self) -> IndexStats:
+        """What the store holds (documents, chunks, embedded chunks by embedder)."""
+        return self.table.stats()
+
+    def documents(self) -> list[IndexedDocument]:
+        """Every document with its title, address and number of chunks, by id."""
+        return self.table.documents()
+
+    def close(self) -> None:
+        self.postgres.close()
+
+    def _lexical(self, query: Query, k: int) -> list[Match]:
+        terms = list(dict.fromkeys(self.tokenize(query.text)))
+        if not query.filter:
+            hits = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, k)
+            return self._matches([(h.id, h.fused) for h in hits])
+        every = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, None)
+        chunks = self.table.get([h.id for h in every])
+        kept = [h for h in every if h.id in chunks and _passes(chunks[h.id], query.filter)]
+        own = np.array([h.own for h in kept], dtype=np.float64)
+        fused = by_best(own) + by_best(np.array([h.whole for h in kept], dtype=np.float64))
+        rows = top_rows(fused, k, own)
+        return [chunks[kept[r].id].match(float(fused[r])) for r in rows]
+
+    def _dense(self, query: Query, k: int) -> list[Match]:
+        if query.vector is None or not query.embedder or k == 0:
+            return []
+        vector = np.asarray(query.vector, dtype=np.float32).reshape(-1)
+        if not query.filter:
+            return self._matches(self.table.dense(query.embedder, vector, k))
+        depth = k * FILTER_DEPTH
+        while True:
+            near = self.table.dense(query.embedder, vector, depth)
+            chunks = self.table.get([i for i, _ in near])
+            kept = [(i, s) for i, s in near if i in chunks and _passes(chunks[i], query.filter)]
+            if len(kept) >= k or len(near) < depth:
+                return [chunks[i].match(s) for i, s in kept[:k]]
+            depth *= FILTER_DEPTH
+
+    def _matches(self, ranked: Sequence[tuple[str, float]]) -> list[Match]:
+        chunks = self.table.get([i for i, _ in ranked])
+        return [chunks[i].match(s) for i, s in ranked if i in chunks]
+
+
+def _passes(chunk: StoredChunk, filter: dict[str, Any] | None) -> bool:
+    return not filter or matches(chunk.fields(), filter)

@@ -1,0 +1,281 @@
+"""Headless Chromium, driven by Playwright, for pages whose text only JavaScript writes.
+
+One ``Browser`` is one Chromium process serving many pages, each in a context of its own
+(at most ``max_pages`` at once) that is closed when its page is done or past its deadline.
+The system's Chromium is launched (nothing downloads a browser) by Playwright, whose driver
+ends the browser when the process that started it ends, even by SIGKILL. Every request the
+page makes passes a route handler: the page's own document (its first navigation) is
+answered with the bytes already fetched; every other request is checked with
+``citesift.net``'s address rules (refused when they would refuse it) and dropped when it is
+of a kind asked to be blocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from citesift.errors import CitesiftError
+from citesift.model import Snapshot
+from citesift.net import AddressRefused, FetchPolicy, check_target
+from citesift.net.address import networks
+from citesift.scrape.options import ScrapeOptions
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser as PlaywrightBrowser
+    from playwright.async_api import (
+        BrowserContext,
+        Page,
+        Playwright,
+        Request,
+        Route,
+        WebSocketRoute,
+    )
+
+BROWSER_ENV = "CITESIFT_BROWSER"
+"""Names the Chromium executable to launch (else ``chromium`` on the PATH)."""
+CANDIDATES = ("chromium", "chromium-browser")
+LAUNCH_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+MAX_PAGES = 4
+"""Pages one browser renders at once."""
+LAUNCH_TIMEOUT = 30.0
+RESOURCE_KINDS = {"images": ("image",), "fonts": ("font",), "media": ("media",)}
+PASSED_SCHEMES = ("data:", "blob:", "about:")
+SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
+"""A WebSocket's server is checked as the http(s) address of the same host."""
+POLICY_VIOLATION = 1008
+INSTALL = "pip install 'citesift[render]'"
+
+
+class BrowserUnavailable(CitesiftError):
+    """No browser can be launched here: none found, none at the path named, no Playwright."""
+
+
+class RenderFailed(CitesiftError):
+    """The browser could not show the page (a navigation error, a selector never shown)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """What the browser showed: the DOM as HTML, where it ended, a screenshot when asked,
+    and the addresses it refused to contact."""
+
+    html: str
+    final_url: str
+    screenshot: bytes | None = None
+    refused: tuple[str, ...] = ()
+
+
+def find_executable(named: str | None = None) -> str:
+    """The Chromium to launch: ``named``, else ``$CITESIFT_BROWSER``, else ``chromium`` on the
+    PATH; ``BrowserUnavailable`` saying why when there is none."""
+    named = named or os.environ.get(BROWSER_ENV) or None
+    if named is not None:
+        if os.path.isfile(named) and os.access(named, os.X_OK):
+            return named
+        raise BrowserUnavailable(f"no browser executable at {named}")
+    found = next((path for path in map(shutil.which, CANDIDATES) if path), None)
+    if found is None:
+        raise BrowserUnavailable(f"no Chromium found (install it, or set {BROWSER_ENV})")
+    return found
+
+
+@dataclass
+class _Visit:
+    """One page's request bookkeeping: the document to answer from, what was refused."""
+
+    snapshot: Snapshot
+    policy: FetchPolicy
+    blocked: frozenset[str]
+    refused: list[str] = field(default_factory=list)
+    answered: bool = False
+
+
+class Browser:
+    """One headless Chromium: ``async with Browser() as browser: await browser.render(...)``.
+
+    ``executable`` as ``find_executable`` takes it. Entering raises ``BrowserUnavailable``
+    when no browser can be launched; leaving closes every context and ends the process.
+    """
+
+    def __init__(self, executable: str | None = None, max_pages: int = MAX_PAGES) -> None:
+        self.executable = executable
+        self.slots = asyncio.Semaphore(max_pages)
+        self._playwright: Playwright | None = None
+        self._browser: PlaywrightBrowser | None = None
+
+    async def __aenter__(self) -> Browser:
+        executable = find_executable(self.executable)
+        try:
+            from playwright.async_api import Error, async_playwright
+        except ImportError:
+            raise BrowserUnavailable(f"rendering needs Playwright: {INSTALL}") from None
+        self._playwright = await async_playwright().start()
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=executable,
+                args=list(LAUNCH_ARGS),
+                timeout=LAUNCH_TIMEOUT * 1000,
+            )
+        except Error as error:
+            await self.close()
+            raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
+        return self
+
+    @property
+    def open_contexts(self) -> int:
+        """How many pages' contexts are open now (0 when idle: each is closed when done)."""
+        return len(self._browser.contexts) if self._browser is not None else 0
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the browser and its driver (nothing when already closed)."""
+        browser, self._browser = self._browser, None
+        playwright, self._playwright = self._playwright, None
+        if browser is not None:
+            await browser.close()
+        if playwright is not None:
+            await playwright.stop()
+
+    async def render(
+        self, snapshot: Snapshot, options: ScrapeOptions, policy: FetchPolicy, screenshot: bool
+    ) -> Rendered:
+        """The page of ``snapshot`` as the browser shows it after loading and ``wait_for``;
+        ``TimeoutError`` past ``options.timeout`` (the page is closed then too),
+        ``RenderFailed`` when the browser could not show it."""
+        from playwright.async_api import Error
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            return await self._render(snapshot, options, policy, screenshot)
+        except PlaywrightTimeout as error:
+            raise TimeoutError(error.message.splitlines()[0] if error.message else "") from None
+        except Error as error:
+            raise RenderFailed(error.message.splitlines()[0] if error.message else "") from None
+
+    async def _render(
+        self, snapshot: Snapshot, options: ScrapeOptions, policy: FetchPolicy, screenshot: bool
+    ) -> Rendered:
+        if self._browser is None:
+            raise BrowserUnavailable("the browser is not running (use it in 'async with')")
+        async with self.slots:
+            context = await self._browser.new_context(
+                viewport={"width": options.viewport[0], "height": options.viewport[1]},
+                user_agent=policy.identity.user_agent,
+                extra_http_headers=dict(options.headers),
+                service_workers="block",
+            )
+            try:
+                async with asyncio.timeout(options.timeout):
+                    return await self._visit(context, snapshot, options, policy, screenshot)
+            finally:
+                await context.close()
+
+    async def _visit(
+        self,
+        context: BrowserContext,
+        snapshot: Snapshot,
+        options: ScrapeOptions,
+        policy: FetchPolicy,
+        screenshot: bool,
+    ) -> Rendered:
+        blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
+        visit = _Visit(snapshot, policy, blocked)
+
+        async def route(route: Route, request: Request) -> None:
+            await _answer(route, request, visit)
+
+        async def socket(socket: WebSocketRoute) -> None:
+            await _connect(socket, visit)
+
+        await context.route("**/*", route)
+        await context.route_web_socket("**/*", socket)
+        page = await context.new_page()
+        await page.goto(snapshot.final_url, wait_until="load", timeout=options.timeout * 1000)
+        await _wait(page, options)
+        shot = (
+            await page.screenshot(full_page=options.full_page, type="png") if screenshot else None
+        )
+        return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
+
+
+async def _wait(page: Page, options: ScrapeOptions) -> None:
+    """Wait as ``wait_for`` asks: some milliseconds, or until its selector matches an element
+    in the page (shown or not: what is read is the DOM, not what is painted)."""
+    if isinstance(options.wait_for, str):
+        await page.wait_for_selector(
+            options.wait_for, state="attached", timeout=options.timeout * 1000
+        )
+    elif options.wait_for:
+        await page.wait_for_timeout(options.wait_for)
+
+
+async def _answer(route: Route, request: Request, visit: _Visit) -> None:
+    """Answer the page's document from its snapshot, refuse what must not be contacted,
+    pass the rest on."""
+    url = request.url
+    if url.startswith(PASSED_SCHEMES):
+        await route.continue_()
+        return
+    if request.resource_type in visit.blocked:
+        await route.abort("blockedbyclient")
+        return
+    if not visit.answered and request.is_navigation_request() and _main_frame(request):
+        visit.answered = True
+        await route.fulfill(
+            status=visit.snapshot.status, headers=_headers(visit.snapshot), body=visit.snapshot.body
+        )
+        return
+    if await _refused(url, visit):
+        await route.abort("addressunreachable")
+        return
+    await route.continue_()
+
+
+def _main_frame(request: Request) -> bool:
+    """Whether ``request`` is for the page itself, not a frame inside it: the page's first
+    such request is the one ``goto`` made, whatever spelling of the address it carries."""
+    return request.frame.parent_frame is None
+
+
+async def _connect(socket: WebSocketRoute, visit: _Visit) -> None:
+    """Pass a WebSocket on to its server, unless the address rules refuse that server."""
+    if await _refused(socket.url, visit):
+        await socket.close(code=POLICY_VIOLATION, reason="address refused")
+        return
+    socket.connect_to_server()
+
+
+async def _refused(url: str, visit: _Visit) -> bool:
+    """Whether the address rules refuse ``url`` (then it is noted among the refused)."""
+    policy = visit.policy
+    scheme, _, rest = url.partition(":")
+    checked = SOCKET_SCHEMES[scheme.lower()] + rest if scheme.lower() in SOCKET_SCHEMES else url
+    allowed = networks(policy.allow_networks)
+    try:
+        await check_target(checked, policy.resolver, policy.allow_private, allowed)
+    except AddressRefused:
+        visit.refused.append(url)
+        return True
+    return False
+
+
+def _headers(snapshot: Snapshot) -> dict[str, Any]:
+    """The headers the document is answered with: its content type, charset included."""
+    kind = snapshot.content_type.split(";")[0].strip() or "text/html"
+    charset = f"; charset={snapshot.charset}" if snapshot.charset else ""
+    return {"content-type": kind + charset}

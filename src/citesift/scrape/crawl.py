@@ -1,0 +1,384 @@
+"""A crawl: a site's pages, breadth-first (or best-first by a query), resumable.
+
+``crawl(url, limit, max_depth, include_paths, exclude_paths, allow_external, formats,
+policy=..., store=...)`` reads the start page, then the pages it links to, level by level
+(with ``query``, the URLs whose address and anchor text hold more of its words first),
+to ``max_depth`` links from the start and ``limit`` requests in all (pages read, failed,
+or redirecting). URLs are normalised and each is read once; only the start's host is crawled unless
+``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions searched
+in a found link's path (and query). Every fetch goes through the fetcher, so robots.txt
+(with its Crawl-delay) and the per-host limiter always hold; several hosts are read at
+once, each by at most ``per_host`` requests at a time. A redirect is not followed by the
+fetch: its target joins the frontier like a found link (at the same depth), so a target
+out of scope is never asked for and a target already read is not read again.
+
+The frontier and the results live in the store (``citesift.store.frontier``): a page is
+marked done in the transaction that stores its result, so a crawl killed at any moment
+and started again with the same URL and options (its ``crawl_id``), or resumed by id,
+goes on with nothing finished lost and nothing finished fetched again (a request in
+flight at the kill, whose answer never came back, is sent again: at most ``concurrency``
+of them). Each page's snapshot is kept in the
+store; a record cites it. A bot challenge, block page or soft 404 is a failure, never a
+result. Memory stays flat: nothing is held per page but the frontier in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from citesift.errors import CitesiftError, invalid
+from citesift.model import Limited, Skipped
+from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
+from citesift.numbers import number_in
+from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
+from citesift.scrape.map import match_score, start_url, words_of
+from citesift.scrape.urls import host_of, normalise
+from citesift.sources.challenge import stand_in
+from citesift.sources.snapshots import SavingFetcher
+from citesift.store.frontier import Entry, Frontier
+from citesift.store.sqlite import SQLiteStore
+
+CRAWL_LIMIT = 100
+MAX_CRAWL_LIMIT = 10_000_000
+CRAWL_DEPTH = 3
+MAX_CRAWL_DEPTH = 1_000
+CONCURRENCY = 8
+PER_HOST = 2
+LIMITED_PAUSE = 1.0
+"""Seconds a host is left alone after its limiter refused a request (the page is queued
+again, not failed)."""
+_RUN_ONLY = ("concurrency", "per_host")
+"""Options that change how a crawl runs, not which crawl it is."""
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    """What a crawl reads (see the module docstring); a value that makes no sense is an
+    ``InvalidArgument`` naming it."""
+
+    limit: int = CRAWL_LIMIT
+    max_depth: int = CRAWL_DEPTH
+    include_paths: tuple[str, ...] = ()
+    exclude_paths: tuple[str, ...] = ()
+    allow_external: bool = False
+    formats: tuple[str, ...] = ("markdown",)
+    query: str | None = None
+    concurrency: int = CONCURRENCY
+    per_host: int = PER_HOST
+
+    def __post_init__(self) -> None:
+        number_in("limit", self.limit, 1, MAX_CRAWL_LIMIT, whole=True)
+        number_in("max_depth", self.max_depth, 0, MAX_CRAWL_DEPTH, whole=True)
+        number_in("concurrency", self.concurrency, 1, 256, whole=True)
+        number_in("per_host", self.per_host, 1, 64, whole=True)
+        for name in ("include_paths", "exclude_paths", "formats"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+                raise invalid(name, value, "a list of strings")
+            object.__setattr__(self, name, tuple(value))
+        for name in ("include_paths", "exclude_paths"):
+            for pattern in getattr(self, name):
+                _compiled(name, pattern)
+        unknown = [kind for kind in self.formats if kind not in PAGE_FORMATS]
+        if unknown:
+            raise invalid("formats", list(self.formats), f"some of {', '.join(PAGE_FORMATS)}")
+        if not isinstance(self.allow_external, bool):
+            raise invalid("allow_external", self.allow_external, "True or False")
+        if self.query is not None and not (isinstance(self.query, str) and self.query.strip()):
+            raise invalid("query", self.query, "words to rank links by, or None")
+
+    def keyed(self) -> dict[str, Any]:
+        """The options that make the crawl what it is (stored with it, part of its id)."""
+        chosen = asdict(self)
+        return {name: value for name, value in chosen.items() if name not in _RUN_ONLY}
+
+
+def crawl_id(start: str, options: CrawlOptions) -> str:
+    """The id of the crawl of ``start`` with ``options``: the same for the same command."""
+    keyed = json.dumps({"start": start, **options.keyed()}, sort_keys=True)
+    return hashlib.sha256(keyed.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CrawlProgress:
+    """Where a crawl stands: pages done, queued and failed, and pages per second this run."""
+
+    crawl: str
+    done: int
+    queued: int
+    failed: int
+    rate: float
+
+
+@dataclass
+class _Tally:
+    """A run's counts of pages done, failed, queued and tried (toward the limit), and
+    finished in this run (for its rate)."""
+
+    done: int
+    failed: int
+    queued: int
+    tried: int = 0
+    finished: int = 0
+
+    def count(
+        self, frontier: Frontier, crawl: str, entry: Entry, page: _Page
+    ) -> dict[str, Any] | None:
+        """Finish ``entry`` in the frontier with what reading it gave and count it; its
+        record when it is a result."""
+        state = "moved" if page.moved else None
+        self.queued += frontier.finish(
+            crawl, entry.url, page.record, page.reason, page.found, state
+        )
+        self.finished += 1
+        if page.record is not None:
+            self.done += 1
+        elif not page.moved:
+            self.failed += 1
+        return page.record
+
+
+@dataclass
+class _Page:
+    """What reading one page gave: its record, or why it failed, and the links it adds
+    (a redirect's target alone, when it ``moved``); ``limited`` when the limiter refused
+    it (it is queued again)."""
+
+    record: dict[str, Any] | None = None
+    reason: str | None = None
+    found: list[Entry] = field(default_factory=list)
+    limited: bool = False
+    moved: bool = False
+
+
+def crawl(
+    url: str,
+    limit: int = CRAWL_LIMIT,
+    max_depth: int = CRAWL_DEPTH,
+    include_paths: Iterable[str] = (),
+    exclude_paths: Iterable[str] = (),
+    allow_external: bool = False,
+    formats: Iterable[str] = ("markdown",),
+    *,
+    query: str | None = None,
+    concurrency: int = CONCURRENCY,
+    policy: FetchPolicy,
+    store: SQLiteStore,
+    fetcher: Fetches | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> CrawlProgress:
+    """Crawl ``url`` (see the module docstring); the results are in the store
+    (``crawl_results``) and passed to ``on_result`` as each page is done. Returns where
+    the crawl ended; ``acrawl`` from async code, and to resume a crawl by its id."""
+    options = CrawlOptions(
+        limit,
+        max_depth,
+        tuple(include_paths),
+        tuple(exclude_paths),
+        allow_external,
+        tuple(formats),
+        query,
+        concurrency,
+    )
+    call = acrawl(url, options, policy=policy, store=store, fetcher=fetcher, on_result=on_result)
+    return run_sync(call)
+
+
+async def acrawl(
+    url: str | None,
+    options: CrawlOptions | None = None,
+    *,
+    policy: FetchPolicy,
+    store: SQLiteStore,
+    fetcher: Fetches | None = None,
+    resume: str | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+    on_progress: Callable[[CrawlProgress], None] | None = None,
+) -> CrawlProgress:
+    """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
+    and options are the stored ones); returns where the crawl ended."""
+    if not isinstance(policy, FetchPolicy):
+        raise invalid("policy", policy, "a FetchPolicy")
+    frontier = Frontier(store)
+    if resume is not None:
+        stored = frontier.options(resume) if isinstance(resume, str) else None
+        if stored is None:
+            raise invalid("resume", resume, "the id of a crawl in the store")
+        start, keyed = stored
+        options = _stored_options(keyed, options)
+        crawl = resume
+    else:
+        start = start_url(url)
+        options = options or CrawlOptions()
+        crawl = crawl_id(start, options)
+    own = Fetcher() if fetcher is None else None
+    polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
+    run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
+    try:
+        return await run.go(frontier, on_result, on_progress)
+    finally:
+        if own is not None:
+            await own.aclose()
+
+
+def crawl_results(store: SQLiteStore, crawl: str) -> Iterator[dict[str, Any]]:
+    """The results of the stored crawl ``crawl``, in the order they were done."""
+    return Frontier(store).results(crawl)
+
+
+def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlOptions:
+    """The stored options of a crawl, run with ``given``'s concurrency."""
+    running = {name: getattr(given or CrawlOptions(), name) for name in _RUN_ONLY}
+    listed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in keyed.items()}
+    return CrawlOptions(**listed, **running)
+
+
+def _compiled(name: str, pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise invalid(name, pattern, f"regular expressions ({error})") from None
+
+
+class _Run:
+    """One run of a crawl: claims from the frontier, reads pages, finishes them."""
+
+    def __init__(
+        self, crawl: str, start: str, options: CrawlOptions, policy: FetchPolicy, fetcher: Fetches
+    ) -> None:
+        self.crawl = crawl
+        self.start = start
+        self.options = options
+        self.policy = policy
+        self.fetcher = fetcher
+        self.include = [_compiled("include_paths", p) for p in options.include_paths]
+        self.exclude = [_compiled("exclude_paths", p) for p in options.exclude_paths]
+        self.words = set(words_of(options.query)) if options.query else set()
+
+    async def go(
+        self,
+        frontier: Frontier,
+        on_result: Callable[[dict[str, Any]], None] | None,
+        on_progress: Callable[[CrawlProgress], None] | None,
+    ) -> CrawlProgress:
+        frontier.begin(self.crawl, Entry(self.start, host_of(self.start), 0), self.options.keyed())
+        counts = frontier.counts(self.crawl)
+        tally = _Tally(counts["done"], counts["failed"], counts["queued"])
+        tally.tried = tally.done + tally.failed + counts["moved"]
+        # hosts that may have URLs queued: a claim is tried only when one of them is free,
+        # so a busy host's long queue is never scanned in vain (memory: one entry a host)
+        waiting = frontier.waiting_hosts(self.crawl)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        tasks: dict[asyncio.Task[_Page], Entry] = {}
+        hosts: Counter[str] = Counter()
+        paused: dict[str, float] = {}
+
+        def progress() -> CrawlProgress:
+            rate = tally.finished / max(loop.time() - began, 1e-9)
+            return CrawlProgress(self.crawl, tally.done, tally.queued, tally.failed, rate)
+
+        try:
+            while True:
+                now = loop.time()
+                for host in [h for h, until in paused.items() if until <= now]:
+                    del paused[host]
+                while len(tasks) < self.options.concurrency and tally.tried < self.options.limit:
+                    shut = {h for h, n in hosts.items() if n >= self.options.per_host}
+                    shut |= paused.keys()
+                    claimed = frontier.claim(self.crawl, 1, shut) if waiting - shut else []
+                    if not claimed:
+                        waiting &= shut
+                        break
+                    entry = claimed[0]
+                    tasks[asyncio.create_task(self._read(entry))] = entry
+                    hosts[entry.host] += 1
+                    tally.tried, tally.queued = tally.tried + 1, tally.queued - 1
+                if not tasks:
+                    if paused and tally.queued > 0 and tally.tried < self.options.limit:
+                        await asyncio.sleep(min(paused.values()) - now)
+                        continue
+                    return progress()
+                ended, _ = await asyncio.wait(
+                    tasks, timeout=LIMITED_PAUSE if paused else None, return_when="FIRST_COMPLETED"
+                )
+                for task in ended:
+                    entry = tasks.pop(task)
+                    hosts[entry.host] -= 1
+                    if not hosts[entry.host]:
+                        del hosts[entry.host]
+                    page = task.result()
+                    if page.limited:
+                        frontier.release(self.crawl, entry.url)
+                        paused[entry.host] = loop.time() + LIMITED_PAUSE
+                        waiting.add(entry.host)
+                        tally.tried, tally.queued = tally.tried - 1, tally.queued + 1
+                        continue
+                    waiting.update(found.host for found in page.found)
+                    record = tally.count(frontier, self.crawl, entry, page)
+                    if record is not None and on_result is not None:
+                        on_result(record)
+                if on_progress is not None:
+                    on_progress(progress())
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _read(self, entry: Entry) -> _Page:
+        """Fetch and read one page."""
+        outcome = await self.fetcher.fetch(entry.url, self.policy)
+        if isinstance(outcome, Limited):
+            return _Page(reason=f"the limiter refused ({outcome.reason})", limited=True)
+        if isinstance(outcome, Skipped):
+            if outcome.location is not None:
+                return self._moved(entry, outcome.location)
+            shown = f"HTTP {outcome.status}: " if outcome.status else ""
+            return _Page(reason=shown + outcome.reason)
+        try:
+            kind = page_kind(outcome)
+            if kind is None:
+                shown = outcome.content_type or "no type"
+                return _Page(reason=f"neither an HTML page nor a PDF or Office file ({shown})")
+            why = stand_in(outcome) if kind == "html" else None
+            if why:
+                return _Page(reason=why)
+            page = read_crawled_page(outcome, kind, entry.depth, self.options.formats)
+        except (CitesiftError, ValueError) as error:
+            return _Page(reason=f"could not be read: {error}")
+        found: list[Entry] = []
+        if entry.depth < self.options.max_depth:
+            found = [
+                Entry(url, host_of(url), entry.depth + 1, match_score(url, text, self.words))
+                for url, text in page.links.items()
+                if self._follows(url)
+            ]
+        return _Page(record=page.record, found=found)
+
+    def _moved(self, entry: Entry, location: str) -> _Page:
+        """A redirect: its target queued (when in scope and still to be read)."""
+        target = normalise(location)
+        if target is None or not self._in_scope(target):
+            return _Page(reason=f"redirected out of scope, to {location}")
+        reason = f"redirected to {target}"
+        return _Page(reason=reason, found=[Entry(target, host_of(target), entry.depth)], moved=True)
+
+    def _in_scope(self, url: str) -> bool:
+        return self.options.allow_external or host_of(url) == host_of(self.start)
+
+    def _follows(self, url: str) -> bool:
+        """Whether a found link is crawled: in scope, included, not excluded."""
+        if not self._in_scope(url):
+            return False
+        parts = urlsplit(url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        if self.include and not any(p.search(path) for p in self.include):
+            return False
+        return not any(p.search(path) for p in self.exclude)

@@ -1,0 +1,87 @@
+"""Local files and folders loaded for the index, again and again: a file whose bytes have
+not changed since it was indexed (its content hash is the revision it was indexed at) is
+not read again, a changed one is read anew, and the indexed files of a folder that are gone
+can be listed for removal."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+from citesift.extract.rules import Mode
+from citesift.model import SourceDocument
+from citesift.sources.files import (
+    INDEXABLE_SUFFIXES,
+    FileRefused,
+    body_document,
+    content_revision,
+    file_bytes,
+    file_uri,
+    only_indexable,
+)
+from citesift.sources.loaders.folder import folder_files
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedFile:
+    """One file's outcome: its path and id, and either its ``document`` (read anew), or
+    ``unchanged`` (indexed at this revision already), or why it was ``refused``."""
+
+    path: Path
+    id: str
+    document: dict[str, Any] | SourceDocument | None = None
+    unchanged: bool = False
+    refused: str | None = None
+
+
+def load_file(
+    path: Path,
+    known: Mapping[str, str | None] | None = None,
+    mode: Mode = "article",
+    any_name: bool = False,
+) -> LoadedFile:
+    """The file at ``path`` read into a document unless ``known`` (indexed ids to their
+    revisions) holds it at the revision its bytes have now. Unless ``any_name`` (a file a
+    pattern chose), its name must have an indexable suffix."""
+    uri = file_uri(path)
+    try:
+        if not any_name and path.suffix.lower() not in INDEXABLE_SUFFIXES:
+            raise FileRefused(only_indexable())
+        body = file_bytes(path)
+        if known is not None and known.get(uri) == content_revision(body):
+            return LoadedFile(path, uri, unchanged=True)
+        return LoadedFile(path, uri, body_document(path, body, mode))
+    except FileRefused as refusal:
+        return LoadedFile(path, uri, refused=str(refusal))
+
+
+def load_folder(
+    root: Path,
+    patterns: Sequence[str] = (),
+    known: Mapping[str, str | None] | None = None,
+    mode: Mode = "article",
+) -> Iterator[LoadedFile]:
+    """Each file of ``folder_files(root, patterns)`` loaded by ``load_file`` (whatever its
+    name when ``patterns`` chose it)."""
+    for path in folder_files(root, patterns):
+        yield load_file(path, known, mode, any_name=bool(patterns))
+
+
+def gone(root: Path, indexed: Sequence[str], seen: set[str]) -> list[str]:
+    """The ids in ``indexed`` of files under ``root`` that were not ``seen`` in this load
+    and no longer exist as regular files: what a prune removes."""
+    prefix = file_uri(root).rstrip("/") + "/"
+    return [i for i in indexed if i.startswith(prefix) and i not in seen and not _exists(i)]
+
+
+def _exists(uri: str) -> bool:
+    """Whether the ``file://`` URI names a regular file now."""
+    try:
+        return stat.S_ISREG(os.stat(os.fsdecode(unquote_to_bytes(uri[len("file://") :]))).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,43 @@
+"""Where a store is: a SQLite file's path, or a PostgreSQL server's URL; ``open_store``
+opens either, so a setting, a flag or an argument names the store the same way."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from citesift.errors import StoreUnusable
+from citesift.store.sqlite import SQLiteStore, default_store_path
+
+if TYPE_CHECKING:
+    from citesift.store.postgres import PostgresStore
+
+AnyStore: TypeAlias = "SQLiteStore | PostgresStore"
+SCHEMES = ("postgresql://", "postgres://")
+_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+
+
+def is_postgres_url(name: object) -> bool:
+    """Whether ``name`` is a PostgreSQL connection URL (``postgresql://…``)."""
+    return isinstance(name, str) and name.startswith(SCHEMES)
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (safe to print)."""
+    return _PASSWORD.sub(r"\1***@", url)
+
+
+def open_store(location: str | Path | None = None) -> AnyStore:
+    """The store at ``location``: a PostgreSQL URL, a SQLite path, or (None) the default
+    SQLite file. A URL without the ``postgres`` extra installed is a ``StoreUnusable``
+    saying what to install."""
+    if not is_postgres_url(location):
+        return SQLiteStore(Path(location) if location else default_store_path())
+    try:
+        from citesift.store.postgres import PostgresStore
+    except ImportError as error:
+        raise StoreUnusable(
+            f"a PostgreSQL store needs psycopg ({error}): pip install 'citesift[postgres]'"
+        ) from None
+    return PostgresStore(str(location))

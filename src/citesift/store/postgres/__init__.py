@@ -1,0 +1,136 @@
+"""The scale-out store: one PostgreSQL database shared by many workers and machines, reached
+through a psycopg 3 connection pool, with per-component migrations as in the SQLite store.
+
+Each component (snapshots, chunks, embeddings, limits) declares its tables as an ordered
+list of SQL steps; ``migrate`` applies the steps not yet applied, each in its own
+transaction under an advisory lock, so workers starting together apply each step once.
+A server that cannot be reached, or refuses us, is a ``StoreUnusable`` naming the URL
+(its password left out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import psycopg
+from psycopg.rows import TupleRow
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from citesift.errors import StoreError, StoreUnusable, invalid
+from citesift.store.location import is_postgres_url, redacted
+
+POOL_SIZE = 8
+"""Connections one process keeps at most: a worker's threads share them."""
+CONNECT_TIMEOUT_S = 10.0
+MIGRATION_LOCK = 0x63697465
+"""The advisory lock key that serialises migrations of one database."""
+
+
+class PostgresStore:
+    """A thread-safe handle on one PostgreSQL database: a pool of connections to ``url``."""
+
+    def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
+        if not is_postgres_url(url):
+            raise invalid("url", url, "a postgresql:// URL")
+        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+            raise invalid("pool_size", pool_size, "a whole number of connections, 1 or more")
+        self.url = url
+        self.name = redacted(url)
+        self._prepare()
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            open=False,
+            timeout=CONNECT_TIMEOUT_S,
+            kwargs={"connect_timeout": int(CONNECT_TIMEOUT_S)},
+            name="citesift",
+        )
+        self._pool.open()
+
+    def _prepare(self) -> None:
+        """Connect once, before any pool: a server that cannot be reached or refuses us is
+        said at once, not after the pool's retries; then make the steps table."""
+        try:
+            with psycopg.connect(self.url, connect_timeout=int(CONNECT_TIMEOUT_S)) as conn:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_steps ("
+                    " component TEXT NOT NULL, step INTEGER NOT NULL,"
+                    " PRIMARY KEY (component, step))"
+                )
+        except psycopg.Error as error:  # unreachable, refused, or not a connection URL
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else "refused"
+            raise StoreUnusable(f"cannot reach the store {self.name}: {reason}") from None
+
+    def migrate(self, component: str, steps: Sequence[str]) -> None:
+        """Apply the steps of ``component`` not applied yet, in order, one transaction each
+        (finding them all applied is a read)."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT step FROM schema_steps WHERE component = %s", (component,)
+            ).fetchall()
+        done = {row[0] for row in rows}
+        for number, sql in enumerate(steps):
+            if number not in done:
+                self._apply(component, number, sql)
+
+    def _apply(self, component: str, number: int, sql: str) -> None:
+        """Apply one step in one transaction, unless another worker applied it meanwhile; a
+        step the server refuses (pgvector not installed there) is a ``StoreError`` saying so."""
+        try:
+            self._apply_once(component, number, sql)
+        except psycopg.Error as error:
+            raise StoreError(
+                f"cannot prepare the store {self.name} for {component} (step {number}): {error}"
+            ) from None
+
+    def _apply_once(self, component: str, number: int, sql: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            applied = conn.execute(
+                "SELECT 1 FROM schema_steps WHERE component = %s AND step = %s",
+                (component, number),
+            ).fetchone()
+            if applied:
+                return
+            conn.execute(sql.encode())  # a step may hold several statements
+            conn.execute(
+                "INSERT INTO schema_steps (component, step) VALUES (%s, %s)", (component, number)
+            )
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection[TupleRow]]:
+        """One connection of the pool for one transaction (committed, or rolled back on error)."""
+        with self._connection() as conn, conn.transaction():
+            yield conn
+
+    @contextmanager
+    def reading(self) -> Iterator[psycopg.Connection[TupleRow]]:
+        """One connection of the pool for reads."""
+        with self._connection() as conn:
+            yield conn
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[TupleRow]]:
+        """A pooled connection; failing to get one is the store's fault, named."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout as error:
+            raise StoreUnusable(f"cannot reach the store {self.name}: {error}") from None
+        except psycopg.OperationalError as error:
+            raise StoreError(f"cannot use the store {self.name}: {error}") from None
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["PostgresStore", "is_postgres_url", "redacted"]

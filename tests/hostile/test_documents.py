@@ -1,0 +1,153 @@
+"""Hostile PDF and Office files: encrypted, corrupt, macro-carrying, zip bombs (honest or
+lying about their size), a huge page count or cell range. Each is a clear ``DocumentError``
+(or a cut, for sheer size) within a second or so and a bounded amount of memory."""
+
+from __future__ import annotations
+
+import io
+import time
+import tracemalloc
+import zipfile
+from collections.abc import Callable
+
+import openpyxl
+import pypdfium2 as pdfium
+import pytest
+
+from citesift.errors import DocumentError
+from citesift.extract.document import extract_document
+from citesift.extract.office import MAX_CELLS
+from citesift.extract.pdf import MAX_PAGES
+from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_ZIP_MEMBERS
+from made_documents import edited, pdf, sheets_file, slides_file, with_member, word_file
+
+SECONDS = 5.0  # each is well under a second alone; shared machines are slow
+PEAK_BYTES = 32 * 1024 * 1024
+KINDS = ["docx", "pptx", "xlsx"]
+
+
+def refused(body: bytes, match: str) -> None:
+    """``body`` is a DocumentError matching ``match``, within bounded time and memory."""
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        with pytest.raises(DocumentError, match=match):
+            extract_document(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - started < SECONDS
+    assert peak < PEAK_BYTES + 2 * len(body)
+
+
+def test_an_encrypted_pdf_says_it_needs_a_password() -> None:
+    body = pdf(["The salaries of the board."], password=b"letmein")
+    opened = pdfium.PdfDocument(body, password="letmein")  # it is a real encrypted PDF
+    assert "salaries" in opened[0].get_textpage().get_text_bounded()
+    opened.close()
+    refused(body, "encrypted PDF that needs a password")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"%PDF-1.7\n1 0 obj <<", pdf(["fine"])[:200], b"%PDF-" + bytes(range(256)) * 40],
+    ids=["header only", "cut short", "noise"],
+)
+def test_a_corrupt_pdf_is_a_clear_error(body: bytes) -> None:
+    refused(body, "not a readable PDF")
+
+
+def test_a_pdf_of_too_many_pages_is_refused_before_any_is_read() -> None:
+    body = pdf(["page"], copies=MAX_PAGES + 1)  # the pages share one content stream
+    refused(body, f"a PDF of {MAX_PAGES + 1} pages")
+    assert len(extract_document(pdf(["page"], copies=3)).blocks) == 3
+
+
+@pytest.mark.parametrize(
+    "make", [word_file, slides_file, sheets_file], ids=["docx", "pptx", "xlsx"]
+)
+def test_a_cut_office_file_is_a_clear_error(make: Callable[[], bytes]) -> None:
+    body = make()
+    refused(body[: len(body) // 2], "zip")
+
+
+def test_an_office_file_missing_its_main_part_is_a_clear_error() -> None:
+    body = edited(word_file(), lambda name, data: None if name == "word/document.xml" else data)
+    refused(body, "DOCX file that cannot be read")
+
+
+def test_an_office_file_of_broken_xml_is_a_clear_error() -> None:
+    body = edited(
+        slides_file(), lambda name, data: data[:100] if name.endswith("slide1.xml") else data
+    )
+    refused(body, "PPTX file that cannot be read")
+
+
+def test_a_zip_that_is_no_office_file_is_refused() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    refused(out.getvalue(), "not a Word, PowerPoint or Excel file")
+
+
+def test_an_office_file_with_macros_is_refused() -> None:
+    main = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main"
+    macros = b"application/vnd.ms-word.document.macroEnabled.main"
+
+    def with_macros(name: str, data: bytes) -> bytes:
+        return data.replace(main, macros) if name == "[Content_Types].xml" else data
+
+    refused(edited(word_file(), with_macros), "macros")
+
+
+def test_a_zip_bomb_that_states_its_size_is_refused_before_inflating() -> None:
+    body = with_member(word_file(), "word/document.xml", MAX_UNZIPPED_BYTES + 1)
+    assert len(body) < MAX_UNZIPPED_BYTES // 100  # it is a bomb: small, inflating huge
+    refused(body, "inflates past 128 MiB")
+
+
+def test_a_zip_bomb_that_lies_about_its_size_is_refused_in_small_steps() -> None:
+    body = with_member(word_file(), "word/document.xml", 200 * 1024 * 1024, declared=4096)
+    refused(body, "inflates past its stated size")
+
+
+def test_a_zip_of_too_many_members_is_refused() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(word_file())) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, source.read(item))
+        for number in range(MAX_ZIP_MEMBERS):
+            target.writestr(f"word/media/{number}.bin", b"")
+    refused(out.getvalue(), f"more than {MAX_ZIP_MEMBERS} members")
+
+
+def test_a_sheet_stating_a_vast_range_is_read_by_the_cells_it_has() -> None:
+    book = openpyxl.Workbook()
+    book.active["A1"] = "first"
+    book.active["B2"] = "second"
+    out = io.BytesIO()
+    book.save(out)
+    stated, vast = b'<dimension ref="A1:B2"/>', b'<dimension ref="A1:XFD1048576"/>'
+
+    def vast_range(name: str, data: bytes) -> bytes:
+        if name == "xl/worksheets/sheet1.xml":
+            assert stated in data
+            return data.replace(stated, vast)
+        return data
+
+    started = time.perf_counter()
+    document = extract_document(edited(out.getvalue(), vast_range))
+    assert [b.text for b in document.blocks] == ["first", "second"]
+    assert time.perf_counter() - started < SECONDS
+
+
+def test_a_sheet_of_too_many_cells_is_cut_not_read_to_the_end() -> None:
+    book = openpyxl.Workbook()
+    book.active["A1"] = "first"
+    book.active.cell(row=MAX_CELLS, column=1, value="a million rows below")
+    out = io.BytesIO()
+    book.save(out)
+    started = time.perf_counter()
+    document = extract_document(out.getvalue())
+    assert [b.text for b in document.blocks] == ["first"] and document.truncated
+    assert time.perf_counter() - started < SECONDS

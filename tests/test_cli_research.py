@@ -1,0 +1,125 @@
+"""``citesift research`` and ``citesift trace`` against a scripted model and local pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from local_site import serve_page
+from openai_server import ScriptedServer, chat_reply, serve_openai
+from servers import MisbehavingServer
+
+PAGE = (
+    b"<html><head><title>Lighthouse</title></head><body><main><h1>Lighthouse</h1>"
+    b"<p>The lighthouse was first lit in 1874 and stands 42 metres tall.</p></main></body></html>"
+)
+CONTACT = ["--contact", "https://example.org/contact", "--allow-private"]
+
+
+@pytest.fixture
+def api() -> Iterator[ScriptedServer]:
+    with serve_openai() as running:
+        yield running
+
+
+def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
+    server: MisbehavingServer, api: ScriptedServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/light", PAGE)
+    page = server.url("/light")
+    api.script(
+        "/v1/chat/completions",
+        chat_reply(json.dumps({"action": "scrape", "urls": [page], "query": "first lit"})),
+        chat_reply(
+            json.dumps(
+                {
+                    "action": "finish",
+                    "data": {"lit": 1874, "height": 40},
+                    "sources": {"/lit": ["E1"], "/height": ["E1"]},
+                    "missing": ["keeper"],
+                }
+            )
+        ),
+    )
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "object", "required": ["lit"]}), encoding="utf-8")
+    out, store = tmp_path / "answer.json", tmp_path / "store.db"
+    result = CliRunner().invoke(
+        app,
+        [
+            "research", "When was the lighthouse first lit?", "--url", page,
+            "--schema", str(schema), "--search", "none", "--model", "scripted",
+            "--base-url", api.base_url, "--out", str(out), "--store", str(store), *CONTACT,
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"reading: {page}" in result.stderr
+    assert '"lit": 1874' in result.stdout
+    assert f"/lit: E1 {page}#:~:text=" in result.stdout
+    assert "/height: E1" in result.stdout and "(unverified)" in result.stdout
+    assert "Missing:\n  keeper" in result.stdout
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["data"] == {"lit": 1874, "height": 40} and saved["status"] == "completed"
+    run_id = saved["run_id"]
+    assert f"Run: {run_id}" in result.stdout
+    traced = CliRunner().invoke(app, ["trace", run_id, "/lit", "--store", str(store)])
+    assert traced.exit_code == 0, traced.output
+    assert "/lit = 1874 (verified)" in traced.stdout
+    assert "⟦" in traced.stdout and "first lit in 1874" in traced.stdout
+    as_json = CliRunner().invoke(
+        app, ["trace", run_id[:8], "--store", str(store), "--format", "json"]
+    )
+    fields = json.loads(as_json.stdout)["fields"]
+    assert [f["pointer"] for f in fields] == ["/lit", "/height"]
+    missing = CliRunner().invoke(app, ["trace", "ffffffffffffffff", "--store", str(store)])
+    assert missing.exit_code == 1 and "a stored run" in missing.stderr
+
+
+def test_research_without_a_model_answers_with_cited_passages_as_json(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/light", PAGE)
+    result = CliRunner().invoke(
+        app,
+        ["research", "how tall is the lighthouse", "--url", server.url("/light"),
+         "--search", "none", "--format", "json", "--store", str(tmp_path / "s.db"), *CONTACT],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["stop_reason"] == "extractive"
+    assert "42 metres tall" in answer["data"][0]["text"]
+    assert answer["fields"][0]["evidence_ids"] == ["E1"]
+
+
+def test_a_schema_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    result = CliRunner().invoke(app, ["research", "x", "--schema", str(bad), *CONTACT])
+    assert result.exit_code == 64 and "cannot read the schema" in result.stderr
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"type": "banana"}', encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["research", "x", "--schema", str(wrong), "--search", "none", *CONTACT]
+    )
+    assert result.exit_code == 64 and "schema must be a valid JSON Schema" in result.stderr
+
+
+def test_the_budget_flags_reach_the_run(
+    server: MisbehavingServer, api: ScriptedServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/light", PAGE)
+    result = CliRunner().invoke(
+        app,
+        ["research", "lighthouse", "--url", server.url("/light"), "--search", "none",
+         "--model", "scripted", "--base-url", api.base_url, "--context-tokens", "600",
+         "--max-tokens-in", "5", "--max-tokens-out", "5", "--store", str(tmp_path / "s.db"),
+         *CONTACT],
+    )  # fmt: skip
+    assert result.exit_code == 3, result.output
+    assert "Status: failed (prompt.too_small)" in result.stdout
+    assert api.received("/v1/chat/completions") == []

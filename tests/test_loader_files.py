@@ -1,0 +1,121 @@
+"""Local folders loaded for the index: patterns, .gitignore files, formats told by content,
+and re-ingest that reads only what changed and prunes what is gone."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.errors import InvalidArgument
+from citesift.model import SourceDocument
+from citesift.sources.files import content_revision, file_uri
+from citesift.sources.loaders import folder_files, gone, load_file, load_folder
+from made_documents import pdf
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for name, text in {
+        "a.md": "# Alpha\n\nThe alpha note about tides.",
+        "b.txt": "Plain text about comets.",
+        "skip.log": "ignored by suffix",
+        "build/out.md": "# Built\n\nignored by the root .gitignore",
+        "docs/keep.md": "# Keep\n\nkept by a negation",
+        "docs/drafts/x.md": "# Draft\n\nignored by the nested .gitignore",
+        "docs/drafts/final.md": "# Final\n\nre-included by the nested .gitignore",
+        ".git/HEAD.md": "never read",
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    (root / ".gitignore").write_text("build/\n*.log\ndocs/drafts/\n!docs/drafts/\n")
+    (root / "docs" / ".gitignore").write_text("drafts/*\n!drafts/final.md\n")
+    (root / "report.bin").write_bytes(pdf(["Quarterly report on glaciers."]))
+    return root
+
+
+def names(root: Path, patterns: tuple[str, ...] = ()) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in folder_files(root, patterns)]
+
+
+def test_gitignore_files_are_respected_at_every_depth(tree: Path) -> None:
+    assert names(tree) == ["a.md", "b.txt", "docs/drafts/final.md", "docs/keep.md"]
+
+
+def test_patterns_choose_the_files_and_content_decides_the_format(tree: Path) -> None:
+    assert names(tree, ("*.bin",)) == ["report.bin"]
+    assert names(tree, ("docs/**/*.md",)) == ["docs/drafts/final.md", "docs/keep.md"]
+    loaded = load_file(tree / "report.bin", any_name=True)
+    assert load_file(tree / "report.bin").refused is not None
+    assert isinstance(loaded.document, SourceDocument)
+    assert "glaciers" in loaded.document.blocks[0].text
+    assert loaded.document.revision == content_revision((tree / "report.bin").read_bytes())
+
+
+def test_bad_patterns_are_refused(tree: Path) -> None:
+    with pytest.raises(InvalidArgument):
+        list(folder_files(tree, "*.md"))
+    with pytest.raises(InvalidArgument):
+        list(folder_files(tree, ("",)))
+
+
+def test_a_link_cycle_ends(tree: Path) -> None:
+    os.symlink(tree, tree / "docs" / "loop")
+    assert names(tree) == ["a.md", "b.txt", "docs/drafts/final.md", "docs/keep.md"]
+
+
+def test_unchanged_files_are_not_read_again_and_changed_ones_are(tree: Path) -> None:
+    first = {f.id: f for f in load_folder(tree)}
+    assert all(f.document is not None for f in first.values())
+    known = {i: content_revision(f.path.read_bytes()) for i, f in first.items()}
+    (tree / "a.md").write_text("# Alpha\n\nChanged.", encoding="utf-8")
+    again = {f.id: f for f in load_folder(tree, known=known)}
+    changed = file_uri(tree / "a.md")
+    assert [i for i, f in again.items() if not f.unchanged] == [changed]
+    document = again[changed].document
+    assert isinstance(document, SourceDocument) and document.blocks[-1].text == "Changed."
+
+
+def test_gone_lists_only_deleted_files_under_the_folder(tree: Path, tmp_path: Path) -> None:
+    elsewhere = file_uri(tmp_path / "other" / "x.md")
+    indexed = [file_uri(tree / "a.md"), file_uri(tree / "b.txt"), elsewhere]
+    (tree / "b.txt").unlink()
+    assert gone(tree, indexed, seen={file_uri(tree / "a.md")}) == [file_uri(tree / "b.txt")]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_index_add_again_reads_only_changes_and_prunes(tree: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    add = ("index", "add", str(tree), "--store", store, "--retrieval", "bm25")
+    code, out, _ = run(*add)
+    assert code == 0 and out == "indexed 4 document(s) as 4 chunk(s)\n"
+    assert run(*add) == (0, "4 document(s) unchanged\n", "")
+    (tree / "a.md").write_text("# Alpha\n\nNow about currents.", encoding="utf-8")
+    (tree / "b.txt").unlink()
+    code, out, _ = run(*add)
+    assert code == 0 and out == "indexed 1 document(s) as 1 chunk(s)\n2 document(s) unchanged\n"
+    assert file_uri(tree / "b.txt") in run("index", "ls", "--store", store)[1]
+    code, out, _ = run(*add, "--prune")
+    assert (
+        code == 0 and out == "3 document(s) unchanged\nremoved 1 document(s) whose files are gone\n"
+    )
+    listed = run("index", "ls", "--store", store)[1]
+    assert file_uri(tree / "b.txt") not in listed and "\tAlpha" in listed
+    code, out, _ = run("search", "currents", "--store", store, "--retrieval", "bm25")
+    assert code == 0 and "Alpha" in out
+
+
+def test_index_add_with_a_glob_reads_by_content(tree: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    code, out, _ = run("index", "add", str(tree), "--glob", "*.bin", "--store", store,
+                       "--retrieval", "bm25")  # fmt: skip
+    assert code == 0 and out.startswith("indexed 1 document(s)")
+    assert run("index", "ls", "--store", store)[1].startswith(file_uri(tree / "report.bin"))

@@ -1,0 +1,285 @@
+"""Rendering in the real headless Chromium: a page whose text only JavaScript writes, its
+screenshot, the address rules on the browser's requests, deadlines, and no browser process
+left behind, even when the command is killed mid-render."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.extract import strip_tags
+from citesift.scrape.browser import Browser, find_executable
+from citesift.scrape.page import scrape, scrape_sync
+from citesift.scrape.result import ScrapeFailure, ScrapeResult
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
+from test_scrape import RICH, page_route
+from test_scrape_cli import CONTACT
+
+find_executable()  # no Chromium here fails these tests, naming what is missing: never a pass
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+JS_PAGE = """<!doctype html><html><head><title>Written by script</title></head>
+<body><div id="root"></div><script>
+const root = document.getElementById("root");
+root.innerHTML = "<h1>Harbour log</h1><p>Only the script wrote that the ferry left at noon.</p>"
+  + "<a href='/next'>The next entry</a>";
+setTimeout(() => { const late = document.createElement("p"); late.id = "late";
+  late.textContent = "A late line arrived after the load."; root.appendChild(late); }, 400);
+</script></body></html>"""
+FOREIGN = """<!doctype html><html><body><div id="app"></div>
+<img src="http://10.255.255.1/pixel.png"><script>
+new WebSocket("ws://10.255.255.2/feed");
+document.getElementById("app").textContent = "Drawn with a picture from elsewhere.";
+</script></body></html>"""
+FETCHING = """<!doctype html><html><body><div id="root"></div><img src="/pixel.png"><script>
+fetch("/data").then((answer) => answer.text()).then((text) => {
+  document.getElementById("root").textContent = "Fetched: " + text;
+  const done = document.createElement("p"); done.id = "done"; document.body.appendChild(done);
+});</script></body></html>"""
+BUSY = """<!doctype html><html><body><div id="root"></div><script>while (true) {}</script>
+</body></html>"""
+NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
+
+
+def chromium_pids(marker: str) -> list[int]:
+    """The browsers started for this test: Chromium's main processes (not its renderers,
+    which name a ``--type``) whose command line names ``marker``, the test's own temporary
+    folder where the browser keeps its profile."""
+    return [
+        pid
+        for pid, line, _ in processes()
+        if marker.encode() in line and b"chrom" in line and b"--type=" not in line
+    ]
+
+
+def left_behind(marker: str) -> list[int]:
+    """Every process this test started and left running, Playwright's driver included: its
+    command line or its environment names ``marker``."""
+    return [
+        pid
+        for pid, line, environ in processes()
+        if pid != os.getpid() and (marker.encode() in line or marker.encode() in environ)
+    ]
+
+
+def processes() -> list[tuple[int, bytes, bytes]]:
+    """Each live process: its id, command line and environment (zombies have neither)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line, environ = (entry / "cmdline").read_bytes(), (entry / "environ").read_bytes()
+                found.append((int(entry.name), line, environ))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture
+def own_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A temporary folder of this test's own, where the browser makes its profile (short:
+    Chromium refuses a profile whose socket path is over about a hundred characters)."""
+    folder = tempfile.mkdtemp(prefix="csb-")
+    monkeypatch.setenv("TMPDIR", folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(server: MisbehavingServer, path: str, *formats: str, **keywords: Any) -> Any:
+    url = server.url(path)
+    return scrape_sync(url, formats, identity=TEST_IDENTITY, policy=loopback_policy(), **keywords)
+
+
+def test_a_page_only_javascript_writes_is_rendered_and_read(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    store = SQLiteStore(tmp_path / "store.db")
+    result = run(
+        server, "/js", "text", "blocks", "passages", "links", store=store, wait_for="#late"
+    )
+    assert isinstance(result, ScrapeResult), result
+    assert result.render.decided and result.render.rendered and not result.render.unavailable
+    assert "empty application root" in result.render.why
+    assert result.timings["render"] > 0 and result.timings["total"] >= result.timings["render"]
+    assert "the ferry left at noon" in result.formats["text"]
+    assert "A late line arrived" in result.formats["text"]
+    assert result.formats["links"] == [{"url": server.url("/next"), "text": "The next entry"}]
+    static_id, rendered_id = result.snapshot_ids
+    kept = snapshots_in(store)
+    rendered = kept.get(rendered_id)
+    assert kept.get(static_id) is not None and rendered is not None
+    html = rendered.body.decode("utf-8")
+    for block in result.formats["blocks"]:  # spans refer to the rendered HTML kept
+        assert block["text"].split()[0] in html[block["source_start"] : block["source_end"]]
+    assert result.formats["passages"]
+    for passage in result.formats["passages"]:
+        assert passage["snapshot_id"] == rendered_id
+        markup = html[passage["source_start"] : passage["source_end"]]
+        assert passage["content"] in " ".join(strip_tags(markup).split())
+    assert server.hits("/js") == 1  # the browser was answered from the fetched bytes
+    again = run(server, "/js", "text", store=store, max_age=3600)
+    assert not again.render.decided and "rendered before" in again.render.why
+    assert "the ferry left at noon" in again.formats["text"] and server.hits("/js") == 1
+    store.close()
+    assert left_behind(own_tmp) == []
+
+
+def test_a_rich_static_page_is_not_rendered(server: MisbehavingServer, own_tmp: str) -> None:
+    page_route(server, "/rich", RICH)
+    result = run(server, "/rich", "text")
+    assert isinstance(result, ScrapeResult) and not result.render.rendered
+    assert left_behind(own_tmp) == []  # no browser was even started
+
+
+def test_a_screenshot_is_a_png_of_the_page_or_the_viewport(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    page_route(server, "/rich", RICH)
+    whole = run(server, "/rich", "screenshot", viewport=(400, 300))
+    assert whole.render.rendered and "screenshot" in whole.render.why
+    png = whole.formats["screenshot"]
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert width == 400 and height > 300  # the whole page is taller than its viewport
+    view = run(server, "/rich", "screenshot", viewport=(400, 300), full_page=False)
+    shot = view.formats["screenshot"]
+    assert (int.from_bytes(shot[16:20], "big"), int.from_bytes(shot[20:24], "big")) == (400, 300)
+
+
+def test_the_browser_is_kept_from_addresses_a_fetch_would_refuse(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/foreign", FOREIGN)
+    result = run(server, "/foreign", "text", render="always", wait_for=500)
+    assert isinstance(result, ScrapeResult) and result.render.rendered
+    assert "Drawn with a picture" in result.formats["text"]
+    assert any("kept from 2 address" in warning for warning in result.warnings), result.warnings
+
+
+def test_a_render_past_its_deadline_fails_and_leaves_no_browser(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/never", NEVER)
+    started = time.monotonic()
+    failure = run(server, "/never", "text", render="always", wait_for="#never", timeout=2)
+    assert isinstance(failure, ScrapeFailure) and failure.code == "TIMEOUT"
+    assert time.monotonic() - started < 20
+    assert left_behind(own_tmp) == []
+
+
+def test_one_browser_renders_many_pages_and_closes_one_past_its_deadline(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    page_route(server, "/never", NEVER)
+    page_route(server, "/busy", BUSY)
+
+    async def visit(browser: Browser, path: str, **keywords: Any) -> Any:
+        url = server.url(path)
+        policy = loopback_policy()
+        return await scrape(
+            url, ("text",), identity=TEST_IDENTITY, policy=policy, browser=browser, **keywords
+        )
+
+    async def many() -> tuple[list[Any], Any, int]:
+        async with Browser(max_pages=2) as browser:
+            stuck = visit(browser, "/never", render="always", wait_for="#never", timeout=3)
+            busy = visit(browser, "/busy", render="always", timeout=3)
+            calls = [stuck, busy, *(visit(browser, "/js") for _ in range(4))]
+            started = chromium_pids(own_tmp)
+            results = await asyncio.gather(*calls)
+            assert len(started) == 1 and chromium_pids(own_tmp) == started  # one for all
+            after = await visit(browser, "/js")  # the browser serves on after a page timed out
+            return results, after, browser.open_contexts
+
+    (stuck, busy, *done), after, still_open = asyncio.run(many())
+    assert isinstance(stuck, ScrapeFailure) and stuck.code == "TIMEOUT"
+    assert isinstance(busy, ScrapeFailure) and busy.code == "TIMEOUT"  # a script that never ends
+    assert all("ferry left at noon" in r.formats["text"] for r in [*done, after])
+    assert still_open == 0  # every page's context was closed, the timed out one too
+    assert left_behind(own_tmp) == []
+
+
+def test_resources_asked_blocked_are_not_loaded_and_headers_are_sent(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/fetching", FETCHING)
+    page_route(server, "/data", "the tide table", content_type="text/plain")
+    result = run(
+        server, "/fetching", "text", render="always", wait_for="#done",
+        block_resources=("images",), headers={"X-Trace": "harbour-7"},
+    )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    assert "Fetched: the tide table" in result.formats["text"]
+    assert server.hits("/pixel.png") == 0
+    asked = [seen for seen in server.seen if seen.path == "/data"]
+    assert [seen.headers.get("X-Trace") for seen in asked] == ["harbour-7"]
+    assert asked[0].headers["User-Agent"] == TEST_IDENTITY.user_agent
+    shown = run(server, "/fetching", "text", render="always", wait_for="#done")
+    assert shown.render.rendered and server.hits("/pixel.png") == 1
+
+
+def test_killing_the_command_mid_render_leaves_no_browser(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/never", NEVER)
+    command = [
+        sys.executable, "-c", "from citesift.cli import main; main()", "scrape",
+        server.url("/never"), "--render", "always", "--wait-for", "#never", "--timeout", "90",
+        "--allow-private", "--contact", "https://example.org/contact",
+    ]  # fmt: skip
+    env = {**os.environ, "TMPDIR": own_tmp, "CITESIFT_HOME": str(tmp_path / "home")}
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    ) as process:
+        deadline = time.monotonic() + 60
+        while not chromium_pids(own_tmp) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            time.sleep(0.2)
+        assert chromium_pids(own_tmp), "the browser never started"
+        time.sleep(1)  # well into the render
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+    deadline = time.monotonic() + 15
+    while left_behind(own_tmp) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left_behind(own_tmp) == []
+
+
+def test_the_command_renders_writes_a_screenshot_and_leaves_no_browser(
+    server: MisbehavingServer, tmp_path: Path, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    shot = tmp_path / "page.png"
+    given = [
+        "scrape", server.url("/js"), "--format", "text", "--wait-for", "#late",
+        "--screenshot", str(shot), "--viewport", "400x300", "--viewport-only",
+        "--header", "X-Trace: harbour-7", "--allow-private", "--contact", CONTACT,
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, given, env={"CITESIFT_HOME": str(tmp_path / "home")})
+    assert result.exit_code == 0, result.output
+    assert "the ferry left at noon" in result.stdout and "A late line" in result.stdout
+    assert "render: rendered: an empty application root" in result.stderr
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG") and (png[16:20], png[20:24]) == (
+        (400).to_bytes(4, "big"),
+        (300).to_bytes(4, "big"),
+    )
+    assert left_behind(own_tmp) == []

@@ -1,0 +1,193 @@
+"""The API's guard over real HTTP: keys, the per-client rate, body bounds, the schema, and
+the refusal to listen off loopback without a key."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from citesift.api.config import ServeConfig
+from citesift.cli import app
+from citesift.errors import InvalidArgument
+from local_site import page
+from servers import MisbehavingServer, Query, Request
+from serving import CONTACT, running
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_without_keys_any_caller_on_loopback_is_served() -> None:
+    with running() as base:
+        schema = httpx.get(f"{base}/openapi.json", headers={"Authorization": "Bearer anything"})
+        assert schema.status_code == 200
+        assert schema.json()["info"]["title"] == "citesift"
+        assert "swagger" in httpx.get(f"{base}/docs").text.lower()
+
+
+def test_with_keys_a_caller_needs_one_of_them() -> None:
+    with running(ServeConfig(port=0, api_keys=("k-one", "k-two"))) as base:
+        url = f"{base}/v2/crawl"
+        missing = httpx.post(url, json={"url": "http://127.0.0.1:9/"})
+        wrong = httpx.post(url, json={}, headers={"Authorization": "Bearer k-three"})
+        assert missing.status_code == wrong.status_code == 401
+        assert missing.json() == {"success": False, "error": "Unauthorized: Invalid token"}
+        right = httpx.post(url, json={}, headers={"Authorization": "Bearer k-two"})
+        assert right.status_code == 501  # past the guard
+        assert httpx.get(f"{base}/openapi.json").status_code == 200  # the schema stays open
+
+
+def test_a_client_past_its_rate_is_answered_429_with_retry_after() -> None:
+    with running(ServeConfig(port=0, rate_per_minute=3)) as base:
+        answers = [httpx.get(f"{base}/openapi.json") for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[-1].json()["success"] is False
+    assert 1 <= int(answers[-1].headers["retry-after"]) <= 20
+
+
+def test_each_key_has_its_own_rate() -> None:
+    config = ServeConfig(port=0, api_keys=("k-one", "k-two"), rate_per_minute=1)
+    with running(config) as base:
+
+        def ask(key: str) -> int:
+            headers = {"Authorization": f"Bearer {key}"}
+            return httpx.post(f"{base}/v2/crawl", json={}, headers=headers).status_code
+
+        assert [ask("k-one"), ask("k-one"), ask("k-two")] == [501, 429, 501]
+
+
+def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
+    with running(ServeConfig(port=0, max_body_bytes=4096)) as base:
+        declared = httpx.post(f"{base}/v2/crawl", content=b"{" + b" " * 5000 + b"}")
+
+        def chunks() -> object:
+            for _ in range(100):
+                yield b" " * 1000
+
+        streamed = httpx.post(f"{base}/v2/crawl", content=chunks())  # type: ignore[arg-type]
+        small = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
+    assert declared.status_code == streamed.status_code == 413
+    assert declared.json()["code"] == "PAYLOAD_TOO_LARGE"
+    assert small.status_code == 501  # under the bound: on to the route
+
+
+def test_routes_not_served_yet_say_so() -> None:
+    with running() as base:
+        crawl = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
+        status = httpx.get(f"{base}/v2/crawl/some-id")
+        unknown = httpx.get(f"{base}/v2/nothing-here")
+    assert crawl.status_code == status.status_code == 501
+    assert "/v2/crawl" in crawl.json()["error"]
+    assert unknown.status_code == 404 and unknown.json()["success"] is False
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.7", "::", "example.org"])
+def test_listening_off_loopback_needs_a_key(host: str) -> None:
+    with pytest.raises(InvalidArgument, match="api_keys"):
+        ServeConfig(host=host)
+    assert ServeConfig(host=host, api_keys=("a-key",)).api_keys == ("a-key",)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "[::1]", "localhost", "127.8.9.10"])
+def test_loopback_needs_no_key(host: str) -> None:
+    assert ServeConfig(host=host).api_keys == ()
+
+
+def test_serve_refuses_to_start_off_loopback_without_a_key() -> None:
+    result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--contact", CONTACT])
+    assert result.exit_code == 64
+    assert "api_keys" in result.stderr and "not loopback" in result.stderr
+
+
+def test_serve_refuses_to_start_without_a_contact() -> None:
+    result = CliRunner().invoke(app, ["serve", "--port", "0"])
+    assert result.exit_code == 64
+    assert "contact" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["", "has space", "tab\there", "é"])
+def test_an_unusable_key_is_refused(key: str) -> None:
+    with pytest.raises(InvalidArgument, match="api_keys"):
+        ServeConfig(api_keys=(key,))
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+def test_scrapes_running_at_once_are_bounded_by_the_servers_slots(
+    server: MisbehavingServer, in_flight: int
+) -> None:
+    running_now = [0]
+    most = [0]
+    lock = threading.Lock()
+
+    def slow_page(request: Request, query: Query) -> None:
+        with lock:
+            running_now[0] += 1
+            most[0] = max(most[0], running_now[0])
+        time.sleep(1.0)
+        with lock:
+            running_now[0] -= 1
+        request.answer(200, page("Slow", []), {"Content-Type": "text/html; charset=utf-8"})
+
+    server.route("/slow", slow_page)
+    with running(ServeConfig(port=0, max_in_flight=in_flight)) as base:
+
+        def scrape(_: int) -> int:
+            body = {"url": server.url("/slow")}
+            return httpx.post(f"{base}/v2/scrape", json=body, timeout=30).status_code
+
+        with ThreadPoolExecutor(3) as pool:
+            statuses = list(pool.map(scrape, range(3)))
+    assert statuses == [200, 200, 200]
+    assert most[0] == in_flight
+
+
+def test_the_serve_command_listens_until_stopped(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", "serve"]
+    given = ["--port", str(port), "--contact", CONTACT, "--api-key", "k-one"]
+    process = subprocess.Popen(
+        [*command, *given], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        answer = None
+        deadline = time.monotonic() + 30
+        while answer is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                answer = httpx.post(f"http://127.0.0.1:{port}/v2/crawl", json={})
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert answer is not None and answer.status_code == 401
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=15)
+    assert b"Uvicorn running" in err and b"Finished server process" in err  # shut down cleanly
+
+
+BLOCKED_IMPORTS = """
+import sys
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("fastapi", "uvicorn", "starlette"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+sys.meta_path.insert(0, Blocked())
+import citesift
+from citesift.cli import main
+main()
+"""
+
+
+def test_without_the_serve_extra_citesift_imports_and_serve_says_what_to_install() -> None:
+    command = [sys.executable, "-c", BLOCKED_IMPORTS, "serve", "--contact", CONTACT]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 64
+    assert "pip install 'citesift[serve]'" in done.stderr

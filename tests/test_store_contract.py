@@ -1,0 +1,395 @@
+"""What every store promises, held against each backend (SQLite and PostgreSQL): snapshots,
+the embedding cache, the limiter's shared budget, and chunks indexed and searched alike."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from citesift.index.embedders.base import normalise_rows
+from citesift.index.rag import Rag, create_rag
+from citesift.model import Snapshot
+from citesift.store import AnyStore, open_store
+from citesift.store.embeddings import (
+    count_vectors,
+    forget_vectors,
+    load_vectors,
+    migrate_embeddings,
+    save_vectors,
+)
+from citesift.store.limits import budget_in
+from citesift.store.snapshots import SnapshotCorrupted, snapshots_in
+
+pytestmark = pytest.mark.timeout(90)
+
+DOCUMENTS = [
+    {
+        "id": "tides",
+        "content": "The tides rise and fall twice a day. The moon pulls the oceans toward it. "
+        "Spring tides come when the sun and moon line up.",
+        "metadata": {"title": "Tides", "topic": "sea"},
+    },
+    {
+        "id": "bees",
+        "content": "Honey bees dance to tell others where flowers are. A colony has one queen. "
+        "Worker bees gather nectar and pollen from flowers.",
+        "metadata": {"title": "Bees", "topic": "insects"},
+    },
+    {
+        "id": "moon",
+        "content": "The moon has no air. Its craters were made by falling rocks. "
+        "Astronauts walked on the moon in 1969.",
+        "metadata": {"title": "The Moon", "topic": "space"},
+    },
+    {
+        "id": "ants",
+        "content": "Ants live in colonies with a queen, like bees. They follow scent trails to "
+        "food and carry many times their weight.",
+        "metadata": {"title": "Ants", "topic": "insects"},
+    },
+]
+
+
+class HashEmbedder:
+    """Deterministic unit vectors from the words of a text (shared words: nearer vectors)."""
+
+    name = "hash/16"
+    dim = 16
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                digest = hashlib.sha256(word.strip(".,").encode()).digest()
+                rows[row, digest[0] % self.dim] += 1.0
+        return normalise_rows(rows + 1e-3)
+
+
+@pytest.fixture
+def store(store_location: str) -> Iterator[AnyStore]:
+    with open_store(store_location) as opened:
+        yield opened
+
+
+def snapshot(body: bytes, url: str, at: int) -> Snapshot:
+    return Snapshot(
+        id=hashlib.sha256(body).hexdigest(),
+        url=url,
+        final_url=url + "?moved",
+        status=200,
+        headers=(("content-type", "text/html"), ("etag", '"e"')),
+        content_type="text/html",
+        charset=None,
+        fetched_at=at,
+        body=body,
+    )
+
+
+def test_snapshots_come_back_by_id_url_and_final_url_newest_first(store: AnyStore) -> None:
+    snapshots = snapshots_in(store)
+    old, new = (
+        snapshot(b"<p>old</p>", "https://a.example/", 1),
+        snapshot(b"\x00new", "https://a.example/", 2),
+    )
+    assert snapshots.save(old) == old.id and snapshots.save(new) == new.id
+    snapshots.save(old)  # saved twice: still one fetch
+    assert snapshots.get(old.id) == old and snapshots.get(new.id) == new
+    assert snapshots.latest("https://a.example/") == new
+    assert snapshots.latest("https://a.example/?moved") == new
+    assert snapshots.latest("https://b.example/") is None and snapshots.get("0" * 64) is None
+
+
+def test_a_snapshot_that_does_not_match_its_body_is_refused(store: AnyStore) -> None:
+    wrong = replace(snapshot(b"a", "https://a.example/", 1), body=b"b")
+    with pytest.raises(SnapshotCorrupted):
+        snapshots_in(store).save(wrong)
+
+
+def test_snapshots_and_vectors_outlive_the_handle(store_location: str) -> None:
+    kept = snapshot(b"<p>kept</p>", "https://a.example/", 5)
+    vector = normalise_rows(np.arange(1, 9, dtype=np.float32).reshape(1, 8))
+    with open_store(store_location) as first:
+        snapshots_in(first).save(kept)
+        migrate_embeddings(first)
+        save_vectors(first, "e/8", ["k"], vector)
+    with open_store(store_location) as second:
+        assert snapshots_in(second).latest(kept.url) == kept
+        assert np.array_equal(load_vectors(second, "e/8", 8, ["k"])["k"], vector[0])
+
+
+def test_the_embedding_cache_keeps_vectors_bit_for_bit_per_embedder(store: AnyStore) -> None:
+    migrate_embeddings(store)
+    rows = np.random.default_rng(3).normal(size=(600, 4)).astype(np.float32)
+    keys = [f"k{i}" for i in range(600)]
+    save_vectors(store, "a/4", keys, rows)
+    save_vectors(store, "b/4", keys[:2], rows[:2] * 2)
+    found = load_vectors(store, "a/4", 4, [*keys, "missing"])
+    assert len(found) == 600 and all(
+        np.array_equal(found[k], r) for k, r in zip(keys, rows, strict=True)
+    )
+    assert load_vectors(store, "a/4", 3, keys[:5]) == {}  # another size is not this embedder's
+    assert count_vectors(store) == 602 and count_vectors(store, "b/4") == 2
+    save_vectors(store, "b/4", keys[:1], rows[:1])  # replaced, not added
+    assert count_vectors(store, "b/4") == 2
+    assert np.array_equal(load_vectors(store, "b/4", 4, keys[:1])["k0"], rows[0])
+    assert forget_vectors(store, "a/4") == 600 and count_vectors(store) == 2
+
+
+def test_the_shared_budget_spaces_counts_and_blocks_starts(store_location: str) -> None:
+    with open_store(store_location) as one, open_store(store_location) as two:
+        first, second = budget_in(one), budget_in(two)
+        assert first.claim("h", 1_000, 250, 3) is None
+        assert second.claim("h", 1_100, 250, 3) == pytest.approx(150)  # spacing seen by both
+        assert second.claim("h", 1_250, 250, 3) is None
+        assert first.claim("other", 1_250, 250, 3) is None  # hosts are apart
+        assert first.claim("h", 1_500, 250, 3) is None
+        assert second.claim("h", 1_800, 250, 3) == "minute"
+        assert first.claim("h", 62_000, 250, 3) is None  # the minute passed
+        assert first.blocked_until("h") is None
+        first.block("h", 90_000)
+        second.block("h", 80_000)  # a later block never shortens one
+        assert second.blocked_until("h") == 90_000
+        assert second.claim("h", 85_000, 0, 100) == "blocked"
+        assert second.claim("h", 90_000, 0, 100) is None
+
+
+def test_claims_from_many_threads_never_exceed_the_minute_budget(store_location: str) -> None:
+    granted: list[bool] = []
+    with open_store(store_location) as shared:
+        budget = budget_in(shared)
+
+        def claim() -> None:
+            granted.append(budget.claim("busy", 5_000, 0, 7) is None)
+
+        threads = [threading.Thread(target=claim) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert granted.count(True) == 7 and len(granted) == 20
+
+
+def rag(store: AnyStore, mode: str = "hybrid", **options: Any) -> Rag:
+    return create_rag(HashEmbedder(), store, mode, chunk_size=80, **options)  # type: ignore[arg-type]
+
+
+def ranked(hits: Sequence[Any]) -> list[tuple[str, float]]:
+    return [(h.id, round(float(h.score), 6)) for h in hits]
+
+
+def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None:
+    index = rag(store, "bm25")
+    index.ingest(DOCUMENTS)
+    stats = index.stats()
+    assert stats.documents == 4 and stats.chunks >= 8 and stats.partitions == 1
+    assert [(d.id, d.title) for d in index.documents()] == [
+        ("ants", "Ants"),
+        ("bees", "Bees"),
+        ("moon", "The Moon"),
+        ("tides", "Tides"),
+    ]
+    index.ingest([{"id": "bees", "content": "Bees make wax.", "metadata": {"title": "Bees"}}])
+    assert all(h.provenance.document_id != "bees" for h in index.search("nectar pollen", 5))
+    assert [h.content for h in index.search("wax", 3)] == ["Bees make wax."]
+    assert index.delete(["bees", "nothing"]) == 1 and index.stats().documents == 3
+    assert index.search("wax", 3) == []
+
+
+def test_a_chunk_holding_nul_characters_is_kept_with_its_offsets(store: AnyStore) -> None:
+    index = rag(store, "bm25")
+    index.ingest([{"id": "raw", "content": "Binary\x00junk between words about lighthouses."}])
+    [hit] = index.search("lighthouses", 3)
+    assert (
+        hit.content.replace("\x00", "\ufffd") == "Binary\ufffdjunk between words about lighthouses."
+    )
+    assert (hit.provenance.start, hit.provenance.end) == (0, len(hit.content))
+
+
+def test_bm25_ranks_and_scores_alike_on_both_stores(store: AnyStore, tmp_path: Any) -> None:
+    """The PostgreSQL store computes BM25 in the server from the counts it holds; the
+    embedded one in memory: the same hits, in the same order, with the same scores."""
+    reference = rag(open_store(str(tmp_path / "reference.db")), "bm25")
+    tested = rag(store, "bm25")
+    for index in (reference, tested):
+        index.ingest(DOCUMENTS)
+    for query in ("moon tides", "queen colony", "flowers", "falling rocks 1969", "zebra"):
+        assert ranked(tested.search(query, 6)) == ranked(reference.search(query, 6)), query
+    only = {"topic": "insects"}
+    assert ranked(tested.search("queen", 6, filter=only)) == ranked(
+        reference.search("queen", 6, filter=only)
+    )
+
+
+@pytest.mark.parametrize("mode", ["dense", "hybrid"])
+def test_dense_and_hybrid_search_find_the_nearest_chunks(
+    store: AnyStore, tmp_path: Any, mode: str
+) -> None:
+    reference = rag(open_store(str(tmp_path / "reference.db")), mode)
+    tested = rag(store, mode)
+    for index in (reference, tested):
+        index.ingest(DOCUMENTS)
+    for query in ("the moon pulls the oceans", "worker bees gather nectar"):
+        got, want = tested.search(query, 4), reference.search(query, 4)
+        assert [h.id for h in got] == [h.id for h in want], query
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
+    space = tested.search("moon", 10, filter={"topic": "space"})
+    assert space and {h.provenance.document_id for h in space} == {"moon"}
+
+
+def test_concurrent_ingest_and_search_lose_nothing(store_location: str) -> None:
+    """Writers on their own handles and a reader searching all along: every document is
+    there at the end, and no search fails meanwhile."""
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def write(worker: int) -> None:
+        try:
+            with open_store(store_location) as own:
+                index = rag(own, "bm25")
+                for n in range(10):
+                    word = f"w{worker}x{n}"
+                    index.ingest([{"id": f"{worker}-{n}", "content": f"Note {word} about bees."}])
+        except BaseException as error:  # handed to the test's thread
+            errors.append(error)
+
+    def read() -> None:
+        try:
+            with open_store(store_location) as own:
+                index = rag(own, "bm25")
+                while not done.is_set():
+                    index.search("bees", 5)
+        except BaseException as error:
+            errors.append(error)
+
+    reader = threading.Thread(target=read)
+    writers = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    reader.start()
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join()
+    done.set()
+    reader.join()
+    assert errors == []
+    with open_store(store_location) as fresh:
+        index = rag(fresh, "bm25")
+        assert index.stats().documents == 40
+        for worker in range(4):
+            hits = index.search(f"w{worker}x9", 3)
+            assert [h.provenance.document_id for h in hits] == [f"{worker}-9"]
+
+
+def test_store_migrate_copies_an_embedded_store_to_postgres_without_loss(
+    tmp_path: Any, postgres_url: str
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+    from citesift.index.rag import chunk_store
+
+    path = str(tmp_path / "embedded.db")
+    with open_store(path) as embedded:
+        kept = [snapshot(b"<p>one</p>", "https://a.example/1", 1)]
+        kept.append(snapshot(b"<p>two</p>", "https://a.example/1", 2))
+        for one in kept:
+            snapshots_in(embedded).save(one)
+        rag(embedded).ingest(DOCUMENTS)
+        budget_in(embedded).block("slow.example", 123_456.0)
+        before = list(chunk_store(embedded).table.all())  # type: ignore[attr-defined]
+        cached = count_vectors(embedded)
+    assert cached == len(before) and all(c.vector is not None for c in before)
+
+    command = ["store", "migrate", "--from", path, "--to", postgres_url, "--format", "json"]
+    first = CliRunner().invoke(app, command)
+    assert first.exit_code == 0, first.output
+    counts = json.loads(first.stdout)
+    assert counts == {
+        "snapshots": 2,
+        "documents": 4,
+        "chunks": len(before),
+        "vectors": cached,
+        "blocks": 1,
+    }
+    assert CliRunner().invoke(app, command).exit_code == 0  # again: nothing twice
+
+    with open_store(postgres_url) as copied, open_store(path) as embedded:
+        after = list(chunk_store(copied).table.all())  # type: ignore[attr-defined]
+        assert [
+            (c.id, c.content, c.metadata, c.provenance, c.context, c.embedder) for c in after
+        ] == [(c.id, c.content, c.metadata, c.provenance, c.context, c.embedder) for c in before]
+        assert all(np.array_equal(a.vector, b.vector) for a, b in zip(after, before, strict=True))
+        assert snapshots_in(copied).latest("https://a.example/1") == kept[1]
+        assert snapshots_in(copied).get(kept[0].id) == kept[0]
+        assert count_vectors(copied) == cached
+        assert budget_in(copied).blocked_until("slow.example") == 123_456.0
+        for query in ("moon", "queen of the colony"):
+            assert ranked(rag(copied).search(query, 5)) == ranked(rag(embedded).search(query, 5))
+
+
+def test_store_migrate_names_a_missing_source_or_an_unreachable_target(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+
+    missing = CliRunner().invoke(
+        app, ["store", "migrate", "--from", str(tmp_path / "none.db"), "--to", "x.db"]
+    )
+    assert missing.exit_code == 64 and "no store at" in missing.output
+    nowhere = f"postgresql://u:secret@/db?host={tmp_path}"
+    source = str(tmp_path / "s.db")
+    open_store(source).close()
+    refused = CliRunner().invoke(app, ["store", "migrate", "--from", source, "--to", nowhere])
+    assert refused.exit_code == 64 and "secret" not in refused.output
+    assert "cannot reach the store postgresql://u:***@/db" in refused.output
+
+
+def test_a_postgresql_url_names_the_store_in_settings_and_on_the_command_line(
+    tmp_path: Any, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+    from citesift.settings import load_settings
+    from citesift.store.postgres import PostgresStore
+
+    config = tmp_path / "citesift.toml"
+    config.write_text(f'store = "{postgres_url}"\n', encoding="utf-8")
+    for settings in (
+        load_settings(environ={"CITESIFT_STORE": postgres_url}),
+        load_settings(environ={}, config=config),
+    ):
+        with settings.open_store() as opened:
+            assert isinstance(opened, PostgresStore)
+    notes = tmp_path / "tides.md"
+    notes.write_text("# Tides\n\nThe moon raises two tides a day.\n", encoding="utf-8")
+    runner = CliRunner()
+    added = runner.invoke(app, ["index", "add", str(notes), "--store", postgres_url,
+                                "--retrieval", "bm25"])  # fmt: skip
+    assert added.exit_code == 0, added.output
+    monkeypatch.setenv("CITESIFT_STORE", postgres_url)
+    found = runner.invoke(app, ["search", "moon tides", "--retrieval", "bm25"])
+    assert found.exit_code == 0 and "two tides a day" in found.stdout, found.output
+    listed = runner.invoke(app, ["index", "ls", "--format", "json"])
+    assert listed.exit_code == 0 and notes.as_uri() in listed.stdout
+
+
+def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
+    from citesift.errors import StoreError, StoreUnusable
+    from citesift.store.postgres import PostgresStore
+
+    with pytest.raises(StoreUnusable, match="cannot reach the store"):
+        PostgresStore("postgresql://u:pw@/x?host=/nowhere&sslmode=bogus")
+    with PostgresStore(postgres_url) as store:
+        with pytest.raises(StoreError, match=r"for demo \(step 1\)"):
+            store.migrate("demo", ["CREATE TABLE demo (id INTEGER);", "CREATE EXTENSION nothing;"])
+        store.migrate("demo", ["CREATE TABLE demo (id INTEGER);"])  # the first step held
+        with store.reading() as conn:
+            assert conn.execute("SELECT count(*) FROM demo").fetchone() == (0,)
