@@ -86,6 +86,15 @@ def test_rich_static_page_is_not_rendered_and_says_why(server: MisbehavingServer
     assert timings["total"] == round(timings["fetch"] + timings["extract"], 1)
 
 
+def test_headers_go_with_the_fetch_of_the_page_itself(server: MisbehavingServer) -> None:
+    page_route(server, "/rich", RICH)
+    result = run(server, "/rich", "text", headers={"Accept-Language": "fr", "X-Trace": "tide-3"})
+    assert isinstance(result, ScrapeResult)
+    sent = [seen.headers for seen in server.seen if seen.path.startswith("/rich")]
+    assert [(h.get("Accept-Language"), h.get("X-Trace")) for h in sent] == [("fr", "tide-3")]
+    assert sent[0]["User-Agent"] == TEST_IDENTITY.user_agent
+
+
 @pytest.mark.parametrize("html", [APP_SHELL, NOSCRIPT], ids=["empty-root", "noscript"])
 def test_decision_renders_an_app_shell_or_a_page_asking_for_javascript(html: str) -> None:
     decided, why = needs_rendering(html)
@@ -296,6 +305,7 @@ def test_max_age_answers_from_the_store_without_sending(
         ({"block_resources": ("scripts",)}, "block_resources"),
         ({"headers": {"X-A": "b\r\nc"}}, "headers"),
         ({"headers": {"User-Agent": "Mozilla/5.0"}}, "headers"),
+        ({"headers": {"accept-encoding": "identity"}}, "headers"),
         ({"include_tags": ("div[",)}, "include_tags"),
         ({"max_age": -1}, "max_age"),
         ({"formats": ("screenshot",), "render": "never"}, "formats"),

@@ -87,6 +87,20 @@ def test_the_sdks_default_options_are_accepted_and_main_content_is_honoured(
     assert narrowed.markdown and "The river rises" not in narrowed.markdown
 
 
+def test_headers_go_with_the_page_and_one_citesift_sets_itself_is_a_400(
+    api: str, server: MisbehavingServer
+) -> None:
+    page_route(server, "/rich", RICH)
+    client(api).scrape(server.url("/rich"), formats=["markdown"], headers={"X-Trace": "tide-3"})
+    assert [seen.headers.get("X-Trace") for seen in server.seen if seen.path == "/rich"] == [
+        "tide-3"
+    ]
+    body = {"url": server.url("/rich"), "headers": {"User-Agent": "Mozilla/5.0"}}
+    refused = httpx.post(f"{api}/v2/scrape", json=body)
+    assert refused.status_code == 400 and "headers" in refused.text
+    assert server.hits("/rich") == 1
+
+
 def test_a_page_answered_404_is_still_a_document_with_its_status(
     api: str, server: MisbehavingServer
 ) -> None:
@@ -104,7 +118,6 @@ def test_a_page_answered_404_is_still_a_document_with_its_status(
         ({"formats": [{"type": "json", "prompt": "p", "schema": {"type": "object"}}]}, "formats"),
         ({"formats": ["summary"]}, "formats"),
         ({"proxy": "stealth"}, "proxy"),
-        ({"headers": {"X-Test": "1"}}, "headers"),
         ({"parsers": ["image"]}, "parsers"),
         ({"skip_tls_verification": True}, "skipTlsVerification"),
     ],

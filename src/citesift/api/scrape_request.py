@@ -31,9 +31,9 @@ ONLY = {
     "zero_data_retention": False,
 }
 """Fields citesift honours at one value only (TLS is always verified; no mobile emulation)."""
-ABSENT = ("headers", "actions", "location", "min_age")
-"""Fields citesift cannot honour at all: the page is fetched with citesift's own headers,
-and nothing is clicked, typed, emulated or held back from a fresh fetch."""
+ABSENT = ("actions", "location", "min_age")
+"""Fields citesift cannot honour at all: nothing is clicked, typed, emulated or held back
+from a fresh fetch."""
 PROXIES = ("basic", "auto")
 
 
@@ -76,6 +76,7 @@ class ScrapeRequest(FirecrawlBody):
             "include_tags": tuple(self.include_tags or ()),
             "exclude_tags": tuple(self.exclude_tags or ()),
             "wait_for": self.wait_for,
+            "headers": dict(self.headers or {}),
         }
         chosen.update(_screenshot(self.formats))
         if self.timeout is not None:

@@ -102,6 +102,7 @@ def _request(target: Target, address: str, policy: FetchPolicy) -> httpx.Request
         "User-Agent": policy.identity.user_agent,
         "Accept": policy.accept,
         "Accept-Encoding": ACCEPT_ENCODING,
+        **dict(policy.headers),
     }
     timeout = dict.fromkeys(("connect", "read", "write", "pool"), policy.deadline)
     extensions: dict[str, object] = {"timeout": timeout}

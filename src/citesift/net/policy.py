@@ -43,6 +43,7 @@ class FetchPolicy:
     allow_private: bool = False  # allow loopback and private addresses (not link-local)
     allow_networks: tuple[IPNetwork | str, ...] = ()  # allowed anyway: ("169.254.0.0/16",)
     accept: str = DEFAULT_ACCEPT
+    headers: tuple[tuple[str, str], ...] = ()  # more request headers: (("Accept-Language", "fr"),)
     robots: bool = True  # honour robots.txt (Disallow, Crawl-delay)
     error_pages: bool = False  # keep a non-2xx, non-3xx answer as a Snapshot
     resolver: Resolver = field(default=system_resolver, compare=False)
@@ -60,6 +61,7 @@ class FetchPolicy:
                 raise invalid(name, getattr(self, name), "True or False")
         if not _header_value(self.accept):
             raise invalid("accept", self.accept, "printable ASCII header text")
+        object.__setattr__(self, "headers", _extra_headers(self.headers))
         if not callable(self.resolver):
             raise invalid("resolver", self.resolver, "a function from a host name to addresses")
         if self.tls is not None and not isinstance(self.tls, ssl.SSLContext):
@@ -81,6 +83,25 @@ class FetchPolicy:
     def with_(self, **changes: Any) -> FetchPolicy:
         """A copy with some fields changed (and checked again)."""
         return replace(self, **changes)
+
+
+OWN_HEADERS = ("host", "user-agent", "from", "accept", "accept-encoding")
+"""Headers a fetch sets itself: the URL, the identity, ``accept`` and the decoders say these."""
+
+
+def _extra_headers(value: object) -> tuple[tuple[str, str], ...]:
+    """``value`` as (name, value) pairs of header text, none of them one a fetch sets itself."""
+    pairs = list(value.items()) if isinstance(value, dict) else value
+    if not isinstance(pairs, tuple | list) or not all(
+        isinstance(pair, tuple | list) and len(pair) == 2 for pair in pairs
+    ):
+        raise invalid("headers", value, "(name, value) pairs")
+    for name, text in pairs:
+        if not _header_value(name) or ":" in name or " " in name.strip() or not _header_value(text):
+            raise invalid("headers", (name, text), "printable ASCII header names and values")
+        if name.strip().lower() in OWN_HEADERS:
+            raise invalid("headers", name, f"a header other than {', '.join(OWN_HEADERS)}")
+    return tuple((name.strip(), text.strip()) for name, text in pairs)
 
 
 def _header_value(value: object) -> bool:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from citesift.errors import invalid
+from citesift.net.policy import OWN_HEADERS
 from citesift.numbers import number_in
 
 FORMATS = (
@@ -35,8 +36,6 @@ MAX_TIMEOUT = 600.0
 MAX_WAIT_MS = 60_000
 MAX_VIEWPORT = 10_000
 MAX_AGE_SECONDS = 10 * 365 * 86_400.0
-RESERVED_HEADERS = ("user-agent", "from", "host")
-"""Headers the caller may not set: the client identity and the URL say these."""
 RenderChoice = Literal["auto", "always", "never"]
 
 
@@ -110,15 +109,15 @@ def _viewport(value: object) -> tuple[int, int]:
 
 
 def _headers(value: object) -> dict[str, str]:
-    """Headers for the browser's requests; never ones that would say who is asking (the
-    identity does) or where (the URL does)."""
+    """Headers for the page's requests (its own and, rendered, the browser's); never ones a
+    fetch sets itself (who is asking, where, what it accepts)."""
     if not isinstance(value, Mapping):
         raise invalid("headers", value, "a mapping of header names to values")
     for key, item in value.items():
         if not _header_text(key) or not _header_text(item) or ":" in key:
             raise invalid("headers", {key: item}, "printable ASCII names and values")
-        if key.strip().lower() in RESERVED_HEADERS:
-            raise invalid("headers", key, f"a header other than {', '.join(RESERVED_HEADERS)}")
+        if key.strip().lower() in OWN_HEADERS:
+            raise invalid("headers", key, f"a header other than {', '.join(OWN_HEADERS)}")
     return {str(key): str(item).strip() for key, item in value.items()}
 
 

@@ -71,9 +71,8 @@ async def scrape(
     if formats is not None:
         changes["formats"] = tuple(formats) if not isinstance(formats, str) else (formats,)
     chosen = (options or ScrapeOptions()).replace(**changes)
-    policy = (policy or FetchPolicy.for_pages(identity, allow_private=allow_private)).with_(
-        error_pages=True
-    )
+    base = policy or FetchPolicy.for_pages(identity, allow_private=allow_private)
+    policy = base.with_(error_pages=True, headers=(*base.headers, *chosen.headers.items()))
     run = _Run(url, chosen, policy, store, offline)
     got = await _static(url, chosen, policy, fetching(fetcher or Fetcher(), store, offline), store)
     run.lap("fetch")
