@@ -63,6 +63,8 @@ def test_names_that_are_not_utf8_are_one_document_each(latin1: Path, tmp_path: P
         assert json.loads(out)[0]["provenance"]["document_id"].endswith(expected)
     code, out, _ = citesift("index", "ls", "--store", "i.db", cwd=tmp_path)
     assert "t\\x1b]0;owned\\x07" in out and "\x1b" not in out  # the title shown, escaped
+    titles = [line.split("\t")[-1] for line in out.splitlines()]
+    assert "n%E8" in titles and "n%E9" in titles  # each name whole, its odd byte escaped
 
     raw = os.fsencode(latin1) + b"/n\xe9.md"
     code, out, err = citesift("index", "rm", raw, "--store", "i.db", cwd=tmp_path)

@@ -119,8 +119,18 @@ def _as_file_uri(name: str) -> tuple[str, ...]:
 
 
 def readable_name(name: str) -> str:
-    """A file name as text: a byte that is not UTF-8 written as ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+    """A file name as text: a byte that is not UTF-8 written as ``%NN``, as in its ``file:``
+    URI (never with a backslash, which a note's title rule reads as a separator)."""
+    raw, parts = os.fsencode(name), []
+    while raw:
+        try:
+            parts.append(raw.decode("utf-8"))
+            break
+        except UnicodeDecodeError as error:
+            parts.append(raw[: error.start].decode("utf-8"))
+            parts.append("".join(f"%{byte:02X}" for byte in raw[error.start : error.end]))
+            raw = raw[error.end :]
+    return "".join(parts)
 
 
 def text_bytes(path: Path) -> bytes:
