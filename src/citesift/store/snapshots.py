@@ -71,6 +71,14 @@ def snapshot_id(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
+def packed_body(snapshot: Snapshot) -> bytes:
+    """The body of ``snapshot`` compressed for keeping, once it is checked to be the body its
+    id names (``SnapshotCorrupted`` otherwise)."""
+    if snapshot_id(snapshot.body) != snapshot.id:
+        raise SnapshotCorrupted(f"snapshot {snapshot.id} does not match its body")
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(snapshot.body)
+
+
 class SnapshotStore:
     """``Snapshots`` in a ``SQLiteStore`` (its own tables, migrated on first use)."""
 
@@ -80,9 +88,7 @@ class SnapshotStore:
 
     def save(self, snapshot: Snapshot) -> str:
         """Keep ``snapshot`` (its body once per id); returns its id."""
-        if snapshot_id(snapshot.body) != snapshot.id:
-            raise SnapshotCorrupted(f"snapshot {snapshot.id} does not match its body")
-        data = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(snapshot.body)
+        data = packed_body(snapshot)
         with self.store.transaction() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO snapshot_bodies (id, codec, size, data) VALUES (?, ?, ?, ?)",

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import zstandard
-
 from citesift.model import Snapshot
 from citesift.store.postgres import PostgresStore
 from citesift.store.snapshots import (
@@ -16,10 +14,8 @@ from citesift.store.snapshots import (
     JOINED,
     PAGE,
     SELECT,
-    ZSTD_LEVEL,
-    SnapshotCorrupted,
+    packed_body,
     snapshot_from_row,
-    snapshot_id,
     snapshot_row,
 )
 
@@ -50,9 +46,7 @@ class PostgresSnapshots:
 
     def save(self, snapshot: Snapshot) -> str:
         """Keep ``snapshot`` (its body once per id); returns its id."""
-        if snapshot_id(snapshot.body) != snapshot.id:
-            raise SnapshotCorrupted(f"snapshot {snapshot.id} does not match its body")
-        data = zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(snapshot.body)
+        data = packed_body(snapshot)
         with self.store.transaction() as conn:
             conn.execute(
                 "INSERT INTO snapshot_bodies (id, codec, size, data) VALUES (%s, %s, %s, %s)"
