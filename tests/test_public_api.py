@@ -1,6 +1,8 @@
 """The public surface: a sorted ``__all__`` that matches what ``citesift`` exports."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import citesift
@@ -23,3 +25,12 @@ def test_every_name_imported_into_the_package_is_in_all() -> None:
         for alias in node.names
     }
     assert imported and imported <= set(citesift.__all__), imported - set(citesift.__all__)
+
+
+def test_importing_the_package_loads_no_optional_reader_or_service() -> None:
+    """Office readers, the browser driver, the web server and the database and cloud clients
+    load when first used, so every command starts without paying for them."""
+    heavy = ("docx", "pptx", "openpyxl", "playwright", "fastapi", "uvicorn", "psycopg", "boto3")
+    code = f"import sys, citesift; print([m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

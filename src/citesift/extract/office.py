@@ -12,22 +12,18 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time
-from typing import Any
-
-import docx
-import openpyxl
-import pptx
-from docx.table import Table
-from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError, DocumentError
 from citesift.extract.collect import Collector, FileText
 from citesift.extract.sniff import DocumentKind, check_inflation, package
 from citesift.model import BlockKind, Place
 
+if TYPE_CHECKING:
+    from docx.table import Table
+
 MAX_CELLS = 1_000_000
 """The most spreadsheet cells (empty ones included) visited before reading stops."""
-_TITLES = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
 
 
 def read_office(kind: DocumentKind, body: bytes, budget: int) -> FileText:
@@ -44,6 +40,9 @@ def read_office(kind: DocumentKind, body: bytes, budget: int) -> FileText:
 
 
 def _docx(stream: io.BytesIO, kept: Collector) -> FileText:
+    import docx  # the Office readers load only when an Office file is read: start-up stays light
+    from docx.table import Table
+
     document = docx.Document(stream)
     headings = _Headings()
     for index, item in enumerate(document.iter_inner_content(), start=1):
@@ -105,6 +104,10 @@ class _Headings:
 
 
 def _pptx(stream: io.BytesIO, kept: Collector) -> FileText:
+    import pptx
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    titles = (PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE)
     deck = pptx.Presentation(stream)
     for number, slide in enumerate(deck.slides, start=1):
         if kept.full:
@@ -115,7 +118,7 @@ def _pptx(stream: io.BytesIO, kept: Collector) -> FileText:
         paragraph = 0
         for shape in _shapes(slide.shapes):
             if shape.has_text_frame:
-                is_title = shape.is_placeholder and shape.placeholder_format.type in _TITLES
+                is_title = shape.is_placeholder and shape.placeholder_format.type in titles
                 for para in shape.text_frame.paragraphs:
                     paragraph += 1
                     where = Place(slide=number, paragraph=paragraph)
@@ -141,6 +144,8 @@ def _pptx(stream: io.BytesIO, kept: Collector) -> FileText:
 
 def _shapes(shapes: Any) -> Iterator[Any]:
     """The shapes of a slide in order, those inside groups included."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
     for shape in shapes:
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
             yield from _shapes(shape.shapes)
@@ -149,6 +154,8 @@ def _shapes(shapes: Any) -> Iterator[Any]:
 
 
 def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
+    import openpyxl
+
     book = openpyxl.load_workbook(stream, read_only=True, data_only=True, keep_links=False)
     try:
         visited = 0
