@@ -1,11 +1,11 @@
-"""The embedded default chunk store: chunks in SQLite, BM25 and vectors in memory, fused."""
+"""The embedded default chunk store: chunks and their BM25 index in SQLite, searched in
+memory with vectors, fused."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,24 +14,43 @@ import numpy as np
 from citesift.errors import invalid
 from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.lexical.bm25 import BM25Index, Segment
 from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
-from citesift.store.chunks import ChunkTable, IndexedDocument, IndexStats, StoredChunk
+from citesift.store import lexicon
+from citesift.store.chunks import (
+    COLUMNS,
+    ChunkTable,
+    IndexedDocument,
+    IndexStats,
+    StoredChunk,
+    chunk_of,
+    delete_chunks,
+    replace_chunks,
+    select,
+)
+from citesift.store.lexicon import migrate_lexicon
 from citesift.store.sqlite import SQLiteStore
 
 HYBRID_DEPTH = 100
 """How many candidates each side of a hybrid search brings to the fusion (at least)."""
 FUSIONS = ("weighted", "rrf")
+PASSAGES, DOCUMENTS = "passages", "documents"
+KINDS = (PASSAGES, DOCUMENTS)
+SEAL_ROWS = 4096
+"""Pending rows of an index past which a change seals them into a segment (fewer are kept
+as term counts, one row each, and read back as such)."""
 Ranker = Callable[[Query, int], list[Match]]
 """One side of a search: the best ``k`` hits of a query."""
 
 
 class LocalStore:
-    """Chunks of record in a ``SQLiteStore``; a BM25 index and one vector index per embedder
-    rebuilt from them when first needed (counting and listing never need them) and kept in
-    step with every change."""
+    """Chunks of record in a ``SQLiteStore``, with their BM25 index kept beside them (read
+    back when first needed: counting and listing never need it) and one vector index per
+    embedder, read from the chunks on the first dense search; all kept in step with every
+    change. A change another process made is seen at the next search."""
 
     def __init__(
         self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "weighted"
@@ -40,64 +59,46 @@ class LocalStore:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
+        migrate_lexicon(self.sqlite)
         self.fusion = fusion
         self.bm25 = PassageIndex()
-        self.chunks: dict[str, StoredChunk] = {}
-        self._by_document: dict[str, list[str]] = {}
         self._vectors: dict[str, VectorIndex] = {}
         self._allowed_ids: dict[str, frozenset[str]] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._lock = threading.RLock()
-        self._loaded = False
+        self._generation: int | None = None
+        """The kept index's generation the one in memory matches (None: not read yet)."""
+        self._saved_terms = 0
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
-        with self._lock:
-            self._load()
-            self.table.replace(document_ids, chunks)
-            self._forget(document_ids)
-            self._remember(chunks)
+        self._change(document_ids, chunks)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many went."""
-        with self._lock:
-            self._load()
-            gone = self.table.delete(document_ids)
-            self._forget(document_ids)
-            return gone
+        return self._change(document_ids, None)
 
     def missing_vectors(self, embedder: str) -> list[StoredChunk]:
         """Chunks with no vector from ``embedder`` (to embed before a dense search)."""
-        with self._lock:
-            self._load()
-            return [c for c in self.chunks.values() if c.embedder != embedder]
+        return self.table.missing(embedder)
 
     def set_vectors(
         self, chunks: Sequence[StoredChunk], embedder: str, vectors: np.ndarray
     ) -> None:
         """Store and index vectors of ``embedder`` for these chunks."""
         with self._lock:
-            self._load()
             self.table.set_vectors([c.id for c in chunks], embedder, vectors)
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                self.chunks[chunk.id] = _with_vector(chunk, embedder, vector)
-            self._index_vectors(embedder, [c.id for c in chunks], vectors)
+            if embedder in self._vectors:
+                self._vectors[embedder].add([c.id for c in chunks], vectors)
 
     def search(self, query: Query) -> list[Match]:
         """The best chunks for ``query`` by its mode, restricted by its filter (one search at
         a time: the indexes and the stemmer are not safe to share between threads)."""
         with self._lock:
-            self._load()
-            return self._search(query)
-
-    def _load(self) -> None:
-        """Build the in-memory indexes from the table, once (the lock is held)."""
-        if not self._loaded:
-            self._remember(list(self.table.all()))
-            self._loaded = True
-
-    def _search(self, query: Query) -> list[Match]:
-        return search_by_mode(query, self._lexical, self._dense, self.fusion)
+            with self.sqlite.reading() as conn:
+                if self._generation != lexicon.generation(conn):
+                    self._read(conn)
+            return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def stats(self) -> IndexStats:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
@@ -107,6 +108,137 @@ class LocalStore:
         """Every document with its title, address and number of chunks, by id."""
         return self.table.documents()
 
+    def _change(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk] | None) -> int:
+        """Replace (or, with None, delete) the chunks of ``document_ids``, and the index with
+        them, in one transaction; how many chunks went."""
+        with self._lock:
+            try:
+                with self.sqlite.transaction() as conn:
+                    if self._generation != lexicon.generation(conn):
+                        self._read(conn)
+                    gone = select(conn, "document_id", document_ids)
+                    if chunks is None:
+                        delete_chunks(conn, document_ids)
+                    else:
+                        replace_chunks(conn, document_ids, chunks)
+                    self._index(conn, document_ids, gone, chunks or [])
+            except BaseException:
+                self._generation = None  # memory may be ahead of the file: read it again
+                raise
+            return len(gone)
+
+    def _read(self, conn: Any) -> None:
+        """Read the kept index (building it first when this store has none yet)."""
+        self.bm25 = PassageIndex()
+        self._vectors.clear()
+        self._forget_filters()
+        kept = lexicon.load(conn, KINDS)
+        if not kept.built:
+            self._build(conn)
+            return
+        self.bm25.vocabulary.terms.extend(kept.terms)
+        self.bm25.vocabulary.ids.update((t, i) for i, t in enumerate(kept.terms))
+        self._saved_terms = len(kept.terms)
+        for kind, index in self._indexes().items():
+            for row in kept.rows[kind]:
+                index.restore_row(row.row, row.id, row.length)
+                if row.terms is not None and row.counts is not None:
+                    index.restore_pending(row.row, (row.terms, row.counts))
+            index.reserve_rows(kept.used[kind])
+            for s in kept.segments[kind]:
+                index.restore_segment(Segment(s.key, s.terms, s.starts, s.rows, s.tf))
+        passages = kept.rows[PASSAGES]
+        self.bm25.own([r.row for r in passages], [r.owner or "" for r in passages])
+        documents = kept.rows[DOCUMENTS]
+        self.bm25.place_documents([r.id for r in documents], [r.row for r in documents])
+        self._generation = kept.generation
+
+    def _build(self, conn: Any) -> None:
+        """Index every chunk the table holds (a store kept before the index was) and keep
+        the index."""
+        chunks = [
+            chunk_of(r)
+            for r in conn.execute(f"SELECT {COLUMNS} FROM chunks ORDER BY document_id, seq")
+        ]
+        self._generation = lexicon.generation(conn)
+        self._index(conn, list(dict.fromkeys(c.document_id for c in chunks)), [], chunks)
+        lexicon.set_state(conn, built=1)
+
+    def _index(
+        self,
+        conn: Any,
+        document_ids: Sequence[str],
+        gone: Sequence[StoredChunk],
+        chunks: Sequence[StoredChunk],
+    ) -> None:
+        """Bring the index, in memory and kept, in step with a change: ``gone`` chunks were
+        dropped with ``document_ids``, ``chunks`` stored."""
+        self._forget_filters()
+        passages = self.bm25.passages
+        dropped = self.bm25.remove([c.id for c in gone] + [c.id for c in chunks])
+        rows = self.bm25.add(
+            [c.id for c in chunks], [c.scored_text for c in chunks], [c.document_id for c in chunks]
+        )
+        lexicon.drop_rows(conn, PASSAGES, dropped)
+        lexicon.save_rows(conn, PASSAGES, self._kept_rows(passages, rows, chunks))
+        touched = list(dict.fromkeys([*document_ids, *(c.document_id for c in chunks)]))
+        given = set(document_ids)
+        parts: dict[str, list[StoredChunk]] = {d: [] for d in touched}
+        for chunk in chunks:
+            parts[chunk.document_id].append(chunk)
+        elsewhere = [d for d in touched if d not in given]
+        for chunk in select(conn, "document_id", elsewhere) if elsewhere else []:
+            if chunk.id not in {c.id for c in parts[chunk.document_id]}:
+                parts[chunk.document_id].append(chunk)
+        lexicon.drop_rows(conn, DOCUMENTS, self.bm25.remove_documents(touched))
+        held = [d for d in touched if parts[d]]
+        rows = self.bm25.set_documents(held, [_document_text(parts[d]) for d in held])
+        lexicon.save_rows(conn, DOCUMENTS, self._kept_rows(self.bm25.documents, rows, None))
+        self._keep(conn)
+        self._update_vectors([c.id for c in gone], chunks)
+
+    def _kept_rows(
+        self, index: BM25Index, rows: Sequence[int], chunks: Sequence[StoredChunk] | None
+    ) -> Iterable[lexicon.KeptRow]:
+        """The rows just added to ``index`` as they are kept (their pending term counts)."""
+        pending = index.pending[len(index.pending) - len(rows) :]
+        for i, (row, (_, terms, counts)) in enumerate(zip(rows, pending, strict=True)):
+            owner = chunks[i].document_id if chunks is not None else None
+            length = float(counts.sum())
+            yield lexicon.KeptRow(row, str(index.row_ids[row]), owner, length, terms, counts)
+
+    def _keep(self, conn: Any) -> None:
+        """Keep new terms, seal an index whose pending rows are many, and step the
+        generation."""
+        vocabulary = self.bm25.vocabulary
+        lexicon.save_terms(conn, self._saved_terms, vocabulary.terms[self._saved_terms :])
+        self._saved_terms = len(vocabulary.terms)
+        for kind, index in self._indexes().items():
+            if len(index.pending) >= SEAL_ROWS:
+                made, dropped = index.seal()
+                kept = [lexicon.KeptSegment(s.key, s.terms, s.starts, s.rows, s.tf) for s in made]
+                lexicon.seal(conn, kind, kept, [s.key for s in dropped])
+        assert self._generation is not None
+        self._generation += 1
+        lexicon.set_state(
+            conn,
+            generation=self._generation,
+            rows_passages=len(self.bm25.passages.row_ids),
+            rows_documents=len(self.bm25.documents.row_ids),
+        )
+
+    def _indexes(self) -> dict[str, BM25Index]:
+        return {PASSAGES: self.bm25.passages, DOCUMENTS: self.bm25.documents}
+
+    def _update_vectors(self, gone: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
+        """Keep the vector indexes read so far in step (the others are read when needed)."""
+        for embedder, index in self._vectors.items():
+            index.remove(gone)
+            index.remove([c.id for c in chunks])
+            embedded = [c for c in chunks if c.embedder == embedder and c.vector is not None]
+            if embedded:
+                index.add([c.id for c in embedded], np.stack([c.vector for c in embedded]))
+
     def _lexical(self, query: Query, k: int) -> list[Match]:
         allowed = self._allowed(query.filter)
         mask = None if allowed is None else self._bm25_mask(query.filter, allowed)
@@ -114,13 +246,27 @@ class LocalStore:
         return self._hits(zip(ids, scores.tolist(), strict=True))
 
     def _dense(self, query: Query, k: int) -> list[Match]:
-        index = self._vectors.get(query.embedder or "")
-        if index is None or len(index) == 0 or query.vector is None:
+        if query.vector is None or not query.embedder:
+            return []
+        index = self._vector_index(query.embedder)
+        if index is None or len(index) == 0:
             return []
         return self._hits(index.search(query.vector, k, self._allowed(query.filter)))
 
+    def _vector_index(self, embedder: str) -> VectorIndex | None:
+        """The vectors of ``embedder``, read from the chunks the first time."""
+        if embedder not in self._vectors:
+            ids, vectors = self.table.vectors(embedder)
+            if not ids:
+                return None
+            self._vectors[embedder] = VectorIndex(len(vectors[0]))
+            self._vectors[embedder].add(ids, np.stack(vectors))
+        return self._vectors[embedder]
+
     def _hits(self, ranked: Iterable[tuple[str, float]]) -> list[Match]:
-        return [self.chunks[i].match(float(s)) for i, s in ranked]
+        ranked = list(ranked)
+        chunks = self.table.get([i for i, _ in ranked])
+        return [chunks[i].match(float(s)) for i, s in ranked if i in chunks]
 
     def _allowed(self, filter: dict[str, Any] | None) -> frozenset[str] | None:
         """The ids of chunks whose metadata pass ``filter``; cached until the chunks change,
@@ -129,7 +275,7 @@ class LocalStore:
             return None
         key = json.dumps(filter, sort_keys=True, default=str)
         if key not in self._allowed_ids:
-            passing = (c.id for c in self.chunks.values() if matches(c.fields(), filter))
+            passing = (c.id for c in self.table.all() if matches(c.fields(), filter))
             self._allowed_ids[key] = frozenset(passing)
         return self._allowed_ids[key]
 
@@ -140,46 +286,15 @@ class LocalStore:
             self._masks[key] = np.fromiter((i in allowed for i in self.bm25.ids), dtype=bool)
         return self._masks[key]
 
-    def _remember(self, chunks: Sequence[StoredChunk]) -> None:
+    def _forget_filters(self) -> None:
         self._allowed_ids.clear()
         self._masks.clear()
-        for chunk in chunks:
-            self.chunks[chunk.id] = chunk
-            self._by_document.setdefault(chunk.document_id, []).append(chunk.id)
-        self.bm25.add(
-            [c.id for c in chunks], [c.scored_text for c in chunks], [c.document_id for c in chunks]
-        )
-        documents = list(dict.fromkeys(c.document_id for c in chunks))
-        self.bm25.set_documents(documents, [self._document_text(d) for d in documents])
-        embedded: dict[str, list[tuple[str, np.ndarray]]] = {}
-        for c in chunks:
-            if c.embedder is not None and c.vector is not None:
-                embedded.setdefault(c.embedder, []).append((c.id, c.vector))
-        for embedder, pairs in embedded.items():
-            self._index_vectors(embedder, [i for i, _ in pairs], np.stack([v for _, v in pairs]))
 
-    def _forget(self, document_ids: Sequence[str]) -> None:
-        self._allowed_ids.clear()
-        self._masks.clear()
-        gone = [i for d in document_ids for i in self._by_document.pop(d, [])]
-        for chunk_id in gone:
-            self.chunks.pop(chunk_id, None)
-        self.bm25.remove(gone)
-        self.bm25.remove_documents(document_ids)
-        for index in self._vectors.values():
-            index.remove(gone)
 
-    def _document_text(self, document_id: str) -> str:
-        """The whole text of a document, put back together from its chunks."""
-        parts = sorted((self.chunks[i] for i in self._by_document[document_id]), key=_place)
-        return document_text(
-            [c.context for c in parts], [(c.start, c.end, c.content) for c in parts]
-        )
-
-    def _index_vectors(self, embedder: str, ids: list[str], vectors: np.ndarray) -> None:
-        if embedder not in self._vectors:
-            self._vectors[embedder] = VectorIndex(int(vectors.shape[1]))
-        self._vectors[embedder].add(ids, vectors)
+def _document_text(chunks: Sequence[StoredChunk]) -> str:
+    """The whole text of a document, put back together from its chunks."""
+    parts = sorted(chunks, key=_place)
+    return document_text([c.context for c in parts], [(c.start, c.end, c.content) for c in parts])
 
 
 def search_by_mode(
@@ -202,5 +317,3 @@ def _place(chunk: StoredChunk) -> tuple[int, int]:
     return chunk.start, chunk.seq
 
 
-def _with_vector(chunk: StoredChunk, embedder: str, vector: np.ndarray) -> StoredChunk:
-    return replace(chunk, embedder=embedder, vector=vector)

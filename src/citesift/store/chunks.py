@@ -63,9 +63,11 @@ MIGRATIONS = [
     "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';",
 ]
 
-_COLUMNS = (
+COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder, vector, provenance, context"
 )
+_PER_QUERY = 500
+"""Values per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
 _LOCATION = ("document_id", "chunk", "start", "end")
 """Provenance fields kept in columns of their own, not in the provenance JSON."""
 
@@ -153,18 +155,12 @@ class ChunkTable:
     def replace(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """In one transaction, drop every chunk of ``document_ids`` and store ``chunks``."""
         with self.store.transaction() as conn:
-            _delete(conn, document_ids)
-            conn.executemany(
-                "INSERT OR REPLACE INTO chunks (id, document_id, partition, seq, start, stop,"
-                " content, content_hash, metadata, embedder, vector, provenance, snapshot_id,"
-                " context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_row(c) for c in chunks],
-            )
+            replace_chunks(conn, document_ids, chunks)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
         with self.store.transaction() as conn:
-            return _delete(conn, document_ids)
+            return delete_chunks(conn, document_ids)
 
     def set_vectors(self, ids: Sequence[str], embedder: str, vectors: np.ndarray) -> None:
         """Store vectors of ``embedder`` for existing chunks (one transaction)."""
@@ -175,11 +171,34 @@ class ChunkTable:
                 [(embedder, b, i) for i, b in zip(ids, blobs, strict=True)],
             )
 
+    def get(self, ids: Sequence[str]) -> dict[str, StoredChunk]:
+        """The chunks of ``ids`` that exist, by id."""
+        with self.store.reading() as conn:
+            return {c.id: c for c in select(conn, "id", ids)}
+
+    def missing(self, embedder: str) -> list[StoredChunk]:
+        """Chunks with no vector from ``embedder``, in document then sequence order."""
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                f"SELECT {COLUMNS} FROM chunks WHERE embedder IS NOT ? ORDER BY document_id, seq",
+                (embedder,),
+            )
+            return [chunk_of(r) for r in rows.fetchall()]
+
+    def vectors(self, embedder: str) -> tuple[list[str], list[np.ndarray]]:
+        """The ids and vectors of every chunk embedded by ``embedder``."""
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                "SELECT id, vector FROM chunks WHERE embedder = ? AND vector IS NOT NULL",
+                (embedder,),
+            ).fetchall()
+        return [r[0] for r in rows], [np.frombuffer(r[1], dtype="<f4") for r in rows]
+
     def all(self) -> Iterator[StoredChunk]:
         """Every chunk, in document then sequence order."""
         with self.store.reading() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM chunks ORDER BY document_id, seq")
-            yield from (_chunk(r) for r in rows.fetchall())
+            rows = conn.execute(f"SELECT {COLUMNS} FROM chunks ORDER BY document_id, seq")
+            yield from (chunk_of(r) for r in rows.fetchall())
 
     def stats(self) -> IndexStats:
         """Counts of documents, chunks and embedded chunks (by embedder), and partitions."""
@@ -209,7 +228,36 @@ class ChunkTable:
         return [IndexedDocument(*row) for row in rows]
 
 
-def _delete(conn: Any, document_ids: Sequence[str]) -> int:
+def replace_chunks(
+    conn: Any, document_ids: Sequence[str], chunks: Sequence[StoredChunk]
+) -> None:
+    """Drop every chunk of ``document_ids`` and store ``chunks``, in the caller's transaction."""
+    delete_chunks(conn, document_ids)
+    conn.executemany(
+        "INSERT OR REPLACE INTO chunks (id, document_id, partition, seq, start, stop,"
+        " content, content_hash, metadata, embedder, vector, provenance, snapshot_id,"
+        " context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [_row(c) for c in chunks],
+    )
+
+
+def select(conn: Any, column: str, values: Sequence[str]) -> list[StoredChunk]:
+    """The chunks whose ``column`` (``id`` or ``document_id``) is one of ``values``, in
+    document then sequence order."""
+    out: list[StoredChunk] = []
+    unique = list(dict.fromkeys(values))
+    for start in range(0, len(unique), _PER_QUERY):
+        part = unique[start : start + _PER_QUERY]
+        rows = conn.execute(
+            f"SELECT {COLUMNS} FROM chunks WHERE {column} IN ({','.join('?' * len(part))})"
+            " ORDER BY document_id, seq",
+            part,
+        )
+        out.extend(chunk_of(r) for r in rows.fetchall())
+    return sorted(out, key=lambda c: (c.document_id, c.seq)) if len(unique) > _PER_QUERY else out
+
+
+def delete_chunks(conn: Any, document_ids: Sequence[str]) -> int:
     cursor = conn.executemany(
         "DELETE FROM chunks WHERE document_id = ?", [(d,) for d in document_ids]
     )
@@ -241,7 +289,7 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
     )
 
 
-def _chunk(r: tuple[Any, ...]) -> StoredChunk:
+def chunk_of(r: tuple[Any, ...]) -> StoredChunk:
     vector = np.frombuffer(r[8], dtype=np.float32) if r[8] is not None else None
     provenance = provenance_from(r[1], r[2], r[3], r[4], json.loads(r[9]))
     return StoredChunk(

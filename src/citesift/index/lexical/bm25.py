@@ -1,12 +1,11 @@
-"""BM25 (Lucene's idf): an index over sparse arrays, per-term document scores precomputed and
-queries summed in C; and the same scoring of a short list of matches, with no index kept."""
+"""BM25 (Lucene's idf): an index over segments of postings, queries scored in C; and the same
+scoring of a short list of matches, with no index kept."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -14,9 +13,6 @@ from citesift.checks import text_arg
 from citesift.index.lexical.tokens import Tokenize, Tokenizer
 from citesift.model import Match
 from citesift.numbers import number_in
-
-if TYPE_CHECKING:
-    from scipy import sparse
 
 _Terms = tuple[np.ndarray, np.ndarray]  # term ids, term counts
 DEFAULT_K1 = 1.5
@@ -32,57 +28,248 @@ def bm25_parameters(k1: object, b: object) -> tuple[float, float]:
     return number_in("k1", k1, 0, MAX_K1), number_in("b", b, 0, 1)
 
 
+MERGE_CAP = 8_000_000
+"""Postings past which a segment is no longer merged (a merge sorts both segments)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Postings sorted by term: ``terms`` (distinct, ascending), ``starts`` (where each
+    term's postings begin, plus the end), and per posting its ``rows`` and ``tf``. A segment
+    never changes; ``key`` names it where it is kept."""
+
+    key: int
+    terms: np.ndarray
+    starts: np.ndarray
+    rows: np.ndarray
+    tf: np.ndarray
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        at = int(np.searchsorted(self.terms, term))
+        if at == len(self.terms) or self.terms[at] != term:
+            return _EMPTY_ROWS, _EMPTY_TF
+        lo, hi = self.starts[at], self.starts[at + 1]
+        return self.rows[lo:hi], self.tf[lo:hi]
+
+
+_EMPTY_ROWS = np.zeros(0, dtype=np.int32)
+_EMPTY_TF = np.zeros(0, dtype=np.float32)
+
+
+def sealed(key: int, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray) -> Segment:
+    """A segment of postings given in any order (the order of equal terms is kept)."""
+    order = np.argsort(terms, kind="stable")
+    terms, rows, tf = terms[order], rows[order], tf[order]
+    heads = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]]) if len(terms) else order[:0]
+    starts = np.r_[heads, len(terms)].astype(np.int64)
+    return Segment(key, terms[heads].astype(np.int32), starts, rows.astype(np.int32), tf)
+
+
+@dataclass(slots=True)
+class Vocabulary:
+    """Terms and their ids (an id is never reused), shared by the indexes of one store."""
+
+    ids: dict[str, int] = field(default_factory=dict)
+    terms: list[str] = field(default_factory=list)
+
+    def id_of(self, term: str) -> int:
+        found = self.ids.get(term)
+        if found is None:
+            found = self.ids[term] = len(self.terms)
+            self.terms.append(term)
+        return found
+
+
 class BM25Index:
     """Okapi BM25 (Lucene's idf) over documents added and removed by id.
 
-    Each document keeps its term counts; the score matrix (documents × terms, one column per
-    term, scores precomputed) is rebuilt lazily on the first search after a change, so a
-    query costs one sum over its terms' columns and a partial sort.
+    Each document is a row (its id, length and liveness); its term counts go into a pending
+    list, sealed into an immutable segment of postings sorted by term before a search, and
+    small segments are merged. A query reads its terms' postings from each segment and
+    scores the live rows in C: nothing is rebuilt as the index grows, and the segments can
+    be kept as they are and loaded back.
     """
 
     def __init__(
-        self, k1: float = DEFAULT_K1, b: float = DEFAULT_B, tokenizer: Tokenize | None = None
+        self,
+        k1: float = DEFAULT_K1,
+        b: float = DEFAULT_B,
+        tokenizer: Tokenize | None = None,
+        vocabulary: Vocabulary | None = None,
     ) -> None:
         self.k1, self.b = bm25_parameters(k1, b)
         self.tokenize = tokenizer if tokenizer is not None else Tokenizer()
-        self._vocab: dict[str, int] = {}
-        self._docs: dict[str, _Terms] = {}
-        self._ids: list[str] = []
-        self._matrix: sparse.csc_matrix | None = None
+        self.vocabulary = vocabulary if vocabulary is not None else Vocabulary()
+        self.row_ids: list[str | None] = []
+        """Each row's document id (None once removed)."""
+        self._rows: dict[str, int] = {}
+        self._lengths = np.zeros(0, dtype=np.float64)
+        self._alive = np.zeros(0, dtype=bool)
+        self._total_length = 0.0
+        self.pending: list[tuple[int, np.ndarray, np.ndarray]] = []
+        """(row, term ids, counts) added since the last seal."""
+        self.segments: list[Segment] = []
+        self._pending_cache: Segment | None = None
+        self._next_key = 0
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self._rows)
 
     @property
-    def ids(self) -> list[str]:
-        """Document ids in row order (the order of ``allowed`` masks and of ``row_of``)."""
-        self._build()
-        return self._ids
+    def ids(self) -> list[str | None]:
+        """Document ids in row order (the order of ``allowed`` masks and of ``scores``);
+        a removed row's is None."""
+        return self.row_ids
 
-    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
-        """Index (or re-index) each ``texts[i]`` under ``ids[i]``."""
-        for doc_id, text in zip(ids, texts, strict=True):
-            self._docs[doc_id] = self._terms(text)
-        self._matrix = None
+    @property
+    def alive(self) -> np.ndarray:
+        """Per row, whether it holds a document (False once removed)."""
+        return self._alive[: len(self.row_ids)]
 
-    def remove(self, ids: Iterable[str]) -> None:
-        """Forget these documents (unknown ids are ignored)."""
+    def restore_pending(self, row: int, terms: _Terms) -> None:
+        """Put back the term counts of a row kept unsealed."""
+        self.pending.append((row, *terms))
+        self._pending_cache = None
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> list[int]:
+        """Index (or re-index) each ``texts[i]`` under ``ids[i]``; their new rows."""
+        return self.add_terms(ids, [self.terms(t) for t in texts])
+
+    def terms(self, text: str) -> _Terms:
+        """The term ids and counts of ``text`` (new terms join the vocabulary)."""
+        counts = Counter(self.tokenize(text))
+        ids = np.fromiter((self.vocabulary.id_of(t) for t in counts), np.int32, len(counts))
+        return ids, np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+
+    def add_terms(self, ids: Sequence[str], terms: Sequence[_Terms]) -> list[int]:
+        """Index documents given as term ids and counts; their new rows."""
+        self.remove(ids)
+        first = len(self.row_ids)
+        rows = list(range(first, first + len(ids)))
+        lengths = np.array([float(c.sum()) for _, c in terms], dtype=np.float64)
+        self._grow(first + len(ids))
+        self._lengths[first : first + len(ids)] = lengths
+        self._alive[first : first + len(ids)] = True
+        self._total_length += float(lengths.sum())
+        for row, doc_id, (term_ids, counts) in zip(rows, ids, terms, strict=True):
+            self.row_ids.append(doc_id)
+            self._rows[doc_id] = row
+            self.pending.append((row, term_ids, counts))
+        self._pending_cache = None
+        return rows
+
+    def restore_row(self, row: int, doc_id: str | None, length: float) -> None:
+        """Put back a row as it was kept (rows come in ascending order; gaps are removed
+        rows)."""
+        self._grow(row + 1)
+        while len(self.row_ids) < row:
+            self.row_ids.append(None)
+        self.row_ids.append(doc_id)
+        if doc_id is not None:
+            self._rows[doc_id] = row
+            self._lengths[row] = length
+            self._alive[row] = True
+            self._total_length += length
+
+    def reserve_rows(self, count: int) -> None:
+        """Count ``count`` rows as used (the last ones removed), so none is used again."""
+        self._grow(count)
+        self.row_ids.extend([None] * (count - len(self.row_ids)))
+
+    def restore_segment(self, segment: Segment) -> None:
+        self.segments.append(segment)
+        self._next_key = max(self._next_key, segment.key + 1)
+
+    def remove(self, ids: Iterable[str]) -> list[int]:
+        """Forget these documents (unknown ids are ignored); the rows they had."""
+        gone = []
         for doc_id in ids:
-            self._docs.pop(doc_id, None)
-        self._matrix = None
+            row = self._rows.pop(doc_id, None)
+            if row is not None:
+                self._alive[row] = False
+                self._total_length -= float(self._lengths[row])
+                self.row_ids[row] = None
+                gone.append(row)
+        return gone
+
+    def seal(self) -> tuple[list[Segment], list[Segment]]:
+        """Turn the pending rows into a segment and merge small segments; the segments made
+        and those dropped (to keep the stored copy in step)."""
+        made: list[Segment] = []
+        dropped: list[Segment] = []
+        if not self.pending:
+            return made, dropped
+        self._next_key += 1
+        self.segments.append(self._postings_of_pending(self._next_key - 1))
+        self.pending, self._pending_cache = [], None
+        made.append(self.segments[-1])
+        while len(self.segments) > 1 and self._mergeable(*self.segments[-2:]):
+            older, newer = self.segments[-2], self.segments[-1]
+            live = np.concatenate([older.rows, newer.rows])
+            keep = self._alive[live]
+            terms = np.concatenate([np.repeat(s.terms, np.diff(s.starts)) for s in (older, newer)])
+            merged = self._sealed(
+                live[keep], terms[keep], np.concatenate([older.tf, newer.tf])[keep]
+            )
+            self.segments[-2:] = [merged]
+            for segment in (older, newer):
+                (made.remove(segment) if segment in made else dropped.append(segment))
+            made.append(merged)
+        return made, dropped
+
+    def _pending_segment(self) -> Segment:
+        """The pending rows as a segment (kept until the next change): searched, not kept."""
+        if self._pending_cache is None:
+            self._pending_cache = self._postings_of_pending(-1)
+        return self._pending_cache
+
+    def _postings_of_pending(self, key: int) -> Segment:
+        if not self.pending:
+            return sealed(key, _EMPTY_ROWS, _EMPTY_ROWS, _EMPTY_TF)
+        rows = np.repeat(
+            np.fromiter((r for r, _, _ in self.pending), np.int64, len(self.pending)),
+            [len(t) for _, t, _ in self.pending],
+        )
+        terms = np.concatenate([t for _, t, _ in self.pending])
+        tf = np.concatenate([c for _, _, c in self.pending]).astype(np.float32)
+        return sealed(key, rows, terms, tf)
+
+    def _sealed(self, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray) -> Segment:
+        self._next_key += 1
+        return sealed(self._next_key - 1, rows, terms, tf)
+
+    @staticmethod
+    def _mergeable(older: Segment, newer: Segment) -> bool:
+        """Whether to merge the two newest segments: the older is not much bigger and the
+        merge stays under the cap (so segments grow geometrically, a merge stays cheap)."""
+        sizes = len(older.rows), len(newer.rows)
+        return sizes[0] <= 2 * sizes[1] and sum(sizes) <= MERGE_CAP
 
     def scores(self, query: str) -> np.ndarray:
-        """The BM25 score of every document (row order of ``ids``) for ``query``.
-
-        Each distinct query term counts once: a claim that repeats a word is not about it twice.
-        """
-        matrix = self._build()
-        terms = {self._vocab[t]: None for t in self.tokenize(query) if t in self._vocab}
-        if not terms:
-            return np.zeros(len(self._ids))
-        spans = [np.arange(matrix.indptr[t], matrix.indptr[t + 1]) for t in terms]
-        at = np.concatenate(spans)
-        return np.bincount(matrix.indices[at], weights=matrix.data[at], minlength=len(self._ids))
+        """The BM25 score of every row (row order of ``ids``; 0 for removed rows) for
+        ``query``. Each distinct query term counts once: a claim that repeats a word is not
+        about it twice."""
+        known = self.vocabulary.ids
+        terms = {known[t]: None for t in self.tokenize(query) if t in known}
+        out = np.zeros(len(self.row_ids))
+        live = len(self._rows)
+        if not terms or not live:
+            return out
+        mean = self._total_length / live
+        segments = [*self.segments, self._pending_segment()]
+        for term in terms:
+            parts = [s.postings(term) for s in segments]
+            rows = np.concatenate([p[0] for p in parts])
+            tf = np.concatenate([p[1] for p in parts]).astype(np.float64)
+            keep = self._alive[rows]
+            rows, tf = rows[keep], tf[keep]
+            df = len(rows)
+            idf = np.log1p((live - df + 0.5) / (df + 0.5))
+            norm = 1 - self.b + self.b * self._lengths[rows] / (mean if mean > 0 else 1.0)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                part = idf * tf * (self.k1 + 1) / (tf + self.k1 * norm)
+            out[rows] += np.where(np.isfinite(part), part, 0.0)
+        return out
 
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None
@@ -93,40 +280,17 @@ class BM25Index:
         if allowed is not None:
             scores = np.where(allowed, scores, 0.0)
         rows = top_rows(scores, k)
-        return [self._ids[r] for r in rows], scores[rows]
+        return [str(self.row_ids[r]) for r in rows], scores[rows]
 
-    def _terms(self, text: str) -> _Terms:
-        counts = Counter(self.tokenize(text))
-        ids = np.fromiter(
-            (self._vocab.setdefault(t, len(self._vocab)) for t in counts), dtype=np.int32
-        )
-        return ids, np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-
-    def _build(self) -> sparse.csc_matrix:
-        """The (documents × terms) score matrix, rebuilt when documents changed."""
-        if self._matrix is None:
-            self._ids = list(self._docs)
-            self._matrix = score_matrix(
-                list(self._docs.values()), len(self._vocab), self.k1, self.b
-            )
-        return self._matrix
-
-
-def score_matrix(docs: Sequence[_Terms], n_terms: int, k1: float, b: float) -> sparse.csc_matrix:
-    """Per (document, term) BM25 scores as a CSC matrix: one column per term."""
-    from scipy import sparse  # only a search needs it, not every command that imports us
-
-    lengths = np.array([counts.sum() for _, counts in docs], dtype=np.float64)
-    rows = np.repeat(np.arange(len(docs)), [len(ids) for ids, _ in docs])
-    cols = np.concatenate([ids for ids, _ in docs]) if docs else np.zeros(0, np.int32)
-    tf = np.concatenate([c for _, c in docs]).astype(np.float64) if docs else np.zeros(0)
-    df = np.bincount(cols, minlength=n_terms)
-    idf = np.log1p((len(docs) - df + 0.5) / (df + 0.5))
-    norm = 1 - b + b * lengths / (lengths.mean() if len(docs) and lengths.mean() > 0 else 1.0)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        data = idf[cols] * tf * (k1 + 1) / (tf + k1 * norm[rows])
-    data = np.where(np.isfinite(data), data, 0.0)
-    return sparse.csc_matrix((data, (rows, cols)), shape=(len(docs), n_terms))
+    def _grow(self, rows: int) -> None:
+        """Room for ``rows`` rows in the length and liveness arrays (doubling)."""
+        if rows <= len(self._lengths):
+            return
+        size = max(rows, 2 * len(self._lengths), 1024)
+        self._lengths = np.resize(self._lengths, size)
+        self._alive = np.resize(self._alive, size)
+        self._lengths[len(self.row_ids) :] = 0.0
+        self._alive[len(self.row_ids) :] = False
 
 
 def top_rows(scores: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:

@@ -13,50 +13,64 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from citesift.index.lexical.bm25 import BM25Index, top_rows
+from citesift.index.lexical.bm25 import BM25Index, Vocabulary, top_rows
 
 
 class PassageIndex:
-    """Passages and their documents, both BM25-indexed: passages by id with the id of the
-    document they belong to, documents by id with their whole text."""
+    """Passages and their documents, both BM25-indexed over one vocabulary: passages by id
+    with the id of the document they belong to, documents by id with their whole text."""
 
-    def __init__(self) -> None:
-        self.passages = BM25Index()
-        self.documents = BM25Index()
-        self._document_of: dict[str, str] = {}
-        self._owners: np.ndarray | None = None
+    def __init__(self, vocabulary: Vocabulary | None = None) -> None:
+        self.vocabulary = vocabulary if vocabulary is not None else Vocabulary()
+        self.passages = BM25Index(vocabulary=self.vocabulary)
+        self.documents = BM25Index(vocabulary=self.vocabulary)
+        self._numbers: dict[str, int] = {}
+        self._owner = np.zeros(0, dtype=np.int64)
+        """Per passage row, its document's number."""
+        self._document_rows = np.zeros(0, dtype=np.int64)
+        """Per document number, its row in the document index (-1: none)."""
 
     def __len__(self) -> int:
         return len(self.passages)
 
     @property
-    def ids(self) -> list[str]:
-        """Passage ids in row order (the order of ``allowed`` masks)."""
+    def ids(self) -> list[str | None]:
+        """Passage ids in row order (the order of ``allowed`` masks; None: removed)."""
         return self.passages.ids
 
-    def add(self, ids: Sequence[str], texts: Sequence[str], documents: Sequence[str]) -> None:
-        """Index each passage ``texts[i]`` under ``ids[i]``, as part of ``documents[i]``."""
-        self.passages.add(ids, texts)
-        self._document_of.update(zip(ids, documents, strict=True))
-        self._owners = None
+    def add(self, ids: Sequence[str], texts: Sequence[str], documents: Sequence[str]) -> list[int]:
+        """Index each passage ``texts[i]`` under ``ids[i]``, as part of ``documents[i]``;
+        their rows."""
+        rows = self.passages.add(ids, texts)
+        self.own(rows, documents)
+        return rows
 
-    def remove(self, ids: Iterable[str]) -> None:
-        """Forget these passages (unknown ids are ignored)."""
-        gone = list(ids)
-        self.passages.remove(gone)
-        for passage in gone:
-            self._document_of.pop(passage, None)
-        self._owners = None
+    def own(self, rows: Sequence[int], documents: Sequence[str]) -> None:
+        """Record that passage ``rows[i]`` belongs to ``documents[i]``."""
+        if len(rows) and rows[-1] >= len(self._owner):
+            self._owner = _grown(self._owner, rows[-1] + 1, 0)
+        self._owner[list(rows)] = [self._number(d) for d in documents]
 
-    def set_documents(self, ids: Sequence[str], texts: Sequence[str]) -> None:
-        """Index (or re-index) each document's whole text."""
-        self.documents.add(ids, texts)
-        self._owners = None
+    def remove(self, ids: Iterable[str]) -> list[int]:
+        """Forget these passages (unknown ids are ignored); the rows they had."""
+        return self.passages.remove(ids)
 
-    def remove_documents(self, ids: Iterable[str]) -> None:
-        """Forget these documents' whole texts."""
-        self.documents.remove(ids)
-        self._owners = None
+    def set_documents(self, ids: Sequence[str], texts: Sequence[str]) -> list[int]:
+        """Index (or re-index) each document's whole text; their rows."""
+        rows = self.documents.add(ids, texts)
+        self.place_documents(ids, rows)
+        return rows
+
+    def place_documents(self, ids: Sequence[str], rows: Sequence[int]) -> None:
+        """Record that document ``ids[i]`` is row ``rows[i]`` of the document index."""
+        numbers = [self._number(d) for d in ids]
+        self._document_rows[numbers] = rows
+
+    def remove_documents(self, ids: Iterable[str]) -> list[int]:
+        """Forget these documents' whole texts; the rows they had."""
+        ids = list(ids)
+        self._document_rows[[self._numbers[d] for d in ids if d in self._numbers]] = -1
+        return self.documents.remove(ids)
 
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None
@@ -65,21 +79,33 @@ class PassageIndex:
         equal scores are ordered by the passage's own BM25 score, then by row. ``allowed`` (a
         boolean mask in row order) restricts the candidates, and the scaling to them."""
         own = self.passages.scores(query)
-        whole = self.documents.scores(query)[self._owner_rows()] if len(own) else own
+        whole = self._whole(query, len(own))
         if allowed is not None:
             own, whole = np.where(allowed, own, 0.0), np.where(allowed, whole, 0.0)
         fused = by_best(own) + by_best(whole)
         rows = top_rows(fused, k, own)
-        return [self.passages.ids[r] for r in rows], fused[rows]
+        return [str(self.passages.ids[r]) for r in rows], fused[rows]
 
-    def _owner_rows(self) -> np.ndarray:
-        """For each passage row, the row of its document in the document index."""
-        if self._owners is None:
-            row = {doc: i for i, doc in enumerate(self.documents.ids)}
-            self._owners = np.fromiter(
-                (row[self._document_of[p]] for p in self.passages.ids), dtype=np.int64
-            )
-        return self._owners
+    def _whole(self, query: str, rows: int) -> np.ndarray:
+        """Each live passage row's document score (0 for a removed row or a document with
+        no whole text)."""
+        scores = np.r_[self.documents.scores(query), 0.0]  # the last: "no document"
+        places = self._document_rows[self._owner[:rows]]
+        whole: np.ndarray = scores[np.where(places >= 0, places, len(scores) - 1)]
+        return np.where(self.passages.alive, whole, 0.0)
+
+    def _number(self, document: str) -> int:
+        number = self._numbers.setdefault(document, len(self._numbers))
+        if number >= len(self._document_rows):
+            self._document_rows = _grown(self._document_rows, number + 1, -1)
+        return number
+
+
+def _grown(array: np.ndarray, size: int, fill: int) -> np.ndarray:
+    """``array`` with room for at least ``size`` entries (doubling), new ones ``fill``."""
+    out = np.full(max(size, 2 * len(array), 1024), fill, dtype=array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 def by_best(scores: np.ndarray) -> np.ndarray:
