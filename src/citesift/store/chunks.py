@@ -301,7 +301,13 @@ def provenance_json(provenance: Provenance | None) -> str:
     """The provenance fields that have no column of their own, as JSON (nulls left out)."""
     if provenance is None:
         return "{}"
-    fields = {k: v for k, v in asdict(provenance).items() if k not in _LOCATION and v is not None}
+    fields = {
+        k: getattr(provenance, k)
+        for k in Provenance.__dataclass_fields__
+        if k not in _LOCATION and getattr(provenance, k) is not None
+    }
+    if provenance.licence is not None:
+        fields["licence"] = asdict(provenance.licence)
     return json.dumps(fields, ensure_ascii=False)
 
 

@@ -44,12 +44,15 @@ class Segment:
     rows: np.ndarray
     tf: np.ndarray
 
-    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
-        at = int(np.searchsorted(self.terms, term))
-        if at == len(self.terms) or self.terms[at] != term:
-            return _EMPTY_ROWS, _EMPTY_TF
-        lo, hi = self.starts[at], self.starts[at + 1]
-        return self.rows[lo:hi], self.tf[lo:hi]
+    def postings_of(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The postings of ``terms``: for each, which of ``terms`` it is, its row, its tf."""
+        at = np.minimum(np.searchsorted(self.terms, terms), max(len(self.terms) - 1, 0))
+        found = np.flatnonzero(self.terms[at] == terms) if len(self.terms) else at[:0]
+        lo, hi = self.starts[at[found]], self.starts[at[found] + 1]
+        sizes = hi - lo
+        ends = np.cumsum(sizes)
+        places = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(lo - ends + sizes, sizes)
+        return np.repeat(found, sizes), self.rows[places], self.tf[places]
 
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int32)
@@ -251,25 +254,26 @@ class BM25Index:
         about it twice."""
         known = self.vocabulary.ids
         terms = {known[t]: None for t in self.tokenize(query) if t in known}
-        out = np.zeros(len(self.row_ids))
         live = len(self._rows)
         if not terms or not live:
-            return out
+            return np.zeros(len(self.row_ids))
         mean = self._total_length / live
-        segments = [*self.segments, self._pending_segment()]
-        for term in terms:
-            parts = [s.postings(term) for s in segments]
-            rows = np.concatenate([p[0] for p in parts])
-            tf = np.concatenate([p[1] for p in parts]).astype(np.float64)
-            keep = self._alive[rows]
-            rows, tf = rows[keep], tf[keep]
-            df = len(rows)
-            idf = np.log1p((live - df + 0.5) / (df + 0.5))
-            norm = 1 - self.b + self.b * self._lengths[rows] / (mean if mean > 0 else 1.0)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                part = idf * tf * (self.k1 + 1) / (tf + self.k1 * norm)
-            out[rows] += np.where(np.isfinite(part), part, 0.0)
-        return out
+        wanted = np.fromiter(terms, np.int32, len(terms))
+        parts = [s.postings_of(wanted) for s in (*self.segments, self._pending_segment())]
+        which = np.concatenate([p[0] for p in parts])
+        order = np.argsort(which, kind="stable")  # term by term, in the query's order
+        which = which[order]
+        rows = np.concatenate([p[1] for p in parts])[order]
+        tf = np.concatenate([p[2] for p in parts])[order].astype(np.float64)
+        keep = self._alive[rows]
+        which, rows, tf = which[keep], rows[keep], tf[keep]
+        df = np.bincount(which, minlength=len(wanted)).astype(np.float64)
+        idf = np.log1p((live - df + 0.5) / (df + 0.5))
+        norm = 1 - self.b + self.b * self._lengths[rows] / (mean if mean > 0 else 1.0)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            part = idf[which] * tf * (self.k1 + 1) / (tf + self.k1 * norm)
+        part = np.where(np.isfinite(part), part, 0.0)
+        return np.bincount(rows, weights=part, minlength=len(self.row_ids))
 
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None
