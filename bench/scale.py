@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from tools import require_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -294,9 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="citesift-scale-") as folder:
         store = args.store or str(Path(folder) / "scale.db")
         warm = args.store or str(Path(folder) / "warm.db")
-        print(
-            f"# store: {'PostgreSQL' if store.startswith('postgresql://') else 'SQLite (embedded)'}; seed {args.seed}"
-        )
+        kind = "PostgreSQL" if store.startswith("postgresql://") else "SQLite (embedded)"
+        print(f"# store: {kind}; seed {args.seed}")
         print("\n## BM25, no embeddings\n")
         print("\n".join(bm25_rows(args, store)))
         print("\n## Embedding cache warm\n")

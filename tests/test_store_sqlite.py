@@ -20,6 +20,7 @@ from citesift.errors import InvalidArgument, StoreBusy, StoreCorrupt, StoreUnusa
 from citesift.store import SQLiteStore
 from citesift.store.chunks import ChunkTable, StoredChunk
 from citesift.store.embeddings import migrate_embeddings
+from citesift.store.lexicon import migrate_lexicon
 from citesift.store.limits import StoreBudget
 from citesift.store.snapshots import snapshots_in
 
@@ -115,6 +116,7 @@ def make_index(path: Path, texts: list[str]) -> None:
         StoreBudget(store)
         snapshots_in(store)
         migrate_embeddings(store)
+        migrate_lexicon(store)
         ChunkTable(store).replace(
             [f"doc{n}" for n in range(len(texts))], [chunk(n, t) for n, t in enumerate(texts)]
         )

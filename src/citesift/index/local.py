@@ -69,6 +69,8 @@ class LocalStore:
         self._generation: int | None = None
         """The kept index's generation the one in memory matches (None: not read yet)."""
         self._saved_terms = 0
+        self._kept = True
+        """Whether the index in memory is the kept one (a search that built it did not)."""
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
@@ -97,7 +99,7 @@ class LocalStore:
         with self._lock:
             with self.sqlite.reading() as conn:
                 if self._generation != lexicon.generation(conn):
-                    self._read(conn)
+                    self._read(conn, keep=False)
             return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def stats(self) -> IndexStats:
@@ -114,8 +116,8 @@ class LocalStore:
         with self._lock:
             try:
                 with self.sqlite.transaction() as conn:
-                    if self._generation != lexicon.generation(conn):
-                        self._read(conn)
+                    if self._generation != lexicon.generation(conn) or not self._kept:
+                        self._read(conn, keep=True)
                     gone = select(conn, "document_id", document_ids)
                     if chunks is None:
                         delete_chunks(conn, document_ids)
@@ -127,14 +129,15 @@ class LocalStore:
                 raise
             return len(gone)
 
-    def _read(self, conn: Any) -> None:
-        """Read the kept index (building it first when this store has none yet)."""
+    def _read(self, conn: Any, *, keep: bool) -> None:
+        """Read the kept index; when the store has none yet, build it from the chunks and
+        (``keep``: in a write transaction) keep it."""
         self.bm25 = PassageIndex()
         self._vectors.clear()
         self._forget_filters()
         kept = lexicon.load(conn, KINDS)
         if not kept.built:
-            self._build(conn)
+            self._build(conn, keep)
             return
         self.bm25.vocabulary.terms.extend(kept.terms)
         self.bm25.vocabulary.ids.update((t, i) for i, t in enumerate(kept.terms))
@@ -151,18 +154,20 @@ class LocalStore:
         self.bm25.own([r.row for r in passages], [r.owner or "" for r in passages])
         documents = kept.rows[DOCUMENTS]
         self.bm25.place_documents([r.id for r in documents], [r.row for r in documents])
-        self._generation = kept.generation
+        self._generation, self._kept = kept.generation, True
 
-    def _build(self, conn: Any) -> None:
-        """Index every chunk the table holds (a store kept before the index was) and keep
-        the index."""
+    def _build(self, conn: Any, keep: bool) -> None:
+        """Index every chunk the table holds (a store kept before the index was), and keep
+        the index when ``keep`` (a search only reads: the next change keeps it)."""
         chunks = [
             chunk_of(r)
             for r in conn.execute(f"SELECT {COLUMNS} FROM chunks ORDER BY document_id, seq")
         ]
         self._generation = lexicon.generation(conn)
+        self._kept = keep
         self._index(conn, list(dict.fromkeys(c.document_id for c in chunks)), [], chunks)
-        lexicon.set_state(conn, built=1)
+        if keep:
+            lexicon.set_state(conn, built=1)
 
     def _index(
         self,
@@ -179,8 +184,9 @@ class LocalStore:
         rows = self.bm25.add(
             [c.id for c in chunks], [c.scored_text for c in chunks], [c.document_id for c in chunks]
         )
-        lexicon.drop_rows(conn, PASSAGES, dropped)
-        lexicon.save_rows(conn, PASSAGES, self._kept_rows(passages, rows, chunks))
+        if self._kept:
+            lexicon.drop_rows(conn, PASSAGES, dropped)
+            lexicon.save_rows(conn, PASSAGES, self._kept_rows(passages, rows, chunks))
         touched = list(dict.fromkeys([*document_ids, *(c.document_id for c in chunks)]))
         given = set(document_ids)
         parts: dict[str, list[StoredChunk]] = {d: [] for d in touched}
@@ -190,11 +196,13 @@ class LocalStore:
         for chunk in select(conn, "document_id", elsewhere) if elsewhere else []:
             if chunk.id not in {c.id for c in parts[chunk.document_id]}:
                 parts[chunk.document_id].append(chunk)
-        lexicon.drop_rows(conn, DOCUMENTS, self.bm25.remove_documents(touched))
+        dropped = self.bm25.remove_documents(touched)
         held = [d for d in touched if parts[d]]
         rows = self.bm25.set_documents(held, [_document_text(parts[d]) for d in held])
-        lexicon.save_rows(conn, DOCUMENTS, self._kept_rows(self.bm25.documents, rows, None))
-        self._keep(conn)
+        if self._kept:
+            lexicon.drop_rows(conn, DOCUMENTS, dropped)
+            lexicon.save_rows(conn, DOCUMENTS, self._kept_rows(self.bm25.documents, rows, None))
+            self._keep(conn)
         self._update_vectors([c.id for c in gone], chunks)
 
     def _kept_rows(
@@ -235,9 +243,10 @@ class LocalStore:
         for embedder, index in self._vectors.items():
             index.remove(gone)
             index.remove([c.id for c in chunks])
-            embedded = [c for c in chunks if c.embedder == embedder and c.vector is not None]
-            if embedded:
-                index.add([c.id for c in embedded], np.stack([c.vector for c in embedded]))
+            embedded = [(c.id, c.vector) for c in chunks if c.embedder == embedder]
+            pairs = [(i, v) for i, v in embedded if v is not None]
+            if pairs:
+                index.add([i for i, _ in pairs], np.stack([v for _, v in pairs]))
 
     def _lexical(self, query: Query, k: int) -> list[Match]:
         allowed = self._allowed(query.filter)
@@ -315,5 +324,3 @@ def search_by_mode(
 
 def _place(chunk: StoredChunk) -> tuple[int, int]:
     return chunk.start, chunk.seq
-
-

@@ -228,9 +228,7 @@ class ChunkTable:
         return [IndexedDocument(*row) for row in rows]
 
 
-def replace_chunks(
-    conn: Any, document_ids: Sequence[str], chunks: Sequence[StoredChunk]
-) -> None:
+def replace_chunks(conn: Any, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
     """Drop every chunk of ``document_ids`` and store ``chunks``, in the caller's transaction."""
     delete_chunks(conn, document_ids)
     conn.executemany(

@@ -42,7 +42,7 @@ MIGRATIONS = [
     CREATE TABLE bm25_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     """,
 ]
-_ARRAYS = (np.dtype("<i4"), np.dtype("<i8"), np.dtype("<i4"), np.dtype("<f4"))
+_ARRAYS = ("<i4", "<i8", "<i4", "<f4")
 """The types of a segment's terms, starts, rows and tf, as kept."""
 
 
@@ -101,7 +101,7 @@ def load(conn: sqlite3.Connection, kinds: Sequence[str]) -> KeptIndex:
             )
         ]
         kept.segments[kind] = [
-            KeptSegment(key, *(np.frombuffer(a, dtype=t) for a, t in zip(arrays, _ARRAYS)))
+            KeptSegment(key, *(_arrays(arrays)))
             for key, *arrays in conn.execute(
                 "SELECT key, terms, starts, rows, tf FROM bm25_segments WHERE kind = ?"
                 " ORDER BY key",
@@ -143,9 +143,7 @@ def save_rows(conn: sqlite3.Connection, kind: str, rows: Iterable[KeptRow]) -> N
 
 
 def drop_rows(conn: sqlite3.Connection, kind: str, rows: Iterable[int]) -> None:
-    conn.executemany(
-        "DELETE FROM bm25_rows WHERE kind = ? AND row = ?", [(kind, r) for r in rows]
-    )
+    conn.executemany("DELETE FROM bm25_rows WHERE kind = ? AND row = ?", [(kind, r) for r in rows])
 
 
 def seal(
@@ -159,7 +157,7 @@ def seal(
     conn.executemany(
         "INSERT INTO bm25_segments (kind, key, terms, starts, rows, tf) VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (kind, s.key, *(_blob(a, t.str) for a, t in zip(_parts(s), _ARRAYS)))
+            (kind, s.key, *(_blob(a, t) for a, t in zip(_parts(s), _ARRAYS, strict=True)))
             for s in made
         ],
     )
@@ -167,6 +165,11 @@ def seal(
         "UPDATE bm25_rows SET terms = NULL, counts = NULL WHERE kind = ? AND terms IS NOT NULL",
         (kind,),
     )
+
+
+def _arrays(blobs: Sequence[bytes]) -> list[np.ndarray]:
+    """A segment's arrays from their blobs (read in place, not copied)."""
+    return [np.frombuffer(b, dtype=t) for b, t in zip(blobs, _ARRAYS, strict=True)]
 
 
 def _parts(s: KeptSegment) -> tuple[np.ndarray, ...]:

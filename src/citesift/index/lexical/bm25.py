@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -260,8 +261,8 @@ class BM25Index:
         mean = self._total_length / live
         wanted = np.fromiter(terms, np.int32, len(terms))
         parts = [s.postings_of(wanted) for s in (*self.segments, self._pending_segment())]
-        which = np.concatenate([p[0] for p in parts])
-        order = np.argsort(which, kind="stable")  # term by term, in the query's order
+        which = np.concatenate([p[0] for p in parts]).astype(_small(len(wanted)))
+        order = np.argsort(which, kind="stable")  # term by term, in the query's order (radix)
         which = which[order]
         rows = np.concatenate([p[1] for p in parts])[order]
         tf = np.concatenate([p[2] for p in parts])[order].astype(np.float64)
@@ -295,6 +296,12 @@ class BM25Index:
         self._alive = np.resize(self._alive, size)
         self._lengths[len(self.row_ids) :] = 0.0
         self._alive[len(self.row_ids) :] = False
+
+
+def _small(count: int) -> type[np.integer[Any]]:
+    """The smallest integer type numbering ``count`` things (a stable sort of it is a radix
+    sort)."""
+    return np.uint8 if count <= 256 else np.uint16 if count <= 65536 else np.int64
 
 
 def top_rows(scores: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:

@@ -69,6 +69,26 @@ MIGRATIONS = [
     );
     CREATE INDEX document_terms_document ON document_terms (document_id);
     """,
+    # BM25's corpus sizes, as rows of changes summed at each search (no search counts the
+    # chunks); each writer adds its own rows, so writers never wait on one counter.
+    """
+    CREATE TABLE bm25_totals (
+        chunks BIGINT NOT NULL, chunk_length BIGINT NOT NULL,
+        documents BIGINT NOT NULL, document_length BIGINT NOT NULL
+    );
+    INSERT INTO bm25_totals SELECT
+        (SELECT count(*) FROM chunks), (SELECT coalesce(sum(length), 0) FROM chunks),
+        (SELECT count(*) FROM document_texts),
+        (SELECT coalesce(sum(length), 0) FROM document_texts);
+    """,
+    # A posting names its chunk's document, so a search reads both scores without a join.
+    """
+    ALTER TABLE chunk_terms ADD COLUMN document_id TEXT;
+    UPDATE chunk_terms t SET document_id = c.document_id FROM chunks c WHERE c.id = t.chunk_id;
+    ALTER TABLE chunk_terms ALTER COLUMN document_id SET NOT NULL;
+    ALTER TABLE chunk_terms DROP CONSTRAINT chunk_terms_pkey,
+        ADD PRIMARY KEY (term, chunk_id) INCLUDE (tf, length, document_id);
+    """,
 ]
 _COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder,"
@@ -98,42 +118,84 @@ class LexicalHit:
 
 
 _SCORES = """
-WITH cs AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS mean FROM chunks),
-ds AS (SELECT count(*)::float8 AS n, coalesce(avg(length), 0)::float8 AS mean
-       FROM document_texts),
-cdf AS (SELECT term, count(*)::float8 AS df FROM chunk_terms
-        WHERE term = ANY(%(terms)s::text[]) GROUP BY term),
-ddf AS (SELECT term, count(*)::float8 AS df FROM document_terms
-        WHERE term = ANY(%(terms)s::text[]) GROUP BY term),
+WITH totals AS (
+    SELECT sum(chunks)::float8 AS n,
+        coalesce(sum(chunk_length)::float8 / nullif(sum(chunks), 0), 0) AS mean,
+        sum(documents)::float8 AS dn,
+        coalesce(sum(document_length)::float8 / nullif(sum(documents), 0), 0) AS dmean
+    FROM bm25_totals),
+cp AS (SELECT chunk_id, document_id, tf, length, count(*) OVER (PARTITION BY term)::float8 AS df
+       FROM chunk_terms WHERE term = ANY(%(terms)s::text[])),
 own AS (
-    SELECT t.chunk_id AS id, sum(ln(1 + (cs.n - cdf.df + 0.5) / (cdf.df + 0.5))
-        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length
-        / CASE WHEN cs.mean > 0 THEN cs.mean ELSE 1 END))) AS score
-    FROM chunk_terms t JOIN cdf USING (term) CROSS JOIN cs
-    WHERE t.term = ANY(%(terms)s::text[])
-    GROUP BY t.chunk_id),
+    SELECT cp.chunk_id AS id, cp.document_id, sum(ln(1 + (t.n - cp.df + 0.5) / (cp.df + 0.5))
+        * cp.tf * (%(k1)s + 1) / (cp.tf + %(k1)s * (1 - %(b)s + %(b)s * cp.length
+        / CASE WHEN t.mean > 0 THEN t.mean ELSE 1 END))) AS score
+    FROM cp CROSS JOIN totals t GROUP BY cp.chunk_id, cp.document_id),
+dp AS (SELECT document_id, tf, length, count(*) OVER (PARTITION BY term)::float8 AS df
+       FROM document_terms WHERE term = ANY(%(terms)s::text[])),
 whole AS (
-    SELECT t.document_id, sum(ln(1 + (ds.n - ddf.df + 0.5) / (ddf.df + 0.5))
-        * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length
-        / CASE WHEN ds.mean > 0 THEN ds.mean ELSE 1 END))) AS score
-    FROM document_terms t JOIN ddf USING (term) CROSS JOIN ds
-    WHERE t.term = ANY(%(terms)s::text[])
-    GROUP BY t.document_id),
-ids AS (SELECT id FROM own UNION SELECT c.id FROM chunks c JOIN whole USING (document_id)),
-cand AS (
-    SELECT c.id, c.row_number, coalesce(own.score, 0) AS own, coalesce(whole.score, 0) AS whole
-    FROM ids JOIN chunks c USING (id) LEFT JOIN own USING (id)
-    LEFT JOIN whole ON whole.document_id = c.document_id)
+    SELECT dp.document_id, sum(ln(1 + (t.dn - dp.df + 0.5) / (dp.df + 0.5))
+        * dp.tf * (%(k1)s + 1) / (dp.tf + %(k1)s * (1 - %(b)s + %(b)s * dp.length
+        / CASE WHEN t.dmean > 0 THEN t.dmean ELSE 1 END))) AS score
+    FROM dp CROSS JOIN totals t GROUP BY dp.document_id),
 """
+_CANDIDATES = """
+cand AS (
+    SELECT id, document_id, score AS own FROM own
+    UNION ALL
+    SELECT c.id, c.document_id, 0 FROM {documents} d,
+        LATERAL (SELECT id, document_id FROM chunks WHERE document_id = d.document_id
+                 OFFSET 0) c
+    WHERE NOT EXISTS (SELECT 1 FROM own WHERE own.id = c.id)),
+scored AS (
+    SELECT cand.id, cand.own, coalesce(whole.score, 0) AS whole
+    FROM cand LEFT JOIN whole USING (document_id)),
+fused AS (
+    SELECT id, own, whole, coalesce(own / nullif(max(own) OVER (), 0), own)
+        + coalesce(whole / nullif(max(whole) OVER (), 0), whole) AS fused
+    FROM scored)
+"""
+# The OFFSET 0 keeps each look-up of a few chunks by its index: flattened into a join, the
+# planner would read the whole table for them.
 _TOP = (
     _SCORES
+    # Only the chunks of the documents at or above the k-th best whole score can rank by
+    # their document alone: any other is beaten by a chunk of each of k better documents.
     + """
-SELECT id, own, whole, coalesce(own / nullif(max(own) OVER (), 0), own)
-    + coalesce(whole / nullif(max(whole) OVER (), 0), whole) AS fused
-FROM cand ORDER BY fused DESC, own DESC, row_number LIMIT %(limit)s
+best AS (SELECT document_id FROM whole WHERE score >= (
+    SELECT coalesce(min(score), 0) FROM (
+        SELECT score FROM whole ORDER BY score DESC LIMIT %(limit)s) AS top)),
+"""
+    + _CANDIDATES.format(documents="best")
+    # Ties at the k-th fused score are kept until the chunks' rows break them.
+    + """
+SELECT f.id, f.own, f.whole, f.fused FROM fused f,
+    LATERAL (SELECT row_number FROM chunks WHERE id = f.id OFFSET 0) c
+WHERE f.fused >= (SELECT coalesce(min(fused), 0) FROM (
+    SELECT fused FROM fused ORDER BY fused DESC LIMIT %(limit)s) AS top)
+ORDER BY f.fused DESC, f.own DESC, c.row_number LIMIT %(limit)s
 """
 )
-_ALL = _SCORES + "SELECT id, own, whole, 0 FROM cand ORDER BY row_number"
+_ALL = (
+    _SCORES
+    + _CANDIDATES.format(documents="whole")
+    + "SELECT f.id, f.own, f.whole, 0 FROM fused f JOIN chunks c USING (id) ORDER BY c.row_number"
+)
+_TOTALS = "INSERT INTO bm25_totals (chunks, chunk_length, documents, document_length)"
+_DROP_CHUNKS = (
+    "WITH gone AS (DELETE FROM chunks WHERE {} = ANY(%s) RETURNING length) "
+    + _TOTALS
+    + " SELECT -count(*), -coalesce(sum(length), 0), 0, 0 FROM gone RETURNING chunks"
+)
+_DROP_DOCUMENTS = (
+    "WITH gone AS (DELETE FROM document_texts WHERE document_id = ANY(%s) RETURNING length) "
+    + _TOTALS
+    + " SELECT 0, 0, -count(*), -coalesce(sum(length), 0) FROM gone"
+)
+TOTALS_LOCK = 0x62326D74
+"""The advisory lock of the writer that folds the totals' rows into one (one at a time)."""
+FOLD_AFTER = 256
+"""Rows of totals past which a writer folds them into one."""
 
 
 class PostgresChunkTable:
@@ -157,8 +219,8 @@ class PostgresChunkTable:
         with self.store.transaction() as conn, conn.cursor() as cursor:
             for document in touched:  # in order: two writers never wait on each other
                 cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (document,))
-            cursor.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", (list(document_ids),))
-            cursor.execute("DELETE FROM chunks WHERE id = ANY(%s)", ([c.id for c in chunks],))
+            cursor.execute(_DROP_CHUNKS.format("document_id"), (list(document_ids),))
+            cursor.execute(_DROP_CHUNKS.format("id"), ([c.id for c in chunks],))
             _copy(
                 cursor,
                 "chunks (id, document_id, partition, seq, start, stop, content, content_hash,"
@@ -167,21 +229,23 @@ class PostgresChunkTable:
             )
             _copy(
                 cursor,
-                "chunk_terms (term, chunk_id, tf, length)",
+                "chunk_terms (term, chunk_id, tf, length, document_id)",
                 [
-                    (w, c.id, n, length)
+                    (w, c.id, n, length, c.document_id)
                     for c, t, length in zip(chunks, terms, lengths, strict=True)
                     for w, n in t.items()
                 ],
             )
+            cursor.execute(_TOTALS + " VALUES (%s, %s, 0, 0)", (len(chunks), sum(lengths)))
             self._recount(cursor, touched, document_terms)
+            _fold_totals(cursor)
         self._ensure_vector_index({len(c.vector) for c in chunks if c.vector is not None})
 
     def _recount(
         self, cursor: Any, documents: Sequence[str], document_terms: DocumentTerms
     ) -> None:
         """Rewrite the term counts of ``documents`` from the chunks they hold now."""
-        cursor.execute("DELETE FROM document_texts WHERE document_id = ANY(%s)", (documents,))
+        cursor.execute(_DROP_DOCUMENTS, (documents,))
         cursor.execute(
             f"SELECT {_COLUMNS} FROM chunks WHERE document_id = ANY(%s)"
             " ORDER BY document_id, start, seq",
@@ -193,6 +257,7 @@ class PostgresChunkTable:
         counts = {document: document_terms(parts) for document, parts in held.items()}
         lengths = {d: sum(t.values()) for d, t in counts.items()}
         _copy(cursor, "document_texts (document_id, length)", list(lengths.items()))
+        cursor.execute(_TOTALS + " VALUES (0, 0, %s, %s)", (len(lengths), sum(lengths.values())))
         _copy(
             cursor,
             "document_terms (term, document_id, tf, length)",
@@ -201,14 +266,11 @@ class PostgresChunkTable:
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
-        with self.store.transaction() as conn:
-            conn.execute(
-                "DELETE FROM document_texts WHERE document_id = ANY(%s)", (list(document_ids),)
-            )
-            gone = conn.execute(
-                "DELETE FROM chunks WHERE document_id = ANY(%s)", (list(document_ids),)
-            )
-            return max(gone.rowcount, 0)
+        with self.store.transaction() as conn, conn.cursor() as cursor:
+            cursor.execute(_DROP_DOCUMENTS, (list(document_ids),))
+            cursor.execute(_DROP_CHUNKS.format("document_id"), (list(document_ids),))
+            row = cursor.fetchone()
+            return 0 if row is None else -int(row[0])
 
     def set_vectors(self, ids: Sequence[str], embedder: str, vectors: np.ndarray) -> None:
         """Store vectors of ``embedder`` for existing chunks (one transaction)."""
@@ -336,6 +398,24 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
         _storable(c.context),
         length,
     )
+
+
+def _fold_totals(cursor: Any) -> None:
+    """Fold the totals' rows into one when they are many (by one writer at a time; the
+    others go on adding rows meanwhile)."""
+    cursor.execute("SELECT count(*) FROM bm25_totals")
+    row = cursor.fetchone()
+    if row is None or row[0] < FOLD_AFTER:
+        return
+    cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", (TOTALS_LOCK,))
+    locked = cursor.fetchone()
+    if locked and locked[0]:
+        cursor.execute(
+            "WITH gone AS (DELETE FROM bm25_totals RETURNING *) "
+            + _TOTALS
+            + " SELECT sum(chunks), sum(chunk_length), sum(documents), sum(document_length)"
+            " FROM gone"
+        )
 
 
 def _chunk(r: Sequence[Any]) -> StoredChunk:
