@@ -40,6 +40,7 @@ from tools import require_data
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SCIFACT = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 DEFAULT_WIKIPEDIA = ROOT.parent / "shared" / "fixtures" / "wikipedia" / "pages"
+SECTIONS = ("bm25", "warm", "dense")
 SEED = 16
 QUERIES = 200
 DOCS_PER_STEP = 500
@@ -288,8 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scifact", type=Path, default=DEFAULT_SCIFACT)
     parser.add_argument("--wikipedia", type=Path, default=DEFAULT_WIKIPEDIA)
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--no-dense", action="store_true", help="skip the dense section")
+    parser.add_argument(
+        "--sections", default=",".join(SECTIONS), help=f"which of {', '.join(SECTIONS)} to run"
+    )
     args = parser.parse_args(argv)
+    sections = {s.strip() for s in args.sections.split(",") if s.strip()}
+    if not sections <= set(SECTIONS):
+        parser.error(f"--sections: choose from {', '.join(SECTIONS)}")
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     require_data(args.scifact, "BEIR SciFact", ["corpus.jsonl", "queries.jsonl"], "--scifact")
     with tempfile.TemporaryDirectory(prefix="citesift-scale-") as folder:
@@ -297,11 +303,13 @@ def main(argv: list[str] | None = None) -> int:
         warm = args.store or str(Path(folder) / "warm.db")
         kind = "PostgreSQL" if store.startswith("postgresql://") else "SQLite (embedded)"
         print(f"# store: {kind}; seed {args.seed}")
-        print("\n## BM25, no embeddings\n")
-        print("\n".join(bm25_rows(args, store)))
-        print("\n## Embedding cache warm\n")
-        print(warm_cache_row(args, warm))
-    if not args.no_dense:
+        if "bm25" in sections:
+            print("\n## BM25, no embeddings\n")
+            print("\n".join(bm25_rows(args, store)))
+        if "warm" in sections:
+            print("\n## Embedding cache warm\n")
+            print(warm_cache_row(args, warm))
+    if "dense" in sections:
         print("\n## Dense search (synthetic clustered vectors, 384 dims; no model run)\n")
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
             print("\n".join(pool.submit(dense_rows, args.sizes, args.seed).result()))

@@ -143,17 +143,16 @@ class LocalStore:
         self.bm25.vocabulary.ids.update((t, i) for i, t in enumerate(kept.terms))
         self._saved_terms = len(kept.terms)
         for kind, index in self._indexes().items():
-            for row in kept.rows[kind]:
-                index.restore_row(row.row, row.id, row.length)
-                if row.terms is not None and row.counts is not None:
-                    index.restore_pending(row.row, (row.terms, row.counts))
-            index.reserve_rows(kept.used[kind])
+            rows = kept.rows[kind]
+            index.restore_rows(rows.rows, rows.ids, rows.lengths, kept.used[kind])
+            for row, terms, counts in rows.pending:
+                index.restore_pending(row, (terms, counts))
             for s in kept.segments[kind]:
                 index.restore_segment(Segment(s.key, s.terms, s.starts, s.rows, s.tf))
         passages = kept.rows[PASSAGES]
-        self.bm25.own([r.row for r in passages], [r.owner or "" for r in passages])
+        self.bm25.own(passages.rows, [owner or "" for owner in passages.owners])
         documents = kept.rows[DOCUMENTS]
-        self.bm25.place_documents([r.id for r in documents], [r.row for r in documents])
+        self.bm25.place_documents(documents.ids, documents.rows)
         self._generation, self._kept = kept.generation, True
 
     def _build(self, conn: Any, keep: bool) -> None:

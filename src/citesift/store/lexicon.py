@@ -60,6 +60,18 @@ class KeptRow:
 
 
 @dataclass(frozen=True, slots=True)
+class KeptRows:
+    """The rows of one index as kept, column by column (row numbers ascending), and the
+    term ids and counts of those not sealed yet, by row."""
+
+    rows: np.ndarray
+    ids: list[str]
+    owners: list[str | None]
+    lengths: np.ndarray
+    pending: list[tuple[int, np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True, slots=True)
 class KeptSegment:
     key: int
     terms: np.ndarray
@@ -74,7 +86,7 @@ class KeptIndex:
     of rows each kind has used, the generation, and whether the index was built at all."""
 
     terms: list[str] = field(default_factory=list)
-    rows: dict[str, list[KeptRow]] = field(default_factory=dict)
+    rows: dict[str, KeptRows] = field(default_factory=dict)
     segments: dict[str, list[KeptSegment]] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     generation: int = 0
@@ -92,14 +104,7 @@ def load(conn: sqlite3.Connection, kinds: Sequence[str]) -> KeptIndex:
     kept.terms = [t for (t,) in conn.execute("SELECT term FROM bm25_terms ORDER BY id")]
     for kind in kinds:
         kept.used[kind] = int(state.get(f"rows:{kind}", 0))
-        kept.rows[kind] = [
-            KeptRow(row, id, owner, length, _array(terms, "<i4"), _array(counts, "<f4"))
-            for row, id, owner, length, terms, counts in conn.execute(
-                "SELECT row, id, owner, length, terms, counts FROM bm25_rows WHERE kind = ?"
-                " ORDER BY row",
-                (kind,),
-            )
-        ]
+        kept.rows[kind] = _rows(conn, kind)
         kept.segments[kind] = [
             KeptSegment(key, *(_arrays(arrays)))
             for key, *arrays in conn.execute(
@@ -109,6 +114,25 @@ def load(conn: sqlite3.Connection, kinds: Sequence[str]) -> KeptIndex:
             )
         ]
     return kept
+
+
+def _rows(conn: sqlite3.Connection, kind: str) -> KeptRows:
+    """The rows of one index, read column by column."""
+    found = conn.execute(
+        "SELECT row, id, owner, length FROM bm25_rows WHERE kind = ? ORDER BY row", (kind,)
+    ).fetchall()
+    rows, ids, owners, lengths = (list(c) for c in zip(*found, strict=True)) if found else ([],) * 4
+    pending = [
+        (row, np.frombuffer(terms, dtype="<i4"), np.frombuffer(counts, dtype="<f4"))
+        for row, terms, counts in conn.execute(
+            "SELECT row, terms, counts FROM bm25_rows WHERE kind = ? AND terms IS NOT NULL"
+            " ORDER BY row",
+            (kind,),
+        )
+    ]
+    return KeptRows(
+        np.array(rows, dtype=np.int64), ids, owners, np.array(lengths, dtype=np.float64), pending
+    )
 
 
 def generation(conn: sqlite3.Connection) -> int:
@@ -178,7 +202,3 @@ def _parts(s: KeptSegment) -> tuple[np.ndarray, ...]:
 
 def _blob(array: np.ndarray | None, dtype: str) -> bytes | None:
     return None if array is None else np.ascontiguousarray(array, dtype=dtype).tobytes()
-
-
-def _array(blob: bytes | None, dtype: str) -> np.ndarray | None:
-    return None if blob is None else np.frombuffer(blob, dtype=dtype)

@@ -142,8 +142,11 @@ class BM25Index:
     def terms(self, text: str) -> _Terms:
         """The term ids and counts of ``text`` (new terms join the vocabulary)."""
         counts = Counter(self.tokenize(text))
-        ids = np.fromiter((self.vocabulary.id_of(t) for t in counts), np.int32, len(counts))
-        return ids, np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+        known = self.vocabulary.ids.get
+        ids = [known(t) for t in counts]
+        if None in ids:
+            ids = [self.vocabulary.id_of(t) for t in counts]
+        return np.array(ids, dtype=np.int32), np.array(list(counts.values()), dtype=np.float32)
 
     def add_terms(self, ids: Sequence[str], terms: Sequence[_Terms]) -> list[int]:
         """Index documents given as term ids and counts; their new rows."""
@@ -162,23 +165,19 @@ class BM25Index:
         self._pending_cache = None
         return rows
 
-    def restore_row(self, row: int, doc_id: str | None, length: float) -> None:
-        """Put back a row as it was kept (rows come in ascending order; gaps are removed
-        rows)."""
-        self._grow(row + 1)
-        while len(self.row_ids) < row:
-            self.row_ids.append(None)
-        self.row_ids.append(doc_id)
-        if doc_id is not None:
-            self._rows[doc_id] = row
-            self._lengths[row] = length
-            self._alive[row] = True
-            self._total_length += length
-
-    def reserve_rows(self, count: int) -> None:
-        """Count ``count`` rows as used (the last ones removed), so none is used again."""
-        self._grow(count)
-        self.row_ids.extend([None] * (count - len(self.row_ids)))
+    def restore_rows(
+        self, rows: np.ndarray, ids: list[str], lengths: np.ndarray, used: int
+    ) -> None:
+        """Put back the live rows as they were kept (ascending), of ``used`` rows in all:
+        the others were removed, and no row is used twice."""
+        self._grow(used)
+        row_ids = np.full(used, None, dtype=object)
+        row_ids[rows] = ids
+        self.row_ids = row_ids.tolist()
+        self._rows = dict(zip(ids, rows.tolist(), strict=True))
+        self._lengths[rows] = lengths
+        self._alive[rows] = True
+        self._total_length = float(lengths.sum())
 
     def restore_segment(self, segment: Segment) -> None:
         self.segments.append(segment)

@@ -45,11 +45,11 @@ class PassageIndex:
         self.own(rows, documents)
         return rows
 
-    def own(self, rows: Sequence[int], documents: Sequence[str]) -> None:
-        """Record that passage ``rows[i]`` belongs to ``documents[i]``."""
+    def own(self, rows: Sequence[int] | np.ndarray, documents: Sequence[str]) -> None:
+        """Record that passage ``rows[i]`` (ascending) belongs to ``documents[i]``."""
         if len(rows) and rows[-1] >= len(self._owner):
-            self._owner = _grown(self._owner, rows[-1] + 1, 0)
-        self._owner[list(rows)] = [self._number(d) for d in documents]
+            self._owner = _grown(self._owner, int(rows[-1]) + 1, 0)
+        self._owner[np.asarray(rows, dtype=np.int64)] = [self._number(d) for d in documents]
 
     def remove(self, ids: Iterable[str]) -> list[int]:
         """Forget these passages (unknown ids are ignored); the rows they had."""
@@ -61,7 +61,7 @@ class PassageIndex:
         self.place_documents(ids, rows)
         return rows
 
-    def place_documents(self, ids: Sequence[str], rows: Sequence[int]) -> None:
+    def place_documents(self, ids: Sequence[str], rows: Sequence[int] | np.ndarray) -> None:
         """Record that document ``ids[i]`` is row ``rows[i]`` of the document index."""
         numbers = [self._number(d) for d in ids]
         self._document_rows[numbers] = rows

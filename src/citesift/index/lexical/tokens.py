@@ -75,7 +75,7 @@ class Tokenizer:
         bigrams (a lone character itself), so a query finds words inside unspaced text."""
         words = [w for w in _TOKEN.findall(text.lower()) if w not in self.stopwords]
         if self._stem is not None:
-            words = [self._stem(w) for w in words]
+            words = list(map(self._stem, words))
         if _CJK_CHAR.search(text) is None:
             return words
         return [t for w in words for t in (_bigrams(w) if _CJK_CHAR.match(w) else (w,))]
