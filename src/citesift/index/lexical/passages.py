@@ -29,6 +29,8 @@ class PassageIndex:
         """Per passage row, its document's number."""
         self._document_rows = np.zeros(0, dtype=np.int64)
         """Per document number, its row in the document index (-1: none)."""
+        self._place_cache: np.ndarray | None = None
+        self._by_document: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -47,12 +49,14 @@ class PassageIndex:
 
     def own(self, rows: Sequence[int] | np.ndarray, documents: Sequence[str]) -> None:
         """Record that passage ``rows[i]`` (ascending) belongs to ``documents[i]``."""
+        self._changed()
         if len(rows) and rows[-1] >= len(self._owner):
             self._owner = _grown(self._owner, int(rows[-1]) + 1, 0)
         self._owner[np.asarray(rows, dtype=np.int64)] = [self._number(d) for d in documents]
 
     def remove(self, ids: Iterable[str]) -> list[int]:
         """Forget these passages (unknown ids are ignored); the rows they had."""
+        self._changed()
         return self.passages.remove(ids)
 
     def set_documents(self, ids: Sequence[str], texts: Sequence[str]) -> list[int]:
@@ -63,11 +67,13 @@ class PassageIndex:
 
     def place_documents(self, ids: Sequence[str], rows: Sequence[int] | np.ndarray) -> None:
         """Record that document ``ids[i]`` is row ``rows[i]`` of the document index."""
+        self._changed()
         numbers = [self._number(d) for d in ids]
         self._document_rows[numbers] = rows
 
     def remove_documents(self, ids: Iterable[str]) -> list[int]:
         """Forget these documents' whole texts; the rows they had."""
+        self._changed()
         ids = list(ids)
         self._document_rows[[self._numbers[d] for d in ids if d in self._numbers]] = -1
         return self.documents.remove(ids)
@@ -79,20 +85,57 @@ class PassageIndex:
         equal scores are ordered by the passage's own BM25 score, then by row. ``allowed`` (a
         boolean mask in row order) restricts the candidates, and the scaling to them."""
         own = self.passages.scores(query)
-        whole = self._whole(query, len(own))
-        if allowed is not None:
-            own, whole = np.where(allowed, own, 0.0), np.where(allowed, whole, 0.0)
+        documents = np.r_[self.documents.scores(query), 0.0]  # the last: "no document"
+        if allowed is None:
+            rows = self._candidates(own, documents, k)
+        else:
+            rows = np.flatnonzero(allowed[: len(own)])
+        own = own[rows]
+        whole = documents[self._places()[rows]]
         fused = by_best(own) + by_best(whole)
-        rows = top_rows(fused, k, own)
-        return [str(self.passages.ids[r]) for r in rows], fused[rows]
+        top = top_rows(fused, k, own)
+        return [str(self.passages.ids[rows[r]]) for r in top], fused[top]
 
-    def _whole(self, query: str, rows: int) -> np.ndarray:
-        """Each live passage row's document score (0 for a removed row or a document with
-        no whole text)."""
-        scores = np.r_[self.documents.scores(query), 0.0]  # the last: "no document"
-        places = self._document_rows[self._owner[:rows]]
-        whole: np.ndarray = scores[np.where(places >= 0, places, len(scores) - 1)]
-        return np.where(self.passages.alive, whole, 0.0)
+    def _candidates(self, own: np.ndarray, documents: np.ndarray, k: int) -> np.ndarray:
+        """The passage rows that can be among the ``k`` best, ascending: those that match
+        themselves, and every passage of the documents scoring at least the k-th best
+        document. Any other passage ranks by its document alone, below a passage of each of
+        k better documents."""
+        chosen = own > 0
+        scored = np.flatnonzero(documents > 0)
+        if len(scored) > k > 0:
+            kth = -np.partition(-documents[scored], k - 1)[k - 1]
+            scored = scored[documents[scored] >= kth]
+        elif k <= 0:
+            scored = scored[:0]
+        starts, rows = self._passages_by_document()
+        for d in scored:
+            chosen[rows[starts[d] : starts[d + 1]]] = True
+        return np.flatnonzero(chosen)
+
+    def _places(self) -> np.ndarray:
+        """Per passage row, its document's row in the document index; the "no document"
+        row past the last for a removed passage or a document with no whole text (kept
+        until the next change)."""
+        if self._place_cache is None:
+            count = len(self.passages.ids)
+            places = self._document_rows[self._owner[:count]]
+            missing = (places < 0) | ~self.passages.alive
+            self._place_cache = np.where(missing, len(self.documents.ids), places)
+        return self._place_cache
+
+    def _passages_by_document(self) -> tuple[np.ndarray, np.ndarray]:
+        """The live passage rows of each document row, as ``rows[starts[d]:starts[d + 1]]``
+        (ascending; kept until the next change)."""
+        if self._by_document is None:
+            places = self._places()
+            order = np.argsort(places, kind="stable")
+            bounds = np.arange(len(self.documents.ids) + 1)
+            self._by_document = (np.searchsorted(places[order], bounds), order)
+        return self._by_document
+
+    def _changed(self) -> None:
+        self._place_cache = self._by_document = None
 
     def _number(self, document: str) -> int:
         number = self._numbers.setdefault(document, len(self._numbers))
