@@ -2,6 +2,7 @@
 recombined with a fixed seed, measured in one run.
 
     python bench/scale.py [--store FILE|postgresql://...] [--sizes 10000,100000,1000000]
+                          [--sections bm25,warm,dense] [--data DIR] [--wikipedia DIR]
 
 Passages come from the SciFact corpus and the recorded Wikipedia pages: each made-up document
 is a few runs of consecutive sentences from random sources under a SciFact title, indexed
@@ -165,8 +166,8 @@ class HashEmbedder:
 
 def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
     """Grow one index through the sizes, measuring each; then reopen it and query once."""
-    sources, titles = sentences(args.scifact, args.wikipedia)
-    queries = claims(args.scifact, QUERIES, args.seed)
+    sources, titles = sentences(args.data, args.wikipedia)
+    queries = claims(args.data, QUERIES, args.seed)
     emptied(store)
     rag = open_rag(store)
     docs = documents(sources, titles, args.seed)
@@ -206,7 +207,7 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
 def warm_cache_row(args: argparse.Namespace, store: str) -> str:
     """Ingest with every passage's vector already in the embedding cache (a stand-in
     embedder fills it first), over the first size's worth of documents."""
-    sources, titles = sentences(args.scifact, args.wikipedia)
+    sources, titles = sentences(args.data, args.wikipedia)
     docs = documents(sources, titles, args.seed + 1)
     batch = [next(docs) for _ in range(max(args.sizes[0] // 4, DOCS_PER_STEP))]
     emptied(store)
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", default="10000,100000,1000000", help="passage counts, comma-separated"
     )
-    parser.add_argument("--scifact", type=Path, default=DEFAULT_SCIFACT)
+    parser.add_argument("--data", type=Path, default=DEFAULT_SCIFACT, help="BEIR SciFact folder")
     parser.add_argument("--wikipedia", type=Path, default=DEFAULT_WIKIPEDIA)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(
@@ -305,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sections <= set(SECTIONS):
         parser.error(f"--sections: choose from {', '.join(SECTIONS)}")
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
-    require_data(args.scifact, "BEIR SciFact", ["corpus.jsonl", "queries.jsonl"], "--scifact")
+    require_data(args.data, "BEIR SciFact", ["corpus.jsonl", "queries.jsonl"])
     with tempfile.TemporaryDirectory(prefix="citesift-scale-") as folder:
         store = args.store or str(Path(folder) / "scale.db")
         warm = args.store or str(Path(folder) / "warm.db")

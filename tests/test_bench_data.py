@@ -16,6 +16,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
         ("extraction.py", "ground-truth.json"),
         ("retrieval.py", "corpus.jsonl"),
         ("citations.py", "claim/dev.jsonl"),
+        ("scale.py", "corpus.jsonl"),
     ],
 )
 def test_a_benchmark_without_its_data_names_where_it_looked(
