@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCIFACT = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SCIFACT / "corpus.jsonl").is_file(), reason="no SciFact data beside")
 def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: Path) -> None:
     done = subprocess.run(
@@ -22,7 +23,7 @@ def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: P
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=110,
         check=False,
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
