@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
@@ -114,6 +113,7 @@ class BM25Index:
         """(row, term ids, counts) added since the last seal."""
         self.segments: list[Segment] = []
         self._pending_cache: Segment | None = None
+        self._saturation_cache: np.ndarray | None = None
         self._next_key = 0
 
     def __len__(self) -> int:
@@ -151,6 +151,7 @@ class BM25Index:
     def add_terms(self, ids: Sequence[str], terms: Sequence[_Terms]) -> list[int]:
         """Index documents given as term ids and counts; their new rows."""
         self.remove(ids)
+        self._saturation_cache = None
         first = len(self.row_ids)
         rows = list(range(first, first + len(ids)))
         lengths = np.array([float(c.sum()) for _, c in terms], dtype=np.float64)
@@ -171,6 +172,7 @@ class BM25Index:
         """Put back the live rows as they were kept (ascending), of ``used`` rows in all:
         the others were removed, and no row is used twice."""
         self._grow(used)
+        self._saturation_cache = None
         row_ids = np.full(used, None, dtype=object)
         row_ids[rows] = ids
         self.row_ids = row_ids.tolist()
@@ -186,6 +188,7 @@ class BM25Index:
     def remove(self, ids: Iterable[str]) -> list[int]:
         """Forget these documents (unknown ids are ignored); the rows they had."""
         gone = []
+        self._saturation_cache = None
         for doc_id in ids:
             row = self._rows.pop(doc_id, None)
             if row is not None:
@@ -219,6 +222,16 @@ class BM25Index:
                 (made.remove(segment) if segment in made else dropped.append(segment))
             made.append(merged)
         return made, dropped
+
+    def _saturation(self) -> np.ndarray:
+        """Per row, ``k1`` times its length normalisation (kept until the next change)."""
+        if self._saturation_cache is None:
+            live = len(self._rows)
+            mean = self._total_length / live if live else 0.0
+            lengths = self._lengths[: len(self.row_ids)]
+            norm = 1 - self.b + self.b * lengths / (mean if mean > 0 else 1.0)
+            self._saturation_cache = self.k1 * norm
+        return self._saturation_cache
 
     def _pending_segment(self) -> Segment:
         """The pending rows as a segment (kept until the next change): searched, not kept."""
@@ -257,22 +270,22 @@ class BM25Index:
         live = len(self._rows)
         if not terms or not live:
             return np.zeros(len(self.row_ids))
-        mean = self._total_length / live
         wanted = np.fromiter(terms, np.int32, len(terms))
         parts = [s.postings_of(wanted) for s in (*self.segments, self._pending_segment())]
-        which = np.concatenate([p[0] for p in parts]).astype(_small(len(wanted)))
-        order = np.argsort(which, kind="stable")  # term by term, in the query's order (radix)
-        which = which[order]
-        rows = np.concatenate([p[1] for p in parts])[order]
-        tf = np.concatenate([p[2] for p in parts])[order].astype(np.float64)
-        keep = self._alive[rows]
-        which, rows, tf = which[keep], rows[keep], tf[keep]
+        # A row's postings are all in one segment, in the query's term order: each row's
+        # score is summed term by term, in that order, with no sort.
+        which = np.concatenate([p[0] for p in parts])
+        rows = np.concatenate([p[1] for p in parts])
+        tf = np.concatenate([p[2] for p in parts]).astype(np.float64)
+        if len(self.row_ids) > live:  # removed rows keep postings until a merge drops them
+            keep = self._alive[rows]
+            which, rows, tf = which[keep], rows[keep], tf[keep]
         df = np.bincount(which, minlength=len(wanted)).astype(np.float64)
         idf = np.log1p((live - df + 0.5) / (df + 0.5))
-        norm = 1 - self.b + self.b * self._lengths[rows] / (mean if mean > 0 else 1.0)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            part = idf[which] * tf * (self.k1 + 1) / (tf + self.k1 * norm)
-        part = np.where(np.isfinite(part), part, 0.0)
+            part = idf[which] * tf * (self.k1 + 1) / (tf + self._saturation()[rows])
+        if not np.isfinite(part).all():
+            part = np.where(np.isfinite(part), part, 0.0)
         return np.bincount(rows, weights=part, minlength=len(self.row_ids))
 
     def search(
@@ -295,12 +308,6 @@ class BM25Index:
         self._alive = np.resize(self._alive, size)
         self._lengths[len(self.row_ids) :] = 0.0
         self._alive[len(self.row_ids) :] = False
-
-
-def _small(count: int) -> type[np.integer[Any]]:
-    """The smallest integer type numbering ``count`` things (a stable sort of it is a radix
-    sort)."""
-    return np.uint8 if count <= 256 else np.uint16 if count <= 65536 else np.int64
 
 
 def top_rows(scores: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:
