@@ -148,9 +148,9 @@ class LocalStore:
             for row, terms, counts in rows.pending:
                 index.restore_pending(row, (terms, counts))
             for s in kept.segments[kind]:
-                index.restore_segment(Segment(s.key, s.terms, s.starts, s.rows, s.tf))
+                index.restore_segment(Segment(s.key, s.terms, s.starts, s.rows, s.tf, s.members))
         passages = kept.rows[PASSAGES]
-        self.bm25.own(passages.rows, [owner or "" for owner in passages.owners])
+        self.bm25.restore_owners(passages.rows, [owner or "" for owner in passages.owners])
         documents = kept.rows[DOCUMENTS]
         self.bm25.place_documents(documents.ids, documents.rows)
         self._generation, self._kept = kept.generation, True
@@ -223,7 +223,7 @@ class LocalStore:
         for kind, index in self._indexes().items():
             if len(index.pending) >= SEAL_ROWS:
                 made, dropped = index.seal()
-                kept = [lexicon.KeptSegment(s.key, s.terms, s.starts, s.rows, s.tf) for s in made]
+                kept = [self._kept_segment(index, s) for s in made]
                 lexicon.seal(conn, kind, kept, [s.key for s in dropped])
         assert self._generation is not None
         self._generation += 1
@@ -232,6 +232,18 @@ class LocalStore:
             generation=self._generation,
             rows_passages=len(self.bm25.passages.row_ids),
             rows_documents=len(self.bm25.documents.row_ids),
+        )
+
+    def _kept_segment(self, index: BM25Index, s: Segment) -> lexicon.KeptSegment:
+        """A sealed segment as it is kept, with its rows' ids, owners and lengths."""
+        members = s.members.tolist()
+        ids = [str(index.row_ids[r]) for r in members]
+        owners: list[str | None] = [None] * len(ids)
+        if index is self.bm25.passages:
+            owners = self.bm25.owners(s.members)
+        lengths = index.lengths[s.members]
+        return lexicon.KeptSegment(
+            s.key, s.terms, s.starts, s.rows, s.tf, s.members, ids, owners, lengths
         )
 
     def _indexes(self) -> dict[str, BM25Index]:

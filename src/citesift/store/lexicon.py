@@ -1,6 +1,8 @@
 """The lexical index kept in the SQLite store, so that opening a store reads it back instead
-of tokenizing every passage again: the vocabulary, each index's rows (id, length, owner;
-the term counts of rows not yet sealed) and its sealed segments of postings, as arrays.
+of tokenizing every passage again: the vocabulary; each index's sealed segments, holding
+their postings and their rows (number, id, owner, length) as a few blobs each, so a million
+rows read back in a few reads; the rows not sealed yet, one a row with their term counts;
+and the sealed rows removed since (a merge drops them from its segment).
 
 Every change is written in the transaction that changes the chunks, with a generation
 number a process compares with its own to see that another process wrote meanwhile.
@@ -8,9 +10,11 @@ number a process compares with its own to see that another process wrote meanwhi
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -37,8 +41,14 @@ MIGRATIONS = [
         starts BLOB NOT NULL,
         rows BLOB NOT NULL,
         tf BLOB NOT NULL,
+        members BLOB NOT NULL,
+        ids TEXT NOT NULL,
+        owners TEXT NOT NULL,
+        lengths BLOB NOT NULL,
         PRIMARY KEY (kind, key)
     );
+    CREATE TABLE bm25_removed (kind TEXT NOT NULL, row INTEGER NOT NULL,
+        PRIMARY KEY (kind, row)) WITHOUT ROWID;
     CREATE TABLE bm25_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     """,
 ]
@@ -73,11 +83,18 @@ class KeptRows:
 
 @dataclass(frozen=True, slots=True)
 class KeptSegment:
+    """A sealed segment: its postings (``terms``, ``starts``, ``rows``, ``tf``) and its
+    rows (``members``, ascending, with their ids, owners and lengths)."""
+
     key: int
     terms: np.ndarray
     starts: np.ndarray
     rows: np.ndarray
     tf: np.ndarray
+    members: np.ndarray
+    ids: list[str]
+    owners: list[str | None]
+    lengths: np.ndarray
 
 
 @dataclass(slots=True)
@@ -104,34 +121,46 @@ def load(conn: sqlite3.Connection, kinds: Sequence[str]) -> KeptIndex:
     kept.terms = [t for (t,) in conn.execute("SELECT term FROM bm25_terms ORDER BY id")]
     for kind in kinds:
         kept.used[kind] = int(state.get(f"rows:{kind}", 0))
-        kept.rows[kind] = _rows(conn, kind)
         kept.segments[kind] = [
-            KeptSegment(key, *(_arrays(arrays)))
-            for key, *arrays in conn.execute(
-                "SELECT key, terms, starts, rows, tf FROM bm25_segments WHERE kind = ?"
-                " ORDER BY key",
+            _segment(key, arrays, members, ids, owners, lengths)
+            for key, *arrays, members, ids, owners, lengths in conn.execute(
+                "SELECT key, terms, starts, rows, tf, members, ids, owners, lengths"
+                " FROM bm25_segments WHERE kind = ? ORDER BY key",
                 (kind,),
             )
         ]
+        kept.rows[kind] = _rows(conn, kind, kept.segments[kind])
     return kept
 
 
-def _rows(conn: sqlite3.Connection, kind: str) -> KeptRows:
-    """The rows of one index, read column by column."""
-    found = conn.execute(
-        "SELECT row, id, owner, length FROM bm25_rows WHERE kind = ? ORDER BY row", (kind,)
+def _rows(conn: sqlite3.Connection, kind: str, segments: Sequence[KeptSegment]) -> KeptRows:
+    """The live rows of one index: those of its segments less the removed ones, and the
+    rows not sealed yet (with their term counts)."""
+    pending = conn.execute(
+        "SELECT row, id, owner, length, terms, counts FROM bm25_rows WHERE kind = ?", (kind,)
     ).fetchall()
-    rows, ids, owners, lengths = (list(c) for c in zip(*found, strict=True)) if found else ([],) * 4
-    pending = [
-        (row, np.frombuffer(terms, dtype="<i4"), np.frombuffer(counts, dtype="<f4"))
-        for row, terms, counts in conn.execute(
-            "SELECT row, terms, counts FROM bm25_rows WHERE kind = ? AND terms IS NOT NULL"
-            " ORDER BY row",
-            (kind,),
-        )
-    ]
+    rows = np.concatenate(
+        [s.members for s in segments] + [np.array([p[0] for p in pending], dtype=np.int64)]
+    )
+    ids = list(chain.from_iterable([*(s.ids for s in segments), (p[1] for p in pending)]))
+    owners = list(chain.from_iterable([*(s.owners for s in segments), (p[2] for p in pending)]))
+    lengths = np.concatenate(
+        [s.lengths for s in segments] + [np.array([p[3] for p in pending], dtype=np.float64)]
+    )
+    removed = [r for (r,) in conn.execute("SELECT row FROM bm25_removed WHERE kind = ?", (kind,))]
+    if removed:
+        live = ~np.isin(rows, np.array(removed, dtype=np.int64))
+        rows, lengths = rows[live], lengths[live]
+        ids = [i for i, keep in zip(ids, live.tolist(), strict=True) if keep]
+        owners = [o for o, keep in zip(owners, live.tolist(), strict=True) if keep]
+    order = np.argsort(rows, kind="stable")
+    terms = [(p[0], np.frombuffer(p[4], "<i4"), np.frombuffer(p[5], "<f4")) for p in pending]
     return KeptRows(
-        np.array(rows, dtype=np.int64), ids, owners, np.array(lengths, dtype=np.float64), pending
+        rows[order],
+        [ids[i] for i in order.tolist()],
+        [owners[i] for i in order.tolist()],
+        lengths[order],
+        sorted(terms, key=lambda p: p[0]),
     )
 
 
@@ -167,33 +196,57 @@ def save_rows(conn: sqlite3.Connection, kind: str, rows: Iterable[KeptRow]) -> N
 
 
 def drop_rows(conn: sqlite3.Connection, kind: str, rows: Iterable[int]) -> None:
-    conn.executemany("DELETE FROM bm25_rows WHERE kind = ? AND row = ?", [(kind, r) for r in rows])
+    """Forget removed rows: a pending one goes, a sealed one is marked removed."""
+    pairs = [(kind, r) for r in rows]
+    conn.executemany("DELETE FROM bm25_rows WHERE kind = ? AND row = ?", pairs)
+    conn.executemany("INSERT OR IGNORE INTO bm25_removed (kind, row) VALUES (?, ?)", pairs)
 
 
 def seal(
     conn: sqlite3.Connection, kind: str, made: Sequence[KeptSegment], dropped: Iterable[int]
 ) -> None:
-    """Keep the segments ``made``, forget those ``dropped`` (by key), and forget the term
-    counts of rows now in a segment (every pending row is sealed at once)."""
+    """Keep the segments ``made``, forget those ``dropped`` (by key), and the pending rows
+    (every pending row is sealed at once)."""
     conn.executemany(
         "DELETE FROM bm25_segments WHERE kind = ? AND key = ?", [(kind, k) for k in dropped]
     )
     conn.executemany(
-        "INSERT INTO bm25_segments (kind, key, terms, starts, rows, tf) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO bm25_segments (kind, key, terms, starts, rows, tf, members, ids, owners,"
+        " lengths) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (kind, s.key, *(_blob(a, t) for a, t in zip(_parts(s), _ARRAYS, strict=True)))
+            (
+                kind,
+                s.key,
+                *(_blob(a, t) for a, t in zip(_parts(s), _ARRAYS, strict=True)),
+                _blob(s.members, "<i8"),
+                json.dumps(s.ids, ensure_ascii=False),
+                json.dumps(s.owners, ensure_ascii=False),
+                _blob(s.lengths, "<f8"),
+            )
             for s in made
         ],
     )
-    conn.execute(
-        "UPDATE bm25_rows SET terms = NULL, counts = NULL WHERE kind = ? AND terms IS NOT NULL",
-        (kind,),
+    conn.execute("DELETE FROM bm25_rows WHERE kind = ?", (kind,))
+
+
+def _segment(
+    key: int, blobs: Sequence[bytes], members: bytes, ids: str, owners: str, lengths: bytes
+) -> KeptSegment:
+    """A segment from what is kept (its arrays read in place, not copied)."""
+    terms, starts, rows, tf = (
+        np.frombuffer(b, dtype=t) for b, t in zip(blobs, _ARRAYS, strict=True)
     )
-
-
-def _arrays(blobs: Sequence[bytes]) -> list[np.ndarray]:
-    """A segment's arrays from their blobs (read in place, not copied)."""
-    return [np.frombuffer(b, dtype=t) for b, t in zip(blobs, _ARRAYS, strict=True)]
+    return KeptSegment(
+        key,
+        terms,
+        starts,
+        rows,
+        tf,
+        np.frombuffer(members, dtype="<i8"),
+        json.loads(ids),
+        json.loads(owners),
+        np.frombuffer(lengths, dtype="<f8"),
+    )
 
 
 def _parts(s: KeptSegment) -> tuple[np.ndarray, ...]:

@@ -43,6 +43,8 @@ class Segment:
     starts: np.ndarray
     rows: np.ndarray
     tf: np.ndarray
+    members: np.ndarray
+    """The rows it holds, ascending (a row with no terms has no postings, yet is one)."""
 
     def postings_of(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The postings of ``terms``: for each, which of ``terms`` it is, its row, its tf."""
@@ -59,13 +61,16 @@ _EMPTY_ROWS = np.zeros(0, dtype=np.int32)
 _EMPTY_TF = np.zeros(0, dtype=np.float32)
 
 
-def sealed(key: int, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray) -> Segment:
+def sealed(
+    key: int, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray, members: np.ndarray
+) -> Segment:
     """A segment of postings given in any order (the order of equal terms is kept)."""
     order = np.argsort(terms, kind="stable")
     terms, rows, tf = terms[order], rows[order], tf[order]
     heads = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]]) if len(terms) else order[:0]
     starts = np.r_[heads, len(terms)].astype(np.int64)
-    return Segment(key, terms[heads].astype(np.int32), starts, rows.astype(np.int32), tf)
+    heads_terms = terms[heads].astype(np.int32)
+    return Segment(key, heads_terms, starts, rows.astype(np.int32), tf, members.astype(np.int64))
 
 
 @dataclass(slots=True)
@@ -124,6 +129,11 @@ class BM25Index:
         """Document ids in row order (the order of ``allowed`` masks and of ``scores``);
         a removed row's is None."""
         return self.row_ids
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Per row, its length in terms (0 once removed)."""
+        return self._lengths[: len(self.row_ids)]
 
     @property
     def alive(self) -> np.ndarray:
@@ -206,6 +216,7 @@ class BM25Index:
         if not self.pending:
             return made, dropped
         self._next_key += 1
+        self.pending = [p for p in self.pending if self._alive[p[0]]]
         self.segments.append(self._postings_of_pending(self._next_key - 1))
         self.pending, self._pending_cache = [], None
         made.append(self.segments[-1])
@@ -214,8 +225,12 @@ class BM25Index:
             live = np.concatenate([older.rows, newer.rows])
             keep = self._alive[live]
             terms = np.concatenate([np.repeat(s.terms, np.diff(s.starts)) for s in (older, newer)])
+            members = np.concatenate([older.members, newer.members])
             merged = self._sealed(
-                live[keep], terms[keep], np.concatenate([older.tf, newer.tf])[keep]
+                live[keep],
+                terms[keep],
+                np.concatenate([older.tf, newer.tf])[keep],
+                members[self._alive[members]],
             )
             self.segments[-2:] = [merged]
             for segment in (older, newer):
@@ -240,19 +255,19 @@ class BM25Index:
         return self._pending_cache
 
     def _postings_of_pending(self, key: int) -> Segment:
+        members = np.fromiter((r for r, _, _ in self.pending), np.int64, len(self.pending))
         if not self.pending:
-            return sealed(key, _EMPTY_ROWS, _EMPTY_ROWS, _EMPTY_TF)
-        rows = np.repeat(
-            np.fromiter((r for r, _, _ in self.pending), np.int64, len(self.pending)),
-            [len(t) for _, t, _ in self.pending],
-        )
+            return sealed(key, _EMPTY_ROWS, _EMPTY_ROWS, _EMPTY_TF, members)
+        rows = np.repeat(members, [len(t) for _, t, _ in self.pending])
         terms = np.concatenate([t for _, t, _ in self.pending])
         tf = np.concatenate([c for _, _, c in self.pending]).astype(np.float32)
-        return sealed(key, rows, terms, tf)
+        return sealed(key, rows, terms, tf, members)
 
-    def _sealed(self, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray) -> Segment:
+    def _sealed(
+        self, rows: np.ndarray, terms: np.ndarray, tf: np.ndarray, members: np.ndarray
+    ) -> Segment:
         self._next_key += 1
-        return sealed(self._next_key - 1, rows, terms, tf)
+        return sealed(self._next_key - 1, rows, terms, tf, members)
 
     @staticmethod
     def _mergeable(older: Segment, newer: Segment) -> bool:

@@ -25,6 +25,8 @@ class PassageIndex:
         self.passages = BM25Index(vocabulary=self.vocabulary)
         self.documents = BM25Index(vocabulary=self.vocabulary)
         self._numbers: dict[str, int] = {}
+        self._names: list[str] = []
+        """Each document number's id."""
         self._owner = np.zeros(0, dtype=np.int64)
         """Per passage row, its document's number."""
         self._document_rows = np.zeros(0, dtype=np.int64)
@@ -50,9 +52,20 @@ class PassageIndex:
     def own(self, rows: Sequence[int] | np.ndarray, documents: Sequence[str]) -> None:
         """Record that passage ``rows[i]`` (ascending) belongs to ``documents[i]``."""
         self._changed()
-        if len(rows) and rows[-1] >= len(self._owner):
-            self._owner = _grown(self._owner, int(rows[-1]) + 1, 0)
+        if len(rows) and max(rows) >= len(self._owner):
+            self._owner = _grown(self._owner, int(max(rows)) + 1, 0)
         self._owner[np.asarray(rows, dtype=np.int64)] = [self._number(d) for d in documents]
+
+    def restore_owners(self, rows: np.ndarray, documents: list[str]) -> None:
+        """Put back, in a fresh index, which document each passage row belongs to."""
+        self._changed()
+        self._names = list(dict.fromkeys(documents))
+        self._numbers = {d: i for i, d in enumerate(self._names)}
+        self._document_rows = _grown(self._document_rows, len(self._names), -1)
+        if len(rows):
+            self._owner = _grown(self._owner, int(rows.max()) + 1, 0)
+            numbers = map(self._numbers.__getitem__, documents)
+            self._owner[rows] = np.fromiter(numbers, np.int64, len(documents))
 
     def remove(self, ids: Iterable[str]) -> list[int]:
         """Forget these passages (unknown ids are ignored); the rows they had."""
@@ -137,8 +150,15 @@ class PassageIndex:
     def _changed(self) -> None:
         self._place_cache = self._by_document = None
 
+    def owners(self, rows: np.ndarray) -> list[str | None]:
+        """The document of each passage row."""
+        names = self._names
+        return [names[n] for n in self._owner[rows].tolist()]
+
     def _number(self, document: str) -> int:
         number = self._numbers.setdefault(document, len(self._numbers))
+        if number == len(self._names):
+            self._names.append(document)
         if number >= len(self._document_rows):
             self._document_rows = _grown(self._document_rows, number + 1, -1)
         return number
