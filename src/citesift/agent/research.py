@@ -10,12 +10,12 @@ from typing import Any, Literal
 from citesift.agent.budget import Budget, Effort
 from citesift.agent.run import Answer, Progress, run_research
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenizerFile
-from citesift.agent.tools import Tools, WebPages, WikipediaSearch, hosts_of
+from citesift.agent.tools import Tools, WebPages, WikipediaSearch
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
 from citesift.errors import invalid
-from citesift.net import ClientIdentity, Fetcher, run_sync
-from citesift.sources import DEFAULT_ORIGIN, WebPageSource, WikipediaSourceProvider
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
+from citesift.sources import DEFAULT_ORIGIN, WikipediaSourceProvider
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 
@@ -29,7 +29,7 @@ async def aresearch(
     identity: ClientIdentity,
     schema: dict[str, Any] | None = None,
     urls: Sequence[str] = (),
-    search: SearchName | WebSearch = "wikipedia",
+    search: SearchName | WebSearch | None = None,
     search_url: str | None = None,
     search_key: str | None = None,
     model: str | None = None,
@@ -42,6 +42,7 @@ async def aresearch(
     max_tokens_in: int | None = None,
     max_tokens_out: int | None = None,
     context_tokens: int | None = None,
+    tokens_per_minute: int | None = None,
     tokenizer: str | Path | None = None,
     allow_private: bool = False,
     store: SQLiteStore | None = None,
@@ -57,7 +58,10 @@ async def aresearch(
         max_tokens_in=max_tokens_in,
         max_tokens_out=max_tokens_out,
         context_tokens=context_tokens,
+        per_minute_tokens=tokens_per_minute,
     )
+    if search is None:
+        search = "none" if urls else "wikipedia"
     chat = _chat(model, base_url, api_key)
     shared = fetcher or Fetcher()
     try:
@@ -65,8 +69,10 @@ async def aresearch(
         wikipedia = WikipediaSourceProvider(
             identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
         ) if search == "wikipedia" else None  # fmt: skip
-        pages = WebPages(WebPageSource(identity, "page", fetcher=shared, **access), wikipedia)
-        tools = Tools(pages, _search(search, search_url, search_key, wikipedia), hosts_of(urls))
+        policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
+        pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
+        engine = _search(search, search_url, search_key, wikipedia)
+        tools = Tools(pages, engine, given=set(urls))
         runs = RunStore(store) if store is not None else None
         return await run_research(
             task,
@@ -97,8 +103,10 @@ def research(task: str, **options: Any) -> Answer:
     the best passages for the task, each cited. Budgets: ``max_steps``, ``max_pages``
     (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``, ``max_tokens_in`` and
     ``max_tokens_out`` (the whole run's); ``context_tokens``: the model's context (8192
-    assumed), which sizes each turn's prompt and reply; ``tokenizer``: the model's
-    ``tokenizer.json`` to count with (else about three bytes a token). With a ``store`` the
+    assumed), which sizes each turn's prompt and reply; ``tokens_per_minute``: the
+    model's per-minute token limit, which sizes them too and paces the turns to it;
+    ``tokenizer``: the model's ``tokenizer.json`` to count with (else about three bytes a
+    token). With a ``store`` the
     run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
     ``trace``. ``progress`` hears a line for each thing done.
     """

@@ -286,6 +286,7 @@ class _Run:
             render=record,
             warnings=tuple(self.warnings),
             timings=dict(self.timings),
+            document=page.document,
         )
 
 

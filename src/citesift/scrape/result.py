@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from citesift.model import SourceDocument
 from citesift.scrape.decision import RenderRecord
 
 ROBOTS_DISALLOWED = "ROBOTS_DISALLOWED"
@@ -44,7 +45,8 @@ class ScrapeResult:
     network one first, then the rendered one when there is one), the render decision,
     anything worth knowing that did not stop the scrape, and the milliseconds each step
     took (``fetch``, ``decide`` and ``render`` when a render was decided, ``extract``,
-    ``total``)."""
+    ``total``). ``document`` is what the formats were made from, for a caller that reads
+    the page's passages itself; it is not part of ``to_dict``."""
 
     url: str
     final_url: str
@@ -55,6 +57,9 @@ class ScrapeResult:
     render: RenderRecord
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    document: SourceDocument | None = field(
+        default=None, repr=False, compare=False, metadata={"plain": False}
+    )
     success: bool = field(default=True, init=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,9 +89,14 @@ ScrapeOutcome = ScrapeResult | ScrapeFailure
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON values: dataclasses as objects, tuples as lists, bytes as base64."""
+    """``value`` as JSON values: dataclasses as objects (without the fields marked
+    ``plain: False``), tuples as lists, bytes as base64."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.metadata.get("plain", True)
+        }
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
