@@ -95,20 +95,24 @@ def research(task: str, **options: Any) -> Answer:
 
     ``identity`` names who is asking (sent to every site). ``schema``: a JSON Schema the
     answer must match (else any JSON value). ``urls``: pages to start from; the run is then
-    confined to their sites. ``search``: ``wikipedia`` (``search_url`` another wiki's
-    origin), ``searxng`` (``search_url`` the instance), ``brave`` or ``tavily``
-    (``search_key``, else ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any
-    ``WebSearch``. ``model`` at ``base_url`` (any OpenAI-compatible endpoint; ``api_key``
-    else ``$OPENAI_API_KEY``) plans the run; without a model the research is extractive:
-    the best passages for the task, each cited. Budgets: ``max_steps``, ``max_pages``
-    (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``, ``max_tokens_in`` and
-    ``max_tokens_out`` (the whole run's); ``context_tokens``: the model's context (8192
-    assumed), which sizes each turn's prompt and reply; ``tokens_per_minute``: the
-    model's per-minute token limit, which sizes them too and paces the turns to it;
-    ``tokenizer``: the model's ``tokenizer.json`` to count with (else about three bytes a
-    token). With a ``store`` the
-    run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
-    ``trace``. ``progress`` hears a line for each thing done.
+    confined to them and the pages they link to (one hop: a linked page's own links are not
+    followed) and does not search unless ``search`` is given. ``search``: ``wikipedia``
+    (the default without ``urls``; ``search_url`` another wiki's origin), ``searxng``
+    (``search_url`` the instance), ``brave`` or ``tavily`` (``search_key``, else
+    ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any ``WebSearch``; a confined
+    run may read what its search found. Pages are read through ``scrape``: one that needs
+    JavaScript is rendered in headless Chromium (``citesift[render]``), else read as served.
+    ``model`` at ``base_url`` (any OpenAI-compatible endpoint, through ``citesift[openai]``;
+    ``api_key`` else ``$OPENAI_API_KEY``) plans the run; without a model the research is
+    extractive: the best passages for the task, each cited. Budgets: ``max_steps``,
+    ``max_pages`` (else by ``effort``: low 5, medium 20, high 80; only pages whose content
+    came back count), ``max_seconds``, ``max_tokens_in`` and ``max_tokens_out`` (the whole
+    run's); ``context_tokens``: the model's context (8192 assumed), which sizes each turn's
+    prompt and reply; ``tokens_per_minute``: the model's per-minute token limit, which sizes
+    them too and paces the turns to it; ``tokenizer``: the model's ``tokenizer.json`` to
+    count with (else about three bytes a token). With a ``store`` the run (prompts, replies,
+    actions, evidence, answer) and every page fetched are kept, for ``trace``.
+    ``progress`` hears a line for each thing done.
     """
     return run_sync(aresearch(task, **options))
 
