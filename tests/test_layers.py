@@ -12,7 +12,7 @@ PACKAGE = Path(citesift.__file__).parent
 
 LEAVES = frozenset({"model", "errors", "encoding", "numbers", "checks"})
 """Modules any layer may import: the data model, the error tree and small helpers."""
-FACES = frozenset({"cli", "api", "mcp", "settings", "__init__"})
+FACES = frozenset({"cli", "api", "mcp_server", "settings", "__init__", "__main__"})
 """Parse, call the library, render: they may import anything (``__init__`` re-exports it all)."""
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "model": frozenset(),

@@ -62,6 +62,8 @@ from citesift.index import (
     weighted_fusion,
 )
 from citesift.index.transfer import StoreCopy, copy_store
+from citesift.mcp_server.config import McpConfig
+from citesift.mcp_server.run import serve_mcp
 from citesift.model import (
     WIKIPEDIA_LICENCE,
     Block,
@@ -222,6 +224,7 @@ __all__ = [
     "LoadLimits",
     "Loaded",
     "Match",
+    "McpConfig",
     "MiniLMEmbedder",
     "NLIJudge",
     "NliResult",
@@ -333,6 +336,7 @@ __all__ = [
     "sections",
     "sentence_spans",
     "serve",
+    "serve_mcp",
     "source_setup",
     "split_frontmatter",
     "strip_tags",
