@@ -232,6 +232,12 @@ def test_fetch_refusals_are_failures_with_their_codes(server: MisbehavingServer)
     assert "127.0.0.1" in private.message
 
 
+def test_a_host_name_no_address_can_carry_is_refused_not_an_upstream_error() -> None:
+    failure = scrape_sync("http://\u00b3\u00beS/", identity=TEST_IDENTITY, policy=loopback_policy())
+    assert isinstance(failure, ScrapeFailure) and failure.code == "SSRF_BLOCKED", failure
+    assert "malformed URL" in failure.message
+
+
 def test_a_host_that_does_not_resolve_is_a_network_error() -> None:
     def nowhere(host: str) -> list[str]:
         raise OSError("Name or service not known")

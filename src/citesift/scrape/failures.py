@@ -16,6 +16,7 @@ REASON_CODES = (
     ("resolves to", codes.SSRF_BLOCKED),
     ("scheme", codes.SSRF_BLOCKED),
     ("numeric host", codes.SSRF_BLOCKED),
+    ("malformed url", codes.SSRF_BLOCKED),  # the address policy refused it, as any it refuses
     ("declared length", codes.TOO_LARGE),
     ("over the cap", codes.TOO_LARGE),
     ("host unreachable", codes.NETWORK_ERROR),
