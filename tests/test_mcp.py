@@ -19,8 +19,11 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
+from typer.testing import CliRunner
 
 import citesift
+from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
 from citesift.index.rag import create_rag
 from citesift.model import Document, SourceHit
 from citesift.settings import Settings, source_setup
@@ -140,6 +143,7 @@ def test_scrape_pages_through_a_long_page_by_its_cursor(world: World) -> None:
         cursor = markdown["next_cursor"]
         while cursor:
             more = await call(client, "scrape", url=url, cursor=cursor)
+            assert more["title"] == "Long"  # what the result says is on every page
             whole += [piece["markdown"] for piece in more["items"]]
             cursor = more["next_cursor"]
         assert "Paragraph 1 says" in "".join(whole) and "Paragraph 79 says" in "".join(whole)
@@ -193,6 +197,40 @@ def test_map_and_a_crawl_started_then_read_by_its_status(world: World) -> None:
         assert refused["failures"][0]["url"] == "http://169.254.169.254/"
 
     stdio(world, scenario)
+
+
+def test_a_crawl_the_server_stopped_during_reads_as_stopped_and_goes_on(world: World) -> None:
+    slow = [f"/slow/{n}" for n in range(6)]
+    for path in slow:
+        serve_page(world.site, path, page(path, ["/slow"]), delay=0.5)
+    serve_page(world.site, "/slow", page("Slow", slow))
+    start = {"url": world.site.url("/slow"), "limit": 7, "max_depth": 1}
+    began: dict[str, Any] = {}
+
+    async def first(client: Client) -> None:
+        began.update(await call(client, "crawl", **start))
+        status = began
+        while status["done"] < 2:
+            await asyncio.sleep(0.1)
+            status = await call(client, "crawl_status", id=began["id"])
+        assert status["state"] == "running" and status["done"] < 7
+
+    async def second(client: Client) -> None:
+        stopped = await call(client, "crawl_status", id=began["id"])
+        assert stopped["state"] == "stopped" and stopped["queued"] > 0
+        assert stopped["done"] >= 2 and "same arguments" in stopped["reason"]
+        status = await call(client, "crawl", **start)
+        assert status["id"] == began["id"]
+        while status["state"] == "running":
+            await asyncio.sleep(0.2)
+            status = await call(client, "crawl_status", id=began["id"])
+        assert status["state"] == "finished" and status["done"] == 7
+
+    stdio(world, first)  # the host goes away mid-crawl: the server stops with it
+    stdio(world, second)
+    # nothing finished is fetched again; only what was in flight at the stop (2 per host)
+    assert world.site.hits("/slow") == 1
+    assert sum(world.site.hits(path) for path in slow) <= len(slow) + 2
 
 
 def test_claims_citations_and_research_are_checked_with_links(world: World) -> None:
@@ -285,3 +323,16 @@ def test_streamable_http_serves_the_same_tools(world: World) -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--host", "0.0.0.0", "--contact", CONTACT], "loopback"),
+        (["--page-chars", "10", "--contact", CONTACT], "page_chars"),
+        ([], "contact"),
+    ],
+)
+def test_a_bad_setting_is_a_usage_error_before_serving(args: list[str], said: str) -> None:
+    done = CliRunner().invoke(app, ["mcp", *args], env={"CITESIFT_CONTACT": ""})
+    assert done.exit_code == EXIT_USAGE and said in done.stderr

@@ -85,15 +85,16 @@ class Pager:
     def __init__(self, page_chars: int, held: int) -> None:
         self.page_chars = page_chars
         self.held = held
-        self._results: OrderedDict[str, list[Item]] = OrderedDict()
+        self._results: OrderedDict[str, tuple[list[Item], dict[str, Any]]] = OrderedDict()
 
     def first(self, tool: str, items: list[Item], **head: Any) -> Item:
         """The first page of a new result, with ``head`` (what the result says besides its
-        items); the result is held for its cursor when it does not fit."""
+        items, repeated on every page); the result is held for its cursor when it does not
+        fit."""
         token = secrets.token_urlsafe(12)
         answer = self._page(Cursor(tool, token, 0), items, head)
         if answer["next_cursor"] is not None:
-            self._results[token] = items
+            self._results[token] = (items, head)
             while len(self._results) > self.held:
                 self._results.popitem(last=False)
         return answer
@@ -101,11 +102,11 @@ class Pager:
     def next(self, tool: str, cursor: str) -> Item:
         """The page a cursor names, of a result still held."""
         at = decode_cursor(cursor, tool)
-        items = self._results.get(at.token)
-        if items is None:
+        held = self._results.get(at.token)
+        if held is None:
             raise invalid("cursor", cursor, "a cursor of a result still held: call again")
         self._results.move_to_end(at.token)
-        return self._page(at, items, {})
+        return self._page(at, *held)
 
     def _page(self, at: Cursor, items: list[Item], head: dict[str, Any]) -> Item:
         chosen, after, more = page_of(items, at.start, self.page_chars)

@@ -44,7 +44,10 @@ def register(server: MCPServer, shared: Shared) -> None:
         each with its URL, title, licence and a link to it."""
         if cursor:
             return shared.pager.next("search_passages", cursor)
-        rag = create_rag(store=shared.index_store(), mode=retrieval)
+        store = shared.index_store()
+        if store is None:
+            return shared.pager.first("search_passages", [])
+        rag = create_rag(store=store, mode=retrieval)
         found = await asyncio.to_thread(rag.search, query, top_k)
         return shared.pager.first("search_passages", [match_item(hit) for hit in found])
 

@@ -14,7 +14,7 @@ from citesift.scrape.crawl import CrawlProgress
 from citesift.settings import Settings, SourceSetup
 from citesift.sources import PAGE_PATH, WikipediaSourceProvider
 from citesift.sources.web import is_web_url
-from citesift.store import SQLiteStore, default_store_path
+from citesift.store import SQLiteStore, default_store_path, is_postgres_url
 
 
 @dataclass
@@ -39,9 +39,14 @@ class Shared:
         """The wiki the Wikipedia tools ask, bounded and allowed as the settings say."""
         return self.sources.wikipedia(self.config.wiki_origin, PAGE_PATH)
 
-    def index_store(self) -> str | Path:
-        """The index's store: the one the settings name, else the default path."""
-        return self.settings.store or default_store_path()
+    def index_store(self) -> str | Path | None:
+        """The index's store: the one the settings name, else the default path; None when
+        there is no file there yet (nothing was added)."""
+        named = self.settings.store
+        if is_postgres_url(named):
+            return named
+        path = Path(named) if named else default_store_path()
+        return path if path.exists() else None
 
     def kept(self) -> SQLiteStore:
         """The SQLite store crawls and research runs are kept in."""
