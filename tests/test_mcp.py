@@ -336,3 +336,9 @@ def test_streamable_http_serves_the_same_tools(world: World) -> None:
 def test_a_bad_setting_is_a_usage_error_before_serving(args: list[str], said: str) -> None:
     done = CliRunner().invoke(app, ["mcp", *args], env={"CITESIFT_CONTACT": ""})
     assert done.exit_code == EXIT_USAGE and said in done.stderr
+
+
+def test_neither_the_package_nor_the_command_line_loads_the_sdk_until_served() -> None:
+    code = "import sys, citesift, citesift.cli; print('mcp' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

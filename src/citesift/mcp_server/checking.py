@@ -86,9 +86,9 @@ def register(server: MCPServer, shared: Shared) -> None:
         max_seconds: Annotated[float, Field(gt=0, le=900, description="Wall time.")] = 120.0,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        """Research a task (searching Wikipedia, reading pages): the answer, each field
-        with the evidence it cites, and the evidence passages (URL, title, licence,
-        link). Planned by the configured chat model, else extractive."""
+        """Research a task (searching Wikipedia, or keeping to the pages given): the
+        answer, each field with the evidence it cites, and the evidence passages (URL,
+        title, licence, link). Planned by the configured chat model, else extractive."""
         if cursor:
             return shared.pager.next("research", cursor)
         setup = shared.sources
@@ -97,7 +97,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             task,
             identity=setup.identity,
             urls=[web_url(u, "urls") for u in urls or []],
-            search="wikipedia",
+            search="none" if urls else "wikipedia",  # given pages: the run keeps to them
             search_url=shared.config.wiki_origin,
             model=settings.model,
             base_url=settings.base_url,
