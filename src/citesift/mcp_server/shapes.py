@@ -76,14 +76,16 @@ def evidence_item(evidence: Evidence) -> Item:
 
 def citation_item(check: CitationCheck) -> Item:
     """A citation's verdict: the citing sentence, the page it cites, and the page's best
-    supporting sentence with a link to it."""
+    supporting sentence with the page's title and licence and a link to it."""
     return {
         "sentence": check.citation.sentence,
-        "cited_url": check.citation.url,
         "status": check.status,
         "score": check.score,
         "reason": check.reason,
         "evidence": check.evidence,
+        "url": check.citation.url,
+        "title": check.title,
+        "licence": licence_item(check.licence),
         "link": check.evidence_url,
         "snapshot_id": check.snapshot_id,
     }
