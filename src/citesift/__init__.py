@@ -141,6 +141,7 @@ from citesift.sources.loaders import (
     load_urls,
 )
 from citesift.store import SQLiteStore, default_store_path, open_store
+from citesift.store.jobs import Job, JobStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
     Attribution,
@@ -214,6 +215,8 @@ __all__ = [
     "Hits",
     "IdentityError",
     "JinaReranker",
+    "Job",
+    "JobStore",
     "Judge",
     "LLMJudge",
     "Licence",
