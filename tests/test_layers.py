@@ -30,6 +30,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "index": LEAVES | {"text", "store", "clients"},
     "verify": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients"},
     "agent": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients", "scrape"},
+    "jobs": LEAVES | {"net", "store", "scrape", "agent"},
 }
 """DESIGN.md's layout table: the layers (besides its own) each layer may import."""
 

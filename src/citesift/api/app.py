@@ -4,16 +4,20 @@ schema at ``/openapi.json`` and its documentation at ``/docs``."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from citesift.api import firecrawl, index_routes, replies
+from citesift.api import firecrawl, index_routes, job_routes, replies
 from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
+from citesift.jobs import JobRunner, sqlite_store_of
 from citesift.settings import Settings, source_setup, version_text
+from citesift.store.jobs import JobStore
+from citesift.store.sqlite import MEMORY, SQLiteStore
 
 
 def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
@@ -24,13 +28,19 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
+        jobs_store = setup.store or setup.budget or SQLiteStore(MEMORY)
+        runner = JobRunner(JobStore(jobs_store, owner=f"{socket.gethostname()}:{config.port}"))
         slots = asyncio.Semaphore(config.max_in_flight)
-        app.state.serving = Serving(setup, settings.fetch_policy(), slots)
+        kept = sqlite_store_of(setup.store, setup.budget)
+        app.state.serving = Serving(setup, settings.fetch_policy(), slots, runner, kept)
         try:
             yield
         finally:
+            await runner.aclose()
             await setup.fetcher.aclose()
             setup.close()
+            if jobs_store not in (setup.store, setup.budget):
+                jobs_store.close()
 
     app = FastAPI(
         title="citesift",
@@ -40,6 +50,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         redoc_url=None,
     )
     replies.install(app)
+    app.include_router(job_routes.router)
     app.include_router(firecrawl.router)
     app.include_router(index_routes.router)
     app.add_middleware(

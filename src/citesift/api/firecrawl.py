@@ -12,42 +12,48 @@ from fastapi.responses import JSONResponse
 from citesift.api.documents import document, failed
 from citesift.api.map_request import MapRequest
 from citesift.api.replies import failure
-from citesift.api.scrape_request import ScrapeRequest
+from citesift.api.scrape_request import ScrapeFields, ScrapeRequest
 from citesift.api.state import Serving, serving, slot
 from citesift.scrape.map import amap_site
 from citesift.scrape.page import scrape
-from citesift.scrape.result import ScrapeFailure
+from citesift.scrape.result import ScrapeFailure, ScrapeOutcome
 
 router = APIRouter(prefix="/v2", tags=["firecrawl"])
 Shared = Annotated[Serving, Depends(serving)]
 WORK = [Depends(slot)]
 """What every route that fetches holds while it runs: one of the server's work slots."""
 
-LATER = ("/crawl", "/batch/scrape", "/search", "/extract", "/agent")
+LATER = ("/search", "/extract", "/agent")
 """Firecrawl routes citesift does not serve yet: answered 501 with what is missing."""
 
 
 @router.post("/scrape", response_model=None, dependencies=WORK)
 async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
     """One page in the formats asked, with citesift's provenance in ``metadata.citesift``."""
-    setup = shared.setup
-    call = scrape(
-        body.url,
-        identity=setup.identity,
-        options=body.options(),
-        policy=shared.policy,
-        fetcher=setup.fetcher,
-        store=setup.store if body.store_in_cache else None,
-        offline=setup.settings.offline,
-        executable=setup.settings.browser,
-    )
     try:
-        outcome = await asyncio.wait_for(call, _seconds(body.timeout))
+        outcome = await scrape_within(body.url, body, shared)
     except TimeoutError:
         return failure(408, f"the scrape took over {body.timeout} ms", "SCRAPE_TIMEOUT")
     if isinstance(outcome, ScrapeFailure):
         return failed(outcome)
     return {"success": True, "data": document(outcome)}
+
+
+async def scrape_within(url: str, fields: ScrapeFields, shared: Serving) -> ScrapeOutcome:
+    """``scrape`` of ``url`` with the options ``fields`` give, within their ``timeout``
+    (``TimeoutError`` past it)."""
+    setup = shared.setup
+    call = scrape(
+        url,
+        identity=setup.identity,
+        options=fields.options(),
+        policy=shared.policy,
+        fetcher=setup.fetcher,
+        store=setup.store if fields.store_in_cache else None,
+        offline=setup.settings.offline,
+        executable=setup.settings.browser,
+    )
+    return await asyncio.wait_for(call, _seconds(fields.timeout))
 
 
 @router.post("/map", response_model=None, dependencies=WORK)

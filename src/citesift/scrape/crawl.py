@@ -202,9 +202,12 @@ async def acrawl(
     resume: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_progress: Callable[[CrawlProgress], None] | None = None,
+    crawl_as: str | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
-    and options are the stored ones); returns where the crawl ended."""
+    and options are the stored ones); returns where the crawl ended. ``crawl_as`` keeps a
+    new crawl under that id instead of ``crawl_id``'s (a job's crawl, never resumed by
+    another one of the same URL and options)."""
     if not isinstance(policy, FetchPolicy):
         raise invalid("policy", policy, "a FetchPolicy")
     frontier = Frontier(store)
@@ -218,7 +221,7 @@ async def acrawl(
     else:
         start = start_url(url)
         options = options or CrawlOptions()
-        crawl = crawl_id(start, options)
+        crawl = crawl_as if crawl_as is not None else crawl_id(start, options)
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
     run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
