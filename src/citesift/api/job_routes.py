@@ -148,7 +148,7 @@ async def agent_status(job: str, shared: Shared) -> JSONResponse | dict[str, Any
     }
     results = shared.jobs.jobs.items(found.id, "result", 0, 1)
     if results:
-        answer |= _cited_answer(results[0])
+        answer |= _cited_answer(results[0], "data" if found.status == "completed" else "partial")
     if found.error is not None:
         answer["error"] = found.error
     return answer
@@ -160,9 +160,10 @@ async def cancel_agent(job: str, shared: Shared) -> JSONResponse | dict[str, Any
     return _cancel(shared, job, "agent")
 
 
-def _cited_answer(answer: dict[str, Any]) -> dict[str, Any]:
-    """A research answer in Firecrawl's words (``data``) with citesift's provenance: each
-    field's value and the evidence it cites, with URL, quote and source span."""
+def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
+    """A research answer in Firecrawl's words (under ``key``: ``data``, or ``partial`` for a
+    run that failed) with citesift's provenance: each field's value and the evidence it
+    cites, with URL, quote and source span."""
     evidence = {item["id"]: item for item in answer.get("evidence", ())}
     fields = [
         {
@@ -184,7 +185,7 @@ def _cited_answer(answer: dict[str, Any]) -> dict[str, Any]:
         for field in answer.get("fields", ())
     ]
     shown = {"fields": fields, "missing": answer.get("missing", []), "runId": answer.get("run_id")}
-    return {"data": answer.get("data"), "stopReason": answer.get("stop_reason"), "citesift": shown}
+    return {key: answer.get("data"), "stopReason": answer.get("stop_reason"), "citesift": shown}
 
 
 def _started(
