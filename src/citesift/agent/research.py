@@ -71,7 +71,7 @@ async def aresearch(
         ) if search == "wikipedia" else None  # fmt: skip
         policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
         pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
-        engine = _search(search, search_url, search_key, wikipedia)
+        engine = search_backend(search, search_url, search_key, wikipedia)
         tools = Tools(pages, engine, given=set(urls))
         runs = RunStore(store) if store is not None else None
         return await run_research(
@@ -125,13 +125,14 @@ def _chat(model: str | None, base_url: str | None, api_key: str | None) -> ChatC
     return ChatClient(base_url or "https://api.openai.com/v1", model, api_key)
 
 
-def _search(
+def search_backend(
     search: SearchName | WebSearch,
     url: str | None,
     key: str | None,
     wikipedia: WikipediaSourceProvider | None,
 ) -> WebSearch | None:
-    """The search backend ``search`` names (or is)."""
+    """The search backend ``search`` names (or is): ``url`` its address, ``key`` its key,
+    ``wikipedia`` the wiki that ``wikipedia`` searches; None for ``none``."""
     if not isinstance(search, str):
         if not callable(getattr(search, "search", None)):
             raise invalid("search", search, f"one of {', '.join(SEARCH_BACKENDS)} or a WebSearch")

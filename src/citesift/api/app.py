@@ -32,7 +32,8 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         runner = JobRunner(JobStore(jobs_store, owner=f"{socket.gethostname()}:{config.port}"))
         slots = asyncio.Semaphore(config.max_in_flight)
         kept = sqlite_store_of(setup.store, setup.budget)
-        app.state.serving = Serving(setup, settings.fetch_policy(), slots, runner, kept)
+        search = setup.web_search()
+        app.state.serving = Serving(setup, settings.fetch_policy(), slots, runner, kept, search)
         try:
             yield
         finally:

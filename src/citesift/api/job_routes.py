@@ -114,13 +114,14 @@ async def start_agent(
     (extractive, the best passages cited, when the server has no model)."""
     asked = body.research()
     settings = shared.setup.settings
-    if not asked["urls"]:
-        raise Unsupported(["urls"], [], "a research run starts from the pages it is given")
+    if not asked["urls"] and shared.search is None:
+        why = "with no search source configured, a research run starts from the pages given"
+        raise Unsupported(["urls"], [], why)
     work = research_work(
         asked.pop("task"),
         **asked,
         identity=shared.setup.identity,
-        search="none",
+        search=shared.search or "none",
         model=settings.model,
         base_url=settings.base_url,
         api_key=settings.api_key,
