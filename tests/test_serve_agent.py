@@ -82,13 +82,17 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
             urls=[museum], prompt="When did the museum open?", schema=schema, poll_interval=1
         )
         raw = httpx.get(f"{base}/v2/agent/{done.id}").json()
+        run = raw["citesift"]["runId"]
+        traced = httpx.get(f"{base}/citesift/runs/{run}", params={"pointer": "/opened"}).json()
     assert done.status == "completed" and done.data == {"opened": 1998, "floors": 12}
+    assert traced["task"] == "When did the museum open?" and len(traced["fields"]) == 1
+    span = traced["fields"][0]["evidence"][0]
+    assert span["url"] == museum and "opened in 1998" in span["span"]
     fields = {field["pointer"]: field for field in raw["citesift"]["fields"]}
     assert fields["/opened"]["verified"] and fields["/floors"]["verified"]
     evidence = fields["/opened"]["evidence"][0]
     assert evidence["url"] == museum and "opened in 1998" in evidence["quote"]
     assert "opened in 1998" in MUSEUM.decode()[evidence["sourceStart"] : evidence["sourceEnd"]]
-    assert raw["citesift"]["runId"]  # kept in the store: its trace is at /citesift/runs
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from citesift.api import firecrawl, index_routes, job_routes, replies
+from citesift.api import firecrawl, index_routes, job_routes, own_routes, replies
 from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
@@ -54,6 +54,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     app.include_router(job_routes.router)
     app.include_router(firecrawl.router)
     app.include_router(index_routes.router)
+    app.include_router(own_routes.router)
     app.add_middleware(
         Guard,
         keys=config.api_keys,
