@@ -1,14 +1,17 @@
 """Firecrawl's job routes through the unmodified firecrawl-py SDK against ``citesift serve``
 on loopback, over a local site: crawl with limit, include and exclude paths, depth, the
 start's path, robots.txt, cancel and pagination; batch scrape with a failing page; a 400
-naming each option citesift cannot honour; and a restart that keeps finished results and
-reports the job it cut off as failed."""
+naming each option citesift cannot honour; and a server killed mid-crawl and started again,
+which keeps every finished result and reports the crawl it cut off as failed."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -17,9 +20,7 @@ from firecrawl import Firecrawl
 from firecrawl.v2.types import PaginationConfig
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
-from citesift.settings import Settings
-from citesift.store import open_store
-from citesift.store.jobs import INTERRUPTED, JobStore
+from citesift.store.jobs import INTERRUPTED
 from local_site import page, serve_page
 from servers import MisbehavingServer
 from serving import CONTACT, running
@@ -205,20 +206,58 @@ def job_id(api: str, fc: Firecrawl, urls: list[str]) -> str:
     return started.id
 
 
-def test_a_restart_keeps_finished_results_and_reports_the_cut_off_job_failed(
+@contextmanager
+def serve_process(port: int, store: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``citesift serve`` as a process of its own on ``port``, keeping its jobs in ``store``."""
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", "serve"]
+    given = ["--port", str(port), "--contact", CONTACT, "--allow-private", "--store", str(store)]
+    process = subprocess.Popen(
+        [*command, *given], cwd=store.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline
+            try:
+                httpx.get(f"{base}/openapi.json")
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base, process
+    finally:
+        process.kill()
+        process.wait(15)
+
+
+def test_a_killed_server_started_again_reports_its_cut_off_crawl_failed_with_its_pages(
     server: MisbehavingServer, tmp_path: Path
 ) -> None:
-    site(server)
-    kept = Settings(contact=CONTACT, allow_private=True, store=str(tmp_path / "store.db"))
-    with running(settings=kept) as base:
-        done = client(base).crawl(server.url("/"), limit=3, poll_interval=POLL, timeout=30)
-    with open_store(kept.store) as store:  # a server of this machine died mid-job
-        cut = JobStore(store, owner=f"{socket.gethostname()}:0").create("crawl", {"url": "x"})
-    with running(settings=kept) as base:
+    links = [f"/slow/{n}" for n in range(20)]
+    serve_page(server, "/", page("Home", links))
+    serve_page(server, "/done", page("Done", []))
+    for link in links:
+        serve_page(server, link, page(link, []), delay=0.4)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = tmp_path / "store.db"
+    with serve_process(port, store) as (base, process):
         fc = client(base)
-        again = fc.get_crawl_status(done.id)  # type: ignore[arg-type]
-        assert again.status == "completed" and urls_of(again) == urls_of(done)
-        with pytest.raises(FirecrawlError) as raised:
-            fc.get_crawl_status(cut.id)
-        assert INTERRUPTED in str(raised.value)
-        assert httpx.get(f"{base}/v2/crawl/{cut.id}").json()["status"] == "failed"
+        done = fc.crawl(server.url("/done"), poll_interval=POLL, timeout=30)
+        cut = fc.start_crawl(server.url("/"), limit=20)
+        deadline = time.monotonic() + 30
+        while fc.get_crawl_status(cut.id).completed < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        process.kill()  # no shutdown: the job is left running in the store
+        process.wait(15)
+    with serve_process(port, store) as (base, _):
+        status = httpx.get(f"{base}/v2/crawl/{cut.id}").json()
+        kept = client(base).get_crawl_status(done.id)  # type: ignore[arg-type]
+        with pytest.raises(FirecrawlError) as raised:  # how the SDK reports a failed crawl
+            client(base).get_crawl_status(cut.id)
+    assert INTERRUPTED in str(raised.value)
+    assert status["status"] == "failed" and status["error"] == INTERRUPTED
+    assert status["completed"] >= 2 and len(status["data"]) == status["completed"]
+    assert kept.status == "completed" and urls_of(kept) == {server.url("/done")}
