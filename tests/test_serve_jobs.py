@@ -20,7 +20,9 @@ from firecrawl import Firecrawl
 from firecrawl.v2.types import PaginationConfig
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
-from citesift.store.jobs import INTERRUPTED
+from citesift.settings import Settings
+from citesift.store import open_store
+from citesift.store.jobs import INTERRUPTED, JobStore
 from local_site import page, serve_page
 from servers import MisbehavingServer
 from serving import CONTACT, running
@@ -204,6 +206,22 @@ def job_id(api: str, fc: Firecrawl, urls: list[str]) -> str:
         assert time.monotonic() < deadline
         time.sleep(0.2)
     return started.id
+
+
+def test_with_a_postgresql_store_jobs_are_kept_there_and_crawls_read_alike(
+    server: MisbehavingServer, postgres_url: str
+) -> None:
+    site(server)
+    shared = Settings(contact=CONTACT, allow_private=True, store=postgres_url)
+    with running(settings=shared) as base:
+        fc = client(base)
+        job = fc.crawl(server.url("/"), limit=3, poll_interval=POLL, timeout=30)
+        paged = httpx.get(f"{base}/v2/crawl/{job.id}?limit=2").json()
+    assert job.status == "completed" and len(job.data) == 3
+    assert len(paged["data"]) == 2 and paged["next"].endswith("?skip=2&limit=2")
+    with open_store(postgres_url) as store:
+        kept = JobStore(store).get(job.id)  # type: ignore[arg-type]
+    assert kept is not None and kept.status == "completed" and kept.results == 3
 
 
 @contextmanager

@@ -93,3 +93,17 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert "opened in 1998" in verdicts["The City Museum opened in 1998."]["evidence"]
     assert verdicts["Its director is Grace Hopper."]["status"] != "supported"
     assert answer["passed"] is False and server.hits("/museum") == 1
+
+
+def test_the_schema_documents_every_route_and_its_typed_answers(api: str) -> None:
+    schema = httpx.get(f"{api}/openapi.json").json()
+    paths = set(schema["paths"])
+    assert {"/v2/crawl", "/v2/crawl/{job}", "/v2/batch/scrape", "/v2/search", "/v2/agent"} <= paths
+    assert {"/citesift/wikipedia/passages", "/citesift/check", "/citesift/runs/{run_id}"} <= paths
+    models = schema["components"]["schemas"]
+    assert {"url", "limit", "includePaths", "maxDiscoveryDepth"} <= set(
+        models["CrawlRequest"]["properties"]
+    )
+    assert {"content", "fragment_url", "source_start"} <= set(models["PassageOut"]["properties"])
+    passages = schema["paths"]["/citesift/page/passages"]["post"]
+    assert "attributed passages" in passages["description"]

@@ -247,8 +247,11 @@ def _errors(shared: Serving, job: str, kind: str) -> JSONResponse | dict[str, An
     if found is None:
         return _missing()
     errors: list[dict[str, Any]] = []
-    while len(errors) < min(found.errors, MAX_ERRORS):
-        errors += shared.jobs.jobs.items(found.id, "error", len(errors))
+    while len(errors) < MAX_ERRORS:
+        page = shared.jobs.jobs.items(found.id, "error", len(errors))
+        if not page:
+            break
+        errors += page
     stamp = datetime.fromtimestamp(found.updated_at / 1000, UTC).isoformat()
     listed = [
         {"id": f"{found.id}-{number}", "timestamp": stamp, **item}

@@ -40,7 +40,7 @@ Shared = Annotated[Serving, Depends(serving)]
 WORK = [Depends(slot)]
 
 
-@router.post("/wikipedia/passages", response_model=None, dependencies=WORK)
+@router.post("/wikipedia/passages", response_model=PassagesResponse, dependencies=WORK)
 async def wikipedia_passages(
     body: WikipediaPassagesRequest, shared: Shared
 ) -> JSONResponse | PassagesResponse:
@@ -53,7 +53,7 @@ async def wikipedia_passages(
     return _passages(await provider.read(SourceHit(body.key, title)))
 
 
-@router.post("/page/passages", response_model=None, dependencies=WORK)
+@router.post("/page/passages", response_model=PassagesResponse, dependencies=WORK)
 async def page_passages(
     body: PagePassagesRequest, shared: Shared
 ) -> JSONResponse | PassagesResponse:
@@ -100,7 +100,7 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
     )
 
 
-@router.get("/runs/{run_id}", response_model=None)
+@router.get("/runs/{run_id}", response_model=TraceResponse)
 async def run_trace(
     run_id: str,
     shared: Shared,
