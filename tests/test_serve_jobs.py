@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -196,6 +197,25 @@ def test_a_batch_scrapes_each_page_and_lists_what_failed(
     assert "mobile" in str(raised.value)
     invalid = httpx.post(f"{api}/v2/batch/scrape", json={"urls": ["ftp://x.example/"]})
     assert invalid.status_code == 400 and invalid.json()["details"][0]["path"] == ["urls", 0]
+
+
+def test_a_batch_is_cancelled_and_the_v1_style_crawl_langchain_makes_is_served(
+    api: str, server: MisbehavingServer
+) -> None:
+    site(server)
+    for n in range(8):
+        serve_page(server, f"/slow/{n}", page(f"Slow {n}", []), delay=0.5)
+    fc = client(api)
+    started = fc.start_batch_scrape([server.url(f"/slow/{n}") for n in range(8)])
+    time.sleep(0.3)
+    assert fc.cancel_batch_scrape(started.id) is True
+    assert fc.get_batch_scrape_status(started.id).status == "cancelled"
+    with warnings.catch_warnings():  # the SDK warns once a process that v1 calls are old
+        warnings.filterwarnings("ignore", "firecrawl: v1-style calls", DeprecationWarning)
+        crawled = fc.crawl_url(
+            server.url("/"), params={"limit": 2, "integration": "langchain"}, poll_interval=POLL
+        )
+    assert crawled.status == "completed" and len(crawled.data) == 2
 
 
 def job_id(api: str, fc: Firecrawl, urls: list[str]) -> str:
