@@ -110,6 +110,18 @@ def test_robots_txt_always_holds_and_its_refusals_are_listed(
     assert "ignoreRobotsTxt" in str(raised.value)
 
 
+def test_a_private_site_is_not_crawled_unless_the_server_allows_it(
+    server: MisbehavingServer,
+) -> None:
+    site(server)
+    with running(settings=Settings(contact=CONTACT)) as base:
+        fc = client(base)
+        job = fc.crawl(server.url("/"), poll_interval=POLL, timeout=30)
+        errors = fc.get_crawl_errors(job.id)  # type: ignore[arg-type]
+    assert job.status == "completed" and job.data == [] and len(server.seen) == 0
+    assert [(e.url, e.code) for e in errors.errors] == [(server.url("/"), "SSRF_BLOCKED")]
+
+
 def test_results_page_with_next_and_the_sdk_follows_every_page(
     api: str, server: MisbehavingServer
 ) -> None:

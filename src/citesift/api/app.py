@@ -29,7 +29,8 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
         jobs_store = setup.store or setup.budget or SQLiteStore(MEMORY)
-        runner = JobRunner(JobStore(jobs_store, owner=f"{socket.gethostname()}:{config.port}"))
+        owner = f"{socket.gethostname()}:{config.port}"  # a restart fails the jobs it left
+        runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
         kept = sqlite_store_of(setup.store, setup.budget)
         search = setup.web_search()
