@@ -70,3 +70,13 @@ def test_a_search_option_citesift_cannot_honour_is_a_400_naming_it(
         client(base).search("City Museum", **options)  # type: ignore[arg-type]
     assert named in str(raised.value) and "not supported by citesift" in str(raised.value)
     assert server.hits("/search") == 0
+
+
+def test_with_a_search_source_an_agent_run_may_start_from_a_search(
+    server: MisbehavingServer,
+) -> None:
+    site(server)
+    with running(settings=searching(server)) as base:
+        done = client(base).agent(prompt="City Museum floors", poll_interval=1, timeout=30)
+    assert done.status == "completed" and "12 floors" in str(done.data)
+    assert server.hits("/search") >= 1 and server.hits("/museum") == 1
