@@ -24,6 +24,7 @@ from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 from citesift.settings import Settings
 from citesift.store import open_store
 from citesift.store.jobs import INTERRUPTED, JobStore
+from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from servers import MisbehavingServer
 from serving import CONTACT, running
@@ -240,7 +241,7 @@ def job_id(api: str, fc: Firecrawl, urls: list[str]) -> str:
     return started.id
 
 
-def test_with_a_postgresql_store_jobs_are_kept_there_and_crawls_read_alike(
+def test_with_a_postgresql_store_jobs_and_snapshots_are_kept_there(
     server: MisbehavingServer, postgres_url: str
 ) -> None:
     site(server)
@@ -253,7 +254,10 @@ def test_with_a_postgresql_store_jobs_are_kept_there_and_crawls_read_alike(
     assert len(paged["data"]) == 2 and paged["next"].endswith("?skip=2&limit=2")
     with open_store(postgres_url) as store:
         kept = JobStore(store).get(job.id)  # type: ignore[arg-type]
+        cited = [doc.metadata.scrape_id for doc in job.data if doc.metadata]
+        snapshots = [snapshots_in(store).get(snapshot) for snapshot in cited if snapshot]
     assert kept is not None and kept.status == "completed" and kept.results == 3
+    assert len(snapshots) == 3 and all(snapshots)  # each page cites bytes kept in PostgreSQL
 
 
 @contextmanager

@@ -149,10 +149,12 @@ def crawl_work(
     policy: FetchPolicy,
     fetcher: Fetcher,
     store: SQLiteStore | None = None,
+    snapshots: AnyStore | None = None,
 ) -> Work:
     """A crawl as a job's work: each page's record a result, each page that failed an
-    error (``url``, ``error``, ``code``). The frontier and snapshots are kept in ``store``;
-    without one, in a temporary store removed when the crawl ends."""
+    error (``url``, ``error``, ``code``). The frontier is kept in ``store`` (without one, in
+    a temporary store removed when the crawl ends), each page's snapshot in ``snapshots``
+    (default: the frontier's store)."""
 
     async def work(sink: JobSink) -> None:
         def progress(now: CrawlProgress) -> None:
@@ -168,6 +170,7 @@ def crawl_work(
                 on_result=sink.result,
                 on_progress=progress,
                 crawl_as=sink.job,
+                snapshots=snapshots,
             )
             progress(ended)
             for failed, why in Frontier(kept).failures(sink.job):

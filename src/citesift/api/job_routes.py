@@ -38,7 +38,12 @@ async def start_crawl(
     start, options = body.crawl_options()
     setup = shared.setup
     work = crawl_work(
-        start, options, policy=shared.policy, fetcher=setup.fetcher, store=shared.work_store
+        start,
+        options,
+        policy=shared.policy,
+        fetcher=setup.fetcher,
+        store=shared.work_store,
+        snapshots=setup.store or setup.budget,
     )
     return _started(shared, request, "crawl", "crawl", body.model_dump(by_alias=True), work)
 

@@ -44,6 +44,7 @@ from citesift.scrape.urls import host_of, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import SavingFetcher
 from citesift.store.frontier import Entry, Frontier
+from citesift.store.location import AnyStore
 from citesift.store.sqlite import SQLiteStore
 
 CRAWL_LIMIT = 100
@@ -203,11 +204,13 @@ async def acrawl(
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_progress: Callable[[CrawlProgress], None] | None = None,
     crawl_as: str | None = None,
+    snapshots: AnyStore | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
     and options are the stored ones); returns where the crawl ended. ``crawl_as`` keeps a
     new crawl under that id instead of ``crawl_id``'s (a job's crawl, never resumed by
-    another one of the same URL and options)."""
+    another one of the same URL and options); ``snapshots`` keeps each page's snapshot in
+    another store than the frontier's."""
     if not isinstance(policy, FetchPolicy):
         raise invalid("policy", policy, "a FetchPolicy")
     frontier = Frontier(store)
@@ -224,7 +227,8 @@ async def acrawl(
         crawl = crawl_as if crawl_as is not None else crawl_id(start, options)
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
-    run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
+    saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
+    run = _Run(crawl, start, options, polite, saving)
     try:
         return await run.go(frontier, on_result, on_progress)
     finally:
