@@ -10,6 +10,9 @@ from firecrawl import Firecrawl
 from firecrawl.v2.types import ScrapeOptions
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
+from citesift.api.config import ServeConfig
+from citesift.api.run import create_app
+from citesift.errors import InvalidArgument
 from citesift.settings import Settings
 from servers import MisbehavingServer
 from serving import CONTACT, running
@@ -80,3 +83,12 @@ def test_with_a_search_source_an_agent_run_may_start_from_a_search(
         done = client(base).agent(prompt="City Museum floors", poll_interval=1, timeout=30)
     assert done.status == "completed" and "12 floors" in str(done.data)
     assert server.hits("/search") >= 1 and server.hits("/museum") == 1
+
+
+@pytest.mark.parametrize(("search", "named"), [("altavista", "search"), ("searxng", "search_url")])
+def test_a_search_source_that_cannot_be_used_is_refused_before_listening(
+    search: str, named: str
+) -> None:
+    wrong = Settings(contact=CONTACT, allow_private=True, search=search)
+    with pytest.raises(InvalidArgument, match=named):
+        create_app(ServeConfig(port=0), wrong)

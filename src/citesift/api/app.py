@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from citesift.agent.research import search_backend
 from citesift.api import firecrawl, index_routes, job_routes, own_routes, replies
 from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
@@ -24,16 +25,18 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     """The API for ``config``, fetching as ``settings`` say (a missing contact or a bad bound
     is raised here, before anything listens)."""
     settings.fetch_policy()
+    if settings.search not in (None, "none", "wikipedia"):  # an unknown one, a missing address
+        search_backend(settings.search, settings.search_url, settings.search_key, None)  # type: ignore[arg-type]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
+        search = setup.web_search()
         jobs_store = setup.store or setup.budget or SQLiteStore(MEMORY)
         owner = f"{socket.gethostname()}:{config.port}"  # a restart fails the jobs it left
         runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
         kept = sqlite_store_of(setup.store, setup.budget)
-        search = setup.web_search()
         app.state.serving = Serving(setup, settings.fetch_policy(), slots, runner, kept, search)
         try:
             yield
