@@ -20,11 +20,12 @@ MAX_DOCUMENT_CHARS = 1 << 20
 
 class WikipediaPassagesRequest(OwnBody):
     """An article of a wiki by its key (as a search hit gives it): its attributed passages.
-    ``origin`` and ``page_path`` name another wiki (its address is checked as any fetch)."""
+    ``origin`` (scheme and host) and ``page_path`` name another wiki (its address is checked
+    as any fetch)."""
 
     key: str = Field(min_length=1, max_length=500)
     title: str | None = Field(None, max_length=500)
-    origin: str = Field(DEFAULT_ORIGIN, max_length=2000)
+    origin: str = Field(DEFAULT_ORIGIN, max_length=2000, pattern=r"^https?://[^\s/?#]+/?$")
     page_path: str = Field(PAGE_PATH, max_length=500)
 
 
