@@ -15,6 +15,7 @@ from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearc
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
 from citesift.errors import invalid
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
+from citesift.scrape.browser import Browser
 from citesift.sources import DEFAULT_ORIGIN, WikipediaSourceProvider
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
@@ -65,26 +66,28 @@ async def aresearch(
     chat = _chat(model, base_url, api_key)
     shared = fetcher or Fetcher()
     try:
-        access: dict[str, Any] = {"allow_private": allow_private, "store": store}
-        wikipedia = WikipediaSourceProvider(
-            identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
-        ) if search == "wikipedia" else None  # fmt: skip
-        policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
-        pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
-        engine = search_backend(search, search_url, search_key, wikipedia)
-        tools = Tools(pages, engine, given=set(urls))
-        runs = RunStore(store) if store is not None else None
-        return await run_research(
-            task,
-            tools,
-            schema=schema,
-            urls=urls,
-            chat=chat,
-            budget=budget,
-            runs=runs,
-            progress=progress,
-            tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
-        )
+        # One browser for the whole run, started by the first page that needs rendering.
+        async with Browser(lazy=True) as browser:
+            access: dict[str, Any] = {"allow_private": allow_private, "store": store}
+            wikipedia = WikipediaSourceProvider(
+                identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
+            ) if search == "wikipedia" else None  # fmt: skip
+            policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
+            pages = WebPages(policy, shared, store=store, wikipedia=wikipedia, browser=browser)
+            engine = search_backend(search, search_url, search_key, wikipedia)
+            tools = Tools(pages, engine, given=set(urls))
+            runs = RunStore(store) if store is not None else None
+            return await run_research(
+                task,
+                tools,
+                schema=schema,
+                urls=urls,
+                chat=chat,
+                budget=budget,
+                runs=runs,
+                progress=progress,
+                tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
+            )
     finally:
         if fetcher is None:
             await shared.aclose()
@@ -101,7 +104,9 @@ def research(task: str, **options: Any) -> Answer:
     (``search_url`` the instance), ``brave`` or ``tavily`` (``search_key``, else
     ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any ``WebSearch``; a confined
     run may read what its search found. Pages are read through ``scrape``: one that needs
-    JavaScript is rendered in headless Chromium (``citesift[render]``), else read as served.
+    JavaScript is rendered in headless Chromium (``citesift[render]``), else read as served;
+    one browser serves the whole run, started by the first page that needs it and ended
+    with the run, however it ends.
     ``model`` at ``base_url`` (any OpenAI-compatible endpoint, through ``citesift[openai]``;
     ``api_key`` else ``$OPENAI_API_KEY``) plans the run; without a model the research is
     extractive: the best passages for the task, each cited. Budgets: ``max_steps``,

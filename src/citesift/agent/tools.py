@@ -51,8 +51,9 @@ class PageReader(Protocol):
 class WebPages:
     """Pages read through ``scrape``: fetched under ``policy`` through ``fetcher`` (every
     snapshot kept in ``store`` when one is given), rendered in headless Chromium when the
-    render decision says the static page needs JavaScript (``render``; ``browser`` a running
-    one to share, else one is launched for the page that needs it), and read whole (page
+    render decision says the static page needs JavaScript (``render``; ``browser`` one to
+    share, a lazy one starting on the first page that needs it; else each page that needs
+    it launches its own), and read whole (page
     mode); a PDF or Office file by its own reader. A Wikipedia article's address, when a
     ``wikipedia`` provider is given, is read through it (its page HTML, revision, licence)."""
 

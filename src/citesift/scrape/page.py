@@ -2,6 +2,8 @@
 
     outcome = await scrape(url, ("markdown", "links"), identity=identity)
     outcome = scrape_sync(url, ("text",), identity=identity, render="never")
+    async with Browser(lazy=True) as browser:  # many pages, one Chromium, if any needs one
+        outcomes = [await scrape(url, identity=identity, browser=browser) for url in urls]
 
 The static page is fetched through ``citesift.net`` (saved to the store when one is given,
 or answered from it when offline or fresh enough for ``max_age``). What the bytes are decides
@@ -62,8 +64,9 @@ async def scrape(
     ``options`` and any ``ScrapeOptions`` field given as a keyword say how; ``policy`` how
     to fetch (default: a web-page policy for ``identity``, private addresses as
     ``allow_private`` says); ``fetcher``/``store``/``offline`` as a source takes them;
-    ``browser`` a running ``Browser`` to render with, else one is launched when needed
-    (``executable`` as ``find_executable`` takes it). A bad argument is an
+    ``browser`` an entered ``Browser`` to render with (a lazy one starts on the first page
+    that needs it), else one is launched for this page when needed (``executable`` as
+    ``find_executable`` takes it). A bad argument is an
     ``InvalidArgument`` (an unknown keyword a ``TypeError``); anything else is an outcome.
     """
     if not isinstance(url, str) or not is_web_url(url):
