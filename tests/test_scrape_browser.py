@@ -152,6 +152,7 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
     kept = snapshots_in(store)
     rendered = kept.get(rendered_id)
     assert kept.get(static_id) is not None and rendered is not None
+    assert rendered.header("x-citesift-derived-from") == static_id
     html = rendered.body.decode("utf-8")
     for block in result.formats["blocks"]:  # spans refer to the rendered HTML kept
         assert block["text"].split()[0] in html[block["source_start"] : block["source_end"]]

@@ -42,7 +42,8 @@ CODES = (
 class ScrapeResult:
     """One page scraped: where it was asked and where it ended, its HTTP status, each format
     asked for and its value, what the page says about itself, the snapshots read (the
-    network one first, then the rendered one when there is one), the render decision,
+    network one first, then the rendered one and the one narrowed by ``include_tags`` or
+    ``exclude_tags`` when there are such; each kept when a store is given), the render decision,
     anything worth knowing that did not stop the scrape, and the milliseconds each step
     took (``fetch``, ``decide`` and ``render`` when a render was decided, ``extract``,
     ``total``). ``document`` is what the formats were made from, for a caller that reads
