@@ -362,3 +362,31 @@ def test_pages_are_read_as_served_when_a_lazy_browser_cannot_start(
     for result in results:
         assert result.render.decided and result.render.unavailable and not result.render.rendered
         assert any(f"no browser executable at {missing}" in w for w in result.warnings)
+
+
+def test_a_render_cancelled_while_a_lazy_browser_starts_leaves_one_browser_serving(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+
+    async def page(browser: Browser) -> Any:
+        return await scrape(
+            server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
+            browser=browser,
+        )  # fmt: skip
+
+    async def cancel_one() -> tuple[Any, int, bool]:
+        async with Browser(lazy=True) as browser:
+            first = asyncio.ensure_future(page(browser))
+            deadline = time.monotonic() + 30
+            while not chromium_pids(own_tmp) and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)  # the process is there before the launch is done
+            first.cancel()
+            second = await page(browser)
+            return second, browser.launches, first.cancelled()
+
+    with browsers_seen(own_tmp) as seen:
+        second, launches, cancelled = asyncio.run(cancel_one())
+    assert cancelled and second.render.rendered and "ferry left at noon" in second.formats["text"]
+    assert launches == 1 and len(seen) == 1
+    assert left_behind(own_tmp) == []

@@ -185,10 +185,12 @@ class Browser:
     async def _running(self) -> PlaywrightBrowser:
         """The running Chromium, launched now when lazy and not yet started."""
         async with self._starting:
-            if self._browser is None and self.lazy and self._open and self._unavailable is None:
+            if self._launching is None and self._browser is None and self.lazy and self._open:
                 # The launch runs as a task of its own: a render cancelled meanwhile leaves
-                # it to finish, and ``close`` then ends what it started.
+                # it to finish (the next render waits for that one), and ``close`` then ends
+                # what it started.
                 self._launching = asyncio.ensure_future(self._launch())
+            if self._launching is not None and self._unavailable is None:
                 try:
                     await asyncio.shield(self._launching)
                 except BrowserUnavailable as error:
