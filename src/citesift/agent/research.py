@@ -66,17 +66,18 @@ async def aresearch(
     chat = _chat(model, base_url, api_key)
     shared = fetcher or Fetcher()
     try:
+        access: dict[str, Any] = {"allow_private": allow_private, "store": store}
+        wikipedia = WikipediaSourceProvider(
+            identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
+        ) if search == "wikipedia" else None  # fmt: skip
+        policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
+        pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
+        engine = search_backend(search, search_url, search_key, wikipedia)
+        tools = Tools(pages, engine, given=set(urls))
+        runs = RunStore(store) if store is not None else None
         # One browser for the whole run, started by the first page that needs rendering.
         async with Browser(lazy=True) as browser:
-            access: dict[str, Any] = {"allow_private": allow_private, "store": store}
-            wikipedia = WikipediaSourceProvider(
-                identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
-            ) if search == "wikipedia" else None  # fmt: skip
-            policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
-            pages = WebPages(policy, shared, store=store, wikipedia=wikipedia, browser=browser)
-            engine = search_backend(search, search_url, search_key, wikipedia)
-            tools = Tools(pages, engine, given=set(urls))
-            runs = RunStore(store) if store is not None else None
+            pages.browser = browser
             return await run_research(
                 task,
                 tools,
