@@ -39,6 +39,7 @@ from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import (
     DERIVED_HEADER,
     NARROWED,
+    RENDERED,
     SOURCE_HEADER,
     fetching,
     latest_page,
@@ -48,7 +49,6 @@ from citesift.store import AnyStore
 from citesift.store.snapshots import snapshot_id, snapshots_in
 
 RENDERED_TYPE = "text/html; charset=utf-8"
-RENDERED = "rendered"
 
 
 async def scrape(

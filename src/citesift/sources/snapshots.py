@@ -26,7 +26,7 @@ DERIVED_HEADER = "x-citesift-derived"
 """Marks a snapshot made here rather than fetched: ``rendered`` or ``narrowed``."""
 SOURCE_HEADER = "x-citesift-derived-from"
 """On a snapshot made here: the id of the snapshot it was made from."""
-NARROWED = "narrowed"
+RENDERED, NARROWED = "rendered", "narrowed"
 
 
 def latest_page(snapshots: Snapshots, url: str) -> Snapshot | None:
