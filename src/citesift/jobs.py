@@ -24,6 +24,7 @@ from citesift.agent.research import aresearch
 from citesift.errors import CitesiftError
 from citesift.net import Fetcher, FetchPolicy
 from citesift.numbers import number_in
+from citesift.scrape.browser import Browser
 from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl
 from citesift.scrape.failures import reason_code
 from citesift.store.frontier import Frontier
@@ -180,20 +181,26 @@ def crawl_work(
 
 
 def batch_work(
-    urls: Sequence[str], scrape_one: Callable[[str], Awaitable[tuple[ItemKind, dict[str, Any]]]]
+    urls: Sequence[str],
+    scrape_one: Callable[[str, Browser], Awaitable[tuple[ItemKind, dict[str, Any]]]],
+    executable: str | None = None,
 ) -> Work:
     """Scrapes of ``urls`` as a job's work, ``BATCH_AT_ONCE`` at a time, in order:
-    ``scrape_one`` says whether each gave a result or an error, and its body."""
+    ``scrape_one`` renders with the batch's one lazy browser (Chromium started on the first
+    page that needs it, ``executable`` as ``Browser`` takes it, ended with the job however
+    it ends) and says whether each page gave a result or an error, and its body."""
 
     async def work(sink: JobSink) -> None:
         sink.expect(len(urls))
-        for first in range(0, len(urls), BATCH_AT_ONCE):
-            done = await asyncio.gather(*map(scrape_one, urls[first : first + BATCH_AT_ONCE]))
-            for kind, body in done:
-                if kind == "result":
-                    sink.result(body)
-                else:
-                    sink.error(body)
+        async with Browser(executable, lazy=True) as browser:
+            for first in range(0, len(urls), BATCH_AT_ONCE):
+                pages = urls[first : first + BATCH_AT_ONCE]
+                done = await asyncio.gather(*(scrape_one(url, browser) for url in pages))
+                for kind, body in done:
+                    if kind == "result":
+                        sink.result(body)
+                    else:
+                        sink.error(body)
 
     return work
 

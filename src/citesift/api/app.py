@@ -16,6 +16,7 @@ from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
 from citesift.jobs import JobRunner, sqlite_store_of
+from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
 from citesift.store.jobs import JobStore
 from citesift.store.sqlite import MEMORY, SQLiteStore
@@ -37,9 +38,11 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
         kept = sqlite_store_of(setup.store, setup.budget)
-        app.state.serving = Serving(setup, settings.fetch_policy(), slots, runner, kept, search)
+        policy = settings.fetch_policy()
         try:
-            yield
+            async with Browser(settings.browser, lazy=True) as browser:  # ended at shutdown
+                app.state.serving = Serving(setup, policy, slots, runner, kept, search, browser)
+                yield
         finally:
             await runner.aclose()
             await setup.fetcher.aclose()

@@ -17,6 +17,7 @@ from citesift.api.scrape_request import ScrapeFields, ScrapeRequest
 from citesift.api.search_request import SearchRequest
 from citesift.api.state import Serving, serving, slot
 from citesift.jobs import BATCH_AT_ONCE
+from citesift.scrape.browser import Browser
 from citesift.scrape.map import amap_site
 from citesift.scrape.page import scrape
 from citesift.scrape.result import TIMEOUT, ScrapeFailure, ScrapeOutcome
@@ -42,9 +43,11 @@ async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dic
     return {"success": True, "data": document(outcome)}
 
 
-async def scrape_within(url: str, fields: ScrapeFields, shared: Serving) -> ScrapeOutcome:
+async def scrape_within(
+    url: str, fields: ScrapeFields, shared: Serving, browser: Browser | None = None
+) -> ScrapeOutcome:
     """``scrape`` of ``url`` with the options ``fields`` give, within their ``timeout``
-    (``TimeoutError`` past it)."""
+    (``TimeoutError`` past it), rendering with ``browser`` (default: the server's)."""
     setup = shared.setup
     call = scrape(
         url,
@@ -54,7 +57,7 @@ async def scrape_within(url: str, fields: ScrapeFields, shared: Serving) -> Scra
         fetcher=setup.fetcher,
         store=setup.store if fields.store_in_cache else None,
         offline=setup.settings.offline,
-        executable=setup.settings.browser,
+        browser=browser or shared.browser,
     )
     return await asyncio.wait_for(call, _seconds(fields.timeout))
 

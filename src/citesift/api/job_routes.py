@@ -18,6 +18,7 @@ from citesift.api.job_requests import AgentRequest, BatchScrapeRequest
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving
 from citesift.jobs import KEEP_SECONDS, JobsBusy, Work, batch_work, crawl_work, research_work
+from citesift.scrape.browser import Browser
 from citesift.scrape.result import TIMEOUT, ScrapeFailure
 from citesift.store.jobs import PAGE_ITEMS, ItemKind, Job
 
@@ -75,17 +76,19 @@ async def start_batch(
     """Start scraping a list of pages with one set of options."""
     pages, invalid = body.pages()
 
-    async def scrape_one(url: str) -> tuple[ItemKind, dict[str, Any]]:
+    async def scrape_one(url: str, browser: Browser) -> tuple[ItemKind, dict[str, Any]]:
         try:
-            outcome = await scrape_within(url, body, shared)
+            outcome = await scrape_within(url, body, shared, browser)
         except TimeoutError:
             return "error", {"url": url, "error": f"over {body.timeout} ms", "code": TIMEOUT}
         if isinstance(outcome, ScrapeFailure):
             return "error", failure_item(outcome)
         return "result", document(outcome)
 
-    asked, work = body.model_dump(by_alias=True), batch_work(pages, scrape_one)
-    answer = _started(shared, request, "batch", "batch/scrape", asked, work)
+    work = batch_work(pages, scrape_one, shared.setup.settings.browser)
+    answer = _started(
+        shared, request, "batch", "batch/scrape", body.model_dump(by_alias=True), work
+    )
     if isinstance(answer, dict) and invalid:
         answer["invalidURLs"] = invalid
     return answer
