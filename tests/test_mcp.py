@@ -246,12 +246,45 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         assert report["passed"] is False
         assert report["items"][0]["evidence"] == "The mill by the river was built in 1820."
         assert_cited(report["items"][0])
+        given = [CITED.split(". ")[0] + ".", "The mill by the river was built in 1820."]
+        listed = await call(
+            client, "verify_claim", claim="The mill dates from 1820.", sentences=given
+        )
+        assert listed["label"] != "not_supported"
+        assert listed["items"] == [{"index": 1, "text": given[1]}]
+        for both in ({"url": cited, "sentences": given}, {}):
+            refused = await client.call_tool("verify_claim", {"claim": "The mill.", **both})
+            assert refused.is_error and "sentences" in _text(refused)
         answer = await call(client, "research", task="Dog", max_seconds=60)
-        assert answer["status"] in ("completed", "failed") and answer["items"]
-        for item in answer["items"]:
+        items, page = list(answer["items"]), answer
+        assert answer["next_cursor"]  # the answer takes more than one page
+        while page["next_cursor"]:
+            assert len(json.dumps(page["items"], ensure_ascii=False)) <= PAGE_CHARS
+            page = await call(client, "research", task="Dog", cursor=page["next_cursor"])
+            assert page["status"] == answer["status"]  # what the answer says is on every page
+            items += page["items"]
+        assert answer["status"] in ("completed", "failed") and len(items) == answer["total"]
+        parts = [item["part"] for item in items]
+        assert parts == sorted(parts, key=["data", "field", "missing", "evidence"].index)
+        data = json.loads("".join(item["json"] for item in items if item["part"] == "data"))
+        evidence = {item["id"]: item for item in items if item["part"] == "evidence"}
+        fields = [item for item in items if item["part"] == "field"]
+        assert data and fields and evidence
+        for field in fields:
+            assert resolve(data, field["pointer"]) is not None
+            assert set(field["evidence_ids"]) <= set(evidence)
+        for item in evidence.values():
             assert item["url"] and item["link"].startswith(item["url"].split("#")[0])
 
     stdio(world, scenario)
+
+
+def resolve(data: Any, pointer: str) -> Any:
+    """The value a JSON pointer names in ``data``."""
+    for step in pointer.split("/")[1:]:
+        step = step.replace("~1", "/").replace("~0", "~")
+        data = data[int(step)] if isinstance(data, list) else data[step]
+    return data
 
 
 def test_index_passages_carry_their_citation(world: World) -> None:

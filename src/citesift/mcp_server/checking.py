@@ -4,18 +4,22 @@ against the pages they cite, a research run with every field cited."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from citesift.agent import aresearch
+from citesift.errors import invalid
 from citesift.mcp_server.failures import anticipated, gave_nothing
+from citesift.mcp_server.paging import Item, pieces
 from citesift.mcp_server.shapes import citation_item, evidence_item, passage_item
 from citesift.mcp_server.state import Shared, web_url
 from citesift.model import Document, SourceHit
 from citesift.text import citation_sources
-from citesift.verify import check_citations, verify_claim
+from citesift.verify import ClaimCheck, check_citations, verify_claim
+from citesift.verify.claim_check import MAX_SENTENCES
 
 Cursor = Annotated[
     str | None, Field(description="A next_cursor from an earlier call: read on from there.")
@@ -31,20 +35,33 @@ def register(server: MCPServer, shared: Shared) -> None:
     @anticipated
     async def verify_claim_tool(
         claim: Annotated[str, Field(max_length=2000, description="The claim to check.")],
-        url: Annotated[str, Field(description="The page that should support it.")],
+        url: Annotated[
+            str | None, Field(description="The page that should support it (or sentences).")
+        ] = None,
+        sentences: Annotated[
+            list[str] | None,
+            Field(
+                max_length=MAX_SENTENCES,
+                description="The source's sentences that should support it (or url).",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
-        """How well a page supports a claim: supported, partially_supported or
-        not_supported, with the supporting passages (URL, title, licence, link)."""
+        """How well a page (url) or a list of sentences supports a claim: supported,
+        partially_supported or not_supported, with the supporting passages (URL, title,
+        licence, link) or sentences (index and text). Give exactly one of url, sentences."""
+        if sentences is not None and url is None:
+            check = await asyncio.to_thread(verify_claim, claim, sentences)
+            given = [{"index": i, "text": sentences[i]} for i in check.supporting]
+            return _verdict(shared, check, given)
+        if url is None or sentences is not None:
+            raise invalid("url", url, "given when sentences are not, and only then")
         outcome = await shared.sources.web_pages("page").read(SourceHit(web_url(url), url))
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
         passages = [p for p in citation_sources(outcome.document) if p.content.strip()]
-        sentences = [p.content.strip() for p in passages]
-        check = await asyncio.to_thread(verify_claim, claim, sentences)
-        supporting = [passage_item(passages[i]) for i in check.supporting]
-        return shared.pager.first(
-            "verify_claim", supporting, label=check.label, score=check.score, reason=check.reason
-        )
+        read = [p.content.strip() for p in passages]
+        check = await asyncio.to_thread(verify_claim, claim, read)
+        return _verdict(shared, check, [passage_item(passages[i]) for i in check.supporting])
 
     @server.tool(name="check_citations")
     @anticipated
@@ -86,9 +103,12 @@ def register(server: MCPServer, shared: Shared) -> None:
         max_seconds: Annotated[float, Field(gt=0, le=900, description="Wall time.")] = 120.0,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        """Research a task (searching Wikipedia, or keeping to the pages given): the
-        answer, each field with the evidence it cites, and the evidence passages (URL,
-        title, licence, link). Planned by the configured chat model, else extractive."""
+        """Research a task (searching Wikipedia, or keeping to the pages given), planned by
+        the configured chat model, else extractive. The whole answer comes in pages of
+        items, each naming its part: "data" (the answer's JSON in pieces: join every json in
+        order, then parse), "field" (a pointer into the data, the evidence ids it cites,
+        whether they were verified), "missing" (a pointer not found) and "evidence" (a
+        passage with its id, URL, title, licence and link)."""
         if cursor:
             return shared.pager.next("research", cursor)
         setup = shared.sources
@@ -108,15 +128,22 @@ def register(server: MCPServer, shared: Shared) -> None:
             store=shared.kept(),
             fetcher=setup.fetcher,
         )
-        fields = [
-            {"pointer": f.pointer, "value": f.value, "evidence_ids": list(f.evidence_ids),
-             "verified": f.verified}
-            for f in answer.fields
+        # a quarter page each: JSON text in JSON may take twice its length, escaped again
+        data = pieces(json.dumps(answer.data, ensure_ascii=False), shared.pager.page_chars // 4)
+        items: list[Item] = [
+            *({"part": "data", "json": piece} for piece in data),
+            *({"part": "field", "pointer": f.pointer, "evidence_ids": list(f.evidence_ids),
+               "verified": f.verified} for f in answer.fields),
+            *({"part": "missing", "pointer": pointer} for pointer in answer.missing),
+            *({"part": "evidence", **evidence_item(e)} for e in answer.evidence),
         ]  # fmt: skip
         return shared.pager.first(
-            "research",
-            [evidence_item(e) for e in answer.evidence],
-            status=answer.status, stop_reason=answer.stop_reason, data=answer.data,
-            fields=fields, missing=list(answer.missing), message=answer.message,
-            run_id=answer.run_id,
+            "research", items, status=answer.status, stop_reason=answer.stop_reason,
+            message=answer.message, run_id=answer.run_id,
         )  # fmt: skip
+
+
+def _verdict(shared: Shared, check: ClaimCheck, supporting: list[Item]) -> dict[str, Any]:
+    """A claim check's verdict, its supporting passages or sentences paged."""
+    head = {"label": check.label, "score": check.score, "reason": check.reason}
+    return shared.pager.first("verify_claim", supporting, **head)

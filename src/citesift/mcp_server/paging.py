@@ -3,8 +3,8 @@
 A result too long for one answer is held (in memory, the ``held`` most recently read)
 under a random token; its cursor names the token and where the next page starts. A cursor
 is bound to the tool that made it. Items are JSON objects; a page holds items until the
-next would pass ``page_chars`` characters of JSON, and always at least one (long texts
-are split into pieces of at most ``page_chars`` before they become items).
+list of them would pass ``page_chars`` characters of JSON, and always at least one (long
+texts are split into pieces of at most ``page_chars`` before they become items).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def page_of(items: Iterable[Item], start: int, page_chars: int) -> tuple[list[It
     for index, item in enumerate(ahead):
         if index < start:
             continue
-        size += len(json.dumps(item, ensure_ascii=False))
+        size += len(json.dumps(item, ensure_ascii=False)) + 2  # with its ", " (or brackets)
         if chosen and size > page_chars:
             return chosen, start + len(chosen), True
         chosen.append(item)
