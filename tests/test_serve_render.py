@@ -4,6 +4,8 @@ browser, started by the first page that needs it; none is left once the server s
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import pytest
@@ -75,4 +77,26 @@ def test_the_servers_scrapes_share_one_browser_that_ends_with_the_server(
         assert "the ferry left at noon" in (ferry.markdown or "")
         assert "the bus left at dusk" in (bus.markdown or "")
         assert len(seen) == 1 and len(chromium_pids(own_tmp)) == 1  # still up, for the next
+    assert chromium_pids(own_tmp) == [] and left_behind(own_tmp) == []
+
+
+def test_the_servers_browser_killed_is_replaced_by_the_next_page_that_needs_one(
+    server: MisbehavingServer,
+    own_tmp: str,  # noqa: F811
+) -> None:
+    pages = script_pages(server)
+    with running(settings=RENDERING) as api, browsers_seen(own_tmp) as seen:
+        fc = client(api)
+        assert "the ferry left at noon" in (
+            fc.scrape(pages[0], formats=["markdown"]).markdown or ""
+        )
+        (first,) = chromium_pids(own_tmp)
+        os.kill(first, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while first in chromium_pids(own_tmp) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # the driver sees its browser gone
+        bus = fc.scrape(pages[1], formats=["markdown"])
+        assert "the bus left at dusk" in (bus.markdown or "") and not bus.warning
+        assert len(seen) == 2 and first not in chromium_pids(own_tmp)
     assert chromium_pids(own_tmp) == [] and left_behind(own_tmp) == []

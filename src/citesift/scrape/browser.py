@@ -112,8 +112,10 @@ class Browser:
     when no browser can be launched; leaving closes every context and ends the process.
     With ``lazy=True`` entering launches nothing: the first ``render`` launches Chromium
     (once, however many pages ask at the same time), and when it cannot, that render and
-    every later one raise the same ``BrowserUnavailable`` without trying again. ``launches``
-    counts the Chromium processes this browser started.
+    every later one raise the same ``BrowserUnavailable`` without trying again; when its
+    Chromium goes away (killed, crashed), the next render launches another, so a browser
+    a server keeps for its life outlives its Chromium. ``launches`` counts the Chromium
+    processes this browser started.
     """
 
     def __init__(
@@ -155,6 +157,10 @@ class Browser:
         launching, self._launching = self._launching, None
         if launching is not None:
             await asyncio.wait([launching])
+        await self._end()
+
+    async def _end(self) -> None:
+        """End the Chromium and the driver this browser runs (nothing when none runs)."""
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
         if browser is not None:
@@ -183,8 +189,11 @@ class Browser:
         self.launches += 1
 
     async def _running(self) -> PlaywrightBrowser:
-        """The running Chromium, launched now when lazy and not yet started."""
+        """The running Chromium, launched now when lazy and not yet started (or gone)."""
         async with self._starting:
+            if self.lazy and self._browser is not None and not self._browser.is_connected():
+                self._launching = None  # Chromium went away (killed, crashed): start anew
+                await self._end()
             if self._launching is None and self._browser is None and self.lazy and self._open:
                 # The launch runs as a task of its own: a render cancelled meanwhile leaves
                 # it to finish (the next render waits for that one), and ``close`` then ends
