@@ -30,6 +30,15 @@ from citesift.settings import Settings, source_setup
 from citesift.sources import PAGE_PATH
 from local_site import page, serve_page
 from servers import MisbehavingServer, serve
+from test_agent_render import BUS_PAGE
+from test_scrape import page_route
+from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
+    JS_PAGE,
+    browsers_seen,
+    chromium_pids,
+    left_behind,
+    own_tmp,
+)
 from wikipedia_server import WikipediaStandIn
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -82,9 +91,14 @@ def world(wikipedia_fixtures: Path, tmp_path: Path) -> Iterator[World]:
         yield World(site, wiki, tmp_path / "store.db")
 
 
-def stdio(world: World, scenario: Callable[[Client], Awaitable[None]]) -> None:
-    """Run ``scenario`` against ``citesift mcp`` started as a subprocess over stdio."""
-    params = StdioServerParameters(command=sys.executable, args=world.args(), env=world.env())
+def stdio(
+    world: World, scenario: Callable[[Client], Awaitable[None]], env: dict[str, str] | None = None
+) -> None:
+    """Run ``scenario`` against ``citesift mcp`` started as a subprocess over stdio (with
+    ``env`` instead of the world's)."""
+    params = StdioServerParameters(
+        command=sys.executable, args=world.args(), env=env or world.env()
+    )
 
     async def run() -> None:
         async with Client(params, read_timeout_seconds=120) as client:
@@ -151,6 +165,25 @@ def test_scrape_pages_through_a_long_page_by_its_cursor(world: World) -> None:
         assert stale.is_error and "cursor" in _text(stale)
 
     stdio(world, scenario)
+
+
+def test_scrapes_render_in_one_browser_that_ends_with_the_server(
+    world: World,
+    own_tmp: str,  # noqa: F811
+) -> None:
+    page_route(world.site, "/ferry", JS_PAGE)
+    page_route(world.site, "/bus", BUS_PAGE)
+    env = {k: v for k, v in world.env().items() if k != "CITESIFT_BROWSER"} | {"TMPDIR": own_tmp}
+
+    async def scenario(client: Client) -> None:
+        for path, said in (("/ferry", "the ferry left at noon"), ("/bus", "the bus left at dusk")):
+            read = await call(client, "scrape", url=world.site.url(path))
+            assert said in "".join(piece["markdown"] for piece in read["items"])
+        assert len(chromium_pids(own_tmp)) == 1  # still up, for the next page
+
+    with browsers_seen(own_tmp) as seen:
+        stdio(world, scenario, env)
+    assert len(seen) == 1 and left_behind(own_tmp) == []
 
 
 def test_wikipedia_tools_give_attributed_passages(world: World) -> None:

@@ -120,6 +120,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             fetcher=setup.fetcher,
             store=setup.store,
             offline=setup.settings.offline,
+            browser=shared.browser,
             executable=setup.settings.browser,
         )
         if isinstance(outcome, ScrapeFailure):

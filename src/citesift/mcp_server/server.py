@@ -1,6 +1,7 @@
 """The MCP server: the SDK's ``MCPServer`` with citesift's tools, run over stdio or
 streamable HTTP with one source setup for the whole process (one fetcher, its limiters,
-the store), made on the server's event loop and closed when it stops."""
+the store) and one lazy browser, made on the server's event loop and closed when it
+stops."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
+from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
 
 INSTRUCTIONS = (
@@ -38,10 +40,12 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
     with source_setup(settings) as setup:
         shared.setup = setup
         try:
-            if config.transport == "stdio":
-                await server.run_stdio_async()
-            else:
-                await server.run_streamable_http_async(host=config.host, port=config.port)
+            async with Browser(settings.browser, lazy=True) as browser:  # ended when it stops
+                shared.browser = browser
+                if config.transport == "stdio":
+                    await server.run_stdio_async()
+                else:
+                    await server.run_streamable_http_async(host=config.host, port=config.port)
         finally:
             await _stop_crawls(shared)
             await setup.fetcher.aclose()

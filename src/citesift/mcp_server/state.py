@@ -1,5 +1,6 @@
 """What the tools share while the server runs: the source setup (identity, store, one
-fetcher with its limiters), the pager holding long results, and the crawls running."""
+fetcher with its limiters), one lazy browser, the pager holding long results, and the
+crawls running."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from citesift.errors import ConfigError, invalid
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
+from citesift.scrape.browser import Browser
 from citesift.scrape.crawl import CrawlProgress
 from citesift.settings import Settings, SourceSetup
 from citesift.sources import PAGE_PATH, WikipediaSourceProvider
@@ -19,13 +21,16 @@ from citesift.store import SQLiteStore, default_store_path, is_postgres_url
 
 @dataclass
 class Shared:
-    """The server's state; ``setup`` is made when the server starts and closed when it
-    stops (the fetcher's connections belong to the server's event loop)."""
+    """The server's state; ``setup`` and ``browser`` are made when the server starts and
+    closed when it stops (the fetcher's connections and the browser's driver belong to the
+    server's event loop). The browser is lazy: Chromium starts on the first page that
+    needs rendering and serves every later one."""
 
     config: McpConfig
     settings: Settings
     pager: Pager
     setup: SourceSetup | None = None
+    browser: Browser | None = None
     crawls: dict[str, asyncio.Task[CrawlProgress]] = field(default_factory=dict)
 
     @property
