@@ -18,6 +18,7 @@ from serving import CONTACT, running
 from test_agent_render import BUS_PAGE
 from test_scrape import page_route
 from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
+    BUSY,
     JS_PAGE,
     browsers_seen,
     chromium_pids,
@@ -55,10 +56,34 @@ def test_a_batch_renders_its_pages_in_one_browser_ended_with_the_job(
         assert "the ferry left at noon" in (written[pages[0]] or "")
         assert "the bus left at dusk" in (written[pages[1]] or "")
         assert len(seen) == 1  # both pages rendered by one launch
-        deadline = time.monotonic() + 10
-        while chromium_pids(own_tmp) and time.monotonic() < deadline:
+        assert gone(own_tmp)  # the job's browser ended with the job
+    assert left_behind(own_tmp) == []
+
+
+def gone(marker: str) -> bool:
+    """Whether every browser launched for ``marker`` ends within ten seconds."""
+    deadline = time.monotonic() + 10
+    while chromium_pids(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return chromium_pids(marker) == []
+
+
+def test_a_batch_cancelled_mid_render_ends_its_browser_at_once(
+    server: MisbehavingServer,
+    own_tmp: str,  # noqa: F811
+) -> None:
+    page_route(server, "/busy", BUSY)
+    busy = [server.url(f"/busy?n={n}") for n in range(4)]
+    with running(settings=RENDERING) as api:
+        fc = client(api)
+        started = fc.start_batch_scrape(busy, formats=["markdown"], timeout=60_000)
+        deadline = time.monotonic() + 20
+        while not chromium_pids(own_tmp) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert chromium_pids(own_tmp) == []  # the job's browser ended with the job
+        assert chromium_pids(own_tmp)  # rendering the pages that never finish loading
+        assert fc.cancel_batch_scrape(started.id) is True
+        assert gone(own_tmp)  # ended with the job, not with the server
+        assert fc.get_batch_scrape_status(started.id).status == "cancelled"
     assert left_behind(own_tmp) == []
 
 
@@ -92,9 +117,7 @@ def test_the_servers_browser_killed_is_replaced_by_the_next_page_that_needs_one(
         )
         (first,) = chromium_pids(own_tmp)
         os.kill(first, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while first in chromium_pids(own_tmp) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        assert gone(own_tmp)
         time.sleep(0.5)  # the driver sees its browser gone
         bus = fc.scrape(pages[1], formats=["markdown"])
         assert "the bus left at dusk" in (bus.markdown or "") and not bus.warning
