@@ -16,8 +16,8 @@ from citesift.clients.search import BRAVE_URL, TAVILY_URL
 from citesift.errors import invalid
 from citesift.net import ClientIdentity, Fetcher, run_sync
 from citesift.sources import DEFAULT_ORIGIN, WebPageSource, WikipediaSourceProvider
-from citesift.store import SQLiteStore
-from citesift.store.runs import RunStore
+from citesift.store import AnyStore
+from citesift.store.runs import runs_in
 
 SearchName = Literal["wikipedia", "searxng", "brave", "tavily", "none"]
 SEARCH_BACKENDS = ("wikipedia", "searxng", "brave", "tavily", "none")
@@ -44,7 +44,7 @@ async def aresearch(
     context_tokens: int | None = None,
     tokenizer: str | Path | None = None,
     allow_private: bool = False,
-    store: SQLiteStore | None = None,
+    store: AnyStore | None = None,
     fetcher: Fetcher | None = None,
     progress: Progress | None = None,
 ) -> Answer:
@@ -67,7 +67,7 @@ async def aresearch(
         ) if search == "wikipedia" else None  # fmt: skip
         pages = WebPages(WebPageSource(identity, "page", fetcher=shared, **access), wikipedia)
         tools = Tools(pages, _search(search, search_url, search_key, wikipedia), hosts_of(urls))
-        runs = RunStore(store) if store is not None else None
+        runs = runs_in(store) if store is not None else None
         return await run_research(
             task,
             tools,
