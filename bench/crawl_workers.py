@@ -7,8 +7,9 @@ The site is ``bench/crawl.py``'s (served by a process of its own, as there). Eac
 new crawl (its start address differs by a query) in the same store, with the per-host
 limiter relaxed (no spacing, a large minute budget; robots.txt still honoured), so the
 figure is what the workers, the store and the machine allow. Printed for each worker count:
-pages read, seconds (worker start-up included), pages/s and pages the site was asked for
-twice. Without ``--store`` a new SQLite file in a temporary folder is used.
+pages read, seconds (worker start-up included), pages/s, pages the site was asked for
+twice, and the CPU time per page of the crawl's processes (which a busy machine does not
+move as it moves pages/s). Without ``--store`` a new SQLite file in a temporary folder is used.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,14 +50,14 @@ def crawl_scaling(
         assert server.stdout is not None
         origin = f"http://127.0.0.1:{int(server.stdout.readline())}"
         print(f"site: {pages} pages on loopback; store: {_shown(store)}")
-        heads = ("pages", "failed", "seconds", "pages/s", "twice")
+        heads = ("pages", "failed", "seconds", "pages/s", "twice", "CPU ms/page")
         print("workers " + " ".join(f"{head:>8}" for head in heads))
         for count in workers:
             row = _crawl_once(store, origin, count)
             rows.append(row)
             print(
                 f"{count:>7} {row['pages']:>8} {row['failed']:>8} {row['seconds']:>8.2f}"
-                f" {row['pages_per_s']:>8.1f} {row['twice']:>8}",
+                f" {row['pages_per_s']:>8.1f} {row['twice']:>8} {row['cpu_ms_per_page']:>11.1f}",
                 flush=True,
             )
     finally:
@@ -66,29 +68,31 @@ def crawl_scaling(
 
 
 def _crawl_once(store: str, origin: str, workers: int) -> dict[str, Any]:
-    """One whole crawl of the site by ``workers`` processes; the server's counts cleared first."""
-    from citesift import ClientIdentity, FetchPolicy, SourceLimiter, crawl, open_store
+    """One whole crawl of the site by ``workers`` processes (one is a process too, so every
+    count pays the same start-up); the server's counts cleared first."""
+    from citesift import ClientIdentity, CrawlOptions, FetchPolicy, SourceLimiter, open_store
+    from citesift.scrape.crawl_workers import crawl_with_workers
 
     urllib.request.urlopen(f"{origin}/__hits").read()  # counts start afresh
     identity = ClientIdentity("citesift-bench", "1.0", "https://example.org/contact")
     policy = FetchPolicy.for_pages(identity, allow_private=True)
     relaxed = functools.partial(SourceLimiter, CONCURRENCY, spacing=0, per_minute=100_000)
+    options = CrawlOptions(
+        site_bench.ALL, max_depth=1_000, concurrency=CONCURRENCY, per_host=CONCURRENCY
+    )
     start = f"{origin}/?run={workers}-{time.time_ns()}"  # a new crawl each time
+    before = _cpu_seconds()
     with open_store(store) as opened:
         began = time.perf_counter()
-        ended = crawl(
-            start,
-            limit=site_bench.ALL,
-            max_depth=1_000,
-            concurrency=CONCURRENCY,
-            policy=policy,
-            store=opened,
-            workers=workers,
-            limiter=relaxed,
+        ended = crawl_with_workers(
+            start, options, workers, policy=policy, store=opened, limiter=relaxed
         )
         seconds = time.perf_counter() - began
+    cpu = _cpu_seconds() - before
     hits = json.loads(urllib.request.urlopen(f"{origin}/__hits").read())
-    twice = sum(1 for path, n in hits.items() if n > 1 and path != "/robots.txt")
+    # robots.txt is read by each worker, and "/" both as the start (with its query) and as
+    # a link: neither is a page read twice
+    twice = sum(1 for path, n in hits.items() if n > 1 and path not in ("/robots.txt", "/"))
     return {
         "workers": workers,
         "pages": ended.done,
@@ -96,7 +100,17 @@ def _crawl_once(store: str, origin: str, workers: int) -> dict[str, Any]:
         "seconds": seconds,
         "pages_per_s": ended.done / seconds,
         "twice": twice,
+        "cpu_ms_per_page": 1000 * cpu / max(ended.done, 1),
     }
+
+
+def _cpu_seconds() -> float:
+    """CPU time (user and system) of this process and of its ended workers."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _shown(store: str) -> str:

@@ -337,18 +337,21 @@ class _Run:
                 while len(tasks) < self.options.concurrency:
                     shut = {h for h, n in hosts.items() if n >= self.options.per_host}
                     shut |= paused.keys()
+                    # as many at once as no host can take past per_host (one, at the least)
+                    room = self.options.per_host - max(hosts.values(), default=0)
+                    count = max(1, min(self.options.concurrency - len(tasks), room))
                     claimed = (
-                        frontier.claim(self.crawl, 1, shut, self.options.limit)
+                        frontier.claim(self.crawl, count, shut, self.options.limit)
                         if waiting - shut
                         else []
                     )
                     if not claimed:
                         waiting &= shut
                         break
-                    entry = claimed[0]
-                    tasks[asyncio.create_task(self._read(entry))] = entry
-                    hosts[entry.host] += 1
-                    tally.queued -= 1
+                    for entry in claimed:
+                        tasks[asyncio.create_task(self._read(entry))] = entry
+                        hosts[entry.host] += 1
+                        tally.queued -= 1
                 if tasks and now - renewed >= renew_every:
                     frontier.renew(self.crawl, [entry.url for entry in tasks.values()])
                     renewed = now

@@ -128,7 +128,7 @@ class Frontier:
         """``sql`` in the store's own placeholders."""
         return sql
 
-    def _run(self, conn: Any, sql: str, args: Sequence[Any] = ()) -> Any:
+    def _run(self, conn: Any, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Any:
         return conn.execute(self._sql(sql), args)
 
     def _many(self, conn: Any, sql: str, rows: Sequence[Sequence[Any]]) -> int:
