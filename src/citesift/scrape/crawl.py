@@ -192,7 +192,8 @@ def crawl(
     the crawl ended; ``acrawl`` from async code, and to resume a crawl by its id. With
     ``workers`` above 1 the crawl is read by that many processes (see
     ``citesift.scrape.crawl_workers``), each fetching with limiters made by ``limiter``
-    that share the store's budget."""
+    that share the store's budget (a script calling it so guards its entry with
+    ``if __name__ == "__main__":``, as for any spawned process)."""
     options = CrawlOptions(
         limit,
         max_depth,

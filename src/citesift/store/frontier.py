@@ -104,10 +104,6 @@ class Frontier:
     claimed by ``holder`` (a new name by default) under leases of ``lease_s`` seconds."""
 
     steps: ClassVar[list[str]] = STEPS
-    skip_locked: ClassVar[str] = ""
-    """What a claim's select ends with: PostgreSQL skips rows another worker holds."""
-    lock_row: ClassVar[str] = ""
-    """What reading a crawl's row to claim ends with: PostgreSQL locks it until commit."""
 
     def __init__(
         self,
@@ -178,16 +174,13 @@ class Frontier:
         spare = f" AND host NOT IN ({','.join('?' * len(hosts))})" if hosts else ""
         now = time.time()
         with self.store.transaction() as conn:
-            taken = self._run(
-                conn, f"SELECT taken FROM crawls WHERE id = ?{self.lock_row}", (crawl,)
-            ).fetchone()
+            taken = self._run(conn, "SELECT taken FROM crawls WHERE id = ?", (crawl,)).fetchone()
             if taken is None:
                 return []
             columns = "SELECT url, host, depth, score FROM crawl_frontier WHERE crawl = ?"
             lapsed = self._run(
                 conn,
-                f"{columns} AND state = 'claimed' AND lease_until <= ?{spare}"
-                f" ORDER BY seq LIMIT ?{self.skip_locked}",
+                f"{columns} AND state = 'claimed' AND lease_until <= ?{spare} ORDER BY seq LIMIT ?",
                 (crawl, now, *hosts, count),
             ).fetchall()
             room = count - len(lapsed)
@@ -198,7 +191,7 @@ class Frontier:
                 fresh = self._run(
                     conn,
                     f"{columns} AND state = 'queued'{spare}"
-                    f" ORDER BY score DESC, depth, seq LIMIT ?{self.skip_locked}",
+                    " ORDER BY score DESC, depth, seq LIMIT ?",
                     (crawl, *hosts, room),
                 ).fetchall()
             rows = [*lapsed, *fresh]

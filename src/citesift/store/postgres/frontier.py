@@ -93,8 +93,6 @@ class PostgresFrontier(Frontier):
     """A ``Frontier`` in a ``PostgresStore`` (its own tables, migrated on first use)."""
 
     steps: ClassVar[list[str]] = STEPS
-    skip_locked: ClassVar[str] = " FOR UPDATE SKIP LOCKED"
-    lock_row: ClassVar[str] = " FOR UPDATE"
 
     def _sql(self, sql: str) -> str:
         return placeholders(sql)
