@@ -227,3 +227,5 @@ def test_a_crawl_refuses_options_that_make_no_sense(tmp_path: Path) -> None:
         CrawlOptions(formats=("pdf",))
     with pytest.raises(InvalidArgument, match="exclude_paths"):
         CrawlOptions(exclude_paths="deep")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="lease"):
+        CrawlOptions(lease=0.5)

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from citesift.errors import InvalidArgument
 from citesift.scrape.crawl import crawl
 from citesift.store import open_store
 from citesift.store.frontier import frontier_in
 from local_site import page, serve_page
-from servers import MisbehavingServer, loopback_policy
+from servers import MisbehavingServer, loopback_fetcher, loopback_policy
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # worker processes import the library
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -129,3 +130,17 @@ def test_workers_share_a_sqlite_frontier_on_one_machine(
     assert ended.done == len(EVERY) and ended.queued == 0
     assert sorted(results) == sorted(server.url(path) for path in EVERY)
     assert set(page_hits(server).values()) == {1}
+
+
+def test_workers_need_a_store_other_processes_open_and_their_own_fetchers(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    with open_store(":memory:") as memory, pytest.raises(InvalidArgument, match="store"):
+        crawl(server.url("/"), policy=loopback_policy(), store=memory, workers=2)
+    with open_store(tmp_path / "crawl.db") as store:
+        with pytest.raises(InvalidArgument, match="fetcher"):
+            crawl(server.url("/"), policy=loopback_policy(), store=store, workers=2,
+                  fetcher=loopback_fetcher())  # fmt: skip
+        with pytest.raises(InvalidArgument, match="workers"):
+            crawl(server.url("/"), policy=loopback_policy(), store=store, workers=0)
+    assert server.seen == []
