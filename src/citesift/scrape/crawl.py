@@ -138,15 +138,9 @@ class _Tally:
     queued: int
     finished: int = 0
 
-    def count(
-        self, frontier: Frontier, crawl: str, entry: Entry, page: _Page
-    ) -> dict[str, Any] | None:
-        """Finish ``entry`` in the frontier with what reading it gave and count it; its
-        record when it is a result."""
-        state = "moved" if page.moved else None
-        self.queued += frontier.finish(
-            crawl, entry.url, page.record, page.reason, page.found, state
-        )
+    def count(self, page: _Page) -> dict[str, Any] | None:
+        """Count a page finished in the frontier; its record when it is a result."""
+        self.queued += page.new
         self.finished += 1
         if page.record is not None:
             self.done += 1
@@ -166,6 +160,8 @@ class _Page:
     found: list[Entry] = field(default_factory=list)
     limited: bool = False
     moved: bool = False
+    new: int = 0
+    """How many of the links it adds were new to the frontier (once it is finished there)."""
 
 
 def crawl(
@@ -342,7 +338,9 @@ class _Run:
                     room = self.options.per_host - max(hosts.values(), default=0)
                     count = max(1, min(self.options.concurrency - len(tasks), room))
                     claimed = (
-                        frontier.claim(self.crawl, count, shut, self.options.limit)
+                        await asyncio.to_thread(
+                            frontier.claim, self.crawl, count, shut, self.options.limit
+                        )
                         if waiting - shut
                         else []
                     )
@@ -350,7 +348,7 @@ class _Run:
                         waiting &= shut
                         break
                     for entry in claimed:
-                        tasks[asyncio.create_task(self._read(entry))] = entry
+                        tasks[asyncio.create_task(self._step(frontier, entry))] = entry
                         hosts[entry.host] += 1
                         tally.queued -= 1
                 if tasks and now - renewed >= renew_every:
@@ -380,7 +378,7 @@ class _Run:
                         tally.queued += 1
                         continue
                     waiting.update(found.host for found in page.found)
-                    record = tally.count(frontier, self.crawl, entry, page)
+                    record = tally.count(page)
                     if record is not None and on_result is not None:
                         on_result(record)
                 if on_progress is not None:
@@ -397,6 +395,17 @@ class _Run:
         counts = frontier.counts(self.crawl)
         taken = sum(counts.values()) - counts["queued"]
         return counts["claimed"] > 0 or (counts["queued"] > 0 and taken < self.options.limit)
+
+    async def _step(self, frontier: Frontier, entry: Entry) -> _Page:
+        """Read one page and finish it in the frontier (in a thread: a store call is a
+        round trip the other pages need not wait for)."""
+        page = await self._read(entry)
+        if not page.limited:
+            state = "moved" if page.moved else None
+            page.new = await asyncio.to_thread(
+                frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found, state
+            )
+        return page
 
     async def _read(self, entry: Entry) -> _Page:
         """Fetch and read one page."""
