@@ -22,8 +22,9 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Deadline, Store, source_setup, usage_error
+from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import InvalidArgument
+from citesift.errors import CitesiftError, InvalidArgument
 from citesift.scrape.crawl import (
     CONCURRENCY,
     CRAWL_DEPTH,
@@ -141,6 +142,8 @@ def crawl_command(
                     )  # fmt: skip
             except InvalidArgument as error:
                 usage_error(str(error))
+            except CitesiftError as error:  # every worker process failed
+                fail(str(error))
     say(_progress_line(ended), err=True)
 
 

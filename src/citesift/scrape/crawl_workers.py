@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from citesift.errors import CitesiftError, invalid
@@ -23,6 +24,7 @@ from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceL
 from citesift.numbers import number_in
 from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl, ended_at, start_crawl
 from citesift.store import AnyStore, open_store
+from citesift.store.frontier import Frontier
 from citesift.store.limits import budget_in
 from citesift.store.location import location_of
 
@@ -87,14 +89,14 @@ def crawl_with_workers(
     return _progress(frontier, crawl, finished, began)
 
 
-def _progress(frontier: Any, crawl: str, finished: int, began: float) -> CrawlProgress:
+def _progress(frontier: Frontier, crawl: str, finished: int, began: float) -> CrawlProgress:
     """Where the crawl stands, with the pages read since the workers started per second."""
     counts = frontier.counts(crawl)
     now = sum(counts[state] for state in ("done", "failed", "moved"))
     return ended_at(frontier, crawl, now - finished, max(time.monotonic() - began, 1e-9))
 
 
-def _stop(processes: list[Any]) -> None:
+def _stop(processes: Sequence[BaseProcess]) -> None:
     """End the workers still running (the caller was interrupted) and wait for them all."""
     for process in processes:
         if process.is_alive():
