@@ -10,18 +10,26 @@ from dataclasses import dataclass
 from fastapi import HTTPException, Request
 
 from citesift.api.config import SLOT_WAIT
+from citesift.clients import WebSearch
+from citesift.jobs import JobRunner
 from citesift.net import FetchPolicy
 from citesift.settings import SourceSetup
+from citesift.store.sqlite import SQLiteStore
 
 
 @dataclass(frozen=True)
 class Serving:
-    """The setup every request reads through, its fetch policy, and the slots that bound
-    the scrapes and maps running at once."""
+    """The setup every request reads through, its fetch policy, the slots that bound the
+    scrapes and maps running at once, the runner of long jobs (crawls, batches, research),
+    the SQLite store that keeps crawl frontiers and research traces (None: none is) and
+    the web search source the settings name (None: none)."""
 
     setup: SourceSetup
     policy: FetchPolicy
     slots: asyncio.Semaphore
+    jobs: JobRunner
+    work_store: SQLiteStore | None
+    search: WebSearch | None
 
 
 def serving(request: Request) -> Serving:

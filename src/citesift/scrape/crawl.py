@@ -215,11 +215,15 @@ def crawl(
 
 
 def start_crawl(
-    url: str | None, options: CrawlOptions | None, store: AnyStore, resume: str | None
+    url: str | None,
+    options: CrawlOptions | None,
+    store: AnyStore,
+    resume: str | None,
+    crawl_as: str | None = None,
 ) -> tuple[Frontier, str, str, CrawlOptions]:
     """The frontier of ``store``, and the id, start URL and options of the crawl of ``url``
-    with ``options`` (made if new), or of the stored crawl ``resume`` (run with
-    ``options``' concurrency and lease)."""
+    with ``options`` (made if new, under ``crawl_as`` when given), or of the stored crawl
+    ``resume`` (run with ``options``' concurrency and lease)."""
     frontier = frontier_in(store, lease_s=(options or CrawlOptions()).lease)
     if resume is not None:
         stored = frontier.options(resume) if isinstance(resume, str) else None
@@ -231,7 +235,7 @@ def start_crawl(
     else:
         start = start_url(url)
         options = options or CrawlOptions()
-        crawl = crawl_id(start, options)
+        crawl = crawl_as if crawl_as is not None else crawl_id(start, options)
     frontier.begin(crawl, Entry(start, host_of(start), 0), options.keyed())
     return frontier, crawl, start, options
 
@@ -246,16 +250,22 @@ async def acrawl(
     resume: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_progress: Callable[[CrawlProgress], None] | None = None,
+    crawl_as: str | None = None,
+    snapshots: AnyStore | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
     and options are the stored ones); returns where the crawl ended. Other runs of the same
-    crawl (processes, machines) may share it at the same time."""
+    crawl (processes, machines) may share it at the same time. ``crawl_as`` keeps a new crawl
+    under that id instead of ``crawl_id``'s (a job's crawl, never resumed by another one of
+    the same URL and options); ``snapshots`` keeps each page's snapshot in another store
+    than the frontier's."""
     if not isinstance(policy, FetchPolicy):
         raise invalid("policy", policy, "a FetchPolicy")
-    frontier, crawl, start, options = start_crawl(url, options, store, resume)
+    frontier, crawl, start, options = start_crawl(url, options, store, resume, crawl_as)
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
-    run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
+    saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
+    run = _Run(crawl, start, options, polite, saving)
     try:
         return await run.go(frontier, on_result, on_progress)
     finally:
