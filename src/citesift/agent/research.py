@@ -17,8 +17,8 @@ from citesift.errors import invalid
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
 from citesift.scrape.browser import Browser
 from citesift.sources import DEFAULT_ORIGIN, WikipediaSourceProvider
-from citesift.store import SQLiteStore
-from citesift.store.runs import RunStore
+from citesift.store import AnyStore
+from citesift.store.runs import runs_in
 
 SearchName = Literal["wikipedia", "searxng", "brave", "tavily", "none"]
 SEARCH_BACKENDS = ("wikipedia", "searxng", "brave", "tavily", "none")
@@ -46,7 +46,7 @@ async def aresearch(
     tokens_per_minute: int | None = None,
     tokenizer: str | Path | None = None,
     allow_private: bool = False,
-    store: SQLiteStore | None = None,
+    store: AnyStore | None = None,
     fetcher: Fetcher | None = None,
     progress: Progress | None = None,
 ) -> Answer:
@@ -74,7 +74,7 @@ async def aresearch(
         pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
         engine = search_backend(search, search_url, search_key, wikipedia)
         tools = Tools(pages, engine, given=set(urls))
-        runs = RunStore(store) if store is not None else None
+        runs = runs_in(store) if store is not None else None
         # One browser for the whole run, started by the first page that needs rendering.
         async with Browser(lazy=True) as browser:
             pages.browser = browser

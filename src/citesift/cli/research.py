@@ -22,7 +22,7 @@ from citesift.cli.options import (
     ListFormat,
     Store,
     load_cli_settings,
-    run_store,
+    open_store,
     source_setup,
     usage_error,
 )
@@ -121,7 +121,7 @@ def research_command(
     settings = load_cli_settings({"model": model, "base_url": base_url, "store": store})
     shape = _schema(schema) if schema else None
     with source_setup(contact, allow_private, store) as setup:
-        kept = run_store(settings)
+        kept = open_store(settings)
         try:
             answer = _run(
                 aresearch(
@@ -211,7 +211,7 @@ def trace_command(
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
     and the exact span of the stored page it came from, with its context."""
     settings = load_cli_settings({"store": store})
-    kept = run_store(settings)
+    kept = open_store(settings)
     try:
         traced = trace(kept, run, pointer)
     except InvalidArgument as error:

@@ -12,6 +12,7 @@ answer into ``Skipped``, so nothing is cited that cannot be replayed.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 from citesift.errors import StoreError
@@ -69,12 +70,13 @@ class SavingFetcher:
     async def fetch(
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
     ) -> FetchOutcome:
-        """``inner``'s answer, its snapshot saved; ``Skipped`` when the store cannot keep it."""
+        """``inner``'s answer, its snapshot saved (in a thread: a store call is a round trip
+        other fetches need not wait for); ``Skipped`` when the store cannot keep it."""
         outcome = await self.inner.fetch(url, policy, on_send=on_send)
         if not isinstance(outcome, Snapshot):
             return outcome
         try:
-            self.snapshots.save(outcome)
+            await asyncio.to_thread(self.snapshots.save, outcome)
         except (sqlite3.Error, StoreError) as error:
             return Skipped(outcome.status, f"fetched but not kept: {error}")
         return outcome
