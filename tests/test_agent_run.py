@@ -13,11 +13,8 @@ import pytest
 
 from citesift.agent.research import research
 from citesift.agent.run import Answer
-from citesift.agent.tools import Page, Tools, WebPages
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
-from citesift.model import SourceDocument
-from citesift.sources import WebPageSource
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 from local_site import page, serve_bytes, serve_page, urlset
@@ -274,7 +271,7 @@ def test_a_link_local_url_the_model_names_is_refused_before_any_request(
     assert "Not read:\n- http://169.254.169.254/: " in seen[2] and "link-local" in seen[2]
     assert "file:///etc/passwd: not read: only http(s) URLs with a host can be read" in seen[1]
     assert answer.status == "completed" and answer.evidence == ()
-    assert answer.pages == 1  # the refused address counts against the page budget
+    assert answer.pages == 0  # a page refused is not a page read
 
 
 def test_a_finish_citing_the_wrong_evidence_is_corrected_and_unfound_values_flagged(
@@ -442,37 +439,99 @@ def test_token_budgets_close_the_tools_and_a_small_context_is_refused(
     assert cramped.status == "failed" and cramped.stop_reason == "prompt.too_small"
 
 
-def test_links_of_pages_read_become_candidates_best_first_and_the_run_stays_confined(
+def test_a_url_run_reads_the_given_pages_and_one_hop_of_their_links_and_does_not_search(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:
-    home = server.url("/")
+    site(server)
+    serve_page(server, "/start", page("Start", ["/museum", "/guide"]))
+    serve_page(server, "/guide", page("Guide", ["/deep"]))
+    serve_page(server, "/deep", page("Deep", []))
+    start, guide, deep = server.url("/start"), server.url("/guide"), server.url("/deep")
+    museum, hours, elsewhere = (
+        server.url("/museum"),
+        server.url("/hours"),
+        "http://elsewhere.example/",
+    )
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[start + "#top"]),
+        act(action="search", query="City Museum"),
+        act(action="map", url=start),
+        act(action="scrape", urls=[guide, hours, elsewhere]),
+        act(action="scrape", urls=[deep]),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    answer = research(
+        "When did the City Museum open?",
+        identity=TEST_IDENTITY,
+        urls=[start],
+        model="scripted",
+        base_url=api.base_url,
+        allow_private=True,
+        fetcher=loopback_fetcher(),
+    )
+    seen = prompts(api)
+    system = api.received(CHAT)[0].json["messages"][0]["content"]
+    assert '"action":"search"' not in system and '"action":"map"' not in system
+    listed = seen[1].split("Candidate URLs not read yet (best first):\n")[1]
+    assert listed.index(f"- {museum} | /museum |") < listed.index(f"- {guide} | /guide |")
+    outside = "not read: outside the pages this run is confined to and the pages they link to"
+    assert "search is not available in this run" in seen[2]
+    assert "map is not available in this run" in seen[3]
+    assert f"{guide}: read (Guide)" in seen[4]  # linked from the given page: one hop
+    assert f"{hours}: {outside}" in seen[4]  # on the same site, but not linked from it
+    assert f"{elsewhere}: {outside}" in seen[4]
+    assert f"- {deep} |" not in seen[4]  # a linked page's own links are not followed
+    assert f"{deep}: {outside}" in seen[5]
+    assert answer.status == "completed" and answer.pages == 2
+    assert [server.hits(p) for p in ("/hours", "/deep", "/search", "/sitemap.xml")] == [0] * 4
+
+
+def test_a_url_run_with_search_given_may_read_what_the_search_found(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    serve_page(server, "/guide", page("Guide", []))
+    museum = server.url("/museum")
     answer = run(
         server,
         api,
-        act(action="scrape", urls=[home]),
-        act(action="scrape", urls=["http://elsewhere.example/"]),
-        act(action="finish", data=None, missing=["all"]),
-        urls=[home],
+        act(action="search", query="City Museum"),
+        act(action="scrape", urls=[museum]),
+        act(action="finish", data={"opened": 1998}, sources={"/opened": ["E1"]}),
+        urls=[server.url("/guide")],
+    )
+    assert f"- {museum} | City Museum | opened 1998" in prompts(api)[1]
+    assert f"{museum}: read (City Museum)" in prompts(api)[2]
+    assert answer.fields[0].verified and answer.pages == 1
+
+
+def test_only_pages_read_count_against_the_page_budget_and_tries_are_bounded(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    gone = [server.url(f"/gone-{i}") for i in range(12)]
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[*gone[:2], server.url("/museum")]),
+        act(action="finish", data={"opened": 1998}, sources={"/opened": ["E1"]}),
+        max_pages=1,
     )
     seen = prompts(api)
-    listed = seen[1].split("Candidate URLs not read yet (best first):\n")[1]
-    museum, hours = server.url("/museum"), server.url("/hours")
-    assert listed.index(f"- {museum} | /museum |") < listed.index(f"- {hours} | /hours |")
-    assert f"- {home} |" not in listed  # read already
-    refused = "http://elsewhere.example/: not read: outside the sites this run is confined to"
-    assert refused in seen[2]
-    assert answer.pages == 1
+    assert f"{gone[0]}: not read: HTTP 404" in seen[1]
+    assert "No more tools: the page budget (1) is spent." in seen[1]  # 3 tries, 1 page read
+    assert answer.pages == 1 and answer.fields[0].verified
+    capped = run(
+        server,
+        api,
+        act(action="scrape", urls=gone),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    assert f"{gone[10]}: not tried: at most 10 pages an action" in prompts(api)[-1]
+    assert server.hits("/gone-11") == 0 and capped.pages == 0
 
 
-def test_a_confined_run_may_read_what_its_pages_link_to() -> None:
-    pages = WebPages(WebPageSource(TEST_IDENTITY))
-    document = SourceDocument("a.example", "k", "A", "https://a.example/", None, 0, None, ())
-    page = Page(document, (("https://b.example/x", "B"), ("ftp://a.example/f", "F")))
-    confined = Tools(pages, hosts=("a.example",))
-    assert confined.refusal("https://www.a.example/deep") is None  # a subdomain
-    assert confined.refusal("https://b.example/x") is not None
-    assert confined.follow(page) == [("https://b.example/x", "B")]
-    assert confined.refusal("https://b.example/x") is None
-    assert confined.refusal("https://b.example/other") is not None
-    free = Tools(pages)
-    assert free.follow(page) == [("https://b.example/x", "B")] and not free.linked
+def test_tokens_per_minute_size_each_turn(server: MisbehavingServer, api: ScriptedServer) -> None:
+    finish = act(action="finish", data=None, missing=["all"])
+    answer = run(server, api, finish, tokens_per_minute=2000)
+    assert api.received(CHAT)[0].json["max_tokens"] == 950  # half of 95 % of 2000
+    assert answer.status == "completed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,3 +124,28 @@ def test_the_budget_flags_reach_the_run(
     assert result.exit_code == 3, result.output
     assert "Status: failed (prompt.too_small)" in result.stdout
     assert api.received("/v1/chat/completions") == []
+
+
+def test_a_url_run_does_not_search_and_tokens_per_minute_size_and_pace_the_turns(
+    server: MisbehavingServer, api: ScriptedServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/light", PAGE)
+    page = server.url("/light")
+    heavy = chat_reply(json.dumps({"action": "scrape", "urls": [page]}))
+    heavy.json["usage"] = {"prompt_tokens": 3900, "completion_tokens": 50, "total_tokens": 3950}
+    finish = {"action": "finish", "data": {"lit": 1874}, "sources": {"/lit": ["E1"]}}
+    api.script("/v1/chat/completions", heavy, chat_reply(json.dumps(finish)))
+    started = time.monotonic()
+    result = CliRunner().invoke(
+        app,
+        ["research", "When was the lighthouse first lit?", "--url", page, "--model", "scripted",
+         "--base-url", api.base_url, "--tokens-per-minute", "4000", "--max-seconds", "4",
+         "--store", str(tmp_path / "s.db"), *CONTACT],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    sent = api.received("/v1/chat/completions")
+    assert [r.json["max_tokens"] for r in sent] == [1900, 1900]  # half of 95 % of 4000
+    assert '"action":"search"' not in sent[0].json["messages"][0]["content"]
+    assert "pacing: " in result.stderr  # 3950 tokens in the last minute leave no room
+    assert 3.0 <= time.monotonic() - started < 8.0  # paced, but not into the final reserve
+    assert '"lit": 1874' in result.stdout

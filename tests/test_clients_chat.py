@@ -1,9 +1,14 @@
-"""The chat client against a scripted OpenAI-compatible server: replies and usage, retries
-on 429/5xx, JSON mode dropped when the server has none, malformed and refused answers."""
+"""The chat client against a scripted OpenAI-compatible server: the openai package speaking
+through the one exchange, replies and usage, retries on 429/5xx as Retry-After asks within
+the time left, the answer's cap, JSON mode dropped when the server has none, malformed and
+refused answers."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -92,3 +97,53 @@ def test_arguments_that_make_no_sense_are_refused() -> None:
         ChatClient("http://127.0.0.1:9/v1", "m", max_retries=-1)
     with pytest.raises(InvalidArgument, match="base_url"):
         ChatClient("file:///tmp", "m")
+
+
+def test_the_openai_package_speaks_and_a_keyless_server_gets_no_key(
+    api: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    api.script(CHAT, chat_reply("ok"))
+    assert ask(ChatClient(api.base_url, "m")).content == "ok"
+    sent = api.received(CHAT)[0]
+    assert sent.headers["user-agent"].startswith("AsyncOpenAI/Python")
+    assert "authorization" not in sent.headers
+
+
+def test_retry_after_is_waited_for_within_the_time_left(api: ScriptedServer) -> None:
+    slow_down = Reply({"error": "slow down"}, status=429, headers={"Retry-After": "1"})
+    api.script(CHAT, slow_down, chat_reply("ok"))
+    started = time.monotonic()
+    assert ask(ChatClient(api.base_url, "m")).content == "ok"
+    assert time.monotonic() - started >= 1.0
+    api.script(CHAT, Reply({"error": "later"}, status=429, headers={"Retry-After": "30"}))
+    started = time.monotonic()
+    with pytest.raises(ClientError, match="chat endpoint: 429"):
+        ask(ChatClient(api.base_url, "m"), seconds=5)
+    assert time.monotonic() - started < 2  # a wait past the deadline is not begun
+    assert len(api.received(CHAT)) == 3
+
+
+def test_an_answer_past_the_cap_is_refused_unread(api: ScriptedServer) -> None:
+    huge = chat_reply("x" * 5000)
+    api.script(CHAT, huge)
+    client = ChatClient(api.base_url, "m")
+    client.endpoint = replace(client.endpoint, max_response_bytes=1000)
+    with pytest.raises(ClientError, match="response exceeds 1000 bytes"):
+        ask(client)
+
+
+def test_without_the_openai_package_a_call_says_how_to_install_it(api: ScriptedServer) -> None:
+    code = (
+        "import asyncio, sys\n"
+        "sys.modules['openai'] = None  # as if it were not installed\n"
+        "from citesift.clients import ChatClient, ClientError\n"
+        f"client = ChatClient({api.base_url!r}, 'm')\n"
+        "try:\n"
+        "    asyncio.run(client.complete('s', 'u'))\n"
+        "except ClientError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'citesift[openai]'" in done.stdout
+    assert api.received(CHAT) == []

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.scrape.crawl import CrawlOptions, crawl, crawl_id, crawl_results
 from citesift.store import SQLiteStore
@@ -229,17 +227,5 @@ def test_a_crawl_refuses_options_that_make_no_sense(tmp_path: Path) -> None:
         CrawlOptions(formats=("pdf",))
     with pytest.raises(InvalidArgument, match="exclude_paths"):
         CrawlOptions(exclude_paths="deep")  # type: ignore[arg-type]
-
-
-def test_the_command_refuses_a_store_that_cannot_hold_a_frontier_yet(postgres_url: str) -> None:
-    args = [
-        "crawl",
-        "http://127.0.0.1:9/",
-        "--store",
-        postgres_url,
-        "--contact",
-        "https://example.org/c",
-    ]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 64
-    assert "SQLite store only" in result.stderr
+    with pytest.raises(InvalidArgument, match="lease"):
+        CrawlOptions(lease=0.5)

@@ -12,7 +12,7 @@ PACKAGE = Path(citesift.__file__).parent
 
 LEAVES = frozenset({"model", "errors", "encoding", "numbers", "checks"})
 """Modules any layer may import: the data model, the error tree and small helpers."""
-FACES = frozenset({"cli", "api", "mcp", "settings", "__init__"})
+FACES = frozenset({"cli", "api", "mcp_server", "settings", "__init__", "__main__"})
 """Parse, call the library, render: they may import anything (``__init__`` re-exports it all)."""
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "model": frozenset(),
@@ -30,6 +30,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "index": LEAVES | {"text", "store", "clients"},
     "verify": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients"},
     "agent": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients", "scrape"},
+    "jobs": LEAVES | {"net", "store", "scrape", "agent"},
 }
 """DESIGN.md's layout table: the layers (besides its own) each layer may import."""
 

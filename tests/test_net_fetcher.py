@@ -139,6 +139,28 @@ def test_past_max_hosts_the_least_recently_used_hosts_connections_are_closed(
     assert len({seen.port for seen in server.seen}) == 3  # one.test's first connection was closed
 
 
+def test_many_hosts_ending_at_once_past_max_hosts_each_close_once(
+    server: MisbehavingServer,
+) -> None:
+    """Requests to more hosts than are kept, ending together: each idle host's connections
+    are closed by one of them, and none fails for another having closed them first."""
+    chosen = loopback_policy(resolver=lambda host: ["127.0.0.1"])
+
+    async def scenario() -> list[object]:
+        answers: list[object] = []
+        async with Fetcher(max_hosts=4) as fetcher:
+            for round in range(3):
+                calls = [
+                    fetcher.fetch(f"http://h{round}-{n}.test:{server.port}/ok", chosen)
+                    for n in range(10)
+                ]
+                answers += await asyncio.gather(*calls, return_exceptions=True)
+        return answers
+
+    answers = asyncio.run(scenario())
+    assert [type(answer).__name__ for answer in answers] == ["Snapshot"] * 30
+
+
 def test_an_absurd_host_bound_is_refused() -> None:
     with pytest.raises(InvalidArgument, match=r"^max_hosts must be"):
         Fetcher(max_hosts=0)

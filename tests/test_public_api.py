@@ -28,9 +28,13 @@ def test_every_name_imported_into_the_package_is_in_all() -> None:
 
 
 def test_importing_the_package_loads_no_optional_reader_or_service() -> None:
-    """Office readers, the browser driver, the web server and the database and cloud clients
-    load when first used, so every command starts without paying for them."""
-    heavy = ("docx", "pptx", "openpyxl", "playwright", "fastapi", "uvicorn", "psycopg", "boto3")
+    """Office readers, the browser driver, the web server, the database and cloud clients and
+    the chat model's package load when first used, so every command starts without paying
+    for them."""
+    heavy = (
+        *("docx", "pptx", "openpyxl", "playwright", "fastapi", "uvicorn", "psycopg", "boto3"),
+        *("openai", "httpx2"),
+    )
     code = f"import sys, citesift; print([m for m in {heavy!r} if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -4,18 +4,21 @@ fetch failures, narrowing by CSS selectors and answers from the store."""
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from citesift.errors import InvalidArgument
+from citesift.extract import strip_tags
 from citesift.scrape.decision import needs_rendering
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.scrape.tags import narrowed
 from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
 from servers import TEST_IDENTITY, MisbehavingServer, Query, Request, loopback_policy
 
 pytestmark = pytest.mark.timeout(60)
@@ -232,6 +235,12 @@ def test_fetch_refusals_are_failures_with_their_codes(server: MisbehavingServer)
     assert "127.0.0.1" in private.message
 
 
+def test_a_host_name_no_address_can_carry_is_refused_not_an_upstream_error() -> None:
+    failure = scrape_sync("http://\u00b3\u00beS/", identity=TEST_IDENTITY, policy=loopback_policy())
+    assert isinstance(failure, ScrapeFailure) and failure.code == "SSRF_BLOCKED", failure
+    assert "malformed URL" in failure.message
+
+
 def test_a_host_that_does_not_resolve_is_a_network_error() -> None:
     def nowhere(host: str) -> list[str]:
         raise OSError("Name or service not known")
@@ -274,6 +283,35 @@ def test_spans_of_a_narrowed_page_refer_to_the_html_read(server: MisbehavingServ
     assert hashlib.sha256(read.encode()).hexdigest() == result.snapshot_ids[-1]
     for block in blocks:
         assert block["text"][:15] in read[block["source_start"] : block["source_end"]]
+
+
+def test_a_narrowed_page_is_kept_with_its_selectors_so_its_passages_are_traced(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    page_route(server, "/rich", RICH)
+    store = SQLiteStore(tmp_path / "store.db")
+    narrowing = {"include_tags": ["article"], "exclude_tags": [".ad"]}
+    result = run(server, "/rich", "passages", store=store, **narrowing)
+    page_id, narrowed_id = result.snapshot_ids
+    kept = snapshots_in(store)
+    page, part = kept.get(page_id), kept.get(narrowed_id)
+    assert page is not None and part is not None and page.body == RICH.encode()
+    assert part.header("x-citesift-derived") == "narrowed"
+    assert part.header("x-citesift-derived-from") == page_id
+    assert json.loads(part.header("x-citesift-narrowing") or "") == narrowing
+    html = part.body.decode("utf-8")
+    assert html == narrowed(RICH, ["article"], [".ad"])  # made again from the page kept
+    assert result.formats["passages"]
+    for passage in result.formats["passages"]:  # each cites bytes the store keeps
+        assert passage["snapshot_id"] == narrowed_id
+        markup = html[passage["source_start"] : passage["source_end"]]
+        assert passage["content"] in " ".join(strip_tags(markup).split())
+    assert "Buy shoes" not in html
+    for later in ({"max_age": 3600}, {"offline": True}):  # the part never stands for the page
+        whole = run(server, "/rich", "text", store=store, only_main_content=False, **later)
+        assert "Buy shoes" in whole.formats["text"] and whole.snapshot_ids == (page_id,)
+    assert server.hits("/rich") == 1
+    store.close()
 
 
 def test_max_age_answers_from_the_store_without_sending(

@@ -11,8 +11,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,7 @@ fetch("/data").then((answer) => answer.text()).then((text) => {
 });</script></body></html>"""
 BUSY = """<!doctype html><html><body><div id="root"></div><script>while (true) {}</script>
 </body></html>"""
+PROFILE = b"--user-data-dir="
 NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
 
 
@@ -65,6 +68,31 @@ def chromium_pids(marker: str) -> list[int]:
         for pid, line, _ in processes()
         if marker.encode() in line and b"chrom" in line and b"--type=" not in line
     ]
+
+
+@contextmanager
+def browsers_seen(marker: str) -> Iterator[set[bytes]]:
+    """The browsers launched while the block runs, each known by the profile folder made for
+    it (a launch's own ``--user-data-dir``, shared by all its processes, forks included),
+    looked for every 50 ms: a browser launched for one page lives far longer."""
+    seen: set[bytes] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for _, line, _ in processes():
+                for argument in line.split(b"\0"):
+                    if argument.startswith(PROFILE) and marker.encode() in argument:
+                        seen.add(argument)
+            done.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield seen
+    finally:
+        done.set()
+        watcher.join()
 
 
 def left_behind(marker: str) -> list[int]:
@@ -124,6 +152,7 @@ def test_a_page_only_javascript_writes_is_rendered_and_read(
     kept = snapshots_in(store)
     rendered = kept.get(rendered_id)
     assert kept.get(static_id) is not None and rendered is not None
+    assert rendered.header("x-citesift-derived-from") == static_id
     html = rendered.body.decode("utf-8")
     for block in result.formats["blocks"]:  # spans refer to the rendered HTML kept
         assert block["text"].split()[0] in html[block["source_start"] : block["source_end"]]
@@ -282,4 +311,82 @@ def test_the_command_renders_writes_a_screenshot_and_leaves_no_browser(
         (400).to_bytes(4, "big"),
         (300).to_bytes(4, "big"),
     )
+    assert left_behind(own_tmp) == []
+
+
+def test_a_lazy_browser_starts_once_for_many_pages_and_never_when_none_needs_it(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    page_route(server, "/rich", RICH)
+
+    async def batch(browser: Browser, *paths: str) -> list[Any]:
+        async with browser:
+            calls = (
+                scrape(server.url(path), ("text",), identity=TEST_IDENTITY,
+                       policy=loopback_policy(), browser=browser)
+                for path in paths
+            )  # fmt: skip
+            return await asyncio.gather(*calls)
+
+    static_only = Browser(lazy=True)
+    with browsers_seen(own_tmp) as seen:
+        (rich,) = asyncio.run(batch(static_only, "/rich"))
+    assert not rich.render.rendered and static_only.launches == 0 and not seen
+    shared = Browser(lazy=True, max_pages=2)
+    with browsers_seen(own_tmp) as seen:
+        results = asyncio.run(batch(shared, "/js", "/rich", "/js", "/js"))
+    assert [r.render.rendered for r in results] == [True, False, True, True]
+    assert all("ferry left at noon" in r.formats["text"] for r in results[::2])
+    assert shared.launches == 1 and len(seen) == 1  # the three renders started one browser
+    assert left_behind(own_tmp) == []
+
+
+def test_pages_are_read_as_served_when_a_lazy_browser_cannot_start(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+    missing = str(tmp_path / "no-such-chromium")
+
+    async def batch() -> tuple[list[Any], int]:
+        async with Browser(missing, lazy=True) as browser:
+            results = [
+                await scrape(server.url("/js"), ("text",), identity=TEST_IDENTITY,
+                             policy=loopback_policy(), browser=browser)
+                for _ in range(2)
+            ]  # fmt: skip
+            return results, browser.launches
+
+    results, launches = asyncio.run(batch())
+    assert launches == 0
+    for result in results:
+        assert result.render.decided and result.render.unavailable and not result.render.rendered
+        assert any(f"no browser executable at {missing}" in w for w in result.warnings)
+
+
+def test_a_render_cancelled_while_a_lazy_browser_starts_leaves_one_browser_serving(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+
+    async def page(browser: Browser) -> Any:
+        return await scrape(
+            server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
+            browser=browser,
+        )  # fmt: skip
+
+    async def cancel_one() -> tuple[Any, int, bool]:
+        async with Browser(lazy=True) as browser:
+            first = asyncio.ensure_future(page(browser))
+            deadline = time.monotonic() + 30
+            while not chromium_pids(own_tmp) and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)  # the process is there before the launch is done
+            first.cancel()
+            second = await page(browser)
+            return second, browser.launches, first.cancelled()
+
+    with browsers_seen(own_tmp) as seen:
+        second, launches, cancelled = asyncio.run(cancel_one())
+    assert cancelled and second.render.rendered and "ferry left at noon" in second.formats["text"]
+    assert launches == 1 and len(seen) == 1
     assert left_behind(own_tmp) == []

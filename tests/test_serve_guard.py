@@ -35,7 +35,7 @@ def test_without_keys_any_caller_on_loopback_is_served() -> None:
 
 def test_with_keys_a_caller_needs_one_of_them() -> None:
     with running(ServeConfig(port=0, api_keys=("k-one", "k-two"))) as base:
-        url = f"{base}/v2/crawl"
+        url = f"{base}/v2/extract"
         missing = httpx.post(url, json={"url": "http://127.0.0.1:9/"})
         wrong = httpx.post(url, json={}, headers={"Authorization": "Bearer k-three"})
         assert missing.status_code == wrong.status_code == 401
@@ -59,21 +59,21 @@ def test_each_key_has_its_own_rate() -> None:
 
         def ask(key: str) -> int:
             headers = {"Authorization": f"Bearer {key}"}
-            return httpx.post(f"{base}/v2/crawl", json={}, headers=headers).status_code
+            return httpx.post(f"{base}/v2/extract", json={}, headers=headers).status_code
 
         assert [ask("k-one"), ask("k-one"), ask("k-two")] == [501, 429, 501]
 
 
 def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
     with running(ServeConfig(port=0, max_body_bytes=4096)) as base:
-        declared = httpx.post(f"{base}/v2/crawl", content=b"{" + b" " * 5000 + b"}")
+        declared = httpx.post(f"{base}/v2/extract", content=b"{" + b" " * 5000 + b"}")
 
         def chunks() -> object:
             for _ in range(100):
                 yield b" " * 1000
 
-        streamed = httpx.post(f"{base}/v2/crawl", content=chunks())  # type: ignore[arg-type]
-        small = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
+        streamed = httpx.post(f"{base}/v2/extract", content=chunks())  # type: ignore[arg-type]
+        small = httpx.post(f"{base}/v2/extract", json={"urls": ["http://127.0.0.1/"]})
     assert declared.status_code == streamed.status_code == 413
     assert declared.json()["code"] == "PAYLOAD_TOO_LARGE"
     assert small.status_code == 501  # under the bound: on to the route
@@ -81,11 +81,11 @@ def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
 
 def test_routes_not_served_yet_say_so() -> None:
     with running() as base:
-        crawl = httpx.post(f"{base}/v2/crawl", json={"url": "http://127.0.0.1/"})
-        status = httpx.get(f"{base}/v2/crawl/some-id")
+        extract = httpx.post(f"{base}/v2/extract", json={"urls": ["http://127.0.0.1/"]})
+        status = httpx.get(f"{base}/v2/extract/some-id")
         unknown = httpx.get(f"{base}/v2/nothing-here")
-    assert crawl.status_code == status.status_code == 501
-    assert "/v2/crawl" in crawl.json()["error"]
+    assert extract.status_code == status.status_code == 501
+    assert "/v2/extract" in extract.json()["error"]
     assert unknown.status_code == 404 and unknown.json()["success"] is False
 
 

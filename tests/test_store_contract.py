@@ -1,10 +1,12 @@
 """What every store promises, held against each backend (SQLite and PostgreSQL): snapshots,
-the embedding cache, the limiter's shared budget, and chunks indexed and searched alike."""
+the embedding cache, the limiter's shared budget, chunks indexed and searched alike, the
+crawl frontier shared by workers under leases, and research runs."""
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -23,7 +25,9 @@ from citesift.store.embeddings import (
     migrate_embeddings,
     save_vectors,
 )
+from citesift.store.frontier import Entry, frontier_in
 from citesift.store.limits import budget_in
+from citesift.store.runs import runs_in
 from citesift.store.snapshots import SnapshotCorrupted, snapshots_in
 
 pytestmark = pytest.mark.timeout(90)
@@ -393,3 +397,99 @@ def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
         store.migrate("demo", ["CREATE TABLE demo (id INTEGER);"])  # the first step held
         with store.reading() as conn:
             assert conn.execute("SELECT count(*) FROM demo").fetchone() == (0,)
+
+
+def test_workers_claim_each_url_once_within_the_crawl_limit(store_location: str) -> None:
+    """Threads on their own handles claim a crawl's URLs: none twice, and no more than the
+    limit in all, however the claims interleave."""
+    with open_store(store_location) as setup:
+        frontier = frontier_in(setup, "setup")
+        frontier.begin("c", Entry("https://site.test/", "site.test", 0), {"limit": 30})
+        urls = [Entry(f"https://site.test/{n}", "site.test", 1, n % 3) for n in range(60)]
+        assert frontier.claim("c", 1) == [Entry("https://site.test/", "site.test", 0)]
+        assert frontier.finish("c", "https://site.test/", {"url": "/"}, found=urls) == 60
+    claimed: list[str] = []
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            with open_store(store_location) as own:
+                mine = frontier_in(own, f"worker-{worker}")
+                while got := mine.claim("c", 2, limit=30):
+                    claimed.extend(e.url for e in got)
+                    for entry in got:
+                        mine.finish("c", entry.url, {"url": entry.url})
+        except BaseException as error:  # handed to the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(claimed) == 29 and len(set(claimed)) == 29  # the start was the first of 30
+    with open_store(store_location) as fresh:
+        frontier = frontier_in(fresh)
+        assert frontier.counts("c") == {
+            "queued": 31, "claimed": 0, "done": 30, "failed": 0, "moved": 0
+        }  # fmt: skip
+        assert len(list(frontier.results("c"))) == 30
+        left = sorted((e for e in urls if e.url not in claimed), key=lambda e: -e.score)
+        best = [e.url for e in left[:2]]
+        assert [e.url for e in frontier.claim("c", 2)] == best  # best score, then oldest
+
+
+def test_a_lapsed_lease_passes_the_url_to_another_worker(store: AnyStore) -> None:
+    """A worker that stops renewing loses its URL once the lease runs out: another takes it,
+    and the first can then neither renew nor finish it; a released URL is taken at once."""
+    slow, quick = frontier_in(store, "slow", lease_s=1.0), frontier_in(store, "quick")
+    slow.begin("c", Entry("https://site.test/", "site.test", 0), {})
+    assert [e.url for e in slow.claim("c", 5)] == ["https://site.test/"]
+    assert quick.claim("c", 5) == [] and quick.waiting_hosts("c") == set()
+    assert slow.renew("c", ["https://site.test/"]) == 1
+    time.sleep(1.1)
+    assert quick.waiting_hosts("c") == {"site.test"}
+    assert [e.url for e in quick.claim("c", 5)] == ["https://site.test/"]
+    assert slow.renew("c", ["https://site.test/"]) == 0
+    found = [Entry("https://site.test/a", "site.test", 1)]
+    assert slow.finish("c", "https://site.test/", {"by": "slow"}, found=found) == 1
+    assert quick.finish("c", "https://site.test/", {"by": "quick"}) == 0
+    assert list(quick.results("c")) == [{"by": "quick"}]
+    assert [e.url for e in slow.claim("c", 5, busy=["site.test"])] == []
+    assert [e.url for e in slow.claim("c", 5)] == ["https://site.test/a"]
+    slow.release("c", "https://site.test/a")
+    assert [e.url for e in quick.claim("c", 5, limit=2)] == ["https://site.test/a"]
+    assert quick.claim("c", 5, limit=2) == []
+
+
+def test_results_followed_mark_to_mark_come_once_each(store: AnyStore) -> None:
+    frontier = frontier_in(store, "one")
+    frontier.begin("c", Entry("https://site.test/", "site.test", 0), {})
+    frontier.claim("c", 1)
+    pages = [Entry(f"https://site.test/{n}", "site.test", 1) for n in range(250)]
+    frontier.finish("c", "https://site.test/", {"n": -1}, found=pages)
+    seen: list[Any] = []
+    mark = (0, 0)
+    for entry in frontier.claim("c", 250):
+        frontier.finish("c", entry.url, {"n": int(entry.url.rsplit("/", 1)[1])})
+        if len(seen) < 100:
+            page = frontier.results_after("c", mark)
+            mark = page[-1][0] if page else mark
+            seen.extend(record["n"] for _, record in page)
+    while page := frontier.results_after("c", mark):
+        mark = page[-1][0]
+        seen.extend(record["n"] for _, record in page)
+    assert seen == [-1, *range(250)]
+
+
+def test_research_runs_keep_their_events_in_order_and_answer(store: AnyStore) -> None:
+    runs = runs_in(store)
+    run = runs.start("find the tides")
+    for n in range(3):
+        runs.add(run, "step", {"n": n, "text": "moon\u2019s pull"})
+    runs.finish(run, {"answer": 2})
+    kept = runs_in(store).get(run[:6])
+    assert kept is not None and kept.id == run and kept.task == "find the tides"
+    assert kept.of_kind("step") == [{"n": n, "text": "moon\u2019s pull"} for n in range(3)]
+    assert kept.answer == {"answer": 2} and runs.get("nothing") is None

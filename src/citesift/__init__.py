@@ -62,6 +62,8 @@ from citesift.index import (
     weighted_fusion,
 )
 from citesift.index.transfer import StoreCopy, copy_store
+from citesift.mcp_server.config import McpConfig
+from citesift.mcp_server.run import serve_mcp
 from citesift.model import (
     WIKIPEDIA_LICENCE,
     Block,
@@ -139,6 +141,7 @@ from citesift.sources.loaders import (
     load_urls,
 )
 from citesift.store import SQLiteStore, default_store_path, open_store
+from citesift.store.jobs import Job, JobStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
 from citesift.text import (
     Attribution,
@@ -212,6 +215,8 @@ __all__ = [
     "Hits",
     "IdentityError",
     "JinaReranker",
+    "Job",
+    "JobStore",
     "Judge",
     "LLMJudge",
     "Licence",
@@ -222,6 +227,7 @@ __all__ = [
     "LoadLimits",
     "Loaded",
     "Match",
+    "McpConfig",
     "MiniLMEmbedder",
     "NLIJudge",
     "NliResult",
@@ -333,6 +339,7 @@ __all__ = [
     "sections",
     "sentence_spans",
     "serve",
+    "serve_mcp",
     "source_setup",
     "split_frontmatter",
     "strip_tags",

@@ -19,12 +19,21 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
+from citesift.agent.research import search_backend
+from citesift.clients import WebSearch
 from citesift.errors import ConfigError, StoreError
 from citesift.extract.rules import Mode
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, IdentityError
-from citesift.sources import PageLimits, WebPageSource, WikipediaLimits, WikipediaSourceProvider
+from citesift.sources import (
+    DEFAULT_ORIGIN,
+    PageLimits,
+    WebPageSource,
+    WikipediaLimits,
+    WikipediaSourceProvider,
+)
 from citesift.sources.base import Access
 from citesift.sources.snapshots import shared_fetcher
+from citesift.sources.wikipedia import PAGE_PATH
 from citesift.store import AnyStore, open_store
 
 ENV_PREFIX = "CITESIFT_"
@@ -58,6 +67,9 @@ class Settings:
     model: str | None = None  # the chat model that plans research (none: extractive)
     base_url: str | None = None  # its OpenAI-compatible endpoint
     api_key: str | None = field(default=None, repr=False)  # its key (else $OPENAI_API_KEY)
+    search: str | None = None  # web search: wikipedia, searxng, brave or tavily (none: off)
+    search_url: str | None = None  # the search service's address (SearXNG's is required)
+    search_key: str | None = field(default=None, repr=False)  # Brave's or Tavily's key
 
     def identity(self) -> ClientIdentity:
         """The client identity to send; a contact is required unless the run is offline, and
@@ -126,6 +138,16 @@ class SourceSetup:
         ``page_path`` is a ``ValueError``."""
         limits = self.limits(WikipediaLimits())
         return WikipediaSourceProvider(self.identity, origin, page_path, limits, **self.access())
+
+    def web_search(self) -> WebSearch | None:
+        """The web search source the settings name (``search``, at ``search_url`` with
+        ``search_key``), or None when they name none; an unknown one is ``InvalidArgument``."""
+        chosen = self.settings.search
+        if chosen is None or chosen == "none":
+            return None
+        origin = self.settings.search_url or DEFAULT_ORIGIN
+        wiki = self.wikipedia(origin, PAGE_PATH) if chosen == "wikipedia" else None
+        return search_backend(chosen, self.settings.search_url, self.settings.search_key, wiki)  # type: ignore[arg-type]
 
     def close(self) -> None:
         """Close the stores that are open."""

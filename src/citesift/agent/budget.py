@@ -47,8 +47,10 @@ def token_limits(
 @dataclass(frozen=True, slots=True)
 class Budget:
     """The bounds of one run: model turns (``max_steps``), pages read (``max_pages``, None
-    takes the ``effort``'s cap), wall time, and the tokens sent to and received from the
-    model over the whole run (``max_tokens_in``, ``max_tokens_out``, None: no bound).
+    takes the ``effort``'s cap; only a page whose content came back counts, never a search,
+    a map or a fetch that was refused or failed), wall time, and the tokens sent to and
+    received from the model over the whole run (``max_tokens_in``, ``max_tokens_out``,
+    None: no bound).
     One turn's prompt and reply limits come from the model's ``context_tokens`` (None: 8192
     assumed), its ``per_minute_tokens`` limit (turns are paced to it) and its own
     ``output_cap`` (``token_limits``)."""

@@ -10,14 +10,15 @@ from typing import Any, Literal
 from citesift.agent.budget import Budget, Effort
 from citesift.agent.run import Answer, Progress, run_research
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenizerFile
-from citesift.agent.tools import Tools, WebPages, WikipediaSearch, hosts_of
+from citesift.agent.tools import Tools, WebPages, WikipediaSearch
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
 from citesift.errors import invalid
-from citesift.net import ClientIdentity, Fetcher, run_sync
-from citesift.sources import DEFAULT_ORIGIN, WebPageSource, WikipediaSourceProvider
-from citesift.store import SQLiteStore
-from citesift.store.runs import RunStore
+from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
+from citesift.scrape.browser import Browser
+from citesift.sources import DEFAULT_ORIGIN, WikipediaSourceProvider
+from citesift.store import AnyStore
+from citesift.store.runs import runs_in
 
 SearchName = Literal["wikipedia", "searxng", "brave", "tavily", "none"]
 SEARCH_BACKENDS = ("wikipedia", "searxng", "brave", "tavily", "none")
@@ -29,7 +30,7 @@ async def aresearch(
     identity: ClientIdentity,
     schema: dict[str, Any] | None = None,
     urls: Sequence[str] = (),
-    search: SearchName | WebSearch = "wikipedia",
+    search: SearchName | WebSearch | None = None,
     search_url: str | None = None,
     search_key: str | None = None,
     model: str | None = None,
@@ -42,9 +43,10 @@ async def aresearch(
     max_tokens_in: int | None = None,
     max_tokens_out: int | None = None,
     context_tokens: int | None = None,
+    tokens_per_minute: int | None = None,
     tokenizer: str | Path | None = None,
     allow_private: bool = False,
-    store: SQLiteStore | None = None,
+    store: AnyStore | None = None,
     fetcher: Fetcher | None = None,
     progress: Progress | None = None,
 ) -> Answer:
@@ -57,7 +59,10 @@ async def aresearch(
         max_tokens_in=max_tokens_in,
         max_tokens_out=max_tokens_out,
         context_tokens=context_tokens,
+        per_minute_tokens=tokens_per_minute,
     )
+    if search is None:
+        search = "none" if urls else "wikipedia"
     chat = _chat(model, base_url, api_key)
     shared = fetcher or Fetcher()
     try:
@@ -65,20 +70,25 @@ async def aresearch(
         wikipedia = WikipediaSourceProvider(
             identity, search_url or DEFAULT_ORIGIN, fetcher=shared, **access
         ) if search == "wikipedia" else None  # fmt: skip
-        pages = WebPages(WebPageSource(identity, "page", fetcher=shared, **access), wikipedia)
-        tools = Tools(pages, _search(search, search_url, search_key, wikipedia), hosts_of(urls))
-        runs = RunStore(store) if store is not None else None
-        return await run_research(
-            task,
-            tools,
-            schema=schema,
-            urls=urls,
-            chat=chat,
-            budget=budget,
-            runs=runs,
-            progress=progress,
-            tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
-        )
+        policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
+        pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
+        engine = search_backend(search, search_url, search_key, wikipedia)
+        tools = Tools(pages, engine, given=set(urls))
+        runs = runs_in(store) if store is not None else None
+        # One browser for the whole run, started by the first page that needs rendering.
+        async with Browser(lazy=True) as browser:
+            pages.browser = browser
+            return await run_research(
+                task,
+                tools,
+                schema=schema,
+                urls=urls,
+                chat=chat,
+                budget=budget,
+                runs=runs,
+                progress=progress,
+                tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
+            )
     finally:
         if fetcher is None:
             await shared.aclose()
@@ -89,18 +99,26 @@ def research(task: str, **options: Any) -> Answer:
 
     ``identity`` names who is asking (sent to every site). ``schema``: a JSON Schema the
     answer must match (else any JSON value). ``urls``: pages to start from; the run is then
-    confined to their sites. ``search``: ``wikipedia`` (``search_url`` another wiki's
-    origin), ``searxng`` (``search_url`` the instance), ``brave`` or ``tavily``
-    (``search_key``, else ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any
-    ``WebSearch``. ``model`` at ``base_url`` (any OpenAI-compatible endpoint; ``api_key``
-    else ``$OPENAI_API_KEY``) plans the run; without a model the research is extractive:
-    the best passages for the task, each cited. Budgets: ``max_steps``, ``max_pages``
-    (else by ``effort``: low 5, medium 20, high 80), ``max_seconds``, ``max_tokens_in`` and
-    ``max_tokens_out`` (the whole run's); ``context_tokens``: the model's context (8192
-    assumed), which sizes each turn's prompt and reply; ``tokenizer``: the model's
-    ``tokenizer.json`` to count with (else about three bytes a token). With a ``store`` the
-    run (prompts, replies, actions, evidence, answer) and every page fetched are kept, for
-    ``trace``. ``progress`` hears a line for each thing done.
+    confined to them and the pages they link to (one hop: a linked page's own links are not
+    followed) and does not search unless ``search`` is given. ``search``: ``wikipedia``
+    (the default without ``urls``; ``search_url`` another wiki's origin), ``searxng``
+    (``search_url`` the instance), ``brave`` or ``tavily`` (``search_key``, else
+    ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any ``WebSearch``; a confined
+    run may read what its search found. Pages are read through ``scrape``: one that needs
+    JavaScript is rendered in headless Chromium (``citesift[render]``), else read as served;
+    one browser serves the whole run, started by the first page that needs it and ended
+    with the run, however it ends.
+    ``model`` at ``base_url`` (any OpenAI-compatible endpoint, through ``citesift[openai]``;
+    ``api_key`` else ``$OPENAI_API_KEY``) plans the run; without a model the research is
+    extractive: the best passages for the task, each cited. Budgets: ``max_steps``,
+    ``max_pages`` (else by ``effort``: low 5, medium 20, high 80; only pages whose content
+    came back count), ``max_seconds``, ``max_tokens_in`` and ``max_tokens_out`` (the whole
+    run's); ``context_tokens``: the model's context (8192 assumed), which sizes each turn's
+    prompt and reply; ``tokens_per_minute``: the model's per-minute token limit, which sizes
+    them too and paces the turns to it; ``tokenizer``: the model's ``tokenizer.json`` to
+    count with (else about three bytes a token). With a ``store`` the run (prompts, replies,
+    actions, evidence, answer) and every page fetched are kept, for ``trace``.
+    ``progress`` hears a line for each thing done.
     """
     return run_sync(aresearch(task, **options))
 
@@ -113,13 +131,14 @@ def _chat(model: str | None, base_url: str | None, api_key: str | None) -> ChatC
     return ChatClient(base_url or "https://api.openai.com/v1", model, api_key)
 
 
-def _search(
+def search_backend(
     search: SearchName | WebSearch,
     url: str | None,
     key: str | None,
     wikipedia: WikipediaSourceProvider | None,
 ) -> WebSearch | None:
-    """The search backend ``search`` names (or is)."""
+    """The search backend ``search`` names (or is): ``url`` its address, ``key`` its key,
+    ``wikipedia`` the wiki that ``wikipedia`` searches; None for ``none``."""
     if not isinstance(search, str):
         if not callable(getattr(search, "search", None)):
             raise invalid("search", search, f"one of {', '.join(SEARCH_BACKENDS)} or a WebSearch")

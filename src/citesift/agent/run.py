@@ -50,6 +50,9 @@ PATIENCE = 2
 stopped bringing anything new, so the model is asked to finish."""
 TIME_RESERVE = 0.1
 """The share of the wall-time budget kept for the final turn."""
+MAX_TRIES = 10
+"""Pages one action tries to read at most: a page that cannot be read is not a page read
+(the page budget counts what was read), so the tries of a turn are bounded here."""
 EXTRACTIVE_PAGES = 5
 EXTRACTIVE_PASSAGES = 5
 MAX_TASK_CHARS = 20_000
@@ -140,7 +143,8 @@ class _Run:
     # The model's loop.
 
     async def plan(self, chat: ChatClient) -> Answer:
-        system = system_prompt(search=self.tools.search is not None, map=True)
+        tools = self.tools
+        system = system_prompt(search=tools.search is not None, map=not tools.confined)
         system_tokens = self.tokens.count(system)
         input_tokens, output_tokens = self.spend.budget.prompt_limits()
         final_reason: str | None = None
@@ -214,8 +218,10 @@ class _Run:
         return reason
 
     async def pace(self, tokens: int) -> None:
-        """Wait, within the time left, until a turn of ``tokens`` fits the per-minute limit."""
-        pause = min(self.spend.pause_for(tokens), max(self.spend.seconds_left(), 0.0))
+        """Wait until a turn of ``tokens`` fits the per-minute limit, never into the time kept
+        for the final turn."""
+        room = self.spend.seconds_left() - self.spend.budget.max_seconds * TIME_RESERVE
+        pause = min(self.spend.pause_for(tokens), max(room, 0.0))
         if pause > 0:
             self.say(f"pacing: {pause:.0f} s for the model's per-minute token limit")
             await asyncio.sleep(pause)
@@ -277,6 +283,8 @@ class _Run:
         except ClientError as error:
             self.tell(f"the search failed: {error}")
             return "failed"
+        for result in results:
+            self.tools.admit(result.url)  # a confined run may read the results it asked for
         kept = [r for r in results if self.tools.refusal(r.url) is None]
         for result in kept:
             self.state.candidates.setdefault(
@@ -289,6 +297,9 @@ class _Run:
         return f"{len(kept)} result(s)"
 
     async def map(self, url: str, search: str | None) -> str:
+        if self.tools.confined:
+            self.tell("map is not available in this run: it keeps to the pages it was given")
+            return "no map"
         refusal = self.tools.refusal(url)
         if refusal:
             self.tell(f"{url} cannot be mapped: {refusal}")
@@ -309,8 +320,8 @@ class _Run:
         )
         return f"{len(kept)} URL(s)"
 
-    async def scrape(self, urls: Sequence[str], query: str) -> str:
-        documents, lines = await self.read_pages(urls)
+    async def scrape(self, urls: Sequence[str], query: str, wanted: int | None = None) -> str:
+        documents, lines = await self.read_pages(urls, wanted)
         found = self.state.evidence.read(documents, query)
         self.show(found)
         self.record("evidence", [dataclasses.asdict(e) for e in found])
@@ -331,11 +342,17 @@ class _Run:
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"evidence {ids}"
 
-    async def read_pages(self, urls: Sequence[str]) -> tuple[list[SourceDocument], list[str]]:
-        """Read the pages the page budget allows; a line for each saying what came of it."""
+    async def read_pages(
+        self, urls: Sequence[str], wanted: int | None = None
+    ) -> tuple[list[SourceDocument], list[str]]:
+        """Read the pages the page budget allows (at most ``wanted``, and ``MAX_TRIES``
+        tries); a line for each saying what came of it. Only a page read is counted."""
         documents: list[SourceDocument] = []
         lines: list[str] = []
+        tries = 0
         for url in urls:
+            if wanted is not None and len(documents) >= wanted:
+                break
             refusal = self.tools.refusal(url)
             if refusal:
                 lines.append(f"{url}: not read: {refusal}\n")
@@ -343,7 +360,10 @@ class _Run:
             if self.spend.pages >= self.spend.budget.pages:
                 lines.append(f"{url}: not read: the page budget is spent\n")
                 continue
-            self.spend.pages += 1
+            if tries == MAX_TRIES:
+                lines.append(f"{url}: not tried: at most {MAX_TRIES} pages an action\n")
+                continue
+            tries += 1
             self.state.read.add(url)
             self.say(f"reading: {url}")
             page = await self.tools.pages.read(url)
@@ -351,9 +371,10 @@ class _Run:
                 lines.append(f"{url}: not read: {page}\n")
                 self.record("skipped", {"url": url, "reason": page})
                 continue
+            self.spend.pages += 1
             documents.append(page.document)
             self.state.read.add(page.document.url)
-            for link, text in self.tools.follow(page):
+            for link, text in self.tools.follow(url, page):
                 title = " ".join(text.split())[:MAX_TITLE_CHARS]
                 self.state.candidates.setdefault(link, Candidate(link, title))
             lines.append(f"{url}: read ({page.document.title})\n")
@@ -419,7 +440,7 @@ class _Run:
             await self.search(self.task[:300], EXTRACTIVE_PAGES)
         wanted = [*urls, *self.state.candidates]
         pages = min(self.spend.budget.pages, EXTRACTIVE_PAGES)
-        await self.scrape(list(dict.fromkeys(wanted))[:pages], self.task)
+        await self.scrape(list(dict.fromkeys(wanted)), self.task, pages)
         best = ranked(self.state.evidence.items, self.task)[:EXTRACTIVE_PASSAGES]
         data = [{"text": e.text, "url": e.url, "title": e.title} for e in best]
         fields = tuple(
@@ -444,8 +465,9 @@ async def run_research(
 ) -> Answer:
     """Research ``task`` with ``tools``: with a ``chat`` model, the planner loop; without
     one, extractive research. ``urls`` are read first as candidates (a caller confines the
-    run to them through ``tools.hosts``). Every event is kept in ``runs`` when given;
-    prompts are measured by ``tokens`` (the model's tokenizer, else the byte estimate)."""
+    run to them and their links through ``tools.given``). Every event is kept in ``runs``
+    when given; prompts are measured by ``tokens`` (the model's tokenizer, else the byte
+    estimate)."""
     if not isinstance(task, str) or not task.strip() or len(task) > MAX_TASK_CHARS:
         raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
     if isinstance(urls, str):

@@ -1,5 +1,5 @@
 """What the agent's actions run against: a page reader, a web search, a site map, each
-behind one small interface, and the confinement of a run to the hosts it was given.
+behind one small interface, and the confinement of a run to the pages it was given.
 
 Every URL the model names is fetched through ``citesift.net`` (scheme, address safety,
 robots.txt, the per-host limiter) by the reader and the map; confinement is checked here
@@ -8,23 +8,27 @@ first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urldefrag, urlsplit
 
 from citesift.clients import ClientError, WebResult, WebSearch
-from citesift.extract.document import snapshot_text
-from citesift.model import Document, Hits, Limited, Skipped, Snapshot, SourceDocument, SourceHit
+from citesift.model import Document, Hits, Limited, Skipped, SourceDocument, SourceHit
+from citesift.net import Fetcher, FetchPolicy
+from citesift.scrape.browser import Browser
 from citesift.scrape.map import SiteMap, amap_site
-from citesift.scrape.urls import page_links
-from citesift.sources import WebPageSource, WikipediaSourceProvider
+from citesift.scrape.options import RenderChoice, ScrapeOptions
+from citesift.scrape.page import scrape
+from citesift.scrape.result import ScrapeResult
+from citesift.sources import WikipediaSourceProvider
+from citesift.sources.snapshots import fetching
+from citesift.store import AnyStore
 
 ARTICLE_PATH = "/wiki/"
 MAP_URLS = 100
+"""How many of a site's URLs a map action brings in as candidates at most."""
 MAX_LINKS = 200
 """How many of a page's links a read brings in as candidates at most."""
-"""How many of a site's URLs a map action brings in as candidates at most."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,21 +41,36 @@ class Page:
 
 class PageReader(Protocol):
     """Reads one page, or says why not (a refused address, robots.txt, a status, a content
-    type that is not a page)."""
+    type that is not a page), and lists a site's URLs."""
 
     async def read(self, url: str) -> Page | str: ...
 
+    async def map(self, url: str, search: str | None) -> SiteMap: ...
+
 
 class WebPages:
-    """Pages read through a ``WebPageSource``: fetched under its policy, extracted in its mode;
-    a Wikipedia article's address, when a ``wikipedia`` provider is given, is read through
-    it (its page HTML, revision and licence)."""
+    """Pages read through ``scrape``: fetched under ``policy`` through ``fetcher`` (every
+    snapshot kept in ``store`` when one is given), rendered in headless Chromium when the
+    render decision says the static page needs JavaScript (``render``; ``browser`` one to
+    share, a lazy one starting on the first page that needs it; else each page that needs
+    it launches its own), and read whole (page
+    mode); a PDF or Office file by its own reader. A Wikipedia article's address, when a
+    ``wikipedia`` provider is given, is read through it (its page HTML, revision, licence)."""
 
     def __init__(
-        self, source: WebPageSource, wikipedia: WikipediaSourceProvider | None = None
+        self,
+        policy: FetchPolicy,
+        fetcher: Fetcher,
+        *,
+        store: AnyStore | None = None,
+        wikipedia: WikipediaSourceProvider | None = None,
+        render: RenderChoice = "auto",
+        browser: Browser | None = None,
     ) -> None:
-        self.source = source
+        self.policy, self.fetcher, self.store = policy, fetcher, store
         self.wikipedia = wikipedia
+        self.options = ScrapeOptions(formats=("links",), render=render, only_main_content=False)
+        self.browser = browser
 
     async def read(self, url: str) -> Page | str:
         """The page at ``url`` with its links, or the reason it gave nothing."""
@@ -59,16 +78,24 @@ class WebPages:
         if key is not None and self.wikipedia is not None:
             read = await self.wikipedia.read(SourceHit(key, key.replace("_", " ")))
             return Page(read.document) if isinstance(read, Document) else _reason(read)
-        source = self.source
-        fetched = await source.fetcher.fetch(url, source.page_policy)
-        if not isinstance(fetched, Snapshot):
-            return _reason(fetched)
-        refusal = source.refusal(fetched)
-        if refusal is not None:
-            return _reason(refusal)
-        html = snapshot_text(fetched)
-        links = page_links(html, fetched.final_url or url, MAX_LINKS)
-        return Page(source.document(SourceHit(url, url), fetched), tuple(links.items()))
+        outcome = await scrape(
+            url,
+            identity=self.policy.identity,
+            options=self.options,
+            policy=self.policy,
+            fetcher=self.fetcher,
+            store=self.store,
+            browser=self.browser,
+        )
+        if not isinstance(outcome, ScrapeResult):
+            if outcome.status is not None and outcome.status >= 400:
+                return f"HTTP {outcome.status}"
+            return f"{outcome.code}: {outcome.message}"
+        if outcome.status >= 400 or outcome.document is None:
+            return f"HTTP {outcome.status}"
+        links = outcome.formats.get("links") or []
+        named = tuple((link["url"], link["text"]) for link in links[:MAX_LINKS])
+        return Page(outcome.document, named)
 
     def _article_key(self, url: str) -> str | None:
         """The article key of a Wikipedia article address on the provider's origin, or None."""
@@ -82,10 +109,8 @@ class WebPages:
     async def map(self, url: str, search: str | None) -> SiteMap:
         """The site's URLs from ``url``, those matching ``search`` first, and what could not
         be read."""
-        source = self.source
-        return await amap_site(
-            url, search, MAP_URLS, policy=source.page_policy, fetcher=source.fetcher
-        )
+        fetcher = fetching(self.fetcher, self.store, False)
+        return await amap_site(url, search, MAP_URLS, policy=self.policy, fetcher=fetcher)
 
 
 def _reason(outcome: Limited | Skipped) -> str:
@@ -118,19 +143,35 @@ class WikipediaSearch:
 @dataclass
 class Tools:
     """What a run may use: ``pages`` to read (and map sites with), a ``search`` engine or
-    None, and ``hosts`` the run is confined to (none: anywhere the net policy allows); a
-    confined run may also read what the pages it read link to (``linked``)."""
+    None, and the ``given`` pages a run is confined to (none: anywhere the net policy
+    allows). A confined run reads the given pages and the pages they link to, one hop: the
+    links of a linked page are not followed. Search results a confined run is given
+    (``admit``) count as given pages."""
 
-    pages: WebPages
+    pages: PageReader
     search: WebSearch | None = None
-    hosts: tuple[str, ...] = ()
+    given: set[str] = field(default_factory=set)
     linked: set[str] = field(default_factory=set)
 
-    def follow(self, page: Page) -> list[tuple[str, str]]:
-        """The links of ``page`` this run may read; a confined run may now read them."""
-        if self.hosts:
-            self.linked.update(url for url, _ in page.links)
-        return [(url, text) for url, text in page.links if self.refusal(url) is None]
+    def __post_init__(self) -> None:
+        self.given = {_page(url) for url in self.given}
+
+    @property
+    def confined(self) -> bool:
+        """Whether the run keeps to the given pages and their links."""
+        return bool(self.given)
+
+    def admit(self, url: str) -> None:
+        """Let a confined run read ``url`` as a given page (a search result it was given)."""
+        if self.confined:
+            self.given.add(_page(url))
+
+    def follow(self, url: str, page: Page) -> list[tuple[str, str]]:
+        """The links of ``page`` (read from ``url``) this run may read; in a confined run the
+        links of a given page may now be read."""
+        if _page(url) in self.given:
+            self.linked.update(_page(link) for link, _ in page.links)
+        return [(link, text) for link, text in page.links if self.refusal(link) is None]
 
     def refusal(self, url: str) -> str | None:
         """Why ``url`` may not be read in this run, or None."""
@@ -140,18 +181,11 @@ class Tools:
             return "not a URL"
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return "only http(s) URLs with a host can be read"
-        if self.hosts and not within(parts.hostname, self.hosts) and url not in self.linked:
-            return "outside the sites this run is confined to and not linked from them"
+        if self.confined and _page(url) not in self.given and _page(url) not in self.linked:
+            return "outside the pages this run is confined to and the pages they link to"
         return None
 
 
-def within(host: str, hosts: Sequence[str]) -> bool:
-    """Whether ``host`` is one of ``hosts`` or a subdomain of one."""
-    host = host.lower().rstrip(".")
-    return any(host == h or host.endswith("." + h) for h in hosts)
-
-
-def hosts_of(urls: Sequence[str]) -> tuple[str, ...]:
-    """The hosts of ``urls``, lower-cased, each once."""
-    found = (urlsplit(u).hostname for u in urls)
-    return tuple(dict.fromkeys(h.lower().rstrip(".") for h in found if h))
+def _page(url: str) -> str:
+    """``url`` without its fragment: the page it names."""
+    return urldefrag(url).url

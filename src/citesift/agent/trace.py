@@ -8,9 +8,9 @@ from typing import Any
 
 from citesift.errors import invalid
 from citesift.extract.document import snapshot_text
-from citesift.store import SQLiteStore
-from citesift.store.runs import RunStore
-from citesift.store.snapshots import SnapshotStore
+from citesift.store import AnyStore
+from citesift.store.runs import runs_in
+from citesift.store.snapshots import snapshots_in
 
 CONTEXT_CHARS = 200
 """How much of the snapshot is shown on each side of a span."""
@@ -59,10 +59,10 @@ class RunTrace:
     fields: tuple[FieldTrace, ...]
 
 
-def trace(store: SQLiteStore, run_id: str, pointer: str | None = None) -> RunTrace:
+def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     """The trace of run ``run_id`` (a unique prefix will do) in ``store``: every field, or
     only ``pointer``'s. ``InvalidArgument`` for a run or pointer there is not."""
-    run = RunStore(store).get(run_id) if isinstance(run_id, str) else None
+    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
     if run is None:
         raise invalid("run", run_id, "the id of a stored run")
     answer = run.answer if isinstance(run.answer, dict) else {}
@@ -72,7 +72,7 @@ def trace(store: SQLiteStore, run_id: str, pointer: str | None = None) -> RunTra
         if not fields:
             raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
     evidence = {e["id"]: e for e in answer.get("evidence") or [] if isinstance(e, dict)}
-    snapshots = SnapshotStore(store)
+    snapshots = snapshots_in(store)
     texts: dict[str, str | None] = {}
 
     def traced(item: dict[str, Any]) -> SpanTrace:

@@ -4,33 +4,51 @@ schema at ``/openapi.json`` and its documentation at ``/docs``."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from citesift.api import firecrawl, index_routes, replies
+from citesift.agent.research import search_backend
+from citesift.api import firecrawl, index_routes, job_routes, own_routes, replies
 from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
+from citesift.jobs import JobRunner, sqlite_store_of
+from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
+from citesift.store.jobs import JobStore
+from citesift.store.sqlite import MEMORY, SQLiteStore
 
 
 def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     """The API for ``config``, fetching as ``settings`` say (a missing contact or a bad bound
     is raised here, before anything listens)."""
     settings.fetch_policy()
+    if settings.search not in (None, "none", "wikipedia"):  # an unknown one, a missing address
+        search_backend(settings.search, settings.search_url, settings.search_key, None)  # type: ignore[arg-type]
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
+        search = setup.web_search()
+        jobs_store = setup.store or setup.budget or SQLiteStore(MEMORY)
+        owner = f"{socket.gethostname()}:{config.port}"  # a restart fails the jobs it left
+        runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
-        app.state.serving = Serving(setup, settings.fetch_policy(), slots)
+        kept = sqlite_store_of(setup.store, setup.budget)
+        policy = settings.fetch_policy()
         try:
-            yield
+            async with Browser(settings.browser, lazy=True) as browser:  # ended at shutdown
+                app.state.serving = Serving(setup, policy, slots, runner, kept, search, browser)
+                yield
         finally:
+            await runner.aclose()
             await setup.fetcher.aclose()
             setup.close()
+            if jobs_store not in (setup.store, setup.budget):
+                jobs_store.close()
 
     app = FastAPI(
         title="citesift",
@@ -40,8 +58,10 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         redoc_url=None,
     )
     replies.install(app)
+    app.include_router(job_routes.router)
     app.include_router(firecrawl.router)
     app.include_router(index_routes.router)
+    app.include_router(own_routes.router)
     app.add_middleware(
         Guard,
         keys=config.api_keys,

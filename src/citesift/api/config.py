@@ -7,6 +7,7 @@ import ipaddress
 from dataclasses import dataclass
 
 from citesift.errors import invalid
+from citesift.jobs import MAX_RUNNING
 from citesift.numbers import number_in
 
 DEFAULT_HOST = "127.0.0.1"
@@ -17,6 +18,8 @@ DEFAULT_MAX_BODY = 1 << 20
 """Bytes a request body may hold; more is answered 413 before any route reads it."""
 DEFAULT_IN_FLIGHT = 8
 """Scrapes and maps run at once (each may start a browser); more wait for a slot."""
+DEFAULT_JOBS = MAX_RUNNING
+"""Crawls, batch scrapes and research runs run at once; starting more is answered 429."""
 SLOT_WAIT = 30.0
 """Seconds a request waits for a slot before it is answered 503 with Retry-After."""
 LOOPBACK_NAMES = ("localhost",)
@@ -25,8 +28,8 @@ LOOPBACK_NAMES = ("localhost",)
 @dataclass(frozen=True)
 class ServeConfig:
     """Where the server listens, the bearer keys it takes (none: any caller, loopback only),
-    the per-client rate limit, the request body bound and how many scrapes or maps run at
-    once."""
+    the per-client rate limit, the request body bound, how many scrapes or maps run at
+    once, and how many jobs (crawls, batch scrapes, research runs)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -34,6 +37,7 @@ class ServeConfig:
     rate_per_minute: int = DEFAULT_RATE
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_in_flight: int = DEFAULT_IN_FLIGHT
+    max_jobs: int = DEFAULT_JOBS
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host.strip():
@@ -42,6 +46,7 @@ class ServeConfig:
         number_in("rate_per_minute", self.rate_per_minute, 1, 1_000_000, whole=True)
         number_in("max_body_bytes", self.max_body_bytes, 1024, 1 << 30, whole=True)
         number_in("max_in_flight", self.max_in_flight, 1, 1000, whole=True)
+        number_in("max_jobs", self.max_jobs, 1, 1000, whole=True)
         keys = (self.api_keys,) if isinstance(self.api_keys, str) else self.api_keys
         if not all(_usable_key(key) for key in keys):
             raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")

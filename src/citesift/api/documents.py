@@ -84,3 +84,31 @@ def failed(outcome: ScrapeFailure, prefix: str = "SCRAPE") -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(outcome.retry_after)))}
     details = {"url": outcome.url, "status": outcome.status, "citesiftCode": outcome.code}
     return failure(status, f"{outcome.code}: {outcome.message}", code, details, headers)
+
+
+def crawl_document(record: dict[str, Any]) -> dict[str, Any]:
+    """A crawled page's record (``citesift.scrape.crawl``) as a Firecrawl ``Document``."""
+    doc: dict[str, Any] = {}
+    if record.get("markdown") is not None:
+        doc["markdown"] = record["markdown"]
+    if record.get("links") is not None:
+        doc["links"] = [link["url"] for link in record["links"]]
+    own = record.get("metadata") or {}
+    shown = {key: own[key] for key in PAGE_METADATA if own.get(key)}
+    provenance = {key: value for key, value in own.items() if key not in PAGE_METADATA}
+    provenance |= {"depth": record.get("depth"), "snapshot_ids": [record.get("snapshot_id")]}
+    doc["metadata"] = shown | {
+        "sourceURL": record["url"],
+        "url": record["url"],
+        "statusCode": record.get("status"),
+        "scrapeId": record.get("snapshot_id"),
+        "proxyUsed": "basic",
+        "creditsUsed": 0,
+        "citesift": provenance,
+    }
+    return doc
+
+
+def failure_item(outcome: ScrapeFailure) -> dict[str, Any]:
+    """A page of a job that failed, as an item of Firecrawl's errors list."""
+    return {"url": outcome.url, "error": outcome.message, "code": outcome.code}

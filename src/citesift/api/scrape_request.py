@@ -35,12 +35,27 @@ ABSENT = ("actions", "location", "min_age")
 """Fields citesift cannot honour at all: nothing is clicked, typed, emulated or held back
 from a fresh fetch."""
 PROXIES = ("basic", "auto")
+CRAWL_FORMATS = ("markdown", "links")
+CRAWL_NAMES = "markdown, links"
+CRAWL_DEFAULTS: dict[str, object] = {
+    "only_main_content": True,
+    "include_tags": None,
+    "exclude_tags": None,
+    "headers": None,
+    "wait_for": 0,
+    "timeout": None,
+    "parsers": None,
+    "store_in_cache": True,
+}
+"""Options a crawl honours only at Firecrawl's default: each page is read as an article,
+whole, as it is served."""
+IN_CRAWLS = "a crawl reads each page's main content as served"
 
 
-class ScrapeRequest(FirecrawlBody):
-    """Firecrawl's scrape body (§3 of its v2 API): one page, the formats and how."""
+class ScrapeFields(FirecrawlBody):
+    """Firecrawl's scrape options (§3 of its v2 API): the formats and how; a crawl's
+    ``scrapeOptions``, and a batch's options at its top level."""
 
-    url: str = Field(max_length=8192)
     formats: list[str | dict[str, Any]] | None = Field(None, max_length=20)
     only_main_content: bool = True
     include_tags: list[str] | None = Field(None, max_length=100)
@@ -84,6 +99,24 @@ class ScrapeRequest(FirecrawlBody):
         if self.max_age is not None:
             chosen["max_age"] = self.max_age / 1000
         return ScrapeOptions(**chosen)
+
+    def crawl_formats(self) -> tuple[str, ...]:
+        """The library's crawl formats for these options, as a crawl's page reader gives
+        them (markdown, links, metadata); ``Unsupported`` names any other option set."""
+        self.options()
+        for name in CRAWL_DEFAULTS:
+            if name in self.model_fields_set and getattr(self, name) != CRAWL_DEFAULTS[name]:
+                raise Unsupported([self._alias(name)], getattr(self, name), IN_CRAWLS)
+        for index, name in enumerate(_formats(self.formats)):
+            if name not in CRAWL_FORMATS:
+                raise Unsupported(["formats", index], name, f"a crawl's formats are {CRAWL_NAMES}")
+        return (*dict.fromkeys(_formats(self.formats)), "metadata")
+
+
+class ScrapeRequest(ScrapeFields):
+    """Firecrawl's scrape body (§3 of its v2 API): one page, the formats and how."""
+
+    url: str = Field(max_length=8192)
 
 
 def _formats(given: list[str | dict[str, Any]] | None) -> tuple[str, ...]:

@@ -1,5 +1,5 @@
 """What the routes share while the server runs: the source setup (identity, store, one
-fetcher with its limiters) and the fetch policy the settings give."""
+fetcher with its limiters), the fetch policy the settings give and one lazy browser."""
 
 from __future__ import annotations
 
@@ -10,18 +10,30 @@ from dataclasses import dataclass
 from fastapi import HTTPException, Request
 
 from citesift.api.config import SLOT_WAIT
+from citesift.clients import WebSearch
+from citesift.jobs import JobRunner
 from citesift.net import FetchPolicy
+from citesift.scrape.browser import Browser
 from citesift.settings import SourceSetup
+from citesift.store.sqlite import SQLiteStore
 
 
 @dataclass(frozen=True)
 class Serving:
-    """The setup every request reads through, its fetch policy, and the slots that bound
-    the scrapes and maps running at once."""
+    """The setup every request reads through, its fetch policy, the slots that bound the
+    scrapes and maps running at once, the runner of long jobs (crawls, batches, research),
+    the SQLite store that keeps crawl frontiers and research traces (None: none is), the
+    web search source the settings name (None: none) and the lazy browser the scrapes of
+    requests render with (Chromium started by the first page that needs it, at most
+    ``MAX_PAGES`` pages at once, ended when the server stops)."""
 
     setup: SourceSetup
     policy: FetchPolicy
     slots: asyncio.Semaphore
+    jobs: JobRunner
+    work_store: SQLiteStore | None
+    search: WebSearch | None
+    browser: Browser
 
 
 def serving(request: Request) -> Serving:

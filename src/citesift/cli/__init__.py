@@ -6,6 +6,7 @@ from citesift.cli import extract as _extract  # noqa: F401  registers its comman
 from citesift.cli import fetch as _fetch  # noqa: F401  registers its commands
 from citesift.cli import index as _index  # noqa: F401  registers its commands
 from citesift.cli import map as _map  # noqa: F401  registers its commands
+from citesift.cli import mcp_command as _mcp  # noqa: F401  registers its commands
 from citesift.cli import page as _page  # noqa: F401  registers its commands
 from citesift.cli import research as _research  # noqa: F401  registers its commands
 from citesift.cli import scrape as _scrape  # noqa: F401  registers its commands

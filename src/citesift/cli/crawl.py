@@ -4,7 +4,9 @@ The frontier and results are kept in the store, so the same command run again (o
 ``--resume ID``) goes on where a killed run stopped. ``--out FILE`` is written afresh on
 every run from the results already stored, then each new page as it is done, so it holds
 every page of the crawl once; without it the pages go to standard output. A progress line
-(done, queued, failed, pages per second) goes to standard error.
+(done, queued, failed, pages per second) goes to standard error. ``--workers N`` reads the
+crawl with N processes sharing its frontier; the same command started on other machines
+against one PostgreSQL store (``--store postgresql://...``) shares it too.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Deadline, Store, source_setup, usage_error
+from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import InvalidArgument
+from citesift.errors import CitesiftError, InvalidArgument
 from citesift.scrape.crawl import (
     CONCURRENCY,
     CRAWL_DEPTH,
@@ -32,8 +35,9 @@ from citesift.scrape.crawl import (
     crawl_id,
     crawl_results,
 )
+from citesift.scrape.crawl_workers import crawl_with_workers
 from citesift.scrape.map import start_url
-from citesift.store import SQLiteStore
+from citesift.store.frontier import LEASE_S
 
 PROGRESS_EVERY = 1.0
 """Seconds between two progress lines."""
@@ -78,7 +82,19 @@ def crawl_command(
     resume: Annotated[str | None, typer.Option(help="Go on with the stored crawl of this id.")] = (
         None
     ),
-    concurrency: Annotated[int, typer.Option(help="Pages read at once.")] = CONCURRENCY,
+    concurrency: Annotated[int, typer.Option(help="Pages read at once by each worker.")] = (
+        CONCURRENCY
+    ),
+    lease: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a worker's claim on a page holds unless renewed (a killed"
+            " worker's pages go to the others after this)."
+        ),
+    ] = LEASE_S,
+    workers: Annotated[
+        int, typer.Option(help="Worker processes sharing the crawl's frontier.")
+    ] = 1,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -98,6 +114,7 @@ def crawl_command(
             tuple(kind.value for kind in formats or [CrawlFormat.markdown]),
             query,
             concurrency,
+            lease=lease,
         )
         crawl = resume if resume is not None else crawl_id(start_url(url), options)
     except InvalidArgument as error:
@@ -106,29 +123,27 @@ def crawl_command(
         kept = setup.store or setup.budget
         if kept is None:
             usage_error("a crawl keeps its frontier in a store: name one with --store")
-        if not isinstance(kept, SQLiteStore):
-            usage_error(
-                "a crawl's frontier is kept in a SQLite store only: name a file with --store"
-            )
         say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
         with _output(out) as sink:
             written = _Written(sink)
             for record in crawl_results(kept, crawl):
                 written(record)
-            call = acrawl(
-                url,
-                options,
-                policy=setup.settings.fetch_policy(),
-                store=kept,
-                fetcher=setup.fetcher,
-                resume=resume,
-                on_result=written,
-                on_progress=_Progress(),
-            )
+            policy = setup.settings.fetch_policy()
             try:
-                ended = asyncio.run(call)
+                if workers == 1:
+                    ended = asyncio.run(
+                        acrawl(url, options, policy=policy, store=kept, fetcher=setup.fetcher,
+                               resume=resume, on_result=written, on_progress=_Progress())
+                    )  # fmt: skip
+                else:
+                    ended = crawl_with_workers(
+                        url, options, workers, policy=policy, store=kept, resume=resume,
+                        on_result=written, on_progress=_Progress(),
+                    )  # fmt: skip
             except InvalidArgument as error:
                 usage_error(str(error))
+            except CitesiftError as error:  # every worker process failed
+                fail(str(error))
     say(_progress_line(ended), err=True)
 
 

@@ -98,11 +98,51 @@ def _kind(path: Path) -> int | None:
         return None
 
 
-def _folder(folder: Path, mode: Mode, files: LoadOptions) -> Iterator[Any | Refusal | Unchanged]:
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One piece of what ``gather`` reads, for workers to share: a source as given, or a
+    file ``listed`` in a folder (read whatever its name when patterns chose it)."""
+
+    source: str
+    listed: bool = False
+
+
+def items_of(source: str, files: LoadOptions) -> list[Item] | Refusal:
+    """``source`` cut into items: a folder's files one by one, anything else whole; the
+    ``Refusal`` of a folder that holds no file to index."""
+    kind = None if is_remote(source) or is_web_url(source) else _kind(Path(source))
+    if kind is None or not stat.S_ISDIR(kind):
+        return [Item(source)]
+    paths = _listing(Path(source), files)
+    if isinstance(paths, Refusal):
+        return paths
+    return [Item(str(path), listed=True) for path in paths]
+
+
+def gather_item(
+    item: Item, setup: SourceSetup | None, mode: Mode, files: LoadOptions
+) -> Iterator[Any | Refusal | Unchanged]:
+    """What ``gather`` reads of one item."""
+    if item.listed:
+        yield _file(Path(item.source), mode, files, any_name=bool(files.patterns))
+    else:
+        yield from gather(item.source, setup, mode, files)
+
+
+def _listing(folder: Path, files: LoadOptions) -> list[Path] | Refusal:
+    """The files of ``folder`` to read, or a ``Refusal`` when there is none."""
     paths = list(folder_files(folder, files.patterns))
     if not paths:
         kinds = ", ".join(files.patterns or INDEXABLE_SUFFIXES)
-        yield Refusal(str(folder), f"holds no file to index ({kinds})", EXIT_USAGE)
+        return Refusal(str(folder), f"holds no file to index ({kinds})", EXIT_USAGE)
+    return paths
+
+
+def _folder(folder: Path, mode: Mode, files: LoadOptions) -> Iterator[Any | Refusal | Unchanged]:
+    paths = _listing(folder, files)
+    if isinstance(paths, Refusal):
+        yield paths
+        return
     for done, path in enumerate(paths, 1):
         yield _file(path, mode, files, any_name=bool(files.patterns))
         if files.progress is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,6 +17,7 @@ from rich.progress import MofNCompleteColumn, Progress
 
 from citesift.cli.app import group
 from citesift.cli.gather import LoadOptions, Refusal, Unchanged, gather
+from citesift.cli.index_workers import MAX_WORKERS, Job, add_with_workers, page_setup
 from citesift.cli.options import (
     DEFAULT_READING,
     AllowPrivate,
@@ -74,6 +76,13 @@ def add(
     prune: Annotated[
         bool, typer.Option(help="Remove the indexed files of a folder that no longer exist.")
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Worker processes reading and indexing (a folder's files shared among them;"
+            " with a PostgreSQL store, with the same command on other machines too)."
+        ),
+    ] = 1,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     offline: Offline = False,
@@ -90,6 +99,10 @@ def add(
     everything was up to date. A document's id is its URI (file:///... for a file, the
     page's URL for a page)."""
     path = index_store(store, existing=False)
+    if not 1 <= workers <= MAX_WORKERS:
+        usage_error(f"--workers must be 1 to {MAX_WORKERS}")
+    if workers > 1 and prune:
+        usage_error("--prune reads every folder whole: run it without --workers")
     try:  # its arguments are checked before any source is read
         rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
                          chunk_overlap=chunk_overlap)  # fmt: skip
@@ -98,6 +111,12 @@ def add(
         files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
     except ValueError as error:
         usage_error(str(error))
+    if workers > 1:
+        pages = any(is_web_url(source) for source in sources)
+        access = (contact, allow_private, offline, deadline) if pages else None
+        job = Job(path, retrieval.value, mode.value, chunk_size, chunk_overlap, files, access)
+        _add_with_workers(sources, job, workers)
+        return
     docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
     refusals: list[Refusal] = []
     unchanged: set[str] = set()
@@ -132,6 +151,33 @@ def add(
         say(f"removed {removed} document(s) whose files are gone")
     if refusals:
         say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
+
+
+def _add_with_workers(sources: list[str], job: Job, workers: int) -> None:
+    """``index add`` by ``workers`` processes, said as ``index add`` says it."""
+    setup = page_setup(job)  # a bad contact is said before any read
+    if setup is not None:
+        setup.close()
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("Indexing", total=None)
+        try:
+            tally = add_with_workers(
+                sources, job, workers, lambda done, total: bar.update(task, completed=done,
+                                                                      total=total)
+            )  # fmt: skip
+        except BrokenProcessPool:
+            fail("a worker process ended before its work was done: run the command again")
+    for refusal in tally.refusals:
+        say(f"skipped {refusal.name}: {refusal.reason}", err=True)
+    if not tally.documents and not tally.unchanged:
+        fail("nothing was indexed", _status(tally.refusals))
+    if tally.documents:
+        say(f"indexed {tally.documents} document(s) as {tally.chunks} chunk(s)")
+    if tally.unchanged:
+        say(f"{len(tally.unchanged)} document(s) unchanged")
+    if tally.refusals:
+        say(f"skipped {len(tally.refusals)} source(s) that could not be read", err=True)
 
 
 @contextmanager

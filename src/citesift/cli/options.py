@@ -22,7 +22,7 @@ from citesift.errors import ConfigError, StoreError
 from citesift.net import ClientIdentity
 from citesift.settings import DEFAULT_MODE, Settings, SourceSetup, load_settings
 from citesift.settings import source_setup as setup_from
-from citesift.store import AnyStore, SQLiteStore, default_store_path, is_postgres_url
+from citesift.store import AnyStore, is_postgres_url
 from citesift.store import open_store as open_location
 
 EXIT_USAGE = 64
@@ -124,17 +124,6 @@ def open_store(settings: Settings) -> AnyStore:
     path cannot hold one."""
     try:
         return settings.open_store()
-    except (ValueError, StoreError) as error:
-        usage_error(str(error))
-
-
-def run_store(settings: Settings) -> SQLiteStore:
-    """The SQLite store the settings name (else the default one), open, for what only the
-    embedded store keeps yet (research runs); a usage error for a PostgreSQL URL."""
-    if is_postgres_url(settings.store):
-        usage_error("research runs are kept in a SQLite store only: name a file with --store")
-    try:
-        return SQLiteStore(Path(settings.store) if settings.store else default_store_path())
     except (ValueError, StoreError) as error:
         usage_error(str(error))
 

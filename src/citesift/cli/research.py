@@ -22,7 +22,7 @@ from citesift.cli.options import (
     ListFormat,
     Store,
     load_cli_settings,
-    run_store,
+    open_store,
     source_setup,
     usage_error,
 )
@@ -66,12 +66,14 @@ def research_command(
         list[str] | None,
         typer.Option(
             "--url",
-            help="A page to start from (repeat): the run keeps to these sites and their links.",
+            help="A page to read (repeat): the run keeps to these pages and the pages they link"
+            " to, and does not search unless --search is given.",
         ),
     ] = None,
     search: Annotated[
-        SearchBackend, typer.Option(help="Where to search the web.")
-    ] = SearchBackend.wikipedia,
+        SearchBackend | None,
+        typer.Option(help="Where to search the web (default: wikipedia; none with --url)."),
+    ] = None,
     search_url: Annotated[
         str | None, typer.Option(help="The search service's address (SearXNG's is required).")
     ] = None,
@@ -95,6 +97,10 @@ def research_command(
     context_tokens: Annotated[
         int | None, typer.Option(min=1, help="The model's context (default: 8192 assumed).")
     ] = None,
+    tokens_per_minute: Annotated[
+        int | None,
+        typer.Option(min=1, help="The model's per-minute token limit: turns are paced to it."),
+    ] = None,
     model: Annotated[
         str | None, typer.Option(help="The chat model (CITESIFT_MODEL); none: extractive.")
     ] = None,
@@ -115,7 +121,7 @@ def research_command(
     settings = load_cli_settings({"model": model, "base_url": base_url, "store": store})
     shape = _schema(schema) if schema else None
     with source_setup(contact, allow_private, store) as setup:
-        kept = run_store(settings)
+        kept = open_store(settings)
         try:
             answer = _run(
                 aresearch(
@@ -123,7 +129,7 @@ def research_command(
                     identity=setup.identity,
                     schema=shape,
                     urls=url or [],
-                    search=search.value,
+                    search=None if search is None else search.value,
                     search_url=search_url,
                     search_key=search_key,
                     model=settings.model,
@@ -136,6 +142,7 @@ def research_command(
                     max_tokens_in=max_tokens_in,
                     max_tokens_out=max_tokens_out,
                     context_tokens=context_tokens,
+                    tokens_per_minute=tokens_per_minute,
                     tokenizer=tokenizer,
                     allow_private=setup.settings.allow_private,
                     store=kept,
@@ -204,7 +211,7 @@ def trace_command(
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
     and the exact span of the stored page it came from, with its context."""
     settings = load_cli_settings({"store": store})
-    kept = run_store(settings)
+    kept = open_store(settings)
     try:
         traced = trace(kept, run, pointer)
     except InvalidArgument as error:

@@ -9,6 +9,7 @@ import typer
 from citesift.api.config import (
     DEFAULT_HOST,
     DEFAULT_IN_FLIGHT,
+    DEFAULT_JOBS,
     DEFAULT_PORT,
     DEFAULT_RATE,
     ServeConfig,
@@ -37,18 +38,31 @@ def serve_command(
     max_in_flight: Annotated[
         int, typer.Option(help="Scrapes and maps run at once; more wait for a slot.")
     ] = DEFAULT_IN_FLIGHT,
+    max_jobs: Annotated[
+        int, typer.Option(help="Crawls, batch scrapes and research runs at once; more: 429.")
+    ] = DEFAULT_JOBS,
+    search: Annotated[
+        str | None,
+        typer.Option(help="The web search source: wikipedia, searxng, brave or tavily."),
+    ] = None,
+    search_url: Annotated[
+        str | None, typer.Option(help="The search source's address (SearXNG's is required).")
+    ] = None,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
 ) -> None:
-    """Serve the HTTP API: Firecrawl's /v2/scrape and /v2/map, the schema at /openapi.json,
-    its documentation at /docs."""
-    settings = load_cli_settings(
-        {"contact": contact, "allow_private": allow_private or None, "store": store}
-    )
+    """Serve the HTTP API: Firecrawl's /v2 scrape, map, crawl, batch scrape, search and
+    agent, citesift's own /citesift routes, the schema at /openapi.json, its documentation
+    at /docs. A search source's key is read from CITESIFT_SEARCH_KEY."""
+    flags = {"contact": contact, "allow_private": allow_private or None, "store": store}
+    settings = load_cli_settings(flags | {"search": search, "search_url": search_url})
     try:
         # a missing contact, a bad bound or no key off loopback is refused before listening
         keys = tuple(api_key or ())
-        serve(ServeConfig(host, port, keys, rate_limit, max_in_flight=max_in_flight), settings)
+        config = ServeConfig(
+            host, port, keys, rate_limit, max_in_flight=max_in_flight, max_jobs=max_jobs
+        )
+        serve(config, settings)
     except CitesiftError as error:
         usage_error(str(error))

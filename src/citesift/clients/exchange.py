@@ -51,9 +51,11 @@ async def request(
     payload: Any = None,
     headers: dict[str, str] | None = None,
     params: dict[str, str] | None = None,
+    content: bytes | None = None,
 ) -> Answer:
     """One call to ``target`` (a path under the endpoint, or a whole http(s) address such
-    as a download link; ``params`` its query, ``payload`` its JSON body) within the
+    as a download link; ``params`` its query, ``payload`` its JSON body, or ``content`` a
+    body already encoded, with its type in ``headers``) within the
     endpoint's deadline, tried again by its retry policy
     after a 429 or 5xx answer or a lost connection; the last answer, whatever its status.
     A timeout, a body past the cap or a connection that never answered is a ``ClientError``;
@@ -64,7 +66,7 @@ async def request(
     async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
         for attempt in range(1, endpoint.retry.attempts + 1):
             try:
-                call = _Call(method, url, payload, headers, params)
+                call = _Call(method, url, payload, headers, params, content)
                 answer = await _try(client, endpoint, call, deadline)
             except _Retryable as lost:
                 failure, retry_after, answer = f"network error: {lost.__cause__}", None, None
@@ -115,14 +117,15 @@ class _Retryable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    """A request to send: method, address, JSON payload (None: no body), extra headers and
-    query parameters."""
+    """A request to send: method, address, JSON payload (None: no body), extra headers,
+    query parameters and a body already encoded."""
 
     method: str
     url: str
     payload: Any = None
     headers: dict[str, str] | None = None
     params: dict[str, str] | None = None
+    content: bytes | None = None
 
 
 def _absolute(target: str) -> bool:
@@ -151,7 +154,12 @@ async def _send(client: httpx.AsyncClient, endpoint: Endpoint, call: _Call) -> A
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     headers.update(call.headers or {})
     built = client.build_request(
-        call.method, call.url, json=call.payload, headers=headers, params=call.params
+        call.method,
+        call.url,
+        json=call.payload,
+        content=call.content,
+        headers=headers,
+        params=call.params,
     )
     response = await client.send(built, stream=True)
     try:

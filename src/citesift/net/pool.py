@@ -71,9 +71,13 @@ class HostPools:
             await entry.transport.aclose()
 
     async def _trim(self) -> None:
+        """Close the least recently used idle transports past ``max_hosts``. They leave the
+        table before the first is closed, so a request starting meanwhile never takes one
+        being closed, and two requests ending at once never close the same one."""
         idle = [key for key, entry in self._entries.items() if entry.users == 0]
-        for key in idle[: max(0, len(self._entries) - self.max_hosts)]:
-            await self._entries.pop(key).transport.aclose()
+        gone = [self._entries.pop(key) for key in idle[: len(self._entries) - self.max_hosts]]
+        for entry in gone:
+            await entry.transport.aclose()
 
 
 def new_transport(tls: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:

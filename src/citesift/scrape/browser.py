@@ -2,6 +2,8 @@
 
 One ``Browser`` is one Chromium process serving many pages, each in a context of its own
 (at most ``max_pages`` at once) that is closed when its page is done or past its deadline.
+A lazy one starts Chromium only when a page first needs it, so a run of many pages that may
+or may not need rendering pays for at most one launch, and none when no page needs one.
 The system's Chromium is launched (nothing downloads a browser) by Playwright, whose driver
 ends the browser when the process that started it ends, even by SIGKILL. Every request the
 page makes passes a route handler: the page's own document (its first navigation) is
@@ -108,30 +110,36 @@ class Browser:
 
     ``executable`` as ``find_executable`` takes it. Entering raises ``BrowserUnavailable``
     when no browser can be launched; leaving closes every context and ends the process.
+    With ``lazy=True`` entering launches nothing: the first ``render`` launches Chromium
+    (once, however many pages ask at the same time), and when it cannot, that render and
+    every later one raise the same ``BrowserUnavailable`` without trying again; when its
+    Chromium goes away (killed, crashed), the next render launches another, so a browser
+    a server keeps for its life outlives its Chromium. ``launches`` counts the Chromium
+    processes this browser started.
     """
 
-    def __init__(self, executable: str | None = None, max_pages: int = MAX_PAGES) -> None:
+    def __init__(
+        self, executable: str | None = None, max_pages: int = MAX_PAGES, *, lazy: bool = False
+    ) -> None:
         self.executable = executable
+        self.lazy = lazy
         self.slots = asyncio.Semaphore(max_pages)
+        self.launches = 0
         self._playwright: Playwright | None = None
         self._browser: PlaywrightBrowser | None = None
+        self._open = False
+        self._starting = asyncio.Lock()
+        self._launching: asyncio.Task[None] | None = None
+        self._unavailable: BrowserUnavailable | None = None
 
     async def __aenter__(self) -> Browser:
-        executable = find_executable(self.executable)
-        try:
-            from playwright.async_api import Error, async_playwright
-        except ImportError:
-            raise BrowserUnavailable(f"rendering needs Playwright: {INSTALL}") from None
-        self._playwright = await async_playwright().start()
-        try:
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=executable,
-                args=list(LAUNCH_ARGS),
-                timeout=LAUNCH_TIMEOUT * 1000,
-            )
-        except Error as error:
-            await self.close()
-            raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
+        self._open = True
+        if not self.lazy:
+            try:
+                await self._launch()
+            except BaseException:
+                await self.close()
+                raise
         return self
 
     @property
@@ -143,7 +151,16 @@ class Browser:
         await self.close()
 
     async def close(self) -> None:
-        """Close the browser and its driver (nothing when already closed)."""
+        """Close the browser and its driver (nothing when already closed); a launch under
+        way is let finish first, so what it started is ended too."""
+        self._open = False
+        launching, self._launching = self._launching, None
+        if launching is not None:
+            await asyncio.wait([launching])
+        await self._end()
+
+    async def _end(self) -> None:
+        """End the Chromium and the driver this browser runs (nothing when none runs)."""
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
         if browser is not None:
@@ -151,29 +168,76 @@ class Browser:
         if playwright is not None:
             await playwright.stop()
 
+    async def _launch(self) -> None:
+        """Start the driver and Chromium; ``BrowserUnavailable`` when they cannot start."""
+        executable = find_executable(self.executable)
+        try:
+            from playwright.async_api import Error, async_playwright
+        except ImportError:
+            raise BrowserUnavailable(f"rendering needs Playwright: {INSTALL}") from None
+        playwright = self._playwright = await async_playwright().start()
+        try:
+            self._browser = await playwright.chromium.launch(
+                executable_path=executable,
+                args=list(LAUNCH_ARGS),
+                timeout=LAUNCH_TIMEOUT * 1000,
+            )
+        except Error as error:
+            self._playwright = None
+            await playwright.stop()
+            raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
+        self.launches += 1
+
+    async def _running(self) -> PlaywrightBrowser:
+        """The running Chromium, launched now when lazy and not yet started (or gone)."""
+        async with self._starting:
+            if self.lazy and self._browser is not None and not self._browser.is_connected():
+                self._launching = None  # Chromium went away (killed, crashed): start anew
+                await self._end()
+            if self._launching is None and self._browser is None and self.lazy and self._open:
+                # The launch runs as a task of its own: a render cancelled meanwhile leaves
+                # it to finish (the next render waits for that one), and ``close`` then ends
+                # what it started.
+                self._launching = asyncio.ensure_future(self._launch())
+            if self._launching is not None and self._unavailable is None:
+                try:
+                    await asyncio.shield(self._launching)
+                except BrowserUnavailable as error:
+                    self._unavailable = error
+            if self._unavailable is not None:
+                raise BrowserUnavailable(str(self._unavailable))
+            if self._browser is None:
+                raise BrowserUnavailable("the browser is not running (use it in 'async with')")
+            return self._browser
+
     async def render(
         self, snapshot: Snapshot, options: ScrapeOptions, policy: FetchPolicy, screenshot: bool
     ) -> Rendered:
         """The page of ``snapshot`` as the browser shows it after loading and ``wait_for``;
         ``TimeoutError`` past ``options.timeout`` (the page is closed then too),
-        ``RenderFailed`` when the browser could not show it."""
+        ``RenderFailed`` when the browser could not show it, ``BrowserUnavailable`` when
+        there is no browser to show it."""
+        browser = await self._running()
         from playwright.async_api import Error
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
         try:
-            return await self._render(snapshot, options, policy, screenshot)
+            return await self._render(browser, snapshot, options, policy, screenshot)
         except PlaywrightTimeout as error:
             raise TimeoutError(error.message.splitlines()[0] if error.message else "") from None
         except Error as error:
             raise RenderFailed(error.message.splitlines()[0] if error.message else "") from None
 
     async def _render(
-        self, snapshot: Snapshot, options: ScrapeOptions, policy: FetchPolicy, screenshot: bool
+        self,
+        browser: PlaywrightBrowser,
+        snapshot: Snapshot,
+        options: ScrapeOptions,
+        policy: FetchPolicy,
+        screenshot: bool,
     ) -> Rendered:
-        if self._browser is None:
-            raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         async with self.slots:
-            context = await self._browser.new_context(
+            context = await browser.new_context(
                 viewport={"width": options.viewport[0], "height": options.viewport[1]},
                 user_agent=policy.identity.user_agent,
                 extra_http_headers=dict(options.headers),

@@ -17,9 +17,13 @@ marked done in the transaction that stores its result, so a crawl killed at any 
 and started again with the same URL and options (its ``crawl_id``), or resumed by id,
 goes on with nothing finished lost and nothing finished fetched again (a request in
 flight at the kill, whose answer never came back, is sent again: at most ``concurrency``
-of them). Each page's snapshot is kept in the
-store; a record cites it. A bot challenge, block page or soft 404 is a failure, never a
-result. Memory stays flat: nothing is held per page but the frontier in the store.
+of them). Several runs of one crawl share its frontier, in processes of one machine
+(``workers``) or, with a PostgreSQL store, on many: each claims its pages under a lease of
+``lease`` seconds it renews while reading them, so a run killed mid-page gives its pages
+back when its lease runs out, and ``limit`` holds for all of them together. Each page's
+snapshot is kept in the store; a record cites it. A bot challenge, block page or soft 404
+is a failure, never a result. Memory stays flat: nothing is held per page but the
+frontier in the store.
 """
 
 from __future__ import annotations
@@ -36,15 +40,16 @@ from urllib.parse import urlsplit
 
 from citesift.errors import CitesiftError, invalid
 from citesift.model import Limited, Skipped
-from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
+from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
 from citesift.numbers import number_in
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
 from citesift.scrape.map import match_score, start_url, words_of
 from citesift.scrape.urls import host_of, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import SavingFetcher
-from citesift.store.frontier import Entry, Frontier
-from citesift.store.sqlite import SQLiteStore
+from citesift.store import AnyStore
+from citesift.store.frontier import LEASE_S, MAX_LEASE_S, MIN_LEASE_S, Entry, Frontier, frontier_in
+from citesift.store.limits import budget_in
 
 CRAWL_LIMIT = 100
 MAX_CRAWL_LIMIT = 10_000_000
@@ -55,7 +60,10 @@ PER_HOST = 2
 LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
 again, not failed)."""
-_RUN_ONLY = ("concurrency", "per_host")
+POLL_S = 0.25
+"""Seconds a run with nothing to claim waits before looking again while other runs of the
+crawl still hold pages (whose links may add more)."""
+_RUN_ONLY = ("concurrency", "per_host", "lease")
 """Options that change how a crawl runs, not which crawl it is."""
 
 
@@ -73,12 +81,14 @@ class CrawlOptions:
     query: str | None = None
     concurrency: int = CONCURRENCY
     per_host: int = PER_HOST
+    lease: float = LEASE_S
 
     def __post_init__(self) -> None:
         number_in("limit", self.limit, 1, MAX_CRAWL_LIMIT, whole=True)
         number_in("max_depth", self.max_depth, 0, MAX_CRAWL_DEPTH, whole=True)
         number_in("concurrency", self.concurrency, 1, 256, whole=True)
         number_in("per_host", self.per_host, 1, 64, whole=True)
+        number_in("lease", self.lease, MIN_LEASE_S, MAX_LEASE_S)
         for name in ("include_paths", "exclude_paths", "formats"):
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(item, str) for item in value):
@@ -120,24 +130,17 @@ class CrawlProgress:
 
 @dataclass
 class _Tally:
-    """A run's counts of pages done, failed, queued and tried (toward the limit), and
-    finished in this run (for its rate)."""
+    """A run's counts of pages done, failed and queued, and finished in this run (for its
+    rate)."""
 
     done: int
     failed: int
     queued: int
-    tried: int = 0
     finished: int = 0
 
-    def count(
-        self, frontier: Frontier, crawl: str, entry: Entry, page: _Page
-    ) -> dict[str, Any] | None:
-        """Finish ``entry`` in the frontier with what reading it gave and count it; its
-        record when it is a result."""
-        state = "moved" if page.moved else None
-        self.queued += frontier.finish(
-            crawl, entry.url, page.record, page.reason, page.found, state
-        )
+    def count(self, page: _Page) -> dict[str, Any] | None:
+        """Count a page finished in the frontier; its record when it is a result."""
+        self.queued += page.new
         self.finished += 1
         if page.record is not None:
             self.done += 1
@@ -157,6 +160,8 @@ class _Page:
     found: list[Entry] = field(default_factory=list)
     limited: bool = False
     moved: bool = False
+    new: int = 0
+    """How many of the links it adds were new to the frontier (once it is finished there)."""
 
 
 def crawl(
@@ -170,14 +175,21 @@ def crawl(
     *,
     query: str | None = None,
     concurrency: int = CONCURRENCY,
+    lease: float = LEASE_S,
+    workers: int = 1,
     policy: FetchPolicy,
-    store: SQLiteStore,
+    store: AnyStore,
     fetcher: Fetches | None = None,
+    limiter: Callable[[], SourceLimiter] | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` (see the module docstring); the results are in the store
     (``crawl_results``) and passed to ``on_result`` as each page is done. Returns where
-    the crawl ended; ``acrawl`` from async code, and to resume a crawl by its id."""
+    the crawl ended; ``acrawl`` from async code, and to resume a crawl by its id. With
+    ``workers`` above 1 the crawl is read by that many processes (see
+    ``citesift.scrape.crawl_workers``), each fetching with limiters made by ``limiter``
+    that share the store's budget (a script calling it so guards its entry with
+    ``if __name__ == "__main__":``, as for any spawned process)."""
     options = CrawlOptions(
         limit,
         max_depth,
@@ -187,27 +199,32 @@ def crawl(
         tuple(formats),
         query,
         concurrency,
+        lease=lease,
     )
+    if workers != 1:
+        from citesift.scrape.crawl_workers import crawl_with_workers
+
+        return crawl_with_workers(
+            url, options, workers, policy=policy, store=store, limiter=limiter, fetcher=fetcher,
+            on_result=on_result,
+        )  # fmt: skip
+    if limiter is not None:
+        fetcher = fetcher or Fetcher(LimiterRegistry(limiter, budget=budget_in(store)))
     call = acrawl(url, options, policy=policy, store=store, fetcher=fetcher, on_result=on_result)
     return run_sync(call)
 
 
-async def acrawl(
+def start_crawl(
     url: str | None,
-    options: CrawlOptions | None = None,
-    *,
-    policy: FetchPolicy,
-    store: SQLiteStore,
-    fetcher: Fetches | None = None,
-    resume: str | None = None,
-    on_result: Callable[[dict[str, Any]], None] | None = None,
-    on_progress: Callable[[CrawlProgress], None] | None = None,
-) -> CrawlProgress:
-    """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
-    and options are the stored ones); returns where the crawl ended."""
-    if not isinstance(policy, FetchPolicy):
-        raise invalid("policy", policy, "a FetchPolicy")
-    frontier = Frontier(store)
+    options: CrawlOptions | None,
+    store: AnyStore,
+    resume: str | None,
+    crawl_as: str | None = None,
+) -> tuple[Frontier, str, str, CrawlOptions]:
+    """The frontier of ``store``, and the id, start URL and options of the crawl of ``url``
+    with ``options`` (made if new, under ``crawl_as`` when given), or of the stored crawl
+    ``resume`` (run with ``options``' concurrency and lease)."""
+    frontier = frontier_in(store, lease_s=(options or CrawlOptions()).lease)
     if resume is not None:
         stored = frontier.options(resume) if isinstance(resume, str) else None
         if stored is None:
@@ -218,10 +235,37 @@ async def acrawl(
     else:
         start = start_url(url)
         options = options or CrawlOptions()
-        crawl = crawl_id(start, options)
+        crawl = crawl_as if crawl_as is not None else crawl_id(start, options)
+    frontier.begin(crawl, Entry(start, host_of(start), 0), options.keyed())
+    return frontier, crawl, start, options
+
+
+async def acrawl(
+    url: str | None,
+    options: CrawlOptions | None = None,
+    *,
+    policy: FetchPolicy,
+    store: AnyStore,
+    fetcher: Fetches | None = None,
+    resume: str | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+    on_progress: Callable[[CrawlProgress], None] | None = None,
+    crawl_as: str | None = None,
+    snapshots: AnyStore | None = None,
+) -> CrawlProgress:
+    """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
+    and options are the stored ones); returns where the crawl ended. Other runs of the same
+    crawl (processes, machines) may share it at the same time. ``crawl_as`` keeps a new crawl
+    under that id instead of ``crawl_id``'s (a job's crawl, never resumed by another one of
+    the same URL and options); ``snapshots`` keeps each page's snapshot in another store
+    than the frontier's."""
+    if not isinstance(policy, FetchPolicy):
+        raise invalid("policy", policy, "a FetchPolicy")
+    frontier, crawl, start, options = start_crawl(url, options, store, resume, crawl_as)
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
-    run = _Run(crawl, start, options, polite, SavingFetcher(fetcher or own or Fetcher(), store))
+    saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
+    run = _Run(crawl, start, options, polite, saving)
     try:
         return await run.go(frontier, on_result, on_progress)
     finally:
@@ -229,9 +273,16 @@ async def acrawl(
             await own.aclose()
 
 
-def crawl_results(store: SQLiteStore, crawl: str) -> Iterator[dict[str, Any]]:
+def crawl_results(store: AnyStore, crawl: str) -> Iterator[dict[str, Any]]:
     """The results of the stored crawl ``crawl``, in the order they were done."""
-    return Frontier(store).results(crawl)
+    return frontier_in(store).results(crawl)
+
+
+def ended_at(frontier: Frontier, crawl: str, finished: int, seconds: float) -> CrawlProgress:
+    """Where ``crawl`` stands in the store, ``finished`` pages having been read in ``seconds``."""
+    counts = frontier.counts(crawl)
+    queued = counts["queued"] + counts["claimed"]
+    return CrawlProgress(crawl, counts["done"], queued, counts["failed"], finished / seconds)
 
 
 def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlOptions:
@@ -269,15 +320,14 @@ class _Run:
         on_result: Callable[[dict[str, Any]], None] | None,
         on_progress: Callable[[CrawlProgress], None] | None,
     ) -> CrawlProgress:
-        frontier.begin(self.crawl, Entry(self.start, host_of(self.start), 0), self.options.keyed())
         counts = frontier.counts(self.crawl)
         tally = _Tally(counts["done"], counts["failed"], counts["queued"])
-        tally.tried = tally.done + tally.failed + counts["moved"]
         # hosts that may have URLs queued: a claim is tried only when one of them is free,
         # so a busy host's long queue is never scanned in vain (memory: one entry a host)
         waiting = frontier.waiting_hosts(self.crawl)
         loop = asyncio.get_running_loop()
-        began = loop.time()
+        began = renewed = loop.time()
+        renew_every = self.options.lease / 3
         tasks: dict[asyncio.Task[_Page], Entry] = {}
         hosts: Counter[str] = Counter()
         paused: dict[str, float] = {}
@@ -291,25 +341,40 @@ class _Run:
                 now = loop.time()
                 for host in [h for h, until in paused.items() if until <= now]:
                     del paused[host]
-                while len(tasks) < self.options.concurrency and tally.tried < self.options.limit:
+                while len(tasks) < self.options.concurrency:
                     shut = {h for h, n in hosts.items() if n >= self.options.per_host}
                     shut |= paused.keys()
-                    claimed = frontier.claim(self.crawl, 1, shut) if waiting - shut else []
+                    # as many at once as no host can take past per_host (one, at the least)
+                    room = self.options.per_host - max(hosts.values(), default=0)
+                    count = max(1, min(self.options.concurrency - len(tasks), room))
+                    claimed = (
+                        await asyncio.to_thread(
+                            frontier.claim, self.crawl, count, shut, self.options.limit
+                        )
+                        if waiting - shut
+                        else []
+                    )
                     if not claimed:
                         waiting &= shut
                         break
-                    entry = claimed[0]
-                    tasks[asyncio.create_task(self._read(entry))] = entry
-                    hosts[entry.host] += 1
-                    tally.tried, tally.queued = tally.tried + 1, tally.queued - 1
+                    for entry in claimed:
+                        tasks[asyncio.create_task(self._step(frontier, entry))] = entry
+                        hosts[entry.host] += 1
+                        tally.queued -= 1
+                if tasks and now - renewed >= renew_every:
+                    frontier.renew(self.crawl, [entry.url for entry in tasks.values()])
+                    renewed = now
                 if not tasks:
-                    if paused and tally.queued > 0 and tally.tried < self.options.limit:
-                        await asyncio.sleep(min(paused.values()) - now)
+                    if paused:
+                        await asyncio.sleep(max(min(paused.values()) - now, 0.0))
                         continue
-                    return progress()
-                ended, _ = await asyncio.wait(
-                    tasks, timeout=LIMITED_PAUSE if paused else None, return_when="FIRST_COMPLETED"
-                )
+                    if self._others_at_work(frontier):
+                        await asyncio.sleep(POLL_S)
+                        waiting = frontier.waiting_hosts(self.crawl)
+                        continue
+                    return ended_at(frontier, self.crawl, tally.finished, loop.time() - began)
+                wait = min(LIMITED_PAUSE, renew_every) if paused else renew_every
+                ended, _ = await asyncio.wait(tasks, timeout=wait, return_when="FIRST_COMPLETED")
                 for task in ended:
                     entry = tasks.pop(task)
                     hosts[entry.host] -= 1
@@ -320,10 +385,10 @@ class _Run:
                         frontier.release(self.crawl, entry.url)
                         paused[entry.host] = loop.time() + LIMITED_PAUSE
                         waiting.add(entry.host)
-                        tally.tried, tally.queued = tally.tried - 1, tally.queued + 1
+                        tally.queued += 1
                         continue
                     waiting.update(found.host for found in page.found)
-                    record = tally.count(frontier, self.crawl, entry, page)
+                    record = tally.count(page)
                     if record is not None and on_result is not None:
                         on_result(record)
                 if on_progress is not None:
@@ -331,6 +396,26 @@ class _Run:
         finally:
             for task in tasks:
                 task.cancel()
+            for entry in tasks.values():  # given back at once, not when the lease runs out
+                frontier.release(self.crawl, entry.url)
+
+    def _others_at_work(self, frontier: Frontier) -> bool:
+        """Whether other runs of the crawl hold pages (whose links may add more), or pages
+        are queued within the limit that this run could not claim just now."""
+        counts = frontier.counts(self.crawl)
+        taken = sum(counts.values()) - counts["queued"]
+        return counts["claimed"] > 0 or (counts["queued"] > 0 and taken < self.options.limit)
+
+    async def _step(self, frontier: Frontier, entry: Entry) -> _Page:
+        """Read one page and finish it in the frontier (in a thread: a store call is a
+        round trip the other pages need not wait for)."""
+        page = await self._read(entry)
+        if not page.limited:
+            state = "moved" if page.moved else None
+            page.new = await asyncio.to_thread(
+                frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found, state
+            )
+        return page
 
     async def _read(self, entry: Entry) -> _Page:
         """Fetch and read one page."""

@@ -16,6 +16,7 @@ REASON_CODES = (
     ("resolves to", codes.SSRF_BLOCKED),
     ("scheme", codes.SSRF_BLOCKED),
     ("numeric host", codes.SSRF_BLOCKED),
+    ("malformed url", codes.SSRF_BLOCKED),  # the address policy refused it, as any it refuses
     ("declared length", codes.TOO_LARGE),
     ("over the cap", codes.TOO_LARGE),
     ("host unreachable", codes.NETWORK_ERROR),
@@ -36,9 +37,13 @@ def failure_of(url: str, outcome: Skipped | Limited) -> ScrapeFailure:
         return ScrapeFailure(url, code, why, retry_after=outcome.retry_in)
     if outcome.status in BLOCKING_STATUSES:
         return ScrapeFailure(url, codes.RATE_LIMITED, outcome.reason, outcome.status)
-    reason = outcome.reason.lower()
-    code = next((code for words, code in REASON_CODES if words in reason), codes.UPSTREAM_ERROR)
-    return ScrapeFailure(url, code, outcome.reason, outcome.status)
+    return ScrapeFailure(url, reason_code(outcome.reason), outcome.reason, outcome.status)
+
+
+def reason_code(reason: str) -> str:
+    """The failure code a fetch's ``reason`` (in words) means."""
+    lowered = reason.lower()
+    return next((code for words, code in REASON_CODES if words in lowered), codes.UPSTREAM_ERROR)
 
 
 def stand_in_failure(url: str, why: str, status: int) -> ScrapeFailure:

@@ -2,18 +2,22 @@
 
     outcome = await scrape(url, ("markdown", "links"), identity=identity)
     outcome = scrape_sync(url, ("text",), identity=identity, render="never")
+    async with Browser(lazy=True) as browser:  # many pages, one Chromium, if any needs one
+        outcomes = [await scrape(url, identity=identity, browser=browser) for url in urls]
 
 The static page is fetched through ``citesift.net`` (saved to the store when one is given,
 or answered from it when offline or fresh enough for ``max_age``). What the bytes are decides
 how they are read, never the URL's suffix: a PDF or Office file by its own reader, HTML
-through the render decision; a stand-in for the page is a failure; a rendered page is kept
-as a snapshot of its own beside the network one, and extraction reads it instead.
+through the render decision; a stand-in for the page is a failure; a rendered page, and a
+page narrowed by selectors, is kept as a snapshot of its own beside the network one, saying
+what it was made from and how, and extraction reads it instead.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -30,16 +34,21 @@ from citesift.scrape.failures import failure_of, stand_in_failure
 from citesift.scrape.formats import PAGE_ONLY_FORMATS, Page, formats, metadata
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
-from citesift.scrape.tags import narrowed
+from citesift.scrape.tags import NARROWING_HEADER, narrowed, narrowing
 from citesift.sources.challenge import stand_in
-from citesift.sources.snapshots import fetching
+from citesift.sources.snapshots import (
+    DERIVED_HEADER,
+    NARROWED,
+    RENDERED,
+    SOURCE_HEADER,
+    fetching,
+    latest_page,
+)
 from citesift.sources.web import HTML_TYPES, is_web_url
 from citesift.store import AnyStore
 from citesift.store.snapshots import snapshot_id, snapshots_in
 
 RENDERED_TYPE = "text/html; charset=utf-8"
-DERIVED_HEADER = "x-citesift-derived"
-"""Marks a snapshot made here rather than fetched: ``rendered`` or ``narrowed``."""
 
 
 async def scrape(
@@ -62,8 +71,9 @@ async def scrape(
     ``options`` and any ``ScrapeOptions`` field given as a keyword say how; ``policy`` how
     to fetch (default: a web-page policy for ``identity``, private addresses as
     ``allow_private`` says); ``fetcher``/``store``/``offline`` as a source takes them;
-    ``browser`` a running ``Browser`` to render with, else one is launched when needed
-    (``executable`` as ``find_executable`` takes it). A bad argument is an
+    ``browser`` an entered ``Browser`` to render with (a lazy one starts on the first page
+    that needs it), else one is launched for this page when needed (``executable`` as
+    ``find_executable`` takes it). A bad argument is an
     ``InvalidArgument`` (an unknown keyword a ``TypeError``); anything else is an outcome.
     """
     if not isinstance(url, str) or not is_web_url(url):
@@ -107,7 +117,7 @@ async def _static(
     """The page as served: a stored snapshot young enough for ``max_age``, else fetched."""
     if options.max_age is not None and store is not None:
         try:
-            found = snapshots_in(store).latest(url)
+            found = latest_page(snapshots_in(store), url)
         except (sqlite3.Error, StoreError):
             found = None
         if found is not None and _now_ms() - found.fetched_at <= options.max_age * 1000:
@@ -176,7 +186,7 @@ class _Run:
         """The result read from ``static``, or from its render when one is decided and runs."""
         html = snapshot_text(static)
         record = decide(html, self.options.render)
-        if static.header(DERIVED_HEADER) == "rendered" and self.options.render != "always":
+        if static.header(DERIVED_HEADER) == RENDERED and self.options.render != "always":
             record = RenderRecord(False, "the stored snapshot is the page as rendered before")
         if "screenshot" in self.options.formats and not record.decided:
             record = RenderRecord(True, f"a screenshot was asked for ({record.why})")
@@ -188,7 +198,7 @@ class _Run:
         if isinstance(rendered, str):
             return self._unrendered(static, html, record, rendered)
         record = replace(record, rendered=True)
-        snapshot = self._keep(static, rendered)
+        snapshot = self._kept(derived(static, rendered.html, RENDERED, rendered.final_url))
         refusal = _refusal(self.url, snapshot)
         if refusal is not None:
             return replace(refusal, render=record)
@@ -227,15 +237,23 @@ class _Run:
         self.warnings.append(f"{why}; the static page was read instead")
         return self._result(static, html, None, record)
 
-    def _keep(self, static: Snapshot, rendered: Rendered) -> Snapshot:
-        """The rendered page as a snapshot, saved beside the network one when there is a store."""
-        snapshot = derived(static, rendered.html, "rendered", rendered.final_url)
+    def _kept(self, snapshot: Snapshot) -> Snapshot:
+        """``snapshot`` (made here), saved beside the network one when there is a store."""
         if self.store is not None:
             try:
                 snapshots_in(self.store).save(snapshot)
             except (sqlite3.Error, StoreError) as error:
-                self.warnings.append(f"the rendered page was not kept: {error}")
+                how = snapshot.header(DERIVED_HEADER)
+                self.warnings.append(f"the {how} page was not kept: {error}")
         return snapshot
+
+    def _narrowed(self, page: Snapshot, html: str) -> Snapshot:
+        """``page`` (whose text is ``html``) narrowed by the selectors, as a snapshot kept
+        with the selectors recorded; ``page`` itself when they leave it as it is."""
+        include, exclude = self.options.include_tags, self.options.exclude_tags
+        notes = ((NARROWING_HEADER, narrowing(include, exclude)),)
+        made = derived(page, narrowed(html, include, exclude), NARROWED, notes=notes)
+        return page if made.id == page.id else self._kept(made)
 
     def _result(
         self,
@@ -249,9 +267,7 @@ class _Run:
         options = self.options
         read = snapshot or static
         if options.include_tags or options.exclude_tags:
-            read = derived(
-                read, narrowed(html, options.include_tags, options.exclude_tags), "narrowed"
-            )
+            read = self._narrowed(read, html)
         if rendered is not None and rendered.refused:
             self.warnings.append(f"the browser was kept from {len(rendered.refused)} address(es)")
         mode: Mode = "article" if options.only_main_content else "page"
@@ -286,18 +302,27 @@ class _Run:
             render=record,
             warnings=tuple(self.warnings),
             timings=dict(self.timings),
+            document=page.document,
         )
 
 
-def derived(source: Snapshot, html: str, how: str, final_url: str | None = None) -> Snapshot:
-    """A snapshot of ``html`` made here from ``source`` (``how``: rendered or narrowed)."""
+def derived(
+    source: Snapshot,
+    html: str,
+    how: str,
+    final_url: str | None = None,
+    notes: Sequence[tuple[str, str]] = (),
+) -> Snapshot:
+    """A snapshot of ``html`` made here from ``source`` (``how``: rendered or narrowed),
+    naming ``source`` and carrying ``notes`` on how among its headers."""
     body = html.encode("utf-8")
+    made = ((DERIVED_HEADER, how), (SOURCE_HEADER, source.id), *notes)
     return Snapshot(
         id=snapshot_id(body),
         url=source.url,
         final_url=final_url or source.final_url,
         status=source.status,
-        headers=(("content-type", RENDERED_TYPE), (DERIVED_HEADER, how)),
+        headers=(("content-type", RENDERED_TYPE), *made),
         content_type=RENDERED_TYPE,
         charset="utf-8",
         fetched_at=_now_ms(),

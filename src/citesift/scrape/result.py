@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from citesift.model import SourceDocument
 from citesift.scrape.decision import RenderRecord
 
 ROBOTS_DISALLOWED = "ROBOTS_DISALLOWED"
@@ -41,10 +42,12 @@ CODES = (
 class ScrapeResult:
     """One page scraped: where it was asked and where it ended, its HTTP status, each format
     asked for and its value, what the page says about itself, the snapshots read (the
-    network one first, then the rendered one when there is one), the render decision,
+    network one first, then the rendered one and the one narrowed by ``include_tags`` or
+    ``exclude_tags`` when there are such; each kept when a store is given), the render decision,
     anything worth knowing that did not stop the scrape, and the milliseconds each step
     took (``fetch``, ``decide`` and ``render`` when a render was decided, ``extract``,
-    ``total``)."""
+    ``total``). ``document`` is what the formats were made from, for a caller that reads
+    the page's passages itself; it is not part of ``to_dict``."""
 
     url: str
     final_url: str
@@ -55,6 +58,9 @@ class ScrapeResult:
     render: RenderRecord
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    document: SourceDocument | None = field(
+        default=None, repr=False, compare=False, metadata={"plain": False}
+    )
     success: bool = field(default=True, init=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,9 +90,14 @@ ScrapeOutcome = ScrapeResult | ScrapeFailure
 
 
 def plain(value: Any) -> Any:
-    """``value`` as JSON values: dataclasses as objects, tuples as lists, bytes as base64."""
+    """``value`` as JSON values: dataclasses as objects (without the fields marked
+    ``plain: False``), tuples as lists, bytes as base64."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.metadata.get("plain", True)
+        }
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

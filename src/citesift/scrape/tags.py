@@ -1,16 +1,21 @@
 """Narrowing a page to what CSS selectors name before it is read.
 
 The narrowed HTML is what extraction reads, so it is a snapshot of its own and every span
-refers to it. It is not stored: the same selectors make it again, byte for byte, from the
-stored page. The page's ``<head>`` stays, so its title, language and other statements about
-itself are read as before.
+refers to it. It is kept in the store like the page, saying how it was made (``narrowing``:
+the selectors) and from which snapshot, so a passage cited from it is traced to bytes kept
+and the same selectors make it again from the page, byte for byte. The page's ``<head>``
+stays, so its title, language and other statements about itself are read as before.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+NARROWING_HEADER = "x-citesift-narrowing"
+"""On a narrowed snapshot: the selectors it was narrowed by (``narrowing``)."""
 
 
 def narrowed(html: str, include: Sequence[str], exclude: Sequence[str]) -> str:
@@ -26,6 +31,11 @@ def narrowed(html: str, include: Sequence[str], exclude: Sequence[str]) -> str:
     head = tree.head.html if tree.head is not None else "<head></head>"
     body = "\n".join(node.html or "" for node in kept)
     return f"<!DOCTYPE html><html>{head}<body>{body}</body></html>"
+
+
+def narrowing(include: Sequence[str], exclude: Sequence[str]) -> str:
+    """The selectors a page was narrowed by, as JSON, for the narrowed snapshot to record."""
+    return json.dumps({"include_tags": list(include), "exclude_tags": list(exclude)})
 
 
 def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:

@@ -2,7 +2,9 @@
 
 Both keep the ``citesift.net.Fetches`` shape, so a source holds either as it holds a plain
 ``Fetcher``; ``net`` itself knows no store. A replay sends nothing: it answers the latest
-snapshot fetched from the URL (asked for, or reached by redirect), or ``Skipped``. A save
+snapshot fetched from the URL (asked for, or reached by redirect), or ``Skipped``; a page
+narrowed by selectors is kept too, but only a part of the page: the page it was narrowed
+from answers for it. A save
 keeps each ``Snapshot`` the inner fetcher answers (only whole bodies become snapshots: a
 body cut short is a ``Skipped`` and never stored); a store that cannot keep it turns the
 answer into ``Skipped``, so nothing is cited that cannot be replayed.
@@ -10,6 +12,7 @@ answer into ``Skipped``, so nothing is cited that cannot be replayed.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 from citesift.errors import StoreError
@@ -19,6 +22,22 @@ from citesift.net.limiter import OnSend
 from citesift.store import AnyStore
 from citesift.store.limits import budget_in
 from citesift.store.snapshots import Snapshots, snapshots_in
+
+DERIVED_HEADER = "x-citesift-derived"
+"""Marks a snapshot made here rather than fetched: ``rendered`` or ``narrowed``."""
+SOURCE_HEADER = "x-citesift-derived-from"
+"""On a snapshot made here: the id of the snapshot it was made from."""
+RENDERED, NARROWED = "rendered", "narrowed"
+
+
+def latest_page(snapshots: Snapshots, url: str) -> Snapshot | None:
+    """The latest snapshot of the page at ``url``: a narrowed one (a part of the page)
+    stands for the snapshot it was narrowed from."""
+    found = snapshots.latest(url)
+    if found is None or found.header(DERIVED_HEADER) != NARROWED:
+        return found
+    source = found.header(SOURCE_HEADER)
+    return snapshots.get(source) if source else None
 
 
 class ReplayingFetcher:
@@ -35,7 +54,7 @@ class ReplayingFetcher:
         if self.snapshots is None:
             return Skipped(None, "offline, and no store to answer from")
         try:
-            found = self.snapshots.latest(url)
+            found = latest_page(self.snapshots, url)
         except (sqlite3.Error, StoreError) as error:
             return Skipped(None, f"the store cannot answer: {error}")
         return found if found is not None else Skipped(None, "not in the store")
@@ -51,12 +70,13 @@ class SavingFetcher:
     async def fetch(
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
     ) -> FetchOutcome:
-        """``inner``'s answer, its snapshot saved; ``Skipped`` when the store cannot keep it."""
+        """``inner``'s answer, its snapshot saved (in a thread: a store call is a round trip
+        other fetches need not wait for); ``Skipped`` when the store cannot keep it."""
         outcome = await self.inner.fetch(url, policy, on_send=on_send)
         if not isinstance(outcome, Snapshot):
             return outcome
         try:
-            self.snapshots.save(outcome)
+            await asyncio.to_thread(self.snapshots.save, outcome)
         except (sqlite3.Error, StoreError) as error:
             return Skipped(outcome.status, f"fetched but not kept: {error}")
         return outcome

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from citesift.errors import StoreUnusable
-from citesift.store.sqlite import SQLiteStore, default_store_path
+from citesift.errors import StoreUnusable, invalid
+from citesift.store.sqlite import MEMORY, SQLiteStore, default_store_path
 
 if TYPE_CHECKING:
     from citesift.store.postgres import PostgresStore
@@ -41,3 +41,13 @@ def open_store(location: str | Path | None = None) -> AnyStore:
             f"a PostgreSQL store needs psycopg ({error}): pip install 'citesift[postgres]'"
         ) from None
     return PostgresStore(str(location))
+
+
+def location_of(store: AnyStore) -> str:
+    """Where ``store`` is, so another process can open it: its file's path or its URL; an
+    ``InvalidArgument`` for a store held in memory, which no other process can reach."""
+    if isinstance(store, SQLiteStore):
+        if str(store.path) == MEMORY:
+            raise invalid("store", store, "a store in a file or on a server, shared by workers")
+        return str(store.path)
+    return store.url

@@ -1,5 +1,7 @@
 """Research runs kept in the store: each run's task, every event of it in order (prompts,
-replies, actions, evidence) as JSON, and its answer, so any field can be traced later."""
+replies, actions, evidence) as JSON, and its answer, so any field can be traced later.
+``runs_in(store)`` gives the runs of either store (SQLite, or PostgreSQL's in
+``citesift.store.postgres.runs``)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,12 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from citesift.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from citesift.store.postgres import PostgresStore
 
 COMPONENT = "runs"
 STEPS = [
@@ -43,16 +48,22 @@ class StoredRun:
 class RunStore:
     """Runs in a ``SQLiteStore`` (their own tables, migrated on first use)."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    steps: ClassVar[list[str]] = STEPS
+
+    def __init__(self, store: SQLiteStore | PostgresStore) -> None:
         self.store = store
-        store.migrate(COMPONENT, STEPS)
+        store.migrate(COMPONENT, self.steps)
+
+    def _sql(self, sql: str) -> str:
+        """``sql`` in the store's own placeholders."""
+        return sql
 
     def start(self, task: str) -> str:
         """A new run of ``task``; its id."""
         run_id = uuid.uuid4().hex[:16]
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT INTO runs (id, task, created_at) VALUES (?, ?, ?)",
+                self._sql("INSERT INTO runs (id, task, created_at) VALUES (?, ?, ?)"),
                 (run_id, task, int(time.time() * 1000)),
             )
         return run_id
@@ -62,8 +73,10 @@ class RunStore:
         text = json.dumps(body, ensure_ascii=False, default=str)
         with self.store.transaction() as conn:
             conn.execute(
-                "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?,"
-                " (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_events WHERE run_id = ?), ?, ?)",
+                self._sql(
+                    "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?,"
+                    " (SELECT COALESCE(MAX(seq), -1) + 1 FROM run_events WHERE run_id = ?), ?, ?)"
+                ),
                 (run_id, run_id, kind, text),
             )
 
@@ -71,7 +84,7 @@ class RunStore:
         """Keep the run's answer."""
         text = json.dumps(answer, ensure_ascii=False, default=str)
         with self.store.transaction() as conn:
-            conn.execute("UPDATE runs SET answer = ? WHERE id = ?", (text, run_id))
+            conn.execute(self._sql("UPDATE runs SET answer = ? WHERE id = ?"), (text, run_id))
 
     def get(self, run_id: str) -> StoredRun | None:
         """The run ``run_id`` (a unique prefix of it will do), or None."""
@@ -79,15 +92,18 @@ class RunStore:
             return None
         with self.store.reading() as conn:
             rows = conn.execute(
-                "SELECT id, task, created_at, answer FROM runs WHERE id = ? OR id LIKE ?"
-                " ORDER BY id = ? DESC LIMIT 2",
+                self._sql(
+                    "SELECT id, task, created_at, answer FROM runs WHERE id = ? OR id LIKE ?"
+                    " ORDER BY id = ? DESC LIMIT 2"
+                ),
                 (run_id, run_id + "%", run_id),
             ).fetchall()
             if not rows or (len(rows) > 1 and rows[0][0] != run_id):
                 return None
             found, task, created_at, answer = rows[0]
             events = conn.execute(
-                "SELECT kind, body FROM run_events WHERE run_id = ? ORDER BY seq", (found,)
+                self._sql("SELECT kind, body FROM run_events WHERE run_id = ? ORDER BY seq"),
+                (found,),
             ).fetchall()
         return StoredRun(
             str(found),
@@ -96,3 +112,12 @@ class RunStore:
             None if answer is None else json.loads(answer),
             tuple((str(kind), json.loads(body)) for kind, body in events),
         )
+
+
+def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:
+    """The research runs kept in ``store``, whichever kind it is."""
+    if isinstance(store, SQLiteStore):
+        return RunStore(store)
+    from citesift.store.postgres.runs import PostgresRuns  # needs the extra
+
+    return PostgresRuns(store)

@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
-from citesift.model import Document, Limited, Passage, ReadOutcome, SourceHit
+from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, SourceHit
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
@@ -40,7 +40,8 @@ class Reader(Protocol):
 @dataclass(frozen=True, slots=True)
 class CitationCheck:
     """One citation's verdict: ``evidence`` is the source's best supporting sentence and
-    ``evidence_url`` a link to it in the page; ``snapshot_id`` the fetch it was read from."""
+    ``evidence_url`` a link to it in the page; ``snapshot_id`` the fetch it was read from;
+    ``title`` and ``licence`` the source's, to cite it by."""
 
     citation: Citation
     status: Status
@@ -49,6 +50,8 @@ class CitationCheck:
     evidence: str | None = None
     evidence_url: str | None = None
     snapshot_id: str | None = None
+    title: str | None = None
+    licence: Licence | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,4 +152,6 @@ def _check(
         best.content.strip() if best else None,
         best.fragment_url if best else None,
         page.document.snapshot_id,
+        page.document.title,
+        page.document.licence,
     )

@@ -133,4 +133,10 @@ class PostgresStore:
         self.close()
 
 
-__all__ = ["PostgresStore", "is_postgres_url", "redacted"]
+def placeholders(sql: str) -> str:
+    """``sql`` written with SQLite's ``?`` placeholders in psycopg's ``%s``: one statement
+    serves both stores (none of ours holds a literal ``?`` or ``%``)."""
+    return sql.replace("?", "%s")
+
+
+__all__ = ["PostgresStore", "is_postgres_url", "placeholders", "redacted"]

@@ -359,13 +359,15 @@ class PostgresChunkTable:
 
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address (from its provenance, else from the
-        caller's metadata) and its number of chunks, by id."""
+        caller's metadata), its number of chunks and the revision it was read at, by id."""
         with self.store.reading() as conn:
             rows = conn.execute(
                 "SELECT document_id,"
                 " min(coalesce(provenance::jsonb->>'title', metadata::jsonb->>'title')),"
                 " min(coalesce(provenance::jsonb->>'url', metadata::jsonb->>'url')),"
-                " count(*) FROM chunks GROUP BY document_id ORDER BY document_id"
+                " count(*),"
+                " min(coalesce(provenance::jsonb->>'revision', metadata::jsonb->>'revision'))"
+                " FROM chunks GROUP BY document_id ORDER BY document_id"
             ).fetchall()
         return [IndexedDocument(*row) for row in rows]
 

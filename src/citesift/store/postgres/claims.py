@@ -111,6 +111,17 @@ class ClaimQueue:
             ).fetchall()
         return sorted(str(row[0]) for row in rows)
 
+    def forget_when_done(self) -> bool:
+        """Drop the queue's items once every one is done (none held or waiting), so the same
+        keys can be queued afresh; whether it was done."""
+        with self.store.transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM claims WHERE queue = %(queue)s AND NOT EXISTS"
+                " (SELECT 1 FROM claims WHERE queue = %(queue)s AND NOT done)",
+                {"queue": self.queue},
+            ).rowcount
+        return gone > 0
+
     def pending(self) -> int:
         """How many items are not done yet (held or waiting)."""
         with self.store.reading() as conn:

@@ -1,0 +1,179 @@
+"""The bodies and answers of citesift's own routes under ``/citesift``, in the Python API's
+words: a Wikipedia article's or a web page's passages, a claim checked against sentences,
+a document's citations checked against their pages, and a research run's trace."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from citesift.api.index_requests import OwnBody
+from citesift.sources import DEFAULT_ORIGIN
+from citesift.sources.wikipedia import PAGE_PATH
+from citesift.verify.candidates import DEFAULT_TOP
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES
+
+MAX_DOCUMENT_CHARS = 1 << 20
+"""Characters of a document whose citations are checked (the request body's bound)."""
+
+
+class WikipediaPassagesRequest(OwnBody):
+    """An article of a wiki by its key (as a search hit gives it): its attributed passages.
+    ``origin`` (scheme and host) and ``page_path`` name another wiki (its address is checked
+    as any fetch)."""
+
+    key: str = Field(min_length=1, max_length=500)
+    title: str | None = Field(None, max_length=500)
+    origin: str = Field(DEFAULT_ORIGIN, max_length=2000, pattern=r"^https?://[^\s/?#]+/?$")
+    page_path: str = Field(PAGE_PATH, max_length=500)
+
+
+class PagePassagesRequest(OwnBody):
+    """A web page (politely read: robots.txt, limiter, address policy): its attributed
+    passages, of its article prose (``article``) or all it shows (``page``)."""
+
+    url: str = Field(min_length=1, max_length=8192)
+    title: str | None = Field(None, max_length=500)
+    mode: Literal["article", "page"] = "article"
+
+
+class ClaimRequest(OwnBody):
+    """A claim and the sentences of its source: how well they support it."""
+
+    claim: str = Field(max_length=MAX_CLAIM_CHARS)
+    sentences: list[str] = Field(max_length=MAX_SENTENCES)
+    top: int = Field(DEFAULT_TOP, ge=1, le=100)
+
+
+class CitationsRequest(OwnBody):
+    """A Markdown or HTML document whose citations are each checked against the page it
+    cites (``base_url``: where its relative links point)."""
+
+    text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
+    kind: Literal["markdown", "html"] = "markdown"
+    base_url: str | None = Field(None, max_length=8192)
+
+
+class SourceDocumentOut(BaseModel):
+    """A read document's attribution and metadata (its blocks are left out: the passages
+    locate themselves in them)."""
+
+    site: str
+    key: str
+    title: str
+    url: str
+    revision: str | None
+    read_at: int
+    licence: dict[str, Any] | None
+    publisher: str | None = None
+    page_date: int | None = None
+    language: str | None = None
+    description: str | None = None
+    canonical_url: str | None = None
+    snapshot_id: str | None = None
+    truncated: bool = False
+    author: str | None = None
+
+
+class PassageOut(BaseModel):
+    """A citable sentence: its text, attribution (title, URL, licence, revision), where it
+    sits (block, offsets in the block and in the stored snapshot) and a link to it."""
+
+    content: str
+    title: str
+    url: str
+    site: str
+    key: str
+    revision: str | None
+    read_at: int
+    licence: dict[str, Any] | None
+    block: int
+    start: int
+    end: int
+    source_start: int
+    source_end: int
+    fragment_url: str
+    snapshot_id: str | None = None
+    place: dict[str, Any] | None = None
+
+
+class PassagesResponse(BaseModel):
+    """A document read, and its passages in reading order."""
+
+    success: bool = True
+    document: SourceDocumentOut
+    passages: list[PassageOut]
+
+
+class ClaimResponse(BaseModel):
+    """A claim's verdict: ``supported``, ``partially_supported`` or ``not_supported``, its
+    score and why, and the indices of the supporting sentences."""
+
+    success: bool = True
+    label: str
+    supporting: list[int]
+    score: float
+    reason: str
+
+
+class CitationOut(BaseModel):
+    """One citation's verdict: the citing sentence, the page cited, the status, and the
+    page's best supporting sentence with a link to it."""
+
+    sentence: str
+    url: str
+    status: str
+    score: float
+    reason: str
+    evidence: str | None
+    evidence_url: str | None
+    snapshot_id: str | None
+
+
+class CitationsResponse(BaseModel):
+    """Every citation's verdict and the counts; ``passed`` when every one is supported."""
+
+    success: bool = True
+    citations: list[CitationOut]
+    supported: int
+    partially_supported: int
+    not_supported: int
+    unavailable: int
+    passed: bool
+
+
+class SpanOut(BaseModel):
+    """One piece of evidence and the span of the stored snapshot it came from."""
+
+    id: str
+    url: str
+    kind: str
+    text: str
+    snapshot_id: str | None
+    source_start: int | None
+    source_end: int | None
+    before: str | None = None
+    span: str | None = None
+    after: str | None = None
+
+
+class FieldOut(BaseModel):
+    """One field of a research answer and the evidence it cites, traced to its bytes."""
+
+    pointer: str
+    value: Any
+    verified: bool
+    corrected: bool
+    evidence: list[SpanOut]
+
+
+class TraceResponse(BaseModel):
+    """A stored research run: its task, answer and the trace of each field."""
+
+    success: bool = True
+    run_id: str
+    task: str
+    data: Any
+    status: str | None
+    fields: list[FieldOut]

@@ -1,0 +1,149 @@
+"""The tools that check and research: a claim against a page, a document's citations
+against the pages they cite, a research run with every field cited."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from citesift.agent import aresearch
+from citesift.errors import invalid
+from citesift.mcp_server.failures import anticipated, gave_nothing
+from citesift.mcp_server.paging import Item, pieces
+from citesift.mcp_server.shapes import citation_item, evidence_item, passage_item
+from citesift.mcp_server.state import Shared, web_url
+from citesift.model import Document, SourceHit
+from citesift.text import citation_sources
+from citesift.verify import ClaimCheck, check_citations, verify_claim
+from citesift.verify.claim_check import MAX_SENTENCES
+
+Cursor = Annotated[
+    str | None, Field(description="A next_cursor from an earlier call: read on from there.")
+]
+MAX_DOCUMENT_CHARS = 200_000
+"""Characters of a document check_citations reads at most."""
+
+
+def register(server: MCPServer, shared: Shared) -> None:
+    """Add the checking and research tools to ``server``."""
+
+    @server.tool(name="verify_claim")
+    @anticipated
+    async def verify_claim_tool(
+        claim: Annotated[str, Field(max_length=2000, description="The claim to check.")],
+        url: Annotated[
+            str | None, Field(description="The page that should support it (or sentences).")
+        ] = None,
+        sentences: Annotated[
+            list[str] | None,
+            Field(
+                max_length=MAX_SENTENCES,
+                description="The source's sentences that should support it (or url).",
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """How well a page (url) or a list of sentences supports a claim: supported,
+        partially_supported or not_supported, with the supporting passages (URL, title,
+        licence, link) or sentences (index and text). Give exactly one of url, sentences."""
+        if sentences is not None and url is None:
+            check = await asyncio.to_thread(verify_claim, claim, sentences)
+            given = [{"index": i, "text": sentences[i]} for i in check.supporting]
+            return _verdict(shared, check, given)
+        if url is None or sentences is not None:
+            raise invalid("url", url, "given when sentences are not, and only then")
+        outcome = await shared.sources.web_pages("page").read(SourceHit(web_url(url), url))
+        if not isinstance(outcome, Document):
+            raise gave_nothing("read", outcome)
+        passages = [p for p in citation_sources(outcome.document) if p.content.strip()]
+        read = [p.content.strip() for p in passages]
+        check = await asyncio.to_thread(verify_claim, claim, read)
+        return _verdict(shared, check, [passage_item(passages[i]) for i in check.supporting])
+
+    @server.tool(name="check_citations")
+    @anticipated
+    async def check_citations_tool(
+        text: Annotated[
+            str, Field(max_length=MAX_DOCUMENT_CHARS, description="The document, with links.")
+        ],
+        kind: Literal["markdown", "html"] = "markdown",
+        base_url: Annotated[
+            str | None, Field(description="The address its relative links start from.")
+        ] = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        """Each citation of a document graded against the page it cites: the verdict, and
+        the page's best supporting sentence with a link to it."""
+        if cursor:
+            return shared.pager.next("check_citations", cursor)
+        pages = shared.sources.web_pages("page")
+        report = await asyncio.to_thread(check_citations, text, pages, kind, base_url=base_url)
+        checks = [citation_item(check) for check in report.citations]
+        return shared.pager.first(
+            "check_citations", checks, passed=report.passed, supported=report.supported,
+            partially_supported=report.partially_supported,
+            not_supported=report.not_supported, unavailable=report.unavailable,
+        )  # fmt: skip
+
+    @server.tool(name="research")
+    @anticipated
+    async def research_tool(
+        task: Annotated[str, Field(max_length=4000, description="What to find out.")],
+        urls: Annotated[
+            list[str] | None,
+            Field(description="Pages to start from; the run keeps to their sites."),
+        ] = None,
+        effort: Annotated[
+            Literal["low", "medium", "high"],
+            Field(description="Pages to read: low 5, medium 20, high 80."),
+        ] = "low",
+        max_seconds: Annotated[float, Field(gt=0, le=900, description="Wall time.")] = 120.0,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        """Research a task (searching Wikipedia, or keeping to the pages given), planned by
+        the configured chat model, else extractive. The whole answer comes in pages of
+        items, each naming its part: "data" (the answer's JSON in pieces: join every json in
+        order, then parse), "field" (a pointer into the data, the evidence ids it cites,
+        whether they were verified), "missing" (a pointer not found) and "evidence" (a
+        passage with its id, URL, title, licence and link)."""
+        if cursor:
+            return shared.pager.next("research", cursor)
+        setup = shared.sources
+        settings = setup.settings
+        answer = await aresearch(
+            task,
+            identity=setup.identity,
+            urls=[web_url(u, "urls") for u in urls or []],
+            search="none" if urls else "wikipedia",  # given pages: the run keeps to them
+            search_url=shared.config.wiki_origin,
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            effort=effort,
+            max_seconds=max_seconds,
+            allow_private=settings.allow_private,
+            store=shared.kept(),
+            fetcher=setup.fetcher,
+        )
+        # a quarter page each: JSON text in JSON may take twice its length, escaped again
+        data = pieces(json.dumps(answer.data, ensure_ascii=False), shared.pager.page_chars // 4)
+        items: list[Item] = [
+            *({"part": "data", "json": piece} for piece in data),
+            *({"part": "field", "pointer": f.pointer, "evidence_ids": list(f.evidence_ids),
+               "verified": f.verified} for f in answer.fields),
+            *({"part": "missing", "pointer": pointer} for pointer in answer.missing),
+            *({"part": "evidence", **evidence_item(e)} for e in answer.evidence),
+        ]  # fmt: skip
+        return shared.pager.first(
+            "research", items, status=answer.status, stop_reason=answer.stop_reason,
+            message=answer.message, run_id=answer.run_id,
+        )  # fmt: skip
+
+
+def _verdict(shared: Shared, check: ClaimCheck, supporting: list[Item]) -> dict[str, Any]:
+    """A claim check's verdict, its supporting passages or sentences paged."""
+    head = {"label": check.label, "score": check.score, "reason": check.reason}
+    return shared.pager.first("verify_claim", supporting, **head)

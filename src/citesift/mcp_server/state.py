@@ -1,0 +1,68 @@
+"""What the tools share while the server runs: the source setup (identity, store, one
+fetcher with its limiters), one lazy browser, the pager holding long results, and the
+crawls running."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citesift.errors import ConfigError, invalid
+from citesift.mcp_server.config import McpConfig
+from citesift.mcp_server.paging import Pager
+from citesift.scrape.browser import Browser
+from citesift.scrape.crawl import CrawlProgress
+from citesift.settings import Settings, SourceSetup
+from citesift.sources import PAGE_PATH, WikipediaSourceProvider
+from citesift.sources.web import is_web_url
+from citesift.store import SQLiteStore, default_store_path, is_postgres_url
+
+
+@dataclass
+class Shared:
+    """The server's state; ``setup`` and ``browser`` are made when the server starts and
+    closed when it stops (the fetcher's connections and the browser's driver belong to the
+    server's event loop). The browser is lazy: Chromium starts on the first page that
+    needs rendering and serves every later one."""
+
+    config: McpConfig
+    settings: Settings
+    pager: Pager
+    setup: SourceSetup | None = None
+    browser: Browser | None = None
+    crawls: dict[str, asyncio.Task[CrawlProgress]] = field(default_factory=dict)
+
+    @property
+    def sources(self) -> SourceSetup:
+        """The running server's source setup."""
+        if self.setup is None:
+            raise ConfigError("the MCP server is not running")
+        return self.setup
+
+    def wikipedia(self) -> WikipediaSourceProvider:
+        """The wiki the Wikipedia tools ask, bounded and allowed as the settings say."""
+        return self.sources.wikipedia(self.config.wiki_origin, PAGE_PATH)
+
+    def index_store(self) -> str | Path | None:
+        """The index's store: the one the settings name, else the default path; None when
+        there is no file there yet (nothing was added)."""
+        named = self.settings.store
+        if is_postgres_url(named):
+            return named
+        path = Path(named) if named else default_store_path()
+        return path if path.exists() else None
+
+    def kept(self) -> SQLiteStore:
+        """The SQLite store crawls and research runs are kept in."""
+        kept = self.sources.store or self.sources.budget
+        if not isinstance(kept, SQLiteStore):
+            raise ConfigError("crawls and research runs are kept in a SQLite store: --store FILE")
+        return kept
+
+
+def web_url(url: str, name: str = "url") -> str:
+    """``url`` when it is an http(s) address with a host, else ``InvalidArgument``."""
+    if not isinstance(url, str) or not is_web_url(url):
+        raise invalid(name, url, "an http(s) URL with a host")
+    return url

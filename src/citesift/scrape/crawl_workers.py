@@ -1,0 +1,128 @@
+"""A crawl read by several worker processes of this machine sharing its frontier in the
+store (``crawl(..., workers=N)``); the same crawl started on other machines against one
+PostgreSQL store shares it too.
+
+The calling process makes the crawl, starts ``workers`` processes (spawned, so nothing of
+its own state is shared by accident), each of which goes on with the crawl by its id with
+fetchers of its own whose limiters share the store's budget (spacing, the minute budget,
+429/503 blocks) with every other worker, and meanwhile follows the results stored and the
+frontier's counts to call ``on_result`` and ``on_progress``. A worker killed mid-page holds
+its pages until its lease runs out; the others then read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from citesift.errors import CitesiftError, invalid
+from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter
+from citesift.numbers import number_in
+from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl, ended_at, start_crawl
+from citesift.store import AnyStore, open_store
+from citesift.store.frontier import Frontier
+from citesift.store.limits import budget_in
+from citesift.store.location import location_of
+
+MAX_WORKERS = 64
+FOLLOW_S = 0.25
+"""Seconds between two looks at the results and counts while the workers run."""
+STOP_WAIT_S = 10.0
+
+
+def crawl_with_workers(
+    url: str | None,
+    options: CrawlOptions,
+    workers: int,
+    *,
+    policy: FetchPolicy,
+    store: AnyStore,
+    limiter: Callable[[], SourceLimiter] | None = None,
+    fetcher: Fetches | None = None,
+    resume: str | None = None,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+    on_progress: Callable[[CrawlProgress], None] | None = None,
+) -> CrawlProgress:
+    """Crawl ``url`` with ``options`` (or go on with the stored crawl ``resume``) in
+    ``workers`` processes; returns where the crawl ended. ``limiter`` makes each worker's
+    per-host limiters (picklable: a class or a ``functools.partial`` of one); a ``fetcher``
+    cannot cross into another process, so giving one is an ``InvalidArgument``."""
+    number_in("workers", workers, 1, MAX_WORKERS, whole=True)
+    if fetcher is not None:
+        raise invalid("fetcher", fetcher, "None with workers: each worker makes its own")
+    if not isinstance(policy, FetchPolicy):
+        raise invalid("policy", policy, "a FetchPolicy")
+    location = location_of(store)
+    frontier, crawl, _, options = start_crawl(url, options, store, resume)
+    spawn = multiprocessing.get_context("spawn")
+    processes = [
+        spawn.Process(target=_work, args=(location, crawl, options, policy, limiter))
+        for _ in range(workers)
+    ]
+    began = time.monotonic()
+    finished = sum(frontier.counts(crawl)[state] for state in ("done", "failed", "moved"))
+    mark = (0, 0)
+    try:
+        for process in processes:
+            process.start()
+        while True:
+            running = any(process.is_alive() for process in processes)
+            while page := frontier.results_after(crawl, mark):
+                mark = page[-1][0]
+                for _, record in page:
+                    if on_result is not None:
+                        on_result(record)
+            if not running:
+                break
+            if on_progress is not None:
+                on_progress(_progress(frontier, crawl, finished, began))
+            time.sleep(FOLLOW_S)
+    finally:
+        _stop(processes)
+    if all(process.exitcode != 0 for process in processes):
+        codes = ", ".join(str(process.exitcode) for process in processes)
+        raise CitesiftError(f"every crawl worker failed (exit statuses {codes})")
+    return _progress(frontier, crawl, finished, began)
+
+
+def _progress(frontier: Frontier, crawl: str, finished: int, began: float) -> CrawlProgress:
+    """Where the crawl stands, with the pages read since the workers started per second."""
+    counts = frontier.counts(crawl)
+    now = sum(counts[state] for state in ("done", "failed", "moved"))
+    return ended_at(frontier, crawl, now - finished, max(time.monotonic() - began, 1e-9))
+
+
+def _stop(processes: Sequence[BaseProcess]) -> None:
+    """End the workers still running (the caller was interrupted) and wait for them all."""
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        if process.pid is not None:
+            process.join(STOP_WAIT_S)
+
+
+def _work(
+    location: str,
+    crawl: str,
+    options: CrawlOptions,
+    policy: FetchPolicy,
+    limiter: Callable[[], SourceLimiter] | None,
+) -> None:
+    """One worker: go on with the stored crawl until nothing is left for any worker."""
+    with open_store(location) as store:
+        fetcher = Fetcher(LimiterRegistry(limiter or SourceLimiter, budget=budget_in(store)))
+
+        async def run() -> None:
+            try:
+                await acrawl(
+                    None, options, policy=policy, store=store, fetcher=fetcher, resume=crawl
+                )
+            finally:
+                await fetcher.aclose()
+
+        asyncio.run(run())

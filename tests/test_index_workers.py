@@ -1,0 +1,81 @@
+"""``citesift index add --workers N``: a folder's files shared by worker processes; with a
+PostgreSQL store, the same command started twice at once (as on two machines) reads each
+file once between them, and a later run finds them all unchanged."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.index.rag import create_rag
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]  # worker processes import the library
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+NOTES = 24
+
+
+def notes(folder: Path) -> Path:
+    """A folder of notes, each with a word of its own."""
+    folder.mkdir()
+    for n in range(NOTES):
+        text = f"# Note {n}\n\nThe tide table for harbour{n} lists two high waters a day.\n"
+        (folder / f"note{n}.md").write_text(text, encoding="utf-8")
+    return folder
+
+
+def add(folder: Path, store: str, *more: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", "index", "add",
+               str(folder), "--store", store, "--retrieval", "bm25", *more]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)  # fmt: skip
+
+
+def indexed(said: str) -> int:
+    found = re.search(r"indexed (\d+) document", said)
+    return int(found.group(1)) if found else 0
+
+
+def test_two_commands_on_one_postgresql_read_each_file_once(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    folder = notes(tmp_path / "notes")
+    first, second = add(folder, postgres_url, "--workers", "2"), add(folder, postgres_url,
+                                                                      "--workers", "2")  # fmt: skip
+    said = [run.communicate(timeout=200) for run in (first, second)]
+    assert [first.returncode, second.returncode] == [0, 0], said
+    assert sum(indexed(out) for out, _ in said) == NOTES  # each file once between them
+    rag = create_rag(store=postgres_url, mode="bm25")
+    assert rag.stats().documents == NOTES
+    for n in (0, NOTES - 1):
+        hits = rag.search(f"harbour{n}", 1)
+        assert hits and hits[0].provenance.document_id == (folder / f"note{n}.md").as_uri()
+    again = add(folder, postgres_url, "--workers", "2")
+    out, err = again.communicate(timeout=200)
+    assert again.returncode == 0 and f"{NOTES} document(s) unchanged" in out, err
+
+
+def test_workers_share_a_folder_on_a_sqlite_store(tmp_path: Path) -> None:
+    folder = notes(tmp_path / "notes")
+    store = str(tmp_path / "index.db")
+    run = add(folder, store, "--workers", "3")
+    out, err = run.communicate(timeout=200)
+    assert run.returncode == 0, err
+    assert indexed(out) == NOTES
+    rag = create_rag(store=store, mode="bm25")
+    assert rag.stats().documents == NOTES and rag.search("harbour7", 1)
+
+
+def test_workers_must_be_a_sensible_number_and_not_prune(tmp_path: Path) -> None:
+    folder = notes(tmp_path / "notes")
+    store = str(tmp_path / "index.db")
+    for more in (["--workers", "0"], ["--workers", "2", "--prune"]):
+        result = CliRunner().invoke(app, ["index", "add", str(folder), "--store", store, *more])
+        assert result.exit_code == 64 and "--workers" in result.stderr + result.stdout

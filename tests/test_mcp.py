@@ -1,0 +1,412 @@
+"""``citesift mcp`` as a host runs it: a real subprocess over stdio (and one over streamable
+HTTP), driven by the official ``mcp`` client, reading a local site and the Wikipedia
+stand-in on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult
+from typer.testing import CliRunner
+
+import citesift
+from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
+from citesift.index.rag import create_rag
+from citesift.model import Document, SourceHit
+from citesift.settings import Settings, source_setup
+from citesift.sources import PAGE_PATH
+from local_site import page, serve_page
+from servers import MisbehavingServer, serve
+from test_agent_render import BUS_PAGE
+from test_scrape import page_route
+from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
+    JS_PAGE,
+    browsers_seen,
+    chromium_pids,
+    left_behind,
+    own_tmp,
+)
+from wikipedia_server import WikipediaStandIn
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
+
+CONTACT = "https://example.org/contact"
+SOURCE = str(Path(citesift.__file__).resolve().parents[1])
+TOOLS = {
+    "search_passages", "wiki_search", "wiki_passages", "scrape", "map", "crawl",
+    "crawl_status", "verify_claim", "check_citations", "research",
+}  # fmt: skip
+PAGE_CHARS = 1500
+LONG = " ".join(
+    f"Paragraph {n} says that the river Quill floods every {n} springs near the mill."
+    for n in range(1, 80)
+)
+CITED = "The river Quill floods every spring. The mill by the river was built in 1820."
+CITING = "The mill was built in 1820 [source]({url}). The moon is made of cheese [moon]({url})."
+
+
+@dataclass
+class World:
+    """The local site, the Wikipedia stand-in and the store the server is started with."""
+
+    site: MisbehavingServer
+    wiki: WikipediaStandIn
+    store: Path
+
+    def args(self, *more: str) -> list[str]:
+        return [
+            "-m", "citesift", "mcp", "--allow-private", "--contact", CONTACT,
+            "--store", str(self.store), "--wiki-origin", self.wiki.origin,
+            "--page-chars", str(PAGE_CHARS), *more,
+        ]  # fmt: skip
+
+    def env(self) -> dict[str, str]:
+        return {
+            "PYTHONPATH": SOURCE,
+            "CITESIFT_HOME": str(self.store.parent / "home"),
+            "CITESIFT_BROWSER": "/nonexistent/chromium",
+        }
+
+
+@pytest.fixture
+def world(wikipedia_fixtures: Path, tmp_path: Path) -> Iterator[World]:
+    with serve() as site, WikipediaStandIn(wikipedia_fixtures) as wiki:
+        serve_page(site, "/", page("Home", ["/long", "/cited", "/b"]))
+        serve_page(site, "/long", page("Long", ["/"], LONG))
+        serve_page(site, "/cited", page("Cited", ["/"], CITED))
+        serve_page(site, "/b", page("B", ["/"]))
+        yield World(site, wiki, tmp_path / "store.db")
+
+
+def stdio(
+    world: World, scenario: Callable[[Client], Awaitable[None]], env: dict[str, str] | None = None
+) -> None:
+    """Run ``scenario`` against ``citesift mcp`` started as a subprocess over stdio (with
+    ``env`` instead of the world's)."""
+    params = StdioServerParameters(
+        command=sys.executable, args=world.args(), env=env or world.env()
+    )
+
+    async def run() -> None:
+        async with Client(params, read_timeout_seconds=120) as client:
+            await scenario(client)
+
+    asyncio.run(run())
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """A tool's structured answer; the test fails on an error result."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, _text(result)
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+def _text(result: CallToolResult) -> str:
+    return " ".join(getattr(part, "text", "") for part in result.content)
+
+
+def assert_cited(item: dict[str, Any]) -> None:
+    """A passage carries its URL, title, licence (key) and a text-fragment link."""
+    assert item["url"].startswith("http://127.0.0.1:")
+    assert item["title"]
+    assert "licence" in item
+    assert item["link"].startswith(item["url"].split("#")[0] + "#:~:text=")
+
+
+def test_lists_every_tool_with_its_schema(world: World) -> None:
+    async def scenario(client: Client) -> None:
+        listed = await client.list_tools()
+        assert {tool.name for tool in listed.tools} == TOOLS
+        for tool in listed.tools:
+            assert tool.description and tool.input_schema["type"] == "object"
+
+    stdio(world, scenario)
+
+
+def test_scrape_pages_through_a_long_page_by_its_cursor(world: World) -> None:
+    url = world.site.url("/long")
+
+    async def scenario(client: Client) -> None:
+        first = await call(client, "scrape", url=url, format="passages", render="never")
+        seen, answer = list(first["items"]), first
+        while answer["next_cursor"]:
+            assert len(json.dumps(answer["items"])) <= PAGE_CHARS
+            answer = await call(client, "scrape", url=url, cursor=answer["next_cursor"])
+            seen += answer["items"]
+        assert len(seen) == first["total"] > 5
+        assert [s["text"] for s in seen if "Paragraph 79" in s["text"]]
+        for item in seen:
+            assert_cited(item)
+        markdown = await call(client, "scrape", url=url, render="never")
+        assert markdown["title"] == "Long" and markdown["next_cursor"]
+        whole = [piece["markdown"] for piece in markdown["items"]]
+        cursor = markdown["next_cursor"]
+        while cursor:
+            more = await call(client, "scrape", url=url, cursor=cursor)
+            assert more["title"] == "Long"  # what the result says is on every page
+            whole += [piece["markdown"] for piece in more["items"]]
+            cursor = more["next_cursor"]
+        assert "Paragraph 1 says" in "".join(whole) and "Paragraph 79 says" in "".join(whole)
+        stale = await client.call_tool("map", {"url": url, "cursor": first["next_cursor"]})
+        assert stale.is_error and "cursor" in _text(stale)
+
+    stdio(world, scenario)
+
+
+def test_scrapes_render_in_one_browser_that_ends_with_the_server(
+    world: World,
+    own_tmp: str,  # noqa: F811
+) -> None:
+    page_route(world.site, "/ferry", JS_PAGE)
+    page_route(world.site, "/bus", BUS_PAGE)
+    env = {k: v for k, v in world.env().items() if k != "CITESIFT_BROWSER"} | {"TMPDIR": own_tmp}
+
+    async def scenario(client: Client) -> None:
+        for path, said in (("/ferry", "the ferry left at noon"), ("/bus", "the bus left at dusk")):
+            read = await call(client, "scrape", url=world.site.url(path))
+            assert said in "".join(piece["markdown"] for piece in read["items"])
+        assert len(chromium_pids(own_tmp)) == 1  # still up, for the next page
+
+    with browsers_seen(own_tmp) as seen:
+        stdio(world, scenario, env)
+    assert len(seen) == 1 and left_behind(own_tmp) == []
+
+
+def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
+    async def scenario(client: Client) -> None:
+        hits = await call(client, "wiki_search", query="Rust programming language", limit=3)
+        assert hits["items"][0]["key"] == "Rust_(programming_language)"
+        read = await call(client, "wiki_passages", key="Dog")
+        assert read["title"] == "Dog" and read["next_cursor"]
+        for item in read["items"]:
+            assert_cited(item)
+            assert item["licence"]["name"].startswith("CC BY-SA")
+        more = await call(client, "wiki_passages", key="Dog", cursor=read["next_cursor"])
+        assert more["items"] and more["items"][0] != read["items"][0]
+
+    stdio(world, scenario)
+
+
+def test_map_and_a_crawl_started_then_read_by_its_status(world: World) -> None:
+    async def scenario(client: Client) -> None:
+        mapped = await call(client, "map", url=world.site.url("/"))
+        assert {world.site.url(p) for p in ("/", "/long", "/cited")} <= {
+            item["url"] for item in mapped["items"]
+        }
+        started = await call(client, "crawl", url=world.site.url("/"), limit=4, max_depth=1)
+        status = started
+        deadline = time.monotonic() + 60
+        while status["state"] == "running" and time.monotonic() < deadline:
+            await asyncio.sleep(0.3)
+            status = await call(client, "crawl_status", id=started["id"])
+        assert status["state"] == "finished" and status["done"] == 4
+        pages, cursor = [], None
+        while True:
+            answer = await call(client, "crawl_status", id=started["id"], cursor=cursor)
+            pages += answer["items"]
+            cursor = answer["next_cursor"]
+            if not cursor:
+                break
+        assert len(pages) == 4 and {p["title"] for p in pages} == {"Home", "Long", "Cited", "B"}
+        refused = await call(client, "crawl", url="http://169.254.169.254/", limit=2)
+        while refused["state"] == "running":
+            await asyncio.sleep(0.1)
+            refused = await call(client, "crawl_status", id=refused["id"])
+        assert (refused["done"], refused["failed"]) == (0, 1), refused
+        assert refused["failures"][0]["url"] == "http://169.254.169.254/"
+
+    stdio(world, scenario)
+
+
+def test_a_crawl_the_server_stopped_during_reads_as_stopped_and_goes_on(world: World) -> None:
+    slow = [f"/slow/{n}" for n in range(6)]
+    for path in slow:
+        serve_page(world.site, path, page(path, ["/slow"]), delay=0.5)
+    serve_page(world.site, "/slow", page("Slow", slow))
+    start = {"url": world.site.url("/slow"), "limit": 7, "max_depth": 1}
+    began: dict[str, Any] = {}
+
+    async def first(client: Client) -> None:
+        began.update(await call(client, "crawl", **start))
+        status = began
+        while status["done"] < 2:
+            await asyncio.sleep(0.1)
+            status = await call(client, "crawl_status", id=began["id"])
+        assert status["state"] == "running" and status["done"] < 7
+
+    async def second(client: Client) -> None:
+        stopped = await call(client, "crawl_status", id=began["id"])
+        assert stopped["state"] == "stopped" and stopped["queued"] > 0
+        assert stopped["done"] >= 2 and "same arguments" in stopped["reason"]
+        status = await call(client, "crawl", **start)
+        assert status["id"] == began["id"]
+        while status["state"] == "running":
+            await asyncio.sleep(0.2)
+            status = await call(client, "crawl_status", id=began["id"])
+        assert status["state"] == "finished" and status["done"] == 7
+
+    stdio(world, first)  # the host goes away mid-crawl: the server stops with it
+    stdio(world, second)
+    # nothing finished is fetched again; only what was in flight at the stop (2 per host)
+    assert world.site.hits("/slow") == 1
+    assert sum(world.site.hits(path) for path in slow) <= len(slow) + 2
+
+
+def test_claims_citations_and_research_are_checked_with_links(world: World) -> None:
+    cited = world.site.url("/cited")
+
+    async def scenario(client: Client) -> None:
+        verdict = await call(client, "verify_claim", claim="The mill was built in 1820.", url=cited)
+        assert verdict["label"] == "supported"
+        assert_cited(verdict["items"][0])
+        report = await call(client, "check_citations", text=CITING.format(url=cited))
+        statuses = [item["status"] for item in report["items"]]
+        assert statuses[0] == "supported" and statuses[1] != "supported"
+        assert report["passed"] is False
+        assert report["items"][0]["evidence"] == "The mill by the river was built in 1820."
+        assert_cited(report["items"][0])
+        given = [CITED.split(". ")[0] + ".", "The mill by the river was built in 1820."]
+        listed = await call(
+            client, "verify_claim", claim="The mill dates from 1820.", sentences=given
+        )
+        assert listed["label"] != "not_supported"
+        assert listed["items"] == [{"index": 1, "text": given[1]}]
+        for both in ({"url": cited, "sentences": given}, {}):
+            refused = await client.call_tool("verify_claim", {"claim": "The mill.", **both})
+            assert refused.is_error and "sentences" in _text(refused)
+        answer = await call(client, "research", task="Dog", max_seconds=60)
+        items, page = list(answer["items"]), answer
+        assert answer["next_cursor"]  # the answer takes more than one page
+        while page["next_cursor"]:
+            assert len(json.dumps(page["items"], ensure_ascii=False)) <= PAGE_CHARS
+            page = await call(client, "research", task="Dog", cursor=page["next_cursor"])
+            assert page["status"] == answer["status"]  # what the answer says is on every page
+            items += page["items"]
+        assert answer["status"] in ("completed", "failed") and len(items) == answer["total"]
+        parts = [item["part"] for item in items]
+        assert parts == sorted(parts, key=["data", "field", "missing", "evidence"].index)
+        data = json.loads("".join(item["json"] for item in items if item["part"] == "data"))
+        evidence = {item["id"]: item for item in items if item["part"] == "evidence"}
+        fields = [item for item in items if item["part"] == "field"]
+        assert data and fields and evidence
+        for field in fields:
+            assert resolve(data, field["pointer"]) is not None
+            assert set(field["evidence_ids"]) <= set(evidence)
+        for item in evidence.values():
+            assert item["url"] and item["link"].startswith(item["url"].split("#")[0])
+
+    stdio(world, scenario)
+
+
+def resolve(data: Any, pointer: str) -> Any:
+    """The value a JSON pointer names in ``data``."""
+    for step in pointer.split("/")[1:]:
+        step = step.replace("~1", "/").replace("~0", "~")
+        data = data[int(step)] if isinstance(data, list) else data[step]
+    return data
+
+
+def test_index_passages_carry_their_citation(world: World) -> None:
+    settings = Settings(contact=CONTACT, allow_private=True, store=str(world.store))
+    with source_setup(settings) as setup:
+        read = setup.wikipedia(world.wiki.origin, PAGE_PATH).read_sync(SourceHit("Dog", "Dog"))
+    assert isinstance(read, Document)
+    create_rag(store=world.store, mode="bm25").ingest([read.document])
+
+    async def scenario(client: Client) -> None:
+        found = await call(client, "search_passages", query="domesticated wolf", retrieval="bm25")
+        assert found["items"]
+        for item in found["items"]:
+            assert_cited(item)
+            assert item["licence"]["name"].startswith("CC BY-SA")
+
+    stdio(world, scenario)
+
+
+def test_a_private_address_is_refused_without_allow_private(world: World) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[a for a in world.args() if a != "--allow-private"],
+        env=world.env(),
+    )
+
+    async def run() -> None:
+        async with Client(params, read_timeout_seconds=60) as client:
+            refused = await client.call_tool("scrape", {"url": world.site.url("/")})
+            assert refused.is_error and "SSRF_BLOCKED" in _text(refused)
+            assert world.site.hits("/") == 0
+
+    asyncio.run(run())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_streamable_http_serves_the_same_tools(world: World) -> None:
+    port = free_port()
+    env = {**os.environ, **world.env()}
+    process = subprocess.Popen(
+        [sys.executable, *world.args("--transport", "http", "--port", str(port))],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not listening(port):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+
+        async def run() -> None:
+            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                listed = await client.list_tools()
+                assert {tool.name for tool in listed.tools} == TOOLS
+                answer = await call(client, "scrape", url=world.site.url("/b"), render="never")
+                assert "page about B" in answer["items"][0]["markdown"]
+
+        asyncio.run(run())
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--host", "0.0.0.0", "--contact", CONTACT], "loopback"),
+        (["--page-chars", "10", "--contact", CONTACT], "page_chars"),
+        ([], "contact"),
+    ],
+)
+def test_a_bad_setting_is_a_usage_error_before_serving(args: list[str], said: str) -> None:
+    done = CliRunner().invoke(app, ["mcp", *args], env={"CITESIFT_CONTACT": ""})
+    assert done.exit_code == EXIT_USAGE and said in done.stderr
+
+
+def test_neither_the_package_nor_the_command_line_loads_the_sdk_until_served() -> None:
+    code = "import sys, citesift, citesift.cli; print('mcp' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -1,0 +1,115 @@
+"""The jobs every store keeps, held against each backend (SQLite and PostgreSQL): a job's
+status leaves running once, its results page in order within their bounds, a cancelled
+job refuses more results, and a reopened store reports the jobs left running as failed
+while keeping every result finished."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from citesift.errors import InvalidArgument
+from citesift.store import AnyStore, open_store
+from citesift.store.jobs import INTERRUPTED, JobStore
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def store(store_location: str) -> Iterator[AnyStore]:
+    with open_store(store_location) as opened:
+        yield opened
+
+
+def test_a_job_starts_running_and_ends_once(store: AnyStore) -> None:
+    jobs = JobStore(store)
+    job = jobs.create("crawl", {"url": "https://a.example/", "limit": 3})
+    assert job.status == "running" and not job.ended and job.request["limit"] == 3
+    assert job.results == job.errors == 0 and job.created_at == job.updated_at
+    assert jobs.expect(job.id, 3)
+    assert jobs.finish(job.id, "completed")
+    assert not jobs.finish(job.id, "failed", "too late")  # an ended job keeps its status
+    ended = jobs.get(job.id)
+    assert ended is not None and ended.status == "completed" and ended.error is None
+    assert ended.total == 3 and ended.ended
+    assert jobs.get("0" * 8 + "-unknown") is None and jobs.get("'; DROP TABLE jobs") is None
+
+
+def test_results_and_errors_page_in_order_within_their_bounds(store: AnyStore) -> None:
+    jobs = JobStore(store)
+    job = jobs.create("batch", {"urls": []})
+    for number in range(7):
+        assert jobs.add(job.id, "result", {"n": number, "text": "x" * 100})
+    assert jobs.add(job.id, "error", {"url": "https://a.example/x", "error": "HTTP 404"})
+    assert [item["n"] for item in jobs.items(job.id, "result", 0, 3)] == [0, 1, 2]
+    assert [item["n"] for item in jobs.items(job.id, "result", 5, 3)] == [5, 6]
+    assert jobs.items(job.id, "result", 7) == []
+    assert [item["n"] for item in jobs.items(job.id, "result", 2, 100, max_bytes=250)] == [2, 3]
+    assert len(jobs.items(job.id, "result", 0, 100, max_bytes=1)) == 1  # one, however big
+    assert jobs.items(job.id, "error") == [{"url": "https://a.example/x", "error": "HTTP 404"}]
+    counted = jobs.get(job.id)
+    assert counted is not None and (counted.results, counted.errors) == (7, 1)
+    with pytest.raises(InvalidArgument, match="limit"):
+        jobs.items(job.id, "result", 0, 1000)
+
+
+def test_a_cancelled_job_refuses_results_so_its_runner_stops(store: AnyStore) -> None:
+    jobs = JobStore(store)
+    job = jobs.create("crawl", {"url": "https://a.example/"})
+    assert jobs.add(job.id, "result", {"n": 0})
+    assert jobs.finish(job.id, "cancelled")
+    assert not jobs.add(job.id, "result", {"n": 1}) and not jobs.expect(job.id, 9)
+    kept = jobs.get(job.id)
+    assert kept is not None and kept.status == "cancelled" and kept.results == 1
+
+
+def test_a_reopened_store_reports_jobs_left_running_as_failed_and_keeps_results(
+    store_location: str,
+) -> None:
+    with open_store(store_location) as first:
+        jobs = JobStore(first, owner="server-a")
+        done = jobs.create("crawl", {"url": "https://a.example/"})
+        jobs.add(done.id, "result", {"url": "https://a.example/"})
+        jobs.finish(done.id, "completed")
+        cut = jobs.create("crawl", {"url": "https://b.example/"})
+        jobs.add(cut.id, "result", {"url": "https://b.example/"})
+        other = JobStore(first, owner="server-b").create("agent", {"prompt": "p"})
+    with open_store(store_location) as second:
+        jobs = JobStore(second, owner="server-a")
+        assert jobs.interrupted() == 1
+        failed = jobs.get(cut.id)
+        assert failed is not None and failed.status == "failed" and failed.error == INTERRUPTED
+        assert jobs.items(cut.id, "result") == [{"url": "https://b.example/"}]
+        kept = jobs.get(done.id)
+        assert kept is not None and kept.status == "completed"
+        assert jobs.items(done.id, "result") == [{"url": "https://a.example/"}]
+        elsewhere = jobs.get(other.id)  # another server's job is its own to report
+        assert elsewhere is not None and elsewhere.status == "running"
+
+
+def test_ended_jobs_are_forgotten_after_their_time_and_running_ones_never(
+    store: AnyStore,
+) -> None:
+    jobs = JobStore(store)
+    ended = jobs.create("batch", {"urls": ["https://a.example/"]})
+    jobs.add(ended.id, "result", {"n": 0})
+    jobs.finish(ended.id, "completed")
+    running = jobs.create("batch", {"urls": ["https://b.example/"]})
+    assert jobs.running() == 1
+    assert jobs.forget(before_ms=2**62) == 1
+    assert jobs.get(ended.id) is None and jobs.items(ended.id, "result") == []
+    assert jobs.get(running.id) is not None
+
+
+def test_bad_arguments_are_refused_by_name(store: AnyStore) -> None:
+    jobs = JobStore(store)
+    with pytest.raises(InvalidArgument, match="kind"):
+        jobs.create("extract", {})
+    with pytest.raises(InvalidArgument, match="request"):
+        jobs.create("crawl", {"text": "x" * (2 << 20)})
+    with pytest.raises(InvalidArgument, match="owner"):
+        JobStore(store, owner="")
+    job = jobs.create("crawl", {})
+    with pytest.raises(InvalidArgument, match="status"):
+        jobs.finish(job.id, "running")  # type: ignore[arg-type]
