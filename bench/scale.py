@@ -2,7 +2,7 @@
 recombined with a fixed seed, measured in one run.
 
     python bench/scale.py [--store FILE|postgresql://...] [--sizes 10000,100000,1000000]
-                          [--sections bm25,warm,dense] [--data DIR] [--wikipedia DIR]
+                          [--sections bm25,warm,dense] [--crawl] [--data DIR] [--wikipedia DIR]
 
 Passages come from the SciFact corpus and the recorded Wikipedia pages: each made-up document
 is a few runs of consecutive sentences from random sources under a SciFact title, indexed
@@ -13,7 +13,8 @@ size, and finally the time to reopen the largest index and answer a first query.
 sections give the ingest rate with the embedding cache warm and dense search latency (exact
 product, and an HNSW index past the size where the product exceeds 50 ms, with its
 recall@10 against the exact result) over synthetic vectors, so no hour of CPU is spent on
-embeddings: the output says so.
+embeddings: the output says so. ``--crawl`` ends with a crawl of a local 2,000-page site by
+1, 2 and 4 workers sharing the store's frontier (``bench/crawl_workers.py``).
 """
 
 from __future__ import annotations
@@ -273,7 +274,7 @@ def _hnsw(
     ann = hnswlib.Index(space="ip", dim=matrix.shape[1])
     ann.init_index(max_elements=len(matrix), ef_construction=100, M=16)
     ann.add_items(matrix, np.arange(len(matrix)), num_threads=2)
-    ann.set_ef(100)
+    ann.set_ef(200)
     built = time.perf_counter() - started
     took, hits = [], 0
     for probe, truth in zip(probes, exact, strict=True):
@@ -299,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wikipedia", type=Path, default=DEFAULT_WIKIPEDIA)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(
+        "--crawl",
+        action="store_true",
+        help="last, crawl a 2,000-page loopback site with 1, 2 and 4 workers in the store",
+    )
+    parser.add_argument(
         "--sections", default=",".join(SECTIONS), help=f"which of {', '.join(SECTIONS)} to run"
     )
     args = parser.parse_args(argv)
@@ -318,6 +324,11 @@ def main(argv: list[str] | None = None) -> int:
         if "warm" in sections:
             print("\n## Embedding cache warm\n")
             print(warm_cache_row(args, warm))
+        if args.crawl:
+            from crawl_workers import crawl_scaling
+
+            print("\n## Crawl with 1, 2, 4 workers (limiter relaxed)\n", flush=True)
+            crawl_scaling(args.store or str(Path(folder) / "crawl.db"))
     if "dense" in sections:
         print("\n## Dense search (synthetic clustered vectors, 384 dims; no model run)\n")
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
