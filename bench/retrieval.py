@@ -9,8 +9,10 @@ answered one at a time (top 10). The first rows index documents whole (title + t
 chunk each); the "defaults" rows call ``create_rag`` as a user does, with its defaults
 (sentence-bounded passages of up to 512 characters, each scored with its document), the title
 given as metadata, and rank a document by its best passage. Corpus embeddings are cached in
-``--store``: the first run embeds the corpus (minutes on a small CPU), later runs read the
-vectors back, and the table says which it was. A ``postgresql://`` URL as ``--store`` runs
+``--store`` (default: ``$CITESIFT_BENCH_STORE``, else a file under the project's ``.citesift/``;
+point it outside the checkout to keep the vectors across fresh checkouts): the first run
+embeds the corpus (minutes on a small CPU), later runs read the vectors back, and the table
+says which it was. A ``postgresql://`` URL as ``--store`` runs
 citesift's rows on the PostgreSQL store instead (each row on an emptied index there, corpus
 embeddings cached there), to set them beside the embedded store's.
 """
@@ -18,6 +20,7 @@ embeddings cached there), to set them beside the embedded store's.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -30,7 +33,9 @@ from tools import load_tool, require_data
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 DEFAULT_TOOL = ROOT.parent / "shared" / "tools" / "retrieval_eval.py"
-DEFAULT_STORE = ROOT / ".citesift" / "bench-retrieval.db"
+DEFAULT_STORE = os.environ.get("CITESIFT_BENCH_STORE") or str(
+    ROOT / ".citesift" / "bench-retrieval.db"
+)
 OURS = ("bm25", "dense", "hybrid", "hybrid+rerank", "defaults-bm25", "defaults")
 DEFAULTS = {"defaults-bm25": "bm25", "defaults": "hybrid"}
 """Rows that call ``create_rag`` with its defaults (their mode aside) over passages."""
@@ -150,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
     parser.add_argument(
         "--store",
-        default=str(DEFAULT_STORE),
-        help="embedding cache (a file), or a postgresql:// URL to run citesift's rows on",
+        default=DEFAULT_STORE,
+        help="embedding cache (a file; default $CITESIFT_BENCH_STORE), or a postgresql:// URL"
+        " to run citesift's rows on",
     )
     parser.add_argument("--systems", default=",".join(OURS + THEIRS))
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")
