@@ -13,7 +13,7 @@ import numpy as np
 
 from citesift.errors import invalid
 from citesift.index.filters import matches
-from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion, zscore_fusion
 from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
@@ -21,9 +21,11 @@ from citesift.model import Match
 from citesift.store.chunks import ChunkTable, IndexedDocument, IndexStats, StoredChunk
 from citesift.store.sqlite import SQLiteStore
 
-HYBRID_DEPTH = 100
-"""How many candidates each side of a hybrid search brings to the fusion (at least)."""
-FUSIONS = ("weighted", "rrf")
+HYBRID_DEPTH = 300
+"""How many candidates each side of a hybrid search brings to the fusion (at least): deep
+enough that the documents behind them, cut into several passages each, are many."""
+FUSIONS = ("zscore", "weighted", "rrf")
+DEFAULT_FUSION = "zscore"
 Ranker = Callable[[Query, int], list[Match]]
 """One side of a search: the best ``k`` hits of a query."""
 
@@ -34,7 +36,7 @@ class LocalStore:
     step with every change."""
 
     def __init__(
-        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "weighted"
+        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = DEFAULT_FUSION
     ) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
@@ -183,10 +185,11 @@ class LocalStore:
 
 
 def search_by_mode(
-    query: Query, lexical: Ranker, dense: Ranker, fusion: str = "weighted"
+    query: Query, lexical: Ranker, dense: Ranker, fusion: str = DEFAULT_FUSION
 ) -> list[Match]:
     """The hits of ``query`` by its mode: BM25 alone (always when it has no vector), dense
-    alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``weighted`` or ``rrf``)."""
+    alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``zscore``, ``weighted``
+    or ``rrf``)."""
     if query.mode == "bm25" or query.vector is None:
         return lexical(query, query.top_k)
     if query.mode == "dense":
@@ -195,7 +198,9 @@ def search_by_mode(
     lexical_hits, dense_hits = lexical(query, depth), dense(query, depth)
     if fusion == "rrf":
         return reciprocal_rank_fusion([lexical_hits, dense_hits], top_k=query.top_k)
-    return weighted_fusion(dense_hits, lexical_hits, top_k=query.top_k)
+    if fusion == "weighted":
+        return weighted_fusion(dense_hits, lexical_hits, top_k=query.top_k)
+    return zscore_fusion(dense_hits, lexical_hits, top_k=query.top_k)
 
 
 def _place(chunk: StoredChunk) -> tuple[int, int]:
