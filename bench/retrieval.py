@@ -45,18 +45,35 @@ THEIRS = ("bm25s", "tantivy", "tantivy-flat")
 class CountingEmbedder:
     """Passes texts to an embedder and counts them (to tell a cached index from a fresh one).
 
-    With a ``cache`` (an embedder caching in another store), texts go through it while
-    ``building``: the corpus is read back from the cache, a query is always embedded."""
+    With a ``cache_store``, texts go through a cache there while ``building``: the corpus is
+    read back from it (the texts it has not seen come back here to be embedded and counted),
+    a query is always embedded."""
 
-    def __init__(self, inner: Any, cache: Any = None) -> None:
+    def __init__(self, inner: Any, cache_store: Any = None) -> None:
+        from citesift.index.embedders.cache import CachedEmbedder
+
         self.inner, self.name, self.dim, self.texts = inner, inner.name, inner.dim, 0
-        self.cache, self.building = cache, False
+        self.building = False
+        self.cache = None if cache_store is None else CachedEmbedder(_Model(self), cache_store)
 
     def embed(self, texts: Sequence[str]) -> Any:
         if self.cache is not None and self.building:
             return self.cache.embed(texts)
+        return self.counted(texts)
+
+    def counted(self, texts: Sequence[str]) -> Any:
         self.texts += len(texts)
         return self.inner.embed(texts)
+
+
+class _Model:
+    """What the cache of a ``CountingEmbedder`` embeds its misses with: the counted model."""
+
+    def __init__(self, counter: CountingEmbedder) -> None:
+        self.counter, self.name, self.dim = counter, counter.name, counter.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return self.counter.counted(texts)
 
 
 class RagSystem:
@@ -110,7 +127,6 @@ def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
     """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise (the
     passage rows keep their chunks in memory and read their vectors from its cache). On
     PostgreSQL, every row gets the index emptied, its vectors from the cache there."""
-    from citesift.index.embedders.cache import CachedEmbedder
     from citesift.index.embedders.minilm import MiniLMEmbedder
     from citesift.store import is_postgres_url, open_store
 
@@ -119,9 +135,8 @@ def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
         return RagSystem(name, _fresh(args.store) if postgres else ":memory:", None, progress)
     model = MiniLMEmbedder(threads=args.embed_threads)
     if name in DEFAULTS or postgres:
-        cache = CachedEmbedder(model, open_store(args.store))
         fresh = _fresh(args.store) if postgres else ":memory:"
-        return RagSystem(name, fresh, CountingEmbedder(model, cache), progress)
+        return RagSystem(name, fresh, CountingEmbedder(model, open_store(args.store)), progress)
     return RagSystem(name, args.store, CountingEmbedder(model), progress)
 
 
