@@ -9,8 +9,10 @@ answered one at a time (top 10). The first rows index documents whole (title + t
 chunk each); the "defaults" rows call ``create_rag`` as a user does, with its defaults
 (sentence-bounded passages of up to 512 characters, each scored with its document), the title
 given as metadata, and rank a document by its best passage. Corpus embeddings are cached in
-``--store``: the first run embeds the corpus (minutes on a small CPU), later runs read the
-vectors back, and the table says which it was. A ``postgresql://`` URL as ``--store`` runs
+``--store`` (default: ``$CITESIFT_BENCH_STORE``, else a file under the project's ``.citesift/``;
+point it outside the checkout to keep the vectors across fresh checkouts): the first run
+embeds the corpus (minutes on a small CPU), later runs read the vectors back, and the table
+says which it was. A ``postgresql://`` URL as ``--store`` runs
 citesift's rows on the PostgreSQL store instead (each row on an emptied index there, corpus
 embeddings cached there), to set them beside the embedded store's.
 """
@@ -18,6 +20,7 @@ embeddings cached there), to set them beside the embedded store's.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -30,7 +33,9 @@ from tools import load_tool, require_data
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "retrieval" / "scifact"
 DEFAULT_TOOL = ROOT.parent / "shared" / "tools" / "retrieval_eval.py"
-DEFAULT_STORE = ROOT / ".citesift" / "bench-retrieval.db"
+DEFAULT_STORE = os.environ.get("CITESIFT_BENCH_STORE") or str(
+    ROOT / ".citesift" / "bench-retrieval.db"
+)
 OURS = ("bm25", "dense", "hybrid", "hybrid+rerank", "defaults-bm25", "defaults")
 DEFAULTS = {"defaults-bm25": "bm25", "defaults": "hybrid"}
 """Rows that call ``create_rag`` with its defaults (their mode aside) over passages."""
@@ -40,18 +45,35 @@ THEIRS = ("bm25s", "tantivy", "tantivy-flat")
 class CountingEmbedder:
     """Passes texts to an embedder and counts them (to tell a cached index from a fresh one).
 
-    With a ``cache`` (an embedder caching in another store), texts go through it while
-    ``building``: the corpus is read back from the cache, a query is always embedded."""
+    With a ``cache_store``, texts go through a cache there while ``building``: the corpus is
+    read back from it (the texts it has not seen come back here to be embedded and counted),
+    a query is always embedded."""
 
-    def __init__(self, inner: Any, cache: Any = None) -> None:
+    def __init__(self, inner: Any, cache_store: Any = None) -> None:
+        from citesift.index.embedders.cache import CachedEmbedder
+
         self.inner, self.name, self.dim, self.texts = inner, inner.name, inner.dim, 0
-        self.cache, self.building = cache, False
+        self.building = False
+        self.cache = None if cache_store is None else CachedEmbedder(_Model(self), cache_store)
 
     def embed(self, texts: Sequence[str]) -> Any:
         if self.cache is not None and self.building:
             return self.cache.embed(texts)
+        return self.counted(texts)
+
+    def counted(self, texts: Sequence[str]) -> Any:
         self.texts += len(texts)
         return self.inner.embed(texts)
+
+
+class _Model:
+    """What the cache of a ``CountingEmbedder`` embeds its misses with: the counted model."""
+
+    def __init__(self, counter: CountingEmbedder) -> None:
+        self.counter, self.name, self.dim = counter, counter.name, counter.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return self.counter.counted(texts)
 
 
 class RagSystem:
@@ -105,7 +127,6 @@ def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
     """A fresh in-memory store for BM25; the persistent, embedding-caching one otherwise (the
     passage rows keep their chunks in memory and read their vectors from its cache). On
     PostgreSQL, every row gets the index emptied, its vectors from the cache there."""
-    from citesift.index.embedders.cache import CachedEmbedder
     from citesift.index.embedders.minilm import MiniLMEmbedder
     from citesift.store import is_postgres_url, open_store
 
@@ -114,9 +135,8 @@ def our_system(name: str, args: argparse.Namespace, progress: Any) -> RagSystem:
         return RagSystem(name, _fresh(args.store) if postgres else ":memory:", None, progress)
     model = MiniLMEmbedder(threads=args.embed_threads)
     if name in DEFAULTS or postgres:
-        cache = CachedEmbedder(model, open_store(args.store))
         fresh = _fresh(args.store) if postgres else ":memory:"
-        return RagSystem(name, fresh, CountingEmbedder(model, cache), progress)
+        return RagSystem(name, fresh, CountingEmbedder(model, open_store(args.store)), progress)
     return RagSystem(name, args.store, CountingEmbedder(model), progress)
 
 
@@ -150,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
     parser.add_argument(
         "--store",
-        default=str(DEFAULT_STORE),
-        help="embedding cache (a file), or a postgresql:// URL to run citesift's rows on",
+        default=DEFAULT_STORE,
+        help="embedding cache (a file; default $CITESIFT_BENCH_STORE), or a postgresql:// URL"
+        " to run citesift's rows on",
     )
     parser.add_argument("--systems", default=",".join(OURS + THEIRS))
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")

@@ -11,7 +11,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citesift.errors import InvalidArgument
-from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
+from citesift.index.fusion import (
+    fusion_weights,
+    reciprocal_rank_fusion,
+    weighted_fusion,
+    z_scores,
+    zscore_fusion,
+)
 from citesift.index.rerankers.base import (
     RerankError,
     rerank_checked,
@@ -80,6 +86,30 @@ def test_fusion_weights_are_a_finite_pair_summing_to_one(
 def test_max_value_weights_fuse_to_finite_scores() -> None:
     out = weighted_fusion(hits(("a", 1), ("b", 0)), hits(("b", 1)), MAX, MAX)
     assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+def test_zscore_fusion_gives_a_hit_missing_from_a_list_that_lists_lowest_score() -> None:
+    out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), hits(("a", 2), ("d", 1)))
+    low = -math.sqrt(1.5)  # the z-score of 1 among 3, 2, 1
+    assert [h.id for h in out] == ["a", "b", "d", "c"]  # d and c tie: d ranks higher
+    assert [h.score for h in out] == pytest.approx(
+        [(-low + 1) / 2, (0 - 1) / 2, (low - 1) / 2, (low - 1) / 2]
+    )
+
+
+def test_z_scores_of_equal_huge_or_no_scores_stay_finite() -> None:
+    assert z_scores(hits(("a", 2), ("b", 2))) == {"a": 0.0, "b": 0.0}
+    assert z_scores([]) == {}
+    spread = z_scores(hits(("a", MAX), ("b", -MAX), ("c", math.nan)))
+    assert spread["a"] == pytest.approx(math.sqrt(1.5)) and spread["c"] == pytest.approx(0)
+    out = zscore_fusion(hits(("a", MAX), ("b", -MAX)), hits(("b", MAX)), MAX, MAX)
+    assert [h.id for h in out] == ["a", "b"] or [h.id for h in out] == ["b", "a"]
+    assert all(math.isfinite(h.score) for h in out)  # type: ignore[arg-type]
+
+
+def test_zscore_fusion_orders_ties_by_agreement_then_rank() -> None:
+    out = zscore_fusion(hits(("x", 0.9), ("y", 0.9)), hits(("z", 3.0), ("y", 3.0)))
+    assert [h.id for h in out] == ["y", "x", "z"]
 
 
 def test_rrf_rewards_agreement() -> None:
@@ -194,14 +224,16 @@ scores_lists = st.lists(
     weights=st.tuples(st.floats(0, MAX), st.floats(0, MAX)).filter(lambda w: max(w) > 0),
 )
 @example(vector=[], keyword=[("a", sys.float_info.max), ("b", -1e292)], weights=(0.0, 1.0))
-def test_weighted_fusion_is_always_finite_sorted_and_bounded(
+def test_fusions_are_always_finite_sorted_and_bounded(
     vector: list[tuple[str, float]], keyword: list[tuple[str, float]], weights: tuple[float, float]
 ) -> None:
-    out = weighted_fusion(hits(*vector), hits(*keyword), *weights)
-    values = [h.score for h in out]
-    assert all(math.isfinite(v) and -1e-9 <= v <= 1 + 1e-9 for v in values)  # type: ignore[arg-type]
-    assert values == sorted(values, reverse=True)  # type: ignore[type-var]
-    assert len({h.id for h in out}) == len(out) == len({i for i, _ in vector + keyword})
+    bound = math.sqrt(len(vector) + len(keyword))  # no z-score passes sqrt(n - 1)
+    for fuse, low, high in ((weighted_fusion, 0, 1), (zscore_fusion, -bound, bound)):
+        out = fuse(hits(*vector), hits(*keyword), *weights)
+        values = [h.score for h in out]
+        assert all(math.isfinite(v) and low - 1e-9 <= v <= high + 1e-9 for v in values)  # type: ignore[arg-type]
+        assert values == sorted(values, reverse=True)  # type: ignore[type-var]
+        assert len({h.id for h in out}) == len(out) == len({i for i, _ in vector + keyword})
 
 
 class Reversing:

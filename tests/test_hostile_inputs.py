@@ -43,6 +43,7 @@ from citesift import (
     sentence_spans,
     strip_tags,
     weighted_fusion,
+    zscore_fusion,
 )
 from citesift.encoding import decode_html
 
@@ -207,6 +208,7 @@ def test_fusion_scores_are_finite_and_sorted(
     for fused in (
         clearly(lambda: reciprocal_rank_fusion([vector, bm25], k=k, top_k=top_k)),
         clearly(lambda: weighted_fusion(vector, bm25, wv, wb, top_k=top_k)),
+        clearly(lambda: zscore_fusion(vector, bm25, wv, wb, top_k=top_k)),
     ):
         if fused is not None:
             scores = [h.score for h in fused]

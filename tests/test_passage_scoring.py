@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion, zscore_fusion
 from citesift.index.lexical.bm25 import top_rows
 from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.rag import create_rag
@@ -98,3 +98,21 @@ def test_dense_search_embeds_the_passage_with_its_title(tmp_path) -> None:
     rag = create_rag(embedder, SQLiteStore(":memory:"), "dense", chunk_size=60)
     rag.ingest([{"id": "t", "content": FILLER, "metadata": {"title": "Volcanoes"}}])
     assert rag.search("volcanoes", top_k=1)[0].score > 0.1  # type: ignore[operator]
+
+
+def test_hybrid_search_fuses_both_sides_by_standard_scores_by_default() -> None:
+    """A user's hybrid search is the z-score fusion of the BM25 and dense rankings, each
+    taken deeper than asked, cut to the top k."""
+    store = SQLiteStore(":memory:")
+    embedder = HashEmbedder()
+    modes = {m: create_rag(embedder, store, m, chunk_size=80) for m in ("hybrid", "bm25", "dense")}
+    modes["hybrid"].ingest([
+        {"id": "tides", "content": "The moon pulls the oceans. Tides rise twice a day. " * 3},
+        {"id": "bees", "content": "Worker bees gather nectar. The queen lays eggs. " * 3},
+        {"id": "moon", "content": "The moon has no air. Its dust is fine and grey. " * 3},
+    ])  # fmt: skip
+    query = "the moon and the oceans"
+    got = modes["hybrid"].search(query, top_k=3)
+    want = zscore_fusion(modes["dense"].search(query, 300), modes["bm25"].search(query, 300))
+    assert [(h.id, h.score) for h in got] == [(h.id, h.score) for h in want[:3]]
+    assert got[0].provenance.document_id == "tides"  # type: ignore[union-attr]

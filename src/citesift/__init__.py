@@ -60,6 +60,7 @@ from citesift.index import (
     reciprocal_rank_fusion,
     reranker_by_name,
     weighted_fusion,
+    zscore_fusion,
 )
 from citesift.index.transfer import StoreCopy, copy_store
 from citesift.mcp_server.config import McpConfig
@@ -347,4 +348,5 @@ __all__ = [
     "trace",
     "verify_claim",
     "weighted_fusion",
+    "zscore_fusion",
 ]

@@ -9,7 +9,12 @@ from citesift.index.embedders import (
     OpenAIEmbedder,
     default_embedder,
 )
-from citesift.index.fusion import fusion_weights, reciprocal_rank_fusion, weighted_fusion
+from citesift.index.fusion import (
+    fusion_weights,
+    reciprocal_rank_fusion,
+    weighted_fusion,
+    zscore_fusion,
+)
 from citesift.index.lexical import BM25Index, Tokenizer, bm25_score
 from citesift.index.local import LocalStore
 from citesift.index.onnx import ModelFileError
@@ -80,4 +85,5 @@ __all__ = [
     "rerank_fused",
     "reranker_by_name",
     "weighted_fusion",
+    "zscore_fusion",
 ]

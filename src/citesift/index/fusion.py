@@ -1,10 +1,13 @@
-"""Hybrid fusion: reciprocal rank fusion and a weighted sum of min-max normalised scores."""
+"""Hybrid fusion: reciprocal rank fusion, and weighted sums of scores normalised per list by
+their standard score (z-score) or by min-max."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+
+import numpy as np
 
 from citesift.errors import invalid
 from citesift.index.arguments import count_or
@@ -52,6 +55,47 @@ def weighted_fusion(
     first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
     scores = {i: wv * norm_v.get(i, 0.0) + wb * norm_b.get(i, 0.0) for i in first}
     return _ranked(first, scores, top_k, fusion_order([vector_hits, bm25_hits]))
+
+
+def zscore_fusion(
+    vector_hits: Sequence[Match],
+    bm25_hits: Sequence[Match],
+    vector_weight: float = DEFAULT_VECTOR_WEIGHT,
+    bm25_weight: float = DEFAULT_BM25_WEIGHT,
+    top_k: int | None = None,
+) -> list[Match]:
+    """Fuse two scored lists: ``wv · z(vector) + wb · z(bm25)`` per id, best first, where
+    ``z`` is a score's distance from its list's mean in standard deviations.
+
+    A standard score places a hit against its whole list (its mean and spread), where
+    min-max looks at the list's two ends only, so the two sides' scales count alike
+    whatever their extremes. A hit missing from one list gets that list's lowest standard
+    score (it ranked below all of them there).
+    Weights go through ``fusion_weights``; equal scores are ordered as ``fusion_order``
+    says.
+    """
+    wv, wb = fusion_weights(vector_weight, bm25_weight)
+    z_v, z_b = z_scores(vector_hits), z_scores(bm25_hits)
+    floor_v, floor_b = min(z_v.values(), default=0.0), min(z_b.values(), default=0.0)
+    first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
+    scores = {i: wv * z_v.get(i, floor_v) + wb * z_b.get(i, floor_b) for i in first}
+    return _ranked(first, scores, top_k, fusion_order([vector_hits, bm25_hits]))
+
+
+def z_scores(hits: Sequence[Match]) -> dict[str, float]:
+    """Standard scores per id (first occurrence wins, non-finite or missing → 0): each
+    score's distance from the mean in standard deviations; all 0 when the scores are all
+    equal. Scaled by the largest magnitude first, so no sum overflows."""
+    raw = {h.id: _finite_or_zero(h.score) for h in reversed(hits)}
+    values = np.fromiter(raw.values(), dtype=np.float64, count=len(raw))
+    scale = float(np.abs(values).max()) if len(values) else 0.0
+    if scale == 0:
+        return dict.fromkeys(raw, 0.0)
+    values = values / scale
+    spread = float(values.std())
+    if spread == 0:
+        return dict.fromkeys(raw, 0.0)
+    return dict(zip(raw, ((values - values.mean()) / spread).tolist(), strict=True))
 
 
 def fusion_order(rankings: Sequence[Sequence[Match]]) -> dict[str, tuple[int, int, str]]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from citesift.errors import invalid
 from citesift.index.filters import matches
-from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion
+from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion, zscore_fusion
 from citesift.index.lexical.bm25 import BM25Index, Segment
 from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
@@ -34,9 +34,11 @@ from citesift.store.chunks import (
 from citesift.store.lexicon import migrate_lexicon
 from citesift.store.sqlite import SQLiteStore
 
-HYBRID_DEPTH = 100
-"""How many candidates each side of a hybrid search brings to the fusion (at least)."""
-FUSIONS = ("weighted", "rrf")
+HYBRID_DEPTH = 300
+"""How many candidates each side of a hybrid search brings to the fusion (at least): deep
+enough that the documents behind them, cut into several passages each, are many."""
+FUSIONS = ("zscore", "weighted", "rrf")
+DEFAULT_FUSION = "zscore"
 PASSAGES, DOCUMENTS = "passages", "documents"
 KINDS = (PASSAGES, DOCUMENTS)
 SEAL_ROWS = 4096
@@ -53,7 +55,7 @@ class LocalStore:
     change. A change another process made is seen at the next search."""
 
     def __init__(
-        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = "weighted"
+        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = DEFAULT_FUSION
     ) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
@@ -98,8 +100,12 @@ class LocalStore:
         a time: the indexes and the stemmer are not safe to share between threads)."""
         with self._lock:
             with self.sqlite.reading() as conn:
-                if self._generation != lexicon.generation(conn):
-                    self._read(conn, keep=False)
+                conn.execute("BEGIN")  # one snapshot of the kept index, taking no lock
+                try:
+                    if self._generation != lexicon.generation(conn):
+                        self._read(conn, keep=False)
+                finally:
+                    conn.execute("COMMIT")
             return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def stats(self) -> IndexStats:
@@ -318,10 +324,11 @@ def _document_text(chunks: Sequence[StoredChunk]) -> str:
 
 
 def search_by_mode(
-    query: Query, lexical: Ranker, dense: Ranker, fusion: str = "weighted"
+    query: Query, lexical: Ranker, dense: Ranker, fusion: str = DEFAULT_FUSION
 ) -> list[Match]:
     """The hits of ``query`` by its mode: BM25 alone (always when it has no vector), dense
-    alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``weighted`` or ``rrf``)."""
+    alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``zscore``, ``weighted``
+    or ``rrf``)."""
     if query.mode == "bm25" or query.vector is None:
         return lexical(query, query.top_k)
     if query.mode == "dense":
@@ -330,7 +337,9 @@ def search_by_mode(
     lexical_hits, dense_hits = lexical(query, depth), dense(query, depth)
     if fusion == "rrf":
         return reciprocal_rank_fusion([lexical_hits, dense_hits], top_k=query.top_k)
-    return weighted_fusion(dense_hits, lexical_hits, top_k=query.top_k)
+    if fusion == "weighted":
+        return weighted_fusion(dense_hits, lexical_hits, top_k=query.top_k)
+    return zscore_fusion(dense_hits, lexical_hits, top_k=query.top_k)
 
 
 def _place(chunk: StoredChunk) -> tuple[int, int]:

@@ -20,7 +20,7 @@ from citesift.index.filters import matches
 from citesift.index.lexical.bm25 import DEFAULT_B, DEFAULT_K1, top_rows
 from citesift.index.lexical.passages import by_best, document_text
 from citesift.index.lexical.tokens import Tokenizer
-from citesift.index.local import FUSIONS, search_by_mode
+from citesift.index.local import DEFAULT_FUSION, FUSIONS, search_by_mode
 from citesift.index.query import Query
 from citesift.model import Match
 from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
@@ -35,7 +35,7 @@ class PostgresIndex:
     """A ``ChunkStore`` in a ``PostgresStore``: nothing is held in memory between calls, so
     every worker sees every other's writes at once."""
 
-    def __init__(self, store: PostgresStore | str, *, fusion: str = "weighted") -> None:
+    def __init__(self, store: PostgresStore | str, *, fusion: str = DEFAULT_FUSION) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
         self.postgres = store if isinstance(store, PostgresStore) else PostgresStore(store)

@@ -18,7 +18,7 @@ from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_context, ch
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
-from citesift.index.local import LocalStore
+from citesift.index.local import DEFAULT_FUSION, LocalStore
 from citesift.index.query import MODES, Mode, Query
 from citesift.index.rerankers.base import (
     DEFAULT_RERANK_WEIGHT,
@@ -208,7 +208,7 @@ def create_rag(
     top_k: int = DEFAULT_TOP_K,
     threshold: float | None = None,
     rerank: Reranker | bool | str | None = None,
-    fusion: str = "weighted",
+    fusion: str = DEFAULT_FUSION,
     rerank_weight: float = DEFAULT_RERANK_WEIGHT,
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
@@ -221,8 +221,9 @@ def create_rag(
     ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True`` means
     ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
-    it (scores are on each mode's own scale). Hybrid search fuses min-max normalised scores
-    with equal weights (``fusion="weighted"``) or by reciprocal rank (``fusion="rrf"``).
+    it (scores are on each mode's own scale). Hybrid search fuses the two sides' standard
+    scores (z-scores) with equal weights (``fusion="zscore"``), their min-max normalised
+    scores (``fusion="weighted"``) or their reciprocal ranks (``fusion="rrf"``).
     A value that makes no sense is an ``InvalidArgument`` naming it."""
     if mode not in MODES:
         raise invalid("mode", mode, f"one of {', '.join(MODES)}")
@@ -253,7 +254,7 @@ def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:
     return rerank or None
 
 
-def chunk_store(store: object, fusion: str = "weighted") -> ChunkStore:
+def chunk_store(store: object, fusion: str = DEFAULT_FUSION) -> ChunkStore:
     """``store`` itself when it is a chunk store; the PostgreSQL index when it is a
     PostgreSQL store or URL; else the embedded default over it."""
     if all(callable(getattr(store, m, None)) for m in ("upsert", "delete", "search")):
