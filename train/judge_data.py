@@ -2,9 +2,10 @@
 
 Every claim starts as a sentence ``S`` of an article; the evidence is a run of 40 to 150
 sentences of the same article around ``S`` (a cited page is about the claim's subject).
-The sentences that support the claim are rewritten lightly in the evidence (some plain
-words replaced by other words of the page, a few dropped), as a source words a fact its own
-way; numbers, dates and names are kept. Then, with equal chances for the three labels:
+The sentences that support the claim are rewritten in the evidence (35 to 95% of their
+plain words replaced by other words of the page or dropped, now and then a name left out),
+as a cited page words a fact its own way; numbers and dates are kept. Then, with equal
+chances for the three labels:
 
 * supported: ``S`` itself; a clause of ``S``; ``S`` joined with the next sentence (both
   support it); or ``S`` while the evidence splits it in two sentences.
@@ -36,8 +37,12 @@ OTHERS = ("December_1", "User_talk%3AKoavf")
 """Pages used only as other articles' sentences (lists and talk, not prose to claim from)."""
 WINDOW = (40, 150)
 """How many sentences of the article the evidence holds."""
-MAX_REWRITE = 0.5
-"""The most of a supporting sentence's plain words rewritten in the evidence."""
+REWRITE = (0.35, 0.95)
+"""The least and most of a supporting sentence's plain words rewritten in the evidence: a
+cited page is another text than the article, and few of a claim's words are found in it
+as they are. Raised twice (from 0-50%, then 20-80%) to bring the coverage the judge measures
+here near what it measures on real claims beside the pages they cite (its spread over all
+claims, their labels unread); at 20-80% the median was still 0.63 here against 0.50."""
 
 _NUMBER = re.compile(r"\b\d[\d,]*(?:\.\d+)?\b")
 _AUXILIARY = re.compile(r"\b(is|was|are|were|has|have|had|can|could|will|would|did|does)\b")
@@ -123,7 +128,7 @@ def _evidence(
     from each original index to its places in the evidence."""
     start, end = _window(rng, sentences, i)
     vocabulary = [w for s in sentences[start:end] for w in s.split() if _plain(w)]
-    rate = rng.uniform(0.0, MAX_REWRITE)
+    rate = rng.uniform(*REWRITE)
     out: list[str] = []
     places: dict[int, list[int]] = {}
     for j in range(start, end):
@@ -143,9 +148,12 @@ def _plain(word: str) -> bool:
 
 
 def _reword(rng: random.Random, sentence: str, vocabulary: list[str], rate: float) -> str:
-    """``sentence`` with about ``rate`` of its plain words replaced or dropped."""
+    """``sentence`` with about ``rate`` of its plain words replaced or dropped, and now and
+    then a name left out (a page may call a person "he", a company "it")."""
     words = []
-    for word in sentence.split():
+    for n, word in enumerate(sentence.split()):
+        if n > 0 and _name(word) and rng.random() < rate / 4:
+            continue
         if not _plain(word) or not vocabulary or rng.random() >= rate:
             words.append(word)
         elif rng.random() < 0.75:

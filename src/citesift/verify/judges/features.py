@@ -1,6 +1,6 @@
 """What the offline judge measures of a claim beside its candidate sentences: how much of
 the claim the best sentences cover (weighting rare facts more), whether every number, date
-and name is matched, whether the polarity agrees, how close in meaning they are.
+and name is matched, and whether the polarity agrees.
 
 Sentences are chosen greedily, each adding the claim facts it newly covers, until none adds
 ``MIN_GAIN`` of the claim; the features describe that choice. The training script computes
@@ -36,13 +36,14 @@ NAMES = (
     "missed_hard_share",
     "has_hard",
     "negation",
-    "dense_best",
-    "dense_chosen",
     "size",
     "chosen",
     "heaviest_missed",
 )
-"""The features, in the order the model's weights follow."""
+"""The features, in the order the model's weights follow. The closeness of meaning ranks
+the candidates but is no feature: its level depends on how alike two texts are written (a
+sentence and its rewording are far closer than an article and a page it cites), so a model
+fitted on one would misread the other."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,6 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     missed = tuple(sorted(units.hard - covered))
     quantities = sum(m.startswith(("n:", "m:")) for m in missed)
     negation = _polarity_differs(claim_facts, [sentence_facts[i] for i in chosen])
-    dense = candidates.dense or ()
     features = (
         coverage,
         first / total,
@@ -93,8 +93,6 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         len(missed) / len(units.hard) if units.hard else 0.0,
         float(bool(units.hard)),
         float(negation),
-        max(dense, default=0.0),
-        max((dense[i] for i in chosen), default=0.0) if dense else 0.0,
         math.log1p(len(units.weights)),
         float(len(chosen)),
         max((units.weights[u] for u in units.weights.keys() - covered), default=0.0) / total,

@@ -25,8 +25,9 @@ claim is more likely not supported in full than supported)."""
 
 
 class OfflineJudge:
-    """The default judge: fact coverage, number/date/name agreement, negation, closeness,
-    weighed by a model trained on claims built from Wikipedia articles."""
+    """The default judge: fact coverage, number/date/name agreement and negation of the
+    sentences found by words and meaning, weighed by a model trained on claims built from
+    Wikipedia articles."""
 
     def __init__(self, model: JudgeModel | None = None) -> None:
         self.model = model or shipped_model()
