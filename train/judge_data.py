@@ -17,10 +17,15 @@ chances for the three labels:
 
 The articles are the recorded Wikipedia pages of the test fixtures (CC BY-SA 3.0/4.0,
 Wikipedia contributors; see tests/fixtures/wikipedia). No benchmark claim is used.
+
+``read_claims`` reads claims of your own instead: a JSONL file, one claim a line, as
+``{"claim": ..., "sentences": [...], "label": ..., "supporting": [indices]}`` (the
+supporting indices are optional; they only score the sentences the judge picks).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
@@ -30,6 +35,11 @@ from pathlib import Path
 from citesift.extract.document import extract_document
 from citesift.text import citation_sources
 from citesift.verify.facts import FUNCTION_WORDS, MONTHS
+
+HELD_OUT = "held out"
+"""The article name of the user's claims kept for calibration (one in ``HELD_EVERY``)."""
+HELD_EVERY = 5
+LABELS = ("supported", "partially_supported", "not_supported")
 
 ARTICLES = ("Bill_Clinton", "Dog", "MOSFET", "Rust_(programming_language)", "United_States")
 """The articles claims are taken from."""
@@ -60,6 +70,39 @@ class Example:
     gold: tuple[int, ...]
     kind: str
     article: str
+
+
+def read_claims(path: Path, seed: int) -> list[Example]:
+    """The claims of a JSONL file of your own, one in ``HELD_EVERY`` (drawn with ``seed``)
+    kept out of the fit for calibration; a line that is not a claim stops with its number."""
+    rng = random.Random(seed)
+    out = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(_claim(json.loads(line), rng.randrange(HELD_EVERY) == 0))
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(f"{path}:{number}: not a claim ({exc})") from exc
+    return out
+
+
+def _claim(row: dict[str, object], held: bool) -> Example:
+    claim, sentences, label = row["claim"], row["sentences"], row["label"]
+    supporting = row.get("supporting", [])
+    if not isinstance(claim, str) or not claim.strip():
+        raise ValueError("claim must be a text")
+    if not isinstance(sentences, list) or not all(isinstance(x, str) for x in sentences):
+        raise ValueError("sentences must be a list of texts")
+    if label not in LABELS:
+        raise ValueError(f"label must be one of {', '.join(LABELS)}")
+    if not isinstance(supporting, list) or not all(
+        isinstance(i, int) and 0 <= i < len(sentences) for i in supporting
+    ):
+        raise ValueError("supporting must list indices of sentences")
+    gold = tuple(sorted(supporting))
+    return Example(claim, tuple(sentences), str(label), gold, "given", HELD_OUT if held else "")
 
 
 def article_sentences(folder: Path, name: str) -> list[str]:

@@ -1,13 +1,18 @@
-"""Train the offline judge of ``verify_claim`` and write it as package data (JSON).
+"""Train the model of ``verify_claim``'s trained judge and write it as JSON.
 
-The claims are built from recorded Wikipedia articles by ``judge_data.py`` (CC BY-SA; see
-that module for how each label is made); no benchmark claim is read. For each claim the
+By default the claims are built from recorded Wikipedia articles by ``judge_data.py`` (CC
+BY-SA; see that module for how each label is made) and the model replaces the one shipped;
+no benchmark claim is read. With ``--data`` the claims are your own (a JSONL file of
+claim, sentences, label, see ``judge_data.read_claims``) and one in five is held out; the
+model goes to ``--out``, and ``TrainedJudge(path)`` or ``citesift verify claim --judge
+trained --judge-model PATH`` uses it. For each claim the
 judge's own features are computed (candidates by BM25 and the bundled MiniLM, then
 ``features.measure``), a multinomial logistic regression is fitted on the claims of all
 articles but one, and a Platt scaling of its belief in ``supported`` is fitted on the claims
 of the article held out, where the model is also scored.
 
     python train/verify_judge.py [--pages DIR] [--held-out ARTICLE] [--out FILE]
+    python train/verify_judge.py --data CLAIMS.jsonl --out MODEL.json
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from citesift.verify.candidates import find_candidates
 from citesift.verify.judges.base import LABELS
 from citesift.verify.judges.features import NAMES, measure
 from citesift.verify.judges.judge_model import MODEL_FILE
-from judge_data import Example, build
+from judge_data import HELD_OUT, Example, build, read_claims
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PAGES = ROOT / "tests" / "fixtures" / "wikipedia" / "pages"
@@ -123,21 +128,36 @@ def sentence_f1(examples: list[Example], chosen: list[tuple[int, ...]]) -> float
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, help="your own claims (JSONL) instead of articles")
     parser.add_argument("--pages", type=Path, default=DEFAULT_PAGES, help="recorded articles")
     parser.add_argument("--held-out", default="Dog", help="the article kept for calibration")
     parser.add_argument("--per-sentence", type=int, default=2, help="claims per sentence")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="embedding cache")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, help="the model file (default: the shipped one)")
     args = parser.parse_args()
-    examples = build(args.pages, args.per_sentence, args.seed)
+    if args.data is None:
+        examples, held_out, out = (
+            build(args.pages, args.per_sentence, args.seed),
+            args.held_out,
+            args.out or DEFAULT_OUT,
+        )
+    elif args.out is None:
+        parser.error("--data needs --out: the shipped model stays the one built from articles")
+    else:
+        try:
+            examples, held_out, out = read_claims(args.data, args.seed), HELD_OUT, args.out
+        except (OSError, ValueError) as exc:
+            parser.error(str(exc))
     print(f"{len(examples)} claims: {dict(Counter(e.label for e in examples))}", file=sys.stderr)
     print(f"  by kind: {dict(Counter(e.kind for e in examples))}", file=sys.stderr)
     args.cache.parent.mkdir(parents=True, exist_ok=True)
     embedder = CachedEmbedder(default_embedder(), SQLiteStore(args.cache))
     x, chosen = featurise(examples, embedder)
     y = np.array([LABELS.index(e.label) for e in examples])
-    held = np.array([e.article == args.held_out for e in examples])
+    held = np.array([e.article == held_out for e in examples])
+    if held.all() or not held.any() or len(set(y[~held])) < len(LABELS):
+        parser.error("too few claims: each label is needed in training, and some held out")
     mean, scale = x[~held].mean(axis=0), x[~held].std(axis=0)
     scale[scale == 0] = 1.0
     z = (x - mean) / scale
@@ -150,7 +170,7 @@ def main() -> int:
     report = {
         "claims": int((~held).sum()),
         "held_out_claims": int(held.sum()),
-        "held_out_article": args.held_out,
+        "held_out_article": held_out,
         "held_out_accuracy": round(float(np.mean(predicted == y[held])), 4),
         "held_out_macro_f1": round(macro_f1(y[held], predicted), 4),
         "held_out_sentence_f1": round(sentence_f1(held_examples, held_chosen), 4),
@@ -158,10 +178,14 @@ def main() -> int:
     print(json.dumps(report, indent=2), file=sys.stderr)
     for name, weights in zip(NAMES, w.T, strict=True):
         print(f"  {name:18} " + " ".join(f"{v:+.2f}" for v in weights), file=sys.stderr)
+    source = (
+        f"from the claims of {args.data.name}"
+        if args.data
+        else "from claims built from Wikipedia articles (CC BY-SA 3.0/4.0, Wikipedia contributors)"
+    )
     model = {
-        "about": "Offline judge of citesift's verify_claim; made by train/verify_judge.py "
-        "from claims built from Wikipedia articles (CC BY-SA 3.0/4.0, Wikipedia "
-        "contributors).",
+        "about": f"Trained judge of citesift's verify_claim, made by train/verify_judge.py "
+        f"{source}.",
         "features": list(NAMES),
         "labels": list(LABELS),
         "mean": [round(v, 6) for v in mean.tolist()],
@@ -169,10 +193,11 @@ def main() -> int:
         "weights": [[round(v, 6) for v in row] for row in w.tolist()],
         "bias": [round(v, 6) for v in b.tolist()],
         "platt": [round(v, 6) for v in platt],
-        "training": report | {"seed": args.seed, "per_sentence": args.per_sentence},
+        "training": report
+        | {"seed": args.seed, "per_sentence": None if args.data else args.per_sentence},
     }
-    args.out.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out.relative_to(ROOT)}", file=sys.stderr)
+    out.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}", file=sys.stderr)
     return 0
 
 

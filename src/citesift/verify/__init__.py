@@ -13,6 +13,7 @@ from citesift.verify.judges import (
     NLIJudge,
     NliModel,
     OfflineJudge,
+    TrainedJudge,
     load_nli,
 )
 from citesift.verify.runs import FieldCheck, RunCheck, Sentence, field_claim, replay_run, verify_run
@@ -47,6 +48,7 @@ __all__ = [
     "OfflineJudge",
     "RunCheck",
     "Sentence",
+    "TrainedJudge",
     "VerifiedResponse",
     "cosine_similarity",
     "extract_claims",

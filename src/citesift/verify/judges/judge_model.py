@@ -1,8 +1,9 @@
-"""The offline judge's model, shipped as JSON beside this module (no pickle): a multinomial
+"""The trained judge's model, a JSON file (no pickle): a multinomial
 logistic regression over the features of ``features.NAMES``, standardised, and a Platt
-scaling that turns its belief in ``supported`` into a calibrated 0–1 score. It is trained
-by ``train/verify_judge.py`` on claims built from Wikipedia articles (CC BY-SA), never on
-the benchmark's claims; that script says how."""
+scaling that turns its belief in ``supported`` into a calibrated 0–1 score. The one shipped
+beside this module is trained by ``train/verify_judge.py`` on claims built from Wikipedia
+articles (CC BY-SA), never on the benchmark's claims; that script says how, and trains one
+on your own claims as well."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,10 +22,12 @@ from citesift.verify.judges.base import LABELS, Label
 from citesift.verify.judges.features import NAMES
 
 MODEL_FILE = "offline_judge.json"
+MAX_MODEL_BYTES = 1 << 20
+"""A model file is a few kilobytes; a larger one is not a judge model."""
 
 
 class ModelFileError(ModelError, ValueError):
-    """The shipped model file does not match the features this code computes."""
+    """A model file is unreadable or does not match the features this code computes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +78,19 @@ def shipped_model() -> JudgeModel:
     """The model shipped with the package, read once."""
     text = files("citesift.verify.judges").joinpath(MODEL_FILE).read_text(encoding="utf-8")
     return read_model(json.loads(text))
+
+
+def load_model(path: Path) -> JudgeModel:
+    """The model in the JSON file at ``path`` (as ``train/verify_judge.py`` writes it)."""
+    try:
+        with path.open("rb") as handle:
+            body = handle.read(MAX_MODEL_BYTES + 1)
+    except OSError as exc:
+        raise ModelFileError(f"cannot read the judge model {path}: {exc.strerror}") from exc
+    if len(body) > MAX_MODEL_BYTES:
+        raise ModelFileError(f"{path} is over {MAX_MODEL_BYTES} bytes, not a judge model")
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path} is not JSON: {exc}") from exc
+    return read_model(data)
