@@ -35,11 +35,11 @@ from pathlib import Path
 from citesift.extract.document import extract_document
 from citesift.text import citation_sources
 from citesift.verify.facts import FUNCTION_WORDS, MONTHS
+from citesift.verify.judges.base import LABELS
 
 HELD_OUT = "held out"
 """The article name of the user's claims kept for calibration (one in ``HELD_EVERY``)."""
 HELD_EVERY = 5
-LABELS = ("supported", "partially_supported", "not_supported")
 
 ARTICLES = ("Bill_Clinton", "Dog", "MOSFET", "Rust_(programming_language)", "United_States")
 """The articles claims are taken from."""
