@@ -12,14 +12,14 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.options import ListFormat, Store, load_cli_settings, run_store
+from citesift.cli.options import ListFormat, Store, load_cli_settings, open_store
 from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
-from citesift.store import SQLiteStore
+from citesift.store import AnyStore
 from citesift.verify.runs import FieldCheck, RunCheck, replay_run
 
-Grader = Callable[[SQLiteStore, str, str | None], RunCheck]
+Grader = Callable[[AnyStore, str, str | None], RunCheck]
 
 
 @app.command("replay")
@@ -36,7 +36,7 @@ def replay_command(
     """Grade each field of a stored run's answer (or POINTER's) again against the evidence it
     cites, read from the stored pages without the network. Exits 1 when any field is not
     supported now."""
-    kept = run_store(load_cli_settings({"store": store}))
+    kept = open_store(load_cli_settings({"store": store}))
     try:
         checked = graded(replay_run, kept, run, pointer)
     except InvalidArgument as error:
@@ -58,7 +58,7 @@ def replay_command(
         raise typer.Exit(EXIT_FAILED)
 
 
-def graded(grade: Grader, store: SQLiteStore, run: str, pointer: str | None) -> RunCheck:
+def graded(grade: Grader, store: AnyStore, run: str, pointer: str | None) -> RunCheck:
     """``grade(store, run, pointer)`` with a progress line while the model works."""
     with Console(stderr=True).status("Grading the fields…"):
         return grade(store, run, pointer)

@@ -16,9 +16,10 @@ from citesift.extract.document import extract_document
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Passage, Snapshot
-from citesift.store import SQLiteStore
-from citesift.store.runs import RunStore, StoredRun
-from citesift.store.snapshots import SnapshotStore
+from citesift.store import AnyStore, SQLiteStore
+from citesift.store.location import is_postgres_url
+from citesift.store.runs import StoredRun, runs_in
+from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.fragments import fragment_url
 from citesift.text.sentences import sentence_spans
@@ -81,7 +82,7 @@ class RunCheck:
 
 
 def verify_run(
-    store: SQLiteStore,
+    store: AnyStore,
     run_id: str,
     pointer: str | None = None,
     *,
@@ -94,7 +95,7 @@ def verify_run(
 
 
 def replay_run(
-    store: SQLiteStore,
+    store: AnyStore,
     run_id: str,
     pointer: str | None = None,
     *,
@@ -119,7 +120,7 @@ def field_claim(pointer: str, value: Any) -> str:
 
 
 def _graded(
-    store: SQLiteStore,
+    store: AnyStore,
     run_id: str,
     pointer: str | None,
     judge: Judge | None,
@@ -127,9 +128,9 @@ def _graded(
     *,
     from_snapshots: bool,
 ) -> RunCheck:
-    if not isinstance(store, SQLiteStore):
-        raise invalid("store", store, "a SQLiteStore")
-    run = RunStore(store).get(run_id) if isinstance(run_id, str) else None
+    if not isinstance(store, SQLiteStore) and not is_postgres_url(getattr(store, "url", None)):
+        raise invalid("store", store, "a SQLite or PostgreSQL store")
+    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
     if run is None:
         raise invalid("run", run_id, "the id of a stored run")
     fields = _fields(run, pointer)
@@ -188,8 +189,8 @@ def _kept(item: Mapping[str, Any]) -> list[Sentence]:
 class _SnapshotSentences:
     """The sentences of cited spans, read from the stored snapshots (each page once)."""
 
-    def __init__(self, store: SQLiteStore) -> None:
-        self.snapshots = SnapshotStore(store)
+    def __init__(self, store: AnyStore) -> None:
+        self.snapshots = snapshots_in(store)
         self.pages: dict[str, list[Passage]] = {}
 
     def __call__(self, item: Mapping[str, Any]) -> list[Sentence]:
