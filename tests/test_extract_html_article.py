@@ -104,3 +104,14 @@ def test_a_form_around_the_whole_page_is_not_furniture_but_a_small_one_is() -> N
     signup = "<form action='/subscribe'><p>Get our newsletter every morning in your inbox.</p>"
     html = f"<body><div><form method='post' action='page.aspx'>{story}</form>{signup}</form></div>"
     assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_wikipedia_class_names_drop_nothing_on_other_pages() -> None:
+    """A photo story marked ``class="post gallery"`` (a Parsoid class name) is the article."""
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    html = (
+        "<body><nav><a href='/'>Home</a></nav><section role='main'>"
+        f"<article class='post gallery page'><div class='toc body'>{story}</div></article>"
+        "</section><aside><p>Related photos</p></aside></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == STORY

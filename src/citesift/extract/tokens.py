@@ -124,11 +124,12 @@ def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
     return style is not None and hides(style)
 
 
-def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
-    """Whether the element and all it holds are dropped in ``mode`` (not counting hidden ones)."""
+def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode, mediawiki: bool = True) -> bool:
+    """Whether the element and all it holds are dropped in ``mode`` on a MediaWiki page or
+    not (not counting hidden ones)."""
     classes = attrs["class"].split() if "class" in attrs else ()
     if classes:
-        if not rules.dropped_classes(mode).isdisjoint(classes):
+        if not rules.dropped_classes(mode, mediawiki).isdisjoint(classes):
             return True
         if tag == "sup" and not rules.REFERENCE_MARKER_CLASSES.isdisjoint(classes):
             return True

@@ -151,7 +151,7 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     dropped = tag in policy.drop_tags or (
         bool(attrs)
         and (
-            is_dropped(tag, attrs, policy.mode)
+            is_dropped(tag, attrs, policy.mode, policy.mediawiki)
             or ((policy.hidden_blocks or not is_block) and is_hidden(attrs, _styled(tag, policy)))
         )
     )
