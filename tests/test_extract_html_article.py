@@ -115,3 +115,14 @@ def test_wikipedia_class_names_drop_nothing_on_other_pages() -> None:
         "</section><aside><p>Related photos</p></aside></body>"
     )
     assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_a_page_without_a_body_element_reads_as_one_body() -> None:
+    """Paragraphs at the top level of a fragment (no ``<html>``/``<body>`` tags) are one
+    article, as a browser wraps them in one body, not the longest paragraph alone."""
+    paragraphs = [f"{a} {b}" for a, b in zip(STORY, STORY[1:] + STORY[:1], strict=True)]
+    menu = "".join(f"<td><a href='/{n}'>Section {n}</a></td>" for n in range(8))
+    html = f"<a name='top'></a><table><tr>{menu}</tr></table>" + "".join(
+        f"<p>{p}</p>\n" for p in paragraphs
+    )
+    assert [b.text for b in html_to_blocks(html)] == paragraphs

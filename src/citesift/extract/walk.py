@@ -332,4 +332,6 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             pieces.append((last, len(html)))
     pop_to(0)
     flush()
+    if cands and (not containers or containers[-1] != (0, len(cands))):
+        containers.append((0, len(cands)))  # the body a browser builds around any page
     return out
