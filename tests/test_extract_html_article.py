@@ -126,3 +126,26 @@ def test_a_page_without_a_body_element_reads_as_one_body() -> None:
         f"<p>{p}</p>\n" for p in paragraphs
     )
     assert [b.text for b in html_to_blocks(html)] == paragraphs
+
+
+NOTES = [
+    f"Fixed a crash when {what} while a download was still running in another window, which "
+    "had lost unsaved work for people who keep several profiles open at once."
+    for what in (
+        *("printing", "closing a tab", "importing logins", "resizing", "searching"),
+        *("syncing", "zooming", "saving a page", "opening a file", "playing a video"),
+    )
+]
+
+
+def test_an_article_written_as_a_list_is_read_whole() -> None:
+    """Release notes are list items: read only as paragraphs, the page would be its
+    author's note; counted as prose, the list holds far more and is the article."""
+    items = "".join(f"<li>{note}</li>" for note in NOTES)
+    note = " ".join(STORY[:2])
+    html = (
+        "<body><nav><a href='/'>Home</a> <a href='/blog'>Blog</a></nav><article>"
+        f"<h2>Highlights</h2><ul>{items}</ul><div class='about'><p>{note}</p></div>"
+        "</article><footer><p>Copyright 2024</p></footer></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == ["Highlights", *NOTES, note]
