@@ -149,3 +149,16 @@ def test_an_article_written_as_a_list_is_read_whole() -> None:
         "</article><footer><p>Copyright 2024</p></footer></body>"
     )
     assert [b.text for b in html_to_blocks(html)] == ["Highlights", *NOTES, note]
+
+
+def test_a_comment_thread_stays_out_even_when_it_holds_most_of_the_text() -> None:
+    """A name is a hint that most prose overrules, but not a thread's: readers' replies
+    outweighing a short story are still not the story."""
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    replies = "".join(f"<div class='item'><p>{COMMENT} ({n})</p></div>" for n in range(4))
+    html = (
+        "<body><div id='content'><div class='item'>"
+        f"{story}</div><div class='comment_container'><div id='comments'><h4>Comments</h4>"
+        f"{replies}</div></div></div><div id='footer'><p>About us</p></div></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == STORY

@@ -136,11 +136,13 @@ def named_furniture_blocks(scan: Scan, sums: Sums, start: int, end: int) -> set[
     prose (``class="article-header"`` around the story) is kept.
     """
     whole = sums.held(start, end)
-    return covered(
+    named = (
         (first, stop)
         for first, stop in scan.named
         if start <= first and stop <= end and sums.held(first, stop) < whole * NAMED_PROSE_SHARE
     )
+    threads = ((first, stop) for first, stop in scan.threads if start <= first and stop <= end)
+    return covered([*named, *threads])
 
 
 def _sums(values: Iterable[int]) -> list[int]:

@@ -109,6 +109,9 @@ BOILERPLATE_TOKENS = words(
     gallery slideshow carousel caption captions credit credits cta date timestamp meta
     """
 )
+# Class/id tokens of the above that name a comment thread: readers' replies are not the
+# article even where they hold most of a page's text.
+COMMENT_TOKENS = words("comment comments disqus respond reply")
 # What an element says when it declares itself the page's main content: its tag, its ARIA
 # role, or schema.org's microdata for an article's text.
 CONTENT_TAGS = words("article main")

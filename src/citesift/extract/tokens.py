@@ -168,6 +168,12 @@ def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
     return not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(names))
 
 
+def has_comment_name(attrs: dict[str, str]) -> bool:
+    """Whether an element's class or id names a comment thread (readers' replies)."""
+    names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
+    return not rules.COMMENT_TOKENS.isdisjoint(_name_tokens(names))
+
+
 def _name_tokens(names: str) -> list[str]:
     """The letter and digit runs of lower-cased class and id text.
 
