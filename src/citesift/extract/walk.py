@@ -34,8 +34,7 @@ from citesift.extract.tokens import (
     TOKEN,
     attributes,
     declares_content,
-    has_comment_name,
-    has_furniture_name,
+    furniture_names,
     is_dropped,
     is_furniture,
     is_hidden,
@@ -161,9 +160,8 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
             return True, True, False, False, False, False
-        named = has_furniture_name(tag, attrs)
+        named, thread = furniture_names(tag, attrs)
         note = _is_note(attrs, policy.mode)
-        thread = named and has_comment_name(attrs)
         return False, named, note, False, declares_content(tag, attrs), thread
     landmark = is_block and not dropped and is_furniture(tag, attrs)
     return dropped, False, is_block and _is_note(attrs, policy.mode), landmark, False, False
