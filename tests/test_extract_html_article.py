@@ -162,3 +162,17 @@ def test_a_comment_thread_stays_out_even_when_it_holds_most_of_the_text() -> Non
         f"{replies}</div></div></div><div id='footer'><p>About us</p></div></body>"
     )
     assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_a_page_of_short_table_cells_still_reads_as_its_text() -> None:
+    """No element stands out and every cell is short (a data table by its shape): article
+    mode falls back to the text that is not navigation rather than return nothing."""
+    menu = "".join(f"<td><a href='/{n}'>Tour {n}</a></td>" for n in range(6))
+    notice = [
+        "Sorry, the itinerary could not be found.",
+        "You may receive more results if you broaden your search.",
+        "Or call us to speak to a river cruise specialist.",
+    ]
+    rows = "".join(f"<tr><td>{line}</td></tr>" for line in notice)
+    html = f"<body><table><tr>{menu}</tr>{rows}</table></body>"
+    assert [b.text for b in html_to_blocks(html)] == notice

@@ -165,9 +165,10 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
 def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 0) -> list[int]:
     """Indices of the candidates that make the article, in reading order.
 
-    A selection is doubted when it holds less prose than both ``PLAUSIBLE_CHARS`` and
-    ``PLAUSIBLE_SHARE`` of the page's, or less text than ``STATED_SHARE`` of the
-    ``stated`` length of the article (what the page's structured data says it holds):
+    A selection is doubted when it is empty, when it holds less prose than both
+    ``PLAUSIBLE_CHARS`` and ``PLAUSIBLE_SHARE`` of the page's, or less text than
+    ``STATED_SHARE`` of the ``stated`` length of the article (what the page's structured
+    data says it holds):
     looser selections are tried in turn (the best element without its furniture-named
     parts dropped, then every block that is not a link list), and the first plausible one
     is kept, else the one with the most prose. Before that, ``_listed`` may read the page
@@ -187,7 +188,7 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
         return _prose(sums, option)
 
     def plausible(option: list[int]) -> bool:
-        if prose(option) < need:
+        if prose(option) < need or not option:
             return False
         return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
 
