@@ -11,8 +11,9 @@ Each set gets its own table, a count of the pages where article mode collapses (
 under a tenth of the gold's words while page mode holds at least half of them), and a count
 of the blocks whose source span does not hold their text (``source_text``). Wall time moves
 with the machine's load; ``--instructions`` also counts, under valgrind's callgrind, the
-instructions each extractor runs on the first PAGES pages of each set (after the same
-warm-up page, start-up subtracted), a ratio that does not move with the load.
+instructions citesift and trafilatura run on the first PAGES pages of each set, once each
+has read ten pages from the other end of the set (start-up and those subtracted): a ratio
+that does not move with the load.
 """
 
 from __future__ import annotations
@@ -88,24 +89,30 @@ from tools import load_tool
 scorer = load_tool(__import__("pathlib").Path({scorer!r}), "extraction_eval", "--scorer")
 import extraction
 extract = extraction.extractor(scorer, {name!r})
+warm = [scorer.decode_html(open(path, "rb").read()) for path in {warm!r}]
 pages = [scorer.decode_html(open(path, "rb").read()) for path in {pages!r}]
-extract(pages[0])
-for html in pages[1:]:
+for html in warm:
+    extract(html)
+for html in pages:
     extract(html)
 """
+WARM_PAGES = 10  # read before the counted pages, from the other end of the set
 CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def instructions(scorer_path: Path, data: Path, ids: list[str], name: str, pages: int) -> int:
-    """Instructions extractor ``name`` runs on ``pages`` pages of ``data`` (callgrind):
-    the count with the pages less the count with the warm-up page alone."""
+    """Instructions extractor ``name`` runs on the first ``pages`` pages of ``data``
+    (callgrind) once it has read the last ``WARM_PAGES`` (its caches warm, as in a process
+    that has read pages before): the count with them less the count without."""
+    warm = [str(data / f"{page}.html") for page in ids[-WARM_PAGES:]]
     counts = []
-    for chosen in (ids[:1], ids[: pages + 1]):
+    for chosen in ([], ids[:pages]):
         script = _COUNT.format(
             paths=[str(Path(__file__).parent), *sys.path],
             scorer=str(scorer_path),
             name=name,
+            warm=warm,
             pages=[str(data / f"{page}.html") for page in chosen],
         )
         done = subprocess.run(
@@ -229,11 +236,11 @@ def main(argv: list[str] | None = None) -> None:
 def counted(scorer_path: Path, data: Path, names: list[str], pages: int) -> str:
     """A line for citesift and the baseline: instructions a page, and their ratio."""
     ids = sorted(json.loads((data / "ground-truth.json").read_text(encoding="utf-8")))
-    pages = min(pages, len(ids) - 1)
+    pages = min(pages, len(ids) - WARM_PAGES)
     counted_names = [name for name in names if name in ("citesift", BASELINE)]
     counts = {name: instructions(scorer_path, data, ids, name, pages) for name in counted_names}
     base = counts.get(BASELINE, 0)
-    lines = [f"\ninstructions on {pages} pages (callgrind, after a warm-up page):"]
+    lines = [f"\ninstructions on {pages} pages (callgrind, after {WARM_PAGES} warm-up pages):"]
     for name, count in counts.items():
         shown = base and count and name != BASELINE
         ratio = f", {base / count:.1f}x fewer than {BASELINE}" if shown else ""
