@@ -40,6 +40,7 @@ class LocalStore:
     ) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
+        self._owned = not isinstance(store, SQLiteStore)
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
         self.fusion = fusion
@@ -51,6 +52,11 @@ class LocalStore:
         self._masks: dict[str, np.ndarray] = {}
         self._lock = threading.RLock()
         self._loaded = False
+
+    def close(self) -> None:
+        """Close the store opened here from a path; a store handed in stays open."""
+        if self._owned:
+            self.sqlite.close()
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
