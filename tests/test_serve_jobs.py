@@ -93,6 +93,20 @@ def test_a_crawl_reads_the_site_within_its_limit_paths_and_depth(
     assert urls_of(whole) == {server.url(p) for p in ("/docs/intro", "/docs/more", "/b")}
 
 
+def test_crawl_paths_are_searched_in_the_pathname_not_the_query(
+    api: str, server: MisbehavingServer
+) -> None:
+    serve_page(server, "/", page("Home", ["/list?page=2", "/notes?from=/list"]))
+    serve_page(server, "/list", page("List", []))
+    serve_page(server, "/notes", page("Notes", []))
+    fc = client(api)
+    every = {server.url(p) for p in ("/", "/list?page=2", "/notes?from=/list")}
+    kept = fc.crawl(server.url("/"), exclude_paths=["page="], poll_interval=POLL, timeout=30)
+    assert urls_of(kept) == every
+    only = fc.crawl(server.url("/"), include_paths=["^/list"], poll_interval=POLL, timeout=30)
+    assert urls_of(only) == {server.url("/"), server.url("/list?page=2")}
+
+
 def test_robots_txt_always_holds_and_its_refusals_are_listed(
     api: str, server: MisbehavingServer
 ) -> None:

@@ -64,10 +64,12 @@ def crawl_command(
         CRAWL_DEPTH
     ),
     include: Annotated[
-        list[str] | None, typer.Option(help="Follow only links whose path matches (a regex).")
+        list[str] | None,
+        typer.Option(help="Follow only links whose path (not query) matches (a regex)."),
     ] = None,
     exclude: Annotated[
-        list[str] | None, typer.Option(help="Never follow links whose path matches (a regex).")
+        list[str] | None,
+        typer.Option(help="Never follow links whose path (not query) matches (a regex)."),
     ] = None,
     allow_external: Annotated[
         bool, typer.Option("--allow-external", help="Follow links to other hosts too.")

@@ -2,15 +2,16 @@
 
 ``crawl(url, limit, max_depth, include_paths, exclude_paths, allow_external, formats,
 policy=..., store=...)`` reads the start page, then the pages it links to, level by level
-(with ``query``, the URLs whose address and anchor text hold more of its words first),
-to ``max_depth`` links from the start and ``limit`` requests in all (pages read, failed,
-or redirecting). URLs are normalised and each is read once; only the start's host is crawled unless
-``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions searched
-in a found link's path (and query). Every fetch goes through the fetcher, so robots.txt
-(with its Crawl-delay) and the per-host limiter always hold; several hosts are read at
-once, each by at most ``per_host`` requests at a time. A redirect is not followed by the
-fetch: its target joins the frontier like a found link (at the same depth), so a target
-out of scope is never asked for and a target already read is not read again.
+(with ``query``, the URLs whose address and anchor text hold more of its words first), to
+``max_depth`` links from the start and ``limit`` requests in all (pages read, failed, or
+redirecting). URLs are normalised and each is read once; only the start's host is crawled
+unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
+searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
+Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and the per-host
+limiter always hold; several hosts are read at once, each by at most ``per_host`` requests at
+a time. A redirect is not followed by the fetch: its target joins the frontier like a found
+link (at the same depth), so a target out of scope is never asked for and a target already
+read is not read again.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -462,8 +463,7 @@ class _Run:
         """Whether a found link is crawled: in scope, included, not excluded."""
         if not self._in_scope(url):
             return False
-        parts = urlsplit(url)
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        path = urlsplit(url).path  # the pathname alone, as Firecrawl's includePaths
         if self.include and not any(p.search(path) for p in self.include):
             return False
         return not any(p.search(path) for p in self.exclude)
