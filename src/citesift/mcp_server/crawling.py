@@ -18,7 +18,7 @@ from citesift.mcp_server.paging import Cursor, Item, decode_cursor, page_of
 from citesift.mcp_server.state import Shared, web_url
 from citesift.scrape.crawl import CRAWL_DEPTH, CrawlOptions, acrawl, crawl_id, crawl_results
 from citesift.scrape.map import start_url
-from citesift.store.frontier import Frontier
+from citesift.store.frontier import frontier_in
 
 MAX_PAGES = 10_000
 """Pages one crawl started here may read at most."""
@@ -96,7 +96,7 @@ def register(server: MCPServer, shared: Shared) -> None:
 def _status(shared: Shared, crawl: str, start: int) -> dict[str, Any]:
     """Where ``crawl`` stands and its pages from ``start``."""
     kept = shared.kept()
-    frontier = Frontier(kept)
+    frontier = frontier_in(kept)
     task = shared.crawls.get(crawl)
     if task is None and frontier.options(crawl) is None:
         raise invalid("id", crawl, "the id of a crawl in the store")
