@@ -399,6 +399,7 @@ def test_what_opens_a_postgresql_store_from_its_url_closes_it(
     from typer.testing import CliRunner
 
     from citesift.cli import app
+    from citesift.index.partition import create_partitioned_rag
     from citesift.index.rag import create_rag
 
     before = pool_threads()
@@ -418,10 +419,13 @@ def test_what_opens_a_postgresql_store_from_its_url_closes_it(
     with create_rag(store=postgres_url, mode="bm25") as rag:
         assert rag.stats().documents == 0 and pool_threads() > before
     assert pool_threads() == before
+    with create_partitioned_rag("ours", store=postgres_url, mode="bm25") as part:
+        part.ingest([{"id": "mine", "content": "A partition's own note."}])
+    assert pool_threads() == before
     with open_store(postgres_url) as handed:
         with create_rag(store=handed, mode="bm25") as rag:
             rag.ingest([{"id": "kept", "content": "The store stays open for its owner."}])
-        assert create_rag(store=handed, mode="bm25").stats().documents == 1
+        assert create_rag(store=handed, mode="bm25").stats().documents == 2
 
 
 def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
