@@ -178,7 +178,9 @@ def _add_with_workers(sources: list[str], job: Job, workers: int) -> None:
             fail("a worker process ended before its work was done: run the command again")
     for refusal in tally.refusals:
         say(f"skipped {refusal.name}: {refusal.reason}", err=True)
-    if not tally.documents and not tally.unchanged:
+    if tally.elsewhere:
+        say(f"{tally.elsewhere} source item(s) read by another command on the same store")
+    if not tally.documents and not tally.unchanged and not tally.elsewhere:
         fail("nothing was indexed", _status(tally.refusals))
     if tally.documents:
         say(f"indexed {tally.documents} document(s) as {tally.chunks} chunk(s)")
