@@ -1,11 +1,12 @@
 """How well ``verify_claim`` grades claims against the sentences of the pages they cite.
 
-Scores the offline judge on WiCE with the shared scorer, beside the scorer's token-overlap
-baseline measured in the same run: 3-label accuracy and macro-F1, binary supported-vs-rest
-F1 and AUROC, and supporting-sentence F1. With ``--llm-url`` and ``--llm-model`` the LLM
-judge is scored too, on its own line.
+Scores each offline judge on WiCE with the shared scorer — the hand-set default and the
+trained one (``--judge-model`` scores a model of your own in its place) — beside the
+scorer's token-overlap baseline measured in the same run: 3-label accuracy and macro-F1,
+binary supported-vs-rest F1 and AUROC, and supporting-sentence F1. With ``--llm-url`` and
+``--llm-model`` the LLM judge is scored too, on its own line.
 
-    python bench/citations.py [--data DIR] [--limit N] [--store FILE]
+    python bench/citations.py [--data DIR] [--limit N] [--store FILE] [--judge-model FILE]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from citesift import Embedder, LLMJudge, SQLiteStore, verify_claim
+from citesift import Embedder, LLMJudge, SQLiteStore, TrainedJudge, verify_claim
 from citesift.index.embedders import CachedEmbedder, default_embedder
 from citesift.verify import Judge
 from tools import load_tool, require_data
@@ -62,6 +63,7 @@ def main() -> int:
     parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help="embedding cache")
     parser.add_argument("--limit", type=int, default=0, help="only the first N claims")
+    parser.add_argument("--judge-model", type=Path, help="the trained judge's model file")
     parser.add_argument("--llm-url", help="an OpenAI-compatible API's base URL")
     parser.add_argument("--llm-model", help="the chat model the LLM judge asks")
     args = parser.parse_args()
@@ -72,7 +74,11 @@ def main() -> int:
     embedder = CachedEmbedder(default_embedder(), SQLiteStore(args.store))
 
     anchor = score(tool, records, "overlap (anchor)", tool.BUILTINS["overlap"])
-    rows = {"offline": score(tool, records, "verify_claim, offline judge", system(embedder))}
+    trained = TrainedJudge(args.judge_model)
+    rows = {
+        "offline": score(tool, records, "verify_claim, offline judge", system(embedder)),
+        "trained": score(tool, records, "verify_claim, trained judge", system(embedder, trained)),
+    }
     if args.llm_url and args.llm_model:
         judge = LLMJudge(args.llm_url, args.llm_model)
         rows["llm"] = score(tool, records, "verify_claim, LLM judge", system(embedder, judge))

@@ -5,20 +5,30 @@ resiliparse) on a folder of pages with gold text, using the ScrapingHub benchmar
 (F1 over 4-word shingles) from the shared scorer, and times each in-process on one core.
 
     python bench/extraction.py [--data DIR ...] [--scorer FILE] [--only NAME ...] [--rounds N]
+                               [--instructions PAGES]
 
-Each set gets its own table, and a count of the pages where article mode collapses: it
-returns under a tenth of the gold's words while page mode holds at least half of them.
+Each set gets its own table, a count of the pages where article mode collapses (it returns
+under a tenth of the gold's words while page mode holds at least half of them), and a count
+of the blocks whose source span does not hold their text (``source_text``). Wall time moves
+with the machine's load; ``--instructions`` also counts, under valgrind's callgrind, the
+instructions citesift and trafilatura run on the first PAGES pages of each set, once each
+has read ten pages from the other end of the set (start-up and those subtracted): a ratio
+that does not move with the load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 from citesift import html_to_blocks
+from citesift.extract import source_text
 from tools import load_tool, require_data
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +69,63 @@ def collapsed(
         if held >= (held + missed) * HELD_RECALL:
             found.append(page)
     return found
+
+
+def unheld_spans(scorer: ModuleType, data: Path, ids: list[str]) -> int:
+    """How many article-mode blocks' source spans do not show their text."""
+    unheld = 0
+    for page in ids:
+        html = scorer.decode_html((data / f"{page}.html").read_bytes())
+        for block in html_to_blocks(html):
+            shown = source_text(html, block.source_start, block.source_end)
+            unheld += block.text not in shown
+    return unheld
+
+
+_COUNT = """
+import sys
+sys.path[:0] = {paths!r}
+from tools import load_tool
+scorer = load_tool(__import__("pathlib").Path({scorer!r}), "extraction_eval", "--scorer")
+import extraction
+extract = extraction.extractor(scorer, {name!r})
+warm = [scorer.decode_html(open(path, "rb").read()) for path in {warm!r}]
+pages = [scorer.decode_html(open(path, "rb").read()) for path in {pages!r}]
+for html in warm:
+    extract(html)
+for html in pages:
+    extract(html)
+"""
+WARM_PAGES = 10  # read before the counted pages, from the other end of the set
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def instructions(scorer_path: Path, data: Path, ids: list[str], name: str, pages: int) -> int:
+    """Instructions extractor ``name`` runs on the first ``pages`` pages of ``data``
+    (callgrind) once it has read the last ``WARM_PAGES`` (its caches warm, as in a process
+    that has read pages before): the count with them less the count without."""
+    warm = [str(data / f"{page}.html") for page in ids[-WARM_PAGES:]]
+    counts = []
+    for chosen in ([], ids[:pages]):
+        script = _COUNT.format(
+            paths=[str(Path(__file__).parent), *sys.path],
+            scorer=str(scorer_path),
+            name=name,
+            warm=warm,
+            pages=[str(data / f"{page}.html") for page in chosen],
+        )
+        done = subprocess.run(
+            [*CALLGRIND, sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        found = _COLLECTED.search(done.stderr)
+        if found is None:
+            raise SystemExit(f"callgrind counted nothing for {name}: {done.stderr[-500:]}")
+        counts.append(int(found.group(1)))
+    return counts[1] - counts[0]
 
 
 def extractor(scorer: ModuleType, name: str) -> Callable[[str], str]:
@@ -141,6 +208,13 @@ def main(argv: list[str] | None = None) -> None:
         "--only", nargs="*", default=["citesift", *ANCHORS], help="extractors to run"
     )
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="timed rounds (best kept)")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="PAGES",
+        help="also count citesift's and trafilatura's instructions on this many pages a set",
+    )
     args = parser.parse_args(argv)
     for data in args.data:
         require_data(data, "extraction benchmark pages", ["ground-truth.json"])
@@ -153,6 +227,25 @@ def main(argv: list[str] | None = None) -> None:
                 f"\narticle mode collapsed (under a tenth of the gold's words, page mode holds"
                 f" them): {len(failed)} pages {' '.join(failed)}".rstrip()
             )
+            ids = sorted(json.loads((data / "ground-truth.json").read_text(encoding="utf-8")))
+            print(f"blocks whose span does not show their text: {unheld_spans(scorer, data, ids)}")
+        if args.instructions > 0:
+            print(counted(args.scorer, data, args.only, args.instructions))
+
+
+def counted(scorer_path: Path, data: Path, names: list[str], pages: int) -> str:
+    """A line for citesift and the baseline: instructions a page, and their ratio."""
+    ids = sorted(json.loads((data / "ground-truth.json").read_text(encoding="utf-8")))
+    pages = min(pages, len(ids) - WARM_PAGES)
+    counted_names = [name for name in names if name in ("citesift", BASELINE)]
+    counts = {name: instructions(scorer_path, data, ids, name, pages) for name in counted_names}
+    base = counts.get(BASELINE, 0)
+    lines = [f"\ninstructions on {pages} pages (callgrind, after {WARM_PAGES} warm-up pages):"]
+    for name, count in counts.items():
+        shown = base and count and name != BASELINE
+        ratio = f", {base / count:.1f}x fewer than {BASELINE}" if shown else ""
+        lines.append(f"- {name}: {count / pages / 1e6:.1f} M a page{ratio}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
+from citesift.verify.judges.judge_model import MODEL_FILE
 from openai_server import ScriptedServer, chat_reply, serve_openai
 
 runner = CliRunner()
@@ -81,7 +83,26 @@ def test_the_llm_judge_is_asked_when_named(sentences: Path, api: ScriptedServer)
     assert len(api.received("/v1/chat/completions")) == 1
 
 
-@pytest.mark.parametrize("extra", [["--judge", "llm"], ["--llm-model", "m"]])
+def test_the_trained_judge_reads_the_model_file_named(sentences: Path, tmp_path: Path) -> None:
+    model = tmp_path / "judge.json"
+    model.write_text(
+        files("citesift.verify.judges").joinpath(MODEL_FILE).read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    claim = "In 2013, Graydon Hoare stepped down from Rust."
+    args = ["verify", "claim", claim, str(sentences), "--judge", "trained", "--format", "json"]
+    result = runner.invoke(app, [*args, "--judge-model", str(model)])
+    assert result.exit_code == 0, result.output
+    assert 2 in json.loads(result.stdout)["supporting"]
+    model.write_text("{}", encoding="utf-8")
+    refused = runner.invoke(app, [*args, "--judge-model", str(model)])
+    assert refused.exit_code == EXIT_USAGE and "judge model" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--judge", "llm"], ["--llm-model", "m"], ["--judge-model", "m.json"]],
+)
 def test_options_that_do_not_go_together_are_usage_errors(
     sentences: Path, extra: list[str]
 ) -> None:

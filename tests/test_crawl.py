@@ -174,6 +174,20 @@ def test_depth_limit_include_and_exclude(server: MisbehavingServer, tmp_path: Pa
         assert paths(run(server, store, exclude_paths=["deep", "^/b"]), server) == ["/", "/a"]
 
 
+def test_include_and_exclude_patterns_search_the_path_not_the_query(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """As Firecrawl's includePaths: a pattern sees the link's pathname, never its query."""
+    serve_page(server, "/", page("Home", ["/list?page=2", "/notes?from=/list"]))
+    serve_page(server, "/list", page("List", []))
+    serve_page(server, "/notes", page("Notes", []))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        every = ["/", "/list?page=2", "/notes?from=/list"]
+        assert paths(run(server, store, exclude_paths=["page="]), server) == every
+        assert paths(run(server, store, include_paths=["^/list"]), server) == ["/", every[1]]
+        assert paths(run(server, store, include_paths=["from=/list"]), server) == ["/"]
+
+
 def test_a_query_crawls_best_first(server: MisbehavingServer, tmp_path: Path) -> None:
     serve_page(server, "/", page("Home", ["/news", "/shop", "/solar-power"]))
     serve_page(server, "/news", page("News", []))

@@ -104,3 +104,75 @@ def test_a_form_around_the_whole_page_is_not_furniture_but_a_small_one_is() -> N
     signup = "<form action='/subscribe'><p>Get our newsletter every morning in your inbox.</p>"
     html = f"<body><div><form method='post' action='page.aspx'>{story}</form>{signup}</form></div>"
     assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_wikipedia_class_names_drop_nothing_on_other_pages() -> None:
+    """A photo story marked ``class="post gallery"`` (a Parsoid class name) is the article."""
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    html = (
+        "<body><nav><a href='/'>Home</a></nav><section role='main'>"
+        f"<article class='post gallery page'><div class='toc body'>{story}</div></article>"
+        "</section><aside><p>Related photos</p></aside></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_a_page_without_a_body_element_reads_as_one_body() -> None:
+    """Paragraphs at the top level of a fragment (no ``<html>``/``<body>`` tags) are one
+    article, as a browser wraps them in one body, not the longest paragraph alone."""
+    paragraphs = [f"{a} {b}" for a, b in zip(STORY, STORY[1:] + STORY[:1], strict=True)]
+    menu = "".join(f"<td><a href='/{n}'>Section {n}</a></td>" for n in range(8))
+    html = f"<a name='top'></a><table><tr>{menu}</tr></table>" + "".join(
+        f"<p>{p}</p>\n" for p in paragraphs
+    )
+    assert [b.text for b in html_to_blocks(html)] == paragraphs
+
+
+NOTES = [
+    f"Fixed a crash when {what} while a download was still running in another window, which "
+    "had lost unsaved work for people who keep several profiles open at once."
+    for what in (
+        *("printing", "closing a tab", "importing logins", "resizing", "searching"),
+        *("syncing", "zooming", "saving a page", "opening a file", "playing a video"),
+    )
+]
+
+
+def test_an_article_written_as_a_list_is_read_whole() -> None:
+    """Release notes are list items: read only as paragraphs, the page would be its
+    author's note; counted as prose, the list holds far more and is the article."""
+    items = "".join(f"<li>{note}</li>" for note in NOTES)
+    note = " ".join(STORY[:2])
+    html = (
+        "<body><nav><a href='/'>Home</a> <a href='/blog'>Blog</a></nav><article>"
+        f"<h2>Highlights</h2><ul>{items}</ul><div class='about'><p>{note}</p></div>"
+        "</article><footer><p>Copyright 2024</p></footer></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == ["Highlights", *NOTES, note]
+
+
+def test_a_comment_thread_stays_out_even_when_it_holds_most_of_the_text() -> None:
+    """A name is a hint that most prose overrules, but not a thread's: readers' replies
+    outweighing a short story are still not the story."""
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    replies = "".join(f"<div class='item'><p>{COMMENT} ({n})</p></div>" for n in range(4))
+    html = (
+        "<body><div id='content'><div class='item'>"
+        f"{story}</div><div class='comment_container'><div id='comments'><h4>Comments</h4>"
+        f"{replies}</div></div></div><div id='footer'><p>About us</p></div></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == STORY
+
+
+def test_a_page_of_short_table_cells_still_reads_as_its_text() -> None:
+    """No element stands out and every cell is short (a data table by its shape): article
+    mode falls back to the text that is not navigation rather than return nothing."""
+    menu = "".join(f"<td><a href='/{n}'>Tour {n}</a></td>" for n in range(6))
+    notice = [
+        "Sorry, the itinerary could not be found.",
+        "You may receive more results if you broaden your search.",
+        "Or call us to speak to a river cruise specialist.",
+    ]
+    rows = "".join(f"<tr><td>{line}</td></tr>" for line in notice)
+    html = f"<body><table><tr>{menu}</tr>{rows}</table></body>"
+    assert [b.text for b in html_to_blocks(html)] == notice

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,11 @@ from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rag import create_rag
 from citesift.model import Document, SourceHit
+from citesift.scrape.crawl import crawl_results
 from citesift.settings import Settings, source_setup
 from citesift.sources import PAGE_PATH
+from citesift.store import open_store
+from citesift.store.runs import runs_in
 from local_site import page, serve_page
 from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
@@ -65,11 +68,13 @@ class World:
     site: MisbehavingServer
     wiki: WikipediaStandIn
     store: Path
+    named: str = ""
+    """The store the server is given when not the file ``store`` (a PostgreSQL URL)."""
 
     def args(self, *more: str) -> list[str]:
         return [
             "-m", "citesift", "mcp", "--allow-private", "--contact", CONTACT,
-            "--store", str(self.store), "--wiki-origin", self.wiki.origin,
+            "--store", self.named or str(self.store), "--wiki-origin", self.wiki.origin,
             "--page-chars", str(PAGE_CHARS), *more,
         ]  # fmt: skip
 
@@ -230,6 +235,29 @@ def test_map_and_a_crawl_started_then_read_by_its_status(world: World) -> None:
         assert refused["failures"][0]["url"] == "http://169.254.169.254/"
 
     stdio(world, scenario)
+
+
+def test_with_a_postgresql_store_crawls_and_research_runs_are_kept_there(
+    world: World, postgres_url: str
+) -> None:
+    async def scenario(client: Client) -> None:
+        status = await call(client, "crawl", url=world.site.url("/"), limit=2, max_depth=1)
+        deadline = time.monotonic() + 60
+        while status["state"] == "running" and time.monotonic() < deadline:
+            await asyncio.sleep(0.3)
+            status = await call(client, "crawl_status", id=status["id"])
+        # its limit read, with links left queued: finished, not stopped
+        assert (status["state"], status["done"], status["queued"]) == ("finished", 2, 2)
+        answer = await call(client, "research", task="Mill", urls=[world.site.url("/cited")])
+        assert answer["status"] in ("completed", "failed") and answer["run_id"]
+        kept.extend([status["id"], answer["run_id"]])
+
+    kept: list[str] = []
+    stdio(replace(world, named=postgres_url), scenario)
+    with open_store(postgres_url) as store:
+        assert len(list(crawl_results(store, kept[0]))) == 2
+        run = runs_in(store).get(kept[1])
+    assert run is not None and run.task == "Mill"
 
 
 def test_a_crawl_the_server_stopped_during_reads_as_stopped_and_goes_on(world: World) -> None:

@@ -23,7 +23,9 @@ from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
 from citesift.settings import Settings
 from citesift.store import open_store
+from citesift.store.frontier import frontier_in
 from citesift.store.jobs import INTERRUPTED, JobStore
+from citesift.store.runs import runs_in
 from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from servers import MisbehavingServer
@@ -91,6 +93,20 @@ def test_a_crawl_reads_the_site_within_its_limit_paths_and_depth(
         server.url("/docs/intro"), crawl_entire_domain=True, poll_interval=POLL, timeout=30
     )
     assert urls_of(whole) == {server.url(p) for p in ("/docs/intro", "/docs/more", "/b")}
+
+
+def test_crawl_paths_are_searched_in_the_pathname_not_the_query(
+    api: str, server: MisbehavingServer
+) -> None:
+    serve_page(server, "/", page("Home", ["/list?page=2", "/notes?from=/list"]))
+    serve_page(server, "/list", page("List", []))
+    serve_page(server, "/notes", page("Notes", []))
+    fc = client(api)
+    every = {server.url(p) for p in ("/", "/list?page=2", "/notes?from=/list")}
+    kept = fc.crawl(server.url("/"), exclude_paths=["page="], poll_interval=POLL, timeout=30)
+    assert urls_of(kept) == every
+    only = fc.crawl(server.url("/"), include_paths=["^/list"], poll_interval=POLL, timeout=30)
+    assert urls_of(only) == {server.url("/"), server.url("/list?page=2")}
 
 
 def test_robots_txt_always_holds_and_its_refusals_are_listed(
@@ -241,7 +257,7 @@ def job_id(api: str, fc: Firecrawl, urls: list[str]) -> str:
     return started.id
 
 
-def test_with_a_postgresql_store_jobs_and_snapshots_are_kept_there(
+def test_with_a_postgresql_store_jobs_snapshots_frontiers_and_runs_are_kept_there(
     server: MisbehavingServer, postgres_url: str
 ) -> None:
     site(server)
@@ -250,14 +266,26 @@ def test_with_a_postgresql_store_jobs_and_snapshots_are_kept_there(
         fc = client(base)
         job = fc.crawl(server.url("/"), limit=3, poll_interval=POLL, timeout=30)
         paged = httpx.get(f"{base}/v2/crawl/{job.id}?limit=2").json()
+        done = fc.agent(
+            urls=[server.url("/a")], prompt="what is page A", poll_interval=POLL, timeout=30
+        )
+        run = httpx.get(f"{base}/v2/agent/{done.id}").json()["citesift"]["runId"]
+        traced = httpx.get(f"{base}/citesift/runs/{run}")
     assert job.status == "completed" and len(job.data) == 3
     assert len(paged["data"]) == 2 and paged["next"].endswith("?skip=2&limit=2")
+    assert done.status == "completed" and traced.status_code == 200, traced.text
+    assert traced.json()["task"] == "what is page A"
     with open_store(postgres_url) as store:
         kept = JobStore(store).get(job.id)  # type: ignore[arg-type]
         cited = [doc.metadata.scrape_id for doc in job.data if doc.metadata]
         snapshots = [snapshots_in(store).get(snapshot) for snapshot in cited if snapshot]
+        frontier = frontier_in(store)
+        crawled = (frontier.counts(job.id)["done"], len(list(frontier.results(job.id))))
+        stored_run = runs_in(store).get(run)
     assert kept is not None and kept.status == "completed" and kept.results == 3
     assert len(snapshots) == 3 and all(snapshots)  # each page cites bytes kept in PostgreSQL
+    assert crawled == (3, 3)  # the crawl's frontier is the store's, not a temporary file's
+    assert stored_run is not None and stored_run.task == "what is page A"
 
 
 @contextmanager

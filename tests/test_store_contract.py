@@ -385,6 +385,49 @@ def test_a_postgresql_url_names_the_store_in_settings_and_on_the_command_line(
     assert listed.exit_code == 0 and notes.as_uri() in listed.stdout
 
 
+def pool_threads() -> set[threading.Thread]:
+    """The threads of PostgreSQL connection pools alive now (a pool's workers and scheduler)."""
+    return {t for t in threading.enumerate() if t.name.startswith("citesift-")}
+
+
+def test_what_opens_a_postgresql_store_from_its_url_closes_it(
+    tmp_path: Any, postgres_url: str
+) -> None:
+    """A pool left open is closed by the collector, in whatever thread it runs: in one of the
+    pool's own threads that is "cannot join current thread". A RAG or a command that opened
+    the store from a URL closes it, so no pool thread outlives it; a store handed in stays."""
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+    from citesift.index.partition import create_partitioned_rag
+    from citesift.index.rag import create_rag
+
+    before = pool_threads()
+    notes = tmp_path / "tides.md"
+    notes.write_text("# Tides\n\nThe moon raises two tides a day.\n", encoding="utf-8")
+    runner = CliRunner()
+    for command in (
+        ["index", "add", str(notes), "--retrieval", "bm25"],
+        ["search", "moon tides", "--retrieval", "bm25"],
+        ["index", "ls"],
+        ["index", "stats"],
+        ["index", "rm", notes.as_uri()],
+    ):
+        ran = runner.invoke(app, [*command, "--store", postgres_url])
+        assert ran.exit_code == 0, (command, ran.output)
+        assert pool_threads() == before, command
+    with create_rag(store=postgres_url, mode="bm25") as rag:
+        assert rag.stats().documents == 0 and pool_threads() > before
+    assert pool_threads() == before
+    with create_partitioned_rag("ours", store=postgres_url, mode="bm25") as part:
+        part.ingest([{"id": "mine", "content": "A partition's own note."}])
+    assert pool_threads() == before
+    with open_store(postgres_url) as handed:
+        with create_rag(store=handed, mode="bm25") as rag:
+            rag.ingest([{"id": "kept", "content": "The store stays open for its owner."}])
+        assert create_rag(store=handed, mode="bm25").stats().documents == 2
+
+
 def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
     from citesift.errors import StoreError, StoreUnusable
     from citesift.store.postgres import PostgresStore

@@ -27,7 +27,7 @@ from citesift.numbers import number_in
 from citesift.scrape.browser import Browser
 from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl
 from citesift.scrape.failures import reason_code
-from citesift.store.frontier import Frontier
+from citesift.store.frontier import frontier_in
 from citesift.store.jobs import ItemKind, Job, JobStore
 from citesift.store.location import AnyStore
 from citesift.store.sqlite import SQLiteStore
@@ -149,13 +149,13 @@ def crawl_work(
     *,
     policy: FetchPolicy,
     fetcher: Fetcher,
-    store: SQLiteStore | None = None,
+    store: AnyStore | None = None,
     snapshots: AnyStore | None = None,
 ) -> Work:
     """A crawl as a job's work: each page's record a result, each page that failed an
-    error (``url``, ``error``, ``code``). The frontier is kept in ``store`` (without one, in
-    a temporary store removed when the crawl ends), each page's snapshot in ``snapshots``
-    (default: the frontier's store)."""
+    error (``url``, ``error``, ``code``). The frontier is kept in ``store``, SQLite or
+    PostgreSQL (without one, in a temporary store removed when the crawl ends), each page's
+    snapshot in ``snapshots`` (default: the frontier's store)."""
 
     async def work(sink: JobSink) -> None:
         def progress(now: CrawlProgress) -> None:
@@ -174,7 +174,7 @@ def crawl_work(
                 snapshots=snapshots,
             )
             progress(ended)
-            for failed, why in Frontier(kept).failures(sink.job):
+            for failed, why in frontier_in(kept).failures(sink.job):
                 sink.error({"url": failed, "error": why, "code": reason_code(why)})
 
     return work
@@ -219,14 +219,8 @@ def research_work(task: str, **options: Any) -> Work:
     return work
 
 
-def sqlite_store_of(*stores: AnyStore | None) -> SQLiteStore | None:
-    """The first SQLite store of ``stores`` (a crawl's frontier and a research run's trace
-    are kept in SQLite only), or None."""
-    return next((store for store in stores if isinstance(store, SQLiteStore)), None)
-
-
 @contextmanager
-def _frontier_store(store: SQLiteStore | None) -> Iterator[SQLiteStore]:
+def _frontier_store(store: AnyStore | None) -> Iterator[AnyStore]:
     if store is not None:
         yield store
         return

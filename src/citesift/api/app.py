@@ -15,7 +15,7 @@ from citesift.api import firecrawl, index_routes, job_routes, own_routes, replie
 from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
-from citesift.jobs import JobRunner, sqlite_store_of
+from citesift.jobs import JobRunner
 from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
 from citesift.store.jobs import JobStore
@@ -37,7 +37,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         owner = f"{socket.gethostname()}:{config.port}"  # a restart fails the jobs it left
         runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
-        kept = sqlite_store_of(setup.store, setup.budget)
+        kept = setup.store or setup.budget
         policy = settings.fetch_policy()
         try:
             async with Browser(settings.browser, lazy=True) as browser:  # ended at shutdown

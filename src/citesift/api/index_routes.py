@@ -60,7 +60,8 @@ async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
             documents[document.id] = document
         else:
             skipped.append(Skipped(url=url, reason=describe(outcome)))
-    chunks = await asyncio.to_thread(rag.ingest, list(documents.values())) if documents else 0
+    with rag:
+        chunks = await asyncio.to_thread(rag.ingest, list(documents.values())) if documents else 0
     return IngestResponse(documents=len(documents), chunks=chunks, skipped=skipped)
 
 
@@ -70,8 +71,8 @@ async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchRespons
     path = index_path(shared)
     if not path.exists():
         return IndexSearchResponse(hits=[])
-    rag = create_rag(store=path, mode=body.retrieval)
-    found = await asyncio.to_thread(rag.search, body.query, body.top_k)
+    with create_rag(store=path, mode=body.retrieval) as rag:
+        found = await asyncio.to_thread(rag.search, body.query, body.top_k)
     hits = [
         IndexHit(
             id=hit.id,

@@ -109,7 +109,7 @@ async def run_trace(
     """A stored research run (a unique prefix of its id will do): its task, answer, and
     each field (or the one at ``pointer``) with its evidence traced to the stored bytes."""
     if shared.work_store is None:
-        return failure(404, "no research run is kept: the server has no SQLite store", "NO_RUNS")
+        return failure(404, "no research run is kept: the server has no store", "NO_RUNS")
     found = await asyncio.to_thread(trace, shared.work_store, run_id, pointer)
     return TraceResponse.model_validate(dataclasses.asdict(found))
 

@@ -15,14 +15,15 @@ from citesift.jobs import JobRunner
 from citesift.net import FetchPolicy
 from citesift.scrape.browser import Browser
 from citesift.settings import SourceSetup
-from citesift.store.sqlite import SQLiteStore
+from citesift.store.location import AnyStore
 
 
 @dataclass(frozen=True)
 class Serving:
     """The setup every request reads through, its fetch policy, the slots that bound the
     scrapes and maps running at once, the runner of long jobs (crawls, batches, research),
-    the SQLite store that keeps crawl frontiers and research traces (None: none is), the
+    the store that keeps crawl frontiers and research traces, SQLite or PostgreSQL (None:
+    none could be opened), the
     web search source the settings name (None: none) and the lazy browser the scrapes of
     requests render with (Chromium started by the first page that needs it, at most
     ``MAX_PAGES`` pages at once, ended when the server stops)."""
@@ -31,7 +32,7 @@ class Serving:
     policy: FetchPolicy
     slots: asyncio.Semaphore
     jobs: JobRunner
-    work_store: SQLiteStore | None
+    work_store: AnyStore | None
     search: WebSearch | None
     browser: Browser
 

@@ -8,6 +8,7 @@ from citesift.cli import index as _index  # noqa: F401  registers its commands
 from citesift.cli import map as _map  # noqa: F401  registers its commands
 from citesift.cli import mcp_command as _mcp  # noqa: F401  registers its commands
 from citesift.cli import page as _page  # noqa: F401  registers its commands
+from citesift.cli import replay as _replay  # noqa: F401  registers its commands
 from citesift.cli import research as _research  # noqa: F401  registers its commands
 from citesift.cli import scrape as _scrape  # noqa: F401  registers its commands
 from citesift.cli import search as _search  # noqa: F401  registers its commands

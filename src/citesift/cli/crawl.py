@@ -43,6 +43,13 @@ PROGRESS_EVERY = 1.0
 """Seconds between two progress lines."""
 
 
+class CrawlRender(StrEnum):
+    """Whether a crawled page that needs JavaScript is rendered in a browser."""
+
+    auto = "auto"
+    never = "never"
+
+
 class CrawlFormat(StrEnum):
     """What each page's JSON object carries besides its address, status, title and snapshot."""
 
@@ -64,10 +71,12 @@ def crawl_command(
         CRAWL_DEPTH
     ),
     include: Annotated[
-        list[str] | None, typer.Option(help="Follow only links whose path matches (a regex).")
+        list[str] | None,
+        typer.Option(help="Follow only links whose path (not query) matches (a regex)."),
     ] = None,
     exclude: Annotated[
-        list[str] | None, typer.Option(help="Never follow links whose path matches (a regex).")
+        list[str] | None,
+        typer.Option(help="Never follow links whose path (not query) matches (a regex)."),
     ] = None,
     allow_external: Annotated[
         bool, typer.Option("--allow-external", help="Follow links to other hosts too.")
@@ -95,6 +104,10 @@ def crawl_command(
     workers: Annotated[
         int, typer.Option(help="Worker processes sharing the crawl's frontier.")
     ] = 1,
+    render: Annotated[
+        CrawlRender,
+        typer.Option(help="Render a page that needs JavaScript in headless Chromium: auto, never."),
+    ] = CrawlRender.never,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -115,6 +128,7 @@ def crawl_command(
             query,
             concurrency,
             lease=lease,
+            render=render.value,
         )
         crawl = resume if resume is not None else crawl_id(start_url(url), options)
     except InvalidArgument as error:

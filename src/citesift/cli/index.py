@@ -106,51 +106,59 @@ def add(
     try:  # its arguments are checked before any source is read
         rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
                          chunk_overlap=chunk_overlap)  # fmt: skip
-        indexed = {d.id: d.revision for d in rag.documents()}
-        limits = LoadLimits() if deadline is None else LoadLimits(round(deadline * 1000))
-        files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
     except ValueError as error:
         usage_error(str(error))
-    if workers > 1:
-        pages = any(is_web_url(source) for source in sources)
-        access = (contact, allow_private, offline, deadline) if pages else None
-        job = Job(path, retrieval.value, mode.value, chunk_size, chunk_overlap, files, access)
-        _add_with_workers(sources, job, workers)
-        return
-    docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
-    refusals: list[Refusal] = []
-    unchanged: set[str] = set()
-    with ExitStack() as stack:
-        setup = None
-        if any(is_web_url(source) for source in sources):  # a bad contact is said before any read
-            setup = stack.enter_context(
-                source_setup(contact, allow_private, path, offline, deadline)
-            )
-        for source in sources:
-            with _reading(source) as progress:
-                for found in gather(source, setup, mode.value, replace(files, progress=progress)):
-                    if isinstance(found, Refusal):
-                        say(f"skipped {found.name}: {found.reason}", err=True)
-                        refusals.append(found)
-                    elif isinstance(found, Unchanged):
-                        unchanged.add(found.name)
-                    else:
-                        document = as_ingest_doc(found)
-                        docs[document.id] = document
-    removed = _prune(rag, sources, indexed, {*docs, *unchanged}) if prune else 0
-    if not docs and not unchanged and not removed:
-        fail("nothing was indexed", _status(refusals))
-    if docs:
-        with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
-            _follow(rag, progress, len(docs))
-            chunks = rag.ingest(list(docs.values()))
-        say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
-    if unchanged:
-        say(f"{len(unchanged)} document(s) unchanged")
-    if removed:
-        say(f"removed {removed} document(s) whose files are gone")
-    if refusals:
-        say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
+    with rag:
+        try:
+            indexed = {d.id: d.revision for d in rag.documents()}
+            limits = LoadLimits() if deadline is None else LoadLimits(round(deadline * 1000))
+            files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
+        except ValueError as error:
+            usage_error(str(error))
+        if workers > 1:
+            pages = any(is_web_url(source) for source in sources)
+            access = (contact, allow_private, offline, deadline) if pages else None
+            job = Job(path, retrieval.value, mode.value, chunk_size, chunk_overlap, files, access)
+            _add_with_workers(sources, job, workers)
+            return
+        docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
+        refusals: list[Refusal] = []
+        unchanged: set[str] = set()
+        with ExitStack() as stack:
+            setup = None
+            if any(
+                is_web_url(source) for source in sources
+            ):  # a bad contact is said before any read
+                setup = stack.enter_context(
+                    source_setup(contact, allow_private, path, offline, deadline)
+                )
+            for source in sources:
+                with _reading(source) as progress:
+                    for found in gather(
+                        source, setup, mode.value, replace(files, progress=progress)
+                    ):
+                        if isinstance(found, Refusal):
+                            say(f"skipped {found.name}: {found.reason}", err=True)
+                            refusals.append(found)
+                        elif isinstance(found, Unchanged):
+                            unchanged.add(found.name)
+                        else:
+                            document = as_ingest_doc(found)
+                            docs[document.id] = document
+        removed = _prune(rag, sources, indexed, {*docs, *unchanged}) if prune else 0
+        if not docs and not unchanged and not removed:
+            fail("nothing was indexed", _status(refusals))
+        if docs:
+            with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
+                _follow(rag, progress, len(docs))
+                chunks = rag.ingest(list(docs.values()))
+            say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
+        if unchanged:
+            say(f"{len(unchanged)} document(s) unchanged")
+        if removed:
+            say(f"removed {removed} document(s) whose files are gone")
+        if refusals:
+            say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
 
 
 def _add_with_workers(sources: list[str], job: Job, workers: int) -> None:
@@ -170,7 +178,9 @@ def _add_with_workers(sources: list[str], job: Job, workers: int) -> None:
             fail("a worker process ended before its work was done: run the command again")
     for refusal in tally.refusals:
         say(f"skipped {refusal.name}: {refusal.reason}", err=True)
-    if not tally.documents and not tally.unchanged:
+    if tally.elsewhere:
+        say(f"{tally.elsewhere} source item(s) read by another command on the same store")
+    if not tally.documents and not tally.unchanged and not tally.elsewhere:
         fail("nothing was indexed", _status(tally.refusals))
     if tally.documents:
         say(f"indexed {tally.documents} document(s) as {tally.chunks} chunk(s)")
@@ -228,7 +238,8 @@ def _follow(rag: Rag, progress: Progress, total: int) -> None:
 @index_app.command("ls")
 def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
     """The documents in the index: each one's id, number of chunks and title."""
-    documents = create_rag(store=index_store(store), mode="bm25").documents()
+    with create_rag(store=index_store(store), mode="bm25") as rag:
+        documents = rag.documents()
     if output is ListFormat.json:
         say(safe_json([asdict(d) for d in documents], indent=2))
         return
@@ -239,7 +250,8 @@ def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
 @index_app.command("stats")
 def stats(store: Store = None) -> None:
     """Documents, chunks and embedded chunks in the index."""
-    counts = create_rag(store=index_store(store), mode="bm25").stats()
+    with create_rag(store=index_store(store), mode="bm25") as rag:
+        counts = rag.stats()
     typer.echo(json.dumps(asdict(counts), indent=2))
 
 
@@ -254,7 +266,8 @@ def rm(
     store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
-    removed = create_rag(store=index_store(store), mode="bm25").delete(document_ids(ids))
+    with create_rag(store=index_store(store), mode="bm25") as rag:
+        removed = rag.delete(document_ids(ids))
     if not removed:
         fail(f"no document with id {', '.join(ids)} in the index")
     say(f"removed {removed} chunk(s)")

@@ -71,14 +71,18 @@ def page_setup(job: Job) -> SourceSetup | None:
 
 @dataclass
 class Tally:
-    """What workers did: documents indexed and their chunks, ids seen unchanged, refusals."""
+    """What workers did: documents indexed and their chunks, ids seen unchanged, refusals,
+    items read, and items another command sharing the job table read instead."""
 
     documents: int = 0
     chunks: int = 0
     unchanged: set[str] = field(default_factory=set)
     refusals: list[Refusal] = field(default_factory=list)
+    items: int = 0
+    elsewhere: int = 0
 
     def add(self, other: Tally) -> None:
+        self.items += other.items
         self.documents += other.documents
         self.chunks += other.chunks
         self.unchanged |= other.unchanged
@@ -115,6 +119,7 @@ def add_with_workers(
             _follow(runs, lambda: sum(run.done() for run in runs), len(items), progress)
     for run in runs:
         tally.add(run.result())
+    tally.elsewhere = len(items) - tally.items
     return tally
 
 
@@ -173,7 +178,7 @@ def _read(items: list[Item]) -> Tally:
     """Read ``items`` and index what they hold."""
     assert _worker is not None, "the pool's initializer ran"
     job, rag, setup = _worker
-    tally = Tally()
+    tally = Tally(items=len(items))
     documents: dict[str, IngestDoc] = {}
     for item in items:
         for found in gather_item(item, setup, job.mode, job.files):

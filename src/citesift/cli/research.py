@@ -27,9 +27,11 @@ from citesift.cli.options import (
     usage_error,
 )
 from citesift.cli.reading import EXIT_FAILED
+from citesift.cli.replay import field_lines, graded
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.text.fragments import fragment_url
+from citesift.verify.runs import RunCheck, verify_run
 
 Report = Annotated[
     ListFormat, typer.Option("--format", help="A report to read, or one JSON object.")
@@ -205,29 +207,41 @@ def trace_command(
     pointer: Annotated[
         str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")
     ] = None,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Grade each field against its evidence again now.")
+    ] = False,
     output: Report = ListFormat.text,
     store: Store = None,
 ) -> None:
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
-    and the exact span of the stored page it came from, with its context."""
+    and the exact span of the stored page it came from, with its context; with --verify,
+    each field graded again against the passages it cites (as ``verify_run``)."""
     settings = load_cli_settings({"store": store})
     kept = open_store(settings)
     try:
         traced = trace(kept, run, pointer)
+        checked = graded(verify_run, kept, run, pointer) if verify else None
     except InvalidArgument as error:
         say(f"error: {error}", err=True)
         raise typer.Exit(EXIT_FAILED) from None
     finally:
         kept.close()
-    say(safe_json(asdict(traced), indent=2) if output is ListFormat.json else _traced(traced))
+    if output is ListFormat.json:
+        body = asdict(traced) | ({} if checked is None else {"verification": asdict(checked)})
+        say(safe_json(body, indent=2))
+    else:
+        say(_traced(traced, checked))
 
 
-def _traced(traced: RunTrace) -> str:
+def _traced(traced: RunTrace, checked: RunCheck | None) -> str:
     lines = [f"Run {traced.run_id}: {traced.task}"]
+    checks = {c.pointer: c for c in checked.fields} if checked else {}
     for field in traced.fields:
         state = "verified" if field.verified else "unverified"
         lines += ["", f"{field.pointer or '/'} = {json.dumps(field.value, ensure_ascii=False)}"
                   f" ({state}{', citation corrected' if field.corrected else ''})"]  # fmt: skip
+        if field.pointer in checks:
+            lines += field_lines(checks[field.pointer])
         for span in field.evidence:
             lines.append(f"  [{span.id}] {span.url} ({span.kind})")
             lines.append(f"    passage: {' '.join(span.text.split())}")

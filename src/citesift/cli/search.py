@@ -66,7 +66,7 @@ def search(
     )
     rag.backfill = _say_backfill
     try:
-        with Console(stderr=True).status("Searching…"):
+        with rag, Console(stderr=True).status("Searching…"):
             hits = rag.search(query, top_k=top_k)
     except (RerankError, ClientError) as error:
         fail(str(error))

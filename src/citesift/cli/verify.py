@@ -23,10 +23,12 @@ from citesift.verify import (
     Judge,
     LLMJudge,
     OfflineJudge,
+    TrainedJudge,
     format_verified_response,
     verify_claim,
 )
 from citesift.verify.candidates import DEFAULT_TOP
+from citesift.verify.judges.judge_model import ModelFileError
 
 verify_app = group("verify", "Grade claims against the sentences of their sources.")
 
@@ -35,6 +37,7 @@ class JudgeName(StrEnum):
     """Which judge decides a claim."""
 
     offline = "offline"
+    trained = "trained"
     llm = "llm"
 
 
@@ -56,6 +59,10 @@ def claim(
         typer.Argument(metavar="SENTENCES", help="A file of sentences, one a line; - reads stdin."),
     ],
     judge: Annotated[JudgeName, typer.Option(help="Who decides.")] = JudgeName.offline,
+    judge_model: Annotated[
+        Path | None,
+        typer.Option(help="The trained judge's model file (train/verify_judge.py writes one)."),
+    ] = None,
     llm_url: Annotated[
         str | None, typer.Option(help="The OpenAI-compatible API of the LLM judge.")
     ] = None,
@@ -70,7 +77,7 @@ def claim(
     lines = [line.strip() for line in _read(sentences).splitlines()]
     listed = [line for line in lines if line]
     with Console(stderr=True).status("Checking the claim…"):
-        check = verify_claim(claim, listed, _judge(judge, llm_url, llm_model), top=top)
+        check = verify_claim(claim, listed, _judge(judge, judge_model, llm_url, llm_model), top=top)
     if output is Format.json:
         say(safe_json(dataclasses.asdict(check), indent=2))
         return
@@ -107,14 +114,23 @@ def answer(
     say(format_verified_response(response))
 
 
-def _judge(name: JudgeName, url: str | None, model: str | None) -> Judge:
-    if name is JudgeName.offline:
+def _judge(name: JudgeName, path: Path | None, url: str | None, model: str | None) -> Judge:
+    if path and name is not JudgeName.trained:
+        usage_error("--judge-model goes with --judge trained")
+    if name is not JudgeName.llm:
         if url or model:
             usage_error("--llm-url and --llm-model go with --judge llm")
-        return OfflineJudge()
+        return OfflineJudge() if name is JudgeName.offline else _trained(path)
     if not (url and model):
         usage_error("--judge llm needs --llm-url and --llm-model")
     return LLMJudge(url, model)
+
+
+def _trained(path: Path | None) -> Judge:
+    try:
+        return TrainedJudge(path)
+    except ModelFileError as refusal:
+        usage_error(str(refusal))
 
 
 def _read(name: str) -> str:

@@ -26,27 +26,32 @@ TABLE_PROSE_SHARE = 0.5  # a table with less of its text in prose cells holds da
 DECLARED_SHARE = 0.8  # of the best element's prose a declared main element must hold
 PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
 PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
+LISTED_GAIN = 5  # list items counted, an element must hold this many times the prose
 STATED_SHARE = 0.5  # as is one with less text than this share of the article's stated length
 
 
-def block_score(cand: Candidate) -> int:
-    """How much a block says "article prose here" (negative for link lists)."""
+def block_score(cand: Candidate, lists: bool = False) -> int:
+    """How much a block says "article prose here" (negative for link lists); ``lists``
+    lets a list item as long as a paragraph count as one."""
     if cand.link > cand.size * LINK_DENSITY_MAX:
         return -cand.size
-    if cand.size < PROSE_MIN_CHARS or not reads_as_prose(cand):
+    if cand.size < PROSE_MIN_CHARS or not reads_as_prose(cand, lists):
         return 0
     return cand.size - cand.link
 
 
-def reads_as_prose(cand: Candidate) -> bool:
+def reads_as_prose(cand: Candidate, lists: bool = False) -> bool:
     """Whether a block's kind and length let it count as prose.
 
     Pages laid out in tables put their article in cells: a cell as long as a paragraph
-    reads as one. List items do not count (teaser lists of related stories look like them).
+    reads as one. List items count only when ``lists`` says so (the looser rules): teaser
+    lists of related stories and comment threads look like them, but so does an article
+    written as a list (release notes, a digest).
     """
     if cand.kind in PROSE_KINDS:
         return True
-    return cand.kind == "table_cell" and cand.size >= TABLE_PROSE_CHARS
+    long_kinds = ("table_cell", "list_item") if lists else ("table_cell",)
+    return cand.kind in long_kinds and cand.size >= TABLE_PROSE_CHARS
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +63,8 @@ class Sums:
     prose: list[int]
 
     @classmethod
-    def of(cls, scan: Scan) -> Sums:
-        scores = [block_score(c) for c in scan.candidates]
+    def of(cls, scan: Scan, lists: bool = False) -> Sums:
+        scores = [block_score(c, lists) for c in scan.candidates]
         return cls(_sums(scores), _sums(s if s > 0 else 0 for s in scores))
 
     def held(self, start: int, end: int) -> int:
@@ -131,11 +136,13 @@ def named_furniture_blocks(scan: Scan, sums: Sums, start: int, end: int) -> set[
     prose (``class="article-header"`` around the story) is kept.
     """
     whole = sums.held(start, end)
-    return covered(
+    named = (
         (first, stop)
         for first, stop in scan.named
         if start <= first and stop <= end and sums.held(first, stop) < whole * NAMED_PROSE_SHARE
     )
+    threads = ((first, stop) for first, stop in scan.threads if start <= first and stop <= end)
+    return covered([*named, *threads])
 
 
 def _sums(values: Iterable[int]) -> list[int]:
@@ -158,26 +165,30 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
 def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 0) -> list[int]:
     """Indices of the candidates that make the article, in reading order.
 
-    A selection is doubted when it holds less prose than both ``PLAUSIBLE_CHARS`` and
-    ``PLAUSIBLE_SHARE`` of the page's, or less text than ``STATED_SHARE`` of the
-    ``stated`` length of the article (what the page's structured data says it holds):
+    A selection is doubted when it is empty, when it holds less prose than both
+    ``PLAUSIBLE_CHARS`` and ``PLAUSIBLE_SHARE`` of the page's, or less text than
+    ``STATED_SHARE`` of the ``stated`` length of the article (what the page's structured
+    data says it holds):
     looser selections are tried in turn (the best element without its furniture-named
     parts dropped, then every block that is not a link list), and the first plausible one
-    is kept, else the one with the most prose.
+    is kept, else the one with the most prose. Before that, ``_listed`` may read the page
+    again with list items as long as a paragraph counted as prose.
     """
     sums = Sums.of(scan)
     found = best_range(scan, sums) if furniture else None
     if found is not None:
         found = declared_range(scan, sums, found)
     chosen = _selection(scan, sums, found, data_tables, furniture)
+    listed = _listed(scan, found, chosen, data_tables) if furniture else None
+    if listed is not None:
+        return listed
     need = min(sums.held(0, len(scan.candidates)) * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS)
 
     def prose(option: list[int]) -> int:
-        held = sums.prose
-        return sum(held[i + 1] - held[i] for i in option)
+        return _prose(sums, option)
 
     def plausible(option: list[int]) -> bool:
-        if prose(option) < need:
+        if prose(option) < need or not option:
             return False
         return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
 
@@ -191,6 +202,44 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
         if plausible(option):
             return option
     return max(tried, key=prose)
+
+
+def _listed(
+    scan: Scan, found: tuple[int, int] | None, chosen: list[int], data_tables: bool
+) -> list[int] | None:
+    """The article read with list items as long as a paragraph counted as prose, when the
+    evidence for it is strong; else None.
+
+    An article written as a list (release notes, a digest, a thread of replies under a
+    short post) scores as almost nothing while its list holds most of the page's text. So
+    when the chosen blocks hold less than ``PLAUSIBLE_SHARE`` (and ``PLAUSIBLE_CHARS``) of
+    the page's prose counted that way, the best element under that count is taken if it
+    holds the chosen element and at least ``LISTED_GAIN`` times the chosen prose: teaser
+    lists and sidebars of comment excerpts beside a real article rarely hold that much.
+    """
+    if not any(c.kind == "list_item" and reads_as_prose(c, True) for c in scan.candidates):
+        return None  # the same reading
+    loose = Sums.of(scan, lists=True)
+    held = _prose(loose, chosen)
+    if held >= min(loose.held(0, len(scan.candidates)) * PLAUSIBLE_SHARE, PLAUSIBLE_CHARS):
+        return None
+    best = best_range(scan, loose)
+    if best is None or (found is not None and not _holds(best, found)):
+        return None
+    best = declared_range(scan, loose, best)
+    option = _selection(scan, loose, best, data_tables, furniture=True)
+    return option if _prose(loose, option) > held * LISTED_GAIN else None
+
+
+def _prose(sums: Sums, option: list[int]) -> int:
+    """The prose the candidates ``option`` hold."""
+    held = sums.prose
+    return sum(held[i + 1] - held[i] for i in option)
+
+
+def _holds(outer: tuple[int, int], inner: tuple[int, int]) -> bool:
+    """Whether candidate range ``outer`` holds range ``inner``."""
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
 def _selection(

@@ -105,7 +105,7 @@ def is_mediawiki(html: str) -> bool:
     return _has(html, "mw-") and any(_has(html, mark) for mark in _MEDIAWIKI_MARKS)
 
 
-def _markup(html: str) -> tuple[bool, bool]:
+def markup(html: str) -> tuple[bool, bool]:
     """Whether the page carries MediaWiki's markup, and whether it is Parsoid output.
 
     Every mark of either starts with "mw": a page without it early is scanned for it once.
@@ -118,7 +118,7 @@ def _markup(html: str) -> tuple[bool, bool]:
 
 def _chosen(html: str, mode: Mode, limit: int) -> tuple[walk.Scan, list[int]]:
     """Scan the page and pick the candidates ``mode`` keeps."""
-    mediawiki, parsoid = _markup(html)
+    mediawiki, parsoid = markup(html)
     policy = rules.policy(mode, mediawiki, parsoid)
     scan = walk.scan(html, policy, limit)
     if mode == "page" or parsoid:

@@ -68,7 +68,9 @@ ALWAYS_DROPPED_CLASSES = words(
     mwe-math-element Inline-Template mw-ref mw-empty-elt
     """
 )
-# Class tokens dropped in article mode only (Parsoid furniture around the prose).
+# Class tokens dropped in article mode on MediaWiki pages only (Parsoid furniture around the
+# prose). Elsewhere the same words name ordinary content (``class="post gallery"`` on a
+# photo story, ``toc`` on a page's own contents) and stay hints for main-content detection.
 ARTICLE_DROPPED_CLASSES = words(
     """
     hatnote shortdescription noprint infobox metadata navigation-not-searchable thumb
@@ -107,6 +109,9 @@ BOILERPLATE_TOKENS = words(
     gallery slideshow carousel caption captions credit credits cta date timestamp meta
     """
 )
+# Class/id tokens of the above that name a comment thread: readers' replies are not the
+# article even where they hold most of a page's text.
+COMMENT_TOKENS = words("comment comments disqus respond reply")
 # What an element says when it declares itself the page's main content: its tag, its ARIA
 # role, or schema.org's microdata for an article's text.
 CONTENT_TAGS = words("article main")
@@ -135,6 +140,7 @@ class Policy:
     """What one scan drops: the mode's rules and what is known about the page."""
 
     mode: Mode
+    mediawiki: bool  # MediaWiki or Parsoid output (the Wikipedia rules apply)
     drop_tags: frozenset[str]
     furniture: bool  # drop block-level page furniture (main-content detection)
     hidden_blocks: bool  # drop hidden block-level elements (hidden inline ones always go)
@@ -146,6 +152,7 @@ def policy(mode: Mode, mediawiki: bool, parsoid: bool) -> Policy:
     article = mode == "article"
     return Policy(
         mode=mode,
+        mediawiki=mediawiki or parsoid,
         drop_tags=dropped_tags(mode, mediawiki or parsoid),
         furniture=article and not parsoid,
         hidden_blocks=not (article and parsoid),
@@ -153,9 +160,9 @@ def policy(mode: Mode, mediawiki: bool, parsoid: bool) -> Policy:
     )
 
 
-def dropped_classes(mode: Mode) -> frozenset[str]:
-    """The class tokens dropped with their content in ``mode``."""
-    return _ARTICLE_CLASSES if mode == "article" else ALWAYS_DROPPED_CLASSES
+def dropped_classes(mode: Mode, mediawiki: bool = True) -> frozenset[str]:
+    """The class tokens dropped with their content in ``mode`` (on a MediaWiki page or not)."""
+    return _ARTICLE_CLASSES if mode == "article" and mediawiki else ALWAYS_DROPPED_CLASSES
 
 
 def without_furniture(rules: Policy) -> Policy:

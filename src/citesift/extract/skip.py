@@ -6,10 +6,13 @@ only for start and end tags of the dropped element's own name, counting nesting,
 end tags of block-level elements open around it, which (as in a browser) close it too.
 Comments and raw-text bodies are skipped whole, so markup inside them counts for nothing.
 
-Each set of names is one compiled search. A page that keeps changing the set (ever new
-combinations of open elements, or ever new tag names dropped) would pay a compilation each
-time, so past ``PATTERNS_PER_PAGE`` sets a page's remaining jumps use one search for every
-tag and sort the names out in Python: slower per tag, but linear whatever the page.
+The search for a dropped tag finds its own start and end tags and those of every
+block-level element, and the names not open around it are passed over in Python: so each
+dropped tag name is one compiled search for the life of the process, not one for each
+combination of open elements (a compilation costs about as much as reading a page). A page
+that keeps dropping new tag names (custom elements) would still pay one each, so past
+``PATTERNS_PER_PAGE`` names a page's remaining jumps use one search for every tag and sort
+the names out in Python: slower per tag, but linear whatever the page.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from citesift.extract.tokens import PLAINTEXT, RAW_TEXT_TAGS, raw_text_end
 # short in its head, or that never writes <body>, still shows its text).
 _BODY_STARTS = (rules.BLOCK_TAGS - {"head", "html"}) | rules.words("a img span font b i table")
 _HEAD_ENDERS = _BODY_STARTS | {"head"}
+# The names a dropped element's search finds besides its own: every block-level element
+# (those open around it close it), less raw-text ones, which it finds as such.
+_BLOCK_NAMES = rules.BLOCK_TAGS - frozenset(RAW_TEXT_TAGS)
 _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it opens it
 _NAME_END = r"(?=[\t\n\f\r />])"
 PATTERNS_PER_PAGE = 64
@@ -34,7 +40,7 @@ _ANY_TAG = re.compile(
     re.DOTALL,
 )
 """Every end and start tag, and comments, with the groups of ``_pattern``'s searches."""
-Searches = dict[frozenset[str], re.Pattern[str]]
+Searches = dict[str, re.Pattern[str]]  # a page's searches, by dropped tag name
 
 
 def _sorted_out(
@@ -91,28 +97,30 @@ def _tag_end(html: str, pos: int) -> int:
     return found if found < 0 else found + 1
 
 
-def _search(names: frozenset[str], searches: Searches) -> re.Pattern[str]:
-    """The search for ``names``: its own while the page has used few, else ``_ANY_TAG``."""
-    found = searches.get(names)
+def _search(tag: str, searches: Searches) -> re.Pattern[str]:
+    """The search for dropped ``tag``: its own while the page has used few, else
+    ``_ANY_TAG``."""
+    found = searches.get(tag)
     if found is None:
         if len(searches) >= PATTERNS_PER_PAGE:
             return _ANY_TAG
-        found = searches[names] = _pattern(names)
+        wide = _HEAD_ENDERS if tag == "head" else _BLOCK_NAMES | {tag}
+        found = searches[tag] = _pattern(wide)
     return found
 
 
 def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches: Searches) -> int:
     """Where reading resumes after element ``tag`` whose start tag ended at ``pos``.
 
-    ``around`` holds the block-level tag names open around it. The answer is just past its
-    own end tag, or at an end tag of an element around it (left for the caller to handle),
-    or the end of input when it never closes. ``searches`` holds the page's compiled
-    searches (one dict for all the jumps of one page).
+    ``around`` holds the block-level tag names open around it (``rules.BLOCK_TAGS`` only).
+    The answer is just past its own end tag, or at an end tag of an element around it (left
+    for the caller to handle), or the end of input when it never closes. ``searches`` holds
+    the page's compiled searches (one dict for all the jumps of one page).
     """
     if tag == PLAINTEXT:
         return len(html)  # no end tag ends it
     names = _HEAD_ENDERS if tag == "head" else around | {tag}
-    pattern = searches.get(names) or _search(names, searches)
+    pattern = searches.get(tag) or _search(tag, searches)
     search = pattern.search
     depth: dict[str, int] = dict.fromkeys(names, 0)
     while (m := search(html, pos)) is not None:
@@ -122,6 +130,8 @@ def skip_dropped(html: str, tag: str, pos: int, around: frozenset[str], searches
             closing, opening, raw = _sorted_out(closing, opening, names)
             if not (closing or opening or raw):
                 continue
+        elif (opening or closing or "").lower() not in names and not raw:
+            continue  # a block-level element not open around it: nothing to count
         if raw or opening:
             pos = _tag_end(html, pos)
             if pos < 0:

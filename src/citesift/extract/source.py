@@ -14,7 +14,7 @@ import unicodedata
 
 from citesift.extract import rules
 from citesift.extract.chars import without_format
-from citesift.extract.html import sanitise
+from citesift.extract.html import markup, sanitise
 from citesift.extract.skip import Searches, skip_dropped
 from citesift.extract.tokens import (
     PLAINTEXT,
@@ -29,9 +29,10 @@ from citesift.extract.tokens import (
 )
 
 
-def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
-    """The text runs of ``fragment`` that lie outside dropped elements, each with whether
-    it is raw text (after ``<plaintext>``: shown as written, entities and all)."""
+def _visible_runs(fragment: str, mode: rules.Mode, mediawiki: bool) -> list[tuple[str, bool]]:
+    """The text runs of ``fragment`` that lie outside dropped elements (of a MediaWiki page
+    or not), each with whether it is raw text (after ``<plaintext>``: shown as written,
+    entities and all)."""
     drop_tags = rules.dropped_tags(mode)
     runs: list[tuple[str, bool]] = []
     open_tags: dict[str, int] = {}
@@ -50,7 +51,7 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
             return [*runs, (fragment[pos:], True)]
         elif tag in RAW_TEXT_ENDS:
             last = pos = raw_text_end(fragment, tag, pos)
-        elif tag in drop_tags or _drops(tag, attributes(raw_attrs), mode):
+        elif tag in drop_tags or _drops(tag, attributes(raw_attrs), mode, mediawiki):
             around = frozenset(t for t, n in open_tags.items() if n) & rules.BLOCK_TAGS
             last = pos = skip_dropped(fragment, tag, pos, around, searches)
         else:
@@ -59,9 +60,9 @@ def _visible_runs(fragment: str, mode: rules.Mode) -> list[tuple[str, bool]]:
     return runs
 
 
-def _drops(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
+def _drops(tag: str, attrs: dict[str, str], mode: rules.Mode, mediawiki: bool) -> bool:
     """Whether an element inside text is left out (hidden, or dropped by ``mode``)."""
-    return is_hidden(attrs) or is_dropped(tag, attrs, mode)
+    return is_hidden(attrs) or is_dropped(tag, attrs, mode, mediawiki)
 
 
 def normalise(text: str) -> str:
@@ -82,5 +83,5 @@ def source_text(html: str, start: int, end: int, mode: rules.Mode = "article") -
     fragment = sanitise(html[start:end])
     if plaintext_start(html, start + 1) >= 0:
         return normalise(fragment)
-    runs = _visible_runs(fragment, mode)
+    runs = _visible_runs(fragment, mode, markup(html)[0])
     return normalise("".join(run if raw else htmllib.unescape(run) for run, raw in runs))

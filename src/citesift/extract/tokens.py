@@ -124,11 +124,12 @@ def is_hidden(attrs: dict[str, str], styled: bool = True) -> bool:
     return style is not None and hides(style)
 
 
-def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode) -> bool:
-    """Whether the element and all it holds are dropped in ``mode`` (not counting hidden ones)."""
+def is_dropped(tag: str, attrs: dict[str, str], mode: rules.Mode, mediawiki: bool = True) -> bool:
+    """Whether the element and all it holds are dropped in ``mode`` on a MediaWiki page or
+    not (not counting hidden ones)."""
     classes = attrs["class"].split() if "class" in attrs else ()
     if classes:
-        if not rules.dropped_classes(mode).isdisjoint(classes):
+        if not rules.dropped_classes(mode, mediawiki).isdisjoint(classes):
             return True
         if tag == "sup" and not rules.REFERENCE_MARKER_CLASSES.isdisjoint(classes):
             return True
@@ -157,14 +158,16 @@ def declares_content(tag: str, attrs: dict[str, str]) -> bool:
     return "itemprop" in attrs and not rules.CONTENT_ITEMPROPS.isdisjoint(attrs["itemprop"].split())
 
 
-def has_furniture_name(tag: str, attrs: dict[str, str]) -> bool:
-    """Whether a block-level element's tag, class or id names page furniture (a hint only)."""
-    if tag in rules.BOILERPLATE_HINT_TAGS:
-        return True
+def furniture_names(tag: str, attrs: dict[str, str]) -> tuple[bool, bool]:
+    """Whether a block-level element's tag, class or id names page furniture (a hint only),
+    and whether its class or id names a comment thread (readers' replies)."""
+    hinted = tag in rules.BOILERPLATE_HINT_TAGS
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
-        return False
-    names = f"{attrs.get('class', '')} {attrs.get('id', '')}".lower()
-    return not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(names))
+        return hinted, False
+    tokens = _name_tokens(f"{attrs.get('class', '')} {attrs.get('id', '')}".lower())
+    if rules.BOILERPLATE_TOKENS.isdisjoint(tokens):  # comment names are furniture names
+        return hinted, False
+    return True, not rules.COMMENT_TOKENS.isdisjoint(tokens)
 
 
 def _name_tokens(names: str) -> list[str]:

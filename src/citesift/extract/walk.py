@@ -34,7 +34,7 @@ from citesift.extract.tokens import (
     TOKEN,
     attributes,
     declares_content,
-    has_furniture_name,
+    furniture_names,
     is_dropped,
     is_furniture,
     is_hidden,
@@ -70,7 +70,8 @@ _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 _HREF = ' href="'  # how most links' attribute text starts
 
 
-Verdict = tuple[bool, bool, bool, bool, bool]  # dropped, furniture, note, landmark, main
+# dropped, furniture, note, landmark, main, thread (named as comments)
+Verdict = tuple[bool, bool, bool, bool, bool, bool]
 
 
 @dataclass(slots=True)
@@ -94,6 +95,7 @@ class Scan:
     named: list[tuple[int, int]] = field(default_factory=list)
     landmarks: list[tuple[int, int]] = field(default_factory=list)
     declared: list[tuple[int, int]] = field(default_factory=list)  # say they are the content
+    threads: list[tuple[int, int]] = field(default_factory=list)  # named as comment threads
     furniture_dropped: bool = False
     stopped: bool = False
     plaintext: int = -1  # where the raw text after a <plaintext> start tag begins
@@ -151,17 +153,18 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     dropped = tag in policy.drop_tags or (
         bool(attrs)
         and (
-            is_dropped(tag, attrs, policy.mode)
+            is_dropped(tag, attrs, policy.mode, policy.mediawiki)
             or ((policy.hidden_blocks or not is_block) and is_hidden(attrs, _styled(tag, policy)))
         )
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, True, False, False, False
-        named = has_furniture_name(tag, attrs)
-        return False, named, _is_note(attrs, policy.mode), False, declares_content(tag, attrs)
+            return True, True, False, False, False, False
+        named, thread = furniture_names(tag, attrs)
+        note = _is_note(attrs, policy.mode)
+        return False, named, note, False, declares_content(tag, attrs), thread
     landmark = is_block and not dropped and is_furniture(tag, attrs)
-    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark, False
+    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark, False, False
 
 
 def _verdict(
@@ -296,7 +299,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = _verdict(tag, raw_attrs, policy, verdicts)
-        dropped, furniture, note, landmark, main = found
+        dropped, furniture, note, landmark, main, thread = found
         if is_block:
             if pieces:
                 flush()
@@ -304,6 +307,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 marks.append((len(tags), len(cands), out.named))
             if main:
                 marks.append((len(tags), len(cands), out.declared))
+            if thread:
+                marks.append((len(tags), len(cands), out.threads))
             if landmark and not _is_scoped(tag, counts):
                 marks.append((len(tags), len(cands), out.landmarks))
         if dropped:
@@ -332,4 +337,6 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             pieces.append((last, len(html)))
     pop_to(0)
     flush()
+    if cands and (not containers or containers[-1] != (0, len(cands))):
+        containers.append((0, len(cands)))  # the body a browser builds around any page
     return out

@@ -59,6 +59,7 @@ class LocalStore:
     ) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
+        self._owned = not isinstance(store, SQLiteStore)
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
         migrate_lexicon(self.sqlite)
@@ -73,6 +74,11 @@ class LocalStore:
         self._saved_terms = 0
         self._kept = True
         """Whether the index in memory is the kept one (a search that built it did not)."""
+
+    def close(self) -> None:
+        """Close the store opened here from a path; a store handed in stays open."""
+        if self._owned:
+            self.sqlite.close()
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""

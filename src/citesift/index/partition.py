@@ -52,6 +52,16 @@ class PartitionedRag:
         self.rag, self.partition = rag, partition
         self.overfetch_factor, self.on_diagnostics = overfetch_factor, on_diagnostics
 
+    def close(self) -> None:
+        """Close the store the RAG opened (see ``Rag.close``)."""
+        self.rag.close()
+
+    def __enter__(self) -> PartitionedRag:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def ingest(self, docs: Iterable[Any]) -> int:
         """Ingest into this partition (the partition key in metadata is forced to it)."""
         return self.rag.ingest(self._own(as_ingest_doc(d)) for d in docs)

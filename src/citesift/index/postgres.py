@@ -38,7 +38,8 @@ class PostgresIndex:
     def __init__(self, store: PostgresStore | str, *, fusion: str = DEFAULT_FUSION) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
-        self.postgres = store if isinstance(store, PostgresStore) else PostgresStore(store)
+        self._owned = not isinstance(store, PostgresStore)
+        self.postgres = PostgresStore(store) if isinstance(store, str) else store
         self.table = PostgresChunkTable(self.postgres)
         self.fusion = fusion
         self.tokenize = Tokenizer()
@@ -80,7 +81,10 @@ class PostgresIndex:
         return self.table.documents()
 
     def close(self) -> None:
-        self.postgres.close()
+        """Close the store opened here from a URL (its pool's threads end); a store handed
+        in stays open for its owner."""
+        if self._owned:
+            self.postgres.close()
 
     def _lexical(self, query: Query, k: int) -> list[Match]:
         terms = list(dict.fromkeys(self.tokenize(query.text)))

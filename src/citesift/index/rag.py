@@ -71,6 +71,7 @@ class Rag:
         reranker: Reranker | None,
         threshold: float | None = None,
         rerank_weight: float = DEFAULT_RERANK_WEIGHT,
+        owns_store: bool = False,
     ) -> None:
         self.store, self.mode, self.top_k, self.reranker = store, mode, top_k, reranker
         self.threshold, self.rerank_weight = threshold, rerank_weight
@@ -83,6 +84,20 @@ class Rag:
         """Hears ``(chunks embedded, total)`` when a search first embeds chunks stored
         without vectors (indexed in BM25 mode); with no listener that is a warning."""
         self._backfilled = False
+        self._owns_store = owns_store
+
+    def close(self) -> None:
+        """Close the chunk store ``create_rag`` made (a PostgreSQL pool opened from a URL ends
+        its threads here, not whenever the collector finds it); stores handed in stay open."""
+        close = getattr(self.store, "close", None)
+        if self._owns_store and callable(close):
+            close()
+
+    def __enter__(self) -> Rag:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     @property
     def embedder(self) -> Embedder | None:
@@ -242,6 +257,7 @@ def create_rag(
         reranker=_reranker(rerank),
         threshold=limit,
         rerank_weight=weight,
+        owns_store=chunks is not store,
     )
 
 

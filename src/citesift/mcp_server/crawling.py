@@ -18,7 +18,7 @@ from citesift.mcp_server.paging import Cursor, Item, decode_cursor, page_of
 from citesift.mcp_server.state import Shared, web_url
 from citesift.scrape.crawl import CRAWL_DEPTH, CrawlOptions, acrawl, crawl_id, crawl_results
 from citesift.scrape.map import start_url
-from citesift.store.frontier import Frontier
+from citesift.store.frontier import frontier_in
 
 MAX_PAGES = 10_000
 """Pages one crawl started here may read at most."""
@@ -96,12 +96,14 @@ def register(server: MCPServer, shared: Shared) -> None:
 def _status(shared: Shared, crawl: str, start: int) -> dict[str, Any]:
     """Where ``crawl`` stands and its pages from ``start``."""
     kept = shared.kept()
-    frontier = Frontier(kept)
+    frontier = frontier_in(kept)
     task = shared.crawls.get(crawl)
-    if task is None and frontier.options(crawl) is None:
+    stored = frontier.options(crawl)
+    if task is None and stored is None:
         raise invalid("id", crawl, "the id of a crawl in the store")
     counts = frontier.counts(crawl)  # all 0 for a crawl started but not yet begun
-    state, reason = _state(task, counts)
+    limit = int(stored[1]["limit"]) if stored is not None else 0
+    state, reason = _state(task, counts, limit)
     excerpt = shared.pager.page_chars // 4
     pages = (_page(record, excerpt) for record in crawl_results(kept, crawl))
     items, after, more = page_of(pages, start, shared.pager.page_chars)
@@ -121,14 +123,18 @@ def _status(shared: Shared, crawl: str, start: int) -> dict[str, Any]:
     }
 
 
-def _state(task: asyncio.Task[Any] | None, counts: dict[str, int]) -> tuple[str, str | None]:
+def _state(
+    task: asyncio.Task[Any] | None, counts: dict[str, int], limit: int
+) -> tuple[str, str | None]:
     """running, finished, failed (with why), or stopped: not running here with pages left
-    (the server stopped during it; the same crawl call goes on with it)."""
+    to read within its ``limit`` (the server stopped during it; the same crawl call goes on
+    with it). A crawl that read its limit is finished, whatever links it left queued."""
     if task is not None and not task.done():
         return "running", None
     if task is not None and not task.cancelled() and task.exception() is not None:
         return "failed", str(task.exception())
-    if counts["queued"] or counts["claimed"]:
+    taken = sum(counts.values()) - counts["queued"]
+    if counts["claimed"] or (counts["queued"] and taken < limit):
         return "stopped", "not running in this server: call crawl with the same arguments"
     return "finished", None
 

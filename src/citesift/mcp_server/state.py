@@ -16,7 +16,7 @@ from citesift.scrape.crawl import CrawlProgress
 from citesift.settings import Settings, SourceSetup
 from citesift.sources import PAGE_PATH, WikipediaSourceProvider
 from citesift.sources.web import is_web_url
-from citesift.store import SQLiteStore, default_store_path, is_postgres_url
+from citesift.store import AnyStore, default_store_path, is_postgres_url
 
 
 @dataclass
@@ -53,11 +53,11 @@ class Shared:
         path = Path(named) if named else default_store_path()
         return path if path.exists() else None
 
-    def kept(self) -> SQLiteStore:
-        """The SQLite store crawls and research runs are kept in."""
+    def kept(self) -> AnyStore:
+        """The store crawls and research runs are kept in, SQLite or PostgreSQL."""
         kept = self.sources.store or self.sources.budget
-        if not isinstance(kept, SQLiteStore):
-            raise ConfigError("crawls and research runs are kept in a SQLite store: --store FILE")
+        if kept is None:
+            raise ConfigError("crawls and research runs are kept in a store: --store FILE|URL")
         return kept
 
 

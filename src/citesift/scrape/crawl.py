@@ -2,15 +2,18 @@
 
 ``crawl(url, limit, max_depth, include_paths, exclude_paths, allow_external, formats,
 policy=..., store=...)`` reads the start page, then the pages it links to, level by level
-(with ``query``, the URLs whose address and anchor text hold more of its words first),
-to ``max_depth`` links from the start and ``limit`` requests in all (pages read, failed,
-or redirecting). URLs are normalised and each is read once; only the start's host is crawled unless
-``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions searched
-in a found link's path (and query). Every fetch goes through the fetcher, so robots.txt
-(with its Crawl-delay) and the per-host limiter always hold; several hosts are read at
-once, each by at most ``per_host`` requests at a time. A redirect is not followed by the
-fetch: its target joins the frontier like a found link (at the same depth), so a target
-out of scope is never asked for and a target already read is not read again.
+(with ``query``, the URLs whose address and anchor text hold more of its words first), to
+``max_depth`` links from the start and ``limit`` requests in all (pages read, failed, or
+redirecting). URLs are normalised and each is read once; only the start's host is crawled
+unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
+searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
+Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and the per-host
+limiter always hold; several hosts are read at once, each by at most ``per_host`` requests at
+a time. A redirect is not followed by the fetch: its target joins the frontier like a found
+link (at the same depth), so a target out of scope is never asked for and a target already
+read is not read again. With ``render="auto"`` a page whose static HTML needs JavaScript
+(``decide``) is rendered by one lazy browser the run shares, kept and cited as rendered (as
+served when no browser can start); by default (``never``) every page is read as served.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -34,19 +37,25 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from citesift.errors import CitesiftError, invalid
-from citesift.model import Limited, Skipped
+from citesift.extract.document import snapshot_text
+from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
 from citesift.numbers import number_in
+from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
+from citesift.scrape.decision import decide
 from citesift.scrape.map import match_score, start_url, words_of
+from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.page import derived
 from citesift.scrape.urls import host_of, normalise
 from citesift.sources.challenge import stand_in
-from citesift.sources.snapshots import SavingFetcher
+from citesift.sources.snapshots import RENDERED, SavingFetcher
 from citesift.store import AnyStore
 from citesift.store.frontier import LEASE_S, MAX_LEASE_S, MIN_LEASE_S, Entry, Frontier, frontier_in
 from citesift.store.limits import budget_in
@@ -60,10 +69,14 @@ PER_HOST = 2
 LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
 again, not failed)."""
+RENDER_OPTIONS = ScrapeOptions(render="auto")
+"""How a crawled page is rendered: a scrape's defaults (its timeout, viewport)."""
+CRAWL_RENDER = ("auto", "never")
+"""A crawl's render choices (a crawl never renders every page: ``always`` is a scrape's)."""
 POLL_S = 0.25
 """Seconds a run with nothing to claim waits before looking again while other runs of the
 crawl still hold pages (whose links may add more)."""
-_RUN_ONLY = ("concurrency", "per_host", "lease")
+_RUN_ONLY = ("concurrency", "per_host", "lease", "render")
 """Options that change how a crawl runs, not which crawl it is."""
 
 
@@ -82,6 +95,9 @@ class CrawlOptions:
     concurrency: int = CONCURRENCY
     per_host: int = PER_HOST
     lease: float = LEASE_S
+    render: str = "never"
+    """``auto``: a page whose static HTML needs JavaScript (``decide``) is rendered by one
+    lazy browser the run shares; ``never`` (the default, cheap): every page as served."""
 
     def __post_init__(self) -> None:
         number_in("limit", self.limit, 1, MAX_CRAWL_LIMIT, whole=True)
@@ -104,6 +120,8 @@ class CrawlOptions:
             raise invalid("allow_external", self.allow_external, "True or False")
         if self.query is not None and not (isinstance(self.query, str) and self.query.strip()):
             raise invalid("query", self.query, "words to rank links by, or None")
+        if self.render not in CRAWL_RENDER:
+            raise invalid("render", self.render, "'auto' or 'never'")
 
     def keyed(self) -> dict[str, Any]:
         """The options that make the crawl what it is (stored with it, part of its id)."""
@@ -176,6 +194,7 @@ def crawl(
     query: str | None = None,
     concurrency: int = CONCURRENCY,
     lease: float = LEASE_S,
+    render: str = "never",
     workers: int = 1,
     policy: FetchPolicy,
     store: AnyStore,
@@ -200,6 +219,7 @@ def crawl(
         query,
         concurrency,
         lease=lease,
+        render=render,
     )
     if workers != 1:
         from citesift.scrape.crawl_workers import crawl_with_workers
@@ -265,9 +285,12 @@ async def acrawl(
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
     saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
-    run = _Run(crawl, start, options, polite, saving)
+    # one lazy browser for the run: Chromium starts only when a page first needs it
+    browser = Browser(lazy=True) if options.render == "auto" else None
+    run = _Run(crawl, start, options, polite, saving, browser)
     try:
-        return await run.go(frontier, on_result, on_progress)
+        async with browser or nullcontext():
+            return await run.go(frontier, on_result, on_progress)
     finally:
         if own is not None:
             await own.aclose()
@@ -303,13 +326,20 @@ class _Run:
     """One run of a crawl: claims from the frontier, reads pages, finishes them."""
 
     def __init__(
-        self, crawl: str, start: str, options: CrawlOptions, policy: FetchPolicy, fetcher: Fetches
+        self,
+        crawl: str,
+        start: str,
+        options: CrawlOptions,
+        policy: FetchPolicy,
+        fetcher: SavingFetcher,
+        browser: Browser | None,
     ) -> None:
         self.crawl = crawl
         self.start = start
         self.options = options
         self.policy = policy
         self.fetcher = fetcher
+        self.browser = browser
         self.include = [_compiled("include_paths", p) for p in options.include_paths]
         self.exclude = [_compiled("exclude_paths", p) for p in options.exclude_paths]
         self.words = set(words_of(options.query)) if options.query else set()
@@ -435,7 +465,8 @@ class _Run:
             why = stand_in(outcome) if kind == "html" else None
             if why:
                 return _Page(reason=why)
-            page = read_crawled_page(outcome, kind, entry.depth, self.options.formats)
+            read = await self._rendered(outcome) if kind == "html" else outcome
+            page = read_crawled_page(read, kind, entry.depth, self.options.formats)
         except (CitesiftError, ValueError) as error:
             return _Page(reason=f"could not be read: {error}")
         found: list[Entry] = []
@@ -446,6 +477,20 @@ class _Run:
                 if self._follows(url)
             ]
         return _Page(record=page.record, found=found)
+
+    async def _rendered(self, static: Snapshot) -> Snapshot:
+        """The page as the run's browser shows it, kept in the store beside the static one,
+        when rendering is on and the static page needs it; else (or when the render fails:
+        no browser, a timeout) the static page."""
+        if self.browser is None or not decide(snapshot_text(static), "auto").decided:
+            return static
+        try:
+            shown = await self.browser.render(static, RENDER_OPTIONS, self.policy, False)
+        except (BrowserUnavailable, RenderFailed, TimeoutError):
+            return static
+        rendered = derived(static, shown.html, RENDERED, shown.final_url)
+        await asyncio.to_thread(self.fetcher.snapshots.save, rendered)
+        return rendered
 
     def _moved(self, entry: Entry, location: str) -> _Page:
         """A redirect: its target queued (when in scope and still to be read)."""
@@ -462,8 +507,7 @@ class _Run:
         """Whether a found link is crawled: in scope, included, not excluded."""
         if not self._in_scope(url):
             return False
-        parts = urlsplit(url)
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        path = urlsplit(url).path  # the pathname alone, as Firecrawl's includePaths
         if self.include and not any(p.search(path) for p in self.include):
             return False
         return not any(p.search(path) for p in self.exclude)

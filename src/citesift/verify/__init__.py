@@ -13,8 +13,10 @@ from citesift.verify.judges import (
     NLIJudge,
     NliModel,
     OfflineJudge,
+    TrainedJudge,
     load_nli,
 )
+from citesift.verify.runs import FieldCheck, RunCheck, Sentence, field_claim, replay_run, verify_run
 from citesift.verify.verifier import (
     CitationSource,
     CitationVerifier,
@@ -30,6 +32,7 @@ __all__ = [
     "Citation",
     "CitationCheck",
     "DocumentCheck",
+    "FieldCheck",
     "check_citations",
     "find_citations",
     "CitationSource",
@@ -43,11 +46,17 @@ __all__ = [
     "NliModel",
     "NliResult",
     "OfflineJudge",
+    "RunCheck",
+    "Sentence",
+    "TrainedJudge",
     "VerifiedResponse",
     "cosine_similarity",
     "extract_claims",
     "find_candidates",
+    "field_claim",
     "format_verified_response",
     "load_nli",
+    "replay_run",
     "verify_claim",
+    "verify_run",
 ]

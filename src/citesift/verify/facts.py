@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from citesift.index.lexical import Tokenizer
 
@@ -177,17 +178,21 @@ _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 @dataclass(frozen=True, slots=True)
 class Facts:
     """The checkable parts of a text: content stems, numbers (digits only, no separators),
-    month numbers, named-entity stems, and whether it holds a negation."""
+    month numbers, named-entity stems, whether it holds a negation, and the pairs of
+    content stems that follow each other (a phrase repeated, not just its words)."""
 
     stems: frozenset[str]
     numbers: frozenset[str]
     months: frozenset[int]
     entities: frozenset[str]
     negated: bool
+    pairs: frozenset[tuple[str, str]] = frozenset()
 
 
+@lru_cache(maxsize=1 << 16)
 def facts(text: str) -> Facts:
-    """The facts of ``text`` (a claim or an evidence sentence)."""
+    """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
+    sentences are read again for every claim checked against it."""
     words = _WORD.findall(text)
     lowered = [w.lower() for w in words]
     stem = _tokenizer()
@@ -204,13 +209,14 @@ def facts(text: str) -> Facts:
         for s in stem(w)
     }
     negated = bool(NEGATIONS & set(lowered)) or _CONTRACTED_NOT.search(text) is not None
-    stems = {_singular(s) for s in stem(text) if not s.isdigit() and s not in NEGATIONS}
+    ordered = [_singular(s) for s in stem(text) if not s.isdigit() and s not in NEGATIONS]
     return Facts(
-        frozenset(stems),
+        frozenset(ordered),
         frozenset(numbers),
         frozenset(months),
         frozenset(_singular(e) for e in entities),
         negated,
+        frozenset(pairwise(ordered)),
     )
 
 

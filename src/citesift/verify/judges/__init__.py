@@ -5,6 +5,7 @@ from citesift.verify.judges.llm import LLMJudge
 from citesift.verify.judges.nli import NLIJudge, NliModel
 from citesift.verify.judges.nli_models import load_nli
 from citesift.verify.judges.offline import OfflineJudge
+from citesift.verify.judges.trained import TrainedJudge
 
 __all__ = [
     "ClaimCheck",
@@ -14,5 +15,6 @@ __all__ = [
     "NLIJudge",
     "NliModel",
     "OfflineJudge",
+    "TrainedJudge",
     "load_nli",
 ]

@@ -1,0 +1,235 @@
+"""A stored research run graded again: each field of its answer, as a claim, against the
+sentences of the evidence it cites. ``verify_run`` reads the passages kept in the answer;
+``replay_run`` reads them again from the stored snapshots, so a value or passage changed
+after the run (or a page that was never kept) shows, all without the network."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from citesift.errors import invalid
+from citesift.extract.document import extract_document
+from citesift.index import Embedder
+from citesift.index.embedders import CachedEmbedder
+from citesift.model import Passage, Snapshot
+from citesift.store import AnyStore, SQLiteStore
+from citesift.store.location import is_postgres_url
+from citesift.store.runs import StoredRun, runs_in
+from citesift.store.snapshots import snapshots_in
+from citesift.text import citation_sources
+from citesift.text.fragments import fragment_url
+from citesift.text.sentences import sentence_spans
+from citesift.verify.claim_check import shared_embedder, verify_claim
+from citesift.verify.judges.base import Judge
+
+FieldStatus = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
+LONG_VALUE_WORDS = 6
+"""A text value of at least this many words is a statement of its own: it is checked as it
+is, without the field's name in front."""
+_NAME_PART = re.compile(r"[A-Za-z]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence of cited evidence: the evidence id, its URL and a text-fragment link."""
+
+    evidence_id: str
+    text: str
+    url: str
+    fragment_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class FieldCheck:
+    """One field graded again: the ``claim`` checked (the field's name and value), the
+    verdict, its 0–1 ``score`` and ``reason``, the ``supporting`` sentences, whether the
+    run had marked it ``verified``, and whether it is ``flagged`` (not supported now)."""
+
+    pointer: str
+    value: Any
+    claim: str
+    status: FieldStatus
+    score: float
+    reason: str
+    supporting: tuple[Sentence, ...]
+    verified: bool
+
+    @property
+    def flagged(self) -> bool:
+        """True when the field's value is not supported by its cited evidence now."""
+        return self.status != "supported"
+
+
+@dataclass(frozen=True, slots=True)
+class RunCheck:
+    """Every field of a run graded again; ``from_snapshots`` tells a replay (passages read
+    from the stored pages) from a check of the passages kept in the answer."""
+
+    run_id: str
+    task: str
+    from_snapshots: bool
+    fields: tuple[FieldCheck, ...]
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        """The pointers of the fields not supported now."""
+        return tuple(f.pointer for f in self.fields if f.flagged)
+
+
+def verify_run(
+    store: AnyStore,
+    run_id: str,
+    pointer: str | None = None,
+    *,
+    judge: Judge | None = None,
+    embedder: Embedder | None = None,
+) -> RunCheck:
+    """Grade each field of run ``run_id`` (or only ``pointer``'s) against the passages of
+    the evidence it cites, as kept in the answer."""
+    return _graded(store, run_id, pointer, judge, embedder, from_snapshots=False)
+
+
+def replay_run(
+    store: AnyStore,
+    run_id: str,
+    pointer: str | None = None,
+    *,
+    judge: Judge | None = None,
+    embedder: Embedder | None = None,
+) -> RunCheck:
+    """Grade each field of run ``run_id`` (or only ``pointer``'s) against its cited evidence
+    read again from the snapshots in ``store``: the sentences of the stored page within each
+    cited span. Evidence whose page was not kept (a search result) cannot be replayed."""
+    return _graded(store, run_id, pointer, judge, embedder, from_snapshots=True)
+
+
+def field_claim(pointer: str, value: Any) -> str:
+    """The statement a field makes: its name's words and its value (``/opened_in`` = 1998
+    reads "opened in: 1998"); an array's item and a long text value stand alone."""
+    text = _value_text(value)
+    if len(text.split()) >= LONG_VALUE_WORDS:
+        return text
+    last = pointer.rsplit("/", 1)[-1]
+    name = "" if last.isdigit() else _name_words(last)
+    return f"{name}: {text}" if name else text
+
+
+def _graded(
+    store: AnyStore,
+    run_id: str,
+    pointer: str | None,
+    judge: Judge | None,
+    embedder: Embedder | None,
+    *,
+    from_snapshots: bool,
+) -> RunCheck:
+    if not isinstance(store, SQLiteStore) and not is_postgres_url(getattr(store, "url", None)):
+        raise invalid("store", store, "a SQLite or PostgreSQL store")
+    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
+    if run is None:
+        raise invalid("run", run_id, "the id of a stored run")
+    fields = _fields(run, pointer)
+    evidence = {e["id"]: e for e in _listed(run.answer, "evidence") if isinstance(e.get("id"), str)}
+    read = _SnapshotSentences(store) if from_snapshots else None
+    with SQLiteStore(":memory:") as vectors:  # a passage cited by many fields is embedded once
+        remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
+        checks = []
+        for field in fields:
+            cited = [evidence[i] for i in field.get("evidence_ids") or [] if i in evidence]
+            sentences = [s for item in cited for s in (read(item) if read else _kept(item))]
+            checks.append(_check(field, sentences, judge, remembering))
+    return RunCheck(run.id, run.task, from_snapshots, tuple(checks))
+
+
+def _fields(run: StoredRun, pointer: str | None) -> list[dict[str, Any]]:
+    fields = [f for f in _listed(run.answer, "fields") if isinstance(f.get("pointer"), str)]
+    if pointer is not None:
+        fields = [f for f in fields if f["pointer"] == pointer]
+        if not fields:
+            raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
+    return fields
+
+
+def _listed(answer: Any, key: str) -> list[dict[str, Any]]:
+    """The objects listed under ``key`` in a stored answer (anything else left out)."""
+    items = answer.get(key) if isinstance(answer, Mapping) else None
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def _check(
+    field: dict[str, Any], sentences: Sequence[Sentence], judge: Judge | None, embedder: Embedder
+) -> FieldCheck:
+    pointer, value = field["pointer"], field.get("value")
+    claim = field_claim(pointer, value)
+    verified = bool(field.get("verified"))
+    if not sentences:
+        reason = "no cited evidence could be read"
+        return FieldCheck(pointer, value, claim, "source unavailable", 0.0, reason, (), verified)
+    check = verify_claim(claim, [s.text for s in sentences], judge, embedder=embedder)
+    supporting = tuple(sentences[i] for i in check.supporting)
+    return FieldCheck(
+        pointer, value, claim, check.label, check.score, check.reason, supporting, verified
+    )
+
+
+def _kept(item: Mapping[str, Any]) -> list[Sentence]:
+    """The sentences of a passage as kept in the answer."""
+    text, url, item_id = str(item.get("text") or ""), str(item.get("url") or ""), item["id"]
+    return [
+        Sentence(item_id, text[a:b], url, fragment_url(url, text[a:b]))
+        for a, b in sentence_spans(text)
+    ]
+
+
+class _SnapshotSentences:
+    """The sentences of cited spans, read from the stored snapshots (each page once)."""
+
+    def __init__(self, store: AnyStore) -> None:
+        self.snapshots = snapshots_in(store)
+        self.pages: dict[str, list[Passage]] = {}
+
+    def __call__(self, item: Mapping[str, Any]) -> list[Sentence]:
+        snapshot_id, start, end = (
+            item.get(k) for k in ("snapshot_id", "source_start", "source_end")
+        )
+        if (
+            not isinstance(snapshot_id, str)
+            or not isinstance(start, int)
+            or not isinstance(end, int)
+        ):
+            return []
+        if snapshot_id not in self.pages:
+            snapshot = self.snapshots.get(snapshot_id)
+            self.pages[snapshot_id] = [] if snapshot is None else _passages(snapshot)
+        return [
+            Sentence(item["id"], p.content.strip(), p.url, p.fragment_url)
+            for p in self.pages[snapshot_id]
+            if p.source_start < end and p.source_end > start and p.content.strip()
+        ]
+
+
+def _passages(snapshot: Snapshot) -> list[Passage]:
+    """The sentences of a stored page (none when it can no longer be read)."""
+    try:
+        return citation_sources(extract_document(snapshot))
+    except ValueError:  # a file whose reader refuses it now
+        return []
+
+
+def _value_text(value: Any) -> str:
+    """A value as it would be written (a whole float without ``.0``)."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _name_words(token: str) -> str:
+    """A pointer token as words: ``openedIn``, ``opened_in`` and ``opened-in`` alike."""
+    return " ".join(w.lower() for w in _NAME_PART.findall(_CAMEL.sub(" ", token)))

@@ -1,0 +1,93 @@
+"""A crawl's pages that only JavaScript writes, rendered in the real headless Chromium when
+the crawl asks (``render="auto"``, ``--render auto``): one lazy browser for the run, the
+rendered page kept beside the static one and cited, its links followed; never by default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.scrape.crawl import crawl
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
+from local_site import page, serve_page
+from servers import MisbehavingServer, loopback_fetcher, loopback_policy
+from test_scrape import page_route
+from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
+    browsers_seen,
+    left_behind,
+    own_tmp,
+)
+from test_scrape_cli import CONTACT
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+SCRIPTED = """<!doctype html><html><head><title>Log {n}</title></head>
+<body><div id="root"></div><script>
+document.getElementById("root").innerHTML = "<h1>Harbour log {n}</h1>"
+  + "<p>Only the script wrote that ferry {n} left at noon.</p><a href='/next{n}'>next</a>";
+</script></body></html>"""
+
+
+def site(server: MisbehavingServer) -> None:
+    """A static home linking two pages only JavaScript writes, each linking on (by script)."""
+    serve_page(server, "/", page("Home", ["/js1", "/js2"]))
+    for n in (1, 2):
+        page_route(server, f"/js{n}", SCRIPTED.format(n=n))
+        serve_page(server, f"/next{n}", page(f"Next {n}", []))
+
+
+def crawled(server: MisbehavingServer, store: SQLiteStore, **options: Any) -> dict[str, Any]:
+    """The records of a crawl of the site, by path."""
+    seen: list[dict[str, Any]] = []
+    crawl(server.url("/"), formats=["markdown"], policy=loopback_policy(), store=store,
+          fetcher=loopback_fetcher(), on_result=seen.append, **options)  # fmt: skip
+    return {record["url"].removeprefix(server.url("")) or "/": record for record in seen}
+
+
+def test_pages_javascript_writes_are_rendered_by_one_browser_only_when_asked(
+    server: MisbehavingServer,
+    tmp_path: Path,
+    own_tmp: str,  # noqa: F811
+) -> None:
+    site(server)
+    with SQLiteStore(tmp_path / "plain.db") as store, browsers_seen(own_tmp) as none:
+        plain = crawled(server, store)
+    assert sorted(plain) == ["/", "/js1", "/js2"] and not none  # never: no browser started
+    assert "left at noon" not in plain["/js1"]["markdown"]
+    with SQLiteStore(tmp_path / "rendered.db") as store, browsers_seen(own_tmp) as launched:
+        rendered = crawled(server, store, render="auto")
+        kept = snapshots_in(store)
+        cited = {path: kept.get(record["snapshot_id"]) for path, record in rendered.items()}
+    assert sorted(rendered) == ["/", "/js1", "/js2", "/next1", "/next2"]  # script links followed
+    assert len(launched) == 1  # one browser for the run, started by the first page needing it
+    for n in (1, 2):
+        assert f"ferry {n} left at noon" in rendered[f"/js{n}"]["markdown"]
+        snapshot = cited[f"/js{n}"]
+        assert snapshot is not None and snapshot.header("x-citesift-derived") == "rendered"
+        assert f"ferry {n} left at noon" in snapshot.body.decode()
+    home = cited["/"]
+    assert home is not None and home.header("x-citesift-derived") is None  # rich: as served
+    assert left_behind(own_tmp) == []
+
+
+def test_the_crawl_command_renders_with_render_auto(
+    server: MisbehavingServer,
+    tmp_path: Path,
+    own_tmp: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    site(server)
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    result = CliRunner().invoke(app, [*args, "--render", "auto"])
+    assert result.exit_code == 0, result.output
+    records = {json.loads(line)["url"]: json.loads(line) for line in result.stdout.splitlines()}
+    assert "ferry 2 left at noon" in records[server.url("/js2")]["markdown"]
+    refused = CliRunner().invoke(app, [*args, "--render", "always"])
+    assert refused.exit_code == 2 and "always" in refused.output
+    assert left_behind(own_tmp) == []
