@@ -183,8 +183,23 @@ def rag(store: AnyStore, mode: str = "hybrid", **options: Any) -> Rag:
     return create_rag(HashEmbedder(), store, mode, chunk_size=80, **options)  # type: ignore[arg-type]
 
 
-def ranked(hits: Sequence[Any]) -> list[tuple[str, float]]:
-    return [(h.id, round(float(h.score), 6)) for h in hits]
+class ranked:
+    """Hits' ids in order, with their scores equal to within float noise (two stores sum
+    the same terms in different orders)."""
+
+    def __init__(self, hits: Sequence[Any]) -> None:
+        self.ids = [h.id for h in hits]
+        self.scores = [float(h.score) for h in hits]
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ranked)
+            and self.ids == other.ids
+            and self.scores == pytest.approx(other.scores, rel=1e-5, abs=1e-5)
+        )
+
+    def __repr__(self) -> str:
+        return repr(list(zip(self.ids, self.scores, strict=True)))
 
 
 def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None:
