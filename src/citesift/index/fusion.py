@@ -50,11 +50,9 @@ def weighted_fusion(
     Equal scores (min-max maps a list of equal scores all to 1) are ordered as
     ``fusion_order`` says.
     """
-    wv, wb = fusion_weights(vector_weight, bm25_weight)
+    weights = fusion_weights(vector_weight, bm25_weight)
     norm_v, norm_b = min_max(vector_hits), min_max(bm25_hits)
-    first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
-    scores = {i: wv * norm_v.get(i, 0.0) + wb * norm_b.get(i, 0.0) for i in first}
-    return _ranked(first, scores, top_k, fusion_order([vector_hits, bm25_hits]))
+    return _two_sided(vector_hits, bm25_hits, weights, (norm_v, 0.0), (norm_b, 0.0), top_k)
 
 
 def zscore_fusion(
@@ -74,11 +72,25 @@ def zscore_fusion(
     Weights go through ``fusion_weights``; equal scores are ordered as ``fusion_order``
     says.
     """
-    wv, wb = fusion_weights(vector_weight, bm25_weight)
+    weights = fusion_weights(vector_weight, bm25_weight)
     z_v, z_b = z_scores(vector_hits), z_scores(bm25_hits)
     floor_v, floor_b = min(z_v.values(), default=0.0), min(z_b.values(), default=0.0)
+    return _two_sided(vector_hits, bm25_hits, weights, (z_v, floor_v), (z_b, floor_b), top_k)
+
+
+def _two_sided(
+    vector_hits: Sequence[Match],
+    bm25_hits: Sequence[Match],
+    weights: tuple[float, float],
+    vector_side: tuple[dict[str, float], float],
+    bm25_side: tuple[dict[str, float], float],
+    top_k: int | None,
+) -> list[Match]:
+    """The two lists fused by ``wv · vector + wb · bm25`` per id, each side a map of
+    normalised scores and the score a hit missing from that side gets; best first."""
+    (wv, wb), (on_v, missing_v), (on_b, missing_b) = weights, vector_side, bm25_side
     first = {h.id: h for h in reversed([*vector_hits, *bm25_hits])}
-    scores = {i: wv * z_v.get(i, floor_v) + wb * z_b.get(i, floor_b) for i in first}
+    scores = {i: wv * on_v.get(i, missing_v) + wb * on_b.get(i, missing_b) for i in first}
     return _ranked(first, scores, top_k, fusion_order([vector_hits, bm25_hits]))
 
 
