@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from citesift.agent.research import search_backend
 from citesift.clients import WebSearch
@@ -98,6 +98,17 @@ class Settings:
         return open_store(self.store)
 
 
+class ScrapeAccess(TypedDict):
+    """How ``scrape`` may fetch and render, as its keyword arguments, from a setup."""
+
+    identity: ClientIdentity
+    policy: FetchPolicy
+    fetcher: Fetcher
+    store: AnyStore | None
+    offline: bool
+    executable: str | None
+
+
 @dataclass(frozen=True)
 class SourceSetup:
     """What reading public sources takes: the identity to send, the settings, the store that
@@ -119,6 +130,18 @@ class SourceSetup:
             store=self.store,
             offline=chosen.offline,
             fetcher=self.fetcher,
+        )
+
+    def scraping(self) -> ScrapeAccess:
+        """``scrape``'s fetch and render keywords from the settings."""
+        chosen = self.settings
+        return ScrapeAccess(
+            identity=self.identity,
+            policy=chosen.fetch_policy(),
+            fetcher=self.fetcher,
+            store=self.store,
+            offline=chosen.offline,
+            executable=chosen.browser,
         )
 
     def limits(self, defaults: L) -> L:

@@ -127,16 +127,7 @@ def scrape_command(
         output, screenshot, chosen | {k: v for k, v in given.items() if v is not None}
     )
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
-        call = scrape(
-            url,
-            identity=setup.identity,
-            options=options,
-            policy=setup.settings.fetch_policy(),
-            fetcher=setup.fetcher,
-            store=setup.store,
-            offline=setup.settings.offline,
-            executable=setup.settings.browser,
-        )
+        call = scrape(url, options=options, **setup.scraping())
         outcome = run_with_status(f"Scraping {url}…", call)
     _print(outcome, output, screenshot)
 

@@ -113,15 +113,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             formats=(format, "metadata"), render=render, only_main_content=mode == "article"
         )
         outcome = await scrape(
-            web_url(url),
-            identity=setup.identity,
-            options=options,
-            policy=setup.settings.fetch_policy(),
-            fetcher=setup.fetcher,
-            store=setup.store,
-            offline=setup.settings.offline,
-            browser=shared.browser,
-            executable=setup.settings.browser,
+            web_url(url), options=options, browser=shared.browser, **setup.scraping()
         )
         if isinstance(outcome, ScrapeFailure):
             raise ToolError(f"scrape failed: {outcome.code}: {outcome.message}")
