@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -20,14 +20,16 @@ from citesift.store import AnyStore
 from citesift.verify.runs import FieldCheck, RunCheck, replay_run
 
 Grader = Callable[[AnyStore, str, str | None], RunCheck]
+T = TypeVar("T")
+
+RunId = Annotated[str, typer.Argument(metavar="RUN", help="A run id (or a unique prefix).")]
+Pointer = Annotated[str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")]
 
 
 @app.command("replay")
 def replay_command(
-    run: Annotated[str, typer.Argument(metavar="RUN", help="A run id (or a unique prefix).")],
-    pointer: Annotated[
-        str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")
-    ] = None,
+    run: RunId,
+    pointer: Pointer = None,
     output: Annotated[
         ListFormat, typer.Option("--format", help="A report to read, or one JSON object.")
     ] = ListFormat.text,
@@ -36,14 +38,7 @@ def replay_command(
     """Grade each field of a stored run's answer (or POINTER's) again against the evidence it
     cites, read from the stored pages without the network. Exits 1 when any field is not
     supported now."""
-    kept = open_store(load_cli_settings({"store": store}))
-    try:
-        checked = graded(replay_run, kept, run, pointer)
-    except InvalidArgument as error:
-        say(f"error: {error}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    finally:
-        kept.close()
+    checked = on_store(store, lambda kept: graded(replay_run, kept, run, pointer))
     if output is ListFormat.json:
         say(safe_json(asdict(checked) | {"flagged": list(checked.flagged)}, indent=2))
     else:
@@ -56,6 +51,19 @@ def replay_command(
         say("\n".join(lines))
     if checked.flagged:
         raise typer.Exit(EXIT_FAILED)
+
+
+def on_store(store: str | None, work: Callable[[AnyStore], T]) -> T:
+    """``work`` on the store ``--store`` names, closed after; an unknown run or a bad
+    pointer (``InvalidArgument``) is said and exits 1."""
+    kept = open_store(load_cli_settings({"store": store}))
+    try:
+        return work(kept)
+    except InvalidArgument as error:
+        say(f"error: {error}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+    finally:
+        kept.close()
 
 
 def graded(grade: Grader, store: AnyStore, run: str, pointer: str | None) -> RunCheck:

@@ -26,10 +26,10 @@ from citesift.cli.options import (
     source_setup,
     usage_error,
 )
-from citesift.cli.reading import EXIT_FAILED
-from citesift.cli.replay import field_lines, graded
+from citesift.cli.replay import Pointer, RunId, field_lines, graded, on_store
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
+from citesift.store import AnyStore
 from citesift.text.fragments import fragment_url
 from citesift.verify.runs import RunCheck, verify_run
 
@@ -203,10 +203,8 @@ def _report(answer: Answer) -> str:
 
 @app.command("trace")
 def trace_command(
-    run: Annotated[str, typer.Argument(metavar="RUN", help="A run id (or a unique prefix).")],
-    pointer: Annotated[
-        str | None, typer.Argument(metavar="POINTER", help="One field's JSON Pointer.")
-    ] = None,
+    run: RunId,
+    pointer: Pointer = None,
     verify: Annotated[
         bool, typer.Option("--verify", help="Grade each field against its evidence again now.")
     ] = False,
@@ -216,16 +214,12 @@ def trace_command(
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
     and the exact span of the stored page it came from, with its context; with --verify,
     each field graded again against the passages it cites (as ``verify_run``)."""
-    settings = load_cli_settings({"store": store})
-    kept = open_store(settings)
-    try:
+
+    def traced_and_checked(kept: AnyStore) -> tuple[RunTrace, RunCheck | None]:
         traced = trace(kept, run, pointer)
-        checked = graded(verify_run, kept, run, pointer) if verify else None
-    except InvalidArgument as error:
-        say(f"error: {error}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    finally:
-        kept.close()
+        return traced, graded(verify_run, kept, run, pointer) if verify else None
+
+    traced, checked = on_store(store, traced_and_checked)
     if output is ListFormat.json:
         body = asdict(traced) | ({} if checked is None else {"verification": asdict(checked)})
         say(safe_json(body, indent=2))
