@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from citesift.agent.trace import FieldTrace
 from citesift.api.index_requests import OwnBody
 from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.wikipedia import PAGE_PATH
@@ -143,37 +144,13 @@ class CitationsResponse(BaseModel):
     passed: bool
 
 
-class SpanOut(BaseModel):
-    """One piece of evidence and the span of the stored snapshot it came from."""
-
-    id: str
-    url: str
-    kind: str
-    text: str
-    snapshot_id: str | None
-    source_start: int | None
-    source_end: int | None
-    before: str | None = None
-    span: str | None = None
-    after: str | None = None
-
-
-class FieldOut(BaseModel):
-    """One field of a research answer and the evidence it cites, traced to its bytes."""
-
-    pointer: str
-    value: Any
-    verified: bool
-    corrected: bool
-    evidence: list[SpanOut]
-
-
 class TraceResponse(BaseModel):
-    """A stored research run: its task, answer and the trace of each field."""
+    """A stored research run: its task, answer and the trace of each field (the fields and
+    their evidence are the library's own ``FieldTrace`` and ``SpanTrace``)."""
 
     success: bool = True
     run_id: str
     task: str
     data: Any
     status: str | None
-    fields: list[FieldOut]
+    fields: list[FieldTrace]
