@@ -1,8 +1,11 @@
-"""Shared test fixtures: paths to the recorded pages in ``fixtures/``, a local server."""
+"""Shared test fixtures: paths to the recorded pages in ``fixtures/``, a local server, a
+short temporary folder of a test's own for the browser's profile."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,3 +72,13 @@ def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [name for name in os.environ if name.startswith("CITESIFT_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("CITESIFT_HOME", str(tmp_path / "citesift-home"))
+
+
+@pytest.fixture
+def own_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A temporary folder of this test's own, where the browser makes its profile (short:
+    Chromium refuses a profile whose socket path is over about a hundred characters)."""
+    folder = tempfile.mkdtemp(prefix="csb-")
+    monkeypatch.setenv("TMPDIR", folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.agent.research import aresearch, research
 from citesift.agent.trace import trace
 from citesift.scrape.browser import find_executable
@@ -18,14 +19,6 @@ from citesift.store import SQLiteStore
 from openai_server import chat_reply, serve_openai
 from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher
 from test_scrape import page_route
-from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
-    BUSY,
-    JS_PAGE,
-    browsers_seen,
-    chromium_pids,
-    left_behind,
-    own_tmp,
-)
 
 find_executable()  # no Chromium here fails this test, naming what is missing: never a pass
 
@@ -36,7 +29,7 @@ CHAT = "/v1/chat/completions"
 def test_a_page_only_javascript_writes_is_rendered_read_and_cited(
     server: MisbehavingServer,
     tmp_path: Path,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     page_route(server, "/js", JS_PAGE)
     page = server.url("/js")
@@ -78,7 +71,7 @@ BUS_PAGE = JS_PAGE.replace("Harbour log", "Depot log").replace(
 
 def test_one_browser_serves_a_run_over_two_pages_only_javascript_writes(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     page_route(server, "/ferry", JS_PAGE)
     page_route(server, "/bus", BUS_PAGE)
@@ -109,7 +102,7 @@ def test_one_browser_serves_a_run_over_two_pages_only_javascript_writes(
 
 def test_a_run_cancelled_mid_render_leaves_no_browser(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     page_route(server, "/busy", BUSY)
 

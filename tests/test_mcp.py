@@ -22,6 +22,7 @@ from mcp.types import CallToolResult
 from typer.testing import CliRunner
 
 import citesift
+from chromium import JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rag import create_rag
@@ -35,13 +36,6 @@ from local_site import page, serve_page
 from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
 from test_scrape import page_route
-from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
-    JS_PAGE,
-    browsers_seen,
-    chromium_pids,
-    left_behind,
-    own_tmp,
-)
 from wikipedia_server import WikipediaStandIn
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -174,7 +168,7 @@ def test_scrape_pages_through_a_long_page_by_its_cursor(world: World) -> None:
 
 def test_scrapes_render_in_one_browser_that_ends_with_the_server(
     world: World,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     page_route(world.site, "/ferry", JS_PAGE)
     page_route(world.site, "/bus", BUS_PAGE)

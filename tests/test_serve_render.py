@@ -11,20 +11,13 @@ import time
 import pytest
 from firecrawl import Firecrawl
 
+from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.scrape.browser import find_executable
 from citesift.settings import Settings
 from servers import MisbehavingServer
 from serving import CONTACT, running
 from test_agent_render import BUS_PAGE
 from test_scrape import page_route
-from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
-    BUSY,
-    JS_PAGE,
-    browsers_seen,
-    chromium_pids,
-    left_behind,
-    own_tmp,
-)
 
 find_executable()  # no Chromium here fails these tests, naming what is missing: never a pass
 
@@ -46,7 +39,7 @@ def script_pages(server: MisbehavingServer) -> list[str]:
 
 def test_a_batch_renders_its_pages_in_one_browser_ended_with_the_job(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     pages = script_pages(server)
     with running(settings=RENDERING) as api, browsers_seen(own_tmp) as seen:
@@ -70,7 +63,7 @@ def gone(marker: str) -> bool:
 
 def test_a_batch_cancelled_mid_render_ends_its_browser_at_once(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     page_route(server, "/busy", BUSY)
     busy = [server.url(f"/busy?n={n}") for n in range(4)]
@@ -89,7 +82,7 @@ def test_a_batch_cancelled_mid_render_ends_its_browser_at_once(
 
 def test_the_servers_scrapes_share_one_browser_that_ends_with_the_server(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     pages = script_pages(server)
     page_route(server, "/static", "<html><body><h1>Plain</h1><p>No script here.</p></body></html>")
@@ -107,7 +100,7 @@ def test_the_servers_scrapes_share_one_browser_that_ends_with_the_server(
 
 def test_the_servers_browser_killed_is_replaced_by_the_next_page_that_needs_one(
     server: MisbehavingServer,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     pages = script_pages(server)
     with running(settings=RENDERING) as api, browsers_seen(own_tmp) as seen:
