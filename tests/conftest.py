@@ -1,5 +1,5 @@
-"""Shared test fixtures: paths to the recorded pages in ``fixtures/``, a local server, a
-short temporary folder of a test's own for the browser's profile."""
+"""Shared test fixtures: paths to the recorded pages in ``fixtures/``, a local server, the
+HTTP API on loopback, a short temporary folder of a test's own for the browser's profile."""
 
 from __future__ import annotations
 
@@ -82,3 +82,12 @@ def own_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("TMPDIR", folder)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def served() -> Iterator[str]:
+    """The HTTP API on loopback: its base URL (local addresses allowed, no key)."""
+    from serving import running  # uvicorn and the API loaded only by the tests that serve
+
+    with running() as base:
+        yield base

@@ -1,4 +1,5 @@
-"""The HTTP API served by uvicorn on 127.0.0.1 in a thread, for one test."""
+"""The HTTP API served by uvicorn on 127.0.0.1 in a thread, for one test, and the unmodified
+firecrawl-py SDK pointed at it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from firecrawl import Firecrawl
 
 from citesift.api.config import ServeConfig
 from citesift.api.run import create_app
@@ -36,3 +38,8 @@ def running(config: ServeConfig | None = None, settings: Settings = LOCAL) -> It
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def client(base: str) -> Firecrawl:
+    """The firecrawl-py SDK against the API at ``base`` (any key; one retry)."""
+    return Firecrawl(api_key="any-key", api_url=base, max_retries=1)

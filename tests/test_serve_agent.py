@@ -10,13 +10,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from firecrawl import Firecrawl
 from firecrawl.v2.utils.error_handler import BadRequestError
 
 from citesift.settings import Settings
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
-from serving import CONTACT, running
+from serving import CONTACT, client, running
 from test_agent_run import CHAT, MUSEUM, act, site
 
 pytestmark = pytest.mark.timeout(60)
@@ -26,10 +25,6 @@ pytestmark = pytest.mark.timeout(60)
 def model() -> Iterator[ScriptedServer]:
     with serve_openai() as scripted:
         yield scripted
-
-
-def client(base: str) -> Firecrawl:
-    return Firecrawl(api_key="any-key", api_url=base, max_retries=1)
 
 
 def test_without_a_model_the_agent_answers_extractively_with_cited_passages(

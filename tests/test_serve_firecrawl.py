@@ -8,12 +8,10 @@ import base64
 import struct
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from firecrawl import Firecrawl
 from firecrawl.v2.utils.error_handler import (
     BadRequestError,
     FirecrawlError,
@@ -24,28 +22,19 @@ from firecrawl.v2.utils.error_handler import (
 from citesift.settings import Settings
 from local_site import page, serve_bytes, serve_page, urlset
 from servers import MisbehavingServer
-from serving import CONTACT, running
+from serving import CONTACT, client, running
 from test_scrape import RICH, page_route
 
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture
-def api() -> Iterator[str]:
-    """The API's base URL (local addresses allowed, no key)."""
-    with running() as base:
-        yield base
-
-
-def client(base: str) -> Firecrawl:
-    return Firecrawl(api_key="any-key", api_url=base, max_retries=1)
-
-
 def test_scrape_answers_each_format_asked_with_metadata_and_provenance(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     page_route(server, "/rich", RICH)
-    doc = client(api).scrape(server.url("/rich"), formats=["markdown", "html", "rawHtml", "links"])
+    doc = client(served).scrape(
+        server.url("/rich"), formats=["markdown", "html", "rawHtml", "links"]
+    )
     assert doc.markdown is not None and doc.markdown.startswith("The river rises")
     assert doc.html is not None and "<script" not in doc.html and "The river rises" in doc.html
     assert doc.raw_html is not None and 'console.log("analytics")' in doc.raw_html
@@ -68,17 +57,19 @@ def test_scrape_answers_each_format_asked_with_metadata_and_provenance(
     assert spanned.startswith("The river rises") and spanned.endswith("to the sea.")
 
 
-def test_scrape_with_no_options_answers_markdown_only(api: str, server: MisbehavingServer) -> None:
+def test_scrape_with_no_options_answers_markdown_only(
+    served: str, server: MisbehavingServer
+) -> None:
     page_route(server, "/rich", RICH)
-    doc = client(api).scrape(server.url("/rich"))
+    doc = client(served).scrape(server.url("/rich"))
     assert doc.markdown and doc.html is None and doc.raw_html is None and doc.links is None
 
 
 def test_the_sdks_default_options_are_accepted_and_main_content_is_honoured(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     page_route(server, "/rich", RICH)
-    fc = client(api)
+    fc = client(served)
     article = fc.scrape(server.url("/rich"), formats=["markdown"], only_main_content=True)
     whole = fc.scrape(server.url("/rich"), formats=["markdown"], only_main_content=False)
     assert article.markdown and whole.markdown
@@ -88,24 +79,24 @@ def test_the_sdks_default_options_are_accepted_and_main_content_is_honoured(
 
 
 def test_headers_go_with_the_page_and_one_citesift_sets_itself_is_a_400(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     page_route(server, "/rich", RICH)
-    client(api).scrape(server.url("/rich"), formats=["markdown"], headers={"X-Trace": "tide-3"})
+    client(served).scrape(server.url("/rich"), formats=["markdown"], headers={"X-Trace": "tide-3"})
     assert [seen.headers.get("X-Trace") for seen in server.seen if seen.path == "/rich"] == [
         "tide-3"
     ]
     body = {"url": server.url("/rich"), "headers": {"User-Agent": "Mozilla/5.0"}}
-    refused = httpx.post(f"{api}/v2/scrape", json=body)
+    refused = httpx.post(f"{served}/v2/scrape", json=body)
     assert refused.status_code == 400 and "headers" in refused.text
     assert server.hits("/rich") == 1
 
 
 def test_a_page_answered_404_is_still_a_document_with_its_status(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     page_route(server, "/gone", RICH, status=404)
-    doc = client(api).scrape(server.url("/gone"), formats=["markdown"])
+    doc = client(served).scrape(server.url("/gone"), formats=["markdown"])
     assert doc.metadata is not None and doc.metadata.status_code == 404
 
 
@@ -123,22 +114,22 @@ def test_a_page_answered_404_is_still_a_document_with_its_status(
     ],
 )
 def test_an_option_citesift_cannot_honour_is_a_400_naming_it(
-    api: str, server: MisbehavingServer, options: dict[str, object], named: str
+    served: str, server: MisbehavingServer, options: dict[str, object], named: str
 ) -> None:
     page_route(server, "/rich", RICH)
     with pytest.raises(BadRequestError) as raised:
-        client(api).scrape(server.url("/rich"), **options)  # type: ignore[arg-type]
+        client(served).scrape(server.url("/rich"), **options)  # type: ignore[arg-type]
     assert named in str(raised.value) and "not supported by citesift" in str(raised.value)
     assert server.hits("/rich") == 0  # refused before anything is fetched
 
 
-def test_an_unknown_key_and_a_bad_value_are_400s_naming_them(api: str) -> None:
-    unknown = httpx.post(f"{api}/v2/scrape", json={"url": "http://x.test/", "redactPII": True})
+def test_an_unknown_key_and_a_bad_value_are_400s_naming_them(served: str) -> None:
+    unknown = httpx.post(f"{served}/v2/scrape", json={"url": "http://x.test/", "redactPII": True})
     assert unknown.status_code == 400
     assert unknown.json()["details"][0]["path"] == ["redactPII"]
-    bad = httpx.post(f"{api}/v2/scrape", json={"url": "http://x.test/", "waitFor": -1})
+    bad = httpx.post(f"{served}/v2/scrape", json={"url": "http://x.test/", "waitFor": -1})
     assert bad.status_code == 400 and bad.json()["details"][0]["path"] == ["waitFor"]
-    scheme = httpx.post(f"{api}/v2/scrape", json={"url": "ftp://x.test/"})
+    scheme = httpx.post(f"{served}/v2/scrape", json={"url": "ftp://x.test/"})
     assert scheme.status_code == 400 and "url" in scheme.json()["details"][0]["message"]
 
 
@@ -155,21 +146,21 @@ def test_a_private_address_is_refused_unless_the_server_allows_it(
     assert server.hits("/rich") == 0
 
 
-def test_a_failed_fetch_is_an_error_with_its_code(api: str, server: MisbehavingServer) -> None:
+def test_a_failed_fetch_is_an_error_with_its_code(served: str, server: MisbehavingServer) -> None:
     with pytest.raises(FirecrawlError) as raised:
-        client(api).scrape("http://unresolvable.invalid/page")
+        client(served).scrape("http://unresolvable.invalid/page")
     assert raised.value.status_code == 500
     assert "NETWORK_ERROR" in str(raised.value)
 
 
 def test_map_lists_the_sitemap_and_start_page_and_ranks_by_search(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     base = server.url("")
     sitemap = [f"{base}/news/sports", f"{base}/blog/solar-panels", f"{base}/about"]
     serve_bytes(server, "/sitemap.xml", urlset(sitemap), "application/xml")
     serve_page(server, "/", page("Home", ["/contact"]))
-    fc = client(api)
+    fc = client(served)
     found = [link.url for link in fc.map(server.url("/")).links]
     assert set(found) == {f"{base}/", f"{base}/contact", *sitemap}
     ranked = [link.url for link in fc.map(server.url("/"), search="solar panels", limit=2).links]
@@ -187,22 +178,24 @@ def test_map_lists_the_sitemap_and_start_page_and_ranks_by_search(
     ],
 )
 def test_a_map_option_citesift_cannot_honour_is_a_400_naming_it(
-    api: str, server: MisbehavingServer, options: dict[str, object], named: str
+    served: str, server: MisbehavingServer, options: dict[str, object], named: str
 ) -> None:
     with pytest.raises(BadRequestError) as raised:
-        client(api).map(server.url("/"), **options)  # type: ignore[arg-type]
+        client(served).map(server.url("/"), **options)  # type: ignore[arg-type]
     assert named in str(raised.value)
     assert server.hits("/") == 0
 
 
-def test_a_map_past_its_timeout_is_a_408(api: str, server: MisbehavingServer) -> None:
+def test_a_map_past_its_timeout_is_a_408(served: str, server: MisbehavingServer) -> None:
     serve_page(server, "/", page("Home", []), delay=3)
-    answer = httpx.post(f"{api}/v2/map", json={"url": server.url("/"), "timeout": 300}, timeout=10)
+    answer = httpx.post(
+        f"{served}/v2/map", json={"url": server.url("/"), "timeout": 300}, timeout=10
+    )
     assert answer.status_code == 408 and answer.json()["code"] == "MAP_TIMEOUT"
 
 
-def test_the_schema_documents_the_firecrawl_bodies(api: str) -> None:
-    schema = httpx.get(f"{api}/openapi.json").json()
+def test_the_schema_documents_the_firecrawl_bodies(served: str) -> None:
+    schema = httpx.get(f"{served}/openapi.json").json()
     assert {"/v2/scrape", "/v2/map"} <= set(schema["paths"])
     scrape_body = schema["components"]["schemas"]["ScrapeRequest"]["properties"]
     assert {"url", "formats", "onlyMainContent", "includeTags", "maxAge"} <= set(scrape_body)
@@ -241,36 +234,38 @@ def test_max_age_answers_from_the_store_and_store_in_cache_false_keeps_nothing(
     assert server.hits("/not-kept") == 2  # nothing was kept to answer from
 
 
-def test_a_scrape_past_its_timeout_is_a_408(api: str, server: MisbehavingServer) -> None:
+def test_a_scrape_past_its_timeout_is_a_408(served: str, server: MisbehavingServer) -> None:
     serve_page(server, "/slow", page("Slow", []), delay=3)
     started = time.monotonic()
     with pytest.raises(RequestTimeoutError) as raised:
-        client(api).scrape(server.url("/slow"), timeout=1000)
+        client(served).scrape(server.url("/slow"), timeout=1000)
     assert time.monotonic() - started < 2.5
     assert raised.value.status_code == 408 and "SCRAPE_TIMEOUT" in str(raised.value.code)
 
 
-def test_robots_txt_refusal_is_a_403(api: str, server: MisbehavingServer) -> None:
+def test_robots_txt_refusal_is_a_403(served: str, server: MisbehavingServer) -> None:
     server.robots = (200, "User-agent: *\nDisallow: /private\n")
     page_route(server, "/private/page", RICH)
     with pytest.raises(WebsiteNotSupportedError) as raised:
-        client(api).scrape(server.url("/private/page"))
+        client(served).scrape(server.url("/private/page"))
     assert "ROBOTS_DISALLOWED" in str(raised.value)
     assert server.hits("/private/page") == 0
 
 
 def test_a_screenshot_without_a_browser_is_an_error_saying_so(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     page_route(server, "/rich", RICH)
     with pytest.raises(FirecrawlError) as raised:
-        client(api).scrape(server.url("/rich"), formats=["screenshot"])
+        client(served).scrape(server.url("/rich"), formats=["screenshot"])
     assert raised.value.status_code == 500 and "RENDER_UNAVAILABLE" in str(raised.value)
 
 
-def test_the_v1_style_calls_langchain_makes_are_served(api: str, server: MisbehavingServer) -> None:
+def test_the_v1_style_calls_langchain_makes_are_served(
+    served: str, server: MisbehavingServer
+) -> None:
     page_route(server, "/rich", RICH)
-    fc = client(api)
+    fc = client(served)
     asked = {"formats": ["markdown"], "integration": "langchain"}
     with warnings.catch_warnings():  # the SDK warns once a process that v1 calls are old
         warnings.filterwarnings("ignore", "firecrawl: v1-style calls", DeprecationWarning)

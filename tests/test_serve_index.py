@@ -3,34 +3,25 @@ then searched, each hit with its provenance; local files are never read from a r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from local_site import page, serve_page
 from servers import MisbehavingServer
-from serving import running
 
 pytestmark = pytest.mark.timeout(60)
 TIDES = "The tides of the northern bay rise twice a day, pulled by the moon over the shoals."
 ORCHARD = "The orchard on the hill grows apples and pears that ripen late in the autumn."
 
 
-@pytest.fixture
-def api() -> Iterator[str]:
-    with running() as base:
-        yield base
-
-
 def test_pages_added_to_the_index_are_found_with_their_provenance(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     serve_page(server, "/tides", page("Tides", [], TIDES))
     serve_page(server, "/orchard", page("Orchard", [], ORCHARD))
     urls = [server.url("/tides"), server.url("/orchard"), server.url("/missing")]
     added = httpx.post(
-        f"{api}/citesift/index/documents",
+        f"{served}/citesift/index/documents",
         json={"urls": urls, "retrieval": "bm25"},
         timeout=30,
     )
@@ -41,7 +32,7 @@ def test_pages_added_to_the_index_are_found_with_their_provenance(
     assert "404" in body["skipped"][0]["reason"]
 
     found = httpx.post(
-        f"{api}/citesift/index/search",
+        f"{served}/citesift/index/search",
         json={"query": "when do apples ripen", "top_k": 1, "retrieval": "bm25"},
     )
     assert found.status_code == 200, found.text
@@ -53,8 +44,8 @@ def test_pages_added_to_the_index_are_found_with_their_provenance(
     assert source[origin["source_start"] : origin["source_end"]].startswith("The orchard")
 
 
-def test_searching_an_empty_index_finds_nothing(api: str) -> None:
-    found = httpx.post(f"{api}/citesift/index/search", json={"query": "tides"})
+def test_searching_an_empty_index_finds_nothing(served: str) -> None:
+    found = httpx.post(f"{served}/citesift/index/search", json={"query": "tides"})
     assert found.status_code == 200 and found.json()["hits"] == []
 
 
@@ -69,15 +60,15 @@ def test_searching_an_empty_index_finds_nothing(api: str) -> None:
     ],
 )
 def test_an_ingest_that_names_a_file_or_a_bad_value_is_a_400_naming_it(
-    api: str, body: dict[str, object], named: list[object]
+    served: str, body: dict[str, object], named: list[object]
 ) -> None:
-    answer = httpx.post(f"{api}/citesift/index/documents", json=body)
+    answer = httpx.post(f"{served}/citesift/index/documents", json=body)
     assert answer.status_code == 400
     assert answer.json()["details"][0]["path"] == named
 
 
-def test_the_schema_documents_the_index_routes(api: str) -> None:
-    schema = httpx.get(f"{api}/openapi.json").json()
+def test_the_schema_documents_the_index_routes(served: str) -> None:
+    schema = httpx.get(f"{served}/openapi.json").json()
     assert {"/citesift/index/documents", "/citesift/index/search"} <= set(schema["paths"])
     hit = schema["components"]["schemas"]["IndexHit"]["properties"]
     assert {"id", "score", "content", "provenance"} <= set(hit)

@@ -21,42 +21,38 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def api() -> Iterator[str]:
-    with running() as base:
-        yield base
-
-
-@pytest.fixture
 def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
     with fresh_stand_in(wikipedia_fixtures) as server:
         yield server
 
 
 def test_an_articles_passages_carry_their_licence_revision_and_links(
-    api: str, stand_in: WikipediaStandIn
+    served: str, stand_in: WikipediaStandIn
 ) -> None:
     asked = {"key": "Dog", "origin": stand_in.origin}
-    answer = httpx.post(f"{api}/citesift/wikipedia/passages", json=asked, timeout=30).json()
+    answer = httpx.post(f"{served}/citesift/wikipedia/passages", json=asked, timeout=30).json()
     first = answer["passages"][0]
     assert first["content"].startswith("The domestic dog") and first["block"] == 0
     assert first["fragment_url"].startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
     assert first["licence"]["name"] == "CC BY-SA 4.0" and first["revision"]
     assert answer["document"]["title"] == "Dog" and "blocks" not in answer["document"]
     missing = httpx.post(
-        f"{api}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
+        f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
     )
     assert missing.status_code == 502 and missing.json()["code"] == "READ_FAILED"
 
 
-def test_a_pages_passages_point_into_its_stored_bytes(api: str, server: MisbehavingServer) -> None:
+def test_a_pages_passages_point_into_its_stored_bytes(
+    served: str, server: MisbehavingServer
+) -> None:
     site(server)
     asked = {"url": server.url("/museum")}
-    answer = httpx.post(f"{api}/citesift/page/passages", json=asked, timeout=30).json()
+    answer = httpx.post(f"{served}/citesift/page/passages", json=asked, timeout=30).json()
     floors = next(p for p in answer["passages"] if "12 floors" in p["content"])
     spanned = MUSEUM.decode()[floors["source_start"] : floors["source_end"]]
     assert spanned.strip() == floors["content"].strip() and floors["snapshot_id"]
     assert answer["document"]["title"] == "City Museum"
-    unknown = httpx.post(f"{api}/citesift/page/passages", json={**asked, "depth": 2})
+    unknown = httpx.post(f"{served}/citesift/page/passages", json={**asked, "depth": 2})
     assert unknown.status_code == 400 and unknown.json()["details"][0]["path"] == ["depth"]
 
 
@@ -68,26 +64,26 @@ def test_a_private_page_is_refused_unless_the_server_allows_it(server: Misbehavi
     assert answer.status_code == 502 and server.hits("/museum") == 0
 
 
-def test_a_claim_is_graded_against_the_sentences(api: str) -> None:
+def test_a_claim_is_graded_against_the_sentences(served: str) -> None:
     sentences = ["The museum opened in 1998.", "It has 312 rooms on 12 floors.", "Tea is sold."]
     asked = {"claim": "The museum has 12 floors.", "sentences": sentences}
-    answer = httpx.post(f"{api}/citesift/verify/claim", json=asked, timeout=60).json()
+    answer = httpx.post(f"{served}/citesift/verify/claim", json=asked, timeout=60).json()
     assert answer["label"] == "supported" and 1 in answer["supporting"]
     wrong = httpx.post(
-        f"{api}/citesift/verify/claim", json={**asked, "claim": "The museum has 40 floors."}
+        f"{served}/citesift/verify/claim", json={**asked, "claim": "The museum has 40 floors."}
     ).json()
     assert wrong["label"] != "supported"
 
 
 def test_each_citation_of_a_document_is_checked_against_its_page(
-    api: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer
 ) -> None:
     site(server)
     museum = server.url("/museum")
     text = (
         f"The City Museum opened in 1998 [1]. Its director is Grace Hopper [1].\n\n[1] {museum}\n"
     )
-    answer = httpx.post(f"{api}/citesift/check", json={"text": text}, timeout=60).json()
+    answer = httpx.post(f"{served}/citesift/check", json={"text": text}, timeout=60).json()
     verdicts = {c["sentence"]: c for c in answer["citations"]}
     assert verdicts["The City Museum opened in 1998."]["status"] == "supported"
     assert "opened in 1998" in verdicts["The City Museum opened in 1998."]["evidence"]
@@ -95,8 +91,8 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert answer["passed"] is False and server.hits("/museum") == 1
 
 
-def test_the_schema_documents_every_route_and_its_typed_answers(api: str) -> None:
-    schema = httpx.get(f"{api}/openapi.json").json()
+def test_the_schema_documents_every_route_and_its_typed_answers(served: str) -> None:
+    schema = httpx.get(f"{served}/openapi.json").json()
     paths = set(schema["paths"])
     assert {"/v2/crawl", "/v2/crawl/{job}", "/v2/batch/scrape", "/v2/search", "/v2/agent"} <= paths
     assert {"/citesift/wikipedia/passages", "/citesift/check", "/citesift/runs/{run_id}"} <= paths

@@ -9,13 +9,12 @@ import signal
 import time
 
 import pytest
-from firecrawl import Firecrawl
 
 from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.scrape.browser import find_executable
 from citesift.settings import Settings
 from servers import MisbehavingServer
-from serving import CONTACT, running
+from serving import CONTACT, client, running
 from test_agent_render import BUS_PAGE
 from test_scrape import page_route
 
@@ -24,10 +23,6 @@ find_executable()  # no Chromium here fails these tests, naming what is missing:
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 RENDERING = Settings(contact=CONTACT, allow_private=True)
 """Settings that reach the local test site and render with the system's Chromium."""
-
-
-def client(base: str) -> Firecrawl:
-    return Firecrawl(api_key="any-key", api_url=base, max_retries=1)
 
 
 def script_pages(server: MisbehavingServer) -> list[str]:

@@ -6,7 +6,6 @@ when no source is, and a 400 naming each option citesift cannot honour."""
 from __future__ import annotations
 
 import pytest
-from firecrawl import Firecrawl
 from firecrawl.v2.types import ScrapeOptions
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
@@ -15,7 +14,7 @@ from citesift.api.run import create_app
 from citesift.errors import InvalidArgument
 from citesift.settings import Settings
 from servers import MisbehavingServer
-from serving import CONTACT, running
+from serving import CONTACT, client, running
 from test_agent_run import site
 
 pytestmark = pytest.mark.timeout(60)
@@ -29,10 +28,6 @@ def searching(server: MisbehavingServer) -> Settings:
         search="searxng",
         search_url=server.url("/"),
     )
-
-
-def client(base: str) -> Firecrawl:
-    return Firecrawl(api_key="any-key", api_url=base, max_retries=1)
 
 
 def test_search_answers_the_sources_results_and_reads_them_when_asked(
