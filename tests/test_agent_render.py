@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
-from citesift.agent.research import aresearch, research
+from citesift.agent.research import aresearch
 from citesift.agent.trace import trace
 from citesift.scrape.browser import find_executable
 from citesift.store import SQLiteStore
 from openai_server import chat_reply, serve_openai
 from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher
+from test_agent_run import on_pages
 from test_scrape import page_route
 
 find_executable()  # no Chromium here fails this test, naming what is missing: never a pass
@@ -41,16 +42,7 @@ def test_a_page_only_javascript_writes_is_rendered_read_and_cited(
             chat_reply(json.dumps({"action": "scrape", "urls": [page], "query": "ferry"})),
             chat_reply(json.dumps(finish)),
         )
-        answer = research(
-            "When did the ferry leave?",
-            identity=TEST_IDENTITY,
-            urls=[page],
-            model="scripted",
-            base_url=api.base_url,
-            allow_private=True,
-            store=store,
-            fetcher=loopback_fetcher(),
-        )
+        answer = on_pages("When did the ferry leave?", api, [page], store=store)
         shown = api.received(CHAT)[1].json["messages"][1]["content"]
     assert "Only the script wrote that the ferry left at noon." in shown
     assert f"- {server.url('/next')} | The next entry |" in shown  # a link the script wrote
@@ -84,15 +76,7 @@ def test_one_browser_serves_a_run_over_two_pages_only_javascript_writes(
             chat_reply(json.dumps({"action": "scrape", "urls": pages, "query": "left"})),
             chat_reply(json.dumps(finish)),
         )
-        answer = research(
-            "When did the ferry and the bus leave?",
-            identity=TEST_IDENTITY,
-            urls=pages,
-            model="scripted",
-            base_url=api.base_url,
-            allow_private=True,
-            fetcher=loopback_fetcher(),
-        )
+        answer = on_pages("When did the ferry and the bus leave?", api, pages)
     assert answer.status == "completed" and answer.pages == 2
     cited = {f.pointer: (f.verified, f.corrected, f.sources) for f in answer.fields}
     assert cited == {"/ferry": (True, False, (pages[0],)), "/bus": (True, False, (pages[1],))}

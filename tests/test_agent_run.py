@@ -93,6 +93,20 @@ def run(server: MisbehavingServer, api: ScriptedServer, *replies: Reply, **optio
     return research("When did the City Museum open and how many floors has it?", **settings)
 
 
+def on_pages(task: str, api: ScriptedServer, urls: list[str], **options: Any) -> Answer:
+    """``research`` of ``task`` over ``urls``, planned by the scripted model, on loopback."""
+    return research(
+        task,
+        identity=TEST_IDENTITY,
+        urls=urls,
+        model="scripted",
+        base_url=api.base_url,
+        allow_private=True,
+        fetcher=loopback_fetcher(),
+        **options,
+    )
+
+
 def prompts(api: ScriptedServer) -> list[str]:
     return [r.json["messages"][1]["content"] for r in api.received(CHAT)]
 
@@ -461,15 +475,7 @@ def test_a_url_run_reads_the_given_pages_and_one_hop_of_their_links_and_does_not
         act(action="scrape", urls=[deep]),
         act(action="finish", data=None, missing=["all"]),
     )
-    answer = research(
-        "When did the City Museum open?",
-        identity=TEST_IDENTITY,
-        urls=[start],
-        model="scripted",
-        base_url=api.base_url,
-        allow_private=True,
-        fetcher=loopback_fetcher(),
-    )
+    answer = on_pages("When did the City Museum open?", api, [start])
     seen = prompts(api)
     system = api.received(CHAT)[0].json["messages"][0]["content"]
     assert '"action":"search"' not in system and '"action":"map"' not in system
