@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from chromium import browsers_seen, left_behind
 from citesift.cli import app
 from citesift.scrape.crawl import crawl
 from citesift.store import SQLiteStore
@@ -18,11 +19,6 @@ from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from servers import MisbehavingServer, loopback_fetcher, loopback_policy
 from test_scrape import page_route
-from test_scrape_browser import (  # noqa: F401 - own_tmp: a fixture
-    browsers_seen,
-    left_behind,
-    own_tmp,
-)
 from test_scrape_cli import CONTACT
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
@@ -52,7 +48,7 @@ def crawled(server: MisbehavingServer, store: SQLiteStore, **options: Any) -> di
 def test_pages_javascript_writes_are_rendered_by_one_browser_only_when_asked(
     server: MisbehavingServer,
     tmp_path: Path,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
 ) -> None:
     site(server)
     with SQLiteStore(tmp_path / "plain.db") as store, browsers_seen(own_tmp) as none:
@@ -78,7 +74,7 @@ def test_pages_javascript_writes_are_rendered_by_one_browser_only_when_asked(
 def test_the_crawl_command_renders_with_render_auto(
     server: MisbehavingServer,
     tmp_path: Path,
-    own_tmp: str,  # noqa: F811
+    own_tmp: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
