@@ -176,3 +176,19 @@ def test_a_page_of_short_table_cells_still_reads_as_its_text() -> None:
     rows = "".join(f"<tr><td>{line}</td></tr>" for line in notice)
     html = f"<body><table><tr>{menu}</tr>{rows}</table></body>"
     assert [b.text for b in html_to_blocks(html)] == notice
+
+
+def test_a_comment_thread_is_never_the_article_even_when_one_reply_outweighs_it() -> None:
+    """A thread beside a short story, one reply longer than the story and a list of links
+    weighing on the page: the thread is not the article, the story is."""
+    story = "".join(f"<p>{p}</p>" for p in STORY[:2])
+    links = " ".join(
+        f"<a href='/t{n}'>Another story about the town, part {n}</a>" for n in range(20)
+    )
+    long_reply = " ".join([COMMENT] * 3)
+    html = (
+        f"<body><div class='links'>{links}</div><div class='post'>{story}</div>"
+        f"<div id='comments'><div class='c'><p>{long_reply}</p></div>"
+        f"<div class='c'><p>{COMMENT}</p></div></div></body>"
+    )
+    assert [b.text for b in html_to_blocks(html)] == STORY[:2]

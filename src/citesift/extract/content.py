@@ -73,12 +73,16 @@ class Sums:
 
 
 def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
-    """The candidate range of the highest-scoring element, or None when none stands out."""
+    """The candidate range of the highest-scoring element, or None when none stands out.
+
+    A comment thread, or an element inside one, is never the article however much prose
+    its replies hold: the article is what they reply to.
+    """
     net = sums.net
     best, best_score = None, MIN_ARTICLE_SCORE
     for start, end in scan.containers:
         score = net[end] - net[start]
-        if score > best_score:
+        if score > best_score and not any(_holds(t, (start, end)) for t in scan.threads):
             best, best_score = (start, end), score
     return best
 
