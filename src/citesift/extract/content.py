@@ -28,6 +28,8 @@ PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
 PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
 LISTED_GAIN = 5  # list items counted, an element must hold this many times the prose
 STATED_SHARE = 0.5  # as is one with less text than this share of the article's stated length
+# Beside a lone best paragraph, blocks of these kinds join it however short (without links)
+SIBLING_KINDS = frozenset(("heading", "paragraph", "table_cell"))
 
 
 def block_score(cand: Candidate, lists: bool = False) -> int:
@@ -176,7 +178,8 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
     looser selections are tried in turn (the best element without its furniture-named
     parts dropped, then every block that is not a link list), and the first plausible one
     is kept, else the one with the most prose. Before that, ``_listed`` may read the page
-    again with list items as long as a paragraph counted as prose.
+    again with list items as long as a paragraph counted as prose. A plausible best element
+    that is a single block is read with its siblings (``_with_siblings``).
     """
     sums = Sums.of(scan)
     found = best_range(scan, sums) if furniture else None
@@ -197,6 +200,8 @@ def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 
         return not stated or sum(scan.candidates[i].size for i in option) >= stated * STATED_SHARE
 
     if plausible(chosen):
+        if found is not None and found[1] - found[0] == 1:
+            return _with_siblings(scan, sums, found)
         return chosen
     tried = [chosen]
     if found is not None and furniture:
@@ -233,6 +238,31 @@ def _listed(
     best = declared_range(scan, loose, best)
     option = _selection(scan, loose, best, data_tables, furniture=True)
     return option if _prose(loose, option) > held * LISTED_GAIN else None
+
+
+def _with_siblings(scan: Scan, sums: Sums, found: tuple[int, int]) -> list[int]:
+    """The block ``found`` with the blocks beside it in its parent element that are prose,
+    or short blocks of ``SIBLING_KINDS`` without links, less furniture-named parts.
+
+    An article is rarely one paragraph: where its paragraphs have no element of their own
+    (old pages, paragraphs left unclosed, a blog post beside its sidebar in one column), the
+    best element is a single paragraph, and its siblings that read as prose are the rest
+    of it, as readability adds a candidate's siblings.
+    """
+    parent = min(
+        (r for r in scan.containers if _holds(r, found) and r != found),
+        key=lambda r: r[1] - r[0],
+        default=found,
+    )
+    start, end = parent
+    left_out = named_furniture_blocks(scan, sums, start, end)
+    cands = scan.candidates
+    return [
+        i
+        for i in range(start, end)
+        if i not in left_out
+        and (sums.held(i, i + 1) > 0 or (cands[i].kind in SIBLING_KINDS and not cands[i].link))
+    ]
 
 
 def _prose(sums: Sums, option: list[int]) -> int:
