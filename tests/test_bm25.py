@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.index.lexical import BM25Index, Tokenizer, bm25_score
+from citesift.index.lexical import BM25Index, Tokenizer, bm25_score, tokens
 from citesift.index.rerankers.bm25 import BM25Reranker
 from citesift.model import Match
 
@@ -65,6 +65,19 @@ def test_tokenizer_keeps_unicode_letters_and_cuts_cjk_into_pairs() -> None:
     assert words[:2] == ["ärzte", "münchen"]
     assert "東京" in words and "首都" in words and "日本" in words and "서울" in words
     assert Tokenizer()("東") == ["東"] and "x" not in words
+
+
+def test_tokenizer_terms_stay_the_same_once_its_remembered_words_are_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "The running dogs of the village were running with the other dogs"
+    expected = ["run", "dog", "villag", "were", "run", "other", "dog"]
+    assert Tokenizer()(text) == expected
+    monkeypatch.setattr(tokens, "_TERM_CACHE", 3)  # forgotten every few new words
+    tokenizer = Tokenizer()
+    assert [tokenizer(text) for _ in range(3)] == [expected] * 3
+    assert len(tokenizer._terms) <= 3 + len(tokenizer.stopwords)
+    assert Tokenizer(stem=False)(text)[:3] == ["running", "dogs", "village"]
 
 
 def test_a_cjk_query_finds_its_words_inside_unspaced_text() -> None:

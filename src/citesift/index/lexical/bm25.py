@@ -152,8 +152,7 @@ class BM25Index:
     def terms(self, text: str) -> _Terms:
         """The term ids and counts of ``text`` (new terms join the vocabulary)."""
         counts = Counter(self.tokenize(text))
-        known = self.vocabulary.ids.get
-        ids = [known(t) for t in counts]
+        ids = list(map(self.vocabulary.ids.get, counts))
         if None in ids:
             ids = [self.vocabulary.id_of(t) for t in counts]
         return np.array(ids, dtype=np.int32), np.array(list(counts.values()), dtype=np.float32)
