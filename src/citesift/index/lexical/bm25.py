@@ -51,10 +51,13 @@ class Segment:
         at = np.minimum(np.searchsorted(self.terms, terms), max(len(self.terms) - 1, 0))
         found = np.flatnonzero(self.terms[at] == terms) if len(self.terms) else at[:0]
         lo, hi = self.starts[at[found]], self.starts[at[found] + 1]
-        sizes = hi - lo
-        ends = np.cumsum(sizes)
-        places = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(lo - ends + sizes, sizes)
-        return np.repeat(found, sizes), self.rows[places], self.tf[places]
+        spans = list(zip(lo.tolist(), hi.tolist(), strict=True))
+        # Each term's postings are one run: copied as slices, not gathered one by one.
+        return (
+            np.repeat(found, hi - lo),
+            np.concatenate([self.rows[a:b] for a, b in spans] or [self.rows[:0]]),
+            np.concatenate([self.tf[a:b] for a, b in spans] or [self.tf[:0]]),
+        )
 
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int32)
@@ -297,7 +300,13 @@ class BM25Index:
         df = np.bincount(which, minlength=len(wanted)).astype(np.float64)
         idf = np.log1p((live - df + 0.5) / (df + 0.5))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            part = idf[which] * tf * (self.k1 + 1) / (tf + self._saturation()[rows])
+            # idf * tf * (k1 + 1) / (tf + saturation), in place: the same operations in the
+            # same order (so the same scores), with no temporary array for each step.
+            part = idf[which]
+            part *= tf
+            part *= self.k1 + 1
+            tf += self._saturation()[rows]
+            part /= tf
         if not np.isfinite(part).all():
             part = np.where(np.isfinite(part), part, 0.0)
         return np.bincount(rows, weights=part, minlength=len(self.row_ids))
