@@ -197,7 +197,8 @@ def test_a_comment_thread_is_never_the_article_even_when_one_reply_outweighs_it(
 def test_paragraphs_without_an_element_of_their_own_are_read_with_their_siblings() -> None:
     """Old pages leave paragraphs unclosed in a layout cell beside a list of links, and
     poems set their lines with ``<br>``: the best element is then one paragraph, and the
-    prose, short lines and headings beside it in its parent are the rest of the article."""
+    prose, short lines and headings beside it in its parent (from its first prose on) are the
+    rest of the article."""
     verse = ["I wander often from the way,", "And sin afflicts me every day:"]
     related = "".join(
         f"<li><a href='/r{n}'>Another story about the town, part {n}</a></li>" for n in range(12)
@@ -208,5 +209,5 @@ def test_paragraphs_without_an_element_of_their_own_are_read_with_their_siblings
         f"<h1>Harbour wall</h1><p>{lead}<p>{STORY[0]}<h2>Verse</h2>"
         f"<p>{verse[0]}<br>{verse[1]}<br><ul>{related}</ul></td></tr></table></body>"
     )
-    expected = ["Harbour wall", lead, STORY[0], "Verse", *verse]
+    expected = [lead, STORY[0], "Verse", *verse]  # the title before the text is the page's own
     assert [b.text for b in html_to_blocks(html)] == expected

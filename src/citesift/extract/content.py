@@ -257,12 +257,15 @@ def _with_siblings(scan: Scan, sums: Sums, found: tuple[int, int]) -> list[int]:
     start, end = parent
     left_out = named_furniture_blocks(scan, sums, start, end)
     cands = scan.candidates
-    return [
+    joined = [
         i
         for i in range(start, end)
         if i not in left_out
         and (sums.held(i, i + 1) > 0 or (cands[i].kind in SIBLING_KINDS and not cands[i].link))
     ]
+    # short blocks before the first prose are the page's title and kicker, not its text
+    first = next((n for n, i in enumerate(joined) if sums.held(i, i + 1) > 0), 0)
+    return joined[first:]
 
 
 def _prose(sums: Sums, option: list[int]) -> int:
