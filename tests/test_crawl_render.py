@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from chromium import browsers_seen, left_behind
 from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
+from citesift.scrape.browser import find_executable
 from citesift.scrape.crawl import crawl
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
@@ -86,4 +88,32 @@ def test_the_crawl_command_renders_with_render_auto(
     assert "ferry 2 left at noon" in records[server.url("/js2")]["markdown"]
     refused = CliRunner().invoke(app, [*args, "--render", "always"])
     assert refused.exit_code == 2 and "always" in refused.output
+    assert left_behind(own_tmp) == []
+
+
+def test_the_crawl_renders_with_the_browser_citesift_toml_names_and_a_bad_one_is_an_error(
+    server: MisbehavingServer,
+    tmp_path: Path,
+    own_tmp: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    site(server)
+    marker = tmp_path / "launched"
+    named = tmp_path / "named-chromium"
+    named.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{find_executable()}" "$@"\n')
+    named.chmod(0o755)
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    (tmp_path / "citesift.toml").write_text(f'browser = "{named}"\n')
+    result = CliRunner().invoke(app, [*args, "--render", "auto"])
+    assert result.exit_code == 0, result.output
+    assert marker.exists()  # the crawl's Chromium is the one the setting names
+    assert "ferry 1 left at noon" in result.stdout
+    (tmp_path / "citesift.toml").write_text('browser = "/nonexistent/chromium"\n')
+    refused = CliRunner().invoke(app, [*args, "--render", "auto"])
+    assert refused.exit_code == EXIT_USAGE
+    assert "browser" in refused.output and "/nonexistent/chromium" in refused.output
+    assert "citesift.toml" in refused.output
+    plain = CliRunner().invoke(app, [*args, "--render", "never"])  # no browser: not checked
+    assert plain.exit_code == 0, plain.output
     assert left_behind(own_tmp) == []

@@ -195,7 +195,8 @@ def test_a_crawl_is_cancelled_at_once_and_a_finished_one_is_not(
         ({"delay": 2}, "delay"),
         ({"limit": 5000}, "limit"),
         ({"scrape_options": {"formats": ["rawHtml"]}}, "formats"),
-        ({"scrape_options": {"formats": ["markdown"], "wait_for": 500}}, "waitFor"),
+        ({"scrape_options": {"formats": ["markdown"], "only_main_content": False}}, "onlyMain"),
+        ({"scrape_options": {"actions": [{"type": "click", "selector": "a"}]}}, "actions.0"),
     ],
 )
 def test_a_crawl_option_citesift_cannot_honour_is_a_400_naming_it(

@@ -9,10 +9,12 @@ import signal
 import time
 
 import pytest
+from firecrawl.v2.types import ScrapeOptions, WaitAction
 
 from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.scrape.browser import find_executable
 from citesift.settings import Settings
+from local_site import page, serve_page
 from servers import MisbehavingServer
 from serving import CONTACT, client, running
 from test_agent_render import BUS_PAGE
@@ -46,6 +48,32 @@ def test_a_batch_renders_its_pages_in_one_browser_ended_with_the_job(
         assert len(seen) == 1  # both pages rendered by one launch
         assert gone(own_tmp)  # the job's browser ended with the job
     assert left_behind(own_tmp) == []
+
+
+def test_a_crawl_asking_to_wait_renders_its_pages_with_the_servers_browser(
+    server: MisbehavingServer,
+    own_tmp: str,
+) -> None:
+    pages = script_pages(server)
+    serve_page(server, "/", page("Home", ["/ferry", "/bus"]))
+    with running(settings=RENDERING) as api, browsers_seen(own_tmp) as seen:
+        fc = client(api)
+        plain = fc.crawl(server.url("/"), limit=3, poll_interval=1, timeout=60)
+        assert len(plain.data) == 3 and not seen  # no wait asked: read as served, no browser
+        waited = fc.crawl(
+            server.url("/"), limit=3, scrape_options=ScrapeOptions(wait_for=600),
+            poll_interval=1, timeout=60,
+        )  # fmt: skip
+        written = {d.metadata.source_url: d.markdown or "" for d in waited.data if d.metadata}
+        assert "the ferry left at noon" in written[pages[0]]
+        assert "A late line arrived after the load." in written[pages[0]]  # waited 600 ms
+        assert "the bus left at dusk" in written[pages[1]]
+        assert "Home" in written[server.url("/")]  # a static page is read as served
+        selector = ScrapeOptions(actions=[WaitAction(selector="#late")])
+        late = fc.crawl(pages[0], limit=1, scrape_options=selector, poll_interval=1, timeout=60)
+        assert "A late line arrived after the load." in (late.data[0].markdown or "")
+        assert len(seen) == 1 and len(chromium_pids(own_tmp)) == 1  # the server's, still up
+    assert chromium_pids(own_tmp) == [] and left_behind(own_tmp) == []
 
 
 def gone(marker: str) -> bool:

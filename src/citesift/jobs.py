@@ -151,11 +151,13 @@ def crawl_work(
     fetcher: Fetcher,
     store: AnyStore | None = None,
     snapshots: AnyStore | None = None,
+    browser: Browser | None = None,
 ) -> Work:
     """A crawl as a job's work: each page's record a result, each page that failed an
     error (``url``, ``error``, ``code``). The frontier is kept in ``store``, SQLite or
     PostgreSQL (without one, in a temporary store removed when the crawl ends), each page's
-    snapshot in ``snapshots`` (default: the frontier's store)."""
+    snapshot in ``snapshots`` (default: the frontier's store); with ``render="auto"`` the
+    pages that need it are rendered by ``browser`` (a server's, kept open by its owner)."""
 
     async def work(sink: JobSink) -> None:
         def progress(now: CrawlProgress) -> None:
@@ -172,6 +174,7 @@ def crawl_work(
                 on_progress=progress,
                 crawl_as=sink.job,
                 snapshots=snapshots,
+                browser=browser,
             )
             progress(ended)
             for failed, why in frontier_in(kept).failures(sink.job):

@@ -24,6 +24,7 @@ from citesift.clients import WebSearch
 from citesift.errors import ConfigError, StoreError
 from citesift.extract.rules import Mode
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, IdentityError
+from citesift.scrape.browser import Browser, BrowserUnavailable, find_executable
 from citesift.sources import (
     DEFAULT_ORIGIN,
     PageLimits,
@@ -96,6 +97,25 @@ class Settings:
         """The store these settings name: a PostgreSQL URL or a SQLite file's path (the
         default file when none)."""
         return open_store(self.store)
+
+    def browser_path(self) -> str | None:
+        """The Chromium ``browser`` names, checked now (None when it names none: then
+        ``chromium`` on the PATH is looked for when a page first needs it); a path that is
+        not an executable file is a ``ConfigError`` saying which setting to fix."""
+        if self.browser is None:
+            return None
+        try:
+            return find_executable(self.browser)
+        except BrowserUnavailable as error:
+            raise ConfigError(
+                f"the browser setting names no Chromium ({error}): set browser in"
+                f" {CONFIG_FILE} or {ENV_PREFIX}BROWSER to the path of one, or leave it out"
+            ) from None
+
+    def lazy_browser(self) -> Browser:
+        """A lazy browser launching the Chromium ``browser`` names: every face that
+        renders starts its browser here, so the setting means the same everywhere."""
+        return Browser(self.browser, lazy=True)
 
 
 class ScrapeAccess(TypedDict):

@@ -4,6 +4,7 @@ pages and the run store put together from plain arguments."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +50,8 @@ async def aresearch(
     store: AnyStore | None = None,
     fetcher: Fetcher | None = None,
     progress: Progress | None = None,
+    browser: Browser | None = None,
+    executable: str | None = None,
 ) -> Answer:
     """``research`` for async code."""
     budget = Budget(
@@ -75,9 +78,11 @@ async def aresearch(
         engine = search_backend(search, search_url, search_key, wikipedia)
         tools = Tools(pages, engine, given=set(urls))
         runs = runs_in(store) if store is not None else None
-        # One browser for the whole run, started by the first page that needs rendering.
-        async with Browser(lazy=True) as browser:
-            pages.browser = browser
+        # One browser for the whole run, started by the first page that needs rendering
+        # (or the caller's, kept open by the caller).
+        own = Browser(executable, lazy=True) if browser is None else None
+        async with own or nullcontext():
+            pages.browser = browser or own
             return await run_research(
                 task,
                 tools,
@@ -107,7 +112,8 @@ def research(task: str, **options: Any) -> Answer:
     run may read what its search found. Pages are read through ``scrape``: one that needs
     JavaScript is rendered in headless Chromium (``citesift[render]``), else read as served;
     one browser serves the whole run, started by the first page that needs it and ended
-    with the run, however it ends.
+    with the run, however it ends (``executable`` names its Chromium, as ``Browser`` takes
+    it; ``browser`` is one the caller keeps open instead).
     ``model`` at ``base_url`` (any OpenAI-compatible endpoint, through ``citesift[openai]``;
     ``api_key`` else ``$OPENAI_API_KEY``) plans the run; without a model the research is
     extractive: the best passages for the task, each cited. Budgets: ``max_steps``,

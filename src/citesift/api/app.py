@@ -16,7 +16,6 @@ from citesift.api.config import ServeConfig
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
 from citesift.jobs import JobRunner
-from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
 from citesift.store.jobs import JobStore
 from citesift.store.sqlite import MEMORY, SQLiteStore
@@ -40,7 +39,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         kept = setup.store or setup.budget
         policy = settings.fetch_policy()
         try:
-            async with Browser(settings.browser, lazy=True) as browser:  # ended at shutdown
+            async with settings.lazy_browser() as browser:  # ended at shutdown
                 app.state.serving = Serving(setup, policy, slots, runner, kept, search, browser)
                 yield
         finally:

@@ -70,6 +70,8 @@ class CrawlRequest(FirecrawlBody):
         if self.limit > MAX_JOB_PAGES:
             raise Unsupported(["limit"], self.limit, f"a crawl reads at most {MAX_JOB_PAGES}")
         start = start_url(self.url)
+        scraping = self.scrape_options or ScrapeFields.model_validate({})
+        render, wait_for = scraping.crawl_render()
         chosen: dict[str, Any] = {
             "limit": self.limit,
             "max_depth": MAX_CRAWL_DEPTH
@@ -77,7 +79,9 @@ class CrawlRequest(FirecrawlBody):
             else self.max_discovery_depth,
             "include_paths": tuple(self._included(start)),
             "exclude_paths": tuple(self.exclude_paths),
-            "formats": (self.scrape_options or ScrapeFields.model_validate({})).crawl_formats(),
+            "formats": scraping.crawl_formats(),
+            "render": render,
+            "wait_for": wait_for,
         }
         if self.max_concurrency is not None:
             chosen["concurrency"] = self.max_concurrency

@@ -45,6 +45,7 @@ async def start_crawl(
         fetcher=setup.fetcher,
         store=shared.work_store,
         snapshots=setup.store or setup.budget,
+        browser=shared.browser,
     )
     return _started(shared, request, "crawl", "crawl", body.model_dump(by_alias=True), work)
 
@@ -136,6 +137,7 @@ async def start_agent(
         allow_private=settings.allow_private,
         store=shared.work_store,
         fetcher=shared.setup.fetcher,
+        browser=shared.browser,
     )
     return _started(shared, request, "agent", "agent", body.model_dump(by_alias=True), work)
 

@@ -31,9 +31,11 @@ ONLY = {
     "zero_data_retention": False,
 }
 """Fields citesift honours at one value only (TLS is always verified; no mobile emulation)."""
-ABSENT = ("actions", "location", "min_age")
-"""Fields citesift cannot honour at all: nothing is clicked, typed, emulated or held back
-from a fresh fetch."""
+ABSENT = ("location", "min_age")
+"""Fields citesift cannot honour at all: nothing is emulated or held back from a fresh
+fetch."""
+WAIT_KEYS = {"type", "milliseconds", "selector"}
+"""Keys of the one action citesift honours, ``wait``: nothing is clicked or typed."""
 PROXIES = ("basic", "auto")
 CRAWL_FORMATS = ("markdown", "links")
 CRAWL_NAMES = "markdown, links"
@@ -42,13 +44,12 @@ CRAWL_DEFAULTS: dict[str, object] = {
     "include_tags": None,
     "exclude_tags": None,
     "headers": None,
-    "wait_for": 0,
     "timeout": None,
     "parsers": None,
     "store_in_cache": True,
 }
 """Options a crawl honours only at Firecrawl's default: each page is read as an article,
-whole, as it is served."""
+whole, as it is served (or rendered, when a wait asks for a browser)."""
 IN_CRAWLS = "a crawl reads each page's main content as served"
 
 
@@ -90,7 +91,7 @@ class ScrapeFields(FirecrawlBody):
             "only_main_content": self.only_main_content,
             "include_tags": tuple(self.include_tags or ()),
             "exclude_tags": tuple(self.exclude_tags or ()),
-            "wait_for": self.wait_for,
+            "wait_for": self.waited(),
             "headers": dict(self.headers or {}),
         }
         chosen.update(_screenshot(self.formats))
@@ -111,6 +112,42 @@ class ScrapeFields(FirecrawlBody):
             if name not in CRAWL_FORMATS:
                 raise Unsupported(["formats", index], name, f"a crawl's formats are {CRAWL_NAMES}")
         return (*dict.fromkeys(_formats(self.formats)), "metadata")
+
+    def crawl_render(self) -> tuple[str, int | str]:
+        """A crawl's render choice and wait for these options: a wait (``waitFor`` or
+        ``wait`` actions, even of 0 ms) asks for a browser, so the pages that need
+        JavaScript are rendered (``auto``) and waited for; without one, ``never``."""
+        waited = self.waited()
+        return ("auto" if waited or self.actions else "never"), waited
+
+    def waited(self) -> int | str:
+        """What a rendered page is waited for after its load: ``waitFor``'s milliseconds
+        and those of the ``wait`` actions, or one action's selector; ``Unsupported`` names
+        any other action (nothing is clicked or typed) or a mix a wait cannot be."""
+        total: int = self.wait_for
+        selector: str | None = None
+        for index, action in enumerate(self.actions or ()):
+            if not isinstance(action, dict) or action.get("type") != "wait":
+                raise Unsupported(["actions", index], action, "only 'wait' actions are")
+            extra = set(action) - WAIT_KEYS
+            if extra:
+                raise Unsupported(["actions", index, sorted(extra)[0]], action)
+            wait = action.get("milliseconds")
+            named = action.get("selector")
+            if isinstance(named, str) and named.strip() and wait is None:
+                if selector is not None or total:
+                    raise Unsupported(["actions", index], action, "a selector waited alone is")
+                selector = named
+            elif isinstance(wait, int) and not isinstance(wait, bool) and wait >= 0:
+                if selector is not None:
+                    raise Unsupported(["actions", index], action, "a selector waited alone is")
+                total += wait
+            else:
+                why = "a wait of milliseconds (0 or more) or of a CSS selector is"
+                raise Unsupported(["actions", index], action, why)
+        if total > MAX_WAIT_MS:
+            raise Unsupported(["actions"], total, f"waits of {MAX_WAIT_MS} ms in all at most")
+        return selector if selector is not None else total
 
 
 class ScrapeRequest(ScrapeFields):

@@ -24,7 +24,7 @@ from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Deadline, Store, source_setup, usage_error
 from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import CitesiftError, InvalidArgument
+from citesift.errors import CitesiftError, ConfigError, InvalidArgument
 from citesift.scrape.crawl import (
     CONCURRENCY,
     CRAWL_DEPTH,
@@ -37,6 +37,7 @@ from citesift.scrape.crawl import (
 )
 from citesift.scrape.crawl_workers import crawl_with_workers
 from citesift.scrape.map import start_url
+from citesift.settings import Settings
 from citesift.store.frontier import LEASE_S
 
 PROGRESS_EVERY = 1.0
@@ -137,6 +138,7 @@ def crawl_command(
         kept = setup.store or setup.budget
         if kept is None:
             usage_error("a crawl keeps its frontier in a store: name one with --store")
+        executable = _browser(setup.settings) if render is CrawlRender.auto else None
         say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
         with _output(out) as sink:
             written = _Written(sink)
@@ -147,18 +149,27 @@ def crawl_command(
                 if workers == 1:
                     ended = asyncio.run(
                         acrawl(url, options, policy=policy, store=kept, fetcher=setup.fetcher,
-                               resume=resume, on_result=written, on_progress=_Progress())
+                               resume=resume, on_result=written, on_progress=_Progress(),
+                               executable=executable)
                     )  # fmt: skip
                 else:
                     ended = crawl_with_workers(
                         url, options, workers, policy=policy, store=kept, resume=resume,
-                        on_result=written, on_progress=_Progress(),
+                        on_result=written, on_progress=_Progress(), executable=executable,
                     )  # fmt: skip
             except InvalidArgument as error:
                 usage_error(str(error))
             except CitesiftError as error:  # every worker process failed
                 fail(str(error))
     say(_progress_line(ended), err=True)
+
+
+def _browser(settings: Settings) -> str | None:
+    """The Chromium the settings name for rendering, checked before the crawl starts."""
+    try:
+        return settings.browser_path()
+    except ConfigError as error:
+        usage_error(str(error))
 
 
 def _output(out: Path | None) -> AbstractContextManager[IO[str] | None]:

@@ -150,6 +150,7 @@ def research_command(
                     store=kept,
                     fetcher=setup.fetcher,
                     progress=lambda line: say(line, err=True),
+                    executable=settings.browser,
                 )
             )
         finally:

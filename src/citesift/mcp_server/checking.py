@@ -127,6 +127,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             allow_private=settings.allow_private,
             store=shared.kept(),
             fetcher=setup.fetcher,
+            browser=shared.browser,
         )
         # a quarter page each: JSON text in JSON may take twice its length, escaped again
         data = pieces(json.dumps(answer.data, ensure_ascii=False), shared.pager.page_chars // 4)

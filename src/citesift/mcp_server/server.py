@@ -13,7 +13,6 @@ from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
-from citesift.scrape.browser import Browser
 from citesift.settings import Settings, source_setup, version_text
 
 INSTRUCTIONS = (
@@ -40,7 +39,7 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
     with source_setup(settings) as setup:
         shared.setup = setup
         try:
-            async with Browser(settings.browser, lazy=True) as browser:  # ended when it stops
+            async with settings.lazy_browser() as browser:  # ended when it stops
                 shared.browser = browser
                 if config.transport == "stdio":
                     await server.run_stdio_async()

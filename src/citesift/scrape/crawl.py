@@ -70,13 +70,14 @@ LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
 again, not failed)."""
 RENDER_OPTIONS = ScrapeOptions(render="auto")
-"""How a crawled page is rendered: a scrape's defaults (its timeout, viewport)."""
+"""How a crawled page is rendered: a scrape's defaults (its timeout, viewport), and the
+crawl's ``wait_for``."""
 CRAWL_RENDER = ("auto", "never")
 """A crawl's render choices (a crawl never renders every page: ``always`` is a scrape's)."""
 POLL_S = 0.25
 """Seconds a run with nothing to claim waits before looking again while other runs of the
 crawl still hold pages (whose links may add more)."""
-_RUN_ONLY = ("concurrency", "per_host", "lease", "render")
+_RUN_ONLY = ("concurrency", "per_host", "lease", "render", "wait_for")
 """Options that change how a crawl runs, not which crawl it is."""
 
 
@@ -98,6 +99,9 @@ class CrawlOptions:
     render: str = "never"
     """``auto``: a page whose static HTML needs JavaScript (``decide``) is rendered by one
     lazy browser the run shares; ``never`` (the default, cheap): every page as served."""
+    wait_for: int | str = 0
+    """What a rendered page is waited for after it loads, as a scrape's ``wait_for``:
+    milliseconds (its render's deadline grows by them) or a CSS selector."""
 
     def __post_init__(self) -> None:
         number_in("limit", self.limit, 1, MAX_CRAWL_LIMIT, whole=True)
@@ -122,6 +126,17 @@ class CrawlOptions:
             raise invalid("query", self.query, "words to rank links by, or None")
         if self.render not in CRAWL_RENDER:
             raise invalid("render", self.render, "'auto' or 'never'")
+        if self.wait_for and self.render != "auto":
+            raise invalid("wait_for", self.wait_for, "0 unless render='auto'")
+        object.__setattr__(self, "wait_for", self.rendering().wait_for)
+
+    def rendering(self) -> ScrapeOptions:
+        """How a page that needs JavaScript is rendered: a scrape's defaults, waiting
+        ``wait_for`` after the load (within a deadline longer by the milliseconds waited)."""
+        waited = self.wait_for / 1000 if isinstance(self.wait_for, int) else 0.0
+        return RENDER_OPTIONS.replace(
+            wait_for=self.wait_for, timeout=RENDER_OPTIONS.timeout + waited
+        )
 
     def keyed(self) -> dict[str, Any]:
         """The options that make the crawl what it is (stored with it, part of its id)."""
@@ -195,12 +210,14 @@ def crawl(
     concurrency: int = CONCURRENCY,
     lease: float = LEASE_S,
     render: str = "never",
+    wait_for: int | str = 0,
     workers: int = 1,
     policy: FetchPolicy,
     store: AnyStore,
     fetcher: Fetches | None = None,
     limiter: Callable[[], SourceLimiter] | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
+    executable: str | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` (see the module docstring); the results are in the store
     (``crawl_results``) and passed to ``on_result`` as each page is done. Returns where
@@ -208,7 +225,8 @@ def crawl(
     ``workers`` above 1 the crawl is read by that many processes (see
     ``citesift.scrape.crawl_workers``), each fetching with limiters made by ``limiter``
     that share the store's budget (a script calling it so guards its entry with
-    ``if __name__ == "__main__":``, as for any spawned process)."""
+    ``if __name__ == "__main__":``, as for any spawned process). ``executable`` names the
+    Chromium that renders (as ``Browser`` takes it)."""
     options = CrawlOptions(
         limit,
         max_depth,
@@ -220,17 +238,19 @@ def crawl(
         concurrency,
         lease=lease,
         render=render,
+        wait_for=wait_for,
     )
     if workers != 1:
         from citesift.scrape.crawl_workers import crawl_with_workers
 
         return crawl_with_workers(
             url, options, workers, policy=policy, store=store, limiter=limiter, fetcher=fetcher,
-            on_result=on_result,
+            on_result=on_result, executable=executable,
         )  # fmt: skip
     if limiter is not None:
         fetcher = fetcher or Fetcher(LimiterRegistry(limiter, budget=budget_in(store)))
-    call = acrawl(url, options, policy=policy, store=store, fetcher=fetcher, on_result=on_result)
+    call = acrawl(url, options, policy=policy, store=store, fetcher=fetcher, on_result=on_result,
+                  executable=executable)  # fmt: skip
     return run_sync(call)
 
 
@@ -272,13 +292,17 @@ async def acrawl(
     on_progress: Callable[[CrawlProgress], None] | None = None,
     crawl_as: str | None = None,
     snapshots: AnyStore | None = None,
+    browser: Browser | None = None,
+    executable: str | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options``, or go on with the stored crawl ``resume`` (its URL
     and options are the stored ones); returns where the crawl ended. Other runs of the same
     crawl (processes, machines) may share it at the same time. ``crawl_as`` keeps a new crawl
     under that id instead of ``crawl_id``'s (a job's crawl, never resumed by another one of
     the same URL and options); ``snapshots`` keeps each page's snapshot in another store
-    than the frontier's."""
+    than the frontier's. With ``render="auto"`` the pages are rendered by ``browser`` (one
+    the caller keeps open, a server's), else by a lazy one of the run's own launching
+    ``executable`` (as ``Browser`` takes it), ended with the run."""
     if not isinstance(policy, FetchPolicy):
         raise invalid("policy", policy, "a FetchPolicy")
     frontier, crawl, start, options = start_crawl(url, options, store, resume, crawl_as)
@@ -286,10 +310,13 @@ async def acrawl(
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
     saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
     # one lazy browser for the run: Chromium starts only when a page first needs it
-    browser = Browser(lazy=True) if options.render == "auto" else None
-    run = _Run(crawl, start, options, polite, saving, browser)
+    own_browser = None
+    if options.render == "auto" and browser is None:
+        own_browser = Browser(executable, lazy=True)
+    rendering = (browser or own_browser) if options.render == "auto" else None
+    run = _Run(crawl, start, options, polite, saving, rendering)
     try:
-        async with browser or nullcontext():
+        async with own_browser or nullcontext():
             return await run.go(frontier, on_result, on_progress)
     finally:
         if own is not None:
@@ -340,6 +367,7 @@ class _Run:
         self.policy = policy
         self.fetcher = fetcher
         self.browser = browser
+        self.rendering = options.rendering()
         self.include = [_compiled("include_paths", p) for p in options.include_paths]
         self.exclude = [_compiled("exclude_paths", p) for p in options.exclude_paths]
         self.words = set(words_of(options.query)) if options.query else set()
@@ -485,7 +513,7 @@ class _Run:
         if self.browser is None or not decide(snapshot_text(static), "auto").decided:
             return static
         try:
-            shown = await self.browser.render(static, RENDER_OPTIONS, self.policy, False)
+            shown = await self.browser.render(static, self.rendering, self.policy, False)
         except (BrowserUnavailable, RenderFailed, TimeoutError):
             return static
         rendered = derived(static, shown.html, RENDERED, shown.final_url)

@@ -46,11 +46,13 @@ def crawl_with_workers(
     resume: str | None = None,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_progress: Callable[[CrawlProgress], None] | None = None,
+    executable: str | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options`` (or go on with the stored crawl ``resume``) in
     ``workers`` processes; returns where the crawl ended. ``limiter`` makes each worker's
     per-host limiters (picklable: a class or a ``functools.partial`` of one); a ``fetcher``
-    cannot cross into another process, so giving one is an ``InvalidArgument``."""
+    cannot cross into another process, so giving one is an ``InvalidArgument``. Each
+    worker renders (``render="auto"``) with a Chromium of its own, ``executable``'s."""
     number_in("workers", workers, 1, MAX_WORKERS, whole=True)
     if fetcher is not None:
         raise invalid("fetcher", fetcher, "None with workers: each worker makes its own")
@@ -60,7 +62,7 @@ def crawl_with_workers(
     frontier, crawl, _, options = start_crawl(url, options, store, resume)
     spawn = multiprocessing.get_context("spawn")
     processes = [
-        spawn.Process(target=_work, args=(location, crawl, options, policy, limiter))
+        spawn.Process(target=_work, args=(location, crawl, options, policy, limiter, executable))
         for _ in range(workers)
     ]
     began = time.monotonic()
@@ -112,6 +114,7 @@ def _work(
     options: CrawlOptions,
     policy: FetchPolicy,
     limiter: Callable[[], SourceLimiter] | None,
+    executable: str | None,
 ) -> None:
     """One worker: go on with the stored crawl until nothing is left for any worker."""
     with open_store(location) as store:
@@ -119,9 +122,8 @@ def _work(
 
         async def run() -> None:
             try:
-                await acrawl(
-                    None, options, policy=policy, store=store, fetcher=fetcher, resume=crawl
-                )
+                await acrawl(None, options, policy=policy, store=store, fetcher=fetcher,
+                             resume=crawl, executable=executable)  # fmt: skip
             finally:
                 await fetcher.aclose()
 
