@@ -103,7 +103,12 @@ def test_a_page_answered_404_is_still_a_document_with_its_status(
 @pytest.mark.parametrize(
     ("options", "named"),
     [
-        ({"actions": [{"type": "wait", "milliseconds": 10}]}, "actions"),
+        ({"actions": [{"type": "click", "selector": "a"}]}, "actions"),
+        (
+            {"actions": [{"type": "wait", "selector": "#a"}, {"type": "wait", "selector": "#b"}]},
+            "actions.1",
+        ),
+        ({"actions": [{"type": "wait", "milliseconds": 60_001}]}, "actions"),
         ({"location": {"country": "DE"}}, "location"),
         ({"mobile": True}, "mobile"),
         ({"formats": [{"type": "json", "prompt": "p", "schema": {"type": "object"}}]}, "formats"),
