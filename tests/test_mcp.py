@@ -31,6 +31,7 @@ from citesift.scrape.crawl import crawl_results
 from citesift.settings import Settings, source_setup
 from citesift.sources import PAGE_PATH
 from citesift.store import open_store
+from citesift.store.jobs import JobStore
 from citesift.store.runs import runs_in
 from local_site import page, serve_page
 from servers import MisbehavingServer, serve
@@ -200,48 +201,58 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
     stdio(world, scenario)
 
 
-def test_map_and_a_crawl_started_then_read_by_its_status(world: World) -> None:
+def test_map_and_a_crawl_job_started_then_read_by_its_status_page_by_page(world: World) -> None:
+    started_ids: list[str] = []
+
     async def scenario(client: Client) -> None:
         mapped = await call(client, "map", url=world.site.url("/"))
         assert {world.site.url(p) for p in ("/", "/long", "/cited")} <= {
             item["url"] for item in mapped["items"]
         }
         started = await call(client, "crawl", url=world.site.url("/"), limit=4, max_depth=1)
-        status = started
-        deadline = time.monotonic() + 60
-        while status["state"] == "running" and time.monotonic() < deadline:
-            await asyncio.sleep(0.3)
-            status = await call(client, "crawl_status", id=started["id"])
-        assert status["state"] == "finished" and status["done"] == 4
+        started_ids.append(started["id"])
+        status = await until_ended(client, started)
+        assert status["status"] == "completed" and status["done"] == 4
         pages, cursor = [], None
-        while True:
+        while True:  # a page of items at a time (page-chars), each read on by its cursor
             answer = await call(client, "crawl_status", id=started["id"], cursor=cursor)
+            assert answer["items"]
             pages += answer["items"]
             cursor = answer["next_cursor"]
             if not cursor:
                 break
         assert len(pages) == 4 and {p["title"] for p in pages} == {"Home", "Long", "Cited", "B"}
-        refused = await call(client, "crawl", url="http://169.254.169.254/", limit=2)
-        while refused["state"] == "running":
-            await asyncio.sleep(0.1)
-            refused = await call(client, "crawl_status", id=refused["id"])
+        refused = await until_ended(
+            client, await call(client, "crawl", url="http://169.254.169.254/", limit=2)
+        )
         assert (refused["done"], refused["failed"]) == (0, 1), refused
         assert refused["failures"][0]["url"] == "http://169.254.169.254/"
+        unknown = await client.call_tool("crawl_status", {"id": "not-a-crawl"})
+        assert unknown.is_error and "the id of a crawl" in _text(unknown)
 
     stdio(world, scenario)
+    with open_store(world.store) as store:  # jobs of the store, as /v2/crawl's are
+        kept = JobStore(store).get(started_ids[0])
+    assert kept is not None and (kept.kind, kept.status, kept.results) == ("crawl", "completed", 4)
+
+
+async def until_ended(client: Client, status: dict[str, Any]) -> dict[str, Any]:
+    """The crawl's status once it has ended (within a minute)."""
+    deadline = time.monotonic() + 60
+    while status["status"] == "running" and time.monotonic() < deadline:
+        await asyncio.sleep(0.3)
+        status = await call(client, "crawl_status", id=status["id"])
+    return status
 
 
 def test_with_a_postgresql_store_crawls_and_research_runs_are_kept_there(
     world: World, postgres_url: str
 ) -> None:
     async def scenario(client: Client) -> None:
-        status = await call(client, "crawl", url=world.site.url("/"), limit=2, max_depth=1)
-        deadline = time.monotonic() + 60
-        while status["state"] == "running" and time.monotonic() < deadline:
-            await asyncio.sleep(0.3)
-            status = await call(client, "crawl_status", id=status["id"])
-        # its limit read, with links left queued: finished, not stopped
-        assert (status["state"], status["done"], status["queued"]) == ("finished", 2, 2)
+        status = await until_ended(
+            client, await call(client, "crawl", url=world.site.url("/"), limit=2, max_depth=1)
+        )
+        assert (status["status"], status["done"]) == ("completed", 2)
         answer = await call(client, "research", task="Mill", urls=[world.site.url("/cited")])
         assert answer["status"] in ("completed", "failed") and answer["run_id"]
         kept.extend([status["id"], answer["run_id"]])
@@ -254,7 +265,9 @@ def test_with_a_postgresql_store_crawls_and_research_runs_are_kept_there(
     assert run is not None and run.task == "Mill"
 
 
-def test_a_crawl_the_server_stopped_during_reads_as_stopped_and_goes_on(world: World) -> None:
+def test_a_crawl_the_server_stopped_during_reads_as_failed_and_goes_on_when_resumed(
+    world: World,
+) -> None:
     slow = [f"/slow/{n}" for n in range(6)]
     for path in slow:
         serve_page(world.site, path, page(path, ["/slow"]), delay=0.5)
@@ -268,18 +281,25 @@ def test_a_crawl_the_server_stopped_during_reads_as_stopped_and_goes_on(world: W
         while status["done"] < 2:
             await asyncio.sleep(0.1)
             status = await call(client, "crawl_status", id=began["id"])
-        assert status["state"] == "running" and status["done"] < 7
+        assert status["status"] == "running" and status["done"] < 7
+        running = await client.call_tool("crawl", {"resume": began["id"]})
+        assert running.is_error and "not running" in _text(running)
 
     async def second(client: Client) -> None:
         stopped = await call(client, "crawl_status", id=began["id"])
-        assert stopped["state"] == "stopped" and stopped["queued"] > 0
-        assert stopped["done"] >= 2 and "same arguments" in stopped["reason"]
-        status = await call(client, "crawl", **start)
-        assert status["id"] == began["id"]
-        while status["state"] == "running":
-            await asyncio.sleep(0.2)
-            status = await call(client, "crawl_status", id=began["id"])
-        assert status["state"] == "finished" and status["done"] == 7
+        assert stopped["status"] == "failed" and "server stopped" in stopped["error"]
+        assert 2 <= stopped["done"] < 7
+        status = await call(client, "crawl", resume=began["id"])
+        assert status["id"] == began["id"] and status["status"] == "running"
+        status = await until_ended(client, status)
+        assert status["status"] == "completed" and status["done"] == 7 and not status["error"]
+        pages, cursor = [], None
+        while True:
+            answer = await call(client, "crawl_status", id=began["id"], cursor=cursor)
+            pages += [item["url"] for item in answer["items"]]
+            if not (cursor := answer["next_cursor"]):
+                break
+        assert sorted(pages) == sorted(world.site.url(p) for p in ["/slow", *slow])  # each once
 
     stdio(world, first)  # the host goes away mid-crawl: the server stops with it
     stdio(world, second)

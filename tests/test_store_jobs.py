@@ -64,7 +64,7 @@ def test_a_cancelled_job_refuses_results_so_its_runner_stops(store: AnyStore) ->
     assert kept is not None and kept.status == "cancelled" and kept.results == 1
 
 
-def test_a_reopened_store_reports_jobs_left_running_as_failed_and_keeps_results(
+def test_a_reopened_store_reports_jobs_left_running_as_failed_keeps_results_and_reruns_them(
     store_location: str,
 ) -> None:
     with open_store(store_location) as first:
@@ -86,6 +86,17 @@ def test_a_reopened_store_reports_jobs_left_running_as_failed_and_keeps_results(
         assert jobs.items(done.id, "result") == [{"url": "https://a.example/"}]
         elsewhere = jobs.get(other.id)  # another server's job is its own to report
         assert elsewhere is not None and elsewhere.status == "running"
+        again = JobStore(second, owner="server-c")
+        assert again.reopen(cut.id)  # runs again under its new owner, its results kept
+        assert not again.reopen(cut.id) and not again.reopen(done.id)  # running, completed
+        going = again.get(cut.id)
+        assert going is not None and (going.status, going.owner, going.error) == (
+            "running", "server-c", None,
+        )  # fmt: skip
+        assert again.add(cut.id, "result", {"url": "https://b.example/2"})
+        assert [item["url"] for item in again.items(cut.id, "result")] == [
+            "https://b.example/", "https://b.example/2",
+        ]  # fmt: skip
 
 
 def test_ended_jobs_are_forgotten_after_their_time_and_running_ones_never(

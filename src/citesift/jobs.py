@@ -68,6 +68,15 @@ class JobSink:
         """Keep one error (a page that failed, with why); ``JobStopped`` when cancelled."""
         self._add("error", body)
 
+    def listed(self) -> set[str]:
+        """The URLs of the errors the job lists already."""
+        urls: set[str] = set()
+        count = 0
+        while page := self.jobs.items(self.job, "error", count):
+            count += len(page)
+            urls.update(str(item.get("url")) for item in page)
+        return urls
+
     def expect(self, total: int) -> None:
         """Say how many items the job expects in all."""
         if not self.jobs.expect(self.job, total):
@@ -101,14 +110,30 @@ class JobRunner:
     def start(self, kind: str, request: dict[str, Any], work: Work) -> Job:
         """Start ``work`` as a new job of ``kind`` for ``request`` (call from a running event
         loop); ``JobsBusy`` when ``max_running`` jobs run already."""
+        self._room()
+        self._forget()
+        return self._started(self.jobs.create(kind, request).id, work)
+
+    def _room(self) -> None:
         if len(self._tasks) >= self.max_running:
             raise JobsBusy(f"{self.max_running} jobs are running already; start this one later")
-        self._forget()
-        job = self.jobs.create(kind, request)
-        task = asyncio.create_task(self._run(job.id, work), name=f"job {job.id}")
-        self._tasks[job.id] = task
-        task.add_done_callback(lambda _: self._tasks.pop(job.id, None))
-        return job
+
+    def _started(self, job: str, work: Work) -> Job:
+        task = asyncio.create_task(self._run(job, work), name=f"job {job}")
+        self._tasks[job] = task
+        task.add_done_callback(lambda _: self._tasks.pop(job, None))
+        found = self.jobs.get(job)
+        assert found is not None
+        return found
+
+    def resume(self, job: str, work: Work) -> Job | None:
+        """Run ``work`` again for the failed or cancelled ``job`` (its results kept, its
+        status ``running`` again); None when it is running, completed or unknown;
+        ``JobsBusy`` when ``max_running`` jobs run already."""
+        self._room()
+        if not self.jobs.reopen(job):
+            return None
+        return self._started(job, work)
 
     def cancel(self, job: str) -> bool:
         """Cancel a running job (its task stops); False when it had ended or is unknown."""
@@ -152,24 +177,29 @@ def crawl_work(
     store: AnyStore | None = None,
     snapshots: AnyStore | None = None,
     browser: Browser | None = None,
+    resume: bool = False,
 ) -> Work:
     """A crawl as a job's work: each page's record a result, each page that failed an
     error (``url``, ``error``, ``code``). The frontier is kept in ``store``, SQLite or
     PostgreSQL (without one, in a temporary store removed when the crawl ends), each page's
     snapshot in ``snapshots`` (default: the frontier's store); with ``render="auto"`` the
-    pages that need it are rendered by ``browser`` (a server's, kept open by its owner)."""
+    pages that need it are rendered by ``browser`` (a server's, kept open by its owner).
+    With ``resume`` the job's stored crawl goes on where it stopped (its frontier kept under
+    the job's id), listing only the failures it did not list before."""
 
     async def work(sink: JobSink) -> None:
         def progress(now: CrawlProgress) -> None:
             sink.expect(min(options.limit, now.done + now.failed + now.queued))
 
         with _frontier_store(store) as kept:
+            listed = sink.listed() if resume else set()
             ended = await acrawl(
-                url,
+                None if resume else url,
                 options,
                 policy=policy,
                 store=kept,
                 fetcher=fetcher,
+                resume=sink.job if resume else None,
                 on_result=sink.result,
                 on_progress=progress,
                 crawl_as=sink.job,
@@ -178,7 +208,8 @@ def crawl_work(
             )
             progress(ended)
             for failed, why in frontier_in(kept).failures(sink.job):
-                sink.error({"url": failed, "error": why, "code": reason_code(why)})
+                if failed not in listed:
+                    sink.error({"url": failed, "error": why, "code": reason_code(why)})
 
     return work
 

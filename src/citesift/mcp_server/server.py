@@ -5,15 +5,20 @@ stops."""
 
 from __future__ import annotations
 
-import asyncio
+import socket
 
 from mcp.server.mcpserver import MCPServer
 
+from citesift.jobs import JobRunner
 from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
 from citesift.settings import Settings, source_setup, version_text
+from citesift.store.jobs import JobStore
+
+MAX_JOBS = 4
+"""Crawls running at once in one server; starting more is refused until one ends."""
 
 INSTRUCTIONS = (
     "citesift gives citable evidence: passages with their URL, title, licence and a link "
@@ -38,6 +43,9 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
     server = build_server(shared)
     with source_setup(settings) as setup:
         shared.setup = setup
+        kept = setup.store or setup.budget
+        if kept is not None:
+            shared.jobs = JobRunner(JobStore(kept, _owner(config)), max_running=MAX_JOBS)
         try:
             async with settings.lazy_browser() as browser:  # ended when it stops
                 shared.browser = browser
@@ -46,13 +54,13 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
                 else:
                     await server.run_streamable_http_async(host=config.host, port=config.port)
         finally:
-            await _stop_crawls(shared)
+            if shared.jobs is not None:  # each reported failed; its frontier stays to go on
+                await shared.jobs.aclose()
             await setup.fetcher.aclose()
 
 
-async def _stop_crawls(shared: Shared) -> None:
-    """Cancel the crawls still running; their frontiers stay in the store to go on."""
-    running = [task for task in shared.crawls.values() if not task.done()]
-    for task in running:
-        task.cancel()
-    await asyncio.gather(*running, return_exceptions=True)
+def _owner(config: McpConfig) -> str:
+    """Who runs this server's jobs: the same name when it starts again (which reports the
+    jobs it left running failed), whatever its process."""
+    where = config.port if config.transport == "http" else "stdio"
+    return f"{socket.gethostname()}:mcp:{where}"

@@ -1,18 +1,17 @@
 """What the tools share while the server runs: the source setup (identity, store, one
 fetcher with its limiters), one lazy browser, the pager holding long results, and the
-crawls running."""
+runner of the crawl jobs."""
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from citesift.errors import ConfigError, invalid
+from citesift.jobs import JobRunner
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
 from citesift.scrape.browser import Browser
-from citesift.scrape.crawl import CrawlProgress
 from citesift.settings import Settings, SourceSetup
 from citesift.sources import PAGE_PATH, WikipediaSourceProvider
 from citesift.sources.web import is_web_url
@@ -21,17 +20,18 @@ from citesift.store import AnyStore, default_store_path, is_postgres_url
 
 @dataclass
 class Shared:
-    """The server's state; ``setup`` and ``browser`` are made when the server starts and
-    closed when it stops (the fetcher's connections and the browser's driver belong to the
-    server's event loop). The browser is lazy: Chromium starts on the first page that
-    needs rendering and serves every later one."""
+    """The server's state; ``setup``, ``browser`` and ``jobs`` are made when the server
+    starts and closed when it stops (the fetcher's connections, the browser's driver and
+    the jobs' tasks belong to the server's event loop). The browser is lazy: Chromium
+    starts on the first page that needs rendering and serves every later one. ``jobs``
+    runs the crawls, kept in the store (None when there is no store)."""
 
     config: McpConfig
     settings: Settings
     pager: Pager
     setup: SourceSetup | None = None
     browser: Browser | None = None
-    crawls: dict[str, asyncio.Task[CrawlProgress]] = field(default_factory=dict)
+    jobs: JobRunner | None = None
 
     @property
     def sources(self) -> SourceSetup:
@@ -52,6 +52,13 @@ class Shared:
             return named
         path = Path(named) if named else default_store_path()
         return path if path.exists() else None
+
+    def runner(self) -> JobRunner:
+        """The runner of the server's crawl jobs."""
+        if self.jobs is None:
+            self.kept()  # says which store to name
+            raise ConfigError("the MCP server is not running")
+        return self.jobs
 
     def kept(self) -> AnyStore:
         """The store crawls and research runs are kept in, SQLite or PostgreSQL."""

@@ -201,6 +201,20 @@ class JobStore:
             ).rowcount
         return bool(touched)
 
+    def reopen(self, job: str) -> bool:
+        """Run again a job that failed or was cancelled (its results and errors kept, its
+        error cleared), now under this owner; False when it is running, completed or
+        unknown."""
+        with self.store.transaction() as conn:
+            touched = conn.execute(
+                self._sql(
+                    "UPDATE jobs SET status = 'running', error = NULL, owner = ?, updated_at = ?"
+                    " WHERE id = ? AND status IN ('failed', 'cancelled')"
+                ),
+                (self.owner, _now(), job),
+            ).rowcount
+        return bool(touched)
+
     def items(
         self,
         job: str,
