@@ -23,6 +23,8 @@ from servers import MisbehavingServer, Query, Request
 from serving import CONTACT, running
 
 pytestmark = pytest.mark.timeout(60)
+EXTRACT = {"urls": ["http://127.0.0.1:9/"], "prompt": "When did it open?"}
+"""An extract the test servers answer 501 (they have no model), past the guard."""
 
 
 def test_without_keys_any_caller_on_loopback_is_served() -> None:
@@ -36,12 +38,12 @@ def test_without_keys_any_caller_on_loopback_is_served() -> None:
 def test_with_keys_a_caller_needs_one_of_them() -> None:
     with running(ServeConfig(port=0, api_keys=("k-one", "k-two"))) as base:
         url = f"{base}/v2/extract"
-        missing = httpx.post(url, json={"url": "http://127.0.0.1:9/"})
-        wrong = httpx.post(url, json={}, headers={"Authorization": "Bearer k-three"})
+        missing = httpx.post(url, json=EXTRACT)
+        wrong = httpx.post(url, json=EXTRACT, headers={"Authorization": "Bearer k-three"})
         assert missing.status_code == wrong.status_code == 401
         assert missing.json() == {"success": False, "error": "Unauthorized: Invalid token"}
-        right = httpx.post(url, json={}, headers={"Authorization": "Bearer k-two"})
-        assert right.status_code == 501  # past the guard
+        right = httpx.post(url, json=EXTRACT, headers={"Authorization": "Bearer k-two"})
+        assert right.status_code == 501  # past the guard: no model to extract with
         assert httpx.get(f"{base}/openapi.json").status_code == 200  # the schema stays open
 
 
@@ -59,7 +61,7 @@ def test_each_key_has_its_own_rate() -> None:
 
         def ask(key: str) -> int:
             headers = {"Authorization": f"Bearer {key}"}
-            return httpx.post(f"{base}/v2/extract", json={}, headers=headers).status_code
+            return httpx.post(f"{base}/v2/extract", json=EXTRACT, headers=headers).status_code
 
         assert [ask("k-one"), ask("k-one"), ask("k-two")] == [501, 429, 501]
 
@@ -73,19 +75,19 @@ def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
                 yield b" " * 1000
 
         streamed = httpx.post(f"{base}/v2/extract", content=chunks())  # type: ignore[arg-type]
-        small = httpx.post(f"{base}/v2/extract", json={"urls": ["http://127.0.0.1/"]})
+        small = httpx.post(f"{base}/v2/extract", json=EXTRACT)
     assert declared.status_code == streamed.status_code == 413
     assert declared.json()["code"] == "PAYLOAD_TOO_LARGE"
     assert small.status_code == 501  # under the bound: on to the route
 
 
-def test_routes_not_served_yet_say_so() -> None:
+def test_a_route_the_server_is_not_set_up_for_says_what_to_set_and_an_unknown_one_is_404() -> None:
     with running() as base:
-        extract = httpx.post(f"{base}/v2/extract", json={"urls": ["http://127.0.0.1/"]})
+        extract = httpx.post(f"{base}/v2/extract", json=EXTRACT)
         status = httpx.get(f"{base}/v2/extract/some-id")
         unknown = httpx.get(f"{base}/v2/nothing-here")
-    assert extract.status_code == status.status_code == 501
-    assert "/v2/extract" in extract.json()["error"]
+    assert extract.status_code == 501 and "set model" in extract.json()["error"]
+    assert status.status_code == 404 and status.json()["error"] == "Job not found"
     assert unknown.status_code == 404 and unknown.json()["success"] is False
 
 

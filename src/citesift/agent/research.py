@@ -52,6 +52,7 @@ async def aresearch(
     progress: Progress | None = None,
     browser: Browser | None = None,
     executable: str | None = None,
+    follow_links: bool = True,
 ) -> Answer:
     """``research`` for async code."""
     budget = Budget(
@@ -76,7 +77,7 @@ async def aresearch(
         policy = FetchPolicy.for_pages(identity, allow_private=allow_private)
         pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
         engine = search_backend(search, search_url, search_key, wikipedia)
-        tools = Tools(pages, engine, given=set(urls))
+        tools = Tools(pages, engine, given=set(urls), follow_links=follow_links)
         runs = runs_in(store) if store is not None else None
         # One browser for the whole run, started by the first page that needs rendering
         # (or the caller's, kept open by the caller).
@@ -105,7 +106,8 @@ def research(task: str, **options: Any) -> Answer:
     ``identity`` names who is asking (sent to every site). ``schema``: a JSON Schema the
     answer must match (else any JSON value). ``urls``: pages to start from; the run is then
     confined to them and the pages they link to (one hop: a linked page's own links are not
-    followed) and does not search unless ``search`` is given. ``search``: ``wikipedia``
+    followed; with ``follow_links=False``, to them alone) and does not search unless
+    ``search`` is given. ``search``: ``wikipedia``
     (the default without ``urls``; ``search_url`` another wiki's origin), ``searxng``
     (``search_url`` the instance), ``brave`` or ``tavily`` (``search_key``, else
     ``$BRAVE_API_KEY`` / ``$TAVILY_API_KEY``), ``none``, or any ``WebSearch``; a confined

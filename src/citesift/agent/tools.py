@@ -145,13 +145,14 @@ class Tools:
     """What a run may use: ``pages`` to read (and map sites with), a ``search`` engine or
     None, and the ``given`` pages a run is confined to (none: anywhere the net policy
     allows). A confined run reads the given pages and the pages they link to, one hop: the
-    links of a linked page are not followed. Search results a confined run is given
-    (``admit``) count as given pages."""
+    links of a linked page are not followed; with ``follow_links`` False, the given pages
+    alone. Search results a confined run is given (``admit``) count as given pages."""
 
     pages: PageReader
     search: WebSearch | None = None
     given: set[str] = field(default_factory=set)
     linked: set[str] = field(default_factory=set)
+    follow_links: bool = True
 
     def __post_init__(self) -> None:
         self.given = {_page(url) for url in self.given}
@@ -169,7 +170,7 @@ class Tools:
     def follow(self, url: str, page: Page) -> list[tuple[str, str]]:
         """The links of ``page`` (read from ``url``) this run may read; in a confined run the
         links of a given page may now be read."""
-        if _page(url) in self.given:
+        if self.follow_links and _page(url) in self.given:
             self.linked.update(_page(link) for link, _ in page.links)
         return [(link, text) for link, text in page.links if self.refusal(link) is None]
 
@@ -182,6 +183,8 @@ class Tools:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return "only http(s) URLs with a host can be read"
         if self.confined and _page(url) not in self.given and _page(url) not in self.linked:
+            if not self.follow_links:
+                return "outside the pages this run is confined to"
             return "outside the pages this run is confined to and the pages they link to"
         return None
 

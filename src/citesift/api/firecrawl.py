@@ -27,9 +27,6 @@ Shared = Annotated[Serving, Depends(serving)]
 WORK = [Depends(slot)]
 """What every route that fetches holds while it runs: one of the server's work slots."""
 
-LATER = ("/extract",)
-"""Firecrawl routes citesift does not serve yet: answered 501 with what is missing."""
-
 
 @router.post("/scrape", response_model=None, dependencies=WORK)
 async def scrape_page(body: ScrapeRequest, shared: Shared) -> JSONResponse | dict[str, Any]:
@@ -126,21 +123,3 @@ async def _page(
 def _seconds(timeout_ms: int | None) -> float | None:
     """Firecrawl's ``timeout`` (milliseconds for the whole request) in seconds."""
     return timeout_ms / 1000 if timeout_ms is not None else None
-
-
-def _later(path: str) -> None:
-    async def missing() -> JSONResponse:
-        return failure(501, f"/v2{path} is not served by citesift yet", "NOT_IMPLEMENTED")
-
-    for suffix in ("", "/{job}", "/{job}/errors"):
-        router.add_api_route(
-            path + suffix,
-            missing,
-            methods=["GET", "POST", "DELETE"],
-            include_in_schema=False,
-            name=f"later{path}{suffix}",
-        )
-
-
-for _path in LATER:
-    _later(_path)

@@ -1,5 +1,5 @@
-"""The bodies of Firecrawl's batch scrape and agent routes; what citesift cannot honour is a
-400 naming the field."""
+"""The bodies of Firecrawl's batch scrape, agent and extract routes; what citesift cannot
+honour is a 400 naming the field."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from citesift.sources.web import is_web_url
 MAX_BATCH_URLS = 1_000
 """Pages one batch scrape names at most."""
 MAX_AGENT_URLS = 50
+MAX_EXTRACT_URLS = 10
 MAX_PROMPT_CHARS = 10_000
+SCHEMA_TASK = "Extract from the pages given the data the JSON Schema describes."
+"""The task of an extract given a schema and no prompt."""
 
 
 class BatchScrapeRequest(ScrapeFields):
@@ -87,4 +90,44 @@ class AgentRequest(FirecrawlBody):
             "urls": tuple(self.urls or ()),
             "schema": self.schema_,
             "effort": self.effort,
+        }
+
+
+class ExtractRequest(FirecrawlBody):
+    """Firecrawl's extract body, answered by citesift's research run kept to the pages
+    given: a prompt and/or the JSON Schema the answer must match."""
+
+    urls: list[str] = Field(min_length=1, max_length=MAX_EXTRACT_URLS)
+    prompt: str | None = Field(None, min_length=1, max_length=MAX_PROMPT_CHARS)
+    schema_: dict[str, Any] | None = Field(None, alias="schema")
+    show_sources: bool = False
+    system_prompt: str | None = None
+    allow_external_links: bool | None = None
+    enable_web_search: bool | None = None
+    ignore_invalid_urls: bool | None = Field(None, alias="ignoreInvalidURLs")
+    scrape_options: dict[str, Any] | None = None
+    agent: dict[str, Any] | None = None
+    threat_protection: dict[str, Any] | None = None
+
+    def research(self) -> dict[str, Any]:
+        """The research run's task, pages and schema; ``Unsupported`` names what cannot be
+        honoured (the run reads the pages given alone, as citesift reads any page, with the
+        server's model and its own instructions)."""
+        self.refuse(
+            {
+                "allow_external_links": False,
+                "enable_web_search": False,
+                "ignore_invalid_urls": False,
+            },
+            ("system_prompt", "scrape_options", "agent", "threat_protection"),
+        )
+        if self.prompt is None and self.schema_ is None:
+            raise Unsupported(["prompt"], None, "an extract needs a prompt, a schema or both")
+        for index, url in enumerate(self.urls):
+            if "*" in url or not is_web_url(url):
+                raise Unsupported(["urls", index], url, "an http(s) URL with a host, no '*', is")
+        return {
+            "task": self.prompt or SCHEMA_TASK,
+            "urls": tuple(self.urls),
+            "schema": self.schema_,
         }

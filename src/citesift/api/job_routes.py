@@ -1,6 +1,6 @@
-"""Firecrawl's job routes: a crawl, a batch scrape and an agent run each start a job kept in
-the store (``citesift.jobs``), whose status, results (paged, with ``next``) and errors are
-read back, and which can be cancelled."""
+"""Firecrawl's job routes: a crawl, a batch scrape, an agent run and an extract each start a
+job kept in the store (``citesift.jobs``), whose status, results (paged, with ``next``) and
+errors are read back, and which can be cancelled."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from citesift.api.crawl_request import CrawlRequest
 from citesift.api.documents import crawl_document, document, failure_item
 from citesift.api.firecrawl import scrape_within
-from citesift.api.job_requests import AgentRequest, BatchScrapeRequest
+from citesift.api.job_requests import AgentRequest, BatchScrapeRequest, ExtractRequest
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving
 from citesift.jobs import KEEP_SECONDS, JobsBusy, Work, batch_work, crawl_work, research_work
@@ -122,23 +122,10 @@ async def start_agent(
     """Start a research run: the answer to ``prompt``, every field cited to its evidence
     (extractive, the best passages cited, when the server has no model)."""
     asked = body.research()
-    settings = shared.setup.settings
     if not asked["urls"] and shared.search is None:
         why = "with no search source configured, a research run starts from the pages given"
         raise Unsupported(["urls"], [], why)
-    work = research_work(
-        asked.pop("task"),
-        **asked,
-        identity=shared.setup.identity,
-        search=shared.search or "none",
-        model=settings.model,
-        base_url=settings.base_url,
-        api_key=settings.api_key,
-        allow_private=settings.allow_private,
-        store=shared.work_store,
-        fetcher=shared.setup.fetcher,
-        browser=shared.browser,
-    )
+    work = _research(shared, asked.pop("task"), search=shared.search or "none", **asked)
     return _started(shared, request, "agent", "agent", body.model_dump(by_alias=True), work)
 
 
@@ -149,11 +136,68 @@ async def agent_status(job: str, shared: Shared) -> JSONResponse | dict[str, Any
     found = _job(shared, job, "agent")
     if found is None:
         return _missing()
-    status = "processing" if found.status == "running" else found.status
+    answer = _research_status(shared, found)
+    if answer["status"] == "cancelled":  # Firecrawl's agent has no such status
+        answer["status"] = "failed"
+    return answer
+
+
+@router.post("/extract", response_model=None)
+async def start_extract(
+    body: ExtractRequest, shared: Shared, request: Request
+) -> JSONResponse | dict[str, Any]:
+    """Start extracting what ``prompt`` asks (and ``schema`` shapes) from the pages given,
+    and those alone, by a research run the configured model plans; every field cited."""
+    asked = body.research()
+    if shared.setup.settings.model is None:
+        why = "extract needs a chat model: set model (and base_url) in the settings"
+        return failure(501, why, "EXTRACT_NOT_CONFIGURED")
+    work = _research(shared, asked.pop("task"), search="none", follow_links=False, **asked)
+    return _started(shared, request, "extract", "extract", body.model_dump(by_alias=True), work)
+
+
+@router.get("/extract/{job}", response_model=None)
+async def extract_status(job: str, shared: Shared) -> JSONResponse | dict[str, Any]:
+    """How an extract stands; when done, its answer, the pages each field came from
+    (``sources``, when ``showSources`` was asked) and each field's evidence."""
+    found = _job(shared, job, "extract")
+    if found is None:
+        return _missing()
+    answer = _research_status(shared, found)
+    fields = answer.get("citesift", {}).get("fields", [])
+    if found.request.get("showSources") and fields:
+        answer["sources"] = {
+            field["pointer"]: sorted({item["url"] for item in field["evidence"]})
+            for field in fields
+        }
+    return answer
+
+
+def _research(shared: Serving, task: str, **options: Any) -> Work:
+    """A research run of ``task`` with ``options``, as the server runs one: its model, its
+    store, its fetcher and its browser."""
+    settings = shared.setup.settings
+    return research_work(
+        task,
+        **options,
+        identity=shared.setup.identity,
+        model=settings.model,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        allow_private=settings.allow_private,
+        store=shared.work_store,
+        fetcher=shared.setup.fetcher,
+        browser=shared.browser,
+    )
+
+
+def _research_status(shared: Serving, found: Job) -> dict[str, Any]:
+    """A research run's job in Firecrawl's words: its status (``processing`` while it
+    runs), and its answer once it has one (``partial`` when the run failed)."""
     answer: dict[str, Any] = {
         "success": found.status != "failed",
         "id": found.id,
-        "status": "failed" if status == "cancelled" else status,
+        "status": "processing" if found.status == "running" else found.status,
         "creditsUsed": 0,
         "expiresAt": _expires(found),
     }
@@ -196,7 +240,13 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
         for field in answer.get("fields", ())
     ]
     shown = {"fields": fields, "missing": answer.get("missing", []), "runId": answer.get("run_id")}
-    return {key: answer.get("data"), "stopReason": answer.get("stop_reason"), "citesift": shown}
+    tokens = (answer.get("tokens_in") or 0) + (answer.get("tokens_out") or 0)
+    return {
+        key: answer.get("data"),
+        "stopReason": answer.get("stop_reason"),
+        "tokensUsed": tokens,
+        "citesift": shown,
+    }
 
 
 def _started(

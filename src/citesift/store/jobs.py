@@ -45,7 +45,7 @@ STEPS = [
         PRIMARY KEY (job, kind, seq));
     """
 ]
-JobKind = Literal["crawl", "batch", "agent"]
+JobKind = Literal["crawl", "batch", "agent", "extract"]
 JobStatus = Literal["running", "completed", "failed", "cancelled"]
 ItemKind = Literal["result", "error"]
 KINDS: tuple[str, ...] = get_args(JobKind)

@@ -1,0 +1,135 @@
+"""Firecrawl's extract route answered by citesift's research run kept to the pages given,
+through the unmodified firecrawl-py SDK against ``citesift serve`` on loopback: a scripted
+OpenAI-compatible model plans it, its answer is held to the schema (a reply that does not
+match is sent back to be corrected), a page the pages given only link to is never read, each
+field names its sources, and without a model the route says what to set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+from firecrawl import Firecrawl
+from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
+
+from citesift.settings import Settings
+from openai_server import ScriptedServer, serve_openai
+from servers import MisbehavingServer
+from serving import CONTACT, client, running
+from test_agent_run import CHAT, MUSEUM, act, site
+
+pytestmark = pytest.mark.timeout(60)
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"opened": {"type": "integer"}, "floors": {"type": "integer"}},
+    "required": ["opened", "floors"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedServer]:
+    with serve_openai() as scripted:
+        yield scripted
+
+
+def with_model(model: ScriptedServer, tmp_path: Path) -> Settings:
+    """Settings that reach the local site and plan with the scripted model."""
+    return Settings(
+        contact=CONTACT,
+        allow_private=True,
+        browser="/nonexistent/chromium",
+        model="scripted",
+        base_url=model.base_url,
+        store=str(tmp_path / "store.db"),
+    )
+
+
+def extract(fc: Firecrawl, urls: list[str], **options: Any) -> Any:
+    """The SDK's extract, waited for (it warns that Firecrawl keeps the route in maintenance)."""
+    with pytest.warns(DeprecationWarning, match="maintenance"):
+        return fc.extract(urls, poll_interval=1, timeout=30, **options)
+
+
+def test_an_extract_keeps_to_the_pages_given_and_answers_json_its_schema_holds(
+    server: MisbehavingServer, model: ScriptedServer, tmp_path: Path
+) -> None:
+    site(server)
+    home, museum, hours = server.url("/"), server.url("/museum"), server.url("/hours")
+    model.script(
+        CHAT,
+        act(action="scrape", urls=[museum], query="opened floors"),
+        act(action="scrape", urls=[home, hours], query="opened floors"),
+        act(action="finish", data={"opened": "1998", "floors": 12}, sources={"/opened": ["E1"]}),
+        act(
+            action="finish",
+            data={"opened": 1998, "floors": 12},
+            sources={"/opened": ["E1"], "/floors": ["E1"]},
+        ),
+    )
+    with running(settings=with_model(model, tmp_path)) as base:
+        done = extract(
+            client(base),
+            [museum, home],  # the home page links to the hours: not given
+            prompt="When did the museum open, and how many floors has it?",
+            schema=SCHEMA,
+            show_sources=True,
+        )
+        raw = httpx.get(f"{base}/v2/extract/{done.id}").json()
+    assert done.status == "completed" and done.data == {"opened": 1998, "floors": 12}
+    jsonschema.validate(done.data, SCHEMA)
+    assert server.hits("/hours") == 0  # linked from a page given, never read
+    sent = [str(request.json) for request in model.received(CHAT)]
+    assert server.hits("/") == 1 and "outside the pages this run is confined to" in sent[2]
+    assert "/opened does not match the schema" in sent[3]  # sent back to be corrected
+    assert done.sources == {"/opened": [museum], "/floors": [museum]}
+    fields = {field["pointer"]: field for field in raw["citesift"]["fields"]}
+    quoted = fields["/opened"]["evidence"][0]
+    assert fields["/opened"]["verified"] and "opened in 1998" in quoted["quote"]
+    assert "opened in 1998" in MUSEUM.decode()[quoted["sourceStart"] : quoted["sourceEnd"]]
+    assert raw["tokensUsed"] > 0 and raw["expiresAt"]
+
+
+def test_without_a_model_an_extract_is_a_501_saying_what_to_set(
+    server: MisbehavingServer,
+) -> None:
+    site(server)
+    with running() as base:
+        answer = httpx.post(
+            f"{base}/v2/extract", json={"urls": [server.url("/museum")], "prompt": "opened?"}
+        )
+        with pytest.warns(DeprecationWarning), pytest.raises(FirecrawlError) as raised:
+            client(base).start_extract([server.url("/museum")], prompt="opened?")
+        unknown = httpx.get(f"{base}/v2/extract/00000000-0000-0000-0000-000000000000")
+    assert answer.status_code == 501 and answer.json()["code"] == "EXTRACT_NOT_CONFIGURED"
+    assert "model" in answer.json()["error"] and "model" in str(raised.value)
+    assert unknown.status_code == 404 and unknown.json()["error"] == "Job not found"
+    assert server.hits("/museum") == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ({"urls": ["http://a.example/"]}, ["prompt"]),
+        ({"urls": ["http://a.example/*"], "prompt": "p"}, ["urls", 0]),
+        ({"urls": ["http://a.example/"], "prompt": "p", "enableWebSearch": True},
+         ["enableWebSearch"]),
+        ({"urls": ["http://a.example/"], "prompt": "p", "systemPrompt": "s"}, ["systemPrompt"]),
+        ({"urls": ["http://a.example/"], "prompt": "p", "allowExternalLinks": True},
+         ["allowExternalLinks"]),
+        ({"urls": [], "prompt": "p"}, ["urls"]),
+    ],
+)  # fmt: skip
+def test_an_extract_citesift_cannot_honour_is_a_400_naming_it(
+    model: ScriptedServer, tmp_path: Path, body: dict[str, Any], named: list[Any]
+) -> None:
+    with running(settings=with_model(model, tmp_path)) as base:
+        answer = httpx.post(f"{base}/v2/extract", json=body)
+        with pytest.warns(DeprecationWarning), pytest.raises(BadRequestError):
+            client(base).start_extract(["http://a.example/*"], prompt="p")
+    assert answer.status_code == 400 and answer.json()["details"][0]["path"] == named
+    assert model.received(CHAT) == []
