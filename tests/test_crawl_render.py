@@ -88,6 +88,8 @@ def test_the_crawl_command_renders_with_render_auto(
     assert "ferry 2 left at noon" in records[server.url("/js2")]["markdown"]
     refused = CliRunner().invoke(app, [*args, "--render", "always"])
     assert refused.exit_code == 2 and "always" in refused.output
+    unrendered = CliRunner().invoke(app, [*args, "--wait-for", "300"])  # waits need a browser
+    assert unrendered.exit_code == EXIT_USAGE and "render='auto'" in unrendered.output
     assert left_behind(own_tmp) == []
 
 
@@ -105,7 +107,7 @@ def test_the_crawl_renders_with_the_browser_citesift_toml_names_and_a_bad_one_is
     named.chmod(0o755)
     args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
     (tmp_path / "citesift.toml").write_text(f'browser = "{named}"\n')
-    result = CliRunner().invoke(app, [*args, "--render", "auto"])
+    result = CliRunner().invoke(app, [*args, "--render", "auto", "--wait-for", "#root h1"])
     assert result.exit_code == 0, result.output
     assert marker.exists()  # the crawl's Chromium is the one the setting names
     assert "ferry 1 left at noon" in result.stdout

@@ -167,7 +167,7 @@ def test_scrape_pages_through_a_long_page_by_its_cursor(world: World) -> None:
     stdio(world, scenario)
 
 
-def test_scrapes_render_in_one_browser_that_ends_with_the_server(
+def test_scrapes_and_crawls_render_in_one_browser_that_ends_with_the_server(
     world: World,
     own_tmp: str,
 ) -> None:
@@ -180,6 +180,9 @@ def test_scrapes_render_in_one_browser_that_ends_with_the_server(
             read = await call(client, "scrape", url=world.site.url(path))
             assert said in "".join(piece["markdown"] for piece in read["items"])
         assert len(chromium_pids(own_tmp)) == 1  # still up, for the next page
+        crawled = await call(client, "crawl", url=world.site.url("/bus"), limit=1, render="auto")
+        crawled = await until_ended(client, crawled)
+        assert "the bus left at dusk" in crawled["items"][0]["markdown"]  # the same browser
 
     with browsers_seen(own_tmp) as seen:
         stdio(world, scenario, env)

@@ -109,6 +109,14 @@ def crawl_command(
         CrawlRender,
         typer.Option(help="Render a page that needs JavaScript in headless Chromium: auto, never."),
     ] = CrawlRender.never,
+    wait_for: Annotated[
+        str,
+        typer.Option(
+            "--wait-for",
+            metavar="MS|SELECTOR",
+            help="After a rendered page loads: milliseconds, or a CSS selector (--render auto).",
+        ),
+    ] = "0",
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -130,6 +138,7 @@ def crawl_command(
             concurrency,
             lease=lease,
             render=render.value,
+            wait_for=wait_for,
         )
         crawl = resume if resume is not None else crawl_id(start_url(url), options)
     except InvalidArgument as error:

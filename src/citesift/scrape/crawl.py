@@ -126,9 +126,9 @@ class CrawlOptions:
             raise invalid("query", self.query, "words to rank links by, or None")
         if self.render not in CRAWL_RENDER:
             raise invalid("render", self.render, "'auto' or 'never'")
+        object.__setattr__(self, "wait_for", self.rendering().wait_for)  # checked, as a number
         if self.wait_for and self.render != "auto":
             raise invalid("wait_for", self.wait_for, "0 unless render='auto'")
-        object.__setattr__(self, "wait_for", self.rendering().wait_for)
 
     def rendering(self) -> ScrapeOptions:
         """How a page that needs JavaScript is rendered: a scrape's defaults, waiting
