@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -302,37 +301,6 @@ def test_the_index_store_can_come_from_the_environment(corpus: Path, tmp_path: P
     assert added.exit_code == 0 and (tmp_path / "from-env.db").is_file()
     stats = runner.invoke(app, ["index", "stats"], env=env)
     assert json.loads(stats.stdout)["documents"] == 3
-
-
-def test_the_indexing_bar_moves_while_chunks_are_embedded(tmp_path: Path) -> None:
-    """The one bar over the documents advances with each batch of chunks embedded, not only
-    once a whole batch of documents is stored."""
-    from rich.console import Console
-    from rich.progress import Progress
-
-    from citesift.cli.index import _follow
-    from citesift.index.rag import INGEST_BATCH, create_rag
-    from test_rag_helpers import HashEmbedder
-
-    seen: list[float] = []
-
-    class Watched(HashEmbedder):
-        def embed(self, texts):  # type: ignore[no-untyped-def]
-            seen.append(progress.tasks[0].completed)
-            return super().embed(texts)
-
-    rag = create_rag(Watched(), tmp_path / "s.db", chunk_size=20, chunk_overlap=0)
-    docs = [
-        {"id": f"d{i}", "content": " ".join(f"w{i}x{j}" for j in range(12))}
-        for i in range(INGEST_BATCH + 10)
-    ]  # distinct chunks: the cache embeds a repeated text once
-    with Progress(console=Console(file=io.StringIO(), force_terminal=True)) as progress:
-        _follow(rag, progress, len(docs))
-        rag.ingest(docs)
-        [bar] = progress.tasks
-        assert (bar.description, bar.completed, bar.total) == ("Indexing documents", 74, 74)
-    assert seen == sorted(seen) and len(seen) > 3
-    assert any(0 < at < INGEST_BATCH for at in seen)  # moved inside the first batch of documents
 
 
 def test_add_indexes_what_it_can_and_says_what_it_could_not(

@@ -31,6 +31,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "verify": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients"},
     "agent": LEAVES | {"net", "extract", "text", "store", "sources", "index", "clients", "scrape"},
     "jobs": LEAVES | {"net", "store", "scrape", "agent"},
+    "ingest": LEAVES | {"extract", "store", "sources", "index"},
 }
 """DESIGN.md's layout table: the layers (besides its own) each layer may import."""
 

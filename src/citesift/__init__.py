@@ -63,6 +63,7 @@ from citesift.index import (
     zscore_fusion,
 )
 from citesift.index.transfer import StoreCopy, copy_store
+from citesift.ingest import IndexAddReport, index_add
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.run import serve_mcp
 from citesift.model import (
@@ -123,6 +124,7 @@ from citesift.sources import (
     article_url,
 )
 from citesift.sources.files import FileRefused, file_document, file_uri
+from citesift.sources.gather import SourceRefusal
 from citesift.sources.loaders import (
     GitHubRepo,
     Loaded,
@@ -141,6 +143,7 @@ from citesift.sources.loaders import (
     load_s3,
     load_urls,
 )
+from citesift.sources.page_access import PageAccess
 from citesift.store import SQLiteStore, default_store_path, open_store
 from citesift.store.jobs import Job, JobStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
@@ -221,6 +224,7 @@ __all__ = [
     "GitHubRepo",
     "Hits",
     "IdentityError",
+    "IndexAddReport",
     "JinaReranker",
     "Job",
     "JobStore",
@@ -241,6 +245,7 @@ __all__ = [
     "Note",
     "OfflineJudge",
     "OpenAIEmbedder",
+    "PageAccess",
     "PageLimits",
     "PageMetadata",
     "PartitionDiagnostics",
@@ -275,6 +280,7 @@ __all__ = [
     "SourceDocument",
     "SourceHit",
     "SourceLimiter",
+    "SourceRefusal",
     "SourceSetup",
     "StoreCopy",
     "TavilySearch",
@@ -320,6 +326,7 @@ __all__ = [
     "format_verified_response",
     "fragment_url",
     "html_to_blocks",
+    "index_add",
     "load_confluence_page",
     "load_dropbox",
     "load_folder",

@@ -50,6 +50,11 @@ class DocumentError(CitesiftError, ValueError):
     the bounds on its pages, members or inflated size; the message says which."""
 
 
+class WorkerLost(CitesiftError):
+    """A worker process ended before its work was done (killed, or out of memory); what the
+    other workers finished is kept, and running the same work again goes on from there."""
+
+
 def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
     shown = repr(value)

@@ -20,10 +20,10 @@ from citesift.api.index_requests import (
 )
 from citesift.api.replies import Unsupported
 from citesift.api.state import Serving, serving, slot
-from citesift.cli.reading import describe
 from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.rag import create_rag
 from citesift.model import Document, SourceHit
+from citesift.sources.reasons import describe
 from citesift.sources.web import is_web_url
 from citesift.store.sqlite import default_store_path
 

@@ -27,9 +27,9 @@ from citesift.api.own_requests import (
 )
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving, slot
-from citesift.cli.reading import asks_to_wait, describe
 from citesift.model import Document, ReadOutcome, SourceHit
 from citesift.net import run_sync
+from citesift.sources.reasons import asks_to_wait, describe
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.web import is_web_url
 from citesift.text.passages import citation_sources

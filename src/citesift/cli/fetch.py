@@ -28,7 +28,7 @@ from citesift.cli.options import (
     open_store,
     usage_error,
 )
-from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, asks_to_wait
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
 from citesift.cli.terminal import say
 from citesift.errors import ConfigError, InvalidArgument, StoreError
 from citesift.extract import extract_document
@@ -36,6 +36,7 @@ from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import AddressRefused, FetchPolicy, run_sync
 from citesift.net.address import parse_url
 from citesift.settings import Settings, SourceSetup, source_setup
+from citesift.sources.reasons import asks_to_wait
 from citesift.sources.snapshots import fetching
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")

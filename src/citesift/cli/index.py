@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import MofNCompleteColumn, Progress
+from rich.progress import MofNCompleteColumn, Progress, TaskID
 
 from citesift.cli.app import group
-from citesift.cli.gather import LoadOptions, Refusal, Unchanged, gather
-from citesift.cli.index_workers import MAX_WORKERS, Job, add_with_workers, page_setup
 from citesift.cli.options import (
     DEFAULT_READING,
+    EXIT_USAGE,
     AllowPrivate,
     Contact,
     Deadline,
@@ -35,25 +31,33 @@ from citesift.cli.options import (
     source_setup,
     usage_error,
 )
-from citesift.cli.reading import EXIT_FAILED, fail
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail
 from citesift.cli.terminal import safe, safe_json, say
-from citesift.index.documents import IngestDoc, as_ingest_doc
-from citesift.index.embedders.cache import CachedEmbedder
-from citesift.index.rag import INGEST_BATCH, Rag, create_rag
+from citesift.errors import InvalidArgument, WorkerLost
+from citesift.index.rag import create_rag
+from citesift.ingest import IndexAddReport, IndexProgress, index_add
 from citesift.sources.files import document_ids
-from citesift.sources.loaders import gone
-from citesift.sources.loaders.limits import DEFAULT_MAX_FILES, LoadLimits
-from citesift.sources.web import is_web_url
+from citesift.sources.gather import RefusalKind, SourceRefusal
+from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
+from citesift.sources.page_access import PageAccess
+from citesift.sources.web import PageLimits, is_web_url
 from citesift.store import default_store_path, is_postgres_url
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
+EXIT_STATUS: dict[RefusalKind, int] = {
+    "invalid": EXIT_USAGE,
+    "failed": EXIT_FAILED,
+    "limited": EXIT_LIMITED,
+}
+"""The exit status each kind of refusal asks for."""
 
 
 @index_app.command("add")
 def add(
     sources: Annotated[
-        list[str], typer.Argument(metavar="SOURCE", help="LoadOptions, folders or http(s) URLs.")
+        list[str],
+        typer.Argument(metavar="SOURCE", help="Files, folders, web pages or remote sources."),
     ],
     store: Store = None,
     retrieval: Retrieval = RetrievalMode.hybrid,
@@ -74,7 +78,11 @@ def add(
         int, typer.Option(help="Most files read from one remote tree (GitHub, S3, GCS).")
     ] = DEFAULT_MAX_FILES,
     prune: Annotated[
-        bool, typer.Option(help="Remove the indexed files of a folder that no longer exist.")
+        bool,
+        typer.Option(
+            help="Remove the indexed files of the named folders that no longer exist (with"
+            " --workers, once every item is read)."
+        ),
     ] = False,
     workers: Annotated[
         int,
@@ -99,140 +107,70 @@ def add(
     everything was up to date. A document's id is its URI (file:///... for a file, the
     page's URL for a page)."""
     path = index_store(store, existing=False)
-    if not 1 <= workers <= MAX_WORKERS:
-        usage_error(f"--workers must be 1 to {MAX_WORKERS}")
-    if workers > 1 and prune:
-        usage_error("--prune reads every folder whole: run it without --workers")
-    try:  # its arguments are checked before any source is read
-        rag = create_rag(store=path, mode=retrieval.value, chunk_size=chunk_size,
-                         chunk_overlap=chunk_overlap)  # fmt: skip
-    except ValueError as error:
-        usage_error(str(error))
-    with rag:
+    pages = None
+    if any(is_web_url(source) for source in sources):  # a bad contact is said before any read
+        pages = _page_access(contact, allow_private, path, offline, deadline)
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         try:
-            indexed = {d.id: d.revision for d in rag.documents()}
-            limits = LoadLimits() if deadline is None else LoadLimits(round(deadline * 1000))
-            files = LoadOptions(tuple(glob or ()), indexed, limits=limits, max_files=max_files)
-        except ValueError as error:
+            report = index_add(sources, store=path, retrieval=retrieval.value, mode=mode.value,
+                               chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+                               glob=tuple(glob or ()), max_files=max_files, prune=prune,
+                               workers=workers, pages=pages, deadline=deadline,
+                               progress=_bars(bar))  # fmt: skip
+        except InvalidArgument as error:
             usage_error(str(error))
-        if workers > 1:
-            pages = any(is_web_url(source) for source in sources)
-            access = (contact, allow_private, offline, deadline) if pages else None
-            job = Job(path, retrieval.value, mode.value, chunk_size, chunk_overlap, files, access)
-            _add_with_workers(sources, job, workers)
-            return
-        docs: dict[str, IngestDoc] = {}  # by id: a file named twice (alone, in its folder) is one
-        refusals: list[Refusal] = []
-        unchanged: set[str] = set()
-        with ExitStack() as stack:
-            setup = None
-            if any(
-                is_web_url(source) for source in sources
-            ):  # a bad contact is said before any read
-                setup = stack.enter_context(
-                    source_setup(contact, allow_private, path, offline, deadline)
-                )
-            for source in sources:
-                with _reading(source) as progress:
-                    for found in gather(
-                        source, setup, mode.value, replace(files, progress=progress)
-                    ):
-                        if isinstance(found, Refusal):
-                            say(f"skipped {found.name}: {found.reason}", err=True)
-                            refusals.append(found)
-                        elif isinstance(found, Unchanged):
-                            unchanged.add(found.name)
-                        else:
-                            document = as_ingest_doc(found)
-                            docs[document.id] = document
-        removed = _prune(rag, sources, indexed, {*docs, *unchanged}) if prune else 0
-        if not docs and not unchanged and not removed:
-            fail("nothing was indexed", _status(refusals))
-        if docs:
-            with Progress(console=err, transient=True, disable=not err.is_terminal) as progress:
-                _follow(rag, progress, len(docs))
-                chunks = rag.ingest(list(docs.values()))
-            say(f"indexed {len(docs)} document(s) as {chunks} chunk(s)")
-        if unchanged:
-            say(f"{len(unchanged)} document(s) unchanged")
-        if removed:
-            say(f"removed {removed} document(s) whose files are gone")
-        if refusals:
-            say(f"skipped {len(refusals)} source(s) that could not be read", err=True)
+        except WorkerLost as error:
+            fail(f"{error}: run the command again")
+    _say(report)
 
 
-def _add_with_workers(sources: list[str], job: Job, workers: int) -> None:
-    """``index add`` by ``workers`` processes, said as ``index add`` says it."""
-    setup = page_setup(job)  # a bad contact is said before any read
-    if setup is not None:
-        setup.close()
-    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("Indexing", total=None)
-        try:
-            tally = add_with_workers(
-                sources, job, workers, lambda done, total: bar.update(task, completed=done,
-                                                                      total=total)
-            )  # fmt: skip
-        except BrokenProcessPool:
-            fail("a worker process ended before its work was done: run the command again")
-    for refusal in tally.refusals:
+def _page_access(
+    contact: str | None, allow_private: bool, store: str, offline: bool, deadline: float | None
+) -> PageAccess:
+    """How pages are read: the flags over the environment and the config file."""
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+        chosen = setup.settings
+        limits = setup.limits(PageLimits())
+        return PageAccess(setup.identity, limits, chosen.allow_private, chosen.robots,
+                          chosen.offline)  # fmt: skip
+
+
+def _bars(bar: Progress) -> IndexProgress:
+    """A bar for each thing ``index_add`` says it is doing, moved as it goes."""
+    tasks: dict[str, TaskID] = {}
+
+    def heard(what: str, done: int, total: int) -> None:
+        if what not in tasks:
+            tasks[what] = bar.add_task(escape(safe(what)), total=total or None)
+        bar.update(tasks[what], completed=done, total=total or None)
+
+    return heard
+
+
+def _say(report: IndexAddReport) -> None:
+    """What ``index add`` did, or why nothing was indexed (then exit with its status)."""
+    for refusal in report.refused:
         say(f"skipped {refusal.name}: {refusal.reason}", err=True)
-    if tally.elsewhere:
-        say(f"{tally.elsewhere} source item(s) read by another command on the same store")
-    if not tally.documents and not tally.unchanged and not tally.elsewhere:
-        fail("nothing was indexed", _status(tally.refusals))
-    if tally.documents:
-        say(f"indexed {tally.documents} document(s) as {tally.chunks} chunk(s)")
-    if tally.unchanged:
-        say(f"{len(tally.unchanged)} document(s) unchanged")
-    if tally.refusals:
-        say(f"skipped {len(tally.refusals)} source(s) that could not be read", err=True)
+    if report.elsewhere:
+        say(f"{report.elsewhere} source item(s) read by another command on the same store")
+    if report.did_nothing:
+        fail("nothing was indexed", _status(report.refused))
+    if report.added:
+        say(f"indexed {report.added} document(s) as {report.chunks} chunk(s)")
+    if report.unchanged:
+        say(f"{report.unchanged} document(s) unchanged")
+    if report.removed:
+        say(f"removed {report.removed} document(s) whose files are gone")
+    if report.refused:
+        say(f"skipped {len(report.refused)} source(s) that could not be read", err=True)
 
 
-@contextmanager
-def _reading(source: str) -> Iterator[Callable[[int, int], None]]:
-    """A bar on standard error while ``source`` is read, moved by ``(done, total)``."""
-    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task(escape(safe(f"Reading {source}")), total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
-def _prune(rag: Rag, sources: list[str], indexed: dict[str, str | None], seen: set[str]) -> int:
-    """Remove the indexed files of the folders in ``sources`` that are gone from disk."""
-    folders = [Path(s) for s in sources if not is_web_url(s) and Path(s).is_dir()]
-    ids = sorted({i for folder in folders for i in gone(folder, list(indexed), seen)})
-    if ids:
-        rag.delete(ids)
-    return len(ids)
-
-
-def _status(refusals: list[Refusal]) -> int:
+def _status(refused: tuple[SourceRefusal, ...]) -> int:
     """The exit status when nothing was added: the refusals' own when they agree (a usage
-    error, a refusal, or "try later"), else failure."""
-    statuses = {refusal.status for refusal in refusals}
+    error, a failure, or "try later"), else failure."""
+    statuses = {EXIT_STATUS[refusal.kind] for refusal in refused}
     return statuses.pop() if len(statuses) == 1 else EXIT_FAILED
-
-
-def _follow(rag: Rag, progress: Progress, total: int) -> None:
-    """One bar over the documents that moves as their chunks are embedded (the slow part on
-    a CPU), not only when a batch of documents is stored."""
-    task = progress.add_task("Indexing documents", total=total)
-    stored = 0
-
-    def documents(done: int, _: int) -> None:
-        nonlocal stored
-        stored = done
-        progress.update(task, completed=done)
-
-    def embedded(done: int, of: int) -> None:
-        batch = min(INGEST_BATCH, total - stored)
-        progress.update(task, completed=stored + batch * done / max(of, 1))
-
-    rag.progress = documents
-    if isinstance(rag.embedder, CachedEmbedder):
-        rag.embedder.progress = embedded
 
 
 @index_app.command("ls")

@@ -14,9 +14,9 @@ from rich.markup import escape
 from citesift.cli.listing import block_listing
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.extract import blocks_to_markdown
-from citesift.model import Document, Limited, Passage, SourceDocument
+from citesift.model import Document, Passage, SourceDocument
 from citesift.net import run_sync
-from citesift.net.exchange import BLOCKING_STATUSES
+from citesift.sources.reasons import asks_to_wait, describe
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -65,24 +65,6 @@ def _attribution_note(passage: Passage) -> str:
     """The source, its licence and the modification notice, said once for all passages."""
     shown = attribution(passage)
     return f"\nFrom {shown.source_text()}; {shown.licence_text()}. {shown.notice}\n"
-
-
-def describe(outcome: object) -> str:
-    """Why an outcome gave nothing: its kind, status and reason."""
-    status = getattr(outcome, "status", None)
-    reason = getattr(outcome, "reason", "")
-    kind = type(outcome).__name__.lower()
-    retry_in = getattr(outcome, "retry_in", None)
-    wait = f"; the host asked us to wait: try again in {retry_in:.0f} s" if retry_in else ""
-    return (
-        f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
-    ) + wait
-
-
-def asks_to_wait(outcome: object) -> bool:
-    """Whether an outcome that gave nothing means "try again later": our own limit, or the
-    host answering 429 or 503 (the first such answer too, before the block is recorded)."""
-    return isinstance(outcome, Limited) or getattr(outcome, "status", None) in BLOCKING_STATUSES
 
 
 def exit_status(outcome: object) -> int:

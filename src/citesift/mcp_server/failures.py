@@ -9,8 +9,8 @@ from typing import ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from citesift.cli.reading import describe
 from citesift.errors import CitesiftError
+from citesift.sources.reasons import describe
 
 P = ParamSpec("P")
 T = TypeVar("T")

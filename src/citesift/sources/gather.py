@@ -1,6 +1,8 @@
-"""What ``index add`` was given, read into documents: each file, folder or URL gives its
-documents, and each that cannot be read a ``Refusal`` saying why, so one bad source among
-many never stops the rest."""
+"""Sources as ``index add`` names them (files, folders, web pages, remote trees) read into
+documents. A folder is cut into its files (``items_of``) so that workers can share them;
+each item read (``read_item``) gives its documents, ``Unchanged`` for a file indexed already
+at its present bytes, and a ``SourceRefusal`` for each part that cannot be read, so one bad
+source among many never stops the rest."""
 
 from __future__ import annotations
 
@@ -9,15 +11,12 @@ import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from citesift.cli.options import EXIT_USAGE
-from citesift.cli.reading import EXIT_FAILED, describe, exit_status
 from citesift.errors import PEER_MISSING, InvalidArgument, LoadError
 from citesift.extract.rules import Mode
 from citesift.model import Document, SourceDocument, SourceHit
 from citesift.net import run_sync
-from citesift.settings import SourceSetup
 from citesift.sources.files import INDEXABLE_SUFFIXES, NOT_REGULAR
 from citesift.sources.loaders import LoadedFile, folder_files, load_file
 from citesift.sources.loaders.gcs import API as GCS_API
@@ -30,18 +29,23 @@ from citesift.sources.loaders.notion import API as NOTION_API
 from citesift.sources.loaders.notion import load_notion_page_sync
 from citesift.sources.loaders.results import LoadFailure
 from citesift.sources.loaders.s3 import load_s3_sync, parse_s3
-from citesift.sources.web import is_web_url
+from citesift.sources.reasons import asks_to_wait, describe
+from citesift.sources.web import WebPageSource, is_web_url
 
 REMOTE_PREFIXES = ("s3://", "gs://", "github:", "notion:")
+RefusalKind = Literal["invalid", "failed", "limited"]
 
 
 @dataclass(frozen=True, slots=True)
-class Refusal:
-    """A source that gave no document: its name, why, and the exit status that fits."""
+class SourceRefusal:
+    """A source (or a part of one) that gave no document: its name, why, and the kind of
+    refusal: ``invalid`` (nothing readable there: missing, not a regular file, no format
+    read, a malformed address, a missing optional package), ``failed`` (reading it failed)
+    or ``limited`` (a limit or the host said "not now": try again later)."""
 
     name: str
     reason: str
-    status: int
+    kind: RefusalKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +55,16 @@ class Unchanged:
     name: str
 
 
+Found = dict[str, Any] | SourceDocument | SourceRefusal | Unchanged
+"""What reading an item gives: a document (a file's may be a mapping), or why none came."""
+
+
 @dataclass(frozen=True, slots=True)
 class LoadOptions:
     """How folders and remote sources are loaded: which names to read (none: a folder's
     indexable suffixes, every file of a remote tree), the indexed ids and their revisions
-    (to skip unchanged files), who hears ``(files done, files in all)``, the bounds of
-    each remote request and how many files a remote tree gives at most."""
+    (to skip unchanged files), who hears ``(files done, files in all)`` of a remote tree,
+    the bounds of each remote request and how many files a remote tree gives at most."""
 
     patterns: Sequence[str] = ()
     known: Mapping[str, str | None] = field(default_factory=dict)
@@ -65,29 +73,50 @@ class LoadOptions:
     max_files: float = DEFAULT_MAX_FILES
 
 
-def gather(
-    source: str, setup: SourceSetup | None, mode: Mode, files: LoadOptions | None = None
-) -> Iterator[Any | Refusal | Unchanged]:
-    """The documents of ``source`` (a web page read with ``setup``, a file, or the files of a
-    folder), a ``Refusal`` for each part that cannot be read, and ``Unchanged`` for each
-    file ``files.known`` holds at its present revision."""
-    files = files or LoadOptions()
-    if is_remote(source):
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One piece of what a source holds, for workers to share: a source as given, or a
+    file ``listed`` in a folder (read whatever its name when patterns chose it)."""
+
+    source: str
+    listed: bool = False
+
+
+def items_of(source: str, files: LoadOptions) -> list[Item] | SourceRefusal:
+    """``source`` cut into items: a folder's files one by one, anything else whole; the
+    ``SourceRefusal`` of a folder that holds no file to index."""
+    kind = None if is_remote(source) or is_web_url(source) else _kind(Path(source))
+    if kind is None or not stat.S_ISDIR(kind):
+        return [Item(source)]
+    paths = list(folder_files(Path(source), files.patterns))
+    if not paths:
+        kinds = ", ".join(files.patterns or INDEXABLE_SUFFIXES)
+        return SourceRefusal(source, f"holds no file to index ({kinds})", "invalid")
+    return [Item(str(path), listed=True) for path in paths]
+
+
+def read_item(
+    item: Item, pages: WebPageSource | None, mode: Mode, files: LoadOptions
+) -> Iterator[Found]:
+    """The documents of ``item`` (a web page read by ``pages``, a file, or what a remote
+    loader brings), a ``SourceRefusal`` for each part that cannot be read, and ``Unchanged``
+    for each file ``files.known`` holds at its present revision."""
+    source = item.source
+    if item.listed:
+        yield _file(Path(source), mode, files, any_name=bool(files.patterns))
+    elif is_remote(source):
         yield from _remote(source, files)
-        return
-    if is_web_url(source):
-        assert setup is not None, "a setup is made for every command given a URL"
-        yield _web_page(source, setup, mode)
-        return
-    kind = _kind(Path(source))
-    if kind is None:
-        yield Refusal(source, "no such file, folder or URL", EXIT_USAGE)
-    elif stat.S_ISDIR(kind):
-        yield from _folder(Path(source), mode, files)
-    elif not stat.S_ISREG(kind):
-        yield Refusal(source, NOT_REGULAR, EXIT_USAGE)
+    elif is_web_url(source):
+        assert pages is not None, "a page source is made whenever a source is a URL"
+        yield _web_page(source, pages)
     else:
-        yield _file(Path(source), mode, files)
+        kind = _kind(Path(source))
+        if kind is None:
+            yield SourceRefusal(source, "no such file, folder or URL", "invalid")
+        elif not stat.S_ISREG(kind):
+            yield SourceRefusal(source, NOT_REGULAR, "invalid")
+        else:
+            yield _file(Path(source), mode, files)
 
 
 def _kind(path: Path) -> int | None:
@@ -98,64 +127,14 @@ def _kind(path: Path) -> int | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One piece of what ``gather`` reads, for workers to share: a source as given, or a
-    file ``listed`` in a folder (read whatever its name when patterns chose it)."""
-
-    source: str
-    listed: bool = False
-
-
-def items_of(source: str, files: LoadOptions) -> list[Item] | Refusal:
-    """``source`` cut into items: a folder's files one by one, anything else whole; the
-    ``Refusal`` of a folder that holds no file to index."""
-    kind = None if is_remote(source) or is_web_url(source) else _kind(Path(source))
-    if kind is None or not stat.S_ISDIR(kind):
-        return [Item(source)]
-    paths = _listing(Path(source), files)
-    if isinstance(paths, Refusal):
-        return paths
-    return [Item(str(path), listed=True) for path in paths]
-
-
-def gather_item(
-    item: Item, setup: SourceSetup | None, mode: Mode, files: LoadOptions
-) -> Iterator[Any | Refusal | Unchanged]:
-    """What ``gather`` reads of one item."""
-    if item.listed:
-        yield _file(Path(item.source), mode, files, any_name=bool(files.patterns))
-    else:
-        yield from gather(item.source, setup, mode, files)
-
-
-def _listing(folder: Path, files: LoadOptions) -> list[Path] | Refusal:
-    """The files of ``folder`` to read, or a ``Refusal`` when there is none."""
-    paths = list(folder_files(folder, files.patterns))
-    if not paths:
-        kinds = ", ".join(files.patterns or INDEXABLE_SUFFIXES)
-        return Refusal(str(folder), f"holds no file to index ({kinds})", EXIT_USAGE)
-    return paths
-
-
-def _folder(folder: Path, mode: Mode, files: LoadOptions) -> Iterator[Any | Refusal | Unchanged]:
-    paths = _listing(folder, files)
-    if isinstance(paths, Refusal):
-        yield paths
-        return
-    for done, path in enumerate(paths, 1):
-        yield _file(path, mode, files, any_name=bool(files.patterns))
-        if files.progress is not None:
-            files.progress(done, len(paths))
-
-
-def _file(
-    path: Path, mode: Mode, files: LoadOptions, any_name: bool = False
-) -> Any | Refusal | Unchanged:
+def _file(path: Path, mode: Mode, files: LoadOptions, any_name: bool = False) -> Found:
     loaded: LoadedFile = load_file(path, files.known, mode, any_name)
     if loaded.refused is not None:
-        return Refusal(str(path), loaded.refused, EXIT_USAGE)
-    return Unchanged(loaded.id) if loaded.unchanged else loaded.document
+        return SourceRefusal(str(path), loaded.refused, "invalid")
+    if loaded.unchanged:
+        return Unchanged(loaded.id)
+    assert loaded.document is not None, "a file neither refused nor unchanged was read"
+    return loaded.document
 
 
 def is_remote(source: str) -> bool:
@@ -164,19 +143,21 @@ def is_remote(source: str) -> bool:
     return source.startswith(REMOTE_PREFIXES)
 
 
-def _remote(source: str, files: LoadOptions) -> Iterator[Any | Refusal]:
-    """The documents a remote loader brings from ``source``, and a ``Refusal`` for each
-    download that failed (or for the whole source)."""
+def _remote(source: str, files: LoadOptions) -> Iterator[Found]:
+    """The documents a remote loader brings from ``source``, and a ``SourceRefusal`` for
+    each download that failed (or for the whole source)."""
     try:
         documents, failures = _load_remote(source, files)
     except InvalidArgument as error:
-        yield Refusal(source, str(error), EXIT_USAGE)
+        yield SourceRefusal(source, str(error), "invalid")
         return
     except LoadError as error:
-        yield Refusal(source, str(error), EXIT_USAGE if error.code == PEER_MISSING else EXIT_FAILED)
+        yield SourceRefusal(
+            source, str(error), "invalid" if error.code == PEER_MISSING else "failed"
+        )
         return
     yield from documents
-    yield from (Refusal(f.source, f.reason, EXIT_FAILED) for f in failures)
+    yield from (SourceRefusal(f.source, f.reason, "failed") for f in failures)
 
 
 def _load_remote(
@@ -213,9 +194,9 @@ def _load_remote(
     return loaded.documents, loaded.failures
 
 
-def _web_page(url: str, setup: SourceSetup, mode: Mode) -> Any | Refusal:
+def _web_page(url: str, pages: WebPageSource) -> Found:
     """The page at ``url`` read politely (robots.txt, limits), or why it was not."""
-    outcome = setup.web_pages(mode).read_sync(SourceHit(url, url))
+    outcome = pages.read_sync(SourceHit(url, url))
     if isinstance(outcome, Document):
         return outcome.document
-    return Refusal(url, describe(outcome), exit_status(outcome))
+    return SourceRefusal(url, describe(outcome), "limited" if asks_to_wait(outcome) else "failed")

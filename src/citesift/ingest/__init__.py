@@ -1,0 +1,7 @@
+"""Sources read into the index: ``index_add`` (the library's ``citesift index add``), in one
+process or shared by worker processes and machines."""
+
+from citesift.ingest.add import index_add
+from citesift.ingest.report import IndexAddReport, IndexProgress
+
+__all__ = ["IndexAddReport", "IndexProgress", "index_add"]

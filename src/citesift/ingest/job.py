@@ -1,0 +1,65 @@
+"""What every process taking part in one ``index_add`` needs to read and index items the
+same way (``IngestJob``, handed to worker processes), and the steps they share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+
+from citesift.extract.rules import Mode
+from citesift.index.documents import IngestDoc
+from citesift.index.rag import Rag, create_rag
+from citesift.ingest.report import Tally
+from citesift.sources.gather import Item, LoadOptions, read_item
+from citesift.sources.page_access import PageAccess, open_pages
+from citesift.sources.web import WebPageSource
+
+
+@dataclass(frozen=True, slots=True)
+class IngestJob:
+    """The index's store (a SQLite path or a PostgreSQL URL), its retrieval mode and chunk
+    bounds, how pages are read (``mode``, ``pages``: None when no source is a page) and how
+    files are loaded."""
+
+    store: str
+    retrieval: str
+    mode: Mode
+    chunk_size: int | None
+    chunk_overlap: int | None
+    files: LoadOptions
+    pages: PageAccess | None
+
+    def rag(self) -> Rag:
+        """The index, open (close it when done)."""
+        return create_rag(store=self.store, mode=self.retrieval, chunk_size=self.chunk_size,
+                          chunk_overlap=self.chunk_overlap)  # fmt: skip
+
+
+@contextmanager
+def page_source(job: IngestJob) -> Iterator[WebPageSource | None]:
+    """The web-page source of ``job`` (None when no source is a page), closed after."""
+    if job.pages is None:
+        yield None
+        return
+    with open_pages(job.pages, job.store, job.mode) as pages:
+        yield pages
+
+
+@contextmanager
+def opened(job: IngestJob) -> Iterator[tuple[Rag, WebPageSource | None]]:
+    """The index and the page source of a worker, both closed however the work ends."""
+    with ExitStack() as stack:
+        rag = stack.enter_context(job.rag())
+        yield rag, stack.enter_context(page_source(job))
+
+
+def read_and_index(item: Item, rag: Rag, pages: WebPageSource | None, job: IngestJob) -> Tally:
+    """Read ``item`` and index the documents it holds at once."""
+    tally = Tally(items=1)
+    documents: dict[str, IngestDoc] = {}
+    tally.sort(read_item(item, pages, job.mode, job.files), documents)
+    if documents:
+        tally.chunks = rag.ingest(list(documents.values()))
+        tally.added = set(documents)
+    return tally

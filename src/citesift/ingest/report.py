@@ -1,0 +1,70 @@
+"""What ``index_add`` did, counted as it goes (``Tally``, merged across workers) and handed
+back (``IndexAddReport``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from citesift.index.documents import IngestDoc, as_ingest_doc
+from citesift.sources.gather import Found, SourceRefusal, Unchanged
+
+IndexProgress = Callable[[str, int, int], None]
+"""Hears ``(what is being done, done, in all)``; ``in all`` is 0 while unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexAddReport:
+    """``added``: documents indexed (new, or changed since last time) and ``chunks`` their
+    chunks; ``unchanged``: files found indexed already at their present bytes; ``removed``:
+    documents a prune removed; ``refused``: each source (or part of one) that gave nothing,
+    and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead."""
+
+    added: int = 0
+    chunks: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    refused: tuple[SourceRefusal, ...] = ()
+    elsewhere: int = 0
+
+    @property
+    def did_nothing(self) -> bool:
+        """Whether nothing was added, found up to date, removed or read by another command."""
+        return not (self.added or self.unchanged or self.removed or self.elsewhere)
+
+
+@dataclass
+class Tally:
+    """What reading did so far: the ids indexed and their chunks, the ids seen unchanged,
+    the refusals, and how many items were read."""
+
+    added: set[str] = field(default_factory=set)
+    chunks: int = 0
+    unchanged: set[str] = field(default_factory=set)
+    refused: list[SourceRefusal] = field(default_factory=list)
+    items: int = 0
+
+    def sort(self, found: Iterable[Found], documents: dict[str, IngestDoc]) -> None:
+        """Each thing ``found`` counted, and each document put in ``documents`` by id (a
+        file named twice, alone and in its folder, is one)."""
+        for each in found:
+            if isinstance(each, SourceRefusal):
+                self.refused.append(each)
+            elif isinstance(each, Unchanged):
+                self.unchanged.add(each.name)
+            else:
+                document = as_ingest_doc(each)
+                documents[document.id] = document
+
+    def merge(self, other: Tally) -> None:
+        """Count what ``other`` (another worker's tally) did too."""
+        self.added |= other.added
+        self.chunks += other.chunks
+        self.unchanged |= other.unchanged
+        self.refused.extend(other.refused)
+        self.items += other.items
+
+    def report(self, removed: int, elsewhere: int) -> IndexAddReport:
+        """The report of what was done, ``removed`` by a prune and read ``elsewhere``."""
+        return IndexAddReport(len(self.added), self.chunks, len(self.unchanged), removed,
+                              tuple(self.refused), elsewhere)  # fmt: skip

@@ -1,0 +1,24 @@
+"""Why a read gave nothing, said in a line, and whether it means "try again later"."""
+
+from __future__ import annotations
+
+from citesift.model import Limited
+from citesift.net.exchange import BLOCKING_STATUSES
+
+
+def describe(outcome: object) -> str:
+    """Why an outcome gave nothing: its kind, status and reason."""
+    status = getattr(outcome, "status", None)
+    reason = getattr(outcome, "reason", "")
+    kind = type(outcome).__name__.lower()
+    retry_in = getattr(outcome, "retry_in", None)
+    wait = f"; the host asked us to wait: try again in {retry_in:.0f} s" if retry_in else ""
+    return (
+        f"{kind}" + (f" (HTTP {status})" if status else "") + (f": {reason}" if reason else "")
+    ) + wait
+
+
+def asks_to_wait(outcome: object) -> bool:
+    """Whether an outcome that gave nothing means "try again later": our own limit, or the
+    host answering 429 or 503 (the first such answer too, before the block is recorded)."""
+    return isinstance(outcome, Limited) or getattr(outcome, "status", None) in BLOCKING_STATUSES
