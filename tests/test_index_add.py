@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from citesift import IndexAddReport, SourceRefusal, index_add
+from citesift import ClientIdentity, IndexAddReport, PageAccess, SourceRefusal, index_add
 from citesift.errors import InvalidArgument
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import INGEST_BATCH, create_rag
 from citesift.ingest.add import _ingest
 from test_rag_helpers import HashEmbedder
+from wikipedia_server import Answer, fresh_stand_in
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 NOTES = 12
@@ -56,6 +57,29 @@ def test_two_workers_index_a_folder_and_prune_a_removed_file(
     assert (again.added, again.unchanged, again.removed) == (0, NOTES - 1, 1)
     left = ids(store_location)
     assert (folder / "note3.md").as_uri() not in left and len(left) == NOTES - 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_workers_read_pages_as_the_page_access_says(
+    tmp_path: Path, wikipedia_fixtures: Path
+) -> None:
+    folder = notes(tmp_path / "notes")
+    store = str(tmp_path / "index.db")
+    page = b"<html><head><title>Comets</title></head><body><p>Comets have icy nuclei.</p>"
+    with fresh_stand_in(wikipedia_fixtures) as site:
+        site.answer("/comets", Answer(200, {"Content-Type": "text/html"}, page))
+        site.answer("/gone", Answer(404, {"Content-Type": "text/html"}, b"<p>Not here.</p>"))
+        pages = PageAccess(ClientIdentity("citesift-test", "1", "https://example.org/contact"),
+                           allow_private=True)  # fmt: skip
+        sources = [str(folder), site.origin + "/comets", site.origin + "/gone"]
+        report = index_add(sources, store=store, retrieval="bm25", workers=2, pages=pages)
+    assert report.added == NOTES + 1
+    assert [(r.name, r.kind) for r in report.refused] == [(site.origin + "/gone", "failed")]
+    with create_rag(store=store, mode="bm25") as rag:
+        hits = rag.search("icy nuclei", 1)
+        assert hits and hits[0].provenance.url == site.origin + "/comets"
+        assert hits[0].provenance.snapshot_id  # the page kept as a snapshot in the same store
 
 
 def add_in_a_process(folder: Path, store: str) -> subprocess.Popen[str]:

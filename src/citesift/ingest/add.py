@@ -69,12 +69,11 @@ def index_add(
         pages = replace(pages, limits=replace(pages.limits, deadline=deadline))
     heard = progress or _unheard
     location = str(default_store_path() if store is None else store)
-    job = IngestJob(location, retrieval, mode, chunk_size, chunk_overlap, LoadOptions(), pages)
+    files = LoadOptions(tuple(glob), limits=limits, max_files=max_files)
+    job = IngestJob(location, retrieval, mode, chunk_size, chunk_overlap, files, pages)
     with job.rag() as rag:
         known = {document.id: document.revision for document in rag.documents()}
-        job = replace(
-            job, files=LoadOptions(tuple(glob), known, limits=limits, max_files=max_files)
-        )
+        job = replace(job, files=replace(files, known=known))  # unchanged files are not read
         if workers == 1:
             tally, elsewhere, may_prune = _index_here(rag, sources, job, heard), 0, True
         else:
