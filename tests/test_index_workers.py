@@ -1,13 +1,16 @@
 """``citesift index add --workers N``: a folder's files shared by worker processes; with a
 PostgreSQL store, the same command started twice at once (as on two machines) reads each
-file once between them, and a later run finds them all unchanged."""
+file once between them, and a later run finds them all unchanged; a worker killed mid-way
+fails the command, and running it again goes on from what was indexed."""
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,10 +24,10 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 NOTES = 24
 
 
-def notes(folder: Path) -> Path:
+def notes(folder: Path, count: int = NOTES) -> Path:
     """A folder of notes, each with a word of its own."""
     folder.mkdir()
-    for n in range(NOTES):
+    for n in range(count):
         text = f"# Note {n}\n\nThe tide table for harbour{n} lists two high waters a day.\n"
         (folder / f"note{n}.md").write_text(text, encoding="utf-8")
     return folder
@@ -82,3 +85,56 @@ def test_workers_must_be_a_sensible_number(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, ["index", "add", str(folder), "--store", store,
                                           "--workers", count])  # fmt: skip
         assert result.exit_code == 64 and "workers must be" in result.stderr, result.stderr
+
+
+def test_a_killed_worker_fails_the_command_and_running_it_again_goes_on(tmp_path: Path) -> None:
+    many = 400
+    folder = notes(tmp_path / "notes", many)
+    store = str(tmp_path / "index.db")
+    run = add(folder, store, "--workers", "2")
+    victim = _worker_once_indexing(run, store)
+    os.kill(victim, signal.SIGKILL)
+    _, err = run.communicate(timeout=200)
+    assert run.returncode == 1 and "a worker process ended" in err, err
+    again = add(folder, store, "--workers", "2")
+    out, err = again.communicate(timeout=200)
+    assert again.returncode == 0, err
+    unchanged = re.search(r"(\d+) document\(s\) unchanged", out)
+    assert unchanged and int(unchanged.group(1)) >= 3  # what was indexed before is kept
+    assert indexed(out) + int(unchanged.group(1)) == many
+    with create_rag(store=store, mode="bm25") as rag:
+        assert rag.stats().documents == many
+
+
+def _worker_once_indexing(run: subprocess.Popen[str], store: str) -> int:
+    """The process id of one of ``run``'s workers, once a few documents are indexed."""
+    give_up = time.monotonic() + 120
+    while time.monotonic() < give_up:
+        assert run.poll() is None, "the command ended before a worker was killed"
+        workers = [pid for pid in _children(run.pid) if b"spawn_main" in _command(pid)]
+        if workers and Path(store).exists():
+            with create_rag(store=store, mode="bm25") as rag:
+                if rag.stats().documents >= 3:
+                    return workers[0]
+        time.sleep(0.05)
+    raise AssertionError("no worker indexed anything in time")
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == parent:
+            found.append(int(entry.name))
+    return found
+
+
+def _command(pid: int) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""
