@@ -3,7 +3,7 @@ same way (``IngestJob``, handed to worker processes), and the steps they share."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
@@ -54,11 +54,20 @@ def opened(job: IngestJob) -> Iterator[tuple[Rag, WebPageSource | None]]:
         yield rag, stack.enter_context(page_source(job))
 
 
-def read_and_index(item: Item, rag: Rag, pages: WebPageSource | None, job: IngestJob) -> Tally:
-    """Read ``item`` and index the documents it holds at once."""
-    tally = Tally(items=1)
+def read_and_index(
+    items: Sequence[Item],
+    rag: Rag,
+    pages: WebPageSource | None,
+    job: IngestJob,
+    after_each: Callable[[], object] = lambda: None,
+) -> Tally:
+    """Read ``items`` (``after_each`` called as each is read) and index the documents they
+    hold in one go: one write for the lot, not one for each file."""
+    tally = Tally(items=len(items))
     documents: dict[str, IngestDoc] = {}
-    tally.sort(read_item(item, pages, job.mode, job.files), documents)
+    for item in items:
+        tally.sort(read_item(item, pages, job.mode, job.files), documents)
+        after_each()
     if documents:
         tally.chunks = rag.ingest(list(documents.values()))
         tally.added = set(documents)

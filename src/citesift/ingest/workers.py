@@ -41,9 +41,11 @@ if TYPE_CHECKING:
 
 MAX_WORKERS = 64
 LEASE_S = 120.0
-"""How long a worker holds an item unless it renews (it renews after each item it reads)."""
-BATCH = 4
-"""Items a worker claims at once."""
+"""How long a worker holds an item unless it renews (it renews after each item it reads,
+and gives the batch up as done once it is indexed)."""
+BATCH = 16
+"""Most items a worker reads before it writes what they hold to the index at once (fewer
+when there are few items for each worker)."""
 POLL_S = 0.5
 """Seconds between looks at how far the workers are (and a worker with nothing to claim
 waits while others still hold items)."""
@@ -74,11 +76,14 @@ def _here(
 ) -> list[Tally]:
     """The workers of this machine, each taking items from one queue until it is empty."""
     spawn = get_context("spawn")
-    todo: Queue[Item | None] = spawn.Queue()
+    todo: Queue[list[Item] | None] = spawn.Queue()
     todo.cancel_join_thread()  # a worker that died leaves items no one will take
     done = spawn.Value("i", 0)
-    for item in [*items, *[None] * workers]:  # one end mark for each worker
-        todo.put(item)
+    size = _batch(len(items), workers)
+    for start in range(0, len(items), size):
+        todo.put(list(items[start : start + size]))
+    for _ in range(workers):  # one end mark for each worker
+        todo.put(None)
     with ProcessPoolExecutor(workers, spawn, initializer=_hold, initargs=(todo, done)) as pool:
         runs = [pool.submit(_take, job) for _ in range(workers)]
         _follow(runs, lambda: int(done.value), len(items), progress)
@@ -99,10 +104,16 @@ def _shared(
     with PostgresStore(job.store, pool_size=1) as store:
         queue = _job_table(store, job, items, prune)
         with ProcessPoolExecutor(workers, get_context("spawn")) as pool:
-            runs = [pool.submit(_claim, job, queue.queue) for _ in range(workers)]
+            runs = [pool.submit(_claim, job, queue.queue, workers) for _ in range(workers)]
             _follow(runs, lambda: len(items) - queue.pending(), len(items), progress)
         tallies = [run.result() for run in runs]
         return tallies, queue.forget_when_done()
+
+
+def _batch(items: int, workers: int) -> int:
+    """How many items a worker reads at once: up to ``BATCH``, and few enough that each
+    worker gets several batches to share the work evenly."""
+    return max(1, min(BATCH, items // (workers * 4)))
 
 
 def _follow(
@@ -147,10 +158,10 @@ def _key(item: Item) -> str:
 
 # --- in each worker process -------------------------------------------------------------------
 
-_queue: tuple[Queue[Item | None], Synchronized[int]] | None = None
+_queue: tuple[Queue[list[Item] | None], Synchronized[int]] | None = None
 
 
-def _hold(todo: Queue[Item | None], done: Synchronized[int]) -> None:
+def _hold(todo: Queue[list[Item] | None], done: Synchronized[int]) -> None:
     """Keep the queue of items and the count of items done (handed over as the process
     starts, the only way a queue can be shared)."""
     global _queue
@@ -158,19 +169,19 @@ def _hold(todo: Queue[Item | None], done: Synchronized[int]) -> None:
 
 
 def _take(job: IngestJob) -> Tally:
-    """Take items from the queue and index them until an end mark comes."""
+    """Take batches of items from the queue and index them until an end mark comes."""
     assert _queue is not None, "the pool's initializer ran"
     todo, done = _queue
     tally = Tally()
     with opened(job) as (rag, pages):
-        while (item := todo.get()) is not None:
-            tally.merge(read_and_index(item, rag, pages, job))
+        while (batch := todo.get()) is not None:
+            tally.merge(read_and_index(batch, rag, pages, job))
             with done.get_lock():
-                done.value += 1
+                done.value += len(batch)
     return tally
 
 
-def _claim(job: IngestJob, queue: str) -> Tally:
+def _claim(job: IngestJob, queue: str, workers: int) -> Tally:
     """Claim items of the job table and index them until none is left for any worker."""
     from citesift.store.postgres import PostgresStore
     from citesift.store.postgres.claims import ClaimQueue
@@ -178,14 +189,14 @@ def _claim(job: IngestJob, queue: str) -> Tally:
     tally = Tally()
     with opened(job) as (rag, pages), PostgresStore(job.store, pool_size=1) as store:
         claims = ClaimQueue(store, queue, holder_name())
-        while claims.pending():
-            held = claims.claim(BATCH, LEASE_S)
+        while pending := claims.pending():
+            held = claims.claim(_batch(pending, workers), LEASE_S)
             if not held:
                 time.sleep(POLL_S)
                 continue
-            for claim in held:
-                source, listed = json.loads(claim.payload)
-                tally.merge(read_and_index(Item(source, listed), rag, pages, job))
-                claims.finish([claim.key])
-                claims.renew([c.key for c in held], LEASE_S)
+            keys = [claim.key for claim in held]
+            items = [Item(*json.loads(claim.payload)) for claim in held]
+            renew = partial(claims.renew, keys, LEASE_S)  # held while the batch is read
+            tally.merge(read_and_index(items, rag, pages, job, renew))
+            claims.finish(keys)  # once indexed: a worker killed before gives them back
     return tally
