@@ -68,6 +68,9 @@ _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathologica
 _TELLING = re.compile("class|id|hidden|style|role|typeof|itemprop")
 _NOTE_CLASSES = frozenset(("hatnote", "dablink", "rellink"))
 _HREF = ' href="'  # how most links' attribute text starts
+# An <a> is a link only with a target or a script to follow (``<a name=...>`` marks a
+# place in the page: the text it wraps is not links)
+_LINK_ATTR = re.compile(r"(?:^|\s)(?:href|onclick)\s*+=", re.IGNORECASE)
 
 
 # dropped, furniture, note, landmark, main, thread (named as comments)
@@ -316,7 +319,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             around = frozenset([t for t, n in counts.items() if n and t != "a"])  # open blocks
             last = pos = skip_dropped(html, tag, pos, around, searches)
             continue
-        if not is_block and tag != "a":
+        if not is_block and (tag != "a" or _LINK_ATTR.search(raw_attrs) is None):
             continue  # inline elements only matter when dropped, and links for link density
         if len(tags) >= MAX_DEPTH:
             pop_to(len(tags) - 1)
