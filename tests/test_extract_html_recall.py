@@ -38,3 +38,20 @@ def test_an_anchor_that_runs_a_script_is_still_a_link() -> None:
     kept = texts(anchored_page("<a onclick=\"show('{}')\">"))
     assert [t for t in kept if t in ESSAY] == ESSAY
     assert not set(MENU) & set(kept)
+
+
+def test_a_heading_left_open_around_the_text_reads_as_paragraphs() -> None:
+    lines = "<br>".join(ESSAY)
+    html = f"<html><body><h1>Our town library</h1><h4><center>{lines}</center></body></html>"
+    blocks = html_to_blocks(html)
+    assert [(b.kind, b.text) for b in blocks if b.text in ESSAY] == [
+        ("paragraph", p) for p in ESSAY
+    ]
+
+
+def test_headings_that_are_lines_stay_headings() -> None:
+    title = "A history of the town library from its opening in 1887 to the present day, " * 2
+    html = f"<html><body><h2>{title.strip()}</h2><p>{ESSAY[0]}</p><h3>Later years</h3>"
+    html += f"<p>{ESSAY[1]}</p></body></html>"
+    blocks = html_to_blocks(html, mode="page")
+    assert [b.kind for b in blocks] == ["heading", "paragraph", "heading", "paragraph"]

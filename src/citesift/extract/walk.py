@@ -61,6 +61,7 @@ _SIBLING_CLOSERS = {
 BLOCK_COST = 8
 RUN_COST = 4
 MIN_COST = 16_000
+HEADING_MAX_CHARS = 300  # a heading element holding more text than this is not one
 MAX_DEPTH = 512  # open elements; a deeper one closes the innermost first (as browsers do)
 _SIBLING_REACH = 32  # how far back an implied end tag looks (bounds pathological nesting)
 # Attribute names that can drop an element, name it furniture or make it a note.
@@ -115,6 +116,22 @@ def _heading_level(tags: list[str]) -> int:
         if tag in rules.HEADING_TAGS:
             return int(tag[1])
     return 2
+
+
+def _unhead(cands: list[Candidate], first: int) -> None:
+    """Make the heading blocks from ``first`` on paragraphs when together they run past
+    ``HEADING_MAX_CHARS``: a heading is a line, and one that holds paragraphs of text is a
+    heading tag left open (or misused for emphasis) around the page's text."""
+    held = 0
+    for cand in cands[first:]:
+        held += cand.size
+        if held > HEADING_MAX_CHARS:
+            break
+    else:
+        return
+    for cand in cands[first:]:
+        if cand.kind == "heading":
+            cand.kind, cand.level = "paragraph", 0
 
 
 def _sibling_to_close(tags: list[str], tag: str) -> int:
@@ -201,6 +218,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     drop_tags = policy.drop_tags
     cands, containers, tables = out.candidates, out.containers, out.tables
     block_tags, void_tags = rules.BLOCK_TAGS, rules.VOID_TAGS
+    heading_tags = rules.HEADING_TAGS
     tags: list[str] = []
     kinds: list[str] = []
     opened: list[int] = []
@@ -234,6 +252,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                     containers.append((opened[-1], len(cands)))
                     if tag == "table":
                         tables.append(containers[-1])
+                    elif tag in heading_tags:
+                        _unhead(cands, opened[-1])
             tags.pop()
             kinds.pop()
             opened.pop()
