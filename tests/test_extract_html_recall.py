@@ -13,6 +13,10 @@ ESSAY = [
     "The building was enlarged twice, in 1912 and in 1958, and the old reading room with its "
     "iron galleries is the only part of the first library that still stands today.",
 ]
+COMMENT = (
+    "I grew up two streets from the old library and spent every wet Saturday of my childhood "
+    "in that reading room; it is good to see its story written down at last."
+)
 MENU = ["Home", "History of the town", "Churches and chapels", "Schools", "Contact us"]
 
 
@@ -55,3 +59,46 @@ def test_headings_that_are_lines_stay_headings() -> None:
     html += f"<p>{ESSAY[1]}</p></body></html>"
     blocks = html_to_blocks(html, mode="page")
     assert [b.kind for b in blocks] == ["heading", "paragraph", "heading", "paragraph"]
+
+
+SHOPS = [
+    ("Harbour Books", "12 Quay Street", "Second-hand books, maps and charts of the coast."),
+    ("The Net Loft", "3 Pier Road", "Fresh fish every morning from the town's own boats."),
+    ("Mill Lane Bakery", "40 Mill Lane", "Bread, cakes and pies baked on the premises daily."),
+    ("Quay Cycles", "7 Quay Street", "Bicycles for hire by the hour, the day or the week."),
+]
+NOTE = (
+    "A fixture of the high street since the 1950s, the café is rightly famous for its "
+    "breakfasts, served all day, and for the view of the harbour from its upstairs room, "
+    "which regulars book weeks ahead for birthdays and anniversaries."
+)
+
+
+def directory_page(entries: int) -> str:
+    """A business directory laid out in a table: each entry its name (a link), address and
+    note, one entry with a note long enough to look like a paragraph."""
+    rows = "".join(
+        f'<tr><td><a href="/shop/{n}">{name} {n}</a></td><td>{street}</td><td>{note}</td></tr>'
+        for n in range(entries)
+        for name, street, note in SHOPS
+    )
+    rows += f"<tr><td><a href='/cafe'>Dean's Café</a></td><td>620 Main St.</td><td>{NOTE}</td></tr>"
+    return f"<html><body><nav><a href='/'>Home</a></nav><table>{rows}</table></body></html>"
+
+
+def test_a_directory_of_short_records_is_read_whole() -> None:
+    kept = texts(directory_page(entries=12))
+    assert NOTE in kept
+    for name, street, note in SHOPS:
+        assert {f"{name} 11", street, note} <= set(kept)
+    assert "Home" not in kept
+
+
+def test_an_article_beside_menus_and_comments_is_not_read_whole() -> None:
+    menu = "".join(f'<li><a href="/{n}">Story number {n} of the week</a></li>' for n in range(60))
+    comments = "".join(f"<li><p>{COMMENT} ({n})</p></li>" for n in range(12))
+    html = (
+        f"<html><body><div class='menu'><ul>{menu}</ul></div><div><p>{NOTE}</p></div>"
+        f"<div id='comments'><ol>{comments}</ol></div></body></html>"
+    )
+    assert texts(html) == [NOTE]

@@ -28,6 +28,7 @@ PLAUSIBLE_SHARE = 0.25  # an article with less of the page's prose than this,
 PLAUSIBLE_CHARS = 1000  # and less prose than this, is doubted
 LISTED_GAIN = 5  # list items counted, an element must hold this many times the prose
 STATED_SHARE = 0.5  # as is one with less text than this share of the article's stated length
+SLIVER_SHARE = 0.1  # an article with less of the page's readable text than this is no article
 # Beside a lone best paragraph, blocks of these kinds join it however short (without links)
 SIBLING_KINDS = frozenset(("heading", "paragraph", "table_cell"))
 
@@ -169,6 +170,36 @@ def covered(ranges: Iterable[tuple[int, int]]) -> set[int]:
 
 
 def select(scan: Scan, data_tables: bool, furniture: bool = True, stated: int = 0) -> list[int]:
+    """Indices of the candidates that make the article, in reading order (``_article``),
+    or of the whole page less its comment threads when that article is a sliver of the
+    page's readable text (``_is_sliver``): a page of records has no article to find."""
+    chosen = _article(scan, data_tables, furniture, stated)
+    threads = covered(scan.threads)
+    if not _is_sliver(scan, chosen, threads):
+        return chosen
+    return [i for i in range(len(scan.candidates)) if i not in threads]
+
+
+def _is_sliver(scan: Scan, chosen: list[int], threads: set[int]) -> bool:
+    """Whether the ``chosen`` blocks hold under ``SLIVER_SHARE`` of the page's readable
+    text: its blocks that are not mostly links, outside comment threads (``threads``).
+
+    A directory, a catalogue or an annotated list of links is many short records of equal
+    weight: the best element is one record's note, a tenth or less of what the page says,
+    where an article beside menus, teasers and comments holds far more of the text that is
+    not links or replies. Such a page is read whole (its entries' links included), as a
+    reader reads it.
+    """
+    cands = scan.candidates
+    readable = sum(
+        c.size
+        for i, c in enumerate(cands)
+        if c.link <= c.size * LINK_DENSITY_MAX and i not in threads
+    )
+    return sum(cands[i].size for i in chosen) < readable * SLIVER_SHARE
+
+
+def _article(scan: Scan, data_tables: bool, furniture: bool, stated: int) -> list[int]:
     """Indices of the candidates that make the article, in reading order.
 
     A selection is doubted when it is empty, when it holds less prose than both
