@@ -102,3 +102,22 @@ def test_an_article_beside_menus_and_comments_is_not_read_whole() -> None:
         f"<div id='comments'><ol>{comments}</ol></div></body></html>"
     )
     assert texts(html) == [NOTE]
+
+
+def blog_entry(body: str) -> str:
+    return (
+        f'<div class="hentry"><h2>The library at 137</h2><div class="entry-content">{body}</div>'
+        "<p>This entry was posted in Local history on 3 May and tagged library, mills, "
+        "reading room. Bookmark the permalink.</p></div>"
+    )
+
+
+def test_a_microformats_entry_body_is_the_article() -> None:
+    body = "".join(f"<p>{p}</p>" for p in ESSAY)
+    assert texts(f"<html><body><div>{blog_entry(body)}</div></body></html>") == ESSAY
+
+
+def test_entries_listed_on_a_page_are_all_kept() -> None:
+    entries = "".join(blog_entry(f"<p>{p}</p>") for p in ESSAY)
+    kept = texts(f"<html><body><div>{entries}</div></body></html>")
+    assert [t for t in kept if t in ESSAY] == ESSAY

@@ -93,17 +93,18 @@ def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
 def declared_range(scan: Scan, sums: Sums, best: tuple[int, int]) -> tuple[int, int]:
     """The element inside ``best`` that declares itself the main content, when it holds at
     least ``DECLARED_SHARE`` of best's prose (a surer cut of the same article); else
-    ``best``. Of several, the one holding the most prose.
+    ``best``. Of several, the innermost: an entry's text inside the entry with its byline
+    and tags, an ``<article>`` inside ``<main>``.
 
     A declared element around ``best`` is not taken: it adds what best's score left out.
     """
     first, stop = best
     need = sums.held(first, stop) * DECLARED_SHARE
-    chosen, most = best, 0
+    chosen = best
     for start, end in scan.declared:
         held = sums.held(start, end)
-        if first <= start and end <= stop and held >= need and held > most:
-            chosen, most = (start, end), held
+        if first <= start and end <= stop and held >= need and end - start < chosen[1] - chosen[0]:
+            chosen = (start, end)
     return chosen
 
 

@@ -113,10 +113,12 @@ BOILERPLATE_TOKENS = words(
 # article even where they hold most of a page's text.
 COMMENT_TOKENS = words("comment comments disqus respond reply")
 # What an element says when it declares itself the page's main content: its tag, its ARIA
-# role, or schema.org's microdata for an article's text.
+# role, schema.org's microdata for an article's text, or the microformats' classes for a
+# blog entry and its text (hAtom's ``hentry`` and ``entry-content``, h-entry's).
 CONTENT_TAGS = words("article main")
 CONTENT_ROLES = words("main article")
 CONTENT_ITEMPROPS = words("articleBody")
+CONTENT_CLASSES = words("hentry h-entry entry-content e-content")
 # Landmark tags that, inside these elements, belong to them rather than to the page (a
 # header of an article, a note aside in a section), as in the HTML accessibility mappings.
 SCOPED_LANDMARKS = {

@@ -150,10 +150,13 @@ def is_furniture(tag: str, attrs: dict[str, str]) -> bool:
 
 def declares_content(tag: str, attrs: dict[str, str]) -> bool:
     """Whether a block-level element says it is the page's main content: ``<article>``,
-    ``<main>``, ``role="main"`` or schema.org's ``itemprop="articleBody"``."""
+    ``<main>``, ``role="main"``, schema.org's ``itemprop="articleBody"`` or a microformats
+    entry class (``class="hentry"``, ``class="entry-content"``)."""
     if tag in rules.CONTENT_TAGS:
         return True
     if "role" in attrs and attrs["role"].lower() in rules.CONTENT_ROLES:
+        return True
+    if "class" in attrs and not rules.CONTENT_CLASSES.isdisjoint(attrs["class"].lower().split()):
         return True
     return "itemprop" in attrs and not rules.CONTENT_ITEMPROPS.isdisjoint(attrs["itemprop"].split())
 
