@@ -121,3 +121,27 @@ def test_entries_listed_on_a_page_are_all_kept() -> None:
     entries = "".join(blog_entry(f"<p>{p}</p>") for p in ESSAY)
     kept = texts(f"<html><body><div>{entries}</div></body></html>")
     assert [t for t in kept if t in ESSAY] == ESSAY
+
+
+PROMO = (
+    "Looking for a new home? Search thousands of listings in your area with our free tool, "
+    "updated every hour."
+)
+
+
+def test_the_story_cell_of_a_table_layout_is_the_article() -> None:
+    body = "".join(f"<p>{p}</p>" for p in ESSAY)
+    html = (
+        f"<html><body><table><tr><td>{body}</td>"
+        f"<td><p>{PROMO}</p><p><a href='/homes'>More</a></p></td></tr></table></body></html>"
+    )
+    assert texts(html) == ESSAY
+
+
+def test_a_story_over_two_cells_keeps_both() -> None:
+    left = "".join(f"<p>{p}</p>" for p in ESSAY[:2])
+    html = (
+        f"<html><body><table><tr><td>{left}</td><td><p>{ESSAY[2]}</p><p>{PROMO}</p></td></tr>"
+        "</table></body></html>"
+    )
+    assert texts(html) == [*ESSAY, PROMO]

@@ -91,17 +91,18 @@ def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
 
 
 def declared_range(scan: Scan, sums: Sums, best: tuple[int, int]) -> tuple[int, int]:
-    """The element inside ``best`` that declares itself the main content, when it holds at
-    least ``DECLARED_SHARE`` of best's prose (a surer cut of the same article); else
-    ``best``. Of several, the innermost: an entry's text inside the entry with its byline
-    and tags, an ``<article>`` inside ``<main>``.
+    """The element inside ``best`` that declares itself the main content, or the table
+    cell, that holds at least ``DECLARED_SHARE`` of best's prose (a surer cut of the same
+    article); else ``best``. Of several, the innermost: an entry's text inside the entry
+    with its byline and tags, an ``<article>`` inside ``<main>``, on a page laid out in a
+    table the cell that holds the story without the cells of menus and ads beside it.
 
     A declared element around ``best`` is not taken: it adds what best's score left out.
     """
     first, stop = best
     need = sums.held(first, stop) * DECLARED_SHARE
     chosen = best
-    for start, end in scan.declared:
+    for start, end in (*scan.declared, *scan.cells):
         held = sums.held(start, end)
         if first <= start and end <= stop and held >= need and end - start < chosen[1] - chosen[0]:
             chosen = (start, end)

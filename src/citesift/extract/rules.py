@@ -45,6 +45,7 @@ KIND_BY_TAG = {
 }  # fmt: skip
 
 HEADING_TAGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+CELL_TAGS = frozenset(("td", "th"))
 
 # Dropped with all their content in both modes (never shown as text, or not the page's prose).
 ALWAYS_DROPPED_TAGS = words(

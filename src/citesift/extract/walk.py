@@ -100,6 +100,7 @@ class Scan:
     landmarks: list[tuple[int, int]] = field(default_factory=list)
     declared: list[tuple[int, int]] = field(default_factory=list)  # say they are the content
     threads: list[tuple[int, int]] = field(default_factory=list)  # named as comment threads
+    cells: list[tuple[int, int]] = field(default_factory=list)  # table cells
     furniture_dropped: bool = False
     stopped: bool = False
     plaintext: int = -1  # where the raw text after a <plaintext> start tag begins
@@ -216,9 +217,9 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     """
     out = Scan()
     drop_tags = policy.drop_tags
-    cands, containers, tables = out.candidates, out.containers, out.tables
+    cands, containers, tables, cells = out.candidates, out.containers, out.tables, out.cells
     block_tags, void_tags = rules.BLOCK_TAGS, rules.VOID_TAGS
-    heading_tags = rules.HEADING_TAGS
+    heading_tags, cell_tags = rules.HEADING_TAGS, rules.CELL_TAGS
     tags: list[str] = []
     kinds: list[str] = []
     opened: list[int] = []
@@ -252,6 +253,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                     containers.append((opened[-1], len(cands)))
                     if tag == "table":
                         tables.append(containers[-1])
+                    elif tag in cell_tags:
+                        cells.append(containers[-1])
                     elif tag in heading_tags:
                         _unhead(cands, opened[-1])
             tags.pop()
