@@ -1,5 +1,6 @@
-"""Retrieval benchmark: citesift's BM25, dense, hybrid and hybrid+rerank against bm25s and
-tantivy on a BEIR data set (SciFact by default), quality and speed measured in one run.
+"""Retrieval benchmark: citesift's BM25, dense, hybrid and hybrid+rerank over whole documents
+and create_rag's defaults over passages (BM25 and hybrid), against bm25s and tantivy on a
+BEIR data set (SciFact by default), quality and speed measured in one run.
 
     python bench/retrieval.py [--data DIR] [--store FILE|postgresql://...] [--systems LIST]
 
@@ -40,6 +41,13 @@ OURS = ("bm25", "dense", "hybrid", "hybrid+rerank", "defaults-bm25", "defaults")
 DEFAULTS = {"defaults-bm25": "bm25", "defaults": "hybrid"}
 """Rows that call ``create_rag`` with its defaults (their mode aside) over passages."""
 THEIRS = ("bm25s", "tantivy", "tantivy-flat")
+ROWS = (
+    "bm25, dense, hybrid, hybrid+rerank (whole documents, one chunk each; the rerank row"
+    " fuses a BM25 reranker's scores with hybrid's), defaults-bm25, defaults (create_rag's"
+    " defaults over passages, BM25 and hybrid), bm25s, tantivy (title and body fields),"
+    " tantivy-flat (title + text in one field)"
+)
+"""What each row of ``--systems`` measures, for ``--help``."""
 
 
 class CountingEmbedder:
@@ -167,14 +175,23 @@ def table(results: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR-format folder")
-    parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
+    parser.add_argument(
+        "--eval-tool",
+        type=Path,
+        default=DEFAULT_TOOL,
+        help="the shared evaluation script that loads the data and measures every row",
+    )
     parser.add_argument(
         "--store",
         default=DEFAULT_STORE,
         help="embedding cache (a file; default $CITESIFT_BENCH_STORE), or a postgresql:// URL"
         " to run citesift's rows on",
     )
-    parser.add_argument("--systems", default=",".join(OURS + THEIRS))
+    parser.add_argument(
+        "--systems",
+        default=",".join(OURS + THEIRS),
+        help="the rows to run, comma-separated (default: all, in this order): " + ROWS,
+    )
     parser.add_argument("--embed-threads", type=int, default=2, help="threads to embed with")
     args = parser.parse_args(argv)
     require_data(args.data, "BEIR data set", ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv"])
