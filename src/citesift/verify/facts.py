@@ -127,6 +127,9 @@ NEGATIONS = frozenset(
     ]
 )
 """Words that turn a statement into its opposite."""
+NEGATION_SCOPE = 3
+"""Content words after a negation that it denies (``did not want to leave`` denies *want*
+and *leave*): a negation speaks of the words near it, not of the whole sentence."""
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -178,8 +181,9 @@ _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 @dataclass(frozen=True, slots=True)
 class Facts:
     """The checkable parts of a text: content stems, numbers (digits only, no separators),
-    month numbers, named-entity stems, whether it holds a negation, and the pairs of
-    content stems that follow each other (a phrase repeated, not just its words)."""
+    month numbers, named-entity stems, whether it holds a negation, the pairs of content
+    stems that follow each other (a phrase repeated, not just its words), and the content
+    stems a negation denies (see ``NEGATION_SCOPE``)."""
 
     stems: frozenset[str]
     numbers: frozenset[str]
@@ -187,6 +191,7 @@ class Facts:
     entities: frozenset[str]
     negated: bool
     pairs: frozenset[tuple[str, str]] = frozenset()
+    denied: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1 << 16)
@@ -217,7 +222,19 @@ def facts(text: str) -> Facts:
         frozenset(_singular(e) for e in entities),
         negated,
         frozenset(pairwise(ordered)),
+        _denied(lowered),
     )
+
+
+def _denied(lowered: list[str]) -> frozenset[str]:
+    """The stems of the first ``NEGATION_SCOPE`` content words after each negation."""
+    stem = _tokenizer()
+    denied: set[str] = set()
+    for i, word in enumerate(lowered):
+        if word in NEGATIONS or _CONTRACTED_NOT.search(word):
+            scope = [s for w in lowered[i + 1 :] for s in stem(w) if not s.isdigit()]
+            denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
+    return frozenset(denied)
 
 
 def _singular(stem: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from citesift.verify.candidates import Candidates
 from citesift.verify.facts import Facts, facts
+from citesift.verify.judges.subclaims import split_claim
 
 MAX_SUPPORTING = 4
 """At most this many sentences are named as support."""
@@ -25,6 +26,14 @@ MIN_GAIN = 0.12
 FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 CAP = 3
+DATELINE_WORDS = 8
+"""A line of at most this many words is a dateline or heading, not a statement: a date in
+it dates the page, so it may complete a claim's date (``June 27, 2016 3.09pm EDT``)."""
+MIN_ROOT = 5
+"""Letters a stem needs before a longer word starting with it counts as its kin (shorter
+stems begin too many unrelated words: *art* and *article*)."""
+MAX_SUFFIX = 3
+"""Letters a kin word may add (*-ian*, *-an*, *-ese*)."""
 """Counts of missed facts are capped here: a fourth miss tells nothing a third did not."""
 NAMES = (
     "coverage",
@@ -47,16 +56,27 @@ fitted on one would misread the other."""
 
 
 @dataclass(frozen=True, slots=True)
+class Statement:
+    """One statement of the claim (see ``subclaims``) against the chosen sentences: the
+    weighted share of its facts they cover, and whether one of its numbers or dates is
+    missing from them."""
+
+    coverage: float
+    missed_quantity: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Measured:
     """A claim measured against its candidates: the ``features`` (in ``NAMES`` order), the
-    ``chosen`` sentences (best first), the hard facts ``missed``, the weighted ``coverage``
-    and whether the polarity differs."""
+    ``chosen`` sentences (best first), the hard facts ``missed``, the weighted ``coverage``,
+    whether the polarity differs, and each of the claim's ``statements``."""
 
     features: tuple[float, ...]
     chosen: tuple[int, ...]
     missed: tuple[str, ...]
     coverage: float
     negation: bool
+    statements: tuple[Statement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +96,9 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     total = sum(units.weights.values())
     if total == 0:
         return None
-    pool = {i: _keys(found) for i, found in sentence_facts.items()}
-    chosen, covered = _greedy(units, pool, candidates.ranked)
+    pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
+    lines = frozenset(i for i in pool if len(sentences[i].split()) <= DATELINE_WORDS)
+    chosen, covered = _greedy(units, pool, candidates.ranked, lines)
     coverage = sum(units.weights[u] for u in covered) / total
     first = sum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
     missed = tuple(sorted(units.hard - covered))
@@ -97,7 +118,21 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         float(len(chosen)),
         max((units.weights[u] for u in units.weights.keys() - covered), default=0.0) / total,
     )
-    return Measured(features, tuple(chosen), missed, coverage, negation)
+    statements = _statements(claim, units, covered)
+    return Measured(features, tuple(chosen), missed, coverage, negation, statements)
+
+
+def _statements(claim: str, units: _Units, covered: set[str]) -> tuple[Statement, ...]:
+    """Each statement of ``claim`` holding a fact, measured against the ``covered`` keys."""
+    out = []
+    for part in split_claim(claim):
+        keys = _keys(facts(part)) & units.weights.keys()
+        weight = sum(units.weights[k] for k in keys)
+        if weight > 0:
+            share = sum(units.weights[k] for k in keys & covered) / weight
+            quantity = any(k.startswith(("n:", "m:")) for k in keys - covered)
+            out.append(Statement(share, quantity))
+    return tuple(out)
 
 
 def _share(wanted: frozenset[Any], found: Sequence[frozenset[Any]]) -> float:
@@ -110,6 +145,24 @@ def _share(wanted: frozenset[Any], found: Sequence[frozenset[Any]]) -> float:
 def _keys(found: Facts) -> frozenset[str]:
     """The facts of a text as comparable keys (``n:``, ``m:`` and plain stems)."""
     return found.stems | {f"n:{n}" for n in found.numbers} | {f"m:{m}" for m in found.months}
+
+
+def _matched(units: _Units, keys: frozenset[str]) -> frozenset[str]:
+    """The claim's units a text's ``keys`` cover: the same stem, or one of a word's family
+    the stemmer leaves apart (*Libya* and *Libyan*, *Jordan* and *Jordanians*), told by one
+    stem of at least ``MIN_ROOT`` letters starting the other and longer by ``MAX_SUFFIX``
+    letters at most (not *state* and *statement*). Numbers and dates match only exactly."""
+    found = set(units.weights.keys() & keys)
+    words = [k for k in keys if len(k) >= MIN_ROOT and ":" not in k]
+    for unit in units.weights.keys() - found:
+        if len(unit) >= MIN_ROOT and ":" not in unit and any(_kin(unit, k) for k in words):
+            found.add(unit)
+    return frozenset(found)
+
+
+def _kin(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) and len(long) - len(short) <= MAX_SUFFIX
 
 
 def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
@@ -126,30 +179,40 @@ def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
 
 
 def _greedy(
-    units: _Units, pool: dict[int, frozenset[str]], ranked: Sequence[int]
+    units: _Units, pool: dict[int, frozenset[str]], ranked: Sequence[int], lines: frozenset[int]
 ) -> tuple[list[int], set[str]]:
-    """Sentences added while one covers at least ``MIN_GAIN`` of the claim anew; ties go to
-    the better-ranked sentence."""
-    total = sum(units.weights.values())
+    """Sentences added while one covers at least ``MIN_GAIN`` of the claim anew; then, for
+    a number or date of the claim still missing, a sentence beside a chosen one or one of
+    the short ``lines`` (a dateline or heading, where a page often states its date alone)
+    that holds it. Ties go to the better-ranked sentence."""
     rank = {i: r for r, i in enumerate(ranked)}
+    order = sorted(pool, key=lambda i: rank.get(i, len(rank)))
+    quantities = {u for u in units.hard if u.startswith(("n:", "m:"))}
     chosen: list[int] = []
     covered: set[str] = set()
-    while len(chosen) < MAX_SUPPORTING:
-        best, gain = -1, 0.0
-        for i in sorted(pool, key=lambda i: rank.get(i, len(rank))):
-            new = sum(units.weights[u] for u in (pool[i] & units.weights.keys()) - covered)
-            if new > gain:
-                best, gain = i, new
-        if best < 0 or gain < MIN_GAIN * total:
-            break
-        chosen.append(best)
-        covered |= pool[best] & units.weights.keys()
+    for wanted, least in (
+        (units.weights.keys(), MIN_GAIN * sum(units.weights.values())),
+        (quantities, 0.0),
+    ):
+        while len(chosen) < MAX_SUPPORTING:
+            best, gain = -1, least
+            for i in order:
+                if wanted is quantities and not (i in lines or {i - 1, i + 1} & set(chosen)):
+                    continue
+                new = sum(units.weights[u] for u in (pool[i] & wanted) - covered)
+                if new > gain:
+                    best, gain = i, new
+            if best < 0:
+                break
+            chosen.append(best)
+            covered |= pool[best] & units.weights.keys()
     return chosen, covered
 
 
 def _polarity_differs(claim: Facts, chosen: list[Facts]) -> bool:
-    """A negated claim whose support holds no negation, or a claim whose main supporting
-    sentence (the one covering most of it) is negated while the claim is not."""
-    if claim.negated:
-        return not any(c.negated for c in chosen)
-    return bool(chosen) and chosen[0].negated
+    """The support states plainly what the claim denies, or denies what the claim states:
+    a word under a negation on one side (``facts.NEGATION_SCOPE``) is found unnegated on
+    the other. A negation about something the claim does not speak of changes nothing."""
+    stated = frozenset().union(*(c.stems for c in chosen)) if chosen else frozenset()
+    denied = frozenset().union(*(c.denied for c in chosen)) if chosen else frozenset()
+    return bool((claim.denied & stated) - denied) or bool((denied & claim.stems) - claim.denied)

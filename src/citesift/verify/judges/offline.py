@@ -22,7 +22,12 @@ SUPPORTED_COVERAGE = 0.6
 """Share of the claim's weighted facts the support must cover to support it in full (a
 source words a fact its own way, so some of the claim's words never appear in it)."""
 PARTIAL_COVERAGE = 0.25
-"""Share below which the claim is not supported at all."""
+"""Share below which the claim is not supported at all, unless one of its statements
+holds (see ``STATEMENT_HOLDS``)."""
+STATEMENT_HOLDS = 0.5
+"""Share of one statement's weighted facts (``subclaims.split_claim``) the support must
+cover, with all its numbers and dates, for that statement to hold: a claim with one
+statement backed is partly supported however little of the rest is found."""
 MAX_MISSED_NAMES = 1
 """Names a supported claim may lack (a capitalised word is not always a name); every number
 and date must be found."""
@@ -57,7 +62,9 @@ def _score(measured: Measured, closeness: float) -> float:
 
 
 def _label(measured: Measured) -> Label:
-    if measured.coverage < PARTIAL_COVERAGE:
+    if measured.coverage < PARTIAL_COVERAGE and not any(
+        s.coverage >= STATEMENT_HOLDS and not s.missed_quantity for s in measured.statements
+    ):
         return "not_supported"
     names = sum(not m.startswith(("n:", "m:")) for m in measured.missed)
     if measured.coverage >= SUPPORTED_COVERAGE and names <= MAX_MISSED_NAMES:
