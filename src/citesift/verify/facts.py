@@ -176,6 +176,7 @@ NUMBER_WORDS = {
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
 _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,18 +223,23 @@ def facts(text: str) -> Facts:
         frozenset(_singular(e) for e in entities),
         negated,
         frozenset(pairwise(ordered)),
-        _denied(lowered),
+        _denied(text),
     )
 
 
-def _denied(lowered: list[str]) -> frozenset[str]:
-    """The stems of the first ``NEGATION_SCOPE`` content words after each negation."""
+def _denied(text: str) -> frozenset[str]:
+    """The stems of the first ``NEGATION_SCOPE`` content words after each negation, within
+    its clause (``No. 1`` and ``not only`` deny nothing)."""
     stem = _tokenizer()
     denied: set[str] = set()
-    for i, word in enumerate(lowered):
-        if word in NEGATIONS or _CONTRACTED_NOT.search(word):
-            scope = [s for w in lowered[i + 1 :] for s in stem(w) if not s.isdigit()]
-            denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
+    for clause in _CLAUSE.split(text):
+        lowered = [w.lower() for w in _WORD.findall(clause)]
+        for i, word in enumerate(lowered):
+            if (word in NEGATIONS or _CONTRACTED_NOT.search(word)) and lowered[i + 1 : i + 2] != [
+                "only"
+            ]:
+                scope = [s for w in lowered[i + 1 :] for s in stem(w) if not s.isdigit()]
+                denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
     return frozenset(denied)
 
 

@@ -210,9 +210,14 @@ def _greedy(
 
 
 def _polarity_differs(claim: Facts, chosen: list[Facts]) -> bool:
-    """The support states plainly what the claim denies, or denies what the claim states:
-    a word under a negation on one side (``facts.NEGATION_SCOPE``) is found unnegated on
-    the other. A negation about something the claim does not speak of changes nothing."""
-    stated = frozenset().union(*(c.stems for c in chosen)) if chosen else frozenset()
-    denied = frozenset().union(*(c.denied for c in chosen)) if chosen else frozenset()
-    return bool((claim.denied & stated) - denied) or bool((denied & claim.stems) - claim.denied)
+    """The support states plainly what the claim denies, or its main sentence (the one
+    covering most of the claim) denies what the claim states: a word under a negation on
+    one side (``facts.NEGATION_SCOPE``) is found unnegated on the other. A negation about
+    something the claim does not speak of changes nothing."""
+    if not chosen:
+        return False
+    stated = frozenset().union(*(c.stems for c in chosen))
+    denied = frozenset().union(*(c.denied for c in chosen))
+    return bool((claim.denied & stated) - denied) or bool(
+        chosen[0].denied & claim.stems - claim.denied
+    )
