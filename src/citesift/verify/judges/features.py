@@ -69,7 +69,8 @@ class Statement:
 class Measured:
     """A claim measured against its candidates: the ``features`` (in ``NAMES`` order), the
     ``chosen`` sentences (best first), the hard facts ``missed``, the weighted ``coverage``,
-    whether the polarity differs, and each of the claim's ``statements``."""
+    whether the polarity differs, each of the claim's ``statements``, and the names of the
+    claim the whole page never states (``absent``)."""
 
     features: tuple[float, ...]
     chosen: tuple[int, ...]
@@ -77,6 +78,7 @@ class Measured:
     coverage: float
     negation: bool
     statements: tuple[Statement, ...] = ()
+    absent: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,11 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         max((units.weights[u] for u in units.weights.keys() - covered), default=0.0) / total,
     )
     statements = _statements(claim, units, covered)
-    return Measured(features, tuple(chosen), missed, coverage, negation, statements)
+    names = {m for m in missed if ":" not in m}
+    for sentence in sentences if names else ():
+        names -= _matched(units, _keys(facts(sentence)))
+    absent = tuple(sorted(names))
+    return Measured(features, tuple(chosen), missed, coverage, negation, statements, absent)
 
 
 def _statements(claim: str, units: _Units, covered: set[str]) -> tuple[Statement, ...]:

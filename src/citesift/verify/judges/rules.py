@@ -1,5 +1,6 @@
 """The rules every offline judge obeys over whatever its weights say: a claim whose number
-or date is not found, or whose polarity its support does not share, is never supported; a
+or date is not found, whose polarity its support does not share, or that names what the
+page never names, is never supported; a
 claim judged not supported names no sentence, however close the least bad one is. They hold
 for any page, so they are stated, not fitted."""
 
@@ -15,8 +16,14 @@ NO_FACT = "the claim states no checkable fact"
 
 
 def blocked(measured: Measured) -> bool:
-    """A number or date of the claim not found, or a polarity not shared."""
-    return measured.negation or any(m.startswith(("n:", "m:")) for m in measured.missed)
+    """A number or date of the claim not found, a polarity not shared, or a name of the
+    claim absent from the whole page (a name missing from the support but stated elsewhere
+    on the page may be one the support calls *he* or *the company*)."""
+    return (
+        measured.negation
+        or bool(measured.absent)
+        or any(m.startswith(("n:", "m:")) for m in measured.missed)
+    )
 
 
 def graded(label: Label, score: float, measured: Measured | None) -> ClaimCheck:
@@ -38,6 +45,8 @@ def _reason(label: Label, measured: Measured) -> str:
     if measured.missed:
         shown = ", ".join(m.split(":", 1)[-1] for m in measured.missed[:5])
         parts.append(f"not found: {shown}")
+    if measured.absent:
+        parts.append(f"the page never names: {', '.join(measured.absent[:5])}")
     if measured.negation:
         parts.append("the claim and its support differ in negation")
     if label == "not_supported":
