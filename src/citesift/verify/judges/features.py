@@ -187,7 +187,8 @@ def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
 def _greedy(
     units: _Units, pool: dict[int, frozenset[str]], ranked: Sequence[int], lines: frozenset[int]
 ) -> tuple[list[int], set[str]]:
-    """Sentences added while one covers at least ``MIN_GAIN`` of the claim anew; then, for
+    """Sentences added while one covers at least ``MIN_GAIN`` of the claim anew, words or
+    names among it (a number alone in a sentence about something else supports nothing); then, for
     a number or date of the claim still missing, a sentence beside a chosen one or one of
     the short ``lines`` (a dateline or heading, where a page often states its date alone)
     that holds it. Ties go to the better-ranked sentence."""
@@ -205,7 +206,10 @@ def _greedy(
             for i in order:
                 if wanted is quantities and not (i in lines or {i - 1, i + 1} & set(chosen)):
                     continue
-                new = sum(units.weights[u] for u in (pool[i] & wanted) - covered)
+                fresh = (pool[i] & wanted) - covered
+                if wanted is not quantities and fresh <= quantities:
+                    continue
+                new = sum(units.weights[u] for u in fresh)
                 if new > gain:
                     best, gain = i, new
             if best < 0:

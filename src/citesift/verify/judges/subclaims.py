@@ -9,7 +9,7 @@ import re
 from citesift.verify.facts import facts
 
 _BREAK = re.compile(
-    r"(?<!\d),(?!\d)\s*|\s*[;:()\[\]–—]\s*|\s+-\s+"
+    r",(?!\d)\s*|\s*[;:()\[\]–—]\s*|\s+-\s+"
     r"|\s+(?=(?:and|but|while|whereas|although|which|who|where|including)\s)",
     re.IGNORECASE,
 )

@@ -1,0 +1,117 @@
+"""The offline judge's rules on small pages written for these tests: a claim's statements
+are graded each, a date may come from the page's dateline, a negation speaks only of the
+words it governs, a name the page never states keeps a claim from support, and the
+supporting indices are the sentences that cover the claim."""
+
+from __future__ import annotations
+
+import pytest
+
+from citesift import ClaimCheck, OfflineJudge
+from citesift.verify import find_candidates
+from citesift.verify.judges.subclaims import split_claim
+
+PAGE = [
+    "Harbour news",
+    "June 3, 1932",
+    "The Harbour Bridge was designed by the engineer Ada Brooks.",
+    "The bridge opened to traffic on Friday after four years of work.",
+    "Crowds lined both shores to watch the first trams cross.",
+    "The council said the bridge had nothing to do with the delays at the port.",
+    "The city also plans a new museum beside the river, which will display old maps.",
+    "Tickets for the ferry will cost less from next month.",
+    "Brooks later taught at the technical college for many years.",
+    "In 1933 the port handled more grain than in any year before, a record for the decade.",
+]
+
+
+def judged(claim: str, page: list[str] = PAGE) -> ClaimCheck:
+    """``claim`` graded by the offline judge over the BM25 candidates of ``page``."""
+    return OfflineJudge().judge(claim, page, find_candidates(claim, page))
+
+
+def test_a_claim_spread_over_two_sentences_names_both_and_no_other() -> None:
+    check = judged("The Harbour Bridge, designed by Ada Brooks, opened to traffic in 1932.")
+    assert check.label == "supported", check
+    assert set(check.supporting) == {1, 2, 3}
+    assert check.score > 0.5
+
+
+def test_a_date_is_taken_from_the_dateline_but_not_from_an_unrelated_sentence() -> None:
+    dated = judged("The Harbour Bridge opened to traffic in June 1932.")
+    assert dated.label == "supported", dated
+    assert 1 in dated.supporting
+    undated = judged("The Harbour Bridge opened to traffic in 1933.")
+    assert undated.label != "supported", undated
+    assert 9 not in undated.supporting
+    assert "1933" in undated.reason
+    assert undated.score < 0.5
+
+
+def test_a_claim_with_one_statement_backed_is_partly_supported() -> None:
+    check = judged(
+        "The Harbour Bridge was designed by Ada Brooks, who also built the lighthouse "
+        "on the northern cape and the railway station at Westfield."
+    )
+    assert check.label == "partially_supported", check
+    assert 2 in check.supporting
+
+
+def test_a_name_the_page_never_states_keeps_the_claim_from_support() -> None:
+    check = judged("The Harbour Bridge was designed by the engineer Carl Jensen.")
+    assert check.label != "supported", check
+    assert "never names" in check.reason
+    assert "jensen" in check.reason
+    assert check.score < 0.5
+
+
+def test_a_negation_counts_only_for_the_words_it_governs() -> None:
+    assert judged("The Harbour Bridge opened to traffic in 1932.").label == "supported"
+    page = [*PAGE[:3], "The bridge did not open to traffic in 1932.", *PAGE[4:]]
+    denied = judged("The Harbour Bridge opened to traffic in 1932.", page)
+    assert denied.label != "supported", denied
+    assert "negation" in denied.reason
+    song = ["The band toured Europe.", "The song reached No. 1 in Australia in its first week."]
+    assert judged("The song reached number one in Australia.", song).label == "supported"
+
+
+def test_a_family_word_the_stemmer_leaves_apart_still_matches() -> None:
+    page = ["Reporters covered the war for years.", "He was killed in Misrata, Libya, in 2011."]
+    check = judged("He was killed in the Libyan city of Misrata in 2011.", page)
+    assert check.label == "supported", check
+    assert check.supporting == (1,)
+
+
+def test_nothing_behind_a_claim_is_not_supported_and_names_no_sentence() -> None:
+    check = judged("Volcanic soils in Iceland grow large potatoes every summer.")
+    assert check.label == "not_supported"
+    assert check.supporting == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "statements"),
+    [
+        (
+            "Brian Pendleton (13 April 1944 – 16 May 2001) was a British guitarist and a "
+            "founder member of the pop group The Pretty Things.",
+            [
+                "Brian Pendleton",
+                "13 April 1944",
+                "16 May 2001",
+                "was a British guitarist",
+                "and a founder member of the pop group The Pretty Things.",
+            ],
+        ),
+        (
+            "The library holds over 260,000 volumes, including the first book it acquired.",
+            ["The library holds over 260,000 volumes", "including the first book it acquired."],
+        ),
+        (
+            "A keen tennis player, he lives in Leeds.",
+            ["A keen tennis player", "he lives in Leeds."],
+        ),
+        ("In 2018, it won.", ["In 2018 it won."]),
+    ],
+)
+def test_a_claim_is_cut_into_the_statements_it_makes(claim: str, statements: list[str]) -> None:
+    assert split_claim(claim) == statements
