@@ -115,3 +115,17 @@ def test_nothing_behind_a_claim_is_not_supported_and_names_no_sentence() -> None
 )
 def test_a_claim_is_cut_into_the_statements_it_makes(claim: str, statements: list[str]) -> None:
     assert split_claim(claim) == statements
+
+
+def test_a_span_of_years_written_short_matches_it_written_in_full() -> None:
+    page = ["The school was renamed.", "The new name takes effect over the 2018-2019 year."]
+    check = judged("The new name takes effect during the 2018–19 year.", page)
+    assert check.label == "supported", check
+
+
+def test_a_dateline_far_from_the_candidates_completes_a_date() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    page = ["Last modified on Mon 27 Nov 2017", *filler, "Rivers became the podcast's host."]
+    check = judged("Rivers became the podcast's host in 2017.", page)
+    assert check.label == "supported", check
+    assert check.supporting == (0, 31)

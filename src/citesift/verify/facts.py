@@ -176,6 +176,8 @@ NUMBER_WORDS = {
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
 _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+_YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b")
+"""A span of years written short (``2018–19``), read in full (``2018–2019``)."""
 _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
@@ -199,7 +201,7 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
-    words = _WORD.findall(text)
+    words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
     lowered = [w.lower() for w in words]
     stem = _tokenizer()
     numbers = {_plain_number(w) for w in words if _NUMBER.fullmatch(w)}

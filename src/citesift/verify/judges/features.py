@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +27,9 @@ FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 CAP = 3
 DATELINE_WORDS = 8
-"""A line of at most this many words is a dateline or heading, not a statement: a date in
-it dates the page, so it may complete a claim's date (``June 27, 2016 3.09pm EDT``)."""
+"""A line of at most this many words with a month and a number in it is a dateline or a
+dated heading, not a statement: its date dates the page, so it may complete a claim's date
+(``June 27, 2016 3.09pm EDT``)."""
 MIN_ROOT = 5
 """Letters a stem needs before a longer word starting with it counts as its kin (shorter
 stems begin too many unrelated words: *art* and *article*)."""
@@ -93,14 +94,14 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     """The features of ``claim`` against the sentences of ``candidates``' windows; None when
     the claim states no checkable fact."""
     claim_facts = facts(claim)
-    sentence_facts = {i: facts(sentences[i]) for i in candidates.pool}
+    lines = frozenset(i for i, s in enumerate(sentences) if _dateline(s))
+    sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
     units = _units(claim_facts, sentences)
     total = sum(units.weights.values())
     if total == 0:
         return None
     pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
-    lines = frozenset(i for i in pool if len(sentences[i].split()) <= DATELINE_WORDS)
-    chosen, covered = _greedy(units, pool, candidates.ranked, lines)
+    chosen, covered = _greedy(units, pool, candidates, lines)
     coverage = sum(units.weights[u] for u in covered) / total
     first = sum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
     missed = tuple(sorted(units.hard - covered))
@@ -166,6 +167,14 @@ def _matched(units: _Units, keys: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _dateline(sentence: str) -> bool:
+    """A line of a few words naming a month and a number: a dateline or a dated heading."""
+    if len(sentence.split()) > DATELINE_WORDS:
+        return False
+    found = facts(sentence)
+    return bool(found.months and found.numbers)
+
+
 def _kin(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     return long.startswith(short) and len(long) - len(short) <= MAX_SUFFIX
@@ -185,37 +194,44 @@ def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
 
 
 def _greedy(
-    units: _Units, pool: dict[int, frozenset[str]], ranked: Sequence[int], lines: frozenset[int]
+    units: _Units, keys: dict[int, frozenset[str]], candidates: Candidates, lines: frozenset[int]
 ) -> tuple[list[int], set[str]]:
-    """Sentences added while one covers at least ``MIN_GAIN`` of the claim anew, words or
-    names among it (a number alone in a sentence about something else supports nothing); then, for
-    a number or date of the claim still missing, a sentence beside a chosen one or one of
-    the short ``lines`` (a dateline or heading, where a page often states its date alone)
-    that holds it. Ties go to the better-ranked sentence."""
-    rank = {i: r for r, i in enumerate(ranked)}
-    order = sorted(pool, key=lambda i: rank.get(i, len(rank)))
+    """The support, chosen in two passes over the claim units each sentence's ``keys``
+    cover. First, candidates added while one covers at least ``MIN_GAIN`` of the claim
+    anew, words or names among it (a number alone in a sentence about something else
+    supports nothing). Then, for a number or date of the claim still missing, a candidate
+    beside a chosen sentence or one of the page's short ``lines`` (a dateline or heading,
+    where a page often states its date alone) that holds it. Ties go to the better-ranked."""
+    rank = {i: r for r, i in enumerate(candidates.ranked)}
+    order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
+    pool = set(candidates.pool)
     quantities = {u for u in units.hard if u.startswith(("n:", "m:"))}
     chosen: list[int] = []
     covered: set[str] = set()
-    for wanted, least in (
-        (units.weights.keys(), MIN_GAIN * sum(units.weights.values())),
-        (quantities, 0.0),
-    ):
+
+    def add(wanted: set[str], least: float, may: Callable[[int, frozenset[str]], bool]) -> None:
         while len(chosen) < MAX_SUPPORTING:
             best, gain = -1, least
             for i in order:
-                if wanted is quantities and not (i in lines or {i - 1, i + 1} & set(chosen)):
-                    continue
-                fresh = (pool[i] & wanted) - covered
-                if wanted is not quantities and fresh <= quantities:
-                    continue
+                fresh = (keys[i] & wanted) - covered
                 new = sum(units.weights[u] for u in fresh)
-                if new > gain:
+                if new > gain and may(i, fresh):
                     best, gain = i, new
             if best < 0:
-                break
+                return
             chosen.append(best)
-            covered |= pool[best] & units.weights.keys()
+            covered.update(keys[best])
+
+    add(
+        set(units.weights),
+        MIN_GAIN * sum(units.weights.values()),
+        lambda i, fresh: i in pool and not fresh <= quantities,
+    )
+    add(
+        quantities,
+        0.0,
+        lambda i, fresh: i in lines or (i in pool and bool({i - 1, i + 1} & set(chosen))),
+    )
     return chosen, covered
 
 
