@@ -3,7 +3,8 @@ the claim the best sentences cover (weighting rare facts more), whether every nu
 and name is matched, and whether the polarity agrees.
 
 Sentences are chosen greedily, each adding the claim facts it newly covers, until none adds
-``MIN_GAIN`` of the claim; the features describe that choice. The training script computes
+``MIN_GAIN`` of the claim; then a neighbour or the page's dateline may add a number or date
+still missing. The features describe that choice. The training script computes
 the very same features, so the model shipped fits what the judge sees.
 """
 

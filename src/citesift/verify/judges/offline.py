@@ -3,7 +3,8 @@ candidate sentences repeat what the claim asserts — its content words, every n
 and name, and its polarity — rather than that they merely look alike.
 
 The sentences are chosen and measured by ``features.measure``; the share of the claim they
-cover, the facts missed and the closeness of meaning give the label and the score, by
+cover, the facts missed, how much of each of the claim's statements they back, and the
+closeness of meaning give the label and the score, by
 weights set by reasoning over the features' ranges, not fitted. The rules of ``rules.py``
 hold over them.
 """
