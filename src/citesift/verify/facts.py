@@ -1,5 +1,5 @@
 """What a claim asserts that a supporting sentence must repeat, not merely resemble: its
-content words (stemmed), numbers, dates, named entities, and whether it is negated."""
+content words (stemmed), numbers, dates, named entities, and what it denies."""
 
 from __future__ import annotations
 
@@ -184,15 +184,14 @@ _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 @dataclass(frozen=True, slots=True)
 class Facts:
     """The checkable parts of a text: content stems, numbers (digits only, no separators),
-    month numbers, named-entity stems, whether it holds a negation, the pairs of content
-    stems that follow each other (a phrase repeated, not just its words), and the content
-    stems a negation denies (see ``NEGATION_SCOPE``)."""
+    month numbers, named-entity stems, the pairs of content stems that follow each other (a
+    phrase repeated, not just its words), and the content stems a negation denies (see
+    ``NEGATION_SCOPE``)."""
 
     stems: frozenset[str]
     numbers: frozenset[str]
     months: frozenset[int]
     entities: frozenset[str]
-    negated: bool
     pairs: frozenset[tuple[str, str]] = frozenset()
     denied: frozenset[str] = frozenset()
 
@@ -216,14 +215,12 @@ def facts(text: str) -> Facts:
         and lowered[i] not in MONTHS
         for s in stem(w)
     }
-    negated = bool(NEGATIONS & set(lowered)) or _CONTRACTED_NOT.search(text) is not None
     ordered = [_singular(s) for s in stem(text) if not s.isdigit() and s not in NEGATIONS]
     return Facts(
         frozenset(ordered),
         frozenset(numbers),
         frozenset(months),
         frozenset(_singular(e) for e in entities),
-        negated,
         frozenset(pairwise(ordered)),
         _denied(text),
     )

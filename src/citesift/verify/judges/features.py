@@ -27,6 +27,7 @@ MIN_GAIN = 0.12
 FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 CAP = 3
+"""Counts of missed facts are capped here: a fourth miss tells nothing a third did not."""
 DATELINE_WORDS = 8
 """A line of at most this many words with a month and a number in it is a dateline or a
 dated heading, not a statement: its date dates the page, so it may complete a claim's date
@@ -36,7 +37,6 @@ MIN_ROOT = 5
 stems begin too many unrelated words: *art* and *article*)."""
 MAX_SUFFIX = 3
 """Letters a kin word may add (*-ian*, *-an*, *-ese*)."""
-"""Counts of missed facts are capped here: a fourth miss tells nothing a third did not."""
 NAMES = (
     "coverage",
     "coverage_first",
@@ -177,6 +177,7 @@ def _dateline(sentence: str) -> bool:
 
 
 def _kin(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one word's family (see ``_matched``)."""
     short, long = sorted((a, b), key=len)
     return long.startswith(short) and len(long) - len(short) <= MAX_SUFFIX
 
