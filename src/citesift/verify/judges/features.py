@@ -98,13 +98,15 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     lines = frozenset(i for i, s in enumerate(sentences) if _dateline(s))
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
     units = _units(claim_facts, sentences)
-    total = sum(units.weights.values())
+    total = math.fsum(units.weights.values())
     if total == 0:
         return None
     pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
     chosen, covered = _greedy(units, pool, candidates, lines)
-    coverage = sum(units.weights[u] for u in covered) / total
-    first = sum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
+    coverage = math.fsum(units.weights[u] for u in covered) / total
+    first = (
+        math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
+    )
     missed = tuple(sorted(units.hard - covered))
     quantities = sum(m.startswith(("n:", "m:")) for m in missed)
     negation = _polarity_differs(claim_facts, [sentence_facts[i] for i in chosen])
@@ -135,9 +137,9 @@ def _statements(claim: str, units: _Units, covered: set[str]) -> tuple[Statement
     out = []
     for part in split_claim(claim):
         keys = _keys(facts(part)) & units.weights.keys()
-        weight = sum(units.weights[k] for k in keys)
+        weight = math.fsum(units.weights[k] for k in keys)
         if weight > 0:
-            share = sum(units.weights[k] for k in keys & covered) / weight
+            share = math.fsum(units.weights[k] for k in keys & covered) / weight
             quantity = any(k.startswith(("n:", "m:")) for k in keys - covered)
             out.append(Statement(share, quantity))
     return tuple(out)
@@ -216,7 +218,7 @@ def _greedy(
             best, gain = -1, least
             for i in order:
                 fresh = (keys[i] & wanted) - covered
-                new = sum(units.weights[u] for u in fresh)
+                new = math.fsum(units.weights[u] for u in fresh)
                 if new > gain and may(i, fresh):
                     best, gain = i, new
             if best < 0:
@@ -226,7 +228,7 @@ def _greedy(
 
     add(
         set(units.weights),
-        MIN_GAIN * sum(units.weights.values()),
+        MIN_GAIN * math.fsum(units.weights.values()),
         lambda i, fresh: i in pool and not fresh <= quantities,
     )
     add(
