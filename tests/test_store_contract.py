@@ -245,6 +245,26 @@ def test_bm25_ranks_and_scores_alike_on_both_stores(store: AnyStore, tmp_path: A
     )
 
 
+def test_replaced_and_deleted_documents_leave_no_term_counts_behind(
+    store: AnyStore, tmp_path: Any
+) -> None:
+    """A store that replaced one document and deleted another ranks and scores as one that
+    only ever held what is left: the term counts of what went went with it."""
+    bees = {
+        "id": "bees",
+        "content": "Bees make wax and honey. A queen leads the colony.",
+        "metadata": {"title": "Bees", "topic": "insects"},
+    }
+    reference = rag(open_store(str(tmp_path / "reference.db")), "bm25")
+    reference.ingest([d for d in DOCUMENTS if d["id"] not in {"bees", "ants"}] + [bees])
+    tested = rag(store, "bm25")
+    tested.ingest(DOCUMENTS)
+    tested.ingest([bees])
+    assert tested.delete(["ants"]) >= 1
+    for query in ("queen colony bees", "moon tides", "wax honey flowers", "scent trails"):
+        assert ranked(tested.search(query, 6)) == ranked(reference.search(query, 6)), query
+
+
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])
 def test_dense_and_hybrid_search_find_the_nearest_chunks(
     store: AnyStore, tmp_path: Any, mode: str
