@@ -65,6 +65,30 @@ def test_two_commands_on_one_postgresql_read_each_file_once(
     again = add(folder, postgres_url, "--workers", "2")
     out, err = again.communicate(timeout=200)
     assert again.returncode == 0 and f"{NOTES} document(s) unchanged" in out, err
+    # every process closed its connections before it ended, the workers' included
+    assert sessions_dropped(postgres_url) == 0
+
+
+def sessions_dropped(url: str) -> int:
+    """How many sessions of the database ended with their client gone instead of closed
+    (counted once every other session of it has ended)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for _ in range(100):
+            others = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+            if others == (0,):
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)  # an ended session's counts reach the statistics as it exits
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT sessions_abandoned FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+    return int(row[0]) if row else -1
 
 
 def test_workers_share_a_folder_on_a_sqlite_store(tmp_path: Path) -> None:
