@@ -20,6 +20,7 @@ embeddings: the output says so. ``--crawl`` ends with a crawl of a local 2,000-p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import random
@@ -126,6 +127,32 @@ def store_mb(store: str) -> float:
     return sum(p.stat().st_size for p in Path(store).parent.glob(Path(store).name + "*")) / 1e6
 
 
+def server_cpu_s(store: str) -> float | None:
+    """CPU seconds the PostgreSQL server has spent so far, its ended sessions included, when
+    it runs on this machine and its processes can be read (else None): with the server on
+    the same shared cores, what ingest and queries cost it whatever the other work does."""
+    if not store.startswith("postgresql://"):
+        return None
+    try:
+        import psutil
+        import psycopg
+
+        with psycopg.connect(store) as conn:
+            row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        server = psutil.Process(row[0] if row else 0).parent()
+        if server is None or not server.name().startswith("postgres"):
+            return None
+        own = server.cpu_times()  # its children's: the sessions and workers it reaped
+        spent = own.user + own.system + own.children_user + own.children_system
+        for child in server.children():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = child.cpu_times()
+                spent += times.user + times.system
+        return spent
+    except Exception:  # not local, not readable, or psutil missing: no figure
+        return None
+
+
 def open_rag(store: str, embedder: Any = None, mode: str = "bm25") -> Any:
     from citesift.index.rag import create_rag
 
@@ -172,24 +199,32 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
     emptied(store)
     rag = open_rag(store)
     docs = documents(sources, titles, args.seed)
+    server = server_cpu_s(store) is not None
     lines = [
         "| passages | ingest passages/s (CPU s) | BM25 p50 ms | p99 ms | p50 CPU ms"
-        " | peak RSS MB | store MB |",
-        "|---|---|---|---|---|---|---|",
+        + (" | ingest passages per server CPU s | BM25 server CPU ms" if server else "")
+        + " | peak RSS MB | store MB |",
+        "|---|---|---|---|---|---|---|" + ("---|---|" if server else ""),
     ]
-    passages, spent, cpu = 0, 0.0, 0.0
+    passages, spent, cpu, served = 0, 0.0, 0.0, 0.0
     for size in args.sizes:
-        started, used = time.perf_counter(), time.process_time()
+        started, used, before = time.perf_counter(), time.process_time(), server_cpu_s(store)
         while passages < size:
             passages += rag.ingest([next(docs) for _ in range(DOCS_PER_STEP)])
             print(f"  {passages:,} passages", file=sys.stderr, end="\r")
         spent += time.perf_counter() - started
         cpu += time.process_time() - used
+        served += _since(before, store)
         rag.search(queries[0], 10)  # the first search after a change may finish the index
+        before = server_cpu_s(store)
         p50, p99, p50_cpu = latencies_ms(lambda q: rag.search(q, 10), queries)
+        query_server = _since(before, store) / len(queries) * 1000
+        per_cpu = passages / served if served else float("nan")
+        on_server = f" | {per_cpu:,.0f} | {query_server:.1f}" if server else ""
         lines.append(
             f"| {passages:,} | {passages / spent:,.0f} ({passages / cpu:,.0f}) | {p50:.1f}"
-            f" | {p99:.1f} | {p50_cpu:.1f} | {peak_mb():,.0f} | {store_mb(store):,.0f} |"
+            f" | {p99:.1f} | {p50_cpu:.1f}{on_server} | {peak_mb():,.0f}"
+            f" | {store_mb(store):,.0f} |"
         )
         print(lines[-1], file=sys.stderr)
     close(rag)
@@ -203,6 +238,12 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
         f" ({reopened_cpu:.2f} s of CPU)"
     )
     return lines
+
+
+def _since(before: float | None, store: str) -> float:
+    """The server's CPU seconds since ``before`` (0 when not known)."""
+    now = server_cpu_s(store)
+    return now - before if now is not None and before is not None else 0.0
 
 
 def warm_cache_row(args: argparse.Namespace, store: str) -> str:
