@@ -90,7 +90,7 @@ class PostgresIndex:
         terms = list(dict.fromkeys(self.tokenize(query.text)))
         if not query.filter:
             hits = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, k)
-            return self._matches([(h.id, h.fused) for h in hits])
+            return [h.chunk.match(h.fused) for h in hits if h.chunk is not None]
         every = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, None)
         chunks = self.table.get([h.id for h in every])
         kept = [h for h in every if h.id in chunks and _passes(chunks[h.id], query.filter)]

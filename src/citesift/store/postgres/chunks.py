@@ -116,12 +116,14 @@ DocumentTerms = Callable[[Sequence[StoredChunk]], Mapping[str, int]]
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
     """A chunk that matched a query: its BM25 score, its whole document's, and the two
-    fused (each scaled by its best over the candidates; 0 when every candidate is asked)."""
+    fused (each scaled by its best over the candidates; 0 when every candidate is asked),
+    and the chunk itself when the search read it (the best ``limit`` are read with it)."""
 
     id: str
     own: float
     whole: float
     fused: float
+    chunk: StoredChunk | None = None
 
 
 _SCORES = """
@@ -183,10 +185,11 @@ best AS (SELECT document_id FROM whole WHERE score >= (
         SELECT score FROM whole ORDER BY score DESC LIMIT %(limit)s) AS top)),
 """
     + _CANDIDATES.format(documents="best")
-    # Ties at the k-th fused score are kept until the chunks' rows break them.
-    + """
-SELECT f.id, f.own, f.whole, f.fused FROM fused f,
-    LATERAL (SELECT row_number FROM chunks WHERE id = f.id OFFSET 0) c
+    # Ties at the k-th fused score are kept until the chunks' rows break them; the chunks
+    # that rank are read here, not by another round trip.
+    + f"""
+SELECT f.own, f.whole, f.fused, c.* FROM fused f,
+    LATERAL (SELECT row_number, {_COLUMNS} FROM chunks WHERE id = f.id OFFSET 0) c
 WHERE f.fused >= (SELECT coalesce(min(fused), 0) FROM (
     SELECT fused FROM fused ORDER BY fused DESC LIMIT %(limit)s) AS top)
 ORDER BY f.fused DESC, f.own DESC, c.row_number LIMIT %(limit)s
@@ -359,7 +362,11 @@ class PostgresChunkTable:
             rows = conn.execute(
                 sql.encode(), {"terms": list(terms), "k1": k1, "b": b, **args}
             ).fetchall()
-        return [LexicalHit(str(i), float(o), float(w), float(f)) for i, o, w, f in rows]
+        if limit is None:
+            return [LexicalHit(str(i), float(o), float(w), float(f)) for i, o, w, f in rows]
+        return [
+            LexicalHit(r[4], float(r[0]), float(r[1]), float(r[2]), _chunk(r[4:])) for r in rows
+        ]
 
     def dense(self, embedder: str, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` chunks of ``embedder`` nearest to ``vector`` by cosine (HNSW), with
