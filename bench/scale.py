@@ -127,10 +127,12 @@ def store_mb(store: str) -> float:
     return sum(p.stat().st_size for p in Path(store).parent.glob(Path(store).name + "*")) / 1e6
 
 
-def server_cpu_s(store: str) -> float | None:
+def server_cpu_s(store: str, sessions_only: bool = False) -> float | None:
     """CPU seconds the PostgreSQL server has spent so far, its ended sessions included, when
     it runs on this machine and its processes can be read (else None): with the server on
-    the same shared cores, what ingest and queries cost it whatever the other work does."""
+    the same shared cores, what ingest costs it whatever the other work does. With
+    ``sessions_only``, only the sessions open on the database now (a query's cost, without
+    the vacuuming that follows ingest)."""
     if not store.startswith("postgresql://"):
         return None
     try:
@@ -139,12 +141,21 @@ def server_cpu_s(store: str) -> float | None:
 
         with psycopg.connect(store) as conn:
             row = conn.execute("SELECT pg_backend_pid()").fetchone()
+            sessions = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+            ).fetchall()
         server = psutil.Process(row[0] if row else 0).parent()
         if server is None or not server.name().startswith("postgres"):
             return None
-        own = server.cpu_times()  # its children's: the sessions and workers it reaped
-        spent = own.user + own.system + own.children_user + own.children_system
-        for child in server.children():
+        if sessions_only:
+            processes = [psutil.Process(pid) for (pid,) in sessions]
+            spent = 0.0
+        else:
+            processes = server.children()
+            own = server.cpu_times()  # its children's: the sessions and workers it reaped
+            spent = own.user + own.system + own.children_user + own.children_system
+        for child in processes:
             with contextlib.suppress(psutil.NoSuchProcess):
                 times = child.cpu_times()
                 spent += times.user + times.system
@@ -216,9 +227,9 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
         cpu += time.process_time() - used
         served += _since(before, store)
         rag.search(queries[0], 10)  # the first search after a change may finish the index
-        before = server_cpu_s(store)
+        before = server_cpu_s(store, sessions_only=True)
         p50, p99, p50_cpu = latencies_ms(lambda q: rag.search(q, 10), queries)
-        query_server = _since(before, store) / len(queries) * 1000
+        query_server = _since(before, store, sessions_only=True) / len(queries) * 1000
         per_cpu = passages / served if served else float("nan")
         on_server = f" | {per_cpu:,.0f} | {query_server:.1f}" if server else ""
         lines.append(
@@ -240,9 +251,9 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
     return lines
 
 
-def _since(before: float | None, store: str) -> float:
+def _since(before: float | None, store: str, sessions_only: bool = False) -> float:
     """The server's CPU seconds since ``before`` (0 when not known)."""
-    now = server_cpu_s(store)
+    now = server_cpu_s(store, sessions_only)
     return now - before if now is not None and before is not None else 0.0
 
 
