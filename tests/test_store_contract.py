@@ -463,6 +463,19 @@ def test_what_opens_a_postgresql_store_from_its_url_closes_it(
         assert create_rag(store=handed, mode="bm25").stats().documents == 2
 
 
+def test_postgresql_sessions_run_without_the_jit_compiler(postgres_url: str) -> None:
+    """Compiling the BM25 query's plan would cost more than running it."""
+    from citesift.store.postgres import PostgresStore
+
+    with (
+        PostgresStore(postgres_url, pool_size=2) as store,
+        store.reading() as first,
+        store.reading() as second,
+    ):
+        settings = [c.execute("SHOW jit").fetchone() for c in (first, second)]
+    assert settings == [("off",), ("off",)]
+
+
 def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
     from citesift.errors import StoreError, StoreUnusable
     from citesift.store.postgres import PostgresStore
