@@ -149,14 +149,14 @@ def server_cpu_s(store: str, sessions_only: bool = False) -> float | None:
         if server is None or not server.name().startswith("postgres"):
             return None
         if sessions_only:
-            processes = [psutil.Process(pid) for (pid,) in sessions]
+            processes = [psutil.Process(pid) for (pid,) in sessions if psutil.pid_exists(pid)]
             spent = 0.0
         else:
             processes = server.children()
             own = server.cpu_times()  # its children's: the sessions and workers it reaped
             spent = own.user + own.system + own.children_user + own.children_system
         for child in processes:
-            with contextlib.suppress(psutil.NoSuchProcess):
+            with contextlib.suppress(psutil.Error):  # one that ended meanwhile
                 times = child.cpu_times()
                 spent += times.user + times.system
         return spent
@@ -230,8 +230,8 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
         before = server_cpu_s(store, sessions_only=True)
         p50, p99, p50_cpu = latencies_ms(lambda q: rag.search(q, 10), queries)
         query_server = _since(before, store, sessions_only=True) / len(queries) * 1000
-        per_cpu = passages / served if served else float("nan")
-        on_server = f" | {per_cpu:,.0f} | {query_server:.1f}" if server else ""
+        per_cpu = f"{passages / served:,.0f}" if served else "n/a"
+        on_server = f" | {per_cpu} | {query_server:.1f}" if server else ""
         lines.append(
             f"| {passages:,} | {passages / spent:,.0f} ({passages / cpu:,.0f}) | {p50:.1f}"
             f" | {p99:.1f} | {p50_cpu:.1f}{on_server} | {peak_mb():,.0f}"
