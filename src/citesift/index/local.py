@@ -296,9 +296,7 @@ class LocalStore:
         return self._vectors[embedder]
 
     def _hits(self, ranked: Iterable[tuple[str, float]]) -> list[Match]:
-        ranked = list(ranked)
-        chunks = self.table.get([i for i, _ in ranked])
-        return [chunks[i].match(float(s)) for i, s in ranked if i in chunks]
+        return self.table.matches([(i, float(s)) for i, s in ranked])
 
     def _allowed(self, filter: dict[str, Any] | None) -> frozenset[str] | None:
         """The ids of chunks whose metadata pass ``filter``; cached until the chunks change,

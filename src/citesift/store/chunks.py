@@ -66,6 +66,8 @@ MIGRATIONS = [
 COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder, vector, provenance, context"
 )
+MATCH_COLUMNS = "id, document_id, seq, start, stop, content, metadata, provenance"
+"""What a search result shows of a chunk (not its vector, not its context)."""
 _PER_QUERY = 500
 """Values per ``IN (...)`` query, well under SQLite's bound-parameter limit."""
 _LOCATION = ("document_id", "chunk", "start", "end")
@@ -176,6 +178,13 @@ class ChunkTable:
         with self.store.reading() as conn:
             return {c.id: c for c in select(conn, "id", ids)}
 
+    def matches(self, ranked: Sequence[tuple[str, float]]) -> list[Match]:
+        """The chunks of ``ranked`` (id, score) that exist, as search results with those
+        scores, in that order: read in one statement, with only the columns a result shows."""
+        with self.store.reading() as conn:
+            rows = {r[0]: r for r in _rows_where(conn, MATCH_COLUMNS, "id", [i for i, _ in ranked])}
+        return [match_of(rows[i], score) for i, score in ranked if i in rows]
+
     def missing(self, embedder: str) -> list[StoredChunk]:
         """Chunks with no vector from ``embedder``, in document then sequence order."""
         with self.store.reading() as conn:
@@ -242,17 +251,24 @@ def replace_chunks(conn: Any, document_ids: Sequence[str], chunks: Sequence[Stor
 def select(conn: Any, column: str, values: Sequence[str]) -> list[StoredChunk]:
     """The chunks whose ``column`` (``id`` or ``document_id``) is one of ``values``, in
     document then sequence order."""
-    out: list[StoredChunk] = []
+    out = [chunk_of(r) for r in _rows_where(conn, COLUMNS, column, values)]
+    return sorted(out, key=lambda c: (c.document_id, c.seq)) if len(values) > _PER_QUERY else out
+
+
+def _rows_where(conn: Any, columns: str, column: str, values: Sequence[str]) -> list[Any]:
+    """The ``columns`` of the chunks whose ``column`` is one of ``values`` (each once), a
+    statement per ``_PER_QUERY`` values, each statement's in document then sequence order."""
+    out: list[Any] = []
     unique = list(dict.fromkeys(values))
     for start in range(0, len(unique), _PER_QUERY):
         part = unique[start : start + _PER_QUERY]
         rows = conn.execute(
-            f"SELECT {COLUMNS} FROM chunks WHERE {column} IN ({','.join('?' * len(part))})"
+            f"SELECT {columns} FROM chunks WHERE {column} IN ({','.join('?' * len(part))})"
             " ORDER BY document_id, seq",
             part,
         )
-        out.extend(chunk_of(r) for r in rows.fetchall())
-    return sorted(out, key=lambda c: (c.document_id, c.seq)) if len(unique) > _PER_QUERY else out
+        out.extend(rows.fetchall())
+    return out
 
 
 def delete_chunks(conn: Any, document_ids: Sequence[str]) -> int:
@@ -289,10 +305,23 @@ def _row(c: StoredChunk) -> tuple[Any, ...]:
 
 def chunk_of(r: tuple[Any, ...]) -> StoredChunk:
     vector = np.frombuffer(r[8], dtype=np.float32) if r[8] is not None else None
-    provenance = provenance_from(r[1], r[2], r[3], r[4], json.loads(r[9]))
+    provenance = provenance_from(r[1], r[2], r[3], r[4], _json(r[9]))
     return StoredChunk(
-        r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), r[7], vector, provenance, r[10]
+        r[0], r[1], r[2], r[3], r[4], r[5], _json(r[6]), r[7], vector, provenance, r[10]
     )
+
+
+def match_of(r: tuple[Any, ...], score: float | None) -> Match:
+    """A chunk read as ``MATCH_COLUMNS`` as a search result: what ``chunk_of(...).match``
+    gives, without building the chunk."""
+    return Match(
+        r[0], score, r[5], _json(r[6]), provenance_from(r[1], r[2], r[3], r[4], _json(r[7]))
+    )
+
+
+def _json(text: str) -> Any:
+    """Kept JSON read back (an empty object, the most common, without the parser)."""
+    return {} if text == "{}" else json.loads(text)
 
 
 def provenance_json(provenance: Provenance | None) -> str:

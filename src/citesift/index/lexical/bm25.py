@@ -46,18 +46,11 @@ class Segment:
     members: np.ndarray
     """The rows it holds, ascending (a row with no terms has no postings, yet is one)."""
 
-    def postings_of(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The postings of ``terms``: for each, which of ``terms`` it is, its row, its tf."""
-        at = np.minimum(np.searchsorted(self.terms, terms), max(len(self.terms) - 1, 0))
-        found = np.flatnonzero(self.terms[at] == terms) if len(self.terms) else at[:0]
-        lo, hi = self.starts[at[found]], self.starts[at[found] + 1]
-        spans = list(zip(lo.tolist(), hi.tolist(), strict=True))
-        # Each term's postings are one run: copied as slices, not gathered one by one.
-        return (
-            np.repeat(found, hi - lo),
-            np.concatenate([self.rows[a:b] for a, b in spans] or [self.rows[:0]]),
-            np.concatenate([self.tf[a:b] for a, b in spans] or [self.tf[:0]]),
-        )
+    def spans(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the postings of each of ``terms`` begin and end (equal for a term the
+        segment lacks): each term's postings are one run, ``rows[lo:hi]``."""
+        lo = np.searchsorted(self.terms, terms)
+        return self.starts[lo], self.starts[np.searchsorted(self.terms, terms, side="right")]
 
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int32)
@@ -282,34 +275,53 @@ class BM25Index:
         """The BM25 score of every row (row order of ``ids``; 0 for removed rows) for
         ``query``. Each distinct query term counts once: a claim that repeats a word is not
         about it twice."""
+        return self.scores_of(self.query_terms(query))
+
+    def query_terms(self, query: str) -> np.ndarray:
+        """The ids of the distinct terms of ``query`` the vocabulary knows, in query order."""
         known = self.vocabulary.ids
         terms = {known[t]: None for t in self.tokenize(query) if t in known}
+        return np.fromiter(terms, np.int32, len(terms))
+
+    def scores_of(self, wanted: np.ndarray, extra: int = 0) -> np.ndarray:
+        """``scores`` of a query given as ``query_terms``, with ``extra`` zeros past the
+        last row (a caller's sentinel, at no copy)."""
         live = len(self._rows)
-        if not terms or not live:
-            return np.zeros(len(self.row_ids))
-        wanted = np.fromiter(terms, np.int32, len(terms))
-        parts = [s.postings_of(wanted) for s in (*self.segments, self._pending_segment())]
-        # A row's postings are all in one segment, in the query's term order: each row's
-        # score is summed term by term, in that order, with no sort.
-        which = np.concatenate([p[0] for p in parts])
-        rows = np.concatenate([p[1] for p in parts])
-        tf = np.concatenate([p[2] for p in parts]).astype(np.float64)
+        size = len(self.row_ids) + extra
+        if not len(wanted) or not live:
+            return np.zeros(size)
+        segments = (*self.segments, self._pending_segment())
+        spans = [s.spans(wanted) for s in segments]
+        lengths = np.concatenate([hi - lo for lo, hi in spans])
+        # Each term's postings are one run in each segment: copied as slices, not gathered
+        # one by one. A row's postings are all in one segment, in the query's term order:
+        # each row's score is summed term by term, in that order, with no sort.
+        runs = [
+            (s, a, b)
+            for s, (lo, hi) in zip(segments, spans, strict=True)
+            for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
+            if b > a
+        ]
+        rows = np.concatenate([s.rows[a:b] for s, a, b in runs] or [_EMPTY_ROWS])
+        tf = np.concatenate([s.tf[a:b] for s, a, b in runs] or [_EMPTY_TF]).astype(np.float64)
         if len(self.row_ids) > live:  # removed rows keep postings until a merge drops them
             keep = self._alive[rows]
-            which, rows, tf = which[keep], rows[keep], tf[keep]
-        df = np.bincount(which, minlength=len(wanted)).astype(np.float64)
+            rows, tf = rows[keep], tf[keep]
+            run_of = np.repeat(np.arange(len(lengths)), lengths)
+            lengths = np.bincount(run_of[keep], minlength=len(lengths))
+        df = lengths.reshape(len(segments), len(wanted)).sum(axis=0).astype(np.float64)
         idf = np.log1p((live - df + 0.5) / (df + 0.5))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             # idf * tf * (k1 + 1) / (tf + saturation), in place: the same operations in the
             # same order (so the same scores), with no temporary array for each step.
-            part = idf[which]
+            part = np.repeat(np.tile(idf, len(segments)), lengths)
             part *= tf
             part *= self.k1 + 1
             tf += self._saturation()[rows]
             part /= tf
         if not np.isfinite(part).all():
             part = np.where(np.isfinite(part), part, 0.0)
-        return np.bincount(rows, weights=part, minlength=len(self.row_ids))
+        return np.bincount(rows, weights=part, minlength=size)
 
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None

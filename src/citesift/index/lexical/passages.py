@@ -97,8 +97,9 @@ class PassageIndex:
         """The ids and scores of the ``k`` best passages with a positive score, best first;
         equal scores are ordered by the passage's own BM25 score, then by row. ``allowed`` (a
         boolean mask in row order) restricts the candidates, and the scaling to them."""
-        own = self.passages.scores(query)
-        documents = np.r_[self.documents.scores(query), 0.0]  # the last: "no document"
+        terms = self.passages.query_terms(query)  # one vocabulary: the same for both
+        own = self.passages.scores_of(terms)
+        documents = self.documents.scores_of(terms, extra=1)  # the last: "no document"
         if allowed is None:
             rows = self._candidates(own, documents, k)
         else:
