@@ -106,12 +106,12 @@ class LocalStore:
         a time: the indexes and the stemmer are not safe to share between threads)."""
         with self._lock:
             with self.sqlite.reading() as conn:
-                conn.execute("BEGIN")  # one snapshot of the kept index, taking no lock
-                try:
-                    if self._generation != lexicon.generation(conn):
+                if self._generation != lexicon.generation(conn):
+                    conn.execute("BEGIN")  # one snapshot of the kept index, taking no lock
+                    try:
                         self._read(conn, keep=False)
-                finally:
-                    conn.execute("COMMIT")
+                    finally:
+                        conn.execute("COMMIT")
             return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def stats(self) -> IndexStats:

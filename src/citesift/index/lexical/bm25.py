@@ -303,18 +303,18 @@ class BM25Index:
             if b > a
         ]
         rows = np.concatenate([s.rows[a:b] for s, a, b in runs] or [_EMPTY_ROWS])
-        tf = np.concatenate([s.tf[a:b] for s, a, b in runs] or [_EMPTY_TF]).astype(np.float64)
+        tf = np.concatenate([s.tf[a:b] for s, a, b in runs] or [_EMPTY_TF], dtype=np.float64)
         if len(self.row_ids) > live:  # removed rows keep postings until a merge drops them
             keep = self._alive[rows]
             rows, tf = rows[keep], tf[keep]
             run_of = np.repeat(np.arange(len(lengths)), lengths)
             lengths = np.bincount(run_of[keep], minlength=len(lengths))
-        df = lengths.reshape(len(segments), len(wanted)).sum(axis=0).astype(np.float64)
+        df = np.add.reduce(lengths.reshape(len(segments), len(wanted)), dtype=np.float64)
         idf = np.log1p((live - df + 0.5) / (df + 0.5))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             # idf * tf * (k1 + 1) / (tf + saturation), in place: the same operations in the
             # same order (so the same scores), with no temporary array for each step.
-            part = np.repeat(np.tile(idf, len(segments)), lengths)
+            part = np.repeat(np.concatenate([idf] * len(segments)), lengths)
             part *= tf
             part *= self.k1 + 1
             tf += self._saturation()[rows]

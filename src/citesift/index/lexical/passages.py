@@ -15,6 +15,10 @@ import numpy as np
 
 from citesift.index.lexical.bm25 import BM25Index, Vocabulary, top_rows
 
+_MARGIN = 1e-9
+"""Fused scores are 0 to 2: a passage is left out only when it falls short by more than
+this, far more than the rounding of the sums that rank it."""
+
 
 class PassageIndex:
     """Passages and their documents, both BM25-indexed over one vocabulary: passages by id
@@ -100,32 +104,55 @@ class PassageIndex:
         terms = self.passages.query_terms(query)  # one vocabulary: the same for both
         own = self.passages.scores_of(terms)
         documents = self.documents.scores_of(terms, extra=1)  # the last: "no document"
+        bests: tuple[float | None, float | None] = (None, None)
         if allowed is None:
-            rows = self._candidates(own, documents, k)
+            rows, bests = self._candidates(own, documents, k)
         else:
             rows = np.flatnonzero(allowed[: len(own)])
         own = own[rows]
-        whole = documents[self._places()[rows]]
-        fused = by_best(own) + by_best(whole)
+        fused = by_best(own, bests[0]) + by_best(documents[self._places()[rows]], bests[1])
         top = top_rows(fused, k, own)
         return [str(self.passages.ids[rows[r]]) for r in top], fused[top]
 
-    def _candidates(self, own: np.ndarray, documents: np.ndarray, k: int) -> np.ndarray:
-        """The passage rows that can be among the ``k`` best, ascending: those that match
-        themselves, and every passage of the documents scoring at least the k-th best
-        document. Any other passage ranks by its document alone, below a passage of each of
-        k better documents."""
-        chosen = own > 0
+    def _candidates(
+        self, own: np.ndarray, documents: np.ndarray, k: int
+    ) -> tuple[np.ndarray, tuple[float | None, float | None]]:
+        """The passage rows that can be among the ``k`` best (ascending), and what each side
+        is scaled by: the best own and document scores of every passage that could rank
+        (None: the best of the rows given).
+
+        A passage could rank when it matches itself or its document scores at least the k-th
+        best document; any other ranks by its document alone, below a passage of each of k
+        better documents. The passages of those top documents are scored first: the k-th
+        best of them is a floor the k best reach, and a passage of another document (whose
+        document side is at most the k-th document's) that its own score cannot lift to the
+        floor is left out, so only the few that can rank are fused and sorted.
+        """
         scored = np.flatnonzero(documents > 0)
+        ceiling = 0.0  # the best document score of a passage outside the top documents
         if len(scored) > k > 0:
-            kth = -np.partition(-documents[scored], k - 1)[k - 1]
-            scored = scored[documents[scored] >= kth]
+            ceiling = -np.partition(-documents[scored], k - 1)[k - 1]
+            scored = scored[documents[scored] >= ceiling]
         elif k <= 0:
             scored = scored[:0]
-        starts, rows = self._passages_by_document()
-        for d in scored:
-            chosen[rows[starts[d] : starts[d + 1]]] = True
-        return np.flatnonzero(chosen)
+        starts, members = self._passages_by_document()
+        near = np.concatenate(
+            [members[starts[d] : starts[d + 1]] for d in scored.tolist()] or [members[:0]]
+        )
+        if not len(near):
+            return np.flatnonzero(own > 0), (None, None)
+        whole = documents[self._places()[near]]
+        # The best document's passages are near: no passage elsewhere has a better document.
+        bests = float(own.max()), float(whole.max())
+        cut = 0.0
+        if len(near) >= k:
+            fused = by_best(own[near], bests[0]) + by_best(whole, bests[1])
+            floor = -np.partition(-fused, k - 1)[k - 1]
+            # A passage elsewhere fuses to at most own / own_best + ceiling / whole_best: it
+            # needs an own score of at least this cut (less a margin over rounding).
+            cut = (floor - ceiling / bests[1] - _MARGIN) * (bests[0] if bests[0] > 0 else 1.0)
+        far = np.flatnonzero(own >= cut) if cut > 0 else np.flatnonzero(own > 0)
+        return np.union1d(near, far), bests
 
     def _places(self) -> np.ndarray:
         """Per passage row, its document's row in the document index; the "no document"
@@ -172,9 +199,11 @@ def _grown(array: np.ndarray, size: int, fill: int) -> np.ndarray:
     return out
 
 
-def by_best(scores: np.ndarray) -> np.ndarray:
-    """``scores`` divided by the highest (unchanged when none is positive)."""
-    best = float(scores.max()) if len(scores) else 0.0
+def by_best(scores: np.ndarray, best: float | None = None) -> np.ndarray:
+    """``scores`` divided by ``best`` (default: the highest of them), unchanged when it is
+    not positive."""
+    if best is None:
+        best = float(scores.max()) if len(scores) else 0.0
     return scores / best if best > 0 else scores
 
 
