@@ -141,3 +141,20 @@ def test_empty_index_and_empty_query_return_nothing() -> None:
     assert BM25Index().search("cats", 5)[0] == []
     assert make_index().search("", 5)[0] == []
     assert make_index().search("cats", 0)[0] == []
+
+
+def test_scores_over_segments_with_removed_rows_equal_a_fresh_index() -> None:
+    words = ["cats purr", "dogs bark", "cats and dogs", "birds sing", "cats sleep a lot"]
+    index, fresh = BM25Index(), BM25Index()
+    index.add([f"a{i}" for i in range(5)], words)
+    index.seal()
+    index.add([f"b{i}" for i in range(5)], words[::-1])  # a second segment, and pending rows
+    index.seal()
+    index.add(["c"], ["cats again"])
+    index.remove(["a0", "b2"])  # sealed rows removed: their postings stay until a merge
+    live = [("a1", 1), ("a2", 2), ("a3", 3), ("a4", 4), ("b0", 4), ("b1", 3), ("b3", 1), ("b4", 0)]
+    fresh.add([i for i, _ in live] + ["c"], [words[w] for _, w in live] + ["cats again"])
+    for query in ["cats", "dogs cats", "sing", "lot purr"]:
+        mine = dict(zip(index.ids, index.scores(query).tolist(), strict=True))
+        theirs = dict(zip(fresh.ids, fresh.scores(query).tolist(), strict=True))
+        assert {i: s for i, s in mine.items() if i is not None} == theirs

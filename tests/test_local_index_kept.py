@@ -99,3 +99,30 @@ def first_fresh(path: Path) -> LocalStore:
     fresh = LocalStore(":memory:")
     fill(fresh, range(1, 4))
     return fresh
+
+
+def test_deletes_and_merges_rank_as_a_fresh_reopen_and_a_fresh_index(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    store = LocalStore(path)
+    first, second = range(SEAL_ROWS // 3 + 10), range(5000, 5000 + SEAL_ROWS // 3 + 10)
+    store.upsert([f"d{d}" for d in first], [c for d in first for c in chunks_of(d)])
+    gone = [f"d{d}" for d in first if d % 3 == 0]
+    queries = ("tides glacier", "comet note", f"tag{first[-1]}x volcano", "aurora part 2")
+
+    def same_everywhere(kept: list[int]) -> None:
+        """The store as changed ranks as the file reopened and as a new index of the
+        passages it holds (added in the order of their rows)."""
+        fresh = LocalStore(":memory:")
+        fresh.upsert([f"d{d}" for d in kept], [c for d in kept for c in chunks_of(d)])
+        expected = {q: ranked(fresh, q) for q in queries}
+        assert {q: ranked(store, q) for q in queries} == expected
+        assert {q: ranked(LocalStore(path), q) for q in queries} == expected
+
+    store.delete(gone)  # rows removed from a sealed segment keep their postings there
+    kept = [d for d in first if d % 3]
+    same_everywhere(kept)
+    before = sum(len(s.rows) for s in store.bm25.passages.segments)
+    store.upsert([f"d{d}" for d in second], [c for d in second for c in chunks_of(d)])
+    assert len(store.bm25.passages.segments) == 1  # sealed and merged: the removed dropped
+    assert sum(len(s.rows) for s in store.bm25.passages.segments) < before * 2
+    same_everywhere(kept + list(second))

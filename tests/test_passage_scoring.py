@@ -116,3 +116,24 @@ def test_hybrid_search_fuses_both_sides_by_standard_scores_by_default() -> None:
     want = zscore_fusion(modes["dense"].search(query, 300), modes["bm25"].search(query, 300))
     assert [(h.id, h.score) for h in got] == [(h.id, h.score) for h in want[:3]]
     assert got[0].provenance.document_id == "tides"  # type: ignore[union-attr]
+
+
+def test_only_passages_that_can_rank_are_fused_and_the_result_is_the_exhaustive_one() -> None:
+    # A few words, so scores tie often: the search that fuses only the passages able to
+    # rank answers exactly what fusing every passage (a mask allowing all) answers.
+    rng = np.random.default_rng(7)
+    words = ["ash", "bay", "cod", "dew", "elm", "fig", "gum", "hay"]
+    index = PassageIndex()
+    for doc in range(60):
+        texts = [" ".join(rng.choice(words, rng.integers(1, 6))) for _ in range(rng.integers(1, 5))]
+        ids = [f"d{doc}p{i}" for i in range(len(texts))]
+        index.add(ids, texts, [f"d{doc}"] * len(ids))
+        index.set_documents([f"d{doc}"], [" ".join(texts)])
+    index.remove(["d3p0", "d8p1"])  # removed passages keep their document
+    index.remove_documents(["d5"])  # and passages whose document has no whole text left
+    everything = np.ones(len(index.ids), dtype=bool)
+    for query in ["ash", "bay cod", "dew elm fig", "gum hay ash bay", "elm elm", "zebra"]:
+        for k in (1, 2, 3, 5, 10, 40, 500):
+            ids, scores = index.search(query, k)
+            every_ids, every_scores = index.search(query, k, everything)
+            assert (ids, scores.tolist()) == (every_ids, every_scores.tolist()), (query, k)

@@ -61,13 +61,15 @@ class PassageIndex:
         self._owner[np.asarray(rows, dtype=np.int64)] = [self._number(d) for d in documents]
 
     def restore_owners(self, rows: np.ndarray, documents: list[str]) -> None:
-        """Put back, in a fresh index, which document each passage row belongs to."""
+        """Put back, in a fresh index whose passage rows are put back, which document each
+        live passage row belongs to (every row has a place, removed ones past the last live
+        one too)."""
         self._changed()
         self._names = list(dict.fromkeys(documents))
         self._numbers = {d: i for i, d in enumerate(self._names)}
         self._document_rows = _grown(self._document_rows, len(self._names), -1)
+        self._owner = _grown(self._owner, len(self.passages.row_ids), 0)
         if len(rows):
-            self._owner = _grown(self._owner, int(rows.max()) + 1, 0)
             numbers = map(self._numbers.__getitem__, documents)
             self._owner[rows] = np.fromiter(numbers, np.int64, len(documents))
 
