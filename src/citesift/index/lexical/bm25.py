@@ -302,7 +302,8 @@ class BM25Index:
             for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
             if b > a
         ]
-        rows = np.concatenate([s.rows[a:b] for s, a, b in runs] or [_EMPTY_ROWS])
+        # As indexes (gathering and counting by them would convert them each time).
+        rows = np.concatenate([s.rows[a:b] for s, a, b in runs] or [_EMPTY_ROWS], dtype=np.intp)
         tf = np.concatenate([s.tf[a:b] for s, a, b in runs] or [_EMPTY_TF], dtype=np.float64)
         if len(self.row_ids) > live:  # removed rows keep postings until a merge drops them
             keep = self._alive[rows]
