@@ -340,6 +340,8 @@ def provenance_json(provenance: Provenance | None) -> str:
 
 def provenance_from(document_id: str, seq: int, start: int, end: int, extra: Any) -> Provenance:
     """A chunk's provenance from its columns and its provenance JSON (unknown keys ignored)."""
+    if not extra:  # a plain mapping's chunk: its place only
+        return Provenance(document_id, seq, start, end)
     known = {k: v for k, v in extra.items() if k in Provenance.__dataclass_fields__}
     licence = known.pop("licence", None)
     if isinstance(known.get("section"), list):
