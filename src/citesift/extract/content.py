@@ -79,13 +79,18 @@ def best_range(scan: Scan, sums: Sums) -> tuple[int, int] | None:
     """The candidate range of the highest-scoring element, or None when none stands out.
 
     A comment thread, or an element inside one, is never the article however much prose
-    its replies hold: the article is what they reply to.
+    its replies hold: the article is what they reply to. Nor is the text a site repeats on
+    every page (an element named as its footer, a legal or cookie notice) unless it holds
+    ``NAMED_PROSE_SHARE`` of the page's prose (a page of terms): a disclaimer reads as
+    prose and outscores a short post whose element also holds a list of related links.
     """
     net = sums.net
     best, best_score = None, MIN_ARTICLE_SCORE
+    whole = sums.held(0, len(scan.candidates))
+    out = [*scan.threads, *(r for r in scan.sitewide if sums.held(*r) < whole * NAMED_PROSE_SHARE)]
     for start, end in scan.containers:
         score = net[end] - net[start]
-        if score > best_score and not any(_holds(t, (start, end)) for t in scan.threads):
+        if score > best_score and not any(_holds(t, (start, end)) for t in out):
             best, best_score = (start, end), score
     return best
 

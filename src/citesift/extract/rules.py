@@ -113,6 +113,9 @@ BOILERPLATE_TOKENS = words(
 # Class/id tokens of the above that name a comment thread: readers' replies are not the
 # article even where they hold most of a page's text.
 COMMENT_TOKENS = words("comment comments disqus respond reply")
+# Class/id tokens of the above that name the text a site repeats on every page (its footer,
+# legal and cookie notices): it reads as prose, but is the article of no page.
+SITEWIDE_TOKENS = words("footer copyright legal disclaimer cookie cookies consent gdpr")
 # What an element says when it declares itself the page's main content: its tag, its ARIA
 # role, schema.org's microdata for an article's text, or the microformats' classes for a
 # blog entry and its text (hAtom's ``hentry`` and ``entry-content``, h-entry's).

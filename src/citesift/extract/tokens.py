@@ -161,16 +161,18 @@ def declares_content(tag: str, attrs: dict[str, str]) -> bool:
     return "itemprop" in attrs and not rules.CONTENT_ITEMPROPS.isdisjoint(attrs["itemprop"].split())
 
 
-def furniture_names(tag: str, attrs: dict[str, str]) -> tuple[bool, bool]:
+def furniture_names(tag: str, attrs: dict[str, str]) -> tuple[bool, bool, bool]:
     """Whether a block-level element's tag, class or id names page furniture (a hint only),
-    and whether its class or id names a comment thread (readers' replies)."""
+    whether its class or id names a comment thread (readers' replies), and whether it names
+    text the site repeats on every page (a footer, a legal or cookie notice)."""
     hinted = tag in rules.BOILERPLATE_HINT_TAGS
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
-        return hinted, False
+        return hinted, False, False
     tokens = _name_tokens(f"{attrs.get('class', '')} {attrs.get('id', '')}".lower())
     if rules.BOILERPLATE_TOKENS.isdisjoint(tokens):  # comment names are furniture names
-        return hinted, False
-    return True, not rules.COMMENT_TOKENS.isdisjoint(tokens)
+        return hinted, False, False
+    thread = not rules.COMMENT_TOKENS.isdisjoint(tokens)
+    return True, thread, not rules.SITEWIDE_TOKENS.isdisjoint(tokens)
 
 
 def _name_tokens(names: str) -> list[str]:

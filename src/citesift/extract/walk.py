@@ -74,8 +74,8 @@ _HREF = ' href="'  # how most links' attribute text starts
 _LINK_ATTR = re.compile(r"(?:^|\s)(?:href|onclick)\s*+=", re.IGNORECASE)
 
 
-# dropped, furniture, note, landmark, main, thread (named as comments)
-Verdict = tuple[bool, bool, bool, bool, bool, bool]
+# dropped, furniture, note, landmark, main, thread (named as comments), sitewide
+Verdict = tuple[bool, bool, bool, bool, bool, bool, bool]
 
 
 @dataclass(slots=True)
@@ -100,6 +100,7 @@ class Scan:
     landmarks: list[tuple[int, int]] = field(default_factory=list)
     declared: list[tuple[int, int]] = field(default_factory=list)  # say they are the content
     threads: list[tuple[int, int]] = field(default_factory=list)  # named as comment threads
+    sitewide: list[tuple[int, int]] = field(default_factory=list)  # named as footers, notices
     cells: list[tuple[int, int]] = field(default_factory=list)  # table cells
     furniture_dropped: bool = False
     stopped: bool = False
@@ -180,12 +181,13 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, True, False, False, False, False
-        named, thread = furniture_names(tag, attrs)
+            return True, True, False, False, False, False, False
+        named, thread, sitewide = furniture_names(tag, attrs)
         note = _is_note(attrs, policy.mode)
-        return False, named, note, False, declares_content(tag, attrs), thread
+        return False, named, note, False, declares_content(tag, attrs), thread, sitewide
     landmark = is_block and not dropped and is_furniture(tag, attrs)
-    return dropped, False, is_block and _is_note(attrs, policy.mode), landmark, False, False
+    note = is_block and _is_note(attrs, policy.mode)
+    return dropped, False, note, landmark, False, False, False
 
 
 def _verdict(
@@ -325,7 +327,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = _verdict(tag, raw_attrs, policy, verdicts)
-        dropped, furniture, note, landmark, main, thread = found
+        dropped, furniture, note, landmark, main, thread, sitewide = found
         if is_block:
             if pieces:
                 flush()
@@ -335,6 +337,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
                 marks.append((len(tags), len(cands), out.declared))
             if thread:
                 marks.append((len(tags), len(cands), out.threads))
+            if sitewide:
+                marks.append((len(tags), len(cands), out.sitewide))
             if landmark and not _is_scoped(tag, counts):
                 marks.append((len(tags), len(cands), out.landmarks))
         if dropped:

@@ -1,0 +1,88 @@
+"""Article mode where names mislead main-content detection: a site's footer text beside a
+short post, and the furniture words in ids that documentation generators build from
+section titles. Each rule has its guard: the pages where the same names mean what they say."""
+
+from __future__ import annotations
+
+from citesift import html_to_blocks
+
+POST = (
+    "In addition to the first set of sample pictures from the new lens I published a few "
+    'days ago, here are a few more <a href="https://photos.example/set">found on a photo '
+    "sharing site</a>."
+)
+POST_TEXT = (
+    "In addition to the first set of sample pictures from the new lens I published a few "
+    "days ago, here are a few more found on a photo sharing site."
+)
+POST_MORE = (
+    "The lens is expected in shops next month, and the first reviews should follow it within "
+    "a few weeks."
+)
+RELATED = [
+    "More sample pictures taken with the wide angle lens",
+    "New sample pictures taken with the portrait lens",
+    "Sample pictures from the new entry level camera",
+    "The wide angle lens reviewed, with more sample pictures",
+]
+DISCLAIMER = (
+    "Disclaimer: this site has no affiliation with the camera maker or any of its "
+    "subsidiaries. Please visit the maker's official website for its own news. All "
+    "trademarks are the property of their respective owners."
+)
+ABOUT = (
+    "Lens Rumours has followed the camera maker's plans since 2008: what its next cameras and "
+    "lenses will be, when they come, and what the first pictures taken with them look like."
+)
+NEWS = (
+    "Club news: the new floodlights on courts three and four are in, and evening bookings "
+    "open on Monday."
+)
+TERMS = [
+    "These terms govern your use of the club's website and of the booking service it offers "
+    "to members and to guests who book a court through a member.",
+    "A booking is confirmed when the club's email reaches you; a court not claimed within "
+    "ten minutes of the start of a booking may be given to the next member waiting.",
+    "The club may change these terms with a month's notice on this page and by email to "
+    "every member, and the terms in force on the day of a booking apply to it.",
+]
+
+
+def texts(html: str) -> list[str]:
+    return [b.text for b in html_to_blocks(html)]
+
+
+def post_page() -> str:
+    """A short blog post with a list of related posts, a sidebar and the site's footer."""
+    related = "".join(f'<li><a href="/{n}">{t}</a></li>' for n, t in enumerate(RELATED))
+    months = "".join(
+        f'<li><a href="/2012/{n}">Posts of month {n} in 2012</a></li>' for n in range(12)
+    )
+    return (
+        "<html><head><title>More sample pictures | Lens Rumours</title></head><body>"
+        '<div id="content"><div class="post"><h1>More sample pictures</h1>'
+        f"<p>{POST}</p><p>{POST_MORE}</p><p>Related posts:</p><ol>{related}</ol></div></div>"
+        f'<div id="sidebar"><h3>About this site</h3><p>{ABOUT}</p><ul>{months}</ul></div>'
+        f'<div id="footer"><div id="siteinfo"><p>{DISCLAIMER}</p>'
+        "<p>Copyright 2008-2012 Lens Rumours</p></div></div></body></html>"
+    )
+
+
+def test_a_site_footer_does_not_outscore_a_short_post() -> None:
+    kept = texts(post_page())
+    assert [t for t in kept if t in (POST_TEXT, POST_MORE)] == [POST_TEXT, POST_MORE]
+    assert DISCLAIMER not in kept
+
+
+def test_a_page_of_legal_text_is_its_own_article() -> None:
+    terms = "".join(f"<p>{t}</p>" for t in TERMS)
+    courts = "".join(
+        f'<li><a href="/book/{n}">Book court number {n} now</a></li>' for n in range(8)
+    )
+    html = (
+        '<html><body><nav><a href="/">Home</a></nav>'
+        f'<div class="legal"><h1>Terms of use</h1>{terms}</div>'
+        f'<div class="box"><p>{NEWS}</p><ul>{courts}</ul></div>'
+        '<div id="footer"><p>Copyright 2024 The Riverside Tennis Club</p></div></body></html>'
+    )
+    assert texts(html) == ["Terms of use", *TERMS]
