@@ -86,3 +86,61 @@ def test_a_page_of_legal_text_is_its_own_article() -> None:
         '<div id="footer"><p>Copyright 2024 The Riverside Tennis Club</p></div></body></html>'
     )
     assert texts(html) == ["Terms of use", *TERMS]
+
+
+ESSAY_TEXT = [
+    "The first mill on the river was built in 1790 to card and spin wool, and by 1850 there "
+    "were eleven, with the terraces of the workers' houses climbing the hill behind them.",
+    "The last of them closed in 1968; three were pulled down, and the others are flats, "
+    "offices and a museum of the town's trade that keeps one spinning frame at work.",
+    "The museum's volunteers still run the frame on Saturdays, and children who visit take "
+    "home a skein of the yarn it spins, as their great-grandparents once did for wages.",
+]
+GUIDE = {
+    "Mutable history shared": [
+        "Once you have mastered rewriting history in a single repository, you can move on to "
+        "sharing rewritten changesets between repositories and between people.",
+    ],
+    "Sharing with a single developer": [
+        "The simplest case is one developer working across two computers: code written on a "
+        "laptop must be tested on a server before it is ready to be committed for good.",
+        "With mutable history the half-done work can be committed, pulled to the server, "
+        "fixed there and amended, and only the finished changeset is ever published.",
+    ],
+    "Publishing and draft repositories": [
+        "A repository that publishes makes every changeset pushed to it public, and public "
+        "changesets are never rewritten again by anyone who pulls them later on.",
+        "A draft repository keeps them mutable, which is what a test server or a review "
+        "server needs, so each is configured not to publish what it receives.",
+    ],
+}
+
+
+def guide_page(section: str) -> str:
+    """A documentation page whose sections carry ids as ``section`` builds them from a title."""
+    parts = "".join(
+        section.format(id="-".join(title.lower().split()), title=title)
+        + "".join(f"<p>{p}</p>" for p in paras)
+        + "</div>"
+        for title, paras in GUIDE.items()
+    )
+    return f'<html><body><div class="document">{parts}</div></body></html>'
+
+
+def test_a_section_id_made_from_its_title_is_not_a_furniture_name() -> None:
+    kept = texts(guide_page('<div class="section" id="{id}"><h2>{title}</h2>'))
+    assert kept == [t for title, paras in GUIDE.items() for t in (title, *paras)]
+
+
+def test_a_furniture_id_that_is_not_the_title_still_names_furniture() -> None:
+    teaser = (
+        "Our readers have been sending in their stories of the mills, and we have gathered the "
+        "best of them on a page of their own, with pictures from the town archive."
+    )
+    story = "".join(f"<p>{p}</p>" for p in ESSAY_TEXT)
+    boxes = (
+        f'<div id="sharing-our-readers-stories"><h3>From our readers</h3><p>{teaser}</p></div>'
+        f'<div id="related-reading"><h3>Related reading</h3><p>{teaser}</p></div>'
+    )
+    html = f"<html><body><div><h1>The mills</h1>{story}{boxes}</div></body></html>"
+    assert texts(html) == ["The mills", *ESSAY_TEXT]

@@ -113,6 +113,9 @@ BOILERPLATE_TOKENS = words(
 # Class/id tokens of the above that name a comment thread: readers' replies are not the
 # article even where they hold most of a page's text.
 COMMENT_TOKENS = words("comment comments disqus respond reply")
+# An id of at least this many words may be the slug of its section's heading: a title, not
+# a furniture name (``id="sharing-with-a-single-developer"``).
+SLUG_MIN_WORDS = 3
 # Class/id tokens of the above that name the text a site repeats on every page (its footer,
 # legal and cookie notices): it reads as prose, but is the article of no page.
 SITEWIDE_TOKENS = words("footer copyright legal disclaimer cookie cookies consent gdpr")

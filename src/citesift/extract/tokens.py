@@ -175,6 +175,24 @@ def furniture_names(tag: str, attrs: dict[str, str]) -> tuple[bool, bool, bool]:
     return True, thread, not rules.SITEWIDE_TOKENS.isdisjoint(tokens)
 
 
+def title_slug(attrs: dict[str, str]) -> str:
+    """The words of an element's id joined by hyphens when the id may be the slug of its
+    heading (``id="sharing-with-a-single-developer"``, as documentation generators name
+    sections) and its class names no furniture; else "". Whether it is, ``walk`` checks
+    against the heading once it is read."""
+    words = _name_tokens(attrs.get("id", "").lower())
+    if len(words) < rules.SLUG_MIN_WORDS:
+        return ""
+    if not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(attrs.get("class", "").lower())):
+        return ""
+    return "-".join(words)
+
+
+def slug(text: str) -> str:
+    """The letter and digit runs of ``text``, lower-cased and joined by hyphens."""
+    return "-".join(_NAME_TOKEN.findall(text.lower()))
+
+
 def _name_tokens(names: str) -> list[str]:
     """The letter and digit runs of lower-cased class and id text.
 

@@ -23,6 +23,7 @@ costs ~1 ms before any rule.
 
 from __future__ import annotations
 
+import html as htmllib
 import re
 from dataclasses import dataclass, field
 
@@ -39,6 +40,8 @@ from citesift.extract.tokens import (
     is_furniture,
     is_hidden,
     raw_text_end,
+    slug,
+    title_slug,
 )
 
 # Start tags that close an open <p>, and the tags that close their own earlier siblings.
@@ -74,8 +77,9 @@ _HREF = ' href="'  # how most links' attribute text starts
 _LINK_ATTR = re.compile(r"(?:^|\s)(?:href|onclick)\s*+=", re.IGNORECASE)
 
 
-# dropped, furniture, note, landmark, main, thread (named as comments), sitewide
-Verdict = tuple[bool, bool, bool, bool, bool, bool, bool]
+# dropped, furniture, note, landmark, main, thread (named as comments), sitewide, and the
+# id that may be the slug of the element's heading (``tokens.title_slug``)
+Verdict = tuple[bool, bool, bool, bool, bool, bool, bool, str]
 
 
 @dataclass(slots=True)
@@ -136,6 +140,16 @@ def _unhead(cands: list[Candidate], first: int) -> None:
             cand.kind, cand.level = "paragraph", 0
 
 
+def _is_titled(html: str, cand: Candidate, titled: str) -> bool:
+    """Whether block ``cand``, the first of an element whose id is ``titled``, is a heading
+    whose text makes that id: documentation generators build section ids from their titles,
+    so a section "Sharing with a single developer" is not a share widget."""
+    if cand.kind != "heading":
+        return False
+    text = "".join(html[start:end] for start, end in cand.pieces)
+    return slug(htmllib.unescape(text)) == titled
+
+
 def _sibling_to_close(tags: list[str], tag: str) -> int:
     """Index of an open element that opening ``tag`` implicitly closes, or -1."""
     names, stops = _SIBLING_CLOSERS[tag]
@@ -181,13 +195,14 @@ def verdict(tag: str, raw_attrs: str, policy: rules.Policy) -> Verdict:
     )
     if is_block and policy.furniture and not dropped:
         if is_furniture(tag, attrs):
-            return True, True, False, False, False, False, False
+            return True, True, False, False, False, False, False, ""
         named, thread, sitewide = furniture_names(tag, attrs)
         note = _is_note(attrs, policy.mode)
-        return False, named, note, False, declares_content(tag, attrs), thread, sitewide
+        titled = title_slug(attrs) if named and not thread else ""
+        return False, named, note, False, declares_content(tag, attrs), thread, sitewide, titled
     landmark = is_block and not dropped and is_furniture(tag, attrs)
     note = is_block and _is_note(attrs, policy.mode)
-    return dropped, False, note, landmark, False, False, False
+    return dropped, False, note, landmark, False, False, False, ""
 
 
 def _verdict(
@@ -229,6 +244,7 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
     # (stack index, first candidate, where its range goes) of furniture-named and landmarks
     marks: list[tuple[int, int, list[tuple[int, int]]]] = []
     verdicts: dict[tuple[str, str], Verdict] = {}
+    slugged: list[tuple[str, list[tuple[int, int]]]] = []  # ids that may be headings' slugs
     searches: Searches = {}  # the page's searches for the jumps over dropped elements
     pieces: list[tuple[int, int]] = []
     size = link = total = cost = last = 0
@@ -327,12 +343,16 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
         found = verdicts.get((tag, raw_attrs))
         if found is None:  # pages repeat the same tags with the same attributes
             found = verdicts[tag, raw_attrs] = _verdict(tag, raw_attrs, policy, verdicts)
-        dropped, furniture, note, landmark, main, thread, sitewide = found
+        dropped, furniture, note, landmark, main, thread, sitewide, titled = found
         if is_block:
             if pieces:
                 flush()
             if furniture and not dropped:
-                marks.append((len(tags), len(cands), out.named))
+                into = out.named
+                if titled:  # named only if its heading does not bear the id out
+                    into = []
+                    slugged.append((titled, into))
+                marks.append((len(tags), len(cands), into))
             if main:
                 marks.append((len(tags), len(cands), out.declared))
             if thread:
@@ -367,6 +387,8 @@ def scan(html: str, policy: rules.Policy, limit: int) -> Scan:
             pieces.append((last, len(html)))
     pop_to(0)
     flush()
+    for titled, ranges in slugged:
+        out.named.extend(r for r in ranges if not _is_titled(html, cands[r[0]], titled))
     if cands and (not containers or containers[-1] != (0, len(cands))):
         containers.append((0, len(cands)))  # the body a browser builds around any page
     return out
