@@ -144,3 +144,32 @@ def test_a_furniture_id_that_is_not_the_title_still_names_furniture() -> None:
     )
     html = f"<html><body><div><h1>The mills</h1>{story}{boxes}</div></body></html>"
     assert texts(html) == ["The mills", *ESSAY_TEXT]
+
+
+TEASERS = [
+    "Scotland's a football backwater, and I would never bring a client to Glasgow now, the "
+    "agent says after a week of talks that went nowhere.",
+    "The manager is considering taking legal action against the club's owner for "
+    "constructive dismissal after the row over transfers.",
+]
+
+
+def story_page(box: str) -> str:
+    """A story in a plain column, then a box named by ``box`` that holds paragraphs."""
+    story = "".join(f"<p>{p}</p>" for p in ESSAY_TEXT[:2])
+    teasers = "".join(f'<p><a href="/t{n}">Read</a> {t}</p>' for n, t in enumerate(TEASERS))
+    return (
+        f"<html><body><div><div><h1>The mills</h1>{story}</div>"
+        f"<div {box}>{teasers}</div></div></body></html>"
+    )
+
+
+def test_furniture_words_run_together_in_a_name_still_name_furniture() -> None:
+    for box in ('id="AdsLeft"', 'class="relatedStories"', 'id="footer2"'):
+        assert texts(story_page(box)) == ["The mills", *ESSAY_TEXT[:2]], box
+
+
+def test_a_name_is_split_only_where_its_words_meet() -> None:
+    for box in ('class="adviceColumn"', 'id="Shareholders"', 'class="readersLetters"'):
+        read = [f"Read {t}" for t in TEASERS]
+        assert texts(story_page(box)) == ["The mills", *ESSAY_TEXT[:2], *read], box

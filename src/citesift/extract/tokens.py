@@ -57,6 +57,9 @@ READ_ATTRIBUTES = frozenset(
 )
 _CLASS_ONLY = re.compile(r' class="([^"]*)"')  # the commonest attribute text by far
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
+# Where two words of a name meet without a separator: a capital after a small letter, a
+# digit after a letter, a letter after a digit.
+_WORD_JOIN = re.compile(r"(?<=[a-z])(?=[A-Z0-9])|(?<=[0-9])(?=[A-Za-z])")
 _PLAINTEXT_START = re.compile(r"<plaintext", re.IGNORECASE)
 
 
@@ -168,7 +171,7 @@ def furniture_names(tag: str, attrs: dict[str, str]) -> tuple[bool, bool, bool]:
     hinted = tag in rules.BOILERPLATE_HINT_TAGS
     if not attrs or tag in rules.NEVER_BOILERPLATE_TAGS:
         return hinted, False, False
-    tokens = _name_tokens(f"{attrs.get('class', '')} {attrs.get('id', '')}".lower())
+    tokens = _name_tokens(f"{attrs.get('class', '')} {attrs.get('id', '')}")
     if rules.BOILERPLATE_TOKENS.isdisjoint(tokens):  # comment names are furniture names
         return hinted, False, False
     thread = not rules.COMMENT_TOKENS.isdisjoint(tokens)
@@ -180,10 +183,10 @@ def title_slug(attrs: dict[str, str]) -> str:
     heading (``id="sharing-with-a-single-developer"``, as documentation generators name
     sections) and its class names no furniture; else "". Whether it is, ``walk`` checks
     against the heading once it is read."""
-    words = _name_tokens(attrs.get("id", "").lower())
+    words = _name_tokens(attrs.get("id", ""))
     if len(words) < rules.SLUG_MIN_WORDS:
         return ""
-    if not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(attrs.get("class", "").lower())):
+    if not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(attrs.get("class", ""))):
         return ""
     return "-".join(words)
 
@@ -194,11 +197,16 @@ def slug(text: str) -> str:
 
 
 def _name_tokens(names: str) -> list[str]:
-    """The letter and digit runs of lower-cased class and id text.
+    """The words of class and id text, lower-cased: its letter and digit runs, split where
+    a capital follows a small letter or letters meet digits (``AdsLeft``, ``footer2``), as
+    names written in camel case or numbered run their words together.
 
     Most class lists are ASCII words joined by hyphens and underscores: string methods
     split those at a fraction of the regex's cost, which is left for the rest.
     """
+    if _WORD_JOIN.search(names) is not None:
+        names = _WORD_JOIN.sub(" ", names)
+    names = names.lower()
     spaced = names.replace("-", " ").replace("_", " ")
     if spaced.isascii() and spaced.replace(" ", "").isalnum():
         return spaced.split()
