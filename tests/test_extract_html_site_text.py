@@ -1,6 +1,7 @@
 """Article mode where names mislead main-content detection: a site's footer text beside a
-short post, and the furniture words in ids that documentation generators build from
-section titles. Each rule has its guard: the pages where the same names mean what they say."""
+short post, the furniture words in ids that documentation generators build from section
+titles, and furniture words run together in camel-case or numbered names. Each rule has
+its guard: the pages where the same names mean what they say, or say nothing."""
 
 from __future__ import annotations
 

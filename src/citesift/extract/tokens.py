@@ -201,13 +201,11 @@ def _name_tokens(names: str) -> list[str]:
     a capital follows a small letter or letters meet digits (``AdsLeft``, ``footer2``), as
     names written in camel case or numbered run their words together.
 
-    Most class lists are ASCII words joined by hyphens and underscores: string methods
-    split those at a fraction of the regex's cost, which is left for the rest.
+    Most class lists are lower-case ASCII words joined by hyphens and underscores: string
+    methods split those at a fraction of the regex's cost, which is left for the rest.
     """
-    if _WORD_JOIN.search(names) is not None:
-        names = _WORD_JOIN.sub(" ", names)
-    names = names.lower()
     spaced = names.replace("-", " ").replace("_", " ")
-    if spaced.isascii() and spaced.replace(" ", "").isalnum():
+    letters = spaced.replace(" ", "")
+    if letters.isascii() and letters.isalpha() and letters.islower():
         return spaced.split()
-    return _NAME_TOKEN.findall(names)
+    return _NAME_TOKEN.findall(_WORD_JOIN.sub(" ", names).lower())
