@@ -183,7 +183,10 @@ def title_slug(attrs: dict[str, str]) -> str:
     heading (``id="sharing-with-a-single-developer"``, as documentation generators name
     sections) and its class names no furniture; else "". Whether it is, ``walk`` checks
     against the heading once it is read."""
-    words = _name_tokens(attrs.get("id", ""))
+    ident = attrs.get("id")
+    if not ident:
+        return ""
+    words = _name_tokens(ident)
     if len(words) < rules.SLUG_MIN_WORDS:
         return ""
     if not rules.BOILERPLATE_TOKENS.isdisjoint(_name_tokens(attrs.get("class", ""))):
@@ -206,6 +209,8 @@ def _name_tokens(names: str) -> list[str]:
     """
     spaced = names.replace("-", " ").replace("_", " ")
     letters = spaced.replace(" ", "")
-    if letters.isascii() and letters.isalpha() and letters.islower():
-        return spaced.split()
+    if letters.isascii() and letters.isalnum():
+        if letters.isalpha() and letters.islower():
+            return spaced.split()
+        return _WORD_JOIN.sub(" ", spaced).lower().split()
     return _NAME_TOKEN.findall(_WORD_JOIN.sub(" ", names).lower())
