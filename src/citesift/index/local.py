@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from citesift.errors import invalid
+from citesift.index.dense import ANN_THRESHOLD, AnnVectors, DenseInfo
 from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion, zscore_fusion
 from citesift.index.lexical.bm25 import BM25Index, Segment
@@ -19,7 +20,7 @@ from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
-from citesift.store import lexicon
+from citesift.store import lexicon, vector_log
 from citesift.store.chunks import (
     COLUMNS,
     ChunkTable,
@@ -52,13 +53,26 @@ class LocalStore:
     """Chunks of record in a ``SQLiteStore``, with their BM25 index kept beside them (read
     back when first needed: counting and listing never need it) and one vector index per
     embedder, read from the chunks on the first dense search; all kept in step with every
-    change. A change another process made is seen at the next search."""
+    change. A change another process made is seen at the next search. An embedder with
+    ``ann_threshold`` vectors or more (None: never) is searched through an HNSW index saved
+    beside the store (see ``citesift.index.dense``) instead of the exact product."""
 
     def __init__(
-        self, store: SQLiteStore | str | Path | None = None, *, fusion: str = DEFAULT_FUSION
+        self,
+        store: SQLiteStore | str | Path | None = None,
+        *,
+        fusion: str = DEFAULT_FUSION,
+        ann_threshold: int | None = ANN_THRESHOLD,
     ) -> None:
         if fusion not in FUSIONS:
             raise invalid("fusion", fusion, f"one of {', '.join(FUSIONS)}")
+        if ann_threshold is not None and (
+            isinstance(ann_threshold, bool)
+            or not isinstance(ann_threshold, int)
+            or ann_threshold < 1
+        ):
+            raise invalid("ann_threshold", ann_threshold, "a positive number of vectors, or None")
+        self.ann_threshold = ann_threshold
         self._owned = not isinstance(store, SQLiteStore)
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
@@ -66,6 +80,7 @@ class LocalStore:
         self.fusion = fusion
         self.bm25 = PassageIndex()
         self._vectors: dict[str, VectorIndex] = {}
+        self._ann: dict[str, AnnVectors] = {}
         self._allowed_ids: dict[str, frozenset[str]] = {}
         self._masks: dict[str, np.ndarray] = {}
         self._lock = threading.RLock()
@@ -76,7 +91,11 @@ class LocalStore:
         """Whether the index in memory is the kept one (a search that built it did not)."""
 
     def close(self) -> None:
-        """Close the store opened here from a path; a store handed in stays open."""
+        """Save the ANN indexes' unsaved changes; close the store opened here from a path
+        (a store handed in stays open)."""
+        with self._lock:
+            for ann in self._ann.values():
+                ann.flush()
         if self._owned:
             self.sqlite.close()
 
@@ -113,6 +132,15 @@ class LocalStore:
                     finally:
                         conn.execute("COMMIT")
             return search_by_mode(query, self._lexical, self._dense, self.fusion)
+
+    def dense_info(self, embedder: str) -> DenseInfo | None:
+        """Which dense search the vectors of ``embedder`` go through (reading or building
+        its index as a search would); None when the store holds none."""
+        with self._lock:
+            searcher = self._dense_index(embedder)
+        if isinstance(searcher, AnnVectors):
+            return searcher.info()
+        return None if searcher is None else DenseInfo("exact", len(searcher))
 
     def stats(self) -> IndexStats:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
@@ -280,10 +308,37 @@ class LocalStore:
     def _dense(self, query: Query, k: int) -> list[Match]:
         if query.vector is None or not query.embedder:
             return []
-        index = self._vector_index(query.embedder)
-        if index is None or len(index) == 0:
+        index = self._dense_index(query.embedder)
+        if index is None or (isinstance(index, VectorIndex) and len(index) == 0):
             return []
         return self._hits(index.search(query.vector, k, self._allowed(query.filter)))
+
+    def _dense_index(self, embedder: str) -> VectorIndex | AnnVectors | None:
+        """The index searching the vectors of ``embedder``: its ANN index (brought up to
+        date) once they reach ``ann_threshold`` or one was saved, else the exact one."""
+        if embedder in self._ann:
+            self._ann[embedder].refresh()
+            return self._ann[embedder]
+        if embedder not in self._vectors and self.ann_threshold is not None:
+            with self.sqlite.reading() as conn:
+                held = vector_log.count(conn, embedder)
+                saved = vector_log.recorded(conn, embedder)
+            if held and (saved is not None or self._past_threshold(held)):
+                return self._open_ann(embedder)
+        index = self._vector_index(embedder)
+        if index is not None and self._past_threshold(len(index)):
+            del self._vectors[embedder]
+            return self._open_ann(embedder)
+        return index
+
+    def _past_threshold(self, vectors: int) -> bool:
+        return self.ann_threshold is not None and vectors >= self.ann_threshold
+
+    def _open_ann(self, embedder: str) -> AnnVectors:
+        with self.sqlite.reading() as conn:
+            dim = vector_log.dim(conn, embedder)
+        self._ann[embedder] = AnnVectors(self.sqlite, embedder, dim)
+        return self._ann[embedder]
 
     def _vector_index(self, embedder: str) -> VectorIndex | None:
         """The vectors of ``embedder``, read from the chunks the first time."""

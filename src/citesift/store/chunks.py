@@ -61,6 +61,8 @@ MIGRATIONS = [
     """,
     # The passage's heading (document title, section path), scored with it, kept apart.
     "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';",
+    # An embedder's rows counted and listed from an index (an ANN index checks them on open).
+    "CREATE INDEX chunks_embedder ON chunks (embedder);",
 ]
 
 COLUMNS = (
