@@ -10,11 +10,14 @@ with ``create_rag``'s defaults (sentence-bounded passages of up to 512 character
 grows through ``--sizes``; at each size it prints the ingest rate (no embeddings), the BM25
 latency (p50/p99 of SciFact claims, top 10, one at a time), the peak memory and the store's
 size, and finally the time to reopen the largest index and answer a first query. Separate
-sections give the ingest rate with the embedding cache warm and dense search latency (exact
-product, and an HNSW index past the size where the product exceeds 50 ms, with its
-recall@10 against the exact result) over synthetic vectors, so no hour of CPU is spent on
-embeddings: the output says so. ``--crawl`` ends with a crawl of a local 2,000-page site by
-1, 2 and 4 workers sharing the store's frontier (``bench/crawl_workers.py``).
+sections give the ingest rate with the embedding cache warm (a stand-in hash embedder: no
+hour of CPU spent on a model) and dense search through the embedded store at each size:
+the exact product's latency, the search the store used (its HNSW index past
+``--ann-threshold``), its latency and recall@10 against the exact result, over vectors of
+real passages embedded by the default model and mixed with a fixed seed, then the time to
+reopen the largest store and answer a first dense query. ``--crawl`` ends with a crawl of
+a local 2,000-page site by 1, 2 and 4 workers sharing the store's frontier
+(``bench/crawl_workers.py``).
 """
 
 from __future__ import annotations
@@ -48,8 +51,11 @@ SEED = 16
 QUERIES = 200
 DOCS_PER_STEP = 500
 DIM = 384
-EXACT_BUDGET_MS = 50.0
-"""Past this p50, dense search goes through an ANN index (HNSW) instead of the product."""
+DENSE_PASSAGES = 2000
+DENSE_QUERIES = 200
+DENSE_STEP = 10_000
+MIX_BLOCK = 10_000
+MIX_NOISE = 0.01
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
 
 
@@ -279,65 +285,166 @@ def warm_cache_row(args: argparse.Namespace, store: str) -> str:
     )
 
 
-def dense_rows(sizes: Sequence[int], seed: int) -> list[str]:
-    """Dense latency over synthetic clustered unit vectors (no model): the exact product
-    while its p50 stays under the budget, HNSW past it with recall@10 against exact."""
-    from citesift.index.vectors import VectorIndex
+def dense_rows(args: argparse.Namespace) -> list[str]:
+    """Dense search through the embedded store at each size, over realistic vectors: real
+    passages and claims embedded by the default MiniLM model, mixed into as many vectors as
+    needed. Per size: the exact product's p50 (CPU, its own process), the search the store
+    used and its p50, recall@10 against the exact result, the time the growth to that size
+    and its first dense search took (an ANN build when the threshold is crossed); then the
+    time to reopen the largest store and answer a first query, and the peak memory."""
+    from citesift.index.local import LocalStore
+    from citesift.index.query import Query
 
-    rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((1000, DIM)).astype(np.float32)
-    lines = [
-        "| vectors | exact p50 ms (CPU) | search used | its p50 ms | recall@10 vs exact"
-        " | build s |",
-        "|---|---|---|---|---|---|",
-    ]
-    index = VectorIndex(DIM)
-    made = 0
-    for size in sizes:
-        while made < size:
-            step = min(100_000, size - made)
-            picked = centres[rng.integers(0, len(centres), step)]
-            index.add(
-                [f"v{made + i}" for i in range(step)],
-                picked + rng.standard_normal((step, DIM), dtype=np.float32),
+    name, base, probes = embedded(args)
+    with tempfile.TemporaryDirectory(prefix="citesift-dense-") as folder:
+        path = Path(folder) / "dense.db"
+        store = LocalStore(path, ann_threshold=args.ann_threshold)
+        lines = [
+            f"Vectors: {len(base):,} real passages embedded by {name}, mixed into N"
+            f" (fixed seed); queries: {len(probes)} SciFact claims, top 10; ANN past"
+            f" {args.ann_threshold:,} vectors\n",
+            "| vectors | exact p50 ms (CPU) | search used | its p50 ms (CPU) | recall@10 vs exact"
+            " | grow + first search s |",
+            "|---|---|---|---|---|---|",
+        ]
+        made = 0
+        for size in args.sizes:
+            grown = time.perf_counter()
+            while made < size:
+                step = min(DENSE_STEP, size - made)
+                store.upsert(*mixed_chunks(base, made, step, name, args.seed))
+                made += step
+                print(f"  {made:,} vectors", file=sys.stderr, end="\r")
+            ask = Query("", 10, "dense", probes[0], name)
+            store.search(ask)
+            grew = time.perf_counter() - grown
+            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                exact_ms, truth = pool.submit(exact_truth, base, made, probes, args.seed).result()
+            queries = [Query("", 10, "dense", p, name) for p in probes]
+            p50, _, cpu = latencies_ms(store.search, queries)
+            found = sum(
+                len({m.id for m in store.search(q)} & set(t))
+                for q, t in zip(queries, truth, strict=True)
             )
-            made += step
-        probes = index._matrix[rng.integers(0, made, 50)] + 0.3 * rng.standard_normal(
-            (50, DIM), dtype=np.float32
-        )
-        exact = [index.search(q, 10) for q in probes]
-        p50, _, cpu = latencies_ms(lambda q: index.search(q, 10), list(probes))
-        exact_ms = f"{p50:.1f} ({cpu:.1f})"
-        if cpu <= EXACT_BUDGET_MS:
-            lines.append(f"| {made:,} | {exact_ms} | exact | {p50:.1f} | 1.000 | 0 |")
-            continue
-        ann_p50, recall, built = _hnsw(index._matrix[:made], probes, exact)
+            info = store.dense_info(name)
+            used = info.kind if info else "none"
+            lines.append(
+                f"| {made:,} | {exact_ms} | {used} | {p50:.1f} ({cpu:.1f})"
+                f" | {found / (10 * len(queries)):.3f} | {grew:.0f} |"
+            )
+            print(lines[-1], file=sys.stderr)
+        store.close()
+        reopened, used = time.perf_counter(), time.process_time()
+        store = LocalStore(path, ann_threshold=args.ann_threshold)
+        store.search(Query("", 10, "dense", probes[1], name))
+        took, took_cpu = time.perf_counter() - reopened, time.process_time() - used
+        info = store.dense_info(name)
+        store.close()
+        rebuilt = "rebuilt" if info and info.builds else "read from its file, not rebuilt"
+        size_mb = sum(p.stat().st_size for p in Path(folder).iterdir()) / 1e6
         lines.append(
-            f"| {made:,} | {exact_ms} | HNSW | {ann_p50:.1f} | {recall:.3f} | {built:.0f} |"
+            f"\nReopen the {made:,}-vector store and answer a first dense query: {took:.2f} s"
+            f" ({took_cpu:.2f} s of CPU; the index {rebuilt}); store and index on disk:"
+            f" {size_mb:,.0f} MB"
         )
     return lines
 
 
-def _hnsw(
-    matrix: np.ndarray, probes: np.ndarray, exact: list[list[tuple[str, float]]]
-) -> tuple[float, float, float]:
-    """An HNSW index over ``matrix`` (cosine): its p50, recall@10 against ``exact``, build s."""
-    import hnswlib
+def dense_section(args: argparse.Namespace) -> tuple[list[str], float]:
+    """``dense_rows`` and the peak memory of the process that ran them."""
+    return dense_rows(args), peak_mb()
 
+
+def embedded(args: argparse.Namespace) -> tuple[str, np.ndarray, np.ndarray]:
+    """The embedder's name, the real passages' vectors and the claims', embedded by the
+    default model (read from ``--vectors`` when it holds them, else saved there)."""
+    from citesift.index.embedders.minilm import default_embedder
+
+    embedder = default_embedder()
+    if args.vectors and args.vectors.exists():
+        kept = np.load(args.vectors)
+        if str(kept["name"]) == embedder.name and len(kept["base"]) == args.passages:
+            return embedder.name, kept["base"], kept["probes"]
     started = time.perf_counter()
-    ann = hnswlib.Index(space="ip", dim=matrix.shape[1])
-    ann.init_index(max_elements=len(matrix), ef_construction=100, M=16)
-    ann.add_items(matrix, np.arange(len(matrix)), num_threads=2)
-    ann.set_ef(200)
-    built = time.perf_counter() - started
-    took, hits = [], 0
-    for probe, truth in zip(probes, exact, strict=True):
-        query = probe / np.linalg.norm(probe)
-        start = time.perf_counter()
-        labels, _ = ann.knn_query(query, k=10)
-        took.append((time.perf_counter() - start) * 1000)
-        hits += len({f"v{i}" for i in labels[0]} & {i for i, _ in truth})
-    return statistics.median(took), hits / (10 * len(probes)), built
+    passages = real_passages(args.data, args.wikipedia, args.passages, args.seed)
+    base = embedder.embed(passages)
+    probes = embedder.embed(claims(args.data, DENSE_QUERIES, args.seed))
+    print(
+        f"  embedded {len(passages):,} passages and {len(probes)} claims"
+        f" in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
+    if args.vectors:
+        np.savez(args.vectors, name=embedder.name, base=base, probes=probes)
+    return embedder.name, base, probes
+
+
+def real_passages(scifact: Path, wikipedia: Path, count: int, seed: int) -> list[str]:
+    """``count`` real passages: SciFact abstracts and paragraphs of the recorded Wikipedia
+    pages, cut to about 512 characters at sentence ends, picked with ``seed``."""
+    out = []
+    for sentences_of in sentences(scifact, wikipedia)[0]:
+        passage = ""
+        for sentence in sentences_of:
+            if passage and len(passage) + len(sentence) > 512:
+                out.append(passage)
+                passage = ""
+            passage = f"{passage} {sentence}".strip()
+        if passage:
+            out.append(passage)
+    random.Random(seed).shuffle(out)
+    return out[:count]
+
+
+def mixed_vectors(base: np.ndarray, first: int, count: int, seed: int) -> np.ndarray:
+    """Vectors ``first`` to ``first + count`` of an endless, seeded sequence: the first ones
+    are the real vectors, the others ``a v_i + (1 - a) v_j`` plus a little noise, normalised
+    (a from 0.5 to 1): sentence embeddings' own neighbourhoods, many times over."""
+    out = np.empty((count, base.shape[1]), dtype=np.float32)
+    for block in range(first // MIX_BLOCK, (first + count - 1) // MIX_BLOCK + 1):
+        rng = np.random.default_rng([seed, block])
+        i = rng.integers(0, len(base), MIX_BLOCK)
+        j = rng.integers(0, len(base), MIX_BLOCK)
+        a = rng.uniform(0.5, 1.0, (MIX_BLOCK, 1)).astype(np.float32)
+        noise = rng.standard_normal((MIX_BLOCK, base.shape[1]), dtype=np.float32)
+        rows = a * base[i] + (1 - a) * base[j] + MIX_NOISE * noise
+        if block == 0:
+            rows[: len(base)] = base[:MIX_BLOCK]
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        lo, hi = max(first, block * MIX_BLOCK), min(first + count, (block + 1) * MIX_BLOCK)
+        out[lo - first : hi - first] = rows[lo - block * MIX_BLOCK : hi - block * MIX_BLOCK]
+    return out
+
+
+def mixed_chunks(
+    base: np.ndarray, first: int, count: int, embedder: str, seed: int
+) -> tuple[list[str], list[Any]]:
+    """Documents of ten chunks each carrying mixed vectors ``first`` onwards, to upsert."""
+    from citesift.store.chunks import StoredChunk
+
+    vectors = mixed_vectors(base, first, count, seed)
+    chunks = [
+        StoredChunk(f"v{n}", f"doc{n // 10}", n % 10, 0, 1, f"p{n}", {}, embedder, vector)
+        for n, vector in zip(range(first, first + count), vectors, strict=True)
+    ]
+    return list(dict.fromkeys(c.document_id for c in chunks)), chunks
+
+
+def exact_truth(
+    base: np.ndarray, size: int, probes: np.ndarray, seed: int
+) -> tuple[str, list[list[str]]]:
+    """The exact product over the first ``size`` mixed vectors (in its own process, so its
+    matrix is not counted in the store's memory): its p50 (CPU) and each probe's top 10."""
+    from citesift.index.vectors import VectorIndex
+
+    index = VectorIndex(base.shape[1])
+    for first in range(0, size, DENSE_STEP):
+        count = min(DENSE_STEP, size - first)
+        index.add(
+            [f"v{n}" for n in range(first, first + count)], mixed_vectors(base, first, count, seed)
+        )
+    p50, _, cpu = latencies_ms(lambda q: index.search(q, 10), list(probes))
+    return f"{p50:.1f} ({cpu:.1f})", [[i for i, _ in index.search(q, 10)] for q in probes]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -354,6 +461,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wikipedia", type=Path, default=DEFAULT_WIKIPEDIA)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument(
+        "--passages",
+        type=int,
+        default=DENSE_PASSAGES,
+        help="real passages the dense section embeds and mixes",
+    )
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        default=None,
+        help="an .npz file keeping the dense section's embedded passages between runs",
+    )
+    parser.add_argument(
+        "--ann-threshold",
+        type=int,
+        default=None,
+        help="vectors past which the store searches by HNSW (default: the library's)",
+    )
+    parser.add_argument(
         "--crawl",
         action="store_true",
         help="last, crawl a 2,000-page loopback site with 1, 2 and 4 workers in the store",
@@ -365,6 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     sections = {s.strip() for s in args.sections.split(",") if s.strip()}
     if not sections <= set(SECTIONS):
         parser.error(f"--sections: choose from {', '.join(SECTIONS)}")
+    if args.ann_threshold is None:
+        from citesift.index.dense import ANN_THRESHOLD
+
+        args.ann_threshold = ANN_THRESHOLD
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     require_data(args.data, "BEIR SciFact", ["corpus.jsonl", "queries.jsonl"])
     with tempfile.TemporaryDirectory(prefix="citesift-scale-") as folder:
@@ -384,11 +513,11 @@ def main(argv: list[str] | None = None) -> int:
             print("\n## Crawl with 1, 2, 4 workers (limiter relaxed)\n", flush=True)
             crawl_scaling(args.store or str(Path(folder) / "crawl.db"))
     if "dense" in sections:
-        print("\n## Dense search (synthetic clustered vectors, 384 dims; no model run)\n")
+        print("\n## Dense search (real embeddings mixed; the embedded store)\n", flush=True)
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            print("\n".join(pool.submit(dense_rows, args.sizes, args.seed).result()))
-        child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"\nDense section peak RSS (its own process): {child:,.0f} MB")
+            lines, peak = pool.submit(dense_section, args).result()
+        print("\n".join(lines))
+        print(f"\nDense section peak RSS (the store's own process): {peak:,.0f} MB")
     return 0
 
 

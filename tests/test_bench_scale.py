@@ -51,3 +51,29 @@ def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: P
         r"Reopen the [\d,]+-passage index and answer a first query: [\d.]+ s", done.stdout
     )
     assert "Ingest with the embedding cache warm" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_dense_section_crosses_to_the_ann_index_and_reopens_it(tmp_path: Path) -> None:
+    data = scifact_shaped(tmp_path / "scifact")
+    done = subprocess.run(
+        [
+            *(sys.executable, str(ROOT / "bench" / "scale.py"), "--sizes", "300,600"),
+            *("--sections", "dense", "--ann-threshold", "400", "--passages", "40"),
+            *("--data", str(data), "--wikipedia", str(WIKIPEDIA)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    rows = re.findall(
+        r"^\| ([\d,]+) \| [\d.]+ \([\d.]+\) \| (\w+) \| [\d.]+ \([\d.]+\) \| ([\d.]+) \|",
+        done.stdout,
+        re.M,
+    )
+    assert [(size, used) for size, used, _ in rows] == [("300", "exact"), ("600", "hnsw")]
+    assert all(float(recall) >= 0.9 for _, _, recall in rows)
+    assert "not rebuilt" in done.stdout
