@@ -224,3 +224,23 @@ def test_a_memory_store_builds_its_index_in_memory(tmp_path: Path) -> None:
 def test_a_threshold_that_is_not_a_positive_count_is_refused(bad: object) -> None:
     with pytest.raises(InvalidArgument, match="ann_threshold"):
         LocalStore(":memory:", ann_threshold=bad)  # type: ignore[arg-type]
+
+
+def test_an_index_behind_a_newer_saved_one_reads_it_again(tmp_path: Path) -> None:
+    """Another store on the same file saves its index and trims the log this one would
+    replay: this one reads the newer file instead, and sees every change."""
+    path = tmp_path / "s.db"
+    first = LocalStore(path, ann_threshold=THRESHOLD)
+    fill(first, chunks(range(CLUSTERS - 5)))
+    assert first.dense_info(EMBEDDER) is not None
+    second = LocalStore(path, ann_threshold=THRESHOLD)
+    assert second.dense_info(EMBEDDER) is not None
+    fill(second, chunks(range(CLUSTERS - 5, CLUSTERS)))
+    second.delete([f"d0_{i}" for i in range(PER_CLUSTER)])
+    second.close()  # saves its index, recorded past every change: the log is emptied
+    assert len(files(tmp_path)) == 1
+    assert_ranks_as_exact(first, path)
+    assert not any(i.startswith("c0_") for i in dense_ids(first, probes()[0], 50))
+    info = first.dense_info(EMBEDDER)
+    assert info is not None and info.builds == 1 and info.vectors == (CLUSTERS - 1) * PER_CLUSTER
+    first.close()

@@ -81,14 +81,19 @@ class AnnVectors:
             self.save()
 
     def refresh(self) -> None:
-        """Replay the store's changes since the last look; save when many are unsaved."""
+        """Replay the store's changes since the last look (read the saved index again when
+        another process saved a newer one and the log no longer reaches back to this one);
+        save when many are unsaved."""
         with self.sqlite.reading() as conn:
             conn.execute("BEGIN")
             try:
-                changed = self._replay(conn)
+                behind = vector_log.first_kept(conn) - 1 > self._covered
+                changed = 0 if behind else self._replay(conn)
             finally:
                 conn.execute("COMMIT")
-        if changed:
+        if behind:
+            self.index, self._unsaved = self._open(), 0
+        if changed or behind:
             self._exact.clear()
         if self._unsaved >= max(SAVE_CHANGES, len(self.index) // 20):
             self.save()

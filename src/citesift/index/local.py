@@ -327,7 +327,7 @@ class LocalStore:
                 return self._open_ann(embedder)
         index = self._vector_index(embedder)
         if index is not None and self._past_threshold(len(index)):
-            del self._vectors[embedder]
+            del self._vectors[embedder], index  # its matrix goes before the ANN index is built
             return self._open_ann(embedder)
         return index
 
