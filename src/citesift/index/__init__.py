@@ -1,6 +1,7 @@
 """Retrieval: ``lexical`` (tokenizer, BM25), ``embedders``, vectors, fusion, ``rerankers``,
 partitions and the RAG facade."""
 
+from citesift.index.dense import ANN_THRESHOLD, DenseInfo
 from citesift.index.embedders import (
     CachedEmbedder,
     Embedder,
@@ -45,11 +46,13 @@ from citesift.index.vectors import VectorIndex
 from citesift.store.chunks import IndexedDocument, IndexStats
 
 __all__ = [
+    "ANN_THRESHOLD",
     "BM25Index",
     "BM25Reranker",
     "CachedEmbedder",
     "ChunkStore",
     "CohereReranker",
+    "DenseInfo",
     "CrossEncoderError",
     "CrossEncoderReranker",
     "Embedder",
