@@ -168,8 +168,7 @@ class AnnVectors:
             return None
         self.file, self._covered = path, saved.covered
         missing = self.index.keep_only(vector_log.rows(conn, self.embedder))
-        self.index.add(*vector_log.vectors_of(conn, self.embedder, missing.tolist()))
-        self._replay(conn)
+        self._replay(conn, missing)
         return self.index
 
     def _build(self) -> HnswIndex:
@@ -188,13 +187,16 @@ class AnnVectors:
         self.save()
         return self.index
 
-    def _replay(self, conn: sqlite3.Connection) -> int:
+    def _replay(self, conn: sqlite3.Connection, missing: np.ndarray | None = None) -> int:
         """Bring the index to the store's state for every row logged since the last
-        replay (in the caller's snapshot); how many rows changed."""
+        replay, and the ``missing`` ones (in the caller's snapshot); how many changed."""
         changed, newest = vector_log.changed_rows(conn, self._covered)
-        if len(changed):
-            self.index.remove(changed.tolist())
-            self.index.add(*vector_log.vectors_of(conn, self.embedder, changed.tolist()))
+        if missing is not None and len(missing):
+            changed = np.union1d(changed, missing)
+        self.index.remove(changed.tolist())
+        for start in range(0, len(changed), vector_log.BATCH_ROWS):  # memory stays bounded
+            part = changed[start : start + vector_log.BATCH_ROWS].tolist()
+            self.index.add(*vector_log.vectors_of(conn, self.embedder, part))
         self._covered = max(newest, vector_log.last_seq(conn))
         self._unsaved += len(changed)
         return len(changed)
