@@ -202,18 +202,21 @@ class AnnVectors:
         return len(changed)
 
     def _exact_over(self, allowed: frozenset[str]) -> VectorIndex:
-        """An exact index of the ``allowed`` chunks' vectors (kept for the next search with
-        the same filter until the store changes)."""
-        if allowed not in self._exact:
-            with self.sqlite.reading() as conn:
-                ids, vectors = vector_log.vectors_by_id(conn, self.embedder, sorted(allowed))
-            exact = VectorIndex(self.dim)
-            if ids:
-                exact.add(ids, vectors)
+        """An exact index of the ``allowed`` chunks' vectors (a small set's is kept for the
+        next search with the same filter until the store changes; a large one, met when
+        too few ANN candidates pass, is read for this search only)."""
+        if allowed in self._exact:
+            return self._exact[allowed]
+        with self.sqlite.reading() as conn:
+            ids, vectors = vector_log.vectors_by_id(conn, self.embedder, sorted(allowed))
+        exact = VectorIndex(self.dim)
+        if ids:
+            exact.add(ids, vectors)
+        if len(allowed) <= FILTER_EXACT_ROWS:
             if len(self._exact) >= _CACHED_FILTERS:
                 self._exact.pop(next(iter(self._exact)))
             self._exact[allowed] = exact
-        return self._exact[allowed]
+        return exact
 
 
 def _file_for(store: Path, embedder: str, covered: int | None) -> Path:
