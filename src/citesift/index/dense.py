@@ -28,8 +28,9 @@ from citesift.store import vector_log
 from citesift.store.sqlite import MEMORY, SQLiteStore
 
 ANN_THRESHOLD = 300_000
-"""Vectors of one embedder past which dense search goes through HNSW: the exact product
-over 384 dimensions costs about 50 ms of CPU a query near there (bench/scale.py)."""
+"""Vectors of one embedder from which dense search goes through HNSW: the exact product
+over 384 dimensions costs 33 to 37 ms of CPU a query there and passes 50 ms near 450,000
+(bench/scale.py); the margin is for a busier machine."""
 FILTER_EXACT_ROWS = 20_000
 """Allowed sets up to this size are searched exactly over their own vectors."""
 OVERSAMPLE = 2.0

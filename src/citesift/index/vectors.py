@@ -1,8 +1,8 @@
 """Exact cosine search over an in-memory matrix of unit vectors, keyed by chunk id.
 
 Search is one matrix product and an ``argpartition`` for the top k: no Python loop over
-vectors. It costs about 0.12 µs of CPU per vector a query (384 dims, top 10), so it stays
-under 50 ms up to a few hundred thousand vectors: the embedded store uses it up to
+vectors. It costs about 0.11 µs of CPU per vector a query (384 dims, top 10), so it stays
+under 50 ms up to a few hundred thousand vectors: the embedded store uses it below
 ``citesift.index.dense.ANN_THRESHOLD`` vectors of one embedder, and an HNSW index saved
 beside the store past it (``citesift.index.dense``), whose recall bench/scale.py prints.
 It also serves the exact search of a small filtered set.
