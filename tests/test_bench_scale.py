@@ -25,13 +25,13 @@ def scifact_shaped(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.slow
-def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: Path) -> None:
+def run_scale(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """bench/scale.py at 300 and 600 passages over a SciFact-shaped folder and the recorded
+    Wikipedia pages, with ``args`` added."""
     data = scifact_shaped(tmp_path / "scifact")
-    done = subprocess.run(
+    return subprocess.run(
         [
-            *(sys.executable, str(ROOT / "bench" / "scale.py"), "--sizes", "300,600"),
-            *("--sections", "bm25,warm", "--store", str(tmp_path / "s.db")),
+            *(sys.executable, str(ROOT / "bench" / "scale.py"), "--sizes", "300,600", *args),
             *("--data", str(data), "--wikipedia", str(WIKIPEDIA)),
         ],
         capture_output=True,
@@ -40,6 +40,11 @@ def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: P
         check=False,
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
+
+
+@pytest.mark.slow
+def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: Path) -> None:
+    done = run_scale(tmp_path, "--sections", "bm25,warm", "--store", str(tmp_path / "s.db"))
     assert done.returncode == 0, done.stderr
     rows = re.findall(r"^\| (\d[\d,]*) \| ", done.stdout, re.MULTILINE)
     assert len(rows) == 2
@@ -55,19 +60,7 @@ def test_the_scale_benchmark_prints_a_row_per_size_and_the_reopening(tmp_path: P
 
 @pytest.mark.slow
 def test_the_dense_section_crosses_to_the_ann_index_and_reopens_it(tmp_path: Path) -> None:
-    data = scifact_shaped(tmp_path / "scifact")
-    done = subprocess.run(
-        [
-            *(sys.executable, str(ROOT / "bench" / "scale.py"), "--sizes", "300,600"),
-            *("--sections", "dense", "--ann-threshold", "400", "--passages", "40"),
-            *("--data", str(data), "--wikipedia", str(WIKIPEDIA)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=110,
-        check=False,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    done = run_scale(tmp_path, "--sections", "dense", "--ann-threshold", "400", "--passages", "40")
     assert done.returncode == 0, done.stderr
     rows = re.findall(
         r"^\| ([\d,]+) \| [\d.]+ \([\d.]+\) \| (\w+) \| [\d.]+ \([\d.]+\) \| ([\d.]+) \|",
