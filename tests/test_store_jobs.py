@@ -116,7 +116,7 @@ def test_ended_jobs_are_forgotten_after_their_time_and_running_ones_never(
 def test_bad_arguments_are_refused_by_name(store: AnyStore) -> None:
     jobs = JobStore(store)
     with pytest.raises(InvalidArgument, match="kind"):
-        jobs.create("extract", {})
+        jobs.create("deep-research", {})
     with pytest.raises(InvalidArgument, match="request"):
         jobs.create("crawl", {"text": "x" * (2 << 20)})
     with pytest.raises(InvalidArgument, match="owner"):
