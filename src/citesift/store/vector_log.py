@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -83,17 +84,7 @@ def vectors_of(
     conn: sqlite3.Connection, embedder: str, rows: Sequence[int]
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows among ``rows`` holding a vector of ``embedder``, and those vectors."""
-    found: list[tuple[int, bytes]] = []
-    for start in range(0, len(rows), _PER_QUERY):
-        part = [int(r) for r in rows[start : start + _PER_QUERY]]
-        found.extend(
-            conn.execute(
-                "SELECT rowid, vector FROM chunks WHERE embedder = ? AND vector IS NOT NULL"
-                f" AND rowid IN ({','.join('?' * len(part))})",
-                [embedder, *part],
-            ).fetchall()
-        )
-    return _unpacked(found)
+    return _unpacked(_embedded_rows(conn, "vector", embedder, rows))
 
 
 def all_vectors(conn: sqlite3.Connection, embedder: str) -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -128,17 +119,25 @@ def count(conn: sqlite3.Connection, embedder: str) -> int:
 
 def chunk_ids(conn: sqlite3.Connection, embedder: str, rows: Sequence[int]) -> dict[int, str]:
     """The chunk id of each row among ``rows`` that still holds a vector of ``embedder``."""
-    out: dict[int, str] = {}
+    return dict(_embedded_rows(conn, "id", embedder, rows))
+
+
+def _embedded_rows(
+    conn: sqlite3.Connection, column: str, embedder: str, rows: Sequence[int]
+) -> list[tuple[int, Any]]:
+    """``(rowid, column)`` of the rows among ``rows`` holding a vector of ``embedder``,
+    asked ``_PER_QUERY`` rows at a time (``column`` is one of this module's names)."""
+    found: list[tuple[int, Any]] = []
     for start in range(0, len(rows), _PER_QUERY):
         part = [int(r) for r in rows[start : start + _PER_QUERY]]
-        out.update(
+        found.extend(
             conn.execute(
-                "SELECT rowid, id FROM chunks WHERE embedder = ? AND vector IS NOT NULL"
+                f"SELECT rowid, {column} FROM chunks WHERE embedder = ? AND vector IS NOT NULL"
                 f" AND rowid IN ({','.join('?' * len(part))})",
                 [embedder, *part],
             ).fetchall()
         )
-    return out
+    return found
 
 
 def vectors_by_id(
