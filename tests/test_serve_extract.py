@@ -2,10 +2,12 @@
 through the unmodified firecrawl-py SDK against ``citesift serve`` on loopback: a scripted
 OpenAI-compatible model plans it, its answer is held to the schema (a reply that does not
 match is sent back to be corrected), a page the pages given only link to is never read, each
-field names its sources, and without a model the route says what to set."""
+field names its sources, a cancelled extract reads no further page, and without a model
+the route says what to set."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,10 @@ from firecrawl import Firecrawl
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
 from citesift.settings import Settings
+from citesift.store import SQLiteStore
+from citesift.store.jobs import JobStore
+from citesift.store.snapshots import snapshots_in
+from local_site import page, serve_page
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
 from serving import CONTACT, client, running
@@ -133,3 +139,41 @@ def test_an_extract_citesift_cannot_honour_is_a_400_naming_it(
             client(base).start_extract(["http://a.example/*"], prompt="p")
     assert answer.status_code == 400 and answer.json()["details"][0]["path"] == named
     assert model.received(CHAT) == []
+
+
+def test_a_cancelled_extract_reads_no_further_page_and_keeps_what_it_read(
+    server: MisbehavingServer, model: ScriptedServer, tmp_path: Path
+) -> None:
+    site(server)
+    serve_page(server, "/slow", page("Ferry", [], "The ferry leaves at noon."), delay=3)
+    museum, slow, hours = server.url("/museum"), server.url("/slow"), server.url("/hours")
+    model.script(
+        CHAT,
+        act(action="scrape", urls=[museum], query="opened floors"),
+        act(action="scrape", urls=[slow], query="opened floors"),
+        act(action="scrape", urls=[hours], query="opened floors"),
+        act(action="finish", data={"opened": 1998, "floors": 12}, sources={"/opened": ["E1"]}),
+    )
+    settings = with_model(model, tmp_path)
+    with running(settings=settings) as base:
+        body = {"urls": [museum, slow, hours], "prompt": "When did it open?", "schema": SCHEMA}
+        job = httpx.post(f"{base}/v2/extract", json=body).json()["id"]
+        waited = time.monotonic() + 20
+        while server.hits("/slow") == 0 and time.monotonic() < waited:
+            time.sleep(0.05)
+        assert server.hits("/slow") == 1  # the second page is being read
+        cancelled = httpx.delete(f"{base}/v2/extract/{job}")
+        time.sleep(3.5)  # the slow page has answered by now: no step follows it
+        status = httpx.get(f"{base}/v2/extract/{job}").json()
+        again = httpx.delete(f"{base}/v2/extract/{job}")
+        unknown = httpx.delete(f"{base}/v2/extract/00000000-0000-0000-0000-000000000000")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert status["status"] == "cancelled" and "data" not in status
+    assert again.status_code == 409 and again.json()["code"] == "JOB_ENDED"
+    assert unknown.status_code == 404
+    assert server.hits("/hours") == 0 and len(model.received(CHAT)) == 2
+    with SQLiteStore(Path(str(settings.store))) as store:
+        kept = snapshots_in(store).latest(museum)  # what was read before the cancel stays
+        refused = JobStore(store).add(job, "result", {"late": True})
+    assert kept is not None and b"opened in 1998" in kept.body
+    assert not refused  # a result coming after the cancel is refused

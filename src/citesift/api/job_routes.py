@@ -173,6 +173,13 @@ async def extract_status(job: str, shared: Shared) -> JSONResponse | dict[str, A
     return answer
 
 
+@router.delete("/extract/{job}", response_model=None)
+async def cancel_extract(job: str, shared: Shared) -> JSONResponse | dict[str, Any]:
+    """Cancel an extract (409 when it had ended): it reads no further page, and what it
+    read is kept in the store."""
+    return _cancel(shared, job, "extract")
+
+
 def _research(shared: Serving, task: str, **options: Any) -> Work:
     """A research run of ``task`` with ``options``, as the server runs one: its model, its
     store, its fetcher and its browser."""
