@@ -1,13 +1,20 @@
-"""citesift's own index routes over real HTTP: web pages read and added to the local index,
-then searched, each hit with its provenance; local files are never read from a request."""
+"""citesift's own index routes over real HTTP: web pages read and added to the local index
+(by ``index_add``: the route's report is the library's for the same pages), then searched,
+each hit with its provenance; local files are never read from a request."""
 
 from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
 
 import httpx
 import pytest
 
+from citesift.ingest import index_add
+from citesift.sources.page_access import PageAccess
 from local_site import page, serve_page
-from servers import MisbehavingServer
+from servers import TEST_IDENTITY, MisbehavingServer
 
 pytestmark = pytest.mark.timeout(60)
 TIDES = "The tides of the northern bay rise twice a day, pulled by the moon over the shoals."
@@ -15,7 +22,7 @@ ORCHARD = "The orchard on the hill grows apples and pears that ripen late in the
 
 
 def test_pages_added_to_the_index_are_found_with_their_provenance(
-    served: str, server: MisbehavingServer
+    served: str, server: MisbehavingServer, tmp_path: Path
 ) -> None:
     serve_page(server, "/tides", page("Tides", [], TIDES))
     serve_page(server, "/orchard", page("Orchard", [], ORCHARD))
@@ -27,9 +34,12 @@ def test_pages_added_to_the_index_are_found_with_their_provenance(
     )
     assert added.status_code == 200, added.text
     body = added.json()
-    assert (body["documents"], body["chunks"]) == (2, 2)
-    assert [s["url"] for s in body["skipped"]] == [server.url("/missing")]
-    assert "404" in body["skipped"][0]["reason"]
+    assert (body["added"], body["chunks"]) == (2, 2)
+    assert [s["name"] for s in body["refused"]] == [server.url("/missing")]
+    assert "404" in body["refused"][0]["reason"] and body["refused"][0]["kind"] == "failed"
+    pages = PageAccess(TEST_IDENTITY, allow_private=True)
+    library = index_add(urls, store=tmp_path / "library.db", retrieval="bm25", pages=pages)
+    assert body == {"success": True, **json.loads(json.dumps(asdict(library)))}  # one report
 
     found = httpx.post(
         f"{served}/citesift/index/search",

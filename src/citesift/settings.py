@@ -33,6 +33,7 @@ from citesift.sources import (
     WikipediaSourceProvider,
 )
 from citesift.sources.base import Access
+from citesift.sources.page_access import PageAccess
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.wikipedia import PAGE_PATH
 from citesift.store import AnyStore, open_store
@@ -175,6 +176,13 @@ class SourceSetup:
         access = self.access()
         access["robots"] = self.settings.robots
         return WebPageSource(self.identity, mode, self.limits(PageLimits()), **access)
+
+    def page_access(self) -> PageAccess:
+        """How ``index_add`` reads web pages, as the settings say: the identity, the page
+        bounds, private addresses, robots.txt and offline."""
+        chosen = self.settings
+        return PageAccess(self.identity, self.limits(PageLimits()), chosen.allow_private,
+                          chosen.robots, chosen.offline)  # fmt: skip
 
     def wikipedia(self, origin: str, page_path: str) -> WikipediaSourceProvider:
         """A Wikipedia source for ``origin`` bounded and allowed as the settings say; a bad

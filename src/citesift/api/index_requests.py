@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citesift.index.rag import DEFAULT_TOP_K
 from citesift.settings import DEFAULT_MODE
+from citesift.sources.gather import RefusalKind
 
 MAX_PAGES = 50
 """Pages one ingest request may name; more is a 400 (the reads run one after another)."""
@@ -41,20 +42,27 @@ class IndexSearchRequest(OwnBody):
     retrieval: Retrieval = "hybrid"
 
 
-class Skipped(BaseModel):
-    """A page not added, and why."""
+class Refused(BaseModel):
+    """A page not added: its address, why, and the kind of refusal (``invalid``, ``failed``,
+    or ``limited``: try again later)."""
 
-    url: str
+    name: str
     reason: str
+    kind: RefusalKind
 
 
 class IngestResponse(BaseModel):
-    """What an ingest did: the pages added, their chunks, the pages skipped."""
+    """What an ingest did, as ``index_add``'s report says: the pages ``added`` and their
+    ``chunks``, the pages ``refused`` and why (``unchanged``, ``removed`` and ``elsewhere``
+    count files and shared jobs, 0 for pages)."""
 
     success: bool = True
-    documents: int
+    added: int
     chunks: int
-    skipped: list[Skipped]
+    unchanged: int
+    removed: int
+    refused: list[Refused]
+    elsewhere: int
 
 
 class IndexHit(BaseModel):

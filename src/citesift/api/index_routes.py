@@ -1,5 +1,5 @@
 """citesift's own index routes under ``/citesift/index``: each calls what ``citesift index
-add`` and ``citesift search`` call (pages read by the web-page source, ``create_rag``)."""
+add`` and ``citesift search`` call (``index_add``, ``create_rag``)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,11 @@ from citesift.api.index_requests import (
     IndexSearchResponse,
     IngestRequest,
     IngestResponse,
-    Skipped,
 )
 from citesift.api.replies import Unsupported
 from citesift.api.state import Serving, serving, slot
-from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.rag import create_rag
-from citesift.model import Document, SourceHit
-from citesift.sources.reasons import describe
+from citesift.ingest import index_add
 from citesift.sources.web import is_web_url
 from citesift.store.sqlite import default_store_path
 
@@ -39,30 +36,23 @@ def index_path(shared: Serving) -> Path:
 
 @router.post("/documents")
 async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
-    """Read web pages and add them to the index; a page that cannot be read is skipped
-    with its reason, and the rest are added."""
+    """Read web pages and add them to the index as ``index_add`` does (the same limits,
+    robots.txt, snapshots and report): a page that cannot be read is refused with its
+    reason, and the rest are added."""
     for index, url in enumerate(body.urls):
         if not is_web_url(url):
             raise Unsupported(["urls", index], url, "only http(s) pages are read from a request")
-    rag = create_rag(
+    report = await asyncio.to_thread(
+        index_add,
+        list(dict.fromkeys(body.urls)),
         store=index_path(shared),
-        mode=body.retrieval,
+        retrieval=body.retrieval,
+        mode=body.mode,
         chunk_size=body.chunk_size,
         chunk_overlap=body.chunk_overlap,
+        pages=shared.setup.page_access(),
     )
-    source = shared.setup.web_pages(body.mode)
-    documents: dict[str, IngestDoc] = {}
-    skipped = []
-    for url in dict.fromkeys(body.urls):
-        outcome = await source.read(SourceHit(url, url))
-        if isinstance(outcome, Document):
-            document = as_ingest_doc(outcome.document)
-            documents[document.id] = document
-        else:
-            skipped.append(Skipped(url=url, reason=describe(outcome)))
-    with rag:
-        chunks = await asyncio.to_thread(rag.ingest, list(documents.values())) if documents else 0
-    return IngestResponse(documents=len(documents), chunks=chunks, skipped=skipped)
+    return IngestResponse.model_validate(dataclasses.asdict(report))
 
 
 @router.post("/search")

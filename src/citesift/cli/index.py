@@ -40,7 +40,7 @@ from citesift.sources.files import document_ids
 from citesift.sources.gather import RefusalKind, SourceRefusal
 from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
 from citesift.sources.page_access import PageAccess
-from citesift.sources.web import PageLimits, is_web_url
+from citesift.sources.web import is_web_url
 from citesift.store import default_store_path, is_postgres_url
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
@@ -130,10 +130,7 @@ def _page_access(
 ) -> PageAccess:
     """How pages are read: the flags over the environment and the config file."""
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
-        chosen = setup.settings
-        limits = setup.limits(PageLimits())
-        return PageAccess(setup.identity, limits, chosen.allow_private, chosen.robots,
-                          chosen.offline)  # fmt: skip
+        return setup.page_access()
 
 
 def _bars(bar: Progress) -> IndexProgress:
