@@ -455,3 +455,44 @@ def test_neither_the_package_nor_the_command_line_loads_the_sdk_until_served() -
     code = "import sys, citesift, citesift.cli; print('mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_two_servers_on_one_store_each_own_their_jobs_and_fail_only_those_of_the_dead(
+    world: World,
+) -> None:
+    slow = [f"/slow/{n}" for n in range(6)]
+    for path in slow:
+        serve_page(world.site, path, page(path, []), delay=2.5)  # 7.5 s in all
+    serve_page(world.site, "/slow", page("Slow", slow))
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    dead = f"{socket.gethostname()}/{ended.stdout.strip()}/0badcafe"  # a process that ended
+    with open_store(world.store) as store:
+        orphan = JobStore(store, owner=dead).create("crawl", {"url": world.site.url("/b")})
+        elsewhere = JobStore(store, owner="other-machine/1/00").create("crawl", {"url": "x"})
+    params = StdioServerParameters(command=sys.executable, args=world.args(), env=world.env())
+    ids: dict[str, str] = {}
+
+    async def run() -> None:
+        async with Client(params, read_timeout_seconds=120) as first:
+            began = await call(first, "crawl", url=world.site.url("/slow"), limit=7, max_depth=1)
+            ids["first"] = began["id"]
+            async with Client(params, read_timeout_seconds=120) as second:  # starts mid-crawl
+                beside = await call(second, "crawl_status", id=began["id"])
+                assert beside["status"] == "running", beside  # a live server's job is its own
+                left = await call(second, "crawl_status", id=orphan.id)
+                assert left["status"] == "failed" and "server stopped" in left["error"]
+                ids["second"] = (await call(second, "crawl", url=world.site.url("/b")))["id"]
+                await until_ended(second, await call(second, "crawl_status", id=ids["second"]))
+            done = await until_ended(first, began)
+            assert done["status"] == "completed" and done["done"] == 7, done
+
+    asyncio.run(run())
+    with open_store(world.store) as store:
+        jobs = JobStore(store)
+        owners = [jobs.get(ids[name]) for name in ("first", "second")]
+        other = jobs.get(elsewhere.id)
+    assert owners[0] is not None and owners[1] is not None
+    assert owners[0].owner != owners[1].owner  # host, process and a random part each
+    assert all(o.owner.startswith(socket.gethostname() + "/") for o in owners)  # type: ignore[union-attr]
+    assert other is not None and other.status == "running"  # another machine's: left to it

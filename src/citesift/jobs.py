@@ -6,7 +6,8 @@ A ``JobRunner`` starts a job's work as an asyncio task (at most ``max_running`` 
 records each result and error as the work gives it, and ends the job ``completed``,
 ``failed`` (with the reason) or ``cancelled``. Cancelling a job ends it in the store at once
 and stops its task; a job cancelled by another process stops at its next result, which the
-store refuses. When a runner starts, the jobs its owner left running are reported failed.
+store refuses. When a runner starts, the jobs left running by an owner that is no longer
+alive are reported failed.
 """
 
 from __future__ import annotations
@@ -92,8 +93,9 @@ Work = Callable[[JobSink], Awaitable[None]]
 
 
 class JobRunner:
-    """Runs jobs kept in ``jobs``; on start, reports the ones its owner left running as
-    failed and forgets those ended over ``keep_seconds`` ago. Close it with ``aclose``."""
+    """Runs jobs kept in ``jobs``; on start, reports the ones left running by an owner no
+    longer alive as failed and forgets those ended over ``keep_seconds`` ago. Close it with
+    ``aclose``."""
 
     def __init__(
         self, jobs: JobStore, max_running: int = MAX_RUNNING, keep_seconds: float = KEEP_SECONDS

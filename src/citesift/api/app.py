@@ -4,7 +4,6 @@ schema at ``/openapi.json`` and its documentation at ``/docs``."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -33,8 +32,8 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         setup = source_setup(settings)
         search = setup.web_search()
         jobs_store = setup.store or setup.budget or SQLiteStore(MEMORY)
-        owner = f"{socket.gethostname()}:{config.port}"  # a restart fails the jobs it left
-        runner = JobRunner(JobStore(jobs_store, owner), max_running=config.max_jobs)
+        # its own owner name: the jobs of a server still running on the store are left to it
+        runner = JobRunner(JobStore(jobs_store), max_running=config.max_jobs)
         slots = asyncio.Semaphore(config.max_in_flight)
         kept = setup.store or setup.budget
         policy = settings.fetch_policy()

@@ -33,7 +33,7 @@ from citesift.ingest.report import IndexProgress, Tally
 from citesift.sources.gather import Item
 from citesift.sources.web import is_web_url
 from citesift.store import is_postgres_url
-from citesift.store.frontier import holder_name
+from citesift.store.holders import holder_name
 
 if TYPE_CHECKING:
     from citesift.store.postgres import PostgresStore

@@ -5,8 +5,6 @@ stops."""
 
 from __future__ import annotations
 
-import socket
-
 from mcp.server.mcpserver import MCPServer
 
 from citesift.jobs import JobRunner
@@ -45,7 +43,7 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
         shared.setup = setup
         kept = setup.store or setup.budget
         if kept is not None:
-            shared.jobs = JobRunner(JobStore(kept, _owner(config)), max_running=MAX_JOBS)
+            shared.jobs = JobRunner(JobStore(kept), max_running=MAX_JOBS)
         try:
             async with settings.lazy_browser() as browser:  # ended when it stops
                 shared.browser = browser
@@ -57,10 +55,3 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
             if shared.jobs is not None:  # each reported failed; its frontier stays to go on
                 await shared.jobs.aclose()
             await setup.fetcher.aclose()
-
-
-def _owner(config: McpConfig) -> str:
-    """Who runs this server's jobs: the same name when it starts again (which reports the
-    jobs it left running failed), whatever its process."""
-    where = config.port if config.transport == "http" else "stdio"
-    return f"{socket.gethostname()}:mcp:{where}"

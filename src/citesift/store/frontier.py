@@ -20,15 +20,13 @@ time, ``BEGIN IMMEDIATE``, so several processes of one machine may share it) or 
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import socket
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from citesift.errors import invalid
+from citesift.store.holders import holder_gone, holder_name
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -77,26 +75,6 @@ class Entry:
     host: str
     depth: int
     score: float = 0.0
-
-
-def holder_name() -> str:
-    """A name for one worker: this machine's, this process's id and a random part."""
-    return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
-
-
-def _gone(holder: str) -> bool:
-    """Whether ``holder`` was a process of this machine that has ended (the claims of
-    another machine's workers are left to their leases)."""
-    parts = holder.rsplit("/", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    try:
-        os.kill(int(parts[1]), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False
-    return False
 
 
 class Frontier:
@@ -148,7 +126,7 @@ class Frontier:
                 "SELECT DISTINCT holder FROM crawl_frontier WHERE crawl = ? AND state = 'claimed'",
                 (crawl,),
             ).fetchall()
-            gone = [(crawl, row[0]) for row in holders if row[0] and _gone(str(row[0]))]
+            gone = [(crawl, row[0]) for row in holders if row[0] and holder_gone(str(row[0]))]
             back = self._many(
                 conn,
                 "UPDATE crawl_frontier SET state = 'queued', holder = NULL, lease_until = 0"

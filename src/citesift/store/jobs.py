@@ -8,8 +8,9 @@ failed, how many items it expects (``total``), and the owner that runs it. Its r
 errors are items in their own table, numbered in the order they were added, and read a page
 at a time. A status leaves ``running`` once: a job cancelled while it runs keeps its
 ``cancelled`` status, and the items its runner still adds are refused, which tells the
-runner to stop. When a server starts, the jobs its owner left running (the process died
-with them) are marked failed with the reason, never left running for ever.
+runner to stop. When a server starts, the jobs left running by an owner that is no longer
+alive (a process of this machine that died with them) are marked failed with the reason,
+never left running for ever; the jobs of a server still running beside it are its own.
 
 One ``JobStore`` serves both backends: the tables and statements are the same in SQLite and
 PostgreSQL, only the parameter marks differ.
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from citesift.errors import invalid
 from citesift.numbers import number_in
+from citesift.store.holders import holder_gone, holder_name
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -56,7 +58,6 @@ PAGE_BYTES = 10 << 20
 """JSON bytes one page holds at most (Firecrawl's page); a page holds at least one item."""
 MAX_REQUEST_BYTES = 1 << 20
 """A job's request as JSON, at most (the HTTP API's body bound)."""
-DEFAULT_OWNER = "local"
 INTERRUPTED = "the server stopped while the job ran (it was not resumed)"
 
 
@@ -85,9 +86,11 @@ class Job:
 
 class JobStore:
     """Jobs in a SQLite or PostgreSQL store (their tables migrated on first use), run by
-    ``owner`` (the name of the server that runs the jobs it starts)."""
+    ``owner``: the name of the server that runs the jobs it starts (by default this
+    process's own, ``holder_name``: no two servers share it)."""
 
-    def __init__(self, store: AnyStore, owner: str = DEFAULT_OWNER) -> None:
+    def __init__(self, store: AnyStore, owner: str | None = None) -> None:
+        owner = holder_name() if owner is None else owner
         if not isinstance(owner, str) or not owner or len(owner) > 200:
             raise invalid("owner", owner, "a name of 1 to 200 characters")
         self.store = store
@@ -246,17 +249,24 @@ class JobStore:
         return page
 
     def interrupted(self, reason: str = INTERRUPTED) -> int:
-        """Mark failed, with ``reason``, every job this owner left running (its process
-        ended with them: call this when a server starts); returns how many."""
+        """Mark failed, with ``reason``, every running job whose owner is no longer alive:
+        this owner's (a server of the same name started again) and those of a process of
+        this machine that has ended (call this when a server starts); the jobs of a live
+        process, or of another machine, are left to it. Returns how many were failed."""
+        with self.store.reading() as conn:
+            owners = conn.execute("SELECT DISTINCT owner FROM jobs WHERE status = 'running'")
+            gone = [str(o) for (o,) in owners.fetchall() if o == self.owner or holder_gone(str(o))]
+        count = 0
         with self.store.transaction() as conn:
-            count = conn.execute(
-                self._sql(
-                    "UPDATE jobs SET status = 'failed', error = ?, updated_at = ?"
-                    " WHERE owner = ? AND status = 'running'"
-                ),
-                (reason, _now(), self.owner),
-            ).rowcount
-        return int(count)
+            for owner in gone:
+                count += conn.execute(
+                    self._sql(
+                        "UPDATE jobs SET status = 'failed', error = ?, updated_at = ?"
+                        " WHERE owner = ? AND status = 'running'"
+                    ),
+                    (reason, _now(), owner),
+                ).rowcount
+        return count
 
     def forget(self, before_ms: int) -> int:
         """Delete the ended jobs last changed before ``before_ms`` (their results too);
