@@ -1,6 +1,7 @@
 """A crawl's pages that only JavaScript writes, rendered in the real headless Chromium when
 the crawl asks (``render="auto"``, ``--render auto``): one lazy browser for the run, the
-rendered page kept beside the static one and cited, its links followed; never by default."""
+rendered page kept beside the static one and cited, its links followed; never by default;
+read as served, with a warning, when no browser can start."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from chromium import browsers_seen, left_behind
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.scrape.browser import find_executable
-from citesift.scrape.crawl import crawl
+from citesift.scrape.crawl import NO_BROWSER, crawl
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
@@ -119,3 +120,34 @@ def test_the_crawl_renders_with_the_browser_citesift_toml_names_and_a_bad_one_is
     plain = CliRunner().invoke(app, [*args, "--render", "never"])  # no browser: not checked
     assert plain.exit_code == 0, plain.output
     assert left_behind(own_tmp) == []
+
+
+def test_a_crawl_asked_to_render_when_no_browser_starts_reads_as_served_and_warns_once(
+    server: MisbehavingServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    site(server)
+    seen: list[dict[str, Any]] = []
+    with SQLiteStore(tmp_path / "unrendered.db") as store:
+        ended = crawl(server.url("/"), render="auto", executable="/nonexistent/chromium",
+                      policy=loopback_policy(), store=store, fetcher=loopback_fetcher(),
+                      on_result=seen.append)  # fmt: skip
+        plain = crawl(server.url("/"), policy=loopback_policy(), store=store,
+                      fetcher=loopback_fetcher())  # fmt: skip
+    assert ended.done == 3 and not any("left at noon" in r["markdown"] for r in seen)
+    [warning] = ended.warnings  # two pages needed a browser: one warning
+    assert NO_BROWSER in warning and "/nonexistent/chromium" in warning
+    assert plain.warnings == ()  # never asked to render: nothing to warn of
+    monkeypatch.chdir(tmp_path)
+    broken = tmp_path / "broken-chromium"  # there, but it cannot start
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    (tmp_path / "citesift.toml").write_text(f'browser = "{broken}"\n')
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    result = CliRunner().invoke(app, [*args, "--render", "auto", "--store", "cli.db"])
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 3 and "left at noon" not in result.stdout
+    said = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(said) == 1 and NO_BROWSER in said[0] and str(broken) in said[0]
+    assert "Call log" not in result.stderr  # why, in a line: not the launch's whole log

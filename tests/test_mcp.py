@@ -27,7 +27,7 @@ from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rag import create_rag
 from citesift.model import Document, SourceHit
-from citesift.scrape.crawl import crawl_results
+from citesift.scrape.crawl import NO_BROWSER, crawl_results
 from citesift.settings import Settings, source_setup
 from citesift.sources import PAGE_PATH
 from citesift.store import open_store
@@ -187,6 +187,23 @@ def test_scrapes_and_crawls_render_in_one_browser_that_ends_with_the_server(
     with browsers_seen(own_tmp) as seen:
         stdio(world, scenario, env)
     assert len(seen) == 1 and left_behind(own_tmp) == []
+
+
+def test_a_crawl_asked_to_render_when_no_browser_starts_warns_in_its_status(
+    world: World,
+) -> None:
+    page_route(world.site, "/ferry", JS_PAGE)  # the world's browser names no Chromium
+
+    async def scenario(client: Client) -> None:
+        crawled = await call(client, "crawl", url=world.site.url("/ferry"), limit=1, render="auto")
+        crawled = await until_ended(client, crawled)
+        assert crawled["status"] == "completed" and crawled["done"] == 1
+        assert "left at noon" not in crawled["items"][0]["markdown"]  # read as served
+        assert NO_BROWSER in crawled["warning"] and "/nonexistent/chromium" in crawled["warning"]
+        plain = await call(client, "crawl", url=world.site.url("/b"), limit=1)
+        assert (await until_ended(client, plain))["warning"] is None
+
+    stdio(world, scenario)
 
 
 def test_wikipedia_tools_give_attributed_passages(world: World) -> None:

@@ -1,7 +1,8 @@
 """Firecrawl's job routes through the unmodified firecrawl-py SDK against ``citesift serve``
 on loopback, over a local site: crawl with limit, include and exclude paths, depth, the
 start's path, robots.txt, cancel and pagination; batch scrape with a failing page; a 400
-naming each option citesift cannot honour; and a server killed mid-crawl and started again,
+naming each option citesift cannot honour; a crawl asked to render with no browser that
+starts, which says so in its ``warning``; and a server killed mid-crawl and started again,
 which keeps every finished result and reports the crawl it cut off as failed."""
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from firecrawl import Firecrawl
 from firecrawl.v2.types import PaginationConfig
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
+from chromium import JS_PAGE
+from citesift.scrape.crawl import NO_BROWSER
 from citesift.settings import Settings
 from citesift.store import open_store
 from citesift.store.frontier import frontier_in
@@ -30,6 +33,7 @@ from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from servers import MisbehavingServer
 from serving import CONTACT, running
+from test_scrape import page_route
 
 pytestmark = pytest.mark.timeout(60)
 POLL = 1
@@ -344,3 +348,22 @@ def test_a_killed_server_started_again_reports_its_cut_off_crawl_failed_with_its
     assert status["status"] == "failed" and status["error"] == INTERRUPTED
     assert status["completed"] >= 2 and len(status["data"]) == status["completed"]
     assert kept.status == "completed" and urls_of(kept) == {server.url("/done")}
+
+
+def test_a_crawl_asked_to_render_when_no_browser_starts_says_so_in_a_warning(
+    api: str, server: MisbehavingServer
+) -> None:
+    page_route(server, "/ferry", JS_PAGE)
+    serve_page(server, "/", page("Home", ["/ferry"]))
+    asked = {"url": server.url("/"), "limit": 2, "scrapeOptions": {"waitFor": 100}}
+    waited = httpx.post(f"{api}/v2/crawl", json=asked).json()["id"]
+    plain = client(api).crawl(server.url("/"), limit=2, poll_interval=POLL, timeout=30)
+    deadline = time.monotonic() + 30
+    while (status := httpx.get(f"{api}/v2/crawl/{waited}").json())["status"] == "scraping":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert status["status"] == "completed" and status["completed"] == 2
+    assert NO_BROWSER in status["warning"] and "/nonexistent/chromium" in status["warning"]
+    assert not any("left at noon" in doc["markdown"] for doc in status["data"])  # as served
+    unasked = httpx.get(f"{api}/v2/crawl/{plain.id}").json()  # type: ignore[attr-defined]
+    assert unasked["status"] == "completed" and "warning" not in unasked

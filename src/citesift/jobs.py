@@ -78,6 +78,11 @@ class JobSink:
             urls.update(str(item.get("url")) for item in page)
         return urls
 
+    def warn(self, warning: str) -> None:
+        """Say what the job warns of; ``JobStopped`` when it was cancelled."""
+        if not self.jobs.warn(self.job, warning):
+            raise JobStopped(self.job)
+
     def expect(self, total: int) -> None:
         """Say how many items the job expects in all."""
         if not self.jobs.expect(self.job, total):
@@ -187,11 +192,17 @@ def crawl_work(
     snapshot in ``snapshots`` (default: the frontier's store); with ``render="auto"`` the
     pages that need it are rendered by ``browser`` (a server's, kept open by its owner).
     With ``resume`` the job's stored crawl goes on where it stopped (its frontier kept under
-    the job's id), listing only the failures it did not list before."""
+    the job's id), listing only the failures it did not list before. What the crawl warns
+    of (pages read as served: no browser could start) is the job's warning."""
 
     async def work(sink: JobSink) -> None:
+        warned: list[str] = []
+
         def progress(now: CrawlProgress) -> None:
             sink.expect(min(options.limit, now.done + now.failed + now.queued))
+            if list(now.warnings) != warned:
+                warned[:] = now.warnings
+                sink.warn("; ".join(warned))
 
         with _frontier_store(store) as kept:
             listed = sink.listed() if resume else set()

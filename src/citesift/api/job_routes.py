@@ -296,6 +296,8 @@ def _status(
         answer["next"] = f"{_base(request)}{request.url.path}?skip={after}{shown}"
     if found.status == "failed":
         answer["error"] = found.error or "the job failed"
+    if found.warning is not None:
+        answer["warning"] = found.warning
     return answer
 
 

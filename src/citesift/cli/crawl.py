@@ -154,22 +154,24 @@ def crawl_command(
             for record in crawl_results(kept, crawl):
                 written(record)
             policy = setup.settings.fetch_policy()
+            progress = _Progress()
             try:
                 if workers == 1:
                     ended = asyncio.run(
                         acrawl(url, options, policy=policy, store=kept, fetcher=setup.fetcher,
-                               resume=resume, on_result=written, on_progress=_Progress(),
+                               resume=resume, on_result=written, on_progress=progress,
                                executable=executable)
                     )  # fmt: skip
                 else:
                     ended = crawl_with_workers(
                         url, options, workers, policy=policy, store=kept, resume=resume,
-                        on_result=written, on_progress=_Progress(), executable=executable,
+                        on_result=written, on_progress=progress, executable=executable,
                     )  # fmt: skip
             except InvalidArgument as error:
                 usage_error(str(error))
             except CitesiftError as error:  # every worker process failed
                 fail(str(error))
+    progress.warn(ended)
     say(_progress_line(ended), err=True)
 
 
@@ -207,12 +209,22 @@ class _Written:
 
 
 class _Progress:
-    """Says where the crawl stands on standard error, at most every ``PROGRESS_EVERY`` s."""
+    """Says where the crawl stands on standard error, at most every ``PROGRESS_EVERY`` s,
+    and each thing it warns of once, as soon as it is known."""
 
     def __init__(self) -> None:
         self.last = 0.0
+        self.warned: set[str] = set()
+
+    def warn(self, progress: CrawlProgress) -> None:
+        """Say each warning of ``progress`` not said before."""
+        for warning in progress.warnings:
+            if warning not in self.warned:
+                self.warned.add(warning)
+                say(f"warning: {warning}", err=True)
 
     def __call__(self, progress: CrawlProgress) -> None:
+        self.warn(progress)
         now = time.monotonic()
         if now - self.last >= PROGRESS_EVERY:
             self.last = now

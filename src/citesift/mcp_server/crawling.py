@@ -84,8 +84,9 @@ def register(server: MCPServer, shared: Shared) -> None:
             str | None, Field(description="A next_cursor from an earlier call: read on.")
         ] = None,
     ) -> dict[str, Any]:
-        """A crawl's status (running, completed, failed with why, or cancelled), its
-        counts, its first failed pages, and its pages read so far (address, title, status,
+        """A crawl's status (running, completed, failed with why, or cancelled), what it
+        warns of (pages read as served: no browser could start), its counts, its first
+        failed pages, and its pages read so far (address, title, status,
         snapshot and the start of its Markdown), read on by the cursor as more are done."""
         start = 0
         if cursor:
@@ -152,6 +153,7 @@ def _status(shared: Shared, job: Job, start: int) -> dict[str, Any]:
         "id": found.id,
         "status": found.status,
         "error": found.error,
+        "warning": found.warning,
         "done": found.results,
         "failed": found.errors,
         "total": max(found.total, found.results + found.errors),

@@ -13,7 +13,8 @@ a time. A redirect is not followed by the fetch: its target joins the frontier l
 link (at the same depth), so a target out of scope is never asked for and a target already
 read is not read again. With ``render="auto"`` a page whose static HTML needs JavaScript
 (``decide``) is rendered by one lazy browser the run shares, kept and cited as rendered (as
-served when no browser can start); by default (``never``) every page is read as served.
+served when no browser can start, which the run's ``warnings`` say); by default (``never``)
+every page is read as served.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -74,6 +75,9 @@ RENDER_OPTIONS = ScrapeOptions(render="auto")
 crawl's ``wait_for``."""
 CRAWL_RENDER = ("auto", "never")
 """A crawl's render choices (a crawl never renders every page: ``always`` is a scrape's)."""
+NO_BROWSER = "pages that need JavaScript were read as served: no browser could start"
+"""The warning of a crawl asked to render when no browser can start."""
+MAX_WHY_CHARS = 300
 POLL_S = 0.25
 """Seconds a run with nothing to claim waits before looking again while other runs of the
 crawl still hold pages (whose links may add more)."""
@@ -152,13 +156,15 @@ def crawl_id(start: str, options: CrawlOptions) -> str:
 
 @dataclass(frozen=True)
 class CrawlProgress:
-    """Where a crawl stands: pages done, queued and failed, and pages per second this run."""
+    """Where a crawl stands: pages done, queued and failed, pages per second this run, and
+    what the run warns of (pages that needed a browser read as served: none could start)."""
 
     crawl: str
     done: int
     queued: int
     failed: int
     rate: float
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass
@@ -328,11 +334,15 @@ def crawl_results(store: AnyStore, crawl: str) -> Iterator[dict[str, Any]]:
     return frontier_in(store).results(crawl)
 
 
-def ended_at(frontier: Frontier, crawl: str, finished: int, seconds: float) -> CrawlProgress:
-    """Where ``crawl`` stands in the store, ``finished`` pages having been read in ``seconds``."""
+def ended_at(
+    frontier: Frontier, crawl: str, finished: int, seconds: float, warnings: Iterable[str] = ()
+) -> CrawlProgress:
+    """Where ``crawl`` stands in the store, ``finished`` pages having been read in ``seconds``
+    (with the run's ``warnings``)."""
     counts = frontier.counts(crawl)
     queued = counts["queued"] + counts["claimed"]
-    return CrawlProgress(crawl, counts["done"], queued, counts["failed"], finished / seconds)
+    rate = finished / seconds
+    return CrawlProgress(crawl, counts["done"], queued, counts["failed"], rate, tuple(warnings))
 
 
 def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlOptions:
@@ -371,6 +381,7 @@ class _Run:
         self.include = [_compiled("include_paths", p) for p in options.include_paths]
         self.exclude = [_compiled("exclude_paths", p) for p in options.exclude_paths]
         self.words = set(words_of(options.query)) if options.query else set()
+        self.warnings: list[str] = []
 
     async def go(
         self,
@@ -392,7 +403,8 @@ class _Run:
 
         def progress() -> CrawlProgress:
             rate = tally.finished / max(loop.time() - began, 1e-9)
-            return CrawlProgress(self.crawl, tally.done, tally.queued, tally.failed, rate)
+            return CrawlProgress(self.crawl, tally.done, tally.queued, tally.failed, rate,
+                                 tuple(self.warnings))  # fmt: skip
 
         try:
             while True:
@@ -430,7 +442,8 @@ class _Run:
                         await asyncio.sleep(POLL_S)
                         waiting = frontier.waiting_hosts(self.crawl)
                         continue
-                    return ended_at(frontier, self.crawl, tally.finished, loop.time() - began)
+                    seconds = loop.time() - began
+                    return ended_at(frontier, self.crawl, tally.finished, seconds, self.warnings)
                 wait = min(LIMITED_PAUSE, renew_every) if paused else renew_every
                 ended, _ = await asyncio.wait(tasks, timeout=wait, return_when="FIRST_COMPLETED")
                 for task in ended:
@@ -509,12 +522,18 @@ class _Run:
     async def _rendered(self, static: Snapshot) -> Snapshot:
         """The page as the run's browser shows it, kept in the store beside the static one,
         when rendering is on and the static page needs it; else (or when the render fails:
-        no browser, a timeout) the static page."""
+        no browser, a timeout) the static page. No browser that can start is a warning of
+        the run, given once."""
         if self.browser is None or not decide(snapshot_text(static), "auto").decided:
             return static
         try:
             shown = await self.browser.render(static, self.rendering, self.policy, False)
-        except (BrowserUnavailable, RenderFailed, TimeoutError):
+        except BrowserUnavailable as error:
+            if not self.warnings:  # why, in a line (a launch failure's log follows it)
+                why = str(error).strip().splitlines()[0][:MAX_WHY_CHARS]
+                self.warnings.append(f"{NO_BROWSER} ({why})")
+            return static
+        except (RenderFailed, TimeoutError):
             return static
         rendered = derived(static, shown.html, RENDERED, shown.final_url)
         await asyncio.to_thread(self.fetcher.snapshots.save, rendered)

@@ -4,9 +4,10 @@ loses no finished result.
 
 A job has an id, a kind, a status (``running``, then ``completed``, ``failed`` or
 ``cancelled``), the request that started it, its times (wall-clock ms), an error when it
-failed, how many items it expects (``total``), and the owner that runs it. Its results and
-errors are items in their own table, numbered in the order they were added, and read a page
-at a time. A status leaves ``running`` once: a job cancelled while it runs keeps its
+failed, a warning when it did what was asked with less than asked (a crawl asked to render
+that no browser could), how many items it expects (``total``), and the owner that runs it.
+Its results and errors are items in their own table, numbered in the order they were added,
+and read a page at a time. A status leaves ``running`` once: a job cancelled while it runs keeps its
 ``cancelled`` status, and the items its runner still adds are refused, which tells the
 runner to stop. When a server starts, the jobs left running by an owner that is no longer
 alive (a process of this machine that died with them) are marked failed with the reason,
@@ -45,7 +46,8 @@ STEPS = [
         job TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
         kind TEXT NOT NULL, seq BIGINT NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (job, kind, seq));
-    """
+    """,
+    "ALTER TABLE jobs ADD COLUMN warning TEXT;",
 ]
 JobKind = Literal["crawl", "batch", "agent", "extract"]
 JobStatus = Literal["running", "completed", "failed", "cancelled"]
@@ -58,13 +60,14 @@ PAGE_BYTES = 10 << 20
 """JSON bytes one page holds at most (Firecrawl's page); a page holds at least one item."""
 MAX_REQUEST_BYTES = 1 << 20
 """A job's request as JSON, at most (the HTTP API's body bound)."""
+MAX_WARNING_CHARS = 2000
 INTERRUPTED = "the server stopped while the job ran (it was not resumed)"
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     """A job as kept: its status and request, its times (wall-clock ms), its error when it
-    failed, and its counts of results, errors and items expected in all."""
+    failed, its counts of results, errors and items expected in all, and its warning."""
 
     id: str
     kind: str
@@ -77,6 +80,7 @@ class Job:
     total: int
     results: int
     errors: int
+    warning: str | None = None
 
     @property
     def ended(self) -> bool:
@@ -130,7 +134,7 @@ class JobStore:
             row = conn.execute(
                 self._sql(
                     "SELECT id, kind, status, request, owner, created_at, updated_at, error,"
-                    " total,"
+                    " total, warning,"
                     " (SELECT count(*) FROM job_items WHERE job = ? AND kind = 'result'),"
                     " (SELECT count(*) FROM job_items WHERE job = ? AND kind = 'error')"
                     " FROM jobs WHERE id = ?"
@@ -139,7 +143,7 @@ class JobStore:
             ).fetchone()
         if row is None:
             return None
-        found, kind, status, request, owner, created, updated, error, total, done, failed = row
+        found, kind, status, request, owner, created, updated, error, total, warning, *counts = row
         return Job(
             str(found),
             str(kind),
@@ -150,8 +154,9 @@ class JobStore:
             int(updated),
             error,
             int(total),
-            int(done),
-            int(failed),
+            int(counts[0]),
+            int(counts[1]),
+            warning,
         )
 
     def add(self, job: str, kind: ItemKind, body: dict[str, Any]) -> bool:
@@ -186,6 +191,21 @@ class JobStore:
                     "UPDATE jobs SET total = ?, updated_at = ? WHERE id = ? AND status = 'running'"
                 ),
                 (total, _now(), job),
+            ).rowcount
+        return bool(touched)
+
+    def warn(self, job: str, warning: str) -> bool:
+        """Say what a running job warns of (its status and results stand; a later warning
+        replaces it); False when it is not running."""
+        if not isinstance(warning, str) or not warning:
+            raise invalid("warning", warning, "a text saying what the job warns of")
+        with self.store.transaction() as conn:
+            touched = conn.execute(
+                self._sql(
+                    "UPDATE jobs SET warning = ?, updated_at = ?"
+                    " WHERE id = ? AND status = 'running'"
+                ),
+                (warning[:MAX_WARNING_CHARS], _now(), job),
             ).rowcount
         return bool(touched)
 
