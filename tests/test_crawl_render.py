@@ -135,9 +135,13 @@ def test_a_crawl_asked_to_render_when_no_browser_starts_reads_as_served_and_warn
                       on_result=seen.append)  # fmt: skip
         plain = crawl(server.url("/"), policy=loopback_policy(), store=store,
                       fetcher=loopback_fetcher())  # fmt: skip
+    with SQLiteStore(tmp_path / "workers.db") as store:
+        shared = crawl(server.url("/"), render="auto", executable="/nonexistent/chromium",
+                       policy=loopback_policy(), store=store, workers=2)  # fmt: skip
     assert ended.done == 3 and not any("left at noon" in r["markdown"] for r in seen)
     [warning] = ended.warnings  # two pages needed a browser: one warning
     assert NO_BROWSER in warning and "/nonexistent/chromium" in warning
+    assert shared.done == 3 and shared.warnings == (warning,)  # once, whichever workers saw it
     assert plain.warnings == ()  # never asked to render: nothing to warn of
     monkeypatch.chdir(tmp_path)
     broken = tmp_path / "broken-chromium"  # there, but it cannot start

@@ -17,6 +17,8 @@ import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from multiprocessing.process import BaseProcess
+from multiprocessing.queues import Queue
+from queue import Empty
 from typing import Any
 
 from citesift.errors import CitesiftError, invalid
@@ -61,8 +63,11 @@ def crawl_with_workers(
     location = location_of(store)
     frontier, crawl, _, options = start_crawl(url, options, store, resume)
     spawn = multiprocessing.get_context("spawn")
+    warned: Queue[tuple[str, ...]] = spawn.Queue()
     processes = [
-        spawn.Process(target=_work, args=(location, crawl, options, policy, limiter, executable))
+        spawn.Process(
+            target=_work, args=(location, crawl, options, policy, limiter, executable, warned)
+        )
         for _ in range(workers)
     ]
     began = time.monotonic()
@@ -88,14 +93,27 @@ def crawl_with_workers(
     if all(process.exitcode != 0 for process in processes):
         codes = ", ".join(str(process.exitcode) for process in processes)
         raise CitesiftError(f"every crawl worker failed (exit statuses {codes})")
-    return _progress(frontier, crawl, finished, began)
+    return _progress(frontier, crawl, finished, began, _warnings(warned))
 
 
-def _progress(frontier: Frontier, crawl: str, finished: int, began: float) -> CrawlProgress:
+def _progress(
+    frontier: Frontier, crawl: str, finished: int, began: float, warnings: Sequence[str] = ()
+) -> CrawlProgress:
     """Where the crawl stands, with the pages read since the workers started per second."""
     counts = frontier.counts(crawl)
     now = sum(counts[state] for state in ("done", "failed", "moved"))
-    return ended_at(frontier, crawl, now - finished, max(time.monotonic() - began, 1e-9))
+    seconds = max(time.monotonic() - began, 1e-9)
+    return ended_at(frontier, crawl, now - finished, seconds, warnings)
+
+
+def _warnings(warned: Queue[tuple[str, ...]]) -> list[str]:
+    """What the workers that ended warned of, each warning once."""
+    said: dict[str, None] = {}
+    while True:
+        try:
+            said.update(dict.fromkeys(warned.get_nowait()))
+        except Empty:
+            return list(said)
 
 
 def _stop(processes: Sequence[BaseProcess]) -> None:
@@ -115,15 +133,18 @@ def _work(
     policy: FetchPolicy,
     limiter: Callable[[], SourceLimiter] | None,
     executable: str | None,
+    warned: Queue[tuple[str, ...]],
 ) -> None:
-    """One worker: go on with the stored crawl until nothing is left for any worker."""
+    """One worker: go on with the stored crawl until nothing is left for any worker, then
+    hand what it warns of to the calling process."""
     with open_store(location) as store:
         fetcher = Fetcher(LimiterRegistry(limiter or SourceLimiter, budget=budget_in(store)))
 
         async def run() -> None:
             try:
-                await acrawl(None, options, policy=policy, store=store, fetcher=fetcher,
-                             resume=crawl, executable=executable)  # fmt: skip
+                ended = await acrawl(None, options, policy=policy, store=store, fetcher=fetcher,
+                                     resume=crawl, executable=executable)  # fmt: skip
+                warned.put(ended.warnings)
             finally:
                 await fetcher.aclose()
 
