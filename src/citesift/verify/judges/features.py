@@ -2,9 +2,8 @@
 the claim the best sentences cover (weighting rare facts more), whether every number, date
 and name is matched, and whether the polarity agrees.
 
-Sentences are chosen greedily, each adding the claim facts it newly covers, until none adds
-``MIN_GAIN`` of the claim; then a neighbour or the page's dateline may add a number or date
-still missing. The features describe that choice. The training script computes
+The sentences named as support are chosen by ``selection.choose``; the features describe
+that choice. The training script computes
 the very same features, so the model shipped fits what the judge sees.
 """
 
@@ -12,26 +11,19 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citesift.verify.candidates import Candidates
 from citesift.verify.facts import Facts, facts
+from citesift.verify.judges.selection import choose, page_lines
 from citesift.verify.judges.subclaims import split_claim
 
-MAX_SUPPORTING = 4
-"""At most this many sentences are named as support."""
-MIN_GAIN = 0.12
-"""A sentence joins the support when it covers at least this share of the claim anew."""
 FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 CAP = 3
 """Counts of missed facts are capped here: a fourth miss tells nothing a third did not."""
-DATELINE_WORDS = 8
-"""A line of at most this many words with a month and a number in it is a dateline or a
-dated heading, not a statement: its date dates the page, so it may complete a claim's date
-(``June 27, 2016 3.09pm EDT``)."""
 MIN_ROOT = 5
 """Letters a stem needs before a longer word starting with it counts as its kin (shorter
 stems begin too many unrelated words: *art* and *article*)."""
@@ -95,14 +87,14 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     """The features of ``claim`` against the sentences of ``candidates``' windows; None when
     the claim states no checkable fact."""
     claim_facts = facts(claim)
-    lines = frozenset(i for i, s in enumerate(sentences) if _dateline(s))
+    lines = page_lines(sentences)
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
     units = _units(claim_facts, sentences)
     total = math.fsum(units.weights.values())
     if total == 0:
         return None
     pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
-    chosen, covered = _greedy(units, pool, candidates, lines)
+    chosen, covered = choose(units.weights, units.hard, pool, candidates, lines)
     coverage = math.fsum(units.weights[u] for u in covered) / total
     first = (
         math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
@@ -170,14 +162,6 @@ def _matched(units: _Units, keys: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _dateline(sentence: str) -> bool:
-    """A line of a few words naming a month and a number: a dateline or a dated heading."""
-    if len(sentence.split()) > DATELINE_WORDS:
-        return False
-    found = facts(sentence)
-    return bool(found.months and found.numbers)
-
-
 def _kin(a: str, b: str) -> bool:
     """``a`` and ``b`` are one word's family (see ``_matched``)."""
     short, long = sorted((a, b), key=len)
@@ -195,48 +179,6 @@ def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
         for k in keys
     }
     return _Units(weights, frozenset(hard & keys))
-
-
-def _greedy(
-    units: _Units, keys: dict[int, frozenset[str]], candidates: Candidates, lines: frozenset[int]
-) -> tuple[list[int], set[str]]:
-    """The support, chosen in two passes over the claim units each sentence's ``keys``
-    cover. First, candidates added while one covers at least ``MIN_GAIN`` of the claim
-    anew, words or names among it (a number alone in a sentence about something else
-    supports nothing). Then, for a number or date of the claim still missing, a candidate
-    beside a chosen sentence or one of the page's short ``lines`` (a dateline or heading,
-    where a page often states its date alone) that holds it. Ties go to the better-ranked."""
-    rank = {i: r for r, i in enumerate(candidates.ranked)}
-    order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
-    pool = set(candidates.pool)
-    quantities = {u for u in units.hard if u.startswith(("n:", "m:"))}
-    chosen: list[int] = []
-    covered: set[str] = set()
-
-    def add(wanted: set[str], least: float, may: Callable[[int, frozenset[str]], bool]) -> None:
-        while len(chosen) < MAX_SUPPORTING:
-            best, gain = -1, least
-            for i in order:
-                fresh = (keys[i] & wanted) - covered
-                new = math.fsum(units.weights[u] for u in fresh)
-                if new > gain and may(i, fresh):
-                    best, gain = i, new
-            if best < 0:
-                return
-            chosen.append(best)
-            covered.update(keys[best])
-
-    add(
-        set(units.weights),
-        MIN_GAIN * math.fsum(units.weights.values()),
-        lambda i, fresh: i in pool and not fresh <= quantities,
-    )
-    add(
-        quantities,
-        0.0,
-        lambda i, fresh: i in lines or (i in pool and bool({i - 1, i + 1} & set(chosen))),
-    )
-    return chosen, covered
 
 
 def _polarity_differs(claim: Facts, chosen: list[Facts]) -> bool:
