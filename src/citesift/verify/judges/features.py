@@ -94,7 +94,8 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     if total == 0:
         return None
     pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
-    chosen, covered = choose(units.weights, units.hard, pool, candidates, lines)
+    parts = _statement_keys(claim, units)
+    chosen, covered = choose(units.weights, units.hard, pool, candidates, lines, parts)
     coverage = math.fsum(units.weights[u] for u in covered) / total
     first = (
         math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
@@ -116,7 +117,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         float(len(chosen)),
         max((units.weights[u] for u in units.weights.keys() - covered), default=0.0) / total,
     )
-    statements = _statements(claim, units, covered)
+    statements = _statements(parts, units, covered)
     names = {m for m in missed if ":" not in m}
     for sentence in sentences if names else ():
         names -= _matched(units, _keys(facts(sentence)))
@@ -124,11 +125,17 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     return Measured(features, tuple(chosen), missed, coverage, negation, statements, absent)
 
 
-def _statements(claim: str, units: _Units, covered: set[str]) -> tuple[Statement, ...]:
-    """Each statement of ``claim`` holding a fact, measured against the ``covered`` keys."""
+def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:
+    """The claim's units each of its statements (``subclaims.split_claim``) holds."""
+    return [_keys(facts(part)) & units.weights.keys() for part in split_claim(claim)]
+
+
+def _statements(
+    parts: list[frozenset[str]], units: _Units, covered: set[str]
+) -> tuple[Statement, ...]:
+    """Each statement holding a fact (its units, ``parts``), measured against ``covered``."""
     out = []
-    for part in split_claim(claim):
-        keys = _keys(facts(part)) & units.weights.keys()
+    for keys in parts:
         weight = math.fsum(units.weights[k] for k in keys)
         if weight > 0:
             share = math.fsum(units.weights[k] for k in keys & covered) / weight

@@ -1,9 +1,9 @@
-"""Which sentences are named as a claim's support: the fewest that together cover it, as
-a reader checking the citation would want them.
+"""Which sentences are named as a claim's support: the few that together cover it, as a
+reader checking the citation would want them — the sentence stating the main fact, and
+those supplying another of its facts, a name or a date.
 
-Sentences are chosen greedily, each adding the claim facts it newly covers, until none adds
-``MIN_GAIN`` of the claim; then a neighbour or the page's dateline may add a number or date
-still missing.
+Sentences are chosen greedily, each adding the claim facts it newly covers (see
+``choose``), from the candidates' windows, and the page's datelines for a date.
 """
 
 from __future__ import annotations
@@ -18,6 +18,17 @@ MAX_SUPPORTING = 4
 """At most this many sentences are named as support."""
 MIN_GAIN = 0.12
 """A sentence joins the support when it covers at least this share of the claim anew."""
+CLOSE = 0.5
+"""Cosine with the claim from which a sentence is close in meaning to it: half way from
+unrelated texts (about 0 with MiniLM) to a rewording (about 1)."""
+CLOSE_GAIN = MIN_GAIN / 2
+"""The share of the claim a sentence close in meaning must cover anew to join: its
+closeness vouches that the few facts it adds are the claim's, not words that merely recur
+on the page, so half the usual share will do."""
+BACKED = 0.5
+"""Share of one statement of the claim (its weighted facts) from which it counts as backed
+by the support; a statement below it gets a sentence of its own if one covers this share
+of it anew."""
 DATELINE_WORDS = 8
 """A line of at most this many words with a month and a number in it is a dateline or a
 dated heading, not a statement: its date dates the page, so it may complete a claim's date
@@ -25,7 +36,7 @@ dated heading, not a statement: its date dates the page, so it may complete a cl
 
 
 def page_lines(sentences: Sequence[str]) -> frozenset[int]:
-    """The page's lines that may complete a claim wherever they stand (see ``choose``)."""
+    """The page's lines that may complete a claim's date wherever they stand."""
     return frozenset(i for i, s in enumerate(sentences) if _dateline(s))
 
 
@@ -35,44 +46,56 @@ def choose(
     keys: Mapping[int, frozenset[str]],
     candidates: Candidates,
     lines: frozenset[int],
+    statements: Sequence[frozenset[str]] = (),
 ) -> tuple[list[int], set[str]]:
-    """The support, chosen in two passes over the claim units (``weights``, the ``hard``
-    ones being numbers, dates and names) each sentence's ``keys`` cover. First, candidates
-    added while one covers at least ``MIN_GAIN`` of the claim anew, words or names among it
-    (a number alone in a sentence about something else supports nothing). Then, for a
-    number or date of the claim still missing, a candidate beside a chosen sentence or one
-    of the page's short ``lines`` (a dateline or heading, where a page often states its date
-    alone) that holds it. Ties go to the better-ranked."""
+    """The support (indices, in the order chosen) and the claim units it covers.
+
+    ``weights`` are the claim's units (``hard`` ones are numbers, dates and names),
+    ``keys`` the units each sentence covers, ``statements`` the units of each statement of
+    the claim. Passes, each adding the sentence that covers most anew until none qualifies:
+    candidates covering ``MIN_GAIN`` of the claim anew, words or names among it (a number
+    alone in a sentence about something else supports nothing); then candidates close in
+    meaning to the claim (``CLOSE``) covering ``CLOSE_GAIN``; then, for a number or date
+    still missing, a candidate beside a chosen sentence or one of the page's date ``lines``
+    that holds it; last, for each statement not yet ``BACKED``, the candidate covering that
+    share of it anew. Ties go to the better-ranked."""
     rank = {i: r for r, i in enumerate(candidates.ranked)}
     order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
     pool = set(candidates.pool)
     quantities = {u for u in hard if u.startswith(("n:", "m:"))}
+    total = math.fsum(weights.values())
+    dense = candidates.dense
     chosen: list[int] = []
     covered: set[str] = set()
 
     def add(wanted: set[str], least: float, may: Callable[[int, frozenset[str]], bool]) -> None:
         while len(chosen) < MAX_SUPPORTING:
-            best, gain = -1, least
+            best, most = -1, least
             for i in order:
                 fresh = (keys[i] & wanted) - covered
                 new = math.fsum(weights[u] for u in fresh)
-                if new > gain and may(i, fresh):
-                    best, gain = i, new
+                if new > most and may(i, fresh):
+                    best, most = i, new
             if best < 0:
                 return
             chosen.append(best)
             covered.update(keys[best])
 
-    add(
-        set(weights),
-        MIN_GAIN * math.fsum(weights.values()),
-        lambda i, fresh: i in pool and not fresh <= quantities,
-    )
+    def stated(i: int, fresh: frozenset[str]) -> bool:
+        return i in pool and not fresh <= quantities
+
+    add(set(weights), MIN_GAIN * total, stated)
+    if dense is not None:
+        add(set(weights), CLOSE_GAIN * total, lambda i, f: stated(i, f) and dense[i] >= CLOSE)
     add(
         quantities,
         0.0,
         lambda i, fresh: i in lines or (i in pool and bool({i - 1, i + 1} & set(chosen))),
     )
+    for statement in statements:
+        weight = math.fsum(weights[u] for u in statement)
+        if weight > 0 and math.fsum(weights[u] for u in statement & covered) < BACKED * weight:
+            add(set(statement), BACKED * weight, lambda i, fresh: i in pool)
     return chosen, covered
 
 

@@ -1,0 +1,54 @@
+"""Which sentences the offline judge names as a claim's support, on small pages written for
+these tests: a sentence close in meaning to the claim joins for a smaller share of it, and
+a statement of the claim the support leaves mostly unbacked gets a sentence of its own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from citesift.verify import Candidates, find_candidates
+from citesift.verify.judges.features import measure
+
+PAGE = [
+    "Harbour news",
+    "The steel Harbour Bridge was designed by the engineer Ada Brooks and opened to traffic "
+    "in 1932 after four years of work by fourteen hundred men.",
+    "Crowds lined both shores to watch the first trams cross the new bridge.",
+    "Its great arch was built by Dorman Long of Middlesbrough.",
+    "The council said the ferries would keep running for some years.",
+    "Tickets for the ferry will cost less from next month.",
+    "Brooks lectured at the technical college.",
+    "Fishing boats moored below the pylons every night.",
+]
+BUILT = "The steel Harbour Bridge designed by the engineer Ada Brooks opened to traffic in 1932"
+ARCH = f"{BUILT} with an arch of granite."
+"""One statement, its arch a small share of it, stated only by sentence 3."""
+
+
+def chosen(claim: str, page: list[str], candidates: Candidates | None = None) -> tuple[int, ...]:
+    """The sentences of ``page`` named as ``claim``'s support (BM25 candidates by default)."""
+    measured = measure(claim, page, candidates or find_candidates(claim, page))
+    assert measured is not None
+    return measured.chosen
+
+
+def closeness(candidates: Candidates, cosines: dict[int, float]) -> Candidates:
+    """``candidates`` with the cosines an embedder would give (0.1 for the other sentences)."""
+    dense = tuple(cosines.get(i, 0.1) for i in range(len(candidates.lexical)))
+    return dataclasses.replace(candidates, dense=dense)
+
+
+def test_a_sentence_close_in_meaning_joins_for_a_small_share_of_the_claim() -> None:
+    found = find_candidates(ARCH, PAGE)
+    assert chosen(ARCH, PAGE, found) == (1,)
+    assert chosen(ARCH, PAGE, closeness(found, {1: 0.7, 3: 0.6})) == (1, 3)
+    assert chosen(ARCH, PAGE, closeness(found, {1: 0.7, 3: 0.3})) == (1,)
+
+
+def test_a_statement_left_unbacked_gets_the_sentence_that_backs_it() -> None:
+    claim = (
+        f"{BUILT} after four years of work by fourteen hundred men; Brooks lectured at a college."
+    )
+    assert chosen(claim, PAGE) == (1, 6)
+    vaguer = [*PAGE[:6], "Brooks lectured often.", *PAGE[7:]]
+    assert chosen(claim, vaguer) == (1,)
