@@ -52,3 +52,11 @@ def test_a_statement_left_unbacked_gets_the_sentence_that_backs_it() -> None:
     assert chosen(claim, PAGE) == (1, 6)
     vaguer = [*PAGE[:6], "Brooks lectured often.", *PAGE[7:]]
     assert chosen(claim, vaguer) == (1,)
+
+
+def test_a_published_time_in_digits_completes_a_claims_year() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    page = ["PUBLISHED: 2016-08-25 09:30", *filler, "Rivers became the podcast's host."]
+    assert chosen("Rivers became the podcast's host in 2016.", page) == (31, 0)
+    undated = ["Page 2016 of 3000", *filler, "Rivers became the podcast's host."]
+    assert chosen("Rivers became the podcast's host in 2016.", undated) == (31,)
