@@ -80,12 +80,19 @@ def files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.usearch"))
 
 
+def built(store: LocalStore) -> dense.DenseInfo:
+    """The store's dense search once the build of its ANN index under way is done."""
+    info = store.wait_for_dense(EMBEDDER)
+    assert info is not None and not info.building
+    return info
+
+
 def test_past_the_threshold_ann_ranks_as_the_exact_product(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
-    info = store.dense_info(EMBEDDER)
-    assert info is not None and info.kind == "hnsw" and info.vectors == CLUSTERS * PER_CLUSTER
+    info = built(store)
+    assert info.kind == "hnsw" and info.vectors == CLUSTERS * PER_CLUSTER
     assert info.builds == 1 and info.file is not None and Path(info.file).exists()
     assert_ranks_as_exact(store, path)
     small = LocalStore(tmp_path / "small.db", ann_threshold=THRESHOLD)
@@ -103,8 +110,8 @@ def test_the_index_grows_past_the_threshold_during_use(tmp_path: Path) -> None:
     fill(store, chunks(range(5, CLUSTERS)))
     hits = dense_ids(store, probe, PER_CLUSTER)
     assert len(set(hits) & {f"c20_{i}" for i in range(PER_CLUSTER)}) >= PER_CLUSTER - 1
-    info = store.dense_info(EMBEDDER)
-    assert info is not None and info.kind == "hnsw"
+    assert built(store).kind == "hnsw"
+    assert dense_ids(store, probe, PER_CLUSTER) == hits
     store.close()
 
 
@@ -112,6 +119,7 @@ def test_a_reopened_store_reads_its_saved_index_without_building(tmp_path: Path)
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
+    built(store)
     before = [dense_ids(store, p) for p in probes()]
     store.close()
     (saved,) = files(tmp_path)
@@ -128,6 +136,7 @@ def test_deleted_chunks_never_come_back(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
+    built(store)
     probe = probes()[4]
     assert dense_ids(store, probe)[0].startswith("c4_")
     gone = [f"d4_{i}" for i in range(PER_CLUSTER)]
@@ -152,7 +161,7 @@ def test_changes_the_saved_file_missed_are_caught_up_on_open(tmp_path: Path) -> 
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS - 5)))
-    assert store.dense_info(EMBEDDER) is not None  # built and saved
+    built(store)  # and saved
     (saved,) = files(tmp_path)
     writer = LocalStore(path, ann_threshold=None)
     fill(writer, chunks(range(CLUSTERS - 5, CLUSTERS)))
@@ -174,7 +183,7 @@ def test_a_damaged_or_missing_file_is_rebuilt(tmp_path: Path, damage: str) -> No
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
-    assert store.dense_info(EMBEDDER) is not None
+    built(store)
     store.close()
     (saved,) = files(tmp_path)
     if damage == "truncate":
@@ -182,9 +191,8 @@ def test_a_damaged_or_missing_file_is_rebuilt(tmp_path: Path, damage: str) -> No
     else:
         saved.unlink()
     reopened = LocalStore(path, ann_threshold=THRESHOLD)
+    assert built(reopened).builds == 1
     assert_ranks_as_exact(reopened, path)
-    info = reopened.dense_info(EMBEDDER)
-    assert info is not None and info.builds == 1
     reopened.close()
 
 
@@ -198,6 +206,7 @@ def test_filters_small_and_large_match_the_exact_search(
     path = tmp_path / "s.db"
     store = LocalStore(path, ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
+    built(store)
     exact = LocalStore(path, ann_threshold=None)
     for group in ("a", "b"):
         assert_ranks_as_exact(store, path, where={"group": group})
@@ -214,8 +223,7 @@ def test_filters_small_and_large_match_the_exact_search(
 def test_a_memory_store_builds_its_index_in_memory(tmp_path: Path) -> None:
     store = LocalStore(":memory:", ann_threshold=THRESHOLD)
     fill(store, chunks(range(CLUSTERS)))
-    info = store.dense_info(EMBEDDER)
-    assert info == dense.DenseInfo("hnsw", CLUSTERS * PER_CLUSTER, 1, None)
+    assert built(store) == dense.DenseInfo("hnsw", CLUSTERS * PER_CLUSTER, 1, None)
     assert dense_ids(store, probes()[7], 5)[0].startswith("c7_")
     store.close()
 
@@ -232,9 +240,9 @@ def test_an_index_behind_a_newer_saved_one_reads_it_again(tmp_path: Path) -> Non
     path = tmp_path / "s.db"
     first = LocalStore(path, ann_threshold=THRESHOLD)
     fill(first, chunks(range(CLUSTERS - 5)))
-    assert first.dense_info(EMBEDDER) is not None
+    built(first)
     second = LocalStore(path, ann_threshold=THRESHOLD)
-    assert second.dense_info(EMBEDDER) is not None
+    assert built(second).builds == 0
     fill(second, chunks(range(CLUSTERS - 5, CLUSTERS)))
     second.delete([f"d0_{i}" for i in range(PER_CLUSTER)])
     second.close()  # saves its index, recorded past every change: the log is emptied

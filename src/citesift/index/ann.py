@@ -61,13 +61,13 @@ class HnswIndex:
         return np.asarray(self._index.keys, dtype=np.int64)
 
     def add(self, labels: np.ndarray, vectors: np.ndarray) -> None:
-        """Add or replace the vectors of ``labels`` (rows normalised)."""
+        """Add the vectors of ``labels`` it does not hold (rows normalised). usearch has no
+        upsert: to replace a vector, ``remove`` its label first (once for a whole batch of
+        changes; a build adds new labels only and never pays for a removal)."""
         if len(labels) == 0:
             return
         rows = normalise_rows(check_vectors(vectors, len(labels), self.dim, "HnswIndex.add"))
-        keys = np.asarray(labels, dtype=np.uint64)
-        self._index.remove(keys)
-        self._index.add(keys, rows, threads=THREADS)
+        self._index.add(np.asarray(labels, dtype=np.uint64), rows, threads=THREADS)
 
     def remove(self, labels: Collection[int]) -> None:
         """Drop ``labels`` (unknown ones are ignored)."""

@@ -3,27 +3,29 @@ file and kept in step with the store through its change log.
 
 Opening reads the saved file when the store's record says it can catch up (the log still
 holds every change after the file's last entry), marks what the store no longer holds
-deleted, adds what it lacks, and replays the changed rows; otherwise it builds the index
-from the store's vectors and saves it. Every search first replays the changes made since
-(by this process or another), so a file saved before a crash, or never saved after a
-change, costs time but never a wrong result. A ``:memory:`` store's index lives in memory.
+deleted, adds what it lacks, and replays the changed rows; otherwise it starts building the
+index from the store's vectors in the background (``citesift.index.ann_build``), and until
+the build is done searches are answered exactly from the store's vectors, read a page at a
+time. Every search first replays the changes made since (by this process or another), so a
+file saved before a crash, or never saved after a change, costs time but never a wrong
+result. A ``:memory:`` store's index lives in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 import sqlite3
-from contextlib import suppress
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from citesift.index import ann_files
 from citesift.index.ann import HnswIndex
+from citesift.index.ann_build import Builder
 from citesift.index.embedders.base import check_vectors, normalise_rows
-from citesift.index.vectors import VectorIndex
+from citesift.index.vectors import VectorIndex, top_k_of_batches
 from citesift.store import vector_log
 from citesift.store.sqlite import MEMORY, SQLiteStore
 
@@ -47,13 +49,15 @@ _CACHED_FILTERS = 8
 @dataclass(frozen=True)
 class DenseInfo:
     """Which dense search a store uses for one embedder, over how many vectors; for an
-    ANN index, how many times this process built it from the store's vectors and the
-    file it was read from or saved to."""
+    ANN index, how many times this process built it from the store's vectors, the file it
+    was read from or saved to, and whether a build is under way (its searches are exact
+    until it is done)."""
 
     kind: str
     vectors: int
     builds: int = 0
     file: str | None = None
+    building: bool = False
 
 
 class AnnVectors:
@@ -63,17 +67,39 @@ class AnnVectors:
         self.sqlite, self.embedder, self.dim = sqlite, embedder, dim
         self.builds = 0
         self.file: Path | None = None
+        self.index: HnswIndex | None = None
+        """None while a build is under way."""
+        self._builder: Builder | None = None
         self._covered = 0
         self._unsaved = 0
         self._exact: dict[frozenset[str], VectorIndex] = {}
         sqlite.migrate("vector_log", vector_log.MIGRATIONS)
         with sqlite.transaction() as conn:
             vector_log.start_log(conn)
-        self.index = self._open()
+        self._open()
 
     def info(self) -> DenseInfo:
         file = str(self.file) if self.file else None
+        if self.index is None:
+            with self.sqlite.reading() as conn:
+                held = vector_log.count(conn, self.embedder)
+            return DenseInfo("hnsw", held, self.builds, file, building=True)
         return DenseInfo("hnsw", len(self.index), self.builds, file)
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` seconds (None: as long as it takes) for a build under way;
+        whether none is left running (the next ``refresh`` swaps the index in)."""
+        builder = self._builder
+        return builder is None or builder.wait(timeout)
+
+    def close(self) -> None:
+        """Stop a build under way (nothing of it is recorded), or save the index's unsaved
+        changes."""
+        if self._builder is not None:
+            self._builder.stop()
+            self._builder = None
+        elif self.index is not None:
+            self.flush()
 
     def flush(self) -> None:
         """Replay what changed and save the index if it holds unsaved changes."""
@@ -82,21 +108,25 @@ class AnnVectors:
             self.save()
 
     def refresh(self) -> None:
-        """Replay the store's changes since the last look (read the saved index again when
-        another process saved a newer one and the log no longer reaches back to this one);
-        save when many are unsaved."""
+        """Swap in a finished build (raise the error of a failed one); replay the store's
+        changes since the last look (read the saved index again when another process saved
+        a newer one and the log no longer reaches back to this one); save when many are
+        unsaved."""
+        index = self._ready()
+        if index is None:
+            return
         with self.sqlite.reading() as conn:
             conn.execute("BEGIN")
             try:
                 behind = vector_log.first_kept(conn) - 1 > self._covered
-                changed = 0 if behind else self._replay(conn)
+                changed = 0 if behind else self._replay(index, conn)
             finally:
                 conn.execute("COMMIT")
         if behind:
-            self.index, self._unsaved = self._open(), 0
+            self._open()
         if changed or behind:
             self._exact.clear()
-        if self._unsaved >= max(SAVE_CHANGES, len(self.index) // 20):
+        if self.index is not None and self._unsaved >= max(SAVE_CHANGES, len(self.index) // 20):
             self.save()
 
     def search(
@@ -109,6 +139,8 @@ class AnnVectors:
         query = normalise_rows(check_vectors(flat, 1, self.dim, "dense search"))[0]
         if allowed is not None and len(allowed) <= FILTER_EXACT_ROWS:
             return self._exact_over(allowed).search(query, k)
+        if self.index is None:
+            return self._scanned(query, k, allowed)
         share = 1.0 if allowed is None else len(allowed) / max(len(self.index), 1)
         wanted = k if allowed is None else math.ceil(k * OVERSAMPLE / max(share, 1e-9))
         labels, scores = self.index.search(query, min(wanted, max(MAX_CANDIDATES, k)))
@@ -125,82 +157,97 @@ class AnnVectors:
 
     def save(self) -> None:
         """Save the index beside the store and record it there (a ``:memory:`` store's
-        stays in memory); files of this embedder no longer recorded are removed."""
-        if str(self.sqlite.path) == MEMORY:
-            self._unsaved = 0
+        stays in memory)."""
+        if self.index is None:
             return
-        target = _file_for(self.sqlite.path, self.embedder, self._covered)
-        partial = target.with_name(target.name + ".partial")
-        self.index.save(partial)
-        partial.replace(target)
-        saved = vector_log.VectorFile(self.embedder, target.name, self._covered, self.dim)
-        with self.sqlite.transaction() as conn:
-            vector_log.record(conn, saved)
-            kept = vector_log.recorded(conn, self.embedder)
+        self.file = ann_files.save(self.sqlite, self.embedder, self.index, self._covered)
         self._unsaved = 0
-        self.file = target.parent / kept.file if kept is not None else target
-        for old in target.parent.glob(_file_for(self.sqlite.path, self.embedder, None).name):
-            if old != self.file:
-                with suppress(OSError):
-                    old.unlink()
 
-    def _open(self) -> HnswIndex:
-        """The saved index caught up with the store, or one built from its vectors."""
+    def _open(self) -> None:
+        """Read the saved index and catch it up with the store, or start building one."""
+        self._unsaved = 0
         with self.sqlite.reading() as conn:
             conn.execute("BEGIN")
             try:
-                index = self._load(conn)
+                loaded = self._load(conn)
             finally:
                 conn.execute("COMMIT")
-        return index if index is not None else self._build()
+        if not loaded:
+            self.index = None
+            self._builder = Builder(self.sqlite, self.embedder, self.dim)
 
-    def _load(self, conn: sqlite3.Connection) -> HnswIndex | None:
-        """The recorded file if it can catch up with the store (read in one snapshot)."""
+    def _ready(self) -> HnswIndex | None:
+        """The index in place, a finished build swapped in (``StoreError`` when it failed;
+        the next call builds again); None while a build is under way."""
+        if self._builder is not None:
+            if self._builder.running:
+                return None
+            builder, self._builder = self._builder, None
+            built = builder.result()
+            self.index, self._covered, self.file = built.index, built.covered, built.file
+            self.builds, self._unsaved = self.builds + 1, 0
+            self._exact.clear()
+        if self.index is None:
+            self._builder = Builder(self.sqlite, self.embedder, self.dim)
+        return self.index
+
+    def _load(self, conn: sqlite3.Connection) -> bool:
+        """Whether the recorded file could be read and caught up with the store (in one
+        snapshot); it is then the index."""
         saved = vector_log.recorded(conn, self.embedder)
         if saved is None or saved.dim != self.dim or str(self.sqlite.path) == MEMORY:
-            return None
+            return False
         newest = vector_log.last_seq(conn)
         if not vector_log.first_kept(conn) - 1 <= saved.covered <= newest:
-            return None
+            return False
         path = self.sqlite.path.parent / saved.file
         try:
-            self.index = HnswIndex.load(path, self.dim)
+            index = HnswIndex.load(path, self.dim)
         except (OSError, RuntimeError, ValueError, MemoryError):  # missing, cut or damaged
-            return None
-        self.file, self._covered = path, saved.covered
-        missing = self.index.keep_only(vector_log.rows(conn, self.embedder))
-        self._replay(conn, missing)
-        return self.index
+            return False
+        self.index, self.file, self._covered = index, path, saved.covered
+        missing = index.keep_only(vector_log.rows(conn, self.embedder))
+        self._replay(index, conn, missing)
+        return True
 
-    def _build(self) -> HnswIndex:
-        """An index of every vector the store holds of this embedder, saved."""
-        with self.sqlite.reading() as conn:
-            conn.execute("BEGIN")
-            try:
-                self._covered = vector_log.last_seq(conn)
-                self.index = HnswIndex(self.dim)
-                for labels, vectors in vector_log.all_vectors(conn, self.embedder):
-                    self.index.add(labels, vectors)
-            finally:
-                conn.execute("COMMIT")
-        self.builds += 1
-        self._exact.clear()
-        self.save()
-        return self.index
-
-    def _replay(self, conn: sqlite3.Connection, missing: np.ndarray | None = None) -> int:
-        """Bring the index to the store's state for every row logged since the last
+    def _replay(
+        self, index: HnswIndex, conn: sqlite3.Connection, missing: np.ndarray | None = None
+    ) -> int:
+        """Bring ``index`` to the store's state for every row logged since the last
         replay, and the ``missing`` ones (in the caller's snapshot); how many changed."""
         changed, newest = vector_log.changed_rows(conn, self._covered)
         if missing is not None and len(missing):
             changed = np.union1d(changed, missing)
-        self.index.remove(changed.tolist())
+        index.remove(changed.tolist())  # once for all: ``add`` only adds
         for start in range(0, len(changed), vector_log.BATCH_ROWS):  # memory stays bounded
             part = changed[start : start + vector_log.BATCH_ROWS].tolist()
-            self.index.add(*vector_log.vectors_of(conn, self.embedder, part))
+            index.add(*vector_log.vectors_of(conn, self.embedder, part))
         self._covered = max(newest, vector_log.last_seq(conn))
         self._unsaved += len(changed)
         return len(changed)
+
+    def _scanned(
+        self, query: np.ndarray, k: int, allowed: frozenset[str] | None
+    ) -> list[tuple[str, float]]:
+        """The exact ``k`` nearest of the store's vectors (``allowed`` ones, if given), read
+        a page at a time in one snapshot while the index is built: slower than the index,
+        never wrong, and never every vector in memory at once."""
+        with self.sqlite.reading() as conn:
+            conn.execute("BEGIN")
+            try:
+                return top_k_of_batches(self._pages(allowed), query, k)
+            finally:
+                conn.execute("COMMIT")
+
+    def _pages(self, allowed: frozenset[str] | None) -> Iterator[tuple[list[str], np.ndarray]]:
+        """The store's chunk ids and vectors of this embedder, a page at a time (only the
+        ``allowed`` ones, if given)."""
+        for _, ids, vectors in vector_log.pages(self.sqlite.reading, self.embedder):
+            if allowed is None:
+                yield ids, vectors
+            else:
+                kept = [n for n, i in enumerate(ids) if i in allowed]
+                yield [ids[n] for n in kept], vectors[kept]
 
     def _exact_over(self, allowed: frozenset[str]) -> VectorIndex:
         """An exact index of the ``allowed`` chunks' vectors (a small set's is kept for the
@@ -218,12 +265,3 @@ class AnnVectors:
                 self._exact.pop(next(iter(self._exact)))
             self._exact[allowed] = exact
         return exact
-
-
-def _file_for(store: Path, embedder: str, covered: int | None) -> Path:
-    """``<store>.<embedder>-<hash>.<covered>.usearch`` beside the store (a glob pattern of every
-    such file when ``covered`` is None)."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder)[:40]
-    digest = hashlib.sha256(embedder.encode()).hexdigest()[:8]
-    step = "*" if covered is None else str(covered)
-    return store.with_name(f"{store.name}.{name}-{digest}.{step}.usearch")

@@ -20,6 +20,7 @@ from citesift.index.lexical.passages import PassageIndex, document_text
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
+from citesift.numbers import number_in
 from citesift.store import lexicon, vector_log
 from citesift.store.chunks import (
     COLUMNS,
@@ -35,6 +36,9 @@ from citesift.store.chunks import (
 from citesift.store.lexicon import migrate_lexicon
 from citesift.store.sqlite import SQLiteStore
 
+BUILD_WAIT = 3600.0
+"""The longest ``wait_for_dense`` waits for an ANN index's build, in seconds (a million
+vectors take minutes)."""
 HYBRID_DEPTH = 300
 """How many candidates each side of a hybrid search brings to the fusion (at least): deep
 enough that the documents behind them, cut into several passages each, are many."""
@@ -55,7 +59,8 @@ class LocalStore:
     embedder, read from the chunks on the first dense search; all kept in step with every
     change. A change another process made is seen at the next search. An embedder with
     ``ann_threshold`` vectors or more (None: never) is searched through an HNSW index saved
-    beside the store (see ``citesift.index.dense``) instead of the exact product."""
+    beside the store (see ``citesift.index.dense``) instead of the exact product; while
+    that index is built in the background, its searches are exact, read from the store."""
 
     def __init__(
         self,
@@ -91,11 +96,12 @@ class LocalStore:
         """Whether the index in memory is the kept one (a search that built it did not)."""
 
     def close(self) -> None:
-        """Save the ANN indexes' unsaved changes; close the store opened here from a path
-        (a store handed in stays open)."""
+        """Save the ANN indexes' unsaved changes (a build under way is stopped, its thread
+        ended, nothing of it recorded); close the store opened here from a path (a store
+        handed in stays open)."""
         with self._lock:
             for ann in self._ann.values():
-                ann.flush()
+                ann.close()
         if self._owned:
             self.sqlite.close()
 
@@ -134,13 +140,24 @@ class LocalStore:
             return search_by_mode(query, self._lexical, self._dense, self.fusion)
 
     def dense_info(self, embedder: str) -> DenseInfo | None:
-        """Which dense search the vectors of ``embedder`` go through (reading or building
-        its index as a search would); None when the store holds none."""
+        """Which dense search the vectors of ``embedder`` go through (reading its index, or
+        starting its build, as a search would); None when the store holds none."""
         with self._lock:
             searcher = self._dense_index(embedder)
-        if isinstance(searcher, AnnVectors):
-            return searcher.info()
+            if isinstance(searcher, AnnVectors):
+                return searcher.info()
         return None if searcher is None else DenseInfo("exact", len(searcher))
+
+    def wait_for_dense(self, embedder: str, timeout: float = BUILD_WAIT) -> DenseInfo | None:
+        """``dense_info`` once the build of the ANN index of ``embedder`` under way (if
+        any) is done, or ``timeout`` seconds have passed (``building`` then still true)."""
+        seconds = number_in("timeout", timeout, 0, BUILD_WAIT)
+        self.dense_info(embedder)
+        with self._lock:
+            ann = self._ann.get(embedder)
+        if ann is not None:
+            ann.wait(seconds)  # outside the lock: searches go on meanwhile
+        return self.dense_info(embedder)
 
     def stats(self) -> IndexStats:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""

@@ -10,7 +10,7 @@ It also serves the exact search of a small filtered set.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -112,6 +112,23 @@ def _id_list(ids: Collection[str]) -> list[str]:
         if not isinstance(chunk_id, str):
             raise TypeError(f"chunk ids are strings, got {type(chunk_id).__name__}")
     return out
+
+
+def top_k_of_batches(
+    batches: Iterable[tuple[Sequence[str], np.ndarray]], query: np.ndarray, k: int
+) -> list[tuple[str, float]]:
+    """The ``k`` ids whose vectors (rows normalised) are most similar to the unit ``query``,
+    over ``(ids, vectors)`` batches read one at a time: memory holds one batch and the best
+    ``k`` so far, never every vector (the exact search of a store whose index is not built)."""
+    best: list[str] = []
+    scores = np.zeros(0, dtype=np.float32)
+    for ids, vectors in batches:
+        if len(ids):
+            best = [*best, *ids]
+            scores = np.concatenate([scores, normalise_rows(vectors) @ query])
+            top = top_k_indices(scores, k)
+            best, scores = [best[i] for i in top], scores[top]
+    return list(zip(best, scores.tolist(), strict=True))
 
 
 def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:

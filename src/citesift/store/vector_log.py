@@ -7,7 +7,8 @@ behind the store when it answers."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,13 +88,28 @@ def vectors_of(
     return _unpacked(_embedded_rows(conn, "vector", embedder, rows))
 
 
-def all_vectors(conn: sqlite3.Connection, embedder: str) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every row holding a vector of ``embedder`` and its vector, ``BATCH_ROWS`` at a time."""
-    cursor = conn.execute(
-        "SELECT rowid, vector FROM chunks WHERE embedder = ? AND vector IS NOT NULL", (embedder,)
-    )
-    while batch := cursor.fetchmany(BATCH_ROWS):
-        yield _unpacked(batch)
+def pages(
+    read: Callable[[], AbstractContextManager[sqlite3.Connection]],
+    embedder: str,
+    size: int = BATCH_ROWS,
+) -> Iterator[tuple[np.ndarray, list[str], np.ndarray]]:
+    """Every row holding a vector of ``embedder``, its chunk id and its vector, in row order
+    ``size`` at a time; each page is read under its own ``read()``, so a lock it takes is
+    held for one page, not the whole walk (inside the caller's transaction, the pages are
+    of one snapshot)."""
+    after = 0
+    while True:
+        with read() as conn:
+            page = conn.execute(
+                "SELECT rowid, id, vector FROM chunks WHERE embedder = ? AND vector IS NOT NULL"
+                " AND rowid > ? ORDER BY rowid LIMIT ?",
+                (embedder, after, size),
+            ).fetchall()
+        if not page:
+            return
+        after = int(page[-1][0])
+        labels, vectors = _unpacked([(r[0], r[2]) for r in page])
+        yield labels, [r[1] for r in page], vectors
 
 
 def rows(conn: sqlite3.Connection, embedder: str) -> np.ndarray:

@@ -1,0 +1,192 @@
+"""The embedded store builds its ANN index in the background: searches during the build
+are answered exactly from the store's vectors, the finished index is used after, closing
+stops the build without recording anything, a process killed mid-build leaves a store that
+builds again, and a failed build is a clear error on the next search. The build is held
+under way by holding the store's lock (the builder reads the store under it), never by
+sleeping."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citesift.errors import StoreError
+from citesift.index import ann_build, ann_files, dense
+from citesift.index.ann import HnswIndex
+from citesift.index.local import LocalStore
+from citesift.store import vector_log
+from citesift.store.sqlite import SQLiteStore
+from test_vectors_ann import (
+    CLUSTERS,
+    EMBEDDER,
+    PER_CLUSTER,
+    THRESHOLD,
+    assert_ranks_as_exact,
+    built,
+    chunks,
+    dense_ids,
+    fill,
+    probes,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = CLUSTERS * PER_CLUSTER
+HOLD_A_BUILD = """
+import sys
+from citesift.index.local import LocalStore
+
+store = LocalStore(sys.argv[1], ann_threshold=int(sys.argv[2]))
+with store.sqlite.reading():  # the build cannot read a page: it stays under way
+    info = store.dense_info(sys.argv[3])
+    print("building" if info is not None and info.building else "not building", flush=True)
+    sys.stdin.read()
+"""
+
+
+def seeded(tmp_path: Path) -> Path:
+    """A store holding every cluster's chunks and no ANN index yet."""
+    path = tmp_path / "s.db"
+    store = LocalStore(path, ann_threshold=None)
+    fill(store, chunks(range(CLUSTERS)))
+    store.close()
+    return path
+
+
+def exact_ids(path: Path, query: np.ndarray, where: dict[str, object] | None = None) -> list[str]:
+    store = LocalStore(path, ann_threshold=None)
+    try:
+        return dense_ids(store, query, 10, where)
+    finally:
+        store.close()
+
+
+def builders() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == ann_build.THREAD_NAME]
+
+
+def recorded(path: Path) -> vector_log.VectorFile | None:
+    with SQLiteStore(path) as sqlite, sqlite.reading() as conn:
+        return vector_log.recorded(conn, EMBEDDER)
+
+
+def left_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".usearch" in p.name)
+
+
+def test_searches_during_the_build_are_exact_and_the_built_index_is_used_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dense, "FILTER_EXACT_ROWS", 50)  # a group's 200 are read in pages
+    monkeypatch.setattr(vector_log, "BATCH_ROWS", 64)
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with store.sqlite.reading():
+        assert store.dense_info(EMBEDDER) == dense.DenseInfo("hnsw", VECTORS, building=True)
+        for probe in probes():
+            assert dense_ids(store, probe) == exact_ids(path, probe)
+            for where in ({"group": "b"}, {"rare": True}):
+                assert dense_ids(store, probe, 10, where) == exact_ids(path, probe, where)
+        assert left_files(tmp_path) == []
+    info = built(store)
+    assert info.builds == 1 and info.vectors == VECTORS and info.file is not None
+    assert Path(info.file).exists() and recorded(path) is not None
+    assert_ranks_as_exact(store, path)
+    store.close()
+    assert builders() == []
+
+
+def test_writes_during_the_build_are_caught_up_when_it_is_swapped_in(tmp_path: Path) -> None:
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with store.sqlite.reading():
+        assert store.dense_info(EMBEDDER) == dense.DenseInfo("hnsw", VECTORS, building=True)
+        store.delete([f"d4_{i}" for i in range(PER_CLUSTER)])
+        (moved,) = chunks(range(1))[:1]
+        store.set_vectors([moved], EMBEDDER, np.stack([probes()[9]]))
+    assert built(store).vectors == VECTORS - PER_CLUSTER
+    assert not any(i.startswith("c4_") for i in dense_ids(store, probes()[4], 50))
+    assert dense_ids(store, probes()[9], 1) == ["c0_0"]
+    store.close()
+
+
+def test_closing_the_store_during_a_build_stops_it_and_records_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ann_build, "BUILD_ROWS", 10)  # forty steps: a stop is seen between
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with store.sqlite.reading():
+        info = store.dense_info(EMBEDDER)
+        assert info is not None and info.building and builders()
+    store.close()  # right as the builder gets the lock: it is far from done
+    assert builders() == []
+    assert recorded(path) is None and left_files(tmp_path) == []
+
+
+def test_a_store_whose_process_died_mid_build_builds_again_and_answers(tmp_path: Path) -> None:
+    path = seeded(tmp_path)
+    held = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_BUILD, str(path), str(THRESHOLD), EMBEDDER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert held.stdout is not None and held.stdout.readline().strip() == "building"
+    finally:
+        held.kill()
+        held.communicate(timeout=30)
+    assert held.returncode != 0 and recorded(path) is None
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    assert built(store).builds == 1 and recorded(path) is not None
+    assert_ranks_as_exact(store, path)
+    store.close()
+
+
+def test_a_failed_build_is_an_error_of_the_next_search_and_the_one_after_builds_again(
+    tmp_path: Path,
+) -> None:
+    path = seeded(tmp_path)
+    target = ann_files.file_for(path, EMBEDDER, 0)  # nothing was logged before the build
+    blocker = target.with_name(target.name + ann_files.PARTIAL)
+    blocker.mkdir()  # the index cannot be written where it goes
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with pytest.raises(StoreError, match="building the HNSW index of 'test-embedder'"):
+        store.wait_for_dense(EMBEDDER)
+    assert builders() == [] and recorded(path) is None
+    blocker.rmdir()
+    assert built(store).builds == 1
+    assert dense_ids(store, probes()[3])[0].startswith("c3_")
+    store.close()
+
+
+def test_a_wait_is_bounded_and_refuses_a_nonsense_timeout(tmp_path: Path) -> None:
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with store.sqlite.reading():
+        info = store.wait_for_dense(EMBEDDER, timeout=0)
+        assert info is not None and info.building
+    for bad in (-1, float("nan"), "soon", 1e9):
+        with pytest.raises(ValueError, match="timeout"):
+            store.wait_for_dense(EMBEDDER, timeout=bad)  # type: ignore[arg-type]
+    store.close()
+
+
+def test_an_hnsw_index_adds_new_labels_only_and_replaces_by_removing_first() -> None:
+    rng = np.random.default_rng(5)
+    index = HnswIndex(8)
+    index.add(np.arange(1, 101), rng.standard_normal((100, 8)))
+    with pytest.raises(RuntimeError, match="Duplicate"):
+        index.add(np.array([7]), rng.standard_normal((1, 8)))
+    far = np.full((1, 8), 8**-0.5, dtype=np.float32)  # a unit vector, as searches ask
+    index.remove([7])
+    index.add(np.array([7]), far)
+    labels, scores = index.search(far[0], 1)
+    assert labels.tolist() == [7] and scores[0] == pytest.approx(1.0, abs=1e-3)
+    assert len(index) == 100
