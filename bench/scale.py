@@ -290,8 +290,9 @@ def dense_rows(args: argparse.Namespace) -> list[str]:
     passages and claims embedded by the default MiniLM model, mixed into as many vectors as
     needed. Per size: the exact product's p50 (CPU, its own process), the search the store
     used and its p50, recall@10 against the exact result, the time the growth to that size
-    and its first dense search took (an ANN build when the threshold is crossed); then the
-    time to reopen the largest store and answer a first query, and the peak memory."""
+    and its first dense search took, with the ANN build it starts when the threshold is
+    crossed (waited for: the searches measured go through the index); then the time to
+    reopen the largest store and answer a first query, and the peak memory."""
     from citesift.index.local import LocalStore
     from citesift.index.query import Query
 
@@ -317,6 +318,7 @@ def dense_rows(args: argparse.Namespace) -> list[str]:
                 print(f"  {made:,} vectors", file=sys.stderr, end="\r")
             ask = Query("", 10, "dense", probes[0], name)
             store.search(ask)
+            store.wait_for_dense(name)
             grew = time.perf_counter() - grown
             with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
                 exact_ms, truth = pool.submit(exact_truth, base, made, probes, args.seed).result()

@@ -93,13 +93,13 @@ class AnnVectors:
         return builder is None or builder.wait(timeout)
 
     def close(self) -> None:
-        """Stop a build under way (nothing of it is recorded), or save the index's unsaved
-        changes."""
+        """Save the index's unsaved changes; stop a build under way (nothing of it is
+        recorded), also one the catch-up of that save started."""
+        if self._builder is None and self.index is not None:
+            self.flush()
         if self._builder is not None:
             self._builder.stop()
             self._builder = None
-        elif self.index is not None:
-            self.flush()
 
     def flush(self) -> None:
         """Replay what changed and save the index if it holds unsaved changes."""

@@ -91,19 +91,19 @@ def vectors_of(
 def pages(
     read: Callable[[], AbstractContextManager[sqlite3.Connection]],
     embedder: str,
-    size: int = BATCH_ROWS,
+    size: int | None = None,
 ) -> Iterator[tuple[np.ndarray, list[str], np.ndarray]]:
     """Every row holding a vector of ``embedder``, its chunk id and its vector, in row order
-    ``size`` at a time; each page is read under its own ``read()``, so a lock it takes is
-    held for one page, not the whole walk (inside the caller's transaction, the pages are
-    of one snapshot)."""
+    ``size`` (None: ``BATCH_ROWS``) at a time; each page is read under its own ``read()``,
+    so a lock it takes is held for one page, not the whole walk (inside the caller's
+    transaction, the pages are of one snapshot)."""
     after = 0
     while True:
         with read() as conn:
             page = conn.execute(
                 "SELECT rowid, id, vector FROM chunks WHERE embedder = ? AND vector IS NOT NULL"
                 " AND rowid > ? ORDER BY rowid LIMIT ?",
-                (embedder, after, size),
+                (embedder, after, BATCH_ROWS if size is None else size),
             ).fetchall()
         if not page:
             return
