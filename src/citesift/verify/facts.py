@@ -107,9 +107,71 @@ FUNCTION_WORDS = frozenset(
         "one",
         "s",
         "t",
+        # pronouns and auxiliaries
+        "am",
+        "doing",
+        "having",
+        "ought",
+        "myself",
+        "ourselves",
+        "ours",
+        "yours",
+        "yourself",
+        "yourselves",
+        "himself",
+        "herself",
+        "hers",
+        "itself",
+        "theirs",
+        "themselves",
+        "own",
+        # connectives
+        "because",
+        "if",
+        "so",
+        "while",
+        "once",
+        "through",
+        "during",
+        "between",
+        "further",
+        "again",
+        "too",
+        # discourse adverbs and vague quantities
+        "actually",
+        "additionally",
+        "already",
+        "currently",
+        "especially",
+        "even",
+        "eventually",
+        "finally",
+        "furthermore",
+        "however",
+        "instead",
+        "just",
+        "later",
+        "moreover",
+        "now",
+        "often",
+        "particularly",
+        "respectively",
+        "sometime",
+        "sometimes",
+        "still",
+        "usually",
+        "well",
+        "many",
+        "much",
+        "several",
+        "various",
     ]
 )
-"""Words that carry no fact of their own: a claim is not unsupported for lacking them."""
+"""Words that carry no fact of their own: a claim is not unsupported for lacking them. Beside
+articles, pronouns and auxiliaries, the connectives and discourse adverbs a source rewords
+or drops at will (*however*, *instead*, *during*, *still*) and vague quantities (*many*,
+*several*). Words of a relation that changes the fact stay content words (*before*,
+*after*, *against*, *above*, *only*, *until*)."""
 NEGATIONS = frozenset(
     [
         "not",
@@ -228,16 +290,25 @@ def facts(text: str) -> Facts:
 
 def _denied(text: str) -> frozenset[str]:
     """The stems of the first ``NEGATION_SCOPE`` content words after each negation, within
-    its clause (``No. 1`` and ``not only`` deny nothing)."""
+    its clause (``No. 1`` and ``not only`` deny nothing). Names are passed over: a negation
+    denies what is done or said of a thing (``did not want to leave Savatage`` denies
+    *want* and *leave*), and a name is stated again and again on the page it belongs to."""
     stem = _tokenizer()
     denied: set[str] = set()
     for clause in _CLAUSE.split(text):
-        lowered = [w.lower() for w in _WORD.findall(clause)]
+        words = _WORD.findall(clause)
+        lowered = [w.lower() for w in words]
         for i, word in enumerate(lowered):
             if (word in NEGATIONS or _CONTRACTED_NOT.search(word)) and lowered[i + 1 : i + 2] != [
                 "only"
             ]:
-                scope = [s for w in lowered[i + 1 :] for s in stem(w) if not s.isdigit()]
+                scope = [
+                    s
+                    for w, raw in zip(lowered[i + 1 :], words[i + 1 :], strict=True)
+                    if not raw[:1].isupper()
+                    for s in stem(w)
+                    if not s.isdigit()
+                ]
                 denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
     return frozenset(denied)
 

@@ -52,11 +52,9 @@ fitted on one would misread the other."""
 @dataclass(frozen=True, slots=True)
 class Statement:
     """One statement of the claim (see ``subclaims``) against the chosen sentences: the
-    weighted share of its facts they cover, and whether one of its numbers or dates is
-    missing from them."""
+    weighted share of its facts they cover."""
 
     coverage: float
-    missed_quantity: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +136,7 @@ def _statements(
     for keys in parts:
         weight = math.fsum(units.weights[k] for k in keys)
         if weight > 0:
-            share = math.fsum(units.weights[k] for k in keys & covered) / weight
-            quantity = any(k.startswith(("n:", "m:")) for k in keys - covered)
-            out.append(Statement(share, quantity))
+            out.append(Statement(math.fsum(units.weights[k] for k in keys & covered) / weight))
     return tuple(out)
 
 
@@ -189,14 +185,16 @@ def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
 
 
 def _polarity_differs(claim: Facts, chosen: list[Facts]) -> bool:
-    """The support states plainly what the claim denies, or its main sentence (the one
-    covering most of the claim) denies what the claim states: a word under a negation on
-    one side (``facts.NEGATION_SCOPE``) is found unnegated on the other. A negation about
-    something the claim does not speak of changes nothing."""
+    """The support's main sentence (the one covering most of the claim) states plainly
+    what the claim denies, or denies what the claim states: a word under a negation on one
+    side (``facts.NEGATION_SCOPE``) is found unnegated on the other. A negation about
+    something the claim does not speak of changes nothing, nor does a word of the claim's
+    denial that another sentence of the support uses of something else (*not allowed*
+    beside a sentence of what is allowed)."""
     if not chosen:
         return False
-    stated = frozenset().union(*(c.stems for c in chosen))
     denied = frozenset().union(*(c.denied for c in chosen))
-    return bool((claim.denied & stated) - denied) or bool(
-        chosen[0].denied & claim.stems - claim.denied
+    main = chosen[0]
+    return bool((claim.denied & main.stems) - denied) or bool(
+        main.denied & claim.stems - claim.denied
     )

@@ -1,0 +1,73 @@
+"""How the offline judge labels a claim, on small pages written for these tests: the words
+a source rewords or drops at will count for nothing, a negation is weighed against the
+sentence that backs the claim, and a claim none of whose statements is backed is not
+supported at all."""
+
+from __future__ import annotations
+
+from citesift import ClaimCheck, OfflineJudge
+from citesift.verify import find_candidates
+from citesift.verify.facts import facts
+
+PAGE = [
+    "Harbour news",
+    "June 3, 1932",
+    "The Harbour Bridge was designed by the engineer Ada Brooks.",
+    "The bridge opened to traffic on Friday after four years of work.",
+    "Crowds lined both shores to watch the first trams cross.",
+    "The city also plans a new museum beside the river, which will display old maps.",
+    "Tickets for the ferry will cost less from next month.",
+]
+
+
+def judged(claim: str, page: list[str] = PAGE) -> ClaimCheck:
+    """``claim`` graded by the offline judge over the BM25 candidates of ``page``."""
+    return OfflineJudge().judge(claim, page, find_candidates(claim, page))
+
+
+def test_connectives_and_discourse_words_need_not_be_repeated() -> None:
+    plain = judged("The Harbour Bridge opened to traffic in 1932.")
+    worded = judged("However, the Harbour Bridge still opened to traffic during 1932, as planned.")
+    assert plain.label == worded.label == "supported", worded
+    assert {1, 2, 3} <= set(worded.supporting)
+    assert facts("however still during several").stems == frozenset()
+    assert facts("before after against until only").stems == {
+        "befor",
+        "after",
+        "against",
+        "until",
+        "onli",
+    }
+
+
+def test_a_negation_denies_what_is_done_not_the_names_around_it() -> None:
+    assert facts("He did not want to leave Savatage.").denied == {"want", "leav"}
+    assert facts("She was not born in Paris in 1901.").denied == {"born"}
+
+
+def test_a_denial_is_weighed_against_the_sentence_that_backs_the_claim() -> None:
+    page = [
+        "House rules",
+        "Tobacco and alcohol are forbidden.",
+        "Guests are allowed to use the garden.",
+        "Breakfast is served at eight.",
+    ]
+    check = judged("Tobacco and alcohol are not allowed.", page)
+    assert check.label == "supported", check
+    assert 1 in check.supporting
+    stated = judged("Tobacco and alcohol are allowed.", [*page[:1], "Tobacco is not allowed."])
+    assert stated.label != "supported", stated
+    assert "negation" in stated.reason
+
+
+def test_a_claim_none_of_whose_statements_is_backed_is_not_supported() -> None:
+    check = judged("The museum beside the river sells tickets for night tours of the lighthouse.")
+    assert check.label == "not_supported", check
+    assert check.supporting == ()
+    assert check.score < 0.5
+    backed = judged(
+        "The Harbour Bridge was designed by Ada Brooks, who later built the lighthouse "
+        "on the northern cape and the railway station at Westfield."
+    )
+    assert backed.label == "partially_supported", backed
+    assert 2 in backed.supporting
