@@ -71,3 +71,19 @@ def test_a_claim_none_of_whose_statements_is_backed_is_not_supported() -> None:
     )
     assert backed.label == "partially_supported", backed
     assert 2 in backed.supporting
+
+
+def test_a_date_in_digits_matches_it_written_out() -> None:
+    assert facts("Updated 2016-08-25 10:02").months == {8}
+    assert {"2016", "25"} <= facts("Updated 2016-08-25 10:02").numbers
+    assert facts("posted 25/08/2016").months == facts("posted 08/25/2016").months == {8}
+    assert facts("posted 03/04/2016").months == frozenset()  # March 4 or 3 April: not sure
+    page = [
+        "Portola news",
+        "Published 2016-08-25 07:00",
+        "The new high school opened its doors to 400 freshmen this week.",
+        "Classes for the other grades will be added one year at a time.",
+    ]
+    check = judged("The high school opened in August 2016 with 400 freshmen.", page)
+    assert check.label == "supported", check
+    assert set(check.supporting) == {1, 2}

@@ -192,27 +192,22 @@ NEGATIONS = frozenset(
 NEGATION_SCOPE = 3
 """Content words after a negation that it denies (``did not want to leave`` denies *want*
 and *leave*): a negation speaks of the words near it, not of the whole sentence."""
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
+MONTH_NAMES = (
+    ("january", "jan"),
+    ("february", "feb"),
+    ("march", "mar"),
+    ("april", "apr"),
+    ("may",),
+    ("june", "jun"),
+    ("july", "jul"),
+    ("august", "aug"),
+    ("september", "sep", "sept"),
+    ("october", "oct"),
+    ("november", "nov"),
+    ("december", "dec"),
+)
+"""Each month's names, in order: the full name first, then its abbreviations."""
+MONTHS = {name: number for number, names in enumerate(MONTH_NAMES, start=1) for name in names}
 NUMBER_WORDS = {
     word: str(value)
     for value, word in enumerate(
@@ -240,6 +235,12 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
 _CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 _YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b")
 """A span of years written short (``2018–19``), read in full (``2018–2019``)."""
+_NUMERIC_DATE = re.compile(
+    r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b"
+    r"|\b(?P<first>\d{1,2})(?P<sep>[/.])(?P<second>\d{1,2})(?P=sep)(?P<in_year>1[5-9]\d\d|20\d\d)\b"
+)
+"""A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata), ``25/08/2016``
+or ``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
 _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
@@ -262,6 +263,7 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
+    text = _NUMERIC_DATE.sub(_spelled_date, text)
     words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
     lowered = [w.lower() for w in words]
     stem = _tokenizer()
@@ -311,6 +313,22 @@ def _denied(text: str) -> frozenset[str]:
                 ]
                 denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
     return frozenset(denied)
+
+
+def _spelled_date(match: re.Match[str]) -> str:
+    """A date in digits written with its month's name (``2016-08-25`` as ``25 August
+    2016``), so its month and day match a date written out; left as it is when its order of
+    day and month is not sure or it is no date."""
+    if match["year"]:
+        year, month, day = match["year"], int(match["month"]), int(match["day"])
+    else:
+        first, second = int(match["first"]), int(match["second"])
+        year, (day, month) = match["in_year"], (first, second) if first > 12 else (second, first)
+        if min(first, second) > 12 or max(first, second) <= 12:
+            return match[0]
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return match[0]
+    return f"{day} {MONTH_NAMES[month - 1][0].capitalize()} {year}"
 
 
 def _singular(stem: str) -> str:
