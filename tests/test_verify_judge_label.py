@@ -87,3 +87,20 @@ def test_a_date_in_digits_matches_it_written_out() -> None:
     check = judged("The high school opened in August 2016 with 400 freshmen.", page)
     assert check.label == "supported", check
     assert set(check.supporting) == {1, 2}
+
+
+def test_the_score_is_above_one_half_exactly_when_the_claim_is_supported() -> None:
+    claims = [
+        "The Harbour Bridge opened to traffic in 1932.",
+        "The Harbour Bridge was designed by the engineer Ada Brooks.",
+        "The Harbour Bridge was designed by Ada Brooks and opened in 1935.",
+        "The Harbour Bridge was designed by Ada Brooks, who later built the lighthouse.",
+        "The museum beside the river sells tickets for night tours of the lighthouse.",
+        "Crowds lined both shores to watch the first trams cross in 1932.",
+    ]
+    checks = [judged(claim) for claim in claims]
+    assert {c.label for c in checks} == {"supported", "partially_supported", "not_supported"}
+    for check in checks:
+        assert (check.score > 0.5) == (check.label == "supported"), check
+    full, missed = judged(claims[0]), judged(claims[2])
+    assert full.score > 0.5 > missed.score

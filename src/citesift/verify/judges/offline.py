@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import Measured, measure
-from citesift.verify.judges.rules import graded
+from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
 
 SUPPORTED_COVERAGE = 0.6
 """Share of the claim's weighted facts the support must cover to support it in full (a
@@ -33,8 +33,10 @@ MAX_MISSED_NAMES = 1
 """Names a supported claim may lack (a capitalised word is not always a name); every number
 and date must be found."""
 SCORE_WEIGHTS = {"bias": -4.0, "coverage": 5.0, "dense": 2.5, "missed": -3.0, "negation": -3.0}
-"""The logistic score's weights: full coverage of a close sentence scores about 0.9; each
-number, date or name missed, or a negation not shared, takes the odds down about twentyfold."""
+"""The logistic weights of the evidence: full coverage of a close sentence gives about 0.9;
+each number, date or name missed, or a negation not shared, takes the odds down about
+twentyfold. The score is that evidence folded into the upper half for a claim judged
+supported and into the lower half otherwise (see ``_score``)."""
 
 
 class OfflineJudge:
@@ -47,10 +49,14 @@ class OfflineJudge:
             return graded("not_supported", 0.0, None)
         dense = candidates.dense
         closeness = max((dense[i] for i in measured.chosen), default=0.0) if dense else 0.0
-        return graded(_label(measured), _score(measured, closeness), measured)
+        label = _label(measured)
+        return graded(label, _score(measured, closeness, label), measured)
 
 
-def _score(measured: Measured, closeness: float) -> float:
+def _score(measured: Measured, closeness: float, label: Label) -> float:
+    """The confidence that the claim is supported in full: above one half exactly when it is
+    judged supported, so that score and label never disagree, and within each side ordered
+    by the evidence (a supported claim with a name missed ranks below one with none)."""
     w = SCORE_WEIGHTS
     z = (
         w["bias"]
@@ -59,13 +65,21 @@ def _score(measured: Measured, closeness: float) -> float:
         + w["missed"] * len(measured.missed)
         + (w["negation"] if measured.negation else 0.0)
     )
-    return 1 / (1 + math.exp(-z))
+    evidence = 1 / (1 + math.exp(-z))
+    return (1 + evidence) / 2 if label == "supported" else evidence * BLOCKED_SCORE
 
 
 def _label(measured: Measured) -> Label:
+    """Not supported when no statement of the claim is backed; supported when enough of it
+    is covered with every number, date and (but ``MAX_MISSED_NAMES``) name found, and no
+    rule of ``rules.py`` stands against it; partly supported otherwise."""
     if max((s.coverage for s in measured.statements), default=measured.coverage) < STATEMENT_BACKED:
         return "not_supported"
     names = sum(not m.startswith(("n:", "m:")) for m in measured.missed)
-    if measured.coverage >= SUPPORTED_COVERAGE and names <= MAX_MISSED_NAMES:
+    if (
+        measured.coverage >= SUPPORTED_COVERAGE
+        and names <= MAX_MISSED_NAMES
+        and not blocked(measured)
+    ):
         return "supported"
     return "partially_supported"
