@@ -1,11 +1,15 @@
 """How the offline judge labels a claim, on small pages written for these tests: the words
 a source rewords or drops at will count for nothing, a negation is weighed against the
-sentence that backs the claim, and a claim none of whose statements is backed is not
-supported at all."""
+sentence that backs the claim, a claim none of whose statements is backed is not supported
+at all unless a sentence says one of them in other words, and the score agrees with the
+label."""
 
 from __future__ import annotations
 
-from citesift import ClaimCheck, OfflineJudge
+import pytest
+
+from citesift import ClaimCheck, Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore
+from citesift.index.embedders import CachedEmbedder
 from citesift.verify import find_candidates
 from citesift.verify.facts import facts
 
@@ -104,3 +108,61 @@ def test_the_score_is_above_one_half_exactly_when_the_claim_is_supported() -> No
         assert (check.score > 0.5) == (check.label == "supported"), check
     full, missed = judged(claims[0]), judged(claims[2])
     assert full.score > 0.5 > missed.score
+
+
+TOWN = [  # a town's bulletin: many sentences, each of its own topic
+    "Millbrook weekly bulletin",
+    "Rain is expected on most days of the coming week.",
+    "The farmers' market moves to the church car park in spring.",
+    "Our under-twelve football team won the county cup on Saturday.",
+    "The library will stay open late on Thursdays.",
+    "A new bakery has opened on the high street.",
+    "Road works on the bypass will last until the end of the month.",
+    "The primary school choir sang at the care home.",
+    "Tickets for the summer fair go on sale next week.",
+    "The swimming pool is closed for repairs.",
+    "A lost dog was found near the river and returned to its owner.",
+    "Volunteers planted two hundred trees in the park.",
+    "The bus timetable changes from Monday.",
+    "Local artists will show their paintings in the town hall gallery.",
+    "The cricket club is looking for new members.",
+    "Parking charges in the centre will rise in April.",
+    "The post office will move into the pharmacy.",
+    "A charity run raised money for the hospice.",
+    "The council met on Tuesday to discuss the scandal.",
+    "Residents complained about noise from the quarry.",
+    "The recycling centre has new opening hours.",
+    "A film club meets in the community centre every Friday.",
+    "The fire brigade held an open day for families.",
+    "Broadband upgrades reach the villages this year.",
+    "The vicar retires after thirty years in the parish.",
+    "A farm shop now sells local cheese and honey.",
+    "The railway station gets a new footbridge.",
+    "Scouts camped in the woods over the holiday.",
+    "A jazz band plays on the green on Sunday afternoons.",
+    "The garden centre is hiring seasonal staff.",
+    "Potholes on Mill Lane have been filled.",
+    "The allotment society holds its show in August.",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> Embedder:
+    """The bundled MiniLM, each text embedded once for the module."""
+    return CachedEmbedder(MiniLMEmbedder(), SQLiteStore(":memory:"))
+
+
+def test_a_statement_said_in_other_words_by_a_standout_sentence_is_partly_supported(
+    minilm: Embedder,
+) -> None:
+    claim = "The mayor resigned in disgrace over a bribery scandal."
+    said = [*TOWN, "Caught taking bribes, the town's leader quit in shame."]
+    check = OfflineJudge(minilm).judge(claim, said, find_candidates(claim, said, minilm))
+    assert check.label == "partially_supported", check
+    assert len(said) - 1 in check.supporting
+    assert "other words" in check.reason
+    assert check.score < 0.5
+    unsaid = [*TOWN, "Bribery is a crime in every country."]
+    check = OfflineJudge(minilm).judge(claim, unsaid, find_candidates(claim, unsaid, minilm))
+    assert check.label == "not_supported", check
+    assert check.supporting == ()

@@ -4,13 +4,12 @@ support it. Candidates are found first (lexical and dense), then a judge decides
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 
 from citesift.errors import invalid
 from citesift.index import Embedder
-from citesift.index.embedders import default_embedder
 from citesift.verify.candidates import DEFAULT_TOP, find_candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Judge
+from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import OfflineJudge
 
 MAX_SENTENCES = 50_000
@@ -48,14 +47,10 @@ def verify_claim(
         return ClaimCheck(
             "not_supported", (), 0.0, "nothing to check" if sentences else "no source"
         )
-    found = find_candidates(claim, sentences, embedder or shared_embedder(), top)
-    return _checked((judge or OfflineJudge()).judge(claim, sentences, found), len(sentences))
-
-
-@cache
-def shared_embedder() -> Embedder:
-    """The bundled embedder, loaded once: a model is costly to load and never changes."""
-    return default_embedder()
+    embedder = embedder or shared_embedder()
+    found = find_candidates(claim, sentences, embedder, top)
+    decided = (judge or OfflineJudge(embedder)).judge(claim, sentences, found)
+    return _checked(decided, len(sentences))
 
 
 def _checked(check: object, count: int) -> ClaimCheck:

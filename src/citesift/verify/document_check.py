@@ -20,8 +20,9 @@ from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, Sou
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
-from citesift.verify.claim_check import shared_embedder, verify_claim
+from citesift.verify.claim_check import verify_claim
 from citesift.verify.judges.base import Judge
+from citesift.verify.judges.meaning import shared_embedder
 
 Status = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
 LIMITED_TRIES = 3

@@ -23,8 +23,9 @@ from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.fragments import fragment_url
 from citesift.text.sentences import sentence_spans
-from citesift.verify.claim_check import shared_embedder, verify_claim
+from citesift.verify.claim_check import verify_claim
 from citesift.verify.judges.base import Judge
+from citesift.verify.judges.meaning import shared_embedder
 
 FieldStatus = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
 LONG_VALUE_WORDS = 6

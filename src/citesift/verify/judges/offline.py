@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
+from citesift.index import Embedder
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import Measured, measure
+from citesift.verify.judges.meaning import shared_embedder, stands_out
 from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
+from citesift.verify.judges.subclaims import split_claim
 
 SUPPORTED_COVERAGE = 0.6
 """Share of the claim's weighted facts the support must cover to support it in full (a
@@ -37,10 +41,19 @@ SCORE_WEIGHTS = {"bias": -4.0, "coverage": 5.0, "dense": 2.5, "missed": -3.0, "n
 each number, date or name missed, or a negation not shared, takes the odds down about
 twentyfold. The score is that evidence folded into the upper half for a claim judged
 supported and into the lower half otherwise (see ``_score``)."""
+IN_OTHER_WORDS = "a sentence states part of it in other words"
 
 
 class OfflineJudge:
-    """The default judge: fact coverage, number/date/name agreement, negation, closeness."""
+    """The default judge: fact coverage, number/date/name agreement, negation, closeness.
+
+    ``embedder`` tells when a sentence backs a statement of the claim by meaning rather
+    than by words (``meaning.stands_out``); the bundled MiniLM when None, loaded only if a
+    claim needs it.
+    """
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
 
     def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
         """The grade of ``claim`` from the sentences in ``candidates``' windows."""
@@ -50,7 +63,23 @@ class OfflineJudge:
         dense = candidates.dense
         closeness = max((dense[i] for i in measured.chosen), default=0.0) if dense else 0.0
         label = _label(measured)
+        if (
+            label == "not_supported"
+            and measured.chosen
+            and self._by_meaning(claim, sentences, candidates)
+        ):
+            check = graded("partially_supported", _score(measured, closeness, label), measured)
+            return replace(check, reason=f"{check.reason}; {IN_OTHER_WORDS}")
         return graded(label, _score(measured, closeness, label), measured)
+
+    def _by_meaning(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> bool:
+        """A statement of a claim whose words are not found may still be backed in other
+        words by a candidate sentence that stands out from the page by meaning: the claim is
+        then partly supported, not unsupported. Asked only of a claim that would be
+        unsupported, so a page is embedded again only for those."""
+        return stands_out(
+            split_claim(claim), sentences, candidates.pool, self.embedder or shared_embedder()
+        )
 
 
 def _score(measured: Measured, closeness: float, label: Label) -> float:
