@@ -28,15 +28,17 @@ def shared_embedder() -> Embedder:
     return default_embedder()
 
 
-def stands_out(
+def standing_out(
     statements: Sequence[str], sentences: Sequence[str], read: Sequence[int], embedder: Embedder
-) -> bool:
-    """Whether one of the sentences ``read`` (indices into ``sentences``) stands out from the
-    page by meaning for one of ``statements`` (``STANDOUT``); one embedding call for all."""
+) -> tuple[int, ...]:
+    """Those of the sentences ``read`` (indices into ``sentences``) that stand out from the
+    page by meaning for one of ``statements`` (``STANDOUT``), the most outstanding first;
+    one embedding call for all."""
     if not statements or not read or len(sentences) < 2:
-        return False
+        return ()
     vectors = np.asarray(embedder.embed([*statements, *sentences]), dtype=np.float64)
     cosines = vectors[len(statements) :] @ vectors[: len(statements)].T
     spread = cosines.std(axis=0)
     lifted = (cosines[list(read)] - cosines.mean(axis=0)) / np.where(spread > 0, spread, np.inf)
-    return bool((lifted >= STANDOUT).any())
+    best = lifted.max(axis=1)
+    return tuple(read[int(i)] for i in np.argsort(-best, kind="stable") if best[i] >= STANDOUT)

@@ -18,8 +18,8 @@ from dataclasses import replace
 from citesift.index import Embedder
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
-from citesift.verify.judges.features import Measured, measure
-from citesift.verify.judges.meaning import shared_embedder, stands_out
+from citesift.verify.judges.features import MAX_SUPPORTING, Measured, measure
+from citesift.verify.judges.meaning import shared_embedder, standing_out
 from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
 from citesift.verify.judges.subclaims import split_claim
 
@@ -63,21 +63,25 @@ class OfflineJudge:
         dense = candidates.dense
         closeness = max((dense[i] for i in measured.chosen), default=0.0) if dense else 0.0
         label = _label(measured)
-        if (
-            label == "not_supported"
-            and measured.chosen
-            and self._by_meaning(claim, sentences, candidates)
-        ):
-            check = graded("partially_supported", _score(measured, closeness, label), measured)
-            return replace(check, reason=f"{check.reason}; {IN_OTHER_WORDS}")
-        return graded(label, _score(measured, closeness, label), measured)
+        score = _score(measured, closeness, label)
+        if label == "not_supported" and measured.chosen:
+            meant = self._by_meaning(claim, sentences, candidates)
+            if meant:
+                check = graded("partially_supported", score, measured)
+                room = max(MAX_SUPPORTING - len(check.supporting), 0)
+                supporting = tuple(sorted({*check.supporting, *meant[:room]}))
+                reason = f"{check.reason}; {IN_OTHER_WORDS}"
+                return replace(check, supporting=supporting, reason=reason)
+        return graded(label, score, measured)
 
-    def _by_meaning(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> bool:
-        """A statement of a claim whose words are not found may still be backed in other
-        words by a candidate sentence that stands out from the page by meaning: the claim is
-        then partly supported, not unsupported. Asked only of a claim that would be
-        unsupported, so a page is embedded again only for those."""
-        return stands_out(
+    def _by_meaning(
+        self, claim: str, sentences: Sequence[str], candidates: Candidates
+    ) -> tuple[int, ...]:
+        """The candidates that back a statement of the claim in other words, standing out
+        from the page by meaning: a claim whose words are not found is then partly
+        supported by them, not unsupported. Asked only of a claim that would be unsupported,
+        so a page is embedded again only for those."""
+        return standing_out(
             split_claim(claim), sentences, candidates.pool, self.embedder or shared_embedder()
         )
 
