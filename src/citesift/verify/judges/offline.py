@@ -3,10 +3,11 @@ candidate sentences repeat what the claim asserts — its content words, every n
 and name, and its polarity — rather than that they merely look alike.
 
 The sentences are chosen and measured by ``features.measure``; the share of the claim they
-cover, the facts missed, how much of each of the claim's statements they back, and the
-closeness of meaning give the label and the score, by
-weights set by reasoning over the features' ranges, not fitted. The rules of ``rules.py``
-hold over them.
+cover, the facts missed and how much of each of the claim's statements they back give the
+label, and with the closeness of meaning the score, by bounds and weights set by reasoning
+over the features' ranges, not fitted. A claim none of whose statements is backed in words
+may still be partly backed in other words, by a sentence that stands out from the page by
+meaning (``meaning.py``). The rules of ``rules.py`` hold over all of it.
 """
 
 from __future__ import annotations
