@@ -19,9 +19,10 @@ from dataclasses import replace
 from citesift.index import Embedder
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
-from citesift.verify.judges.features import MAX_SUPPORTING, Measured, measure
+from citesift.verify.judges.features import Measured, measure
 from citesift.verify.judges.meaning import shared_embedder, standing_out
 from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
+from citesift.verify.judges.selection import MAX_SUPPORTING
 from citesift.verify.judges.subclaims import split_claim
 
 SUPPORTED_COVERAGE = 0.6

@@ -9,7 +9,6 @@ Sentences are chosen greedily, each adding the claim facts it newly covers (see
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from citesift.verify.candidates import Candidates
@@ -34,9 +33,6 @@ DATELINE_WORDS = 8
 """A line of at most this many words with a date in it is a dateline, a dated heading or
 the page's published time, not a statement: its date dates the page, so it may complete a
 claim's date (``June 27, 2016 3.09pm EDT``, ``PUBLISHED: 2016-08-25 00:00``)."""
-_NUMERIC_DATE = re.compile(r"\b(?:1[5-9]|20)\d\d([-/])(?:0?[1-9]|1[0-2])\1(?:[0-2]?\d|3[01])\b")
-"""A date written in digits, year first (``2016-08-25``, ``2013/10/22``), as pages and
-their metadata give the time they were published."""
 
 
 def page_lines(sentences: Sequence[str]) -> frozenset[int]:
@@ -104,9 +100,9 @@ def choose(
 
 
 def _dateline(sentence: str) -> bool:
-    """A line of a few words naming a month and a number, or a date in digits: a dateline,
-    a dated heading or a published time."""
+    """A line of a few words naming a month and a number (a date in digits names its month,
+    see ``facts``): a dateline, a dated heading or a published time."""
     if len(sentence.split()) > DATELINE_WORDS:
         return False
     found = facts(sentence)
-    return bool(found.months and found.numbers) or bool(_NUMERIC_DATE.search(sentence))
+    return bool(found.months and found.numbers)
