@@ -2,8 +2,8 @@
 searched in the server, so many workers on many machines share one index.
 
 Lexical search is the embedded store's BM25 (the same tokenizer, formula and passage plus
-document scaling), computed from term counts held in Postgres rather than by ``ts_rank``,
-so both stores rank alike; dense search is pgvector's HNSW index (cosine). A metadata
+document scaling), scored here from the posting lists held in Postgres rather than by
+``ts_rank``, so both stores rank alike; dense search is pgvector's HNSW index (cosine). A metadata
 filter is applied here to the candidates the server returns.
 """
 
@@ -21,6 +21,7 @@ from citesift.index.lexical.bm25 import DEFAULT_B, DEFAULT_K1, top_rows
 from citesift.index.lexical.passages import by_best, document_text
 from citesift.index.lexical.tokens import Tokenizer
 from citesift.index.local import DEFAULT_FUSION, FUSIONS, search_by_mode
+from citesift.index.postgres_bm25 import lexical_candidates, lexical_top
 from citesift.index.query import Query
 from citesift.model import Match
 from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
@@ -88,16 +89,18 @@ class PostgresIndex:
 
     def _lexical(self, query: Query, k: int) -> list[Match]:
         terms = list(dict.fromkeys(self.tokenize(query.text)))
-        if not query.filter:
-            hits = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, k)
-            return [h.chunk.match(h.fused) for h in hits if h.chunk is not None]
-        every = self.table.lexical(terms, DEFAULT_K1, DEFAULT_B, None)
-        chunks = self.table.get([h.id for h in every])
-        kept = [h for h in every if h.id in chunks and _passes(chunks[h.id], query.filter)]
-        own = np.array([h.own for h in kept], dtype=np.float64)
-        fused = by_best(own) + by_best(np.array([h.whole for h in kept], dtype=np.float64))
-        rows = top_rows(fused, k, own)
-        return [chunks[kept[r].id].match(float(fused[r])) for r in rows]
+        if not terms:
+            return []
+        with self.table.lexical() as view:
+            if not query.filter:
+                hits = lexical_top(view, terms, k, DEFAULT_K1, DEFAULT_B)
+                return [chunk.match(score) for chunk, score in hits]
+            every = lexical_candidates(view, terms, None, DEFAULT_K1, DEFAULT_B)
+            chunks = view.chunks(every.numbers.tolist())
+        kept = np.flatnonzero([_passes(c, query.filter) for c in chunks])
+        own = every.own[kept]
+        fused = by_best(own) + by_best(every.documents[every.places[kept]])
+        return [chunks[kept[r]].match(float(fused[r])) for r in top_rows(fused, k, own)]
 
     def _dense(self, query: Query, k: int) -> list[Match]:
         if query.vector is None or not query.embedder or k == 0:

@@ -239,8 +239,7 @@ class BM25Index:
             live = len(self._rows)
             mean = self._total_length / live if live else 0.0
             lengths = self._lengths[: len(self.row_ids)]
-            norm = 1 - self.b + self.b * lengths / (mean if mean > 0 else 1.0)
-            self._saturation_cache = self.k1 * norm
+            self._saturation_cache = saturation_of(lengths, mean, self.k1, self.b)
         return self._saturation_cache
 
     def _pending_segment(self) -> Segment:
@@ -311,18 +310,10 @@ class BM25Index:
             run_of = np.repeat(np.arange(len(lengths)), lengths)
             lengths = np.bincount(run_of[keep], minlength=len(lengths))
         df = np.add.reduce(lengths.reshape(len(segments), len(wanted)), dtype=np.float64)
-        idf = np.log1p((live - df + 0.5) / (df + 0.5))
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # idf * tf * (k1 + 1) / (tf + saturation), in place: the same operations in the
-            # same order (so the same scores), with no temporary array for each step.
-            part = np.repeat(np.concatenate([idf] * len(segments)), lengths)
-            part *= tf
-            part *= self.k1 + 1
-            tf += self._saturation()[rows]
-            part /= tf
-        if not np.isfinite(part).all():
-            part = np.where(np.isfinite(part), part, 0.0)
-        return np.bincount(rows, weights=part, minlength=size)
+        idf = idf_of(live, df)
+        part = np.repeat(np.concatenate([idf] * len(segments)), lengths)
+        weights = weighed(part, tf, self._saturation()[rows], self.k1)
+        return np.bincount(rows, weights=weights, minlength=size)
 
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None
@@ -344,6 +335,32 @@ class BM25Index:
         self._alive = np.resize(self._alive, size)
         self._lengths[len(self.row_ids) :] = 0.0
         self._alive[len(self.row_ids) :] = False
+
+
+def idf_of(live: float, df: np.ndarray) -> np.ndarray:
+    """Lucene's idf of terms found in ``df`` of ``live`` documents each."""
+    return np.log1p((live - df + 0.5) / (df + 0.5))
+
+
+def saturation_of(lengths: np.ndarray, mean: float, k1: float, b: float) -> np.ndarray:
+    """``k1`` times the length normalisation of documents of ``lengths`` (``mean``: the
+    corpus's mean length)."""
+    return k1 * (1 - b + b * lengths / (mean if mean > 0 else 1.0))
+
+
+def weighed(part: np.ndarray, tf: np.ndarray, saturation: np.ndarray, k1: float) -> np.ndarray:
+    """Each posting's BM25 weight, ``idf * tf * (k1 + 1) / (tf + saturation)``, from ``part``
+    holding its term's idf: computed in place (``part`` and ``tf``, float64, are overwritten)
+    with no temporary array a step, the same operations in the same order wherever scored;
+    a weight that overflows counts 0."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        part *= tf
+        part *= k1 + 1
+        tf += saturation
+        part /= tf
+    if not np.isfinite(part).all():
+        part = np.where(np.isfinite(part), part, 0.0)
+    return part
 
 
 def top_rows(scores: np.ndarray, k: int, tiebreak: np.ndarray | None = None) -> np.ndarray:

@@ -106,55 +106,13 @@ class PassageIndex:
         terms = self.passages.query_terms(query)  # one vocabulary: the same for both
         own = self.passages.scores_of(terms)
         documents = self.documents.scores_of(terms, extra=1)  # the last: "no document"
-        bests: tuple[float | None, float | None] = (None, None)
+        places = self._places()
         if allowed is None:
-            rows, bests = self._candidates(own, documents, k)
+            rows, bests = candidates(own, documents, places, k, self._passages_by_document())
         else:
-            rows = np.flatnonzero(allowed[: len(own)])
-        own = own[rows]
-        fused = by_best(own, bests[0]) + by_best(documents[self._places()[rows]], bests[1])
-        top = top_rows(fused, k, own)
-        return [str(self.passages.ids[rows[r]]) for r in top], fused[top]
-
-    def _candidates(
-        self, own: np.ndarray, documents: np.ndarray, k: int
-    ) -> tuple[np.ndarray, tuple[float | None, float | None]]:
-        """The passage rows that can be among the ``k`` best (ascending), and what each side
-        is scaled by: the best own and document scores of every passage that could rank
-        (None: the best of the rows given).
-
-        A passage could rank when it matches itself or its document scores at least the k-th
-        best document; any other ranks by its document alone, below a passage of each of k
-        better documents. The passages of those top documents are scored first: the k-th
-        best of them is a floor the k best reach, and a passage of another document (whose
-        document side is at most the k-th document's) that its own score cannot lift to the
-        floor is left out, so only the few that can rank are fused and sorted.
-        """
-        scored = np.flatnonzero(documents > 0)
-        ceiling = 0.0  # the best document score of a passage outside the top documents
-        if len(scored) > k > 0:
-            ceiling = -np.partition(-documents[scored], k - 1)[k - 1]
-            scored = scored[documents[scored] >= ceiling]
-        elif k <= 0:
-            scored = scored[:0]
-        starts, members = self._passages_by_document()
-        near = np.concatenate(
-            [members[starts[d] : starts[d + 1]] for d in scored.tolist()] or [members[:0]]
-        )
-        if not len(near):
-            return np.flatnonzero(own > 0), (None, None)
-        whole = documents[self._places()[near]]
-        # The best document's passages are near: no passage elsewhere has a better document.
-        bests = float(own.max()), float(whole.max())
-        cut = 0.0
-        if len(near) >= k:
-            fused = by_best(own[near], bests[0]) + by_best(whole, bests[1])
-            floor = -np.partition(-fused, k - 1)[k - 1]
-            # A passage elsewhere fuses to at most own / own_best + ceiling / whole_best: it
-            # needs an own score of at least this cut (less a margin over rounding).
-            cut = (floor - ceiling / bests[1] - _MARGIN) * (bests[0] if bests[0] > 0 else 1.0)
-        far = np.flatnonzero(own >= cut) if cut > 0 else np.flatnonzero(own > 0)
-        return np.union1d(near, far), bests
+            rows, bests = np.flatnonzero(allowed[: len(own)]), (None, None)
+        top, fused = fused_top(own, documents, places, rows, bests, k)
+        return [str(self.passages.ids[r]) for r in top], fused
 
     def _places(self) -> np.ndarray:
         """Per passage row, its document's row in the document index; the "no document"
@@ -168,13 +126,9 @@ class PassageIndex:
         return self._place_cache
 
     def _passages_by_document(self) -> tuple[np.ndarray, np.ndarray]:
-        """The live passage rows of each document row, as ``rows[starts[d]:starts[d + 1]]``
-        (ascending; kept until the next change)."""
+        """``passages_by_document`` of the live rows (kept until the next change)."""
         if self._by_document is None:
-            places = self._places()
-            order = np.argsort(places, kind="stable")
-            bounds = np.arange(len(self.documents.ids) + 1)
-            self._by_document = (np.searchsorted(places[order], bounds), order)
+            self._by_document = passages_by_document(self._places(), len(self.documents.ids))
         return self._by_document
 
     def _changed(self) -> None:
@@ -192,6 +146,85 @@ class PassageIndex:
         if number >= len(self._document_rows):
             self._document_rows = _grown(self._document_rows, number + 1, -1)
         return number
+
+
+Bests = tuple[float | None, float | None]
+"""What the own and document sides are scaled by (None: the best of the rows fused)."""
+
+
+def passages_by_document(places: np.ndarray, documents: int) -> tuple[np.ndarray, np.ndarray]:
+    """The passage rows of each of ``documents`` rows, as ``rows[starts[d]:starts[d + 1]]``
+    (ascending), from each passage row's document row ``places``."""
+    order = np.argsort(places, kind="stable")
+    return np.searchsorted(places[order], np.arange(documents + 1)), order
+
+
+def top_documents(documents: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """The rows of the documents scoring at least the ``k``-th best positive score (those
+    whose passages may rank by their document alone), and that score: the best a passage
+    of any other document has on its document side (0 when ``k`` or fewer score)."""
+    scored = np.flatnonzero(documents > 0)
+    if len(scored) > k > 0:
+        ceiling = float(-np.partition(-documents[scored], k - 1)[k - 1])
+        return scored[documents[scored] >= ceiling], ceiling
+    return (scored if k > 0 else scored[:0]), 0.0
+
+
+def candidates(
+    own: np.ndarray,
+    documents: np.ndarray,
+    places: np.ndarray,
+    k: int,
+    by_document: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, Bests]:
+    """The passage rows that can be among the ``k`` best (ascending), and what each side is
+    scaled by: the best own and document scores of every passage that could rank. ``own``
+    and ``places`` are per passage row (its score, its document's row in ``documents``, the
+    document scores), ``by_document`` their ``passages_by_document``.
+
+    A passage could rank when it matches itself or its document scores at least the k-th
+    best document; any other ranks by its document alone, below a passage of each of k
+    better documents. The passages of those top documents are scored first: the k-th best
+    of them is a floor the k best reach, and a passage of another document (whose document
+    side is at most the k-th document's) that its own score cannot lift to the floor is
+    left out, so only the few that can rank are fused and sorted.
+    """
+    scored, ceiling = top_documents(documents, k)
+    starts, members = by_document
+    near = np.concatenate(
+        [members[starts[d] : starts[d + 1]] for d in scored.tolist()] or [members[:0]]
+    )
+    if not len(near):
+        return np.flatnonzero(own > 0), (None, None)
+    whole = documents[places[near]]
+    # The best document's passages are near: no passage elsewhere has a better document.
+    bests = float(own.max()), float(whole.max())
+    cut = 0.0
+    if len(near) >= k:
+        fused = by_best(own[near], bests[0]) + by_best(whole, bests[1])
+        floor = -np.partition(-fused, k - 1)[k - 1]
+        # A passage elsewhere fuses to at most own / own_best + ceiling / whole_best: it
+        # needs an own score of at least this cut (less a margin over rounding).
+        cut = (floor - ceiling / bests[1] - _MARGIN) * (bests[0] if bests[0] > 0 else 1.0)
+    far = np.flatnonzero(own >= cut) if cut > 0 else np.flatnonzero(own > 0)
+    return np.union1d(near, far), bests
+
+
+def fused_top(
+    own: np.ndarray,
+    documents: np.ndarray,
+    places: np.ndarray,
+    rows: np.ndarray,
+    bests: Bests,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best of the passage ``rows`` (ascending) and their fused scores, best first:
+    the own score scaled by its best plus the document's scaled by its; equal scores are
+    ordered by the own score, then by row."""
+    own = own[rows]
+    fused = by_best(own, bests[0]) + by_best(documents[places[rows]], bests[1])
+    top = top_rows(fused, k, own)
+    return rows[top], fused[top]
 
 
 def _grown(array: np.ndarray, size: int, fill: int) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Chunks in PostgreSQL: the SQLite table's columns, vectors in pgvector (one HNSW index per
-dimension), and the statistics BM25 needs (each chunk's and each document's term counts and
-lengths), so that lexical search ranks exactly as the embedded store does, in the server.
+dimension), and the statistics BM25 needs (each chunk's and each document's postings, as
+packed arrays, and the corpus totals), read in one snapshot by the searcher, so that
+lexical search ranks exactly as the embedded store does.
 
 The caller tokenizes (the store knows no language): ``replace`` takes each chunk's terms,
 and a function giving a document's terms from its chunks, called inside the transaction.
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+import psycopg
 
 from citesift.store.chunks import (
     IndexedDocument,
@@ -24,6 +26,14 @@ from citesift.store.chunks import (
     provenance_json,
 )
 from citesift.store.postgres import MIGRATION_LOCK, PostgresStore
+from citesift.store.postgres.postings import (
+    LISTS,
+    Read,
+    compact,
+    read,
+    records_of,
+    write_block,
+)
 
 COMPONENT = "chunks"
 MIGRATIONS = [
@@ -96,6 +106,53 @@ MIGRATIONS = [
     ALTER TABLE chunk_terms DROP CONSTRAINT IF EXISTS chunk_terms_chunk_id_fkey;
     ALTER TABLE document_terms DROP CONSTRAINT IF EXISTS document_terms_document_id_fkey;
     """,
+    # Postings as packed arrays, a row per term and block (``postings.py``): a search reads
+    # a few rows a term, not one a posting. A chunk is numbered by its row number, a
+    # document's text by a version (new at each recount), and both name the document by a
+    # key that never changes. The old term rows become one block of each list.
+    """
+    CREATE TABLE document_keys (
+        document_id TEXT PRIMARY KEY, key BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE);
+    INSERT INTO document_keys (document_id)
+        SELECT document_id FROM chunks UNION SELECT document_id FROM document_texts ORDER BY 1;
+    ALTER TABLE document_texts ADD COLUMN version BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE;
+    CREATE UNIQUE INDEX chunks_row_number ON chunks (row_number);
+    CREATE TABLE posting_blocks (
+        block BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, list TEXT NOT NULL,
+        level INTEGER NOT NULL, postings BIGINT NOT NULL, low BIGINT NOT NULL,
+        high BIGINT NOT NULL);
+    CREATE INDEX posting_blocks_list ON posting_blocks (list, level);
+    CREATE TABLE dead_postings (
+        list TEXT NOT NULL, number BIGINT NOT NULL, PRIMARY KEY (list, number));
+    CREATE TABLE chunks_postings (
+        term TEXT NOT NULL, block BIGINT NOT NULL, data BYTEA NOT NULL,
+        PRIMARY KEY (term, block));
+    CREATE INDEX chunks_postings_block ON chunks_postings (block);
+    ALTER TABLE chunks_postings ALTER COLUMN data SET STORAGE EXTERNAL;
+    CREATE TABLE documents_postings (LIKE chunks_postings INCLUDING ALL);
+    CREATE TEMPORARY TABLE old_postings ON COMMIT DROP AS
+        SELECT 'chunks' AS list, t.term, c.row_number AS owner, t.tf, t.length, k.key
+        FROM chunk_terms t JOIN chunks c ON c.id = t.chunk_id
+        JOIN document_keys k ON k.document_id = c.document_id
+        UNION ALL
+        SELECT 'documents', t.term, d.version, t.tf, t.length, k.key
+        FROM document_terms t JOIN document_texts d USING (document_id)
+        JOIN document_keys k USING (document_id);
+    INSERT INTO posting_blocks (list, level, postings, low, high)
+        SELECT list, floor(ln(count(*)) / ln(8))::int, count(*), min(owner), max(owner)
+        FROM old_postings GROUP BY list;
+    """
+    + "".join(
+        f"""
+    INSERT INTO {name}_postings SELECT o.term, b.block, string_agg(int8send(o.owner)
+            || float4send(o.tf) || int4send(o.length) || int8send(o.key), ''::bytea)
+        FROM old_postings o JOIN posting_blocks b USING (list)
+        WHERE o.list = '{name}' GROUP BY o.term, b.block;"""
+        for name in LISTS
+    )
+    + """
+    DROP TABLE chunk_terms, document_terms;
+    """,
 ]
 _COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder,"
@@ -113,105 +170,20 @@ DocumentTerms = Callable[[Sequence[StoredChunk]], Mapping[str, int]]
 """A document's terms and their counts, from its chunks (in place order)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalHit:
-    """A chunk that matched a query: its BM25 score, its whole document's, and the two
-    fused (each scaled by its best over the candidates; 0 when every candidate is asked),
-    and the chunk itself when the search read it (the best ``limit`` are read with it)."""
-
-    id: str
-    own: float
-    whole: float
-    fused: float
-    chunk: StoredChunk | None = None
-
-
-_SCORES = """
-WITH totals AS (
-    SELECT sum(chunks)::float8 AS n,
-        coalesce(sum(chunk_length)::float8 / nullif(sum(chunks), 0), 0) AS mean,
-        sum(documents)::float8 AS dn,
-        coalesce(sum(document_length)::float8 / nullif(sum(documents), 0), 0) AS dmean
-    FROM bm25_totals),
-cp AS (SELECT chunk_id, document_id, tf, length, f.df
-       FROM chunk_terms JOIN (SELECT term, count(*)::float8 AS df FROM chunk_terms
-            WHERE term = ANY(%(terms)s::text[]) GROUP BY term) AS f USING (term)
-       WHERE term = ANY(%(terms)s::text[])),
-own AS (
-    SELECT cp.chunk_id AS id, cp.document_id, sum(ln(1 + (t.n - cp.df + 0.5) / (cp.df + 0.5))
-        * cp.tf * (%(k1)s + 1) / (cp.tf + %(k1)s * (1 - %(b)s + %(b)s * cp.length
-        / CASE WHEN t.mean > 0 THEN t.mean ELSE 1 END))) AS score
-    FROM cp CROSS JOIN totals t GROUP BY cp.chunk_id, cp.document_id),
-dp AS (SELECT document_id, tf, length, f.df
-       FROM document_terms JOIN (SELECT term, count(*)::float8 AS df FROM document_terms
-            WHERE term = ANY(%(terms)s::text[]) GROUP BY term) AS f USING (term)
-       WHERE term = ANY(%(terms)s::text[])),
-whole AS (
-    SELECT dp.document_id, sum(ln(1 + (t.dn - dp.df + 0.5) / (dp.df + 0.5))
-        * dp.tf * (%(k1)s + 1) / (dp.tf + %(k1)s * (1 - %(b)s + %(b)s * dp.length
-        / CASE WHEN t.dmean > 0 THEN t.dmean ELSE 1 END))) AS score
-    FROM dp CROSS JOIN totals t GROUP BY dp.document_id),
-"""
-_CANDIDATES = """
-cand AS (
-    SELECT id, document_id, score AS own FROM own
-    UNION ALL
-    SELECT c.id, c.document_id, 0 FROM {documents} d,
-        LATERAL (SELECT id, document_id FROM chunks WHERE document_id = d.document_id
-                 OFFSET 0) c
-    WHERE NOT EXISTS (SELECT 1 FROM own WHERE own.id = c.id)),
-scored AS (
-    SELECT cand.id, cand.own, coalesce(whole.score, 0) AS whole
-    FROM cand LEFT JOIN whole USING (document_id)),
-fused AS (
-    SELECT s.id, s.own, s.whole, coalesce(s.own / nullif(m.own, 0), s.own)
-        + coalesce(s.whole / nullif(m.whole, 0), s.whole) AS fused
-    FROM scored s, (SELECT (SELECT max(score) FROM own) AS own,
-                           (SELECT max(score) FROM whole) AS whole) AS m)
-"""
-# A term's count of postings (its df) is an aggregate beside its postings, not a window
-# over them, and each score's best over the candidates is the best of all its scores (every
-# matching chunk is a candidate, and so is a chunk of the best document): a tenth less of
-# the server's time a query at 100,000 passages than with windows (same hits and scores).
-# The OFFSET 0 keeps each look-up of a few chunks by its index: flattened into a join, the
-# planner would read the whole table for them.
-_TOP = (
-    _SCORES
-    # Only the chunks of the documents at or above the k-th best whole score can rank by
-    # their document alone: any other is beaten by a chunk of each of k better documents.
-    + """
-best AS (SELECT document_id FROM whole WHERE score >= (
-    SELECT coalesce(min(score), 0) FROM (
-        SELECT score FROM whole ORDER BY score DESC LIMIT %(limit)s) AS top)),
-"""
-    + _CANDIDATES.format(documents="best")
-    # Ties at the k-th fused score are kept until the chunks' rows break them; the chunks
-    # that rank are read here, not by another round trip.
-    + f"""
-SELECT f.own, f.whole, f.fused, c.* FROM fused f,
-    LATERAL (SELECT row_number, {_COLUMNS} FROM chunks WHERE id = f.id OFFSET 0) c
-WHERE f.fused >= (SELECT coalesce(min(fused), 0) FROM (
-    SELECT fused FROM fused ORDER BY fused DESC LIMIT %(limit)s) AS top)
-ORDER BY f.fused DESC, f.own DESC, c.row_number LIMIT %(limit)s
-"""
-)
-_ALL = (
-    _SCORES
-    + _CANDIDATES.format(documents="whole")
-    + "SELECT f.id, f.own, f.whole, 0 FROM fused f JOIN chunks c USING (id) ORDER BY c.row_number"
-)
 _TOTALS = "INSERT INTO bm25_totals (chunks, chunk_length, documents, document_length)"
 _DROP_CHUNKS = (
     "WITH gone AS (DELETE FROM chunks WHERE document_id = ANY(%(documents)s)"
-    " OR id = ANY(%(ids)s) RETURNING id, length),"
-    " terms AS (DELETE FROM chunk_terms WHERE chunk_id IN (SELECT id FROM gone)) "
+    " OR id = ANY(%(ids)s) RETURNING id, length, row_number),"
+    " dead AS (INSERT INTO dead_postings (list, number)"
+    " SELECT 'chunks', row_number FROM gone WHERE length > 0) "
     + _TOTALS
     + " SELECT -count(*), -coalesce(sum(length), 0), 0, 0 FROM gone RETURNING chunks"
 )
 _DROP_DOCUMENTS = (
     "WITH gone AS (DELETE FROM document_texts WHERE document_id = ANY(%s)"
-    " RETURNING document_id, length),"
-    " terms AS (DELETE FROM document_terms WHERE document_id IN (SELECT document_id FROM gone)) "
+    " RETURNING document_id, length, version),"
+    " dead AS (INSERT INTO dead_postings (list, number)"
+    " SELECT 'documents', version FROM gone WHERE length > 0) "
     + _TOTALS
     + " SELECT 0, 0, -count(*), -coalesce(sum(length), 0) FROM gone"
 )
@@ -226,6 +198,39 @@ TOTALS_LOCK = 0x62326D74
 """The advisory lock of the writer that folds the totals' rows into one (one at a time)."""
 FOLD_AFTER = 256
 """Rows of totals past which a writer folds them into one."""
+
+
+class LexicalView:
+    """What lexical search reads, through one cursor in a repeatable-read transaction: the
+    totals, the postings of a query's terms, and chunks by their row number."""
+
+    def __init__(self, cursor: Any) -> None:
+        self.cursor = cursor
+
+    def read(self, terms: Sequence[str]) -> Read:
+        """The corpus totals and the live postings of ``terms`` in each list."""
+        return read(self.cursor, terms)
+
+    def chunks_of(self, keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The row numbers of the chunks of the documents of ``keys`` (ascending), and each
+        one's key."""
+        self.cursor.execute(
+            "SELECT c.row_number, k.key FROM document_keys k JOIN chunks c USING (document_id)"
+            " WHERE k.key = ANY(%s) ORDER BY c.row_number",
+            (list(keys),),
+        )
+        rows = self.cursor.fetchall()
+        numbers = np.fromiter((n for n, _ in rows), np.int64, len(rows))
+        return numbers, np.fromiter((k for _, k in rows), np.int64, len(rows))
+
+    def chunks(self, numbers: Sequence[int]) -> list[StoredChunk]:
+        """The chunks of these row numbers, in their order."""
+        self.cursor.execute(
+            f"SELECT row_number, {_COLUMNS} FROM chunks WHERE row_number = ANY(%s)".encode(),
+            (list(numbers),),
+        )
+        found = {row[0]: _chunk(row[1:]) for row in self.cursor.fetchall()}
+        return [found[n] for n in numbers]
 
 
 class PostgresChunkTable:
@@ -257,23 +262,27 @@ class PostgresChunkTable:
                 " metadata, embedder, dim, vector, provenance, snapshot_id, context, length)",
                 [_row(c, n) for c, n in zip(chunks, lengths, strict=True)],
             )
-            _copy_terms(
+            keys = _document_keys(cursor, touched)
+            numbers = _numbers(
                 cursor,
-                "chunk_terms (term, chunk_id, tf, length, document_id)",
-                [
-                    (c.id, t, f"{length}\t{_field(c.document_id)}")
-                    for c, t, length in zip(chunks, terms, lengths, strict=True)
-                ],
+                "SELECT id, row_number FROM chunks WHERE id = ANY(%s)",
+                [c.id for c in chunks],
             )
+            owned = [
+                (numbers[c.id], keys[c.document_id], t) for c, t in zip(chunks, terms, strict=True)
+            ]
+            write_block(cursor, "chunks", *records_of(owned))
             replaced = set(document_ids)
             given: dict[str, list[StoredChunk]] = {d: [] for d in replaced}
             given.update(_by_document(c for c in chunks if c.document_id in replaced))
-            documents = self._recount(cursor, touched, given, document_terms)
+            documents = self._recount(cursor, touched, given, document_terms, keys)
             cursor.execute(
                 _TOTALS + " VALUES (%s, %s, %s, %s)",
                 (len(chunks), sum(lengths), len(documents), sum(documents.values())),
             )
             _fold_totals(cursor)
+            for name in LISTS:
+                compact(cursor, name)
         self._ensure_vector_index({len(c.vector) for c in chunks if c.vector is not None})
 
     def _recount(
@@ -282,10 +291,11 @@ class PostgresChunkTable:
         documents: Sequence[str],
         given: Mapping[str, list[StoredChunk]],
         document_terms: DocumentTerms,
+        keys: Mapping[str, int],
     ) -> dict[str, int]:
-        """Rewrite the term counts of ``documents`` from the chunks they hold now: those
-        ``given`` (all a replaced document holds), the others' read back; the lengths of
-        those holding any."""
+        """Rewrite the term counts of ``documents`` (of these ``keys``) from the chunks they
+        hold now: those ``given`` (all a replaced document holds), the others' read back;
+        the lengths of those holding any."""
         cursor.execute(_DROP_DOCUMENTS, (documents,))
         held = dict(given)
         others = [d for d in documents if d not in given]
@@ -295,11 +305,13 @@ class PostgresChunkTable:
         counts = {document: document_terms(parts) for document, parts in held.items() if parts}
         lengths = {d: sum(t.values()) for d, t in counts.items()}
         _copy(cursor, "document_texts (document_id, length)", list(lengths.items()))
-        _copy_terms(
+        versions = _numbers(
             cursor,
-            "document_terms (term, document_id, tf, length)",
-            [(d, t, str(lengths[d])) for d, t in counts.items()],
+            "SELECT document_id, version FROM document_texts WHERE document_id = ANY(%s)",
+            list(counts),
         )
+        owned = [(versions[d], keys[d], t) for d, t in counts.items()]
+        write_block(cursor, "documents", *records_of(owned))
         return lengths
 
     def delete(self, document_ids: Sequence[str]) -> int:
@@ -308,6 +320,8 @@ class PostgresChunkTable:
             cursor.execute(_DROP_DOCUMENTS, (list(document_ids),))
             cursor.execute(_DROP_CHUNKS, {"documents": list(document_ids), "ids": []})
             row = cursor.fetchone()
+            for name in LISTS:
+                compact(cursor, name)
             return 0 if row is None else -int(row[0])
 
     def set_vectors(self, ids: Sequence[str], embedder: str, vectors: np.ndarray) -> None:
@@ -349,24 +363,19 @@ class PostgresChunkTable:
         with self.store.reading() as conn:
             return [_chunk(r) for r in conn.execute(sql.encode(), args).fetchall()]
 
-    def lexical(
-        self, terms: Sequence[str], k1: float, b: float, limit: int | None
-    ) -> list[LexicalHit]:
-        """Chunks scored by BM25 of ``terms`` (own and whole document), computed from the
-        statistics held here: the ``limit`` best by the two scores each scaled by its best,
-        or (None) every chunk either score reaches."""
-        if not terms:
-            return []
-        sql, args = (_ALL, {}) if limit is None else (_TOP, {"limit": limit})
+    @contextmanager
+    def lexical(self) -> Iterator[LexicalView]:
+        """A view of the statistics BM25 needs, all read from one snapshot (a read-only
+        repeatable-read transaction, begun with the first read)."""
         with self.store.reading() as conn:
-            rows = conn.execute(
-                sql.encode(), {"terms": list(terms), "k1": k1, "b": b, **args}
-            ).fetchall()
-        if limit is None:
-            return [LexicalHit(str(i), float(o), float(w), float(f)) for i, o, w, f in rows]
-        return [
-            LexicalHit(r[4], float(r[0]), float(r[1]), float(r[2]), _chunk(r[4:])) for r in rows
-        ]
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            conn.read_only = True
+            try:
+                with conn.cursor() as cursor:
+                    yield LexicalView(cursor)
+            finally:
+                conn.rollback()
+                conn.isolation_level = conn.read_only = None
 
     def dense(self, embedder: str, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` chunks of ``embedder`` nearest to ``vector`` by cosine (HNSW), with
@@ -422,34 +431,6 @@ def _copy(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
             copy.write_row(row)
 
 
-def _copy_terms(
-    cursor: Any, table: str, owners: Sequence[tuple[str, Mapping[str, int], str]]
-) -> None:
-    """Write term rows ``(term, owner, count, rest...)`` into ``table`` with one COPY of
-    text made here: for each owner (a chunk or a document), its terms and their counts, and
-    the columns after them in COPY's text form. Each of the many term rows is one string
-    format, where a row handed to psycopg costs several times as much."""
-    escaped: dict[str, str] = {}
-    lines = []
-    for owner, counts, rest in owners:
-        key = _field(owner)
-        for term, count in counts.items():
-            field = escaped.get(term)
-            if field is None:
-                field = escaped[term] = _field(term)
-            lines.append(f"{field}\t{key}\t{count}\t{rest}\n")
-    with cursor.copy(f"COPY {table} FROM STDIN".encode()) as copy:
-        copy.write("".join(lines))
-
-
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def _field(text: str) -> str:
-    """``text`` as a field of COPY's text form: its separators and backslashes escaped."""
-    return text.translate(_COPY_ESCAPES)
-
-
 def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
     vector = None if c.vector is None else np.asarray(c.vector, dtype=np.float32)
     return (
@@ -470,6 +451,24 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
         _storable(c.context),
         length,
     )
+
+
+def _document_keys(cursor: Any, documents: Sequence[str]) -> dict[str, int]:
+    """The key of each of ``documents`` (given one on first sight; never changed)."""
+    cursor.execute(
+        "INSERT INTO document_keys (document_id) SELECT document_id"
+        " FROM unnest(%s::text[]) AS document_id ORDER BY 1 ON CONFLICT DO NOTHING",
+        (list(documents),),
+    )
+    return _numbers(
+        cursor, "SELECT document_id, key FROM document_keys WHERE document_id = ANY(%s)", documents
+    )
+
+
+def _numbers(cursor: Any, sql: str, names: Sequence[str]) -> dict[str, int]:
+    """The number ``sql`` (``SELECT name, number ... = ANY(%s)``) gives each of ``names``."""
+    cursor.execute(sql.encode(), (list(names),))
+    return {str(name): int(number) for name, number in cursor.fetchall()}
 
 
 def _fold_totals(cursor: Any) -> None:

@@ -1,0 +1,243 @@
+"""BM25 in the PostgreSQL store, held against a brute-force BM25 written out here over the
+same passages: after many writes (blocks merged), replacements and deletes (postings hidden,
+then dropped), and on a store made by the schema before packed postings, migrated."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+import pytest
+
+from citesift.index.lexical.passages import document_text
+from citesift.index.lexical.tokens import Tokenizer
+from citesift.index.postgres import PostgresIndex
+from citesift.index.query import Query
+from citesift.store.chunks import StoredChunk
+from citesift.store.postgres import PostgresStore
+from citesift.store.postgres.chunks import COMPONENT, MIGRATIONS
+from citesift.store.postgres.postings import PURGE_AFTER, RECORD
+
+pytestmark = pytest.mark.timeout(300)
+
+K1, B = 1.5, 0.75
+WORDS = [
+    *("tide", "moon", "ocean", "bee", "queen", "colony", "flower", "nectar", "crater"),
+    *("rock", "star", "comet", "orbit", "planet", "river", "delta", "glacier", "valley"),
+    *("forest", "fern", "moss", "lichen"),
+]
+QUERIES = ("moon tide", "queen colony bee", "rock crater comet star", "fern", "river zebra")
+TOKENIZE = Tokenizer()
+
+
+def made_chunks(rng: random.Random, document: str, count: int) -> list[StoredChunk]:
+    """``count`` chunks of ``document``: a few random words each, now and then the same
+    text twice (equal scores, ordered by row)."""
+    chunks, start = [], 0
+    text = ""
+    for seq in range(count):
+        if not text or rng.random() > 0.2:
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+        chunks.append(
+            StoredChunk(f"{document}#{seq}", document, seq, start, start + len(text), text)
+        )
+        start += len(text) + 1
+    return chunks
+
+
+def brute_force(chunks: Sequence[StoredChunk], query: str, k: int) -> list[tuple[str, float]]:
+    """The ``k`` best chunks by their own BM25 over the chunks and their document's over the
+    documents, each scaled by its best, summed; ties by own score then by ``chunks`` order
+    (the order they were stored in). Written out, one term and one passage at a time."""
+    documents: dict[str, list[StoredChunk]] = {}
+    for chunk in chunks:
+        documents.setdefault(chunk.document_id, []).append(chunk)
+    whole_texts = {
+        d: document_text(
+            [c.context for c in parts],
+            [(c.start, c.end, c.content) for c in sorted(parts, key=lambda c: (c.start, c.seq))],
+        )
+        for d, parts in documents.items()
+    }
+    terms = list(dict.fromkeys(TOKENIZE(query)))
+    own = _bm25({c.id: Counter(TOKENIZE(c.scored_text)) for c in chunks}, terms)
+    whole = _bm25({d: Counter(TOKENIZE(t)) for d, t in whole_texts.items()}, terms)
+    best_own, best_whole = max(own.values(), default=0.0), max(whole.values(), default=0.0)
+    ranked = []
+    for place, chunk in enumerate(chunks):
+        mine, theirs = own.get(chunk.id, 0.0), whole.get(chunk.document_id, 0.0)
+        if mine > 0 or theirs > 0:
+            fused = (mine / best_own if best_own else mine) + (
+                theirs / best_whole if best_whole else theirs
+            )
+            ranked.append((-fused, -mine, place, chunk.id))
+    return [(i, -f) for f, _, _, i in sorted(ranked)[:k]]
+
+
+def _bm25(counts: dict[str, Counter[str]], terms: list[str]) -> dict[str, float]:
+    n = len(counts)
+    mean = sum(sum(c.values()) for c in counts.values()) / n if n else 0.0
+    scores = {}
+    for name, held in counts.items():
+        length, score = sum(held.values()), 0.0
+        for term in terms:
+            if held[term]:
+                df = sum(1 for c in counts.values() if c[term])
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                norm = 1 - B + B * length / (mean if mean > 0 else 1.0)
+                score += idf * held[term] * (K1 + 1) / (held[term] + K1 * norm)
+        if score > 0:
+            scores[name] = score
+    return scores
+
+
+def stored_in_order(url: str, chunks: dict[str, StoredChunk]) -> list[StoredChunk]:
+    """The chunks held, in the order the store wrote them (its row numbers)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT id FROM chunks ORDER BY row_number").fetchall()
+    return [chunks[i] for (i,) in rows]
+
+
+def assert_ranks_as_brute_force(
+    index: PostgresIndex, url: str, held: dict[str, StoredChunk]
+) -> None:
+    ordered = stored_in_order(url, held)
+    for query in QUERIES:
+        for k in (1, 3, 10, len(ordered) + 1):
+            got = [(m.id, m.score) for m in index.search(Query(query, k, "bm25"))]
+            want = brute_force(ordered, query, k)
+            assert [i for i, _ in got] == [i for i, _ in want], (query, k)
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-6)
+
+
+@pytest.fixture
+def index(postgres_url: str) -> Iterator[PostgresIndex]:
+    opened = PostgresIndex(postgres_url)
+    yield opened
+    opened.close()
+
+
+def test_many_writes_replacements_and_deletes_rank_as_brute_force(
+    index: PostgresIndex, postgres_url: str
+) -> None:
+    rng = random.Random(7)
+    held: dict[str, StoredChunk] = {}
+    for write in range(40):
+        documents = [f"d{write}-{n}" for n in range(rng.randint(1, 3))]
+        chunks = [c for d in documents for c in made_chunks(rng, d, rng.randint(1, 5))]
+        index.upsert(documents, chunks)
+        held.update((c.id, c) for c in chunks)
+    replaced = made_chunks(rng, "d3-0", 4)
+    index.upsert(["d3-0"], replaced)
+    held = {i: c for i, c in held.items() if c.document_id != "d3-0"} | {c.id: c for c in replaced}
+    gone = ["d5-0", "d9-0", "d20-0"]
+    assert index.delete(gone) > 0
+    held = {i: c for i, c in held.items() if c.document_id not in gone}
+    with psycopg.connect(postgres_url) as conn:
+        [(blocks,)] = conn.execute("SELECT count(*) FROM posting_blocks").fetchall()
+    assert blocks < 40  # blocks of like size were merged
+    assert_ranks_as_brute_force(index, postgres_url, held)
+    only = {"topic": "none"}
+    assert index.search(Query("moon", 5, "bm25", filter=only)) == []
+
+
+def test_deleted_chunks_postings_are_dropped_once_tombstones_are_many(
+    index: PostgresIndex, postgres_url: str
+) -> None:
+    rng = random.Random(11)
+    many = [
+        StoredChunk(f"m#{n}", f"m{n // 50}", n % 50, 0, 4, f"w{n} {rng.choice(WORDS)}")
+        for n in range(PURGE_AFTER + 200)
+    ]
+    kept = made_chunks(rng, "kept", 6)
+    index.upsert([], many + kept)
+    index.delete(sorted({c.document_id for c in many}))
+    with psycopg.connect(postgres_url) as conn:
+        dead = conn.execute("SELECT count(*) FROM dead_postings WHERE list = 'chunks'").fetchone()
+        live = {n for (n,) in conn.execute("SELECT row_number FROM chunks").fetchall()}
+        data = conn.execute("SELECT data FROM chunks_postings").fetchall()
+    owners = np.frombuffer(b"".join(d for (d,) in data), dtype=RECORD)["owner"]
+    assert dead == (0,) and set(owners.tolist()) == live
+    assert_ranks_as_brute_force(index, postgres_url, {c.id: c for c in kept})
+
+
+def _old_rows(conn: psycopg.Connection[Any], chunks: Sequence[StoredChunk]) -> None:
+    """Write ``chunks`` as the schema before packed postings held them: a row a posting."""
+    lengths = {}
+    for chunk in chunks:
+        counts = Counter(TOKENIZE(chunk.scored_text))
+        lengths[chunk.id] = sum(counts.values())
+        conn.execute(
+            "INSERT INTO chunks (id, document_id, seq, start, stop, content, content_hash,"
+            " length) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                chunk.id,
+                chunk.document_id,
+                chunk.seq,
+                chunk.start,
+                chunk.end,
+                chunk.content,
+                chunk.content_hash,
+                lengths[chunk.id],
+            ),
+        )
+        for term, count in counts.items():
+            conn.execute(
+                "INSERT INTO chunk_terms (term, chunk_id, tf, length, document_id)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (term, chunk.id, count, lengths[chunk.id], chunk.document_id),
+            )
+    documents: dict[str, list[StoredChunk]] = {}
+    for chunk in chunks:
+        documents.setdefault(chunk.document_id, []).append(chunk)
+    total = 0
+    for document, parts in documents.items():
+        text = document_text(
+            [c.context for c in parts], [(c.start, c.end, c.content) for c in parts]
+        )
+        counts = Counter(TOKENIZE(text))
+        total += sum(counts.values())
+        conn.execute(
+            "INSERT INTO document_texts (document_id, length) VALUES (%s, %s)",
+            (document, sum(counts.values())),
+        )
+        for term, count in counts.items():
+            conn.execute(
+                "INSERT INTO document_terms (term, document_id, tf, length)"
+                " VALUES (%s, %s, %s, %s)",
+                (term, document, count, sum(counts.values())),
+            )
+    conn.execute(
+        "INSERT INTO bm25_totals VALUES (%s, %s, %s, %s)",
+        (len(chunks), sum(lengths.values()), len(documents), total),
+    )
+
+
+def test_a_store_of_the_row_per_posting_schema_is_migrated_and_ranks_alike(
+    postgres_url: str,
+) -> None:
+    rng = random.Random(5)
+    chunks = [c for n in range(12) for c in made_chunks(rng, f"old{n}", rng.randint(1, 4))]
+    with PostgresStore(postgres_url) as store:
+        store.migrate(COMPONENT, MIGRATIONS[:4])  # the schema before packed postings
+    with psycopg.connect(postgres_url) as conn:
+        _old_rows(conn, chunks)
+    held = {c.id: c for c in chunks}
+    index = PostgresIndex(postgres_url)
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            tables = {t for (t,) in conn.execute("SELECT tablename FROM pg_tables").fetchall()}
+        assert "chunk_terms" not in tables and "chunks_postings" in tables
+        assert_ranks_as_brute_force(index, postgres_url, held)
+        index.delete(["old2"])
+        fresh = made_chunks(rng, "old4", 3)
+        index.upsert(["old4"], fresh)
+        held = {i: c for i, c in held.items() if c.document_id not in {"old2", "old4"}}
+        assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in fresh})
+    finally:
+        index.close()
