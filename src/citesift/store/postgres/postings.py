@@ -189,8 +189,20 @@ def compact(cursor: Any, name: str) -> None:
 
 
 def _merge(cursor: Any, name: str, blocks: list[int]) -> None:
-    """Rewrite ``blocks`` as one, without the postings of owners that have a tombstone (and
-    drop those tombstones: nothing holds their postings any more)."""
+    """Rewrite ``blocks`` as one: in the server, each term's rows joined, when no tombstone
+    falls in their owners' ranges; else here, without the postings of owners that have a
+    tombstone (and those tombstones dropped: nothing holds their postings any more)."""
+    cursor.execute(
+        "SELECT sum(postings), min(low), max(high), EXISTS (SELECT 1 FROM dead_postings d"
+        " JOIN posting_blocks b ON d.number BETWEEN b.low AND b.high"
+        " WHERE d.list = %(list)s AND b.block = ANY(%(blocks)s))"
+        " FROM posting_blocks WHERE block = ANY(%(blocks)s)",
+        {"list": name, "blocks": blocks},
+    )
+    row = cursor.fetchone()
+    if row is not None and not row[3]:
+        _join(cursor, name, blocks, int(row[0]), int(row[1]), int(row[2]))
+        return
     cursor.execute(
         f"DELETE FROM {name}_postings WHERE block = ANY(%s) RETURNING term, data".encode(),
         (blocks,),
@@ -211,6 +223,24 @@ def _merge(cursor: Any, name: str, blocks: list[int]) -> None:
         )
         records, term = records[~gone], term[~gone]
     write_block(cursor, name, list(codes), (term, records))
+
+
+def _join(cursor: Any, name: str, blocks: list[int], postings: int, low: int, high: int) -> None:
+    """Rewrite ``blocks`` as one in the server: each term's data, block after block."""
+    cursor.execute(
+        "INSERT INTO posting_blocks (list, level, postings, low, high)"
+        " VALUES (%s, %s, %s, %s, %s) RETURNING block",
+        (name, level_of(postings), postings, low, high),
+    )
+    row = cursor.fetchone()
+    cursor.execute(
+        f"INSERT INTO {name}_postings (term, block, data) SELECT term, %s,"
+        f" string_agg(data, ''::bytea ORDER BY block) FROM {name}_postings"
+        " WHERE block = ANY(%s) GROUP BY term".encode(),
+        (row[0], blocks),
+    )
+    cursor.execute(f"DELETE FROM {name}_postings WHERE block = ANY(%s)".encode(), (blocks,))
+    cursor.execute("DELETE FROM posting_blocks WHERE block = ANY(%s)", (blocks,))
 
 
 def _records(chunks: list[bytes]) -> np.ndarray:
