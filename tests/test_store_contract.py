@@ -231,7 +231,7 @@ def test_a_chunk_holding_nul_characters_is_kept_with_its_offsets(store: AnyStore
 
 
 def test_bm25_ranks_and_scores_alike_on_both_stores(store: AnyStore, tmp_path: Any) -> None:
-    """The PostgreSQL store computes BM25 in the server from the counts it holds; the
+    """The PostgreSQL store scores BM25 from the postings it holds, read in one snapshot; the
     embedded one in memory: the same hits, in the same order, with the same scores."""
     reference = rag(open_store(str(tmp_path / "reference.db")), "bm25")
     tested = rag(store, "bm25")
