@@ -16,6 +16,7 @@ import pytest
 
 from citesift.index.lexical.passages import document_text
 from citesift.index.lexical.tokens import Tokenizer
+from citesift.index.partition import create_partitioned_rag
 from citesift.index.postgres import PostgresIndex
 from citesift.index.query import Query
 from citesift.store.chunks import StoredChunk
@@ -241,3 +242,50 @@ def test_a_store_of_the_row_per_posting_schema_is_migrated_and_ranks_alike(
         assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in fresh})
     finally:
         index.close()
+
+
+def test_partitions_on_postgresql_rank_as_on_the_embedded_store(
+    postgres_url: str, tmp_path: Any
+) -> None:
+    """Two partitions sharing one store: each search sees its own documents only, ranked and
+    scored as the embedded store ranks them, before and after one is replaced and deleted."""
+    rng = random.Random(3)
+    texts = {
+        part: [
+            {"id": f"{part}{n}", "content": " ".join(rng.choice(WORDS) for _ in range(40))}
+            for n in range(6)
+        ]
+        for part in ("north", "south")
+    }
+    stores = {"postgres": postgres_url, "embedded": str(tmp_path / "embedded.db")}
+    opened = {
+        (kind, part): create_partitioned_rag(part, store=where, mode="bm25", chunk_size=80)
+        for kind, where in stores.items()
+        for part in texts
+    }
+
+    def hits(kind: str, part: str, query: str) -> list[tuple[str, float]]:
+        found = opened[kind, part].search(query, 5)
+        assert {h.provenance.document_id for h in found} <= {d["id"] for d in texts[part]}
+        return [(h.id, h.score) for h in found]
+
+    def same_everywhere() -> None:
+        found = 0
+        for part in texts:
+            for query in QUERIES:
+                got, want = hits("postgres", part, query), hits("embedded", part, query)
+                found += len(got)
+                assert [i for i, _ in got] == [i for i, _ in want], (part, query)
+                assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-6)
+        assert found >= 30
+
+    for (_, part), rag in opened.items():
+        rag.ingest(texts[part])
+    same_everywhere()
+    for (_, part), rag in opened.items():
+        if part == "north":
+            rag.ingest([{"id": "north1", "content": "moon tide moon tide fern"}])
+            rag.delete(["north2"])
+    same_everywhere()
+    for rag in opened.values():
+        rag.close()
