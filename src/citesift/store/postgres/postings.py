@@ -5,7 +5,7 @@ Each write adds one block: per term, one row holding its postings as fixed-size 
 records (owner number, term count, owner length, key). Blocks of like size merge, a few at a
 time, so a term has a few rows per size class (tens of rows at most). A removed owner's
 postings are hidden by a tombstone until the merge that drops them; once tombstones are
-many, the blocks that may hold them are merged at once.
+many, each block that may hold them is rewritten without them.
 """
 
 from __future__ import annotations
@@ -159,8 +159,8 @@ def _postings(rows: list[tuple[int, bytes]], dead: np.ndarray) -> Postings:
 
 def compact(cursor: Any, name: str) -> None:
     """Merge the blocks of list ``name`` while a size class holds ``FANOUT`` of them, and
-    the blocks that may hold its tombstones once they are many (by one writer at a time;
-    the others go on writing blocks meanwhile)."""
+    rewrite each block that may hold its tombstones once they are many (by one writer at a
+    time; the others go on writing blocks meanwhile)."""
     cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", (COMPACT_LOCK + LISTS.index(name),))
     locked = cursor.fetchone()
     if not (locked and locked[0]):
@@ -184,8 +184,8 @@ def compact(cursor: Any, name: str) -> None:
             (name,),
         )
         row = cursor.fetchone()
-        if row is not None and row[0]:
-            _merge(cursor, name, sorted(row[0]))
+        for block in sorted(row[0] or []) if row is not None else []:
+            _merge(cursor, name, [block])  # one at a time: the client holds one block
 
 
 def _merge(cursor: Any, name: str, blocks: list[int]) -> None:
