@@ -60,3 +60,33 @@ def test_a_published_time_in_digits_completes_a_claims_year() -> None:
     assert chosen("Rivers became the podcast's host in 2016.", page) == (31, 0)
     undated = ["Page 2016 of 3000", *filler, "Rivers became the podcast's host."]
     assert chosen("Rivers became the podcast's host in 2016.", undated) == (31,)
+
+
+def ranked_first(candidates: Candidates, first: tuple[int, ...]) -> Candidates:
+    """``candidates`` with the sentences ``first`` put at the top of the ranking."""
+    rest = tuple(i for i in candidates.ranked if i not in first)
+    return dataclasses.replace(candidates, ranked=(*first, *rest))
+
+
+def test_of_two_sentences_covering_nearly_as_much_the_better_ranked_is_named() -> None:
+    opened = "The steel Harbour Bridge designed by Ada Brooks opened"
+    page = [
+        "Harbour news",
+        f"{opened} to traffic in 1932 after four years of work.",
+        f"{opened} in 1932 after four years of work.",
+        "The steel Harbour Bridge opened after four years of work.",
+        "Fishing boats moored below the pylons every night.",
+    ]
+    claim = f"{opened} to traffic in 1932 after four years of work."
+    found = find_candidates(claim, page)
+    assert chosen(claim, page, ranked_first(found, (1, 2))) == (1,)
+    assert chosen(claim, page, ranked_first(found, (2, 1))) == (2,)
+    assert chosen(claim, page, ranked_first(found, (3, 1))) == (1,)
+
+
+def test_a_heading_close_in_meaning_does_not_join_for_a_small_share_of_the_claim() -> None:
+    page = [*PAGE[:3], "Its great arch", *PAGE[4:]]
+    found = closeness(find_candidates(ARCH, page), {1: 0.7, 3: 0.6})
+    assert 3 in found.short
+    assert chosen(ARCH, page, found) == (1,)
+    assert chosen(ARCH, PAGE, closeness(find_candidates(ARCH, PAGE), {1: 0.7, 3: 0.6})) == (1, 3)

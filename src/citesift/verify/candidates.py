@@ -18,6 +18,9 @@ RRF_K = 60
 """The damping constant of reciprocal-rank fusion (the value its authors recommend)."""
 NEIGHBOURS = 1
 """Sentences kept on either side of a candidate."""
+FEW_WORDS = 8
+"""A line of at most this many words is a heading, a label or a dateline rather than a
+statement of fact: a sentence stating who did what, and when, takes more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +30,15 @@ class Candidates:
     ``ranked``: indices of the best sentences, best first; ``windows``: each with its
     neighbours, as runs of consecutive indices (runs that touch are merged), in text order;
     ``lexical``: each sentence's BM25 score over the best one's (0 to 1); ``dense``: each
-    sentence's cosine with the claim, or None without an embedder.
+    sentence's cosine with the claim, or None without an embedder; ``short``: the windows'
+    lines of ``FEW_WORDS`` words or fewer (headings, labels, datelines).
     """
 
     ranked: tuple[int, ...]
     windows: tuple[tuple[int, ...], ...]
     lexical: tuple[float, ...]
     dense: tuple[float, ...] | None
+    short: frozenset[int] = frozenset()
 
     @property
     def pool(self) -> tuple[int, ...]:
@@ -59,12 +64,19 @@ def find_candidates(
             ranks[order] = np.arange(1, len(scores) + 1)
             fused += np.where(scores > 0, 1.0 / (RRF_K + ranks), 0.0)
     ranked = [int(i) for i in np.argsort(-fused, kind="stable")[:top] if fused[i] > 0]
+    windows = _windows(ranked, len(sentences))
     return Candidates(
         tuple(ranked),
-        _windows(ranked, len(sentences)),
+        windows,
         tuple(float(x) for x in lexical),
         None if dense is None else tuple(float(x) for x in dense),
+        frozenset(i for window in windows for i in window if few_words(sentences[i])),
     )
+
+
+def few_words(line: str) -> bool:
+    """``line`` is a heading, a label or a dateline by its length (``FEW_WORDS``)."""
+    return len(line.split()) <= FEW_WORDS
 
 
 def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
