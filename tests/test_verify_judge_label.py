@@ -1,8 +1,9 @@
 """How the offline judge labels a claim, on small pages written for these tests: the words
 a source rewords or drops at will count for nothing, a negation is weighed against the
 sentence that backs the claim, a claim none of whose statements is backed is not supported
-at all unless a sentence says one of them in other words, and the score agrees with the
-label."""
+at all unless a sentence says one of them in other words, a name the support leaves out
+(even one the page states elsewhere) leaves the claim partly supported, and the score agrees
+with the label."""
 
 from __future__ import annotations
 
@@ -108,6 +109,25 @@ def test_the_score_is_above_one_half_exactly_when_the_claim_is_supported() -> No
         assert (check.score > 0.5) == (check.label == "supported"), check
     full, missed = judged(claims[0]), judged(claims[2])
     assert full.score > 0.5 > missed.score
+
+
+def test_a_name_the_support_leaves_out_keeps_the_claim_partly_supported() -> None:
+    page = [
+        "Emotive is the third album by the band.",
+        "Emotive was released in the autumn.",
+        "Critics praised Emotive for its quiet songs.",
+        "The band recorded the album in a barn near the coast over three weeks of winter.",
+        "A tour followed Emotive in spring.",
+        "Sales of Emotive were modest.",
+        "The singer later moved to the city.",
+        "The drummer left the group after the tour.",
+    ]
+    plain = judged("The band recorded the album in a barn near the coast over three weeks.", page)
+    assert plain.label == "supported", plain
+    named = judged("The band recorded Emotive in a barn near the coast over three weeks.", page)
+    assert named.label == "partially_supported", named
+    assert named.supporting == (3,)
+    assert "emot" in named.reason
 
 
 TOWN = [  # a town's bulletin: many sentences, each of its own topic

@@ -35,9 +35,6 @@ not supported, one with a statement backed is at least partly supported. Below o
 as a source rewords what it backs (a supported claim's words are found about two times in
 three), so a backed statement often shows only half its words; 0.4 rather than 0.5 was
 chosen between the two on the development claims."""
-MAX_MISSED_NAMES = 1
-"""Names a supported claim may lack (a capitalised word is not always a name); every number
-and date must be found."""
 SCORE_WEIGHTS = {"bias": -4.0, "coverage": 5.0, "dense": 2.5, "missed": -3.0, "negation": -3.0}
 """The logistic weights of the evidence: full coverage of a close sentence gives about 0.9;
 each number, date or name missed, or a negation not shared, takes the odds down about
@@ -106,15 +103,13 @@ def _score(measured: Measured, closeness: float, label: Label) -> float:
 
 def _label(measured: Measured) -> Label:
     """Not supported when no statement of the claim is backed; supported when enough of it
-    is covered with every number, date and (but ``MAX_MISSED_NAMES``) name found, and no
-    rule of ``rules.py`` stands against it; partly supported otherwise."""
+    is covered with every number, date and name found in the support, and no rule of
+    ``rules.py`` stands against it; partly supported otherwise. A name the page states
+    elsewhere but the support leaves out is not let pass: the support then does not say
+    that what it states is about that person, place or work (a page about a band names its
+    albums, each in its own sentences), which is what makes a claim partly supported."""
     if max((s.coverage for s in measured.statements), default=measured.coverage) < STATEMENT_BACKED:
         return "not_supported"
-    names = sum(not m.startswith(("n:", "m:")) for m in measured.missed)
-    if (
-        measured.coverage >= SUPPORTED_COVERAGE
-        and names <= MAX_MISSED_NAMES
-        and not blocked(measured)
-    ):
+    if measured.coverage >= SUPPORTED_COVERAGE and not measured.missed and not blocked(measured):
         return "supported"
     return "partially_supported"
