@@ -130,6 +130,19 @@ def test_a_name_the_support_leaves_out_keeps_the_claim_partly_supported() -> Non
     assert "emot" in named.reason
 
 
+def test_one_of_a_group_counts_nothing() -> None:
+    assert facts("one of the highest proportions").numbers == frozenset()
+    assert facts("It took one year to paint.").numbers == {"1"}
+    page = [
+        "Harbour news",
+        "The Harbour Bridge is among the longest arch bridges in the world.",
+        "It opened in 1932.",
+    ]
+    check = judged("The Harbour Bridge is one of the longest arch bridges in the world.", page)
+    assert check.label == "supported", check
+    assert check.supporting == (1,)
+
+
 TOWN = [  # a town's bulletin: many sentences, each of its own topic
     "Millbrook weekly bulletin",
     "Rain is expected on most days of the coming week.",

@@ -228,7 +228,8 @@ NUMBER_WORDS = {
         ]
     )
 }
-"""Small numbers written as words, read as the digits a source may use instead."""
+"""Small numbers written as words, read as the digits a source may use instead; but *one of*
+picks one of a group (*one of the highest*, *one of its members*) and counts nothing."""
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
@@ -268,7 +269,11 @@ def facts(text: str) -> Facts:
     lowered = [w.lower() for w in words]
     stem = _tokenizer()
     numbers = {_plain_number(w) for w in words if _NUMBER.fullmatch(w)}
-    numbers |= {NUMBER_WORDS[w] for w in lowered if w in NUMBER_WORDS}
+    numbers |= {
+        NUMBER_WORDS[w]
+        for w, after in pairwise([*lowered, ""])
+        if w in NUMBER_WORDS and not (w == "one" and after == "of")
+    }
     months = {MONTHS[w] for w, raw in zip(lowered, words, strict=True) if _is_month(w, raw)}
     entities = {
         s
