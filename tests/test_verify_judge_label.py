@@ -48,6 +48,8 @@ def test_connectives_and_discourse_words_need_not_be_repeated() -> None:
 def test_a_negation_denies_what_is_done_not_the_names_around_it() -> None:
     assert facts("He did not want to leave Savatage.").denied == {"want", "leav"}
     assert facts("She was not born in Paris in 1901.").denied == {"born"}
+    stopped = "He would not start the Cheez-It 355 at The Glen a day after the crash."
+    assert facts(stopped).denied == {"start"}
 
 
 def test_a_denial_is_weighed_against_the_sentence_that_backs_the_claim() -> None:

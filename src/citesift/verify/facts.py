@@ -297,10 +297,10 @@ def facts(text: str) -> Facts:
 
 def _denied(text: str) -> frozenset[str]:
     """The stems of the first ``NEGATION_SCOPE`` content words after each negation, within
-    its clause (``No. 1`` and ``not only`` deny nothing). Names are passed over: a negation
-    denies what is done or said of a thing (``did not want to leave Savatage`` denies
-    *want* and *leave*), and a name is stated again and again on the page it belongs to."""
-    stem = _tokenizer()
+    its clause and up to a name past them (``_scope``; ``No. 1`` and ``not only`` deny
+    nothing). Names are passed over: a negation denies what is done or said of a thing
+    (``did not want to leave Savatage`` denies *want* and *leave*), and a name is stated
+    again and again on the page it belongs to."""
     denied: set[str] = set()
     for clause in _CLAUSE.split(text):
         words = _WORD.findall(clause)
@@ -309,15 +309,25 @@ def _denied(text: str) -> frozenset[str]:
             if (word in NEGATIONS or _CONTRACTED_NOT.search(word)) and lowered[i + 1 : i + 2] != [
                 "only"
             ]:
-                scope = [
-                    s
-                    for w, raw in zip(lowered[i + 1 :], words[i + 1 :], strict=True)
-                    if not raw[:1].isupper()
-                    for s in stem(w)
-                    if not s.isdigit()
-                ]
+                scope = _scope(lowered[i + 1 :], words[i + 1 :])
                 denied.update(_singular(s) for s in scope[:NEGATION_SCOPE] if s not in NEGATIONS)
     return frozenset(denied)
+
+
+def _scope(lowered: list[str], words: list[str]) -> list[str]:
+    """The content stems a negation may deny, from the words after it: names and numbers
+    are passed over, and the first of them met once a content word is read ends it, as the
+    name is then what the denied act is done to and the words beyond it say when or where
+    (``would not start the Cheez-It 355 at The Glen a day after`` denies *start* alone)."""
+    stem = _tokenizer()
+    scope: list[str] = []
+    for w, raw in zip(lowered, words, strict=True):
+        named = raw[:1].isupper() or _NUMBER.fullmatch(w) is not None
+        if named and scope:
+            break
+        if not named:
+            scope.extend(s for s in stem(w) if not s.isdigit())
+    return scope
 
 
 def _spelled_date(match: re.Match[str]) -> str:
