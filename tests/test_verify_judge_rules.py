@@ -80,6 +80,10 @@ def test_a_family_word_the_stemmer_leaves_apart_still_matches() -> None:
     check = judged("He was killed in the Libyan city of Misrata in 2011.", page)
     assert check.label == "supported", check
     assert check.supporting == (1,)
+    page = ["The season opens in May.", "She was picked for the Canadian team in 2017."]
+    check = judged("In 2017 she was picked for the team of Canada.", [*page, "Her coach agreed."])
+    assert check.label == "supported", check  # Canada's family drops its final vowel
+    assert check.supporting == (1,)
 
 
 def test_nothing_behind_a_claim_is_not_supported_and_names_no_sentence() -> None:

@@ -156,7 +156,9 @@ def _matched(units: _Units, keys: frozenset[str]) -> frozenset[str]:
     """The claim's units a text's ``keys`` cover: the same stem, or one of a word's family
     the stemmer leaves apart (*Libya* and *Libyan*, *Jordan* and *Jordanians*), told by one
     stem of at least ``MIN_ROOT`` letters starting the other and longer by ``MAX_SUFFIX``
-    letters at most (not *state* and *statement*). Numbers and dates match only exactly."""
+    letters at most (not *state* and *statement*), less the final vowel a longer stem's
+    family drops (*Canada* and *Canadian*, *Mexico* and *Mexican*). Numbers and dates match
+    only exactly."""
     found = set(units.weights.keys() & keys)
     words = [k for k in keys if len(k) >= MIN_ROOT and ":" not in k]
     for unit in units.weights.keys() - found:
@@ -168,6 +170,8 @@ def _matched(units: _Units, keys: frozenset[str]) -> frozenset[str]:
 def _kin(a: str, b: str) -> bool:
     """``a`` and ``b`` are one word's family (see ``_matched``)."""
     short, long = sorted((a, b), key=len)
+    if short[-1] in "aeiouy" and len(short) > MIN_ROOT:  # the root left is MIN_ROOT or more
+        short = short[:-1]
     return long.startswith(short) and len(long) - len(short) <= MAX_SUFFIX
 
 
