@@ -9,25 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from citesift import ClaimCheck, Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore
+from citesift import Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore
 from citesift.index.embedders import CachedEmbedder
 from citesift.verify import find_candidates
 from citesift.verify.facts import facts
-
-PAGE = [
-    "Harbour news",
-    "June 3, 1932",
-    "The Harbour Bridge was designed by the engineer Ada Brooks.",
-    "The bridge opened to traffic on Friday after four years of work.",
-    "Crowds lined both shores to watch the first trams cross.",
-    "The city also plans a new museum beside the river, which will display old maps.",
-    "Tickets for the ferry will cost less from next month.",
-]
-
-
-def judged(claim: str, page: list[str] = PAGE) -> ClaimCheck:
-    """``claim`` graded by the offline judge over the BM25 candidates of ``page``."""
-    return OfflineJudge().judge(claim, page, find_candidates(claim, page))
+from judge_pages import judged
 
 
 def test_connectives_and_discourse_words_need_not_be_repeated() -> None:
