@@ -90,3 +90,11 @@ def test_a_heading_close_in_meaning_does_not_join_for_a_small_share_of_the_claim
     assert 3 in found.short
     assert chosen(ARCH, page, found) == (1,)
     assert chosen(ARCH, PAGE, closeness(find_candidates(ARCH, PAGE), {1: 0.7, 3: 0.6})) == (1, 3)
+
+
+def test_a_sentence_less_close_to_the_claim_than_the_page_is_does_not_join() -> None:
+    claim = f"{BUILT} with an arch built by Dorman Long of Middlesbrough."
+    found = find_candidates(claim, PAGE)
+    assert chosen(claim, PAGE, found) == (1, 3)
+    assert chosen(claim, PAGE, closeness(found, {1: 0.7, 3: 0.5})) == (1, 3)
+    assert chosen(claim, PAGE, closeness(found, {1: 0.7, 3: 0.0})) == (1,)

@@ -45,6 +45,17 @@ class Candidates:
         """Every sentence of every window, in text order."""
         return tuple(i for window in self.windows for i in window)
 
+    @property
+    def lift(self) -> tuple[float, ...] | None:
+        """Each sentence's cosine with the claim in standard deviations above the page's
+        mean (None without an embedder): how the sentence stands out from the page by
+        meaning, a level that does not depend on how alike the two texts are written."""
+        if self.dense is None:
+            return None
+        dense = np.asarray(self.dense)
+        spread = float(dense.std())
+        return tuple(float(x) for x in (dense - dense.mean()) / (spread or 1.0))
+
 
 def find_candidates(
     claim: str,

@@ -57,10 +57,13 @@ def choose(
     ``keys`` the units each sentence covers, ``statements`` the units of each statement of
     the claim. Passes, each adding the sentence that covers most anew until none qualifies:
     candidates covering ``MIN_GAIN`` of the claim anew, words or names among it (a number
-    alone in a sentence about something else supports nothing), near ties (``TIE``) going
-    to the better-ranked; then candidates close in meaning to the claim (``CLOSE``)
-    covering ``CLOSE_GAIN``, if they state something (a heading or a label is close to a
-    claim on its topic by being short and naming the topic, not by stating its facts);
+    alone in a sentence about something else supports nothing) and standing no lower than
+    the page's average by meaning (``Candidates.lift``: a sentence less close to the claim
+    than the page as a whole is about something else, and the claim's words it holds are
+    words the page repeats everywhere), near ties (``TIE``) going to the better-ranked;
+    then candidates close in meaning to the claim (``CLOSE``) covering ``CLOSE_GAIN``, if
+    they state something (a heading or a label is close to a claim on its topic by being
+    short and naming the topic, not by stating its facts);
     then, for a number or date still missing, a candidate beside a chosen sentence or one
     of the page's date ``lines`` that holds it; last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
@@ -94,8 +97,10 @@ def choose(
             chosen.append(best)
             covered.update(keys[best])
 
+    lift = candidates.lift
+
     def stated(i: int, fresh: frozenset[str]) -> bool:
-        return i in pool and not fresh <= quantities
+        return i in pool and not fresh <= quantities and (lift is None or lift[i] >= 0)
 
     add(set(weights), MIN_GAIN * total, stated, TIE)
     if dense is not None:
