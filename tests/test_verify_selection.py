@@ -98,3 +98,13 @@ def test_a_sentence_less_close_to_the_claim_than_the_page_is_does_not_join() -> 
     assert chosen(claim, PAGE, found) == (1, 3)
     assert chosen(claim, PAGE, closeness(found, {1: 0.7, 3: 0.5})) == (1, 3)
     assert chosen(claim, PAGE, closeness(found, {1: 0.7, 3: 0.0})) == (1,)
+
+
+def test_a_sentence_beside_the_support_standing_out_by_meaning_adds_a_single_fact() -> None:
+    filler = [f"Ledger {n} of the harbour trust lists the tolls of the year." for n in range(20)]
+    page = [*PAGE, *filler]
+    claim = f"{BUILT} before crowds."
+    found = find_candidates(claim, page)
+    assert chosen(claim, page, found) == (1,)
+    assert chosen(claim, page, closeness(found, {1: 0.7, 2: 0.45})) == (1, 2)
+    assert chosen(claim, page, closeness(found, {1: 0.7, 2: 0.2})) == (1,)

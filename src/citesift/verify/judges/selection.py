@@ -25,6 +25,12 @@ CLOSE_GAIN = MIN_GAIN / 2
 """The share of the claim a sentence close in meaning must cover anew to join: its
 closeness vouches that the few facts it adds are the claim's, not words that merely recur
 on the page, so half the usual share will do."""
+NEAR_LIFT = 2.0
+"""Standard deviations above the page's mean cosine with the claim (``Candidates.lift``)
+from which a sentence beside the support stands out from the page by meaning: the top
+sentence or two of a hundred, were the cosines spread normally. Beside a chosen sentence
+(a fact often runs over two sentences: a name in one, what it did in the next) that is
+enough to show it speaks of the claim, so any fact of the claim it adds is the claim's."""
 BACKED = 0.5
 """Share of one statement of the claim (its weighted facts) from which it counts as backed
 by the support; a statement below it gets a sentence of its own if one covers this share
@@ -63,7 +69,8 @@ def choose(
     words the page repeats everywhere), near ties (``TIE``) going to the better-ranked;
     then candidates close in meaning to the claim (``CLOSE``) covering ``CLOSE_GAIN``, if
     they state something (a heading or a label is close to a claim on its topic by being
-    short and naming the topic, not by stating its facts);
+    short and naming the topic, not by stating its facts); then a statement beside a chosen
+    sentence standing out from the page by meaning (``NEAR_LIFT``) adding any fact;
     then, for a number or date still missing, a candidate beside a chosen sentence or one
     of the page's date ``lines`` that holds it; last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
@@ -98,6 +105,10 @@ def choose(
             covered.update(keys[best])
 
     lift = candidates.lift
+    short = candidates.short
+
+    def beside(i: int) -> bool:
+        return bool({i - 1, i + 1} & set(chosen))
 
     def stated(i: int, fresh: frozenset[str]) -> bool:
         return i in pool and not fresh <= quantities and (lift is None or lift[i] >= 0)
@@ -107,12 +118,18 @@ def choose(
         add(
             set(weights),
             CLOSE_GAIN * total,
-            lambda i, f: stated(i, f) and dense[i] >= CLOSE and i not in candidates.short,
+            lambda i, f: stated(i, f) and dense[i] >= CLOSE and i not in short,
+        )
+    if lift is not None:
+        add(
+            set(weights),
+            0.0,
+            lambda i, f: stated(i, f) and lift[i] >= NEAR_LIFT and beside(i) and i not in short,
         )
     add(
         quantities,
         0.0,
-        lambda i, fresh: i in lines or (i in pool and bool({i - 1, i + 1} & set(chosen))),
+        lambda i, fresh: i in lines or (i in pool and beside(i)),
     )
     for statement in statements:
         weight = math.fsum(weights[u] for u in statement)
