@@ -4,31 +4,48 @@ Markdown: inline links ``[text](url)``, footnotes ``[^1]`` and numbered referenc
 (or reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
 ``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address). HTML: ``<a href>`` and ``<cite>``
 holding an address. A marker standing just after a sentence's full stop belongs to it.
+
+Every pattern is read in time linear in the document: link text holds at most one level of
+nested brackets, a tag ends before the next ``<``, and each sentence is cleaned once however
+many citations it holds.
 """
 
 from __future__ import annotations
 
+import html as htmllib
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urljoin
 
+from citesift.errors import invalid
 from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 
 Kind = Literal["markdown", "html"]
 MAX_CITATIONS = 2_000
 """Citations beyond this many in one document are not checked."""
+MAX_DOCUMENT_CHARS = 10_000_000
+"""The longest document whose citations are looked for."""
+LABEL_CHARS = 1_000
+"""How far after an ``<a>`` its closing tag is looked for (the link's text)."""
 
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
-_INLINE = re.compile(r"\[([^\]\n]*)\]\(\s*(https?://[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
-_REFERENCE = re.compile(r"\[([^\]\n]+)\]\[([\w.-]+)\]")
+_LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
+"""A link's text: brackets inside it nest one level deep at most."""
+_INLINE = re.compile(
+    rf"\[{_LINK_TEXT}\]\(\s*(https?://(?:[^\s()\[\]]|\([^\s()]*\))+)(?:\s+\"[^\"\n]*\")?\s*\)"
+)
+_REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
 _MARKER = re.compile(r"\[(\^?[\w.-]+)\]")
 _EMPHASIS = re.compile(r"[*_`]+")
-_ANCHOR = re.compile(r"<a\b[^>]*?\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))[^>]*>", re.I)
-_CITE = re.compile(r"<cite\b[^>]*>(.*?)</cite\s*>", re.I | re.S)
+_ANCHOR = re.compile(r"<a\b([^<>]*)>", re.I)
+_HREF = re.compile(r"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
+_CITE = re.compile(r"<cite\b[^<>]*>((?:[^<]|<(?!/?cite\b))*)</cite\s*>", re.I)
+_ID = re.compile(r"\bid\s*=\s*[\"']?([^\"'\s<>]+)[\"'\s>]")
 _BLOCK_END = re.compile(
     r"</(?:p|li|h[1-6]|div|td|th|blockquote|section|article)\s*>|<br\s*/?>", re.I
 )
@@ -58,6 +75,12 @@ def find_citations(
     text: str, kind: Kind = "markdown", base_url: str | None = None
 ) -> list[Citation]:
     """Each (sentence, cited address) of ``text`` in document order, at most once each."""
+    if not isinstance(text, str) or len(text) > MAX_DOCUMENT_CHARS:
+        raise invalid("text", text, f"a string of at most {MAX_DOCUMENT_CHARS:,} characters")
+    if kind not in ("markdown", "html"):
+        raise invalid("kind", kind, "'markdown' or 'html'")
+    if base_url is not None and not isinstance(base_url, str):
+        raise invalid("base_url", base_url, "an address or None")
     found = _html_citations(text, base_url) if kind == "html" else _markdown_citations(text)
     seen: set[tuple[int, str]] = set()
     unique = []
@@ -70,20 +93,17 @@ def find_citations(
 
 def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
-    body = list(text)
+    pieces, done = [], 0
     for match in _DEFINITION.finditer(text):
         address = _URL.search(match.group(3))
         if address is None:
             continue
         definitions.setdefault(match.group(1) or match.group(2), address.group(0).rstrip(".,;"))
-        body[match.start() : match.end()] = " " * (match.end() - match.start())
-    prose = "".join(body)
+        pieces += [text[done : match.start()], " " * (match.end() - match.start())]
+        done = match.end()
+    prose = "".join(pieces) + text[done:]
     spans = sentence_spans(_MARKER.sub(_blank_note(definitions), prose))
-    out: list[Citation] = []
-    for position, url, marker in _markdown_marks(prose, definitions):
-        start, end = _owning_sentence(prose, spans, position, marker)
-        out.append(Citation(_plain_markdown(prose[start:end]), url, marker, start, end))
-    return sorted(out, key=lambda c: c.start)
+    return _cited_sentences(prose, spans, _markdown_marks(prose, definitions), _plain_markdown)
 
 
 def _markdown_marks(prose: str, definitions: dict[str, str]) -> list[tuple[int, str, str]]:
@@ -128,47 +148,78 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     """Sentences of the page's text holding an ``<a href>`` to the web or a ``<cite>``
     naming an address (offsets are the page's, as ``strip_tags`` keeps them). A link to a
     note on the page cites the address in that note; the notes' own links cite nothing."""
-    text = list(strip_tags(html))
-    for match in _BLOCK_END.finditer(html):
-        text[match.start()] = "\n"  # a block's end ends its sentence
-    prose = "".join(text)
-    spans = sentence_spans(prose)
+    stripped, pieces, done = strip_tags(html), [], 0
+    for match in _BLOCK_END.finditer(html):  # a block's end ends its sentence
+        pieces += [stripped[done : match.start()], "\n"]
+        done = match.start() + 1
+    prose = "".join(pieces) + stripped[done:]
+    ids: dict[str, int] = {}
+    for match in _ID.finditer(html):
+        ids.setdefault(match.group(1), match.start())
     notes: list[tuple[int, int]] = []
     marks: list[tuple[int, str, str]] = []
     for match in _ANCHOR.finditer(html):
-        href = next(g for g in match.groups() if g is not None).strip()
-        note = _note(html, href[1:]) if href.startswith("#") else None
+        found = _HREF.search(match.group(1))
+        if found is None:
+            continue
+        href = htmllib.unescape(next(g for g in found.groups() if g is not None)).strip()
+        note = _note(html, ids.get(href[1:])) if href.startswith("#") else None
         if note is not None:
             notes.append(note)
         url = _note_address(html, note) if note else None
         url = url or (urljoin(base_url, href) if base_url else href)
         if url.startswith(("http://", "https://")):
-            closing = html.find("</a", match.end())
+            closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
             label = prose[match.end() : closing if closing >= 0 else match.end()]
             marks.append((match.end(), url, _tidy(label)))
     for match in _CITE.finditer(html):
         address = _URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
             marks.append((match.start(), address.group(0), address.group(0)))
+    notes.sort()
+    note_starts = [start for start, _ in notes]
+    kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
+    return _cited_sentences(prose, sentence_spans(prose), kept, _plain_html)
+
+
+def _plain_html(sentence: str) -> str:
+    """An HTML sentence as read: note markers go, white space is collapsed."""
+    return _tidy(_LEFTOVER.sub(_space_or_nothing, sentence))
+
+
+def _cited_sentences(
+    prose: str,
+    spans: list[tuple[int, int]],
+    marks: list[tuple[int, str, str]],
+    plain: Callable[[str], str],
+) -> list[Citation]:
+    """A citation for each (position, address, marker), in document order, with its owning
+    sentence made ``plain`` once however many marks it holds."""
+    starts = [start for start, _ in spans]
+    read: dict[tuple[int, int], str] = {}
     out = []
     for position, url, marker in marks:
-        if any(start <= position < end for start, end in notes):
-            continue
-        start, end = _owning_sentence(prose, spans, position, marker)
-        sentence = _tidy(_LEFTOVER.sub(_space_or_nothing, prose[start:end]))
-        out.append(Citation(sentence, url, marker, start, end))
+        start, end = _owning_sentence(prose, spans, starts, position, marker)
+        if (start, end) not in read:
+            read[start, end] = plain(prose[start:end])
+        out.append(Citation(read[start, end], url, marker, start, end))
     return sorted(out, key=lambda c: c.start)
 
 
-def _note(html: str, name: str) -> tuple[int, int] | None:
-    """The span of the note ``id=name`` (a reference list entry), when the page has it."""
-    if not name:
-        return None
-    found = re.search(rf"\bid\s*=\s*[\"']?{re.escape(name)}[\"'\s>]", html)
+def _inside(spans: list[tuple[int, int]], starts: list[int], position: int) -> bool:
+    """Whether ``position`` lies in one of ``spans`` (sorted, ``starts`` their starts): a
+    note ends at the first closing tag after its start, so a later note never ends sooner,
+    and the last one starting at or before ``position`` is the one that may hold it."""
+    index = bisect_right(starts, position) - 1
+    return index >= 0 and spans[index][0] <= position < spans[index][1]
+
+
+def _note(html: str, found: int | None) -> tuple[int, int] | None:
+    """The span of the note whose ``id`` starts at ``found`` (a reference list entry)."""
     if found is None:
         return None
-    ending = _NOTE_END.search(html, found.end(), found.end() + NOTE_CHARS)
-    return found.start(), ending.start() if ending else min(len(html), found.end() + NOTE_CHARS)
+    ending = _NOTE_END.search(html, found, found + NOTE_CHARS)
+    return found, ending.start() if ending else min(len(html), found + NOTE_CHARS)
 
 
 def _note_address(html: str, note: tuple[int, int]) -> str | None:
@@ -182,13 +233,14 @@ def _space_or_nothing(match: re.Match[str]) -> str:
 
 
 def _owning_sentence(
-    prose: str, spans: list[tuple[int, int]], position: int, marker: str
+    prose: str, spans: list[tuple[int, int]], starts: list[int], position: int, marker: str
 ) -> tuple[int, int]:
-    """The sentence ``position`` lies in; a note marker (``[1]``, ``1``) opening a sentence,
-    after the full stop of the one before, belongs to the one before."""
+    """The sentence ``position`` lies in (``starts`` are the spans' starts); a note marker
+    (``[1]``, ``1``) opening a sentence, after the full stop of the one before, belongs to
+    the one before."""
     if not spans:
         return position, position
-    index = max((i for i, (start, _) in enumerate(spans) if start <= position), default=0)
+    index = max(bisect_right(starts, position) - 1, 0)
     start, end = spans[index]
     if index > 0 and _NOTE.fullmatch(marker) and _NOTES_ONLY.fullmatch(prose[start:position]):
         return spans[index - 1]

@@ -1,0 +1,179 @@
+"""Hostile documents against the citation finder: time linear in the document, a clear error
+past its bound, and no address but a web one cited.
+
+Each pattern is a fragment repeated to a document's size (brackets opened and never closed,
+links that never end, ``<a`` tags that never close, unclosed ``<cite>``, thousands of
+citations in one sentence…). Finding the citations may cost a few times what a normal
+document of the same size costs, never the hundreds of times a quadratic scan costs (the
+patterns here took from seconds to hours before). The bound is relative, measured in the
+same test, so a busy machine slows both.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citesift import find_citations
+from citesift.errors import InvalidArgument
+from citesift.verify.citations import MAX_CITATIONS, MAX_DOCUMENT_CHARS, Kind
+
+DOCUMENT_CHARS = 200_000
+TIMES_NORMAL = 20  # the linear patterns stay under ~8x; the quadratic ones were 100x and more
+NORMAL = {
+    "markdown": (
+        "Rust began at Mozilla in 2006 [1]. It was [named](https://a.example/n) after a "
+        "group of fungi.[^2] The first release came out in 2012, and more followed.\n",
+        "\n[1]: https://b.example/r\n[^2]: The story, https://c.example/f\n",
+    ),
+    "html": (
+        "<p>Rust began at Mozilla in 2006.<sup><a href='#n1'>[1]</a></sup> It was "
+        "<a href='https://a.example/n'>named</a> after a group of fungi.</p>\n",
+        "<ol><li id=n1><a href='https://b.example/r'>The story</a></li></ol>",
+    ),
+}
+FRAGMENTS: list[tuple[Kind, str]] = [
+    ("markdown", "["),
+    ("markdown", "[["),
+    ("markdown", "[a]("),
+    ("markdown", "[x](https://a"),
+    ("markdown", "[x](https://a("),
+    ("markdown", "[x][1"),
+    ("markdown", "[a]["),
+    ("markdown", "[[[[[[x](https://a.example/)]]]]] "),
+    ("markdown", "fact [x](https://a.example/) "),
+    ("markdown", "claim [1] "),
+    ("html", "<a href=x "),
+    ("html", "<a href='https://a.example/'"),
+    ("html", "<a href='https://a.example/'>"),
+    ("html", "<a href='https://a.example/'>x</a> fact "),
+    ("html", "<a href='#n'>1</a>"),
+    ("html", "<cite>"),
+    ("html", "<cite "),
+    ("html", "<cite>https://a.example/ "),
+    ("html", "<li id=n>"),
+]
+
+
+def normal_document(kind: Kind, size: int) -> str:
+    unit, notes = NORMAL[kind]
+    return unit * (size // len(unit)) + notes
+
+
+def best_time(call: Callable[[], object], rounds: int = 2) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def assert_linear(text: str, kind: Kind) -> None:
+    """Finding the citations of ``text`` costs at most ``TIMES_NORMAL`` normal documents of
+    its size; a slow first try is measured again, beside a new measure of the normal one."""
+    normal = normal_document(kind, len(text))
+    for _ in range(2):
+        hostile_s = best_time(lambda: find_citations(text, kind, "https://page.example/"))
+        normal_s = best_time(lambda: find_citations(normal, kind, "https://page.example/"))
+        if hostile_s <= TIMES_NORMAL * normal_s:
+            return
+    raise AssertionError(f"{hostile_s:.2f} s against {normal_s:.3f} s for a normal document")
+
+
+def repeated(fragment: str, size: int = DOCUMENT_CHARS) -> str:
+    return fragment * max(1, size // len(fragment))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("kind", "fragment"), FRAGMENTS)
+def test_a_document_of_one_repeated_fragment_is_read_in_linear_time(
+    kind: Kind, fragment: str
+) -> None:
+    assert_linear(repeated(fragment), kind)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("tag", ["a href=x", "cite"])
+def test_tags_closed_once_at_the_very_end_are_read_in_linear_time(tag: str) -> None:
+    assert_linear(repeated(f"<{tag} ") + ">", "html")
+
+
+def test_brackets_nested_a_hundred_thousand_deep_are_read_quickly() -> None:
+    started = time.perf_counter()
+    found = find_citations("[" * 100_000 + "x](https://a.example/)" + "]" * 100_000)
+    assert time.perf_counter() - started < 5
+    assert [(c.marker, c.url) for c in found] == [("x", "https://a.example/")]
+
+
+def test_thousands_of_citations_in_one_sentence_share_its_text() -> None:
+    text = "".join(f"fact {i} [source](https://e{i}.example/) " for i in range(10_000))
+    started = time.perf_counter()
+    found = find_citations(text)
+    assert time.perf_counter() - started < 5
+    assert len(found) == MAX_CITATIONS
+    assert len({id(c.sentence) for c in found}) == 1  # one sentence, held once
+
+
+ATOMS = st.sampled_from(
+    [
+        *("[", "]", "(", ")", "^", ":", "1", "x", " ", ".", "\n", "https://a.example/"),
+        *("<a ", "href=", "'#n'", ">", "</a>", "<cite>", "</cite>", "<li id=n>", "<p>", "#"),
+    ]
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(ATOMS, min_size=1, max_size=8).map("".join), st.sampled_from(["markdown", "html"]))
+def test_generated_repetitions_are_read_in_linear_time(fragment: str, kind: Kind) -> None:
+    assert_linear(repeated(fragment, 100_000), kind)
+
+
+def test_a_document_past_the_bound_is_refused_clearly() -> None:
+    with pytest.raises(InvalidArgument, match="text must be a string of at most"):
+        find_citations("a" * (MAX_DOCUMENT_CHARS + 1))
+
+
+@pytest.mark.parametrize(
+    ("kind", "base_url", "message"),
+    [("rst", None, "kind must be"), ("markdown", b"https://a.example/", "base_url must be")],
+)
+def test_absurd_options_are_refused_clearly(kind: str, base_url: object, message: str) -> None:
+    with pytest.raises(InvalidArgument, match=message):
+        find_citations("A claim [x](https://a.example/).", kind, base_url)  # type: ignore[arg-type]
+
+
+def test_links_to_scripts_data_and_files_cite_nothing() -> None:
+    html = (
+        "<p><a href='javascript:alert(1)'>One</a> claim here. <a href=' JavaScript:x'>Two</a>"
+        " claim here. <a href='data:text/html,x'>Three</a> claim here. <a href='file:///etc/"
+        "passwd'>Four</a> claim here. <a href='java&#x73;cript:alert(1)'>Five</a> claim here."
+        " <a href='//b.example/s'>Six</a> claim here.</p>"
+    )
+    found = find_citations(html, "html", "https://page.example/doc")
+    assert [(c.sentence, c.url) for c in found] == [("Six claim here.", "https://b.example/s")]
+    markdown = "A claim [here](javascript:alert(1)). Another [there](file:///etc/passwd)."
+    assert find_citations(markdown) == []
+
+
+def test_an_escaped_ampersand_in_a_link_is_the_address_meant() -> None:
+    html = "<p>A claim here.<a href='https://a.example/q?a=1&amp;b=2'>x</a></p>"
+    assert [c.url for c in find_citations(html, "html")] == ["https://a.example/q?a=1&b=2"]
+
+
+def test_self_referring_and_duplicate_notes_cite_their_first_definition() -> None:
+    text = (
+        "A first claim here.[^1] A second claim there [2].\n\n"
+        "[^1]: See [^1] and https://a.example/one\n"
+        "[2] https://b.example/first\n[2] https://c.example/second\n"
+    )
+    assert [(c.sentence, c.url) for c in find_citations(text)] == [
+        ("A first claim here.", "https://a.example/one"),
+        ("A second claim there.", "https://b.example/first"),
+    ]
