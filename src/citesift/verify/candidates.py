@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.index.lexical import BM25Index
 
@@ -100,8 +101,34 @@ def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
 
 
 def _dense(claim: str, sentences: Sequence[str], embedder: Embedder) -> np.ndarray:
-    vectors = np.asarray(embedder.embed([claim, *sentences]), dtype=np.float64)
-    out: np.ndarray = vectors[1:] @ vectors[0]
+    """Each sentence's cosine with the claim. The embedder is the caller's: an answer that
+    is not one finite vector per text is a clear error, and vectors that are not of unit
+    length (or are huge) are scaled first, so that no product overflows."""
+    texts = [claim, *sentences]
+    raw = embedder.embed(texts)
+    try:
+        vectors = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise invalid("the embedder's answer", raw, "one vector of numbers per text") from exc
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts) or not np.isfinite(vectors).all():
+        raise invalid(
+            "the embedder's answer", vectors.shape, f"{len(texts)} vectors of finite numbers"
+        )
+    out: np.ndarray = np.clip(unit_rows(vectors[1:]) @ unit_rows(vectors[:1])[0], -1.0, 1.0)
+    return out
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row of finite ``vectors`` scaled to unit length (a row of zeros stays zeros);
+    a row whose norm overflows or underflows is divided by its largest magnitude first."""
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    peaks = np.abs(vectors).max(axis=1, keepdims=True) if vectors.size else norms
+    awkward = ~np.isfinite(norms) | ((norms == 0) & (peaks > 0))
+    if awkward.any():
+        vectors = np.divide(vectors, np.where(awkward, peaks, 1.0))
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    out: np.ndarray = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
     return out
 
 

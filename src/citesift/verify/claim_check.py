@@ -4,9 +4,11 @@ support it. Candidates are found first (lexical and dense), then a judge decides
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from citesift.errors import invalid
 from citesift.index import Embedder
+from citesift.numbers import is_finite_number
 from citesift.verify.candidates import DEFAULT_TOP, find_candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Judge
 from citesift.verify.judges.meaning import shared_embedder
@@ -14,6 +16,8 @@ from citesift.verify.judges.offline import OfflineJudge
 
 MAX_SENTENCES = 50_000
 MAX_CLAIM_CHARS = 10_000
+MAX_REASON_CHARS = 1_000
+"""A judge's reason is cut to this many characters: it is one line, for people."""
 
 
 def verify_claim(
@@ -54,12 +58,23 @@ def verify_claim(
 
 
 def _checked(check: object, count: int) -> ClaimCheck:
-    """A judge's answer held to the contract: a known label, indices in range, a 0–1 score,
-    no supporting sentence for an unsupported claim."""
+    """A judge's answer held to the contract: a known label, a tuple of indices in range, a
+    finite 0–1 score, a line of reason, and no supporting sentence for an unsupported claim
+    (a judge is code the caller brings: what breaks the contract is an error, not a verdict).
+    A reason past ``MAX_REASON_CHARS`` is cut."""
     if not isinstance(check, ClaimCheck) or check.label not in LABELS:
         raise invalid("the judge's answer", check, "a ClaimCheck with a known label")
-    if not all(isinstance(i, int) and 0 <= i < count for i in check.supporting):
-        raise invalid("the judge's supporting indices", check.supporting, f"indices below {count}")
-    if not 0.0 <= check.score <= 1.0:
+    indices, name = check.supporting, "the judge's supporting indices"
+    if not isinstance(indices, tuple) or not all(
+        type(i) is int and 0 <= i < count for i in indices
+    ):
+        raise invalid(name, indices, f"a tuple of indices below {count}")
+    if check.label == "not_supported" and indices:
+        raise invalid(name, indices, "empty for a claim not supported")
+    if not is_finite_number(check.score) or not 0.0 <= check.score <= 1.0:
         raise invalid("the judge's score", check.score, "a number from 0 to 1")
+    if not isinstance(check.reason, str):
+        raise invalid("the judge's reason", check.reason, "a string")
+    if len(check.reason) > MAX_REASON_CHARS:
+        return replace(check, reason=check.reason[: MAX_REASON_CHARS - 1] + "…")
     return check

@@ -19,6 +19,7 @@ from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.model import Match, Passage
 from citesift.numbers import is_finite_number
+from citesift.verify.candidates import unit_rows
 from citesift.verify.claims import extract_claims
 
 Verdict = Literal["supported", "weak", "unverifiable", "contradicted"]
@@ -26,6 +27,8 @@ SNIPPET_CHARS = 200
 """How much of the best source a verdict quotes."""
 CONTRADICTION_SCORE = 0.7
 """An NLI ``contradiction`` above this score overturns a ``supported`` verdict."""
+MAX_TEXTS = 50_000
+"""Claims and sources graded in one call at most (they are embedded in one batch)."""
 
 EmbedFunction = Callable[[list[str]], Any]
 """Texts in, one vector per text out (any array-like of equal-length rows)."""
@@ -80,14 +83,15 @@ class VerifiedResponse:
 
 
 def cosine_similarity(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
-    """The cosine of two vectors of one length; 0 when either has no length."""
+    """The cosine of two vectors of one length; 0 when either has no length or holds a
+    value that is not finite. Huge values do not overflow: each vector is scaled first."""
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
         raise invalid("b", y.shape, f"a vector of the same length as a ({x.shape})")
-    norms = float(np.linalg.norm(x)) * float(np.linalg.norm(y))
-    if norms == 0 or not math.isfinite(norms):
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
         return 0.0
-    return float(np.dot(x, y)) / norms
+    unit = unit_rows(np.stack([x, y]))
+    return float(np.clip(unit[0] @ unit[1], -1.0, 1.0))
 
 
 class CitationVerifier:
@@ -103,12 +107,11 @@ class CitationVerifier:
     ) -> None:
         if not (isinstance(embed, Embedder) or callable(embed)):
             raise invalid("embed", embed, "an Embedder or a function from texts to vectors")
-        for name, value in (
-            ("support_threshold", support_threshold),
-            ("unverifiable_threshold", unverifiable_threshold),
-        ):
-            if not is_finite_number(value):
-                raise invalid(name, value, "a finite number")
+        if not is_finite_number(support_threshold) or not 0 < support_threshold <= 1:
+            # a claim near no source has confidence 0: a bar at 0 would call it supported
+            raise invalid("support_threshold", support_threshold, "a cosine above 0, at most 1")
+        if not is_finite_number(unverifiable_threshold) or not 0 <= unverifiable_threshold <= 1:
+            raise invalid("unverifiable_threshold", unverifiable_threshold, "a cosine from 0 to 1")
         if nli is not None and not callable(nli):
             raise invalid("nli", nli, "a function (premise, hypothesis) -> NliResult")
         if extract_claims is not None and not callable(extract_claims):
@@ -127,6 +130,10 @@ class CitationVerifier:
         """Grade a text's claims (or the claims given, as they are) against ``sources``."""
         claims = self._claims(text_or_claims)
         checked = [_source(s) for s in _sequence("sources", sources)]
+        if len(claims) + len(checked) > MAX_TEXTS:
+            raise invalid(
+                "text_or_claims and sources", (len(claims), len(checked)), f"{MAX_TEXTS:,} at most"
+            )
         if not claims:
             return summarise([])
         vectors = self._vectors(claims + [s.content for s in checked])
@@ -141,6 +148,8 @@ class CitationVerifier:
         if isinstance(given, str):
             split = self.extract_claims or extract_claims
             claims = split(given)
+            if isinstance(claims, str | bytes) or not isinstance(claims, Sequence):
+                raise invalid("extract_claims' answer", claims, "a list of claim strings")
         else:
             claims = _sequence("text_or_claims", given)
         if not all(isinstance(c, str) for c in claims):
@@ -148,7 +157,8 @@ class CitationVerifier:
         return list(claims)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        """One embedding call for every text: a ``(len(texts), dim)`` array."""
+        """One embedding call for every text: a ``(len(texts), dim)`` array of unit rows
+        (the embedder's vectors, scaled; a row of zeros is near nothing)."""
         raw = self.embed.embed(texts) if isinstance(self.embed, Embedder) else self.embed(texts)
         try:
             vectors = np.asarray(raw, dtype=np.float64)
@@ -156,16 +166,18 @@ class CitationVerifier:
             raise invalid("embed's answer", raw, "one vector of numbers per text") from exc
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise invalid("embed's answer", vectors.shape, f"{len(texts)} vectors of one length")
-        return vectors
+        if not np.isfinite(vectors).all():
+            raise invalid("embed's answer", vectors.shape, "vectors of finite numbers")
+        return unit_rows(vectors)
 
     def _grade(
         self, claim: str, vector: np.ndarray, found: np.ndarray, sources: list[CitationSource]
     ) -> ClaimVerdict:
-        best, index = 0.0, -1
-        for i, other in enumerate(found):
-            similarity = cosine_similarity(vector, other)
-            if similarity > best:
-                best, index = similarity, i
+        similarities = np.clip(found @ vector, -1.0, 1.0) if len(found) else np.zeros(1)
+        index = int(np.argmax(similarities))  # the first of the best
+        best = float(similarities[index])
+        if best <= 0.0:
+            best, index = 0.0, -1
         verdict: Verdict = (
             "supported"
             if best >= self.support_threshold

@@ -9,7 +9,6 @@ answer that cannot be read is an abstention, never a support.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +37,6 @@ Answer with one JSON object and nothing else:
 "supported": every part of the claim (names, numbers, dates, negation) is stated.
 "partially_supported": some parts are stated, others are missing.
 "not_supported": nothing stated supports it; then "supporting" is []."""
-_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class LLMJudge:
@@ -92,12 +90,14 @@ def read_verdict(reply: str, shown: frozenset[int]) -> ClaimCheck:
 
 
 def _json_object(reply: str) -> dict[str, Any] | None:
-    """The JSON object in ``reply`` (which may wrap it in prose or a code fence)."""
-    found = _OBJECT.search(reply)
-    if found is None:
+    """The JSON object in ``reply`` (which may wrap it in prose or a code fence): from its
+    first ``{`` to its last ``}``, found in one pass (a reply of braces alone stays linear);
+    JSON nested past the parser's depth is unreadable, as any other malformed answer."""
+    start, end = reply.find("{"), reply.rfind("}")
+    if start < 0 or end < start:
         return None
     try:
-        value = json.loads(found.group(0))
-    except ValueError:
+        value = json.loads(reply[start : end + 1])
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None

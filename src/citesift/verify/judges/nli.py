@@ -76,7 +76,7 @@ def _probabilities(answer: Any) -> tuple[float, float]:
         label, score = getattr(answer, "label", None), getattr(answer, "score", None)
         entail = score if label == "entailment" else 0.0
         contra = score if label == "contradiction" else 0.0
-    if not (is_finite_number(entail) and is_finite_number(contra)):
+    if not all(is_finite_number(p) and 0 <= p <= 1 for p in (entail, contra)):
         raise ValueError(f"unreadable answer {answer!r:.80}")
     return float(entail), float(contra)
 
