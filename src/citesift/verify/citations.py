@@ -32,12 +32,14 @@ MAX_DOCUMENT_CHARS = 10_000_000
 LABEL_CHARS = 1_000
 """How far after an ``<a>`` its closing tag is looked for (the link's text)."""
 
-_URL = re.compile(r"https?://[^\s<>\"')\]]+")
+_URL = re.compile(r"https?://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
+"""An address written out; a host in brackets (IPv6) is read whole."""
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
 _LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
 """A link's text: brackets inside it nest one level deep at most."""
 _INLINE = re.compile(
-    rf"\[{_LINK_TEXT}\]\(\s*(https?://(?:[^\s()\[\]]|\([^\s()]*\))+)(?:\s+\"[^\"\n]*\")?\s*\)"
+    rf"\[{_LINK_TEXT}\]\(\s*(https?://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*)"
+    r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
 _REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
 _MARKER = re.compile(r"\[(\^?[\w.-]+)\]")

@@ -13,14 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, SourceHit
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
-from citesift.verify.claim_check import verify_claim
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, verify_claim
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -83,11 +82,8 @@ def check_citations(
 ) -> DocumentCheck:
     """Find the citations of ``text`` (Markdown or HTML), read each cited page once with
     ``reader``, one at a time so the per-host limits hold, and grade each citing sentence."""
-    if not isinstance(text, str):
-        raise invalid("text", text, "a string")
-    if kind not in ("markdown", "html"):
-        raise invalid("kind", kind, "'markdown' or 'html'")
     citations = find_citations(text, kind, base_url)
+    last = {citation.url: i for i, citation in enumerate(citations)}
     pages: dict[str, Document | str] = {}
     checks = []
     with SQLiteStore(":memory:") as vectors:  # a page cited twice is embedded once
@@ -96,6 +92,8 @@ def check_citations(
             if citation.url not in pages:
                 pages[citation.url] = _read(reader, citation.url)
             checks.append(_check(citation, pages[citation.url], judge, remembering))
+            if last[citation.url] == done:  # no later citation reads it: let it go
+                del pages[citation.url]
             if progress is not None:
                 progress(done + 1, len(citations))
     return summarise(checks)
@@ -138,9 +136,13 @@ def _check(
 ) -> CitationCheck:
     if isinstance(page, str):
         return CitationCheck(citation, "source unavailable", 0.0, page)
+    if len(citation.sentence) > MAX_CLAIM_CHARS:
+        reason = f"the citing sentence is longer than {MAX_CLAIM_CHARS:,} characters"
+        return CitationCheck(citation, "not_supported", 0.0, reason)
     passages = [p for p in citation_sources(page.document) if p.content.strip()]
     if not passages:
         return CitationCheck(citation, "source unavailable", 0.0, "the page holds no text")
+    del passages[MAX_SENTENCES:]  # a page longer than that is read as far as that
     check = verify_claim(
         citation.sentence, [p.content.strip() for p in passages], judge, embedder=embedder
     )

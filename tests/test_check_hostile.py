@@ -1,0 +1,91 @@
+"""Hostile documents and sources against ``check_citations``: private addresses refused by
+the address policy before any request (the resolver stubbed), a gzip bomb and an endless
+body from a loopback server held by the caps, a citing sentence too long to grade, all
+reported per citation while the rest of the document is still checked."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from urllib.parse import quote
+
+import pytest
+
+from citesift import WebPageSource, check_citations
+from citesift.net import ClientIdentity
+from citesift.verify.claim_check import MAX_CLAIM_CHARS
+from servers import MisbehavingServer, loopback_fetcher, serve
+from test_rag_helpers import HashEmbedder
+
+IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
+STUB = {"intranet.example": ["10.0.0.7"], "mixed.example": ["93.184.215.14", "192.168.1.9"]}
+PAGE = (
+    "<html><body><p>The bridge opened in 1932. It carries six lanes of traffic.</p></body></html>"
+)
+
+
+def stub_resolver(host: str) -> Sequence[str]:
+    """Addresses for the names the tests use; the loopback server by its literal address."""
+    if host == "127.0.0.1":
+        return ["127.0.0.1"]
+    if host not in STUB:
+        raise OSError(f"no such host {host}")
+    return STUB[host]
+
+
+@pytest.fixture
+def server() -> Iterator[MisbehavingServer]:
+    with serve() as running:
+        yield running
+
+
+def reader() -> WebPageSource:
+    """Pages read as any check reads them, with 127.0.0.1 alone let through (for the test
+    server) and names resolved by the stub: nothing leaves the loopback interface."""
+    source = WebPageSource(IDENTITY, fetcher=loopback_fetcher())
+    source.page_policy = source.page_policy.with_(
+        allow_networks=("127.0.0.1/32",), robots=False, resolver=stub_resolver
+    )
+    return source
+
+
+@pytest.mark.timeout(120)
+def test_private_addresses_bombs_and_endless_bodies_are_sources_unavailable(
+    server: MisbehavingServer,
+) -> None:
+    cited = [
+        "http://10.0.0.1/notes",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://intranet.example/wiki",
+        "http://mixed.example/page",
+        "http://[::1]:8080/admin",
+        "http://0x7f000002/",
+        server.url("/gzip-bomb"),
+        server.url("/endless"),
+        server.url("/ok?body=" + quote(PAGE)),
+    ]
+    text = " ".join(f"Claim number {i} holds here.[{i}]" for i in range(len(cited)))
+    text += "\n\n" + "\n".join(f"[{i}]: {url}" for i, url in enumerate(cited))
+    started = time.perf_counter()
+    report = check_citations(text, reader(), embedder=HashEmbedder())
+    assert time.perf_counter() - started < 90
+    statuses = [(c.citation.url, c.status) for c in report.citations]
+    assert statuses[:-1] == [(url, "source unavailable") for url in cited[:-1]]
+    assert statuses[-1][1] != "source unavailable"  # the page that can be read is read
+    asked = [seen.path.split("?")[0] for seen in server.seen]
+    assert sorted(asked) == ["/endless", "/gzip-bomb", "/ok"]  # no other request was sent
+
+
+@pytest.mark.timeout(120)
+def test_a_citing_sentence_too_long_to_grade_is_said_and_the_rest_still_checked(
+    server: MisbehavingServer,
+) -> None:
+    page = server.url("/ok?body=" + quote(PAGE))
+    long_sentence = "The bridge " + "and the bridge " * (MAX_CLAIM_CHARS // 10) + "opened."
+    text = f"{long_sentence}[1] The bridge opened in 1932.[1]\n\n[1]: {page}\n"
+    report = check_citations(text, reader(), embedder=HashEmbedder())
+    long, short = report.citations
+    assert long.status == "not_supported"
+    assert f"longer than {MAX_CLAIM_CHARS:,} characters" in long.reason
+    assert short.status == "supported"
+    assert [seen.path.split("?")[0] for seen in server.seen] == ["/ok"]  # one read for both
