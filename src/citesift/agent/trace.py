@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from citesift.errors import invalid
+from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import snapshot_text
 from citesift.store import AnyStore
-from citesift.store.runs import runs_in
+from citesift.store.runs import cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
 
 CONTEXT_CHARS = 200
@@ -66,24 +66,28 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     if run is None:
         raise invalid("run", run_id, "the id of a stored run")
     answer = run.answer if isinstance(run.answer, dict) else {}
-    fields = [f for f in answer.get("fields") or [] if isinstance(f, dict)]
+    fields = [f for f in run.listed("fields") if isinstance(f.get("pointer"), str)]
     if pointer is not None:
-        fields = [f for f in fields if f.get("pointer") == pointer]
+        fields = [f for f in fields if f["pointer"] == pointer]
         if not fields:
             raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
-    evidence = {e["id"]: e for e in answer.get("evidence") or [] if isinstance(e, dict)}
+    evidence = {e["id"]: e for e in run.listed("evidence") if isinstance(e.get("id"), str)}
     snapshots = snapshots_in(store)
     texts: dict[str, str | None] = {}
 
     def traced(item: dict[str, Any]) -> SpanTrace:
+        kept = item.get("snapshot_id")
         found = SpanTrace(
-            item["id"], item["url"], item["kind"], item["text"],
-            item.get("snapshot_id"), item.get("source_start"), item.get("source_end"),
+            item["id"], _text(item.get("url")), _text(item.get("kind")), _text(item.get("text")),
+            kept if isinstance(kept, str) else None, *_offsets(item),
         )  # fmt: skip
         if found.snapshot_id is None or found.source_start is None or found.source_end is None:
             return found
         if found.snapshot_id not in texts:
-            snapshot = snapshots.get(found.snapshot_id)
+            try:
+                snapshot = snapshots.get(found.snapshot_id)
+            except StoreCorrupt:  # a damaged page traces as one not kept; the rest still do
+                snapshot = None
             texts[found.snapshot_id] = None if snapshot is None else snapshot_text(snapshot)
         source = texts[found.snapshot_id]
         if source is None:
@@ -107,8 +111,20 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
                 f.get("value"),
                 bool(f.get("verified")),
                 bool(f.get("corrected")),
-                tuple(traced(evidence[i]) for i in f.get("evidence_ids") or [] if i in evidence),
+                tuple(traced(evidence[i]) for i in cited_ids(f) if i in evidence),
             )
             for f in fields
         ),
     )
+
+
+def _offsets(item: dict[str, Any]) -> tuple[int, int] | tuple[None, None]:
+    """The span a stored piece of evidence names, when it names one: whole offsets, in order."""
+    start, end = item.get("source_start"), item.get("source_end")
+    if type(start) is int and type(end) is int and 0 <= start <= end:
+        return start, end
+    return None, None
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -11,12 +11,15 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from citesift.errors import StoreCorrupt
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from citesift.store.postgres import PostgresStore
 
 COMPONENT = "runs"
+MAX_RUN_ID = 64
+"""The longest run id looked for (ids are 16 characters; a longer one matches none)."""
 STEPS = [
     """
     CREATE TABLE runs (
@@ -43,6 +46,12 @@ class StoredRun:
     def of_kind(self, kind: str) -> list[Any]:
         """The bodies of the events of ``kind``, in order."""
         return [body for k, body in self.events if k == kind]
+
+    def listed(self, key: str) -> list[dict[str, Any]]:
+        """The objects listed under ``key`` in the answer; anything else there (an answer
+        edited by hand, or damaged) is left out."""
+        items = self.answer.get(key) if isinstance(self.answer, dict) else None
+        return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 class RunStore:
@@ -88,7 +97,7 @@ class RunStore:
 
     def get(self, run_id: str) -> StoredRun | None:
         """The run ``run_id`` (a unique prefix of it will do), or None."""
-        if not run_id.isascii() or not run_id.isalnum():
+        if not run_id.isascii() or not run_id.isalnum() or len(run_id) > MAX_RUN_ID:
             return None
         with self.store.reading() as conn:
             rows = conn.execute(
@@ -105,13 +114,23 @@ class RunStore:
                 self._sql("SELECT kind, body FROM run_events WHERE run_id = ? ORDER BY seq"),
                 (found,),
             ).fetchall()
-        return StoredRun(
-            str(found),
-            str(task),
-            int(created_at),
-            None if answer is None else json.loads(answer),
-            tuple((str(kind), json.loads(body)) for kind, body in events),
-        )
+        try:
+            return StoredRun(
+                str(found),
+                str(task),
+                int(created_at),
+                None if answer is None else json.loads(answer),
+                tuple((str(kind), json.loads(body)) for kind, body in events),
+            )
+        except (TypeError, ValueError, RecursionError) as error:
+            raise StoreCorrupt(f"run {found} is damaged in the store: {error}"[:300]) from None
+
+
+def cited_ids(field: dict[str, Any]) -> list[str]:
+    """The evidence ids a stored answer's field cites (anything but a list of strings cites
+    none)."""
+    ids = field.get("evidence_ids")
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
 def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:

@@ -27,6 +27,8 @@ COMPONENT = "snapshots"
 PAGE = 200
 """Snapshots read per query when reading them all (bodies can be large)."""
 CODEC = "zstd"
+MAX_STORED_BODY = 1 << 30
+"""The largest body a fetch may keep (the fetch policy's bound), and so a stored one."""
 ZSTD_LEVEL = 6
 STEPS = [
     """
@@ -151,20 +153,36 @@ def snapshot_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Snapshot:
     id_, url, final_url, status, headers, content_type, charset, fetched_at, codec, data = row
     if codec != CODEC:
         raise SnapshotCorrupted(f"snapshot {id_} uses an unknown codec {codec!r}")
-    body = zstandard.ZstdDecompressor().decompress(data)
+    body = _inflated(id_, data)
     if snapshot_id(body) != id_:
         raise SnapshotCorrupted(f"snapshot {id_} does not match its stored body")
-    return Snapshot(
-        id=str(id_),
-        url=str(url),
-        final_url=str(final_url),
-        status=int(status),
-        headers=tuple((str(k), str(v)) for k, v in json.loads(str(headers))),
-        content_type=str(content_type),
-        charset=None if charset is None else str(charset),
-        fetched_at=int(fetched_at),
-        body=body,
-    )
+    try:
+        pairs = tuple((str(k), str(v)) for k, v in json.loads(str(headers)))
+        return Snapshot(
+            id=str(id_),
+            url=str(url),
+            final_url=str(final_url),
+            status=int(status),
+            headers=pairs,
+            content_type=str(content_type),
+            charset=None if charset is None else str(charset),
+            fetched_at=int(fetched_at),
+            body=body,
+        )
+    except (TypeError, ValueError, RecursionError) as error:
+        raise SnapshotCorrupted(f"snapshot {id_} has a damaged row: {error}"[:300]) from None
+
+
+def _inflated(id_: object, data: bytes) -> bytes:
+    """A stored body, decompressed: bytes that are no zstd frame, or a frame that says it
+    holds more than any fetch may keep, are a damaged row, not an allocation to attempt."""
+    try:
+        size = zstandard.frame_content_size(data)
+        if not 0 <= size <= MAX_STORED_BODY:
+            raise SnapshotCorrupted(f"snapshot {id_} declares a body of {size} bytes")
+        return zstandard.ZstdDecompressor().decompress(data)
+    except (zstandard.ZstdError, TypeError) as error:
+        raise SnapshotCorrupted(f"snapshot {id_} is not a readable body: {error}") from None
 
 
 def snapshots_in(store: SQLiteStore | PostgresStore | Snapshots) -> Snapshots:

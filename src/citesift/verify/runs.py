@@ -11,19 +11,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from citesift.errors import invalid
+from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Passage, Snapshot
 from citesift.store import AnyStore, SQLiteStore
 from citesift.store.location import is_postgres_url
-from citesift.store.runs import StoredRun, runs_in
+from citesift.store.runs import StoredRun, cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.fragments import fragment_url
 from citesift.text.sentences import sentence_spans
-from citesift.verify.claim_check import verify_claim
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, verify_claim
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -135,31 +135,25 @@ def _graded(
     if run is None:
         raise invalid("run", run_id, "the id of a stored run")
     fields = _fields(run, pointer)
-    evidence = {e["id"]: e for e in _listed(run.answer, "evidence") if isinstance(e.get("id"), str)}
+    evidence = {e["id"]: e for e in run.listed("evidence") if isinstance(e.get("id"), str)}
     read = _SnapshotSentences(store) if from_snapshots else None
     with SQLiteStore(":memory:") as vectors:  # a passage cited by many fields is embedded once
         remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
         checks = []
         for field in fields:
-            cited = [evidence[i] for i in field.get("evidence_ids") or [] if i in evidence]
+            cited = [evidence[i] for i in cited_ids(field) if i in evidence]
             sentences = [s for item in cited for s in (read(item) if read else _kept(item))]
             checks.append(_check(field, sentences, judge, remembering))
     return RunCheck(run.id, run.task, from_snapshots, tuple(checks))
 
 
 def _fields(run: StoredRun, pointer: str | None) -> list[dict[str, Any]]:
-    fields = [f for f in _listed(run.answer, "fields") if isinstance(f.get("pointer"), str)]
+    fields = [f for f in run.listed("fields") if isinstance(f.get("pointer"), str)]
     if pointer is not None:
         fields = [f for f in fields if f["pointer"] == pointer]
         if not fields:
             raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
     return fields
-
-
-def _listed(answer: Any, key: str) -> list[dict[str, Any]]:
-    """The objects listed under ``key`` in a stored answer (anything else left out)."""
-    items = answer.get(key) if isinstance(answer, Mapping) else None
-    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 def _check(
@@ -171,6 +165,10 @@ def _check(
     if not sentences:
         reason = "no cited evidence could be read"
         return FieldCheck(pointer, value, claim, "source unavailable", 0.0, reason, (), verified)
+    if len(claim) > MAX_CLAIM_CHARS:
+        reason = f"the value is longer than {MAX_CLAIM_CHARS:,} characters"
+        return FieldCheck(pointer, value, claim, "not_supported", 0.0, reason, (), verified)
+    sentences = sentences[:MAX_SENTENCES]  # evidence longer than that is read that far
     check = verify_claim(claim, [s.text for s in sentences], judge, embedder=embedder)
     supporting = tuple(sentences[i] for i in check.supporting)
     return FieldCheck(
@@ -205,7 +203,10 @@ class _SnapshotSentences:
         ):
             return []
         if snapshot_id not in self.pages:
-            snapshot = self.snapshots.get(snapshot_id)
+            try:
+                snapshot = self.snapshots.get(snapshot_id)
+            except StoreCorrupt:  # a damaged page cannot be read again; the others still are
+                snapshot = None
             self.pages[snapshot_id] = [] if snapshot is None else _passages(snapshot)
         return [
             Sentence(item["id"], p.content.strip(), p.url, p.fragment_url)
