@@ -5,19 +5,25 @@ reported per citation while the rest of the document is still checked."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from typer.testing import CliRunner
 
 from citesift import WebPageSource, check_citations
+from citesift.cli import app
 from citesift.net import ClientIdentity
+from citesift.verify.citations import MAX_DOCUMENT_CHARS
 from citesift.verify.claim_check import MAX_CLAIM_CHARS
 from servers import MisbehavingServer, loopback_fetcher, serve
 from test_rag_helpers import HashEmbedder
 
-IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
+CONTACT = "https://example.org/contact"
+IDENTITY = ClientIdentity("TestClient", "1.0", CONTACT)
 STUB = {"intranet.example": ["10.0.0.7"], "mixed.example": ["93.184.215.14", "192.168.1.9"]}
 PAGE = (
     "<html><body><p>The bridge opened in 1932. It carries six lanes of traffic.</p></body></html>"
@@ -89,3 +95,28 @@ def test_a_citing_sentence_too_long_to_grade_is_said_and_the_rest_still_checked(
     assert f"longer than {MAX_CLAIM_CHARS:,} characters" in long.reason
     assert short.status == "supported"
     assert [seen.path.split("?")[0] for seen in server.seen] == ["/ok"]  # one read for both
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "cp1252"])
+def test_the_command_reads_a_document_in_its_own_charset(tmp_path: Path, encoding: str) -> None:
+    """A UTF-16 document read as UTF-8 was text of NULs: no citation found, and a pass."""
+    document = tmp_path / "notes.md"
+    document.write_bytes(
+        "Café prices rose in 2020.[1]\n\n[1]: http://10.0.0.1/prix\n".encode(encoding)
+    )
+    result = CliRunner().invoke(
+        app, ["check", str(document), "--format", "json", "--contact", CONTACT]
+    )
+    assert result.exit_code == 1, result.output
+    (citation,) = json.loads(result.stdout)["citations"]
+    assert citation["citation"]["sentence"] == "Café prices rose in 2020."
+    assert citation["status"] == "source unavailable"  # the private address is refused
+
+
+def test_the_command_refuses_a_document_past_the_bound_in_one_line(tmp_path: Path) -> None:
+    document = tmp_path / "huge.md"
+    document.write_bytes(b"A claim [x](https://a.example/). " * (MAX_DOCUMENT_CHARS // 30))
+    result = CliRunner().invoke(app, ["check", str(document), "--contact", CONTACT])
+    assert result.exit_code == 1
+    assert "text must be a string of at most" in result.output
+    assert "Traceback" not in result.output

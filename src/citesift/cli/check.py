@@ -27,7 +27,7 @@ from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
 from citesift.model import Snapshot
 from citesift.sources import WebPageSource
-from citesift.sources.files import FileRefused, text_bytes
+from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations
 from citesift.verify.citations import Kind
@@ -81,11 +81,11 @@ def _document(name: str, pages: WebPageSource) -> tuple[str, Kind, str | None]:
             usage_error(f"{name}: the page could not be read ({fetched})")
         return decode_html(fetched.body, fetched.charset)[0], "html", fetched.final_url
     try:
-        body = text_bytes(Path(name))
+        text = file_text(file_bytes(Path(name)))
     except FileRefused as refusal:
         usage_error(f"{name}: {refusal}")
     html = name.lower().endswith((".html", ".htm", ".xhtml"))
-    return body.decode("utf-8", "replace"), "html" if html else "markdown", None
+    return text, "html" if html else "markdown", None
 
 
 def _as_json(report: DocumentCheck) -> dict[str, object]:

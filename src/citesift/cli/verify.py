@@ -17,7 +17,7 @@ from citesift.cli.app import group
 from citesift.cli.options import usage_error
 from citesift.cli.terminal import safe_json, say
 from citesift.index.embedders import default_embedder
-from citesift.sources.files import MAX_FILE_BYTES, FileRefused, checked_text, text_bytes
+from citesift.sources.files import MAX_FILE_BYTES, FileRefused, file_bytes, file_text
 from citesift.verify import (
     CitationVerifier,
     Judge,
@@ -137,12 +137,10 @@ def _read(name: str) -> str:
     """A text file's (or standard input's) text, checked as the other commands do."""
     try:
         if name == "-":
-            body = checked_text(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
-        else:
-            body = text_bytes(Path(name))
+            return file_text(sys.stdin.buffer.read(MAX_FILE_BYTES + 1))
+        return file_text(file_bytes(Path(name)))
     except FileRefused as refusal:
         usage_error(f"{'standard input' if name == '-' else name}: {refusal}")
-    return body.decode("utf-8", "replace")
 
 
 def _sources(path: Path) -> list[Any]:

@@ -72,7 +72,7 @@ def body_document(
         raise FileRefused(str(error)) from error
     if suffix in DOCUMENT_SUFFIXES:
         raise FileRefused(f"named {suffix} but not a PDF or Office file")
-    text = decode_html(checked_text(body))[0]
+    text = file_text(body)
     if suffix in HTML_SUFFIXES:
         document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
         return replace(document, revision=revision)
@@ -133,12 +133,6 @@ def readable_name(name: str) -> str:
     return "".join(parts)
 
 
-def text_bytes(path: Path) -> bytes:
-    """The bytes of the regular file at ``path``: at most ``MAX_FILE_BYTES``, and no NUL
-    byte (binary data) unless a UTF-16 or UTF-32 byte order mark says the text is wide."""
-    return checked_text(file_bytes(path))
-
-
 def file_bytes(path: Path) -> bytes:
     """The bytes of the regular file at ``path``: ``FileRefused`` when there are more than
     ``MAX_FILE_BYTES``. A FIFO, socket or device is refused without
@@ -170,6 +164,13 @@ def checked_text(body: bytes) -> bytes:
     if b"\x00" in body and not body.startswith(WIDE_BOMS):
         raise FileRefused("holds NUL bytes: binary data, not text")
     return body
+
+
+def file_text(body: bytes) -> str:
+    """The text of a file's bytes, checked as ``checked_text`` does and decoded by its byte
+    order mark, ``<meta charset>`` or the charset its bytes read best in (not UTF-8 alone:
+    a UTF-16 file read as UTF-8 would be text of NULs and lose every word)."""
+    return decode_html(checked_text(body))[0]
 
 
 def too_large() -> str:
