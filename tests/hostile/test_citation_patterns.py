@@ -177,3 +177,19 @@ def test_self_referring_and_duplicate_notes_cite_their_first_definition() -> Non
         ("A first claim here.", "https://a.example/one"),
         ("A second claim there.", "https://b.example/first"),
     ]
+
+
+@pytest.mark.parametrize("href", ["http://[::1", "//[zz]/x", "https://["])
+def test_a_link_that_cannot_be_parsed_cites_nothing_and_the_others_still_count(href: str) -> None:
+    """One such link in a page ended the whole search with a ValueError before."""
+    html = (
+        f"<p><a href='{href}'>One</a> claim here. "
+        "<a href='https://b.example/s'>Two</a> claim here.</p>"
+    )
+    found = find_citations(html, "html", "https://page.example/doc")
+    assert [(c.sentence, c.url) for c in found] == [("Two claim here.", "https://b.example/s")]
+
+
+def test_a_base_address_that_cannot_be_parsed_is_refused_clearly() -> None:
+    with pytest.raises(InvalidArgument, match="base_url must be an address"):
+        find_citations("<p><a href='/x'>A</a> claim.</p>", "html", "http://[")

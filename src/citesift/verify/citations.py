@@ -81,8 +81,8 @@ def find_citations(
         raise invalid("text", text, f"a string of at most {MAX_DOCUMENT_CHARS:,} characters")
     if kind not in ("markdown", "html"):
         raise invalid("kind", kind, "'markdown' or 'html'")
-    if base_url is not None and not isinstance(base_url, str):
-        raise invalid("base_url", base_url, "an address or None")
+    if base_url is not None and (not isinstance(base_url, str) or _joined(base_url, "/") is None):
+        raise invalid("base_url", base_url, "an address or None")  # "/" makes it parse base_url
     found = _html_citations(text, base_url) if kind == "html" else _markdown_citations(text)
     seen: set[tuple[int, str]] = set()
     unique = []
@@ -168,9 +168,8 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
         note = _note(html, ids.get(href[1:])) if href.startswith("#") else None
         if note is not None:
             notes.append(note)
-        url = _note_address(html, note) if note else None
-        url = url or (urljoin(base_url, href) if base_url else href)
-        if url.startswith(("http://", "https://")):
+        url = (_note_address(html, note) if note else None) or _joined(base_url, href)
+        if url is not None and url.startswith(("http://", "https://")):
             closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
             label = prose[match.end() : closing if closing >= 0 else match.end()]
             marks.append((match.end(), url, _tidy(label)))
@@ -182,6 +181,15 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     note_starts = [start for start, _ in notes]
     kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
     return _cited_sentences(prose, sentence_spans(prose), kept, _plain_html)
+
+
+def _joined(base_url: str | None, href: str) -> str | None:
+    """``href`` read against ``base_url``; an address that cannot be parsed (a malformed
+    IPv6 host, say) cites nothing, as a link to nowhere would."""
+    try:
+        return urljoin(base_url, href) if base_url else href
+    except ValueError:
+        return None
 
 
 def _plain_html(sentence: str) -> str:
