@@ -120,3 +120,29 @@ def test_the_command_refuses_a_document_past_the_bound_in_one_line(tmp_path: Pat
     assert result.exit_code == 1
     assert "text must be a string of at most" in result.output
     assert "Traceback" not in result.output
+
+
+ODD_ADDRESSES = [
+    "https://xn--/",  # an IDNA label that does not decode: a crash of the whole check before
+    "https://xn--a.example/",
+    "http://[zz/x",
+    "http://[::1",
+    "https://b.example/\ud800",
+    "https://a.example:99999/x",
+    "http://0177.0.0.1/",
+    "https://" + "a" * 5_000 + ".example/",
+]
+
+
+@pytest.mark.parametrize("address", ODD_ADDRESSES)
+def test_an_address_that_cannot_be_fetched_is_a_source_unavailable(
+    server: MisbehavingServer, address: str
+) -> None:
+    page = server.url("/ok?body=" + quote(PAGE))
+    text = (
+        f"One claim holds here.[1] The bridge opened in 1932.[2]\n\n[1]: {address}\n[2]: {page}\n"
+    )
+    first, second = check_citations(text, reader(), embedder=HashEmbedder()).citations
+    assert first.status == "source unavailable"
+    assert second.status == "supported"
+    assert [seen.path.split("?")[0] for seen in server.seen] == ["/ok"]

@@ -71,11 +71,12 @@ def parse_url(url: str) -> httpx.URL:
     try:
         url.encode("utf-8")
         parsed = httpx.URL(url)
+        host = parsed.host  # an IDNA host (xn--) is decoded only when asked for, and may fail
     except (UnicodeError, httpx.InvalidURL, ValueError, TypeError) as error:
         raise AddressRefused(f"malformed URL: {error}") from None
     if parsed.scheme not in SCHEMES:
         raise AddressRefused(f"scheme {parsed.scheme or '(none)'!r} is not http or https")
-    if not parsed.host:
+    if not host:
         raise AddressRefused("the URL has no host")
     return parsed
 
