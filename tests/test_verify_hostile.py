@@ -214,7 +214,7 @@ def test_odd_text_is_graded_quickly_and_within_the_contract(
 
 def test_a_claim_of_one_token_repeated_and_a_claim_of_stopwords_are_graded_quickly() -> None:
     started = time.perf_counter()
-    repeated = verify_claim("bridge " * 1_400, [CLAIM * 1_000] * 1_000, embedder=HashEmbedder())
+    repeated = verify_claim("bridge " * 1_400, [CLAIM * 100] * 1_000, embedder=HashEmbedder())
     stopwords = verify_claim("the of and a to in is it that", BRIDGE, embedder=HashEmbedder())
     assert time.perf_counter() - started < 10
     assert 0.0 <= repeated.score <= 1.0
