@@ -59,6 +59,7 @@ def register(server: MCPServer, shared: Shared) -> None:
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
         passages = [p for p in citation_sources(outcome.document) if p.content.strip()]
+        del passages[MAX_SENTENCES:]  # a page longer than that is read as far as that
         read = [p.content.strip() for p in passages]
         check = await asyncio.to_thread(verify_claim, claim, read)
         return _verdict(shared, check, [passage_item(passages[i]) for i in check.supporting])
