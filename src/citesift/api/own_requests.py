@@ -14,6 +14,7 @@ from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.wikipedia import PAGE_PATH
 from citesift.verify.candidates import DEFAULT_TOP
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES
+from citesift.verify.document_check import MAX_SERVED_DEADLINE, SERVED_DEADLINE
 
 MAX_DOCUMENT_CHARS = 1 << 20
 """Characters of a document whose citations are checked (the request body's bound)."""
@@ -49,11 +50,12 @@ class ClaimRequest(OwnBody):
 
 class CitationsRequest(OwnBody):
     """A Markdown or HTML document whose citations are each checked against the page it
-    cites (``base_url``: where its relative links point)."""
+    cites (``base_url``: where its relative links point), within ``deadline`` seconds."""
 
     text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
     kind: Literal["markdown", "html"] = "markdown"
     base_url: str | None = Field(None, max_length=8192)
+    deadline: float = Field(SERVED_DEADLINE, gt=0, le=MAX_SERVED_DEADLINE)
 
 
 class SourceDocumentOut(BaseModel):
@@ -133,7 +135,8 @@ class CitationOut(BaseModel):
 
 
 class CitationsResponse(BaseModel):
-    """Every citation's verdict and the counts; ``passed`` when every one is supported."""
+    """Every citation's verdict and the counts; ``passed`` when every one is supported;
+    ``cut_short`` when the deadline passed before every citation was read."""
 
     success: bool = True
     citations: list[CitationOut]
@@ -142,6 +145,7 @@ class CitationsResponse(BaseModel):
     not_supported: int
     unavailable: int
     passed: bool
+    cut_short: bool
 
 
 class TraceResponse(BaseModel):

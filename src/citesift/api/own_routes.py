@@ -81,7 +81,12 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
     pages = reading.web_pages("page")
     try:
         report = await asyncio.to_thread(
-            check_citations, body.text, pages, body.kind, base_url=body.base_url
+            check_citations,
+            body.text,
+            pages,
+            body.kind,
+            base_url=body.base_url,
+            deadline=body.deadline,
         )
     finally:
         if fetcher is not None:
@@ -97,6 +102,7 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
         not_supported=report.not_supported,
         unavailable=report.unavailable,
         passed=report.passed,
+        cut_short=report.cut_short,
     )
 
 

@@ -16,7 +16,6 @@ from citesift.cli.app import app
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
-    Deadline,
     Offline,
     Store,
     source_setup,
@@ -25,12 +24,22 @@ from citesift.cli.options import (
 from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
+from citesift.errors import InvalidArgument
 from citesift.model import Snapshot
 from citesift.sources import WebPageSource
 from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations
 from citesift.verify.citations import Kind
+from citesift.verify.document_check import checked_deadline
+
+CheckDeadline = Annotated[
+    float | None,
+    typer.Option(
+        help="Seconds of wall time for the whole check: citations not reached by then are "
+        "'source unavailable' (deadline reached) and the check fails."
+    ),
+]
 
 
 class CheckFormat(StrEnum):
@@ -52,11 +61,16 @@ def check(
     contact: Contact = None,
     store: Store = None,
     offline: Offline = False,
-    deadline: Deadline = None,
+    deadline: CheckDeadline = None,
 ) -> None:
     """Check each citation of a document against the page it cites: the verdict and the
     source's best supporting sentence, with a link to it. Exits 1 unless all are supported."""
-    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+    try:
+        if deadline is not None:
+            checked_deadline(deadline)
+    except InvalidArgument as error:
+        usage_error(str(error))
+    with source_setup(contact, allow_private, store, offline) as setup:
         pages = setup.web_pages("page")
         text, kind, base = _document(document, pages)
         with Console(stderr=True).status("Checking citations…") as status:
@@ -64,7 +78,9 @@ def check(
             def progress(done: int, total: int) -> None:
                 status.update(f"Checking citations… {done}/{total}")
 
-            report = check_citations(text, pages, kind, base_url=base, progress=progress)
+            report = check_citations(
+                text, pages, kind, base_url=base, progress=progress, deadline=deadline
+            )
     if output is CheckFormat.json:
         say(safe_json(_as_json(report), indent=2))
     else:
@@ -96,6 +112,7 @@ def _as_json(report: DocumentCheck) -> dict[str, object]:
         "not_supported": report.not_supported,
         "unavailable": report.unavailable,
         "passed": report.passed,
+        "cut_short": report.cut_short,
     }
 
 
@@ -106,6 +123,8 @@ def _as_text(report: DocumentCheck) -> str:
         f"{report.partially_supported} partially supported, {report.not_supported} not "
         f"supported, {report.unavailable} with the source unavailable"
     )
+    if report.cut_short:
+        lines.append("cut short: the deadline passed before every citation was read")
     return "\n".join(lines)
 
 

@@ -3,7 +3,8 @@ replayed from its snapshot), each citing sentence graded against the source's se
 and the best supporting sentence given with a text-fragment link to it.
 
 A source that cannot be read (an error status, a timeout, a bot check standing in for the
-page) makes its citations "source unavailable", never "supported".
+page) makes its citations "source unavailable", never "supported". So does a deadline that
+passes before a citation is reached: the check ends in bounded time and says it was cut short.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal, Protocol
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, SourceHit
+from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
@@ -28,6 +30,15 @@ LIMITED_TRIES = 3
 """Reads of one source answered ``Limited`` before it counts as unavailable."""
 MAX_LIMITED_WAIT = 5.0
 """The longest pause, in seconds, before reading a rate-limited source again."""
+MAX_DEADLINE = 86_400.0
+"""The longest deadline, in seconds, a caller may give a check: a day."""
+SERVED_DEADLINE = 300.0
+"""The deadline of a check a server runs when its caller gives none: a document citing
+thousands of slow addresses would otherwise hold one of its workers for hours."""
+MAX_SERVED_DEADLINE = 3_600.0
+"""The longest deadline a server lets its caller ask for a check."""
+DEADLINE_REACHED = "deadline reached"
+"""The reason of a citation the check had no time left to read."""
 Progress = Callable[[int, int], None]
 
 
@@ -56,13 +67,15 @@ class CitationCheck:
 
 @dataclass(frozen=True, slots=True)
 class DocumentCheck:
-    """Every citation's verdict and the counts; ``passed`` when every one is supported."""
+    """Every citation's verdict and the counts; ``passed`` when every one is supported;
+    ``cut_short`` when the deadline passed before every citation was graded."""
 
     citations: tuple[CitationCheck, ...]
     supported: int
     partially_supported: int
     not_supported: int
     unavailable: int
+    cut_short: bool = False
 
     @property
     def passed(self) -> bool:
@@ -79,27 +92,38 @@ def check_citations(
     judge: Judge | None = None,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> DocumentCheck:
     """Find the citations of ``text`` (Markdown or HTML), read each cited page once with
-    ``reader``, one at a time so the per-host limits hold, and grade each citing sentence."""
+    ``reader``, one at a time so the per-host limits hold, and grade each citing sentence.
+
+    ``deadline`` (seconds of wall time, at most a day) bounds the whole check: once it has
+    passed, each citation not yet graded is "source unavailable" ("deadline reached") and
+    the report is ``cut_short``. A read under way then ends within its own bounds."""
+    ends = None if deadline is None else time.monotonic() + checked_deadline(deadline)
     citations = find_citations(text, kind, base_url)
     last = {citation.url: i for i, citation in enumerate(citations)}
     pages: dict[str, Document | str] = {}
     checks = []
+    cut_short = False
     with SQLiteStore(":memory:") as vectors:  # a page cited twice is embedded once
         remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
         for done, citation in enumerate(citations):
-            if citation.url not in pages:
-                pages[citation.url] = _read(reader, citation.url)
-            checks.append(_check(citation, pages[citation.url], judge, remembering))
+            cut_short = cut_short or (ends is not None and time.monotonic() >= ends)
+            if cut_short:
+                checks.append(CitationCheck(citation, "source unavailable", 0.0, DEADLINE_REACHED))
+            else:
+                if citation.url not in pages:
+                    pages[citation.url] = _read(reader, citation.url, ends)
+                checks.append(_check(citation, pages[citation.url], judge, remembering))
             if last[citation.url] == done:  # no later citation reads it: let it go
-                del pages[citation.url]
+                pages.pop(citation.url, None)
             if progress is not None:
                 progress(done + 1, len(citations))
-    return summarise(checks)
+    return summarise(checks, cut_short=cut_short)
 
 
-def summarise(checks: Sequence[CitationCheck]) -> DocumentCheck:
+def summarise(checks: Sequence[CitationCheck], *, cut_short: bool = False) -> DocumentCheck:
     """The counts over ``checks``."""
 
     def count(status: Status) -> int:
@@ -111,18 +135,27 @@ def summarise(checks: Sequence[CitationCheck]) -> DocumentCheck:
         count("partially_supported"),
         count("not_supported"),
         count("source unavailable"),
+        cut_short,
     )
 
 
-def _read(reader: Reader, url: str) -> Document | str:
+def checked_deadline(deadline: object) -> float:
+    """``deadline`` when it is a number of seconds over 0 and at most ``MAX_DEADLINE``."""
+    return number_in("deadline", deadline, 0, MAX_DEADLINE, above=True)
+
+
+def _read(reader: Reader, url: str, ends: float | None) -> Document | str:
     """The page's document, or why it is unavailable; a rate-limited read waits and tries
-    again a few times."""
+    again a few times, never past ``ends`` (a ``time.monotonic()`` value)."""
     outcome: ReadOutcome = Limited()
     for _ in range(LIMITED_TRIES):
         outcome = reader.read_sync(SourceHit(url, url))
         if not isinstance(outcome, Limited):
             break
-        time.sleep(min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT))
+        pause = min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT)
+        if ends is not None and time.monotonic() + pause >= ends:
+            break
+        time.sleep(pause)
     if isinstance(outcome, Document):
         return outcome
     if isinstance(outcome, Limited):
