@@ -1,18 +1,27 @@
 """Checking a document's citations against the pages they cite, served on 127.0.0.1: a real
-recorded Wikipedia page, a 404, a bot check, and a document with 50 citations."""
+recorded Wikipedia page, a 404, a bot check, a document with 50 citations, and one whose
+slow pages outlast the check's deadline."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from typer.testing import CliRunner
 
 from citesift import WebPageSource, check_citations, find_citations
 from citesift.cli import app
+from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity
+from citesift.verify.judges.meaning import shared_embedder
+from servers import MisbehavingServer
 from wikipedia_server import Answer, WikipediaStandIn
 
 IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
@@ -171,3 +180,83 @@ def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
     supported, altered = first["citations"]
     assert supported["status"] == "supported" and supported["snapshot_id"]
     assert altered["status"] != "supported" and "603" in altered["reason"]
+
+
+SLOW = 0.8
+"""Seconds each slow page takes to answer: two of them outlast ``DEADLINE``."""
+DEADLINE = 1.5
+CITED_SLOWLY = 8
+"""Citations of the slow document: read to the end, they would take 6.4 s."""
+BAD_DEADLINES: list[Any] = [0, -1.0, math.nan, math.inf, 86_401, True, "5"]
+
+
+def slow_document(server: MisbehavingServer) -> str:
+    """A document citing ``CITED_SLOWLY`` distinct pages of ``server``, each answering after
+    ``SLOW`` seconds and stating what its citing sentence says."""
+    lines, refs = [], []
+    for n in range(CITED_SLOWLY):
+        fact = f"Station {n} opened in {1900 + n}."
+        body = f"<html><body><p>{fact} It has {n + 2} platforms.</p></body></html>"
+        lines.append(f"{fact[:-1]} [{n}].")
+        refs.append(
+            f"[{n}] {server.url('/slow')}?{urlencode({'delay': SLOW, 'n': n, 'body': body})}"
+        )
+    return " ".join(lines) + "\n\n" + "\n".join(refs) + "\n"
+
+
+def assert_cut_short(citations: list[dict[str, Any]], server: MisbehavingServer) -> None:
+    """The first citation graded, every one from the third on unavailable for want of time,
+    and none of their pages asked for (two slow reads outlast the deadline)."""
+    assert citations[0]["status"] == "supported", citations[0]
+    for late in citations[2:]:
+        assert (late["status"], late["reason"]) == ("source unavailable", "deadline reached")
+        assert late["evidence"] is None
+    assert 1 <= server.hits("/slow") <= 2
+
+
+def test_a_deadline_ends_the_check_and_leaves_the_rest_unavailable(
+    server: MisbehavingServer,
+) -> None:
+    shared_embedder()  # loaded before the clock starts: only the reads are timed
+    started = time.monotonic()
+    report = check_citations(slow_document(server), reader(), deadline=DEADLINE)
+    took = time.monotonic() - started
+    assert took < DEADLINE + SLOW + 2.5 < CITED_SLOWLY * SLOW
+    assert report.cut_short and not report.passed and len(report.citations) == CITED_SLOWLY
+    assert_cut_short([dataclasses.asdict(c) for c in report.citations], server)
+    assert report.unavailable >= CITED_SLOWLY - 2 and report.citations[0].snapshot_id
+
+
+def test_a_check_within_its_deadline_is_not_cut_short(site: WikipediaStandIn) -> None:
+    site.answer("/bridge", Answer(200, HTML, BRIDGE))
+    text = f"The bridge opened in 1932 [1].\n\n[1] {site.origin}/bridge\n"
+    report = check_citations(text, reader(), deadline=60)
+    assert report.passed and not report.cut_short
+
+
+@pytest.mark.parametrize("deadline", BAD_DEADLINES)
+def test_a_deadline_that_makes_no_sense_is_refused_by_name(deadline: Any) -> None:
+    with pytest.raises(InvalidArgument, match="deadline must be a number over 0"):
+        check_citations("Text [1].\n\n[1] http://127.0.0.1:9/", reader(), deadline=deadline)
+
+
+def test_the_commands_deadline_cuts_the_check_short_and_fails_it(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    shared_embedder()
+    doc = tmp_path / "slow.md"
+    doc.write_text(slow_document(server), "utf-8")
+    flags = ["--allow-private", "--contact", "a@b.c", "--deadline", str(DEADLINE)]
+    runner = CliRunner()
+    json_run = runner.invoke(app, ["check", str(doc), *flags, "--format", "json"])
+    assert json_run.exit_code == 1, json_run.output
+    report = json.loads(json_run.stdout)
+    assert report["cut_short"] is True and report["passed"] is False
+    assert_cut_short(report["citations"], server)
+    text_run = runner.invoke(app, ["check", str(doc), *flags])
+    assert text_run.exit_code == 1 and "deadline reached" in text_run.stdout
+    assert text_run.stdout.rstrip().endswith(
+        "cut short: the deadline passed before every citation was read"
+    )
+    refused = runner.invoke(app, ["check", str(doc), "--contact", "a@b.c", "--deadline", "0"])
+    assert refused.exit_code == 64 and "deadline must be a number over 0" in refused.stderr

@@ -1,7 +1,8 @@
 """citesift's own routes under ``/citesift`` against ``citesift serve`` on loopback: a
 Wikipedia article's passages (from the recorded stand-in) and a web page's, each with its
 attribution and offsets; a private address refused unless the server allows it; a claim
-graded against sentences; and a document's citations checked against the pages cited."""
+graded against sentences; and a document's citations checked against the pages cited,
+within a deadline."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import httpx
 import pytest
 
 from citesift.settings import Settings
+from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from serving import CONTACT, running
 from test_agent_run import MUSEUM, site
+from test_check_citations import BAD_DEADLINES, DEADLINE, assert_cut_short, slow_document
 from wikipedia_server import WikipediaStandIn, fresh_stand_in
 
 pytestmark = pytest.mark.timeout(120)
@@ -89,6 +92,23 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert "opened in 1998" in verdicts["The City Museum opened in 1998."]["evidence"]
     assert verdicts["Its director is Grace Hopper."]["status"] != "supported"
     assert answer["passed"] is False and server.hits("/museum") == 1
+
+
+def test_a_checks_deadline_cuts_it_short_and_a_senseless_one_is_refused(
+    served: str, server: MisbehavingServer
+) -> None:
+    shared_embedder()  # the server runs in this process: loaded before the clock starts
+    asked = {"text": slow_document(server), "deadline": DEADLINE}
+    answer = httpx.post(f"{served}/citesift/check", json=asked, timeout=60).json()
+    assert answer["cut_short"] is True and answer["passed"] is False
+    assert_cut_short(answer["citations"], server)
+    for deadline in [*BAD_DEADLINES[:2], 3601]:
+        refused = httpx.post(f"{served}/citesift/check", json={**asked, "deadline": deadline})
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["details"][0]["path"] == ["deadline"]
+    schema = httpx.get(f"{served}/openapi.json").json()["components"]["schemas"]
+    bound = schema["CitationsRequest"]["properties"]["deadline"]
+    assert (bound["default"], bound["maximum"]) == (300, 3600)  # no check holds a worker longer
 
 
 def test_the_schema_documents_every_route_and_its_typed_answers(served: str) -> None:
