@@ -1,6 +1,6 @@
 """Checking a document's citations against the pages they cite, served on 127.0.0.1: a real
 recorded Wikipedia page, a 404, a bot check, a document with 50 citations, and one whose
-slow pages outlast the check's deadline."""
+slow pages outlast the check's time limit."""
 
 from __future__ import annotations
 
@@ -183,11 +183,11 @@ def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
 
 
 SLOW = 0.8
-"""Seconds each slow page takes to answer: two of them outlast ``DEADLINE``."""
-DEADLINE = 1.5
+"""Seconds each slow page takes to answer: two of them outlast ``LIMIT``."""
+LIMIT = 1.5
 CITED_SLOWLY = 8
 """Citations of the slow document: read to the end, they would take 6.4 s."""
-BAD_DEADLINES: list[Any] = [0, -1.0, math.nan, math.inf, 86_401, True, "5"]
+BAD_LIMITS: list[Any] = [0, -1.0, math.nan, math.inf, 86_401, True, "5"]
 
 
 def slow_document(server: MisbehavingServer) -> str:
@@ -206,47 +206,47 @@ def slow_document(server: MisbehavingServer) -> str:
 
 def assert_cut_short(citations: list[dict[str, Any]], server: MisbehavingServer) -> None:
     """The first citation graded, every one from the third on unavailable for want of time,
-    and none of their pages asked for (two slow reads outlast the deadline)."""
+    and none of their pages asked for (two slow reads outlast the time limit)."""
     assert citations[0]["status"] == "supported", citations[0]
     for late in citations[2:]:
-        assert (late["status"], late["reason"]) == ("source unavailable", "deadline reached")
+        assert (late["status"], late["reason"]) == ("source unavailable", "time limit reached")
         assert late["evidence"] is None
     assert 1 <= server.hits("/slow") <= 2
 
 
-def test_a_deadline_ends_the_check_and_leaves_the_rest_unavailable(
+def test_a_time_limit_ends_the_check_and_leaves_the_rest_unavailable(
     server: MisbehavingServer,
 ) -> None:
     shared_embedder()  # loaded before the clock starts: only the reads are timed
     started = time.monotonic()
-    report = check_citations(slow_document(server), reader(), deadline=DEADLINE)
+    report = check_citations(slow_document(server), reader(), max_seconds=LIMIT)
     took = time.monotonic() - started
-    assert took < DEADLINE + SLOW + 2.5 < CITED_SLOWLY * SLOW
+    assert took < LIMIT + SLOW + 2.5 < CITED_SLOWLY * SLOW
     assert report.cut_short and not report.passed and len(report.citations) == CITED_SLOWLY
     assert_cut_short([dataclasses.asdict(c) for c in report.citations], server)
     assert report.unavailable >= CITED_SLOWLY - 2 and report.citations[0].snapshot_id
 
 
-def test_a_check_within_its_deadline_is_not_cut_short(site: WikipediaStandIn) -> None:
+def test_a_check_within_its_time_limit_is_not_cut_short(site: WikipediaStandIn) -> None:
     site.answer("/bridge", Answer(200, HTML, BRIDGE))
     text = f"The bridge opened in 1932 [1].\n\n[1] {site.origin}/bridge\n"
-    report = check_citations(text, reader(), deadline=60)
+    report = check_citations(text, reader(), max_seconds=60)
     assert report.passed and not report.cut_short
 
 
-@pytest.mark.parametrize("deadline", BAD_DEADLINES)
-def test_a_deadline_that_makes_no_sense_is_refused_by_name(deadline: Any) -> None:
-    with pytest.raises(InvalidArgument, match="deadline must be a number over 0"):
-        check_citations("Text [1].\n\n[1] http://127.0.0.1:9/", reader(), deadline=deadline)
+@pytest.mark.parametrize("max_seconds", BAD_LIMITS)
+def test_a_time_limit_that_makes_no_sense_is_refused_by_name(max_seconds: Any) -> None:
+    with pytest.raises(InvalidArgument, match="max_seconds must be a number over 0"):
+        check_citations("Text [1].\n\n[1] http://127.0.0.1:9/", reader(), max_seconds=max_seconds)
 
 
-def test_the_commands_deadline_cuts_the_check_short_and_fails_it(
+def test_the_commands_time_limit_cuts_the_check_short_and_fails_it(
     server: MisbehavingServer, tmp_path: Path
 ) -> None:
     shared_embedder()
     doc = tmp_path / "slow.md"
     doc.write_text(slow_document(server), "utf-8")
-    flags = ["--allow-private", "--contact", "a@b.c", "--deadline", str(DEADLINE)]
+    flags = ["--allow-private", "--contact", "a@b.c", "--max-seconds", str(LIMIT)]
     runner = CliRunner()
     json_run = runner.invoke(app, ["check", str(doc), *flags, "--format", "json"])
     assert json_run.exit_code == 1, json_run.output
@@ -254,9 +254,22 @@ def test_the_commands_deadline_cuts_the_check_short_and_fails_it(
     assert report["cut_short"] is True and report["passed"] is False
     assert_cut_short(report["citations"], server)
     text_run = runner.invoke(app, ["check", str(doc), *flags])
-    assert text_run.exit_code == 1 and "deadline reached" in text_run.stdout
+    assert text_run.exit_code == 1 and "time limit reached" in text_run.stdout
     assert text_run.stdout.rstrip().endswith(
-        "cut short: the deadline passed before every citation was read"
+        "cut short: the time limit passed before every citation was read"
     )
-    refused = runner.invoke(app, ["check", str(doc), "--contact", "a@b.c", "--deadline", "0"])
-    assert refused.exit_code == 64 and "deadline must be a number over 0" in refused.stderr
+    refused = runner.invoke(app, ["check", str(doc), "--contact", "a@b.c", "--max-seconds", "0"])
+    assert refused.exit_code == 64 and "max_seconds must be a number over 0" in refused.stderr
+
+
+def test_the_commands_deadline_bounds_each_fetch(server: MisbehavingServer, tmp_path: Path) -> None:
+    doc = tmp_path / "slow.md"
+    doc.write_text(slow_document(server), "utf-8")
+    flags = ["--allow-private", "--contact", "a@b.c", "--format", "json", "--deadline", "0.2"]
+    run = CliRunner().invoke(app, ["check", str(doc), *flags])
+    assert run.exit_code == 1, run.output
+    report = json.loads(run.stdout)
+    assert report["cut_short"] is False and report["unavailable"] == CITED_SLOWLY
+    for late in report["citations"]:
+        assert late["status"] == "source unavailable"
+        assert "within the 0.2 s deadline" in late["reason"] and late["evidence"] is None

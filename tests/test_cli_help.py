@@ -60,6 +60,11 @@ def test_one_vocabulary_across_commands() -> None:
     for name in ("search", "index ls", "wiki search"):
         assert "--format <text|json>" in helps[name]
     assert not any("--json" in text for text in helps.values())
+    for name in ("fetch", "page", "check"):  # a deadline bounds each fetch, not a whole run
+        words = " ".join(run(name, "--help")[1].split())
+        assert "--deadline <float> Seconds from sending to the last byte." in words
+    for name in ("check", "research"):  # a whole run's wall time
+        assert "--max-seconds <float>" in run(name, "--help")[1]
 
 
 @pytest.mark.timeout(120)

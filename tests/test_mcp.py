@@ -36,7 +36,7 @@ from citesift.store.runs import runs_in
 from local_site import page, serve_page
 from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
-from test_check_citations import DEADLINE, assert_cut_short, slow_document
+from test_check_citations import LIMIT, assert_cut_short, slow_document
 from test_scrape import page_route
 from wikipedia_server import WikipediaStandIn
 
@@ -375,24 +375,24 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
     stdio(world, scenario)
 
 
-def test_a_citation_checks_deadline_cuts_it_short(world: World) -> None:
+def test_a_citation_checks_time_limit_cuts_it_short(world: World) -> None:
     async def scenario(client: Client) -> None:
         cited = CITING.format(url=world.site.url("/cited"))
         warmed = await call(client, "check_citations", text=cited)  # the model loaded first
         assert warmed["cut_short"] is False
         text = slow_document(world.site)
-        report = await call(client, "check_citations", text=text, deadline=DEADLINE)
+        report = await call(client, "check_citations", text=text, max_seconds=LIMIT)
         assert report["cut_short"] is True and report["passed"] is False
         items, page = list(report["items"]), report
         while page["next_cursor"]:
             page = await call(client, "check_citations", text=text, cursor=page["next_cursor"])
             items += page["items"]
         assert_cut_short(items, world.site)
-        for deadline in (0, 3601):
+        for max_seconds in (0, 3601):
             refused = await client.call_tool(
-                "check_citations", {"text": text, "deadline": deadline}
+                "check_citations", {"text": text, "max_seconds": max_seconds}
             )
-            assert refused.is_error and "deadline" in _text(refused)
+            assert refused.is_error and "max_seconds" in _text(refused)
 
     stdio(world, scenario)
 

@@ -2,7 +2,7 @@
 Wikipedia article's passages (from the recorded stand-in) and a web page's, each with its
 attribution and offsets; a private address refused unless the server allows it; a claim
 graded against sentences; and a document's citations checked against the pages cited,
-within a deadline."""
+within a time limit."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from serving import CONTACT, running
 from test_agent_run import MUSEUM, site
-from test_check_citations import BAD_DEADLINES, DEADLINE, assert_cut_short, slow_document
+from test_check_citations import BAD_LIMITS, LIMIT, assert_cut_short, slow_document
 from wikipedia_server import WikipediaStandIn, fresh_stand_in
 
 pytestmark = pytest.mark.timeout(120)
@@ -94,20 +94,20 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert answer["passed"] is False and server.hits("/museum") == 1
 
 
-def test_a_checks_deadline_cuts_it_short_and_a_senseless_one_is_refused(
+def test_a_checks_time_limit_cuts_it_short_and_a_senseless_one_is_refused(
     served: str, server: MisbehavingServer
 ) -> None:
     shared_embedder()  # the server runs in this process: loaded before the clock starts
-    asked = {"text": slow_document(server), "deadline": DEADLINE}
+    asked = {"text": slow_document(server), "max_seconds": LIMIT}
     answer = httpx.post(f"{served}/citesift/check", json=asked, timeout=60).json()
     assert answer["cut_short"] is True and answer["passed"] is False
     assert_cut_short(answer["citations"], server)
-    for deadline in [*BAD_DEADLINES[:2], 3601]:
-        refused = httpx.post(f"{served}/citesift/check", json={**asked, "deadline": deadline})
+    for max_seconds in [*BAD_LIMITS[:2], 3601]:
+        refused = httpx.post(f"{served}/citesift/check", json={**asked, "max_seconds": max_seconds})
         assert refused.status_code == 400, refused.text
-        assert refused.json()["details"][0]["path"] == ["deadline"]
+        assert refused.json()["details"][0]["path"] == ["max_seconds"]
     schema = httpx.get(f"{served}/openapi.json").json()["components"]["schemas"]
-    bound = schema["CitationsRequest"]["properties"]["deadline"]
+    bound = schema["CitationsRequest"]["properties"]["max_seconds"]
     assert (bound["default"], bound["maximum"]) == (300, 3600)  # no check holds a worker longer
 
 

@@ -14,7 +14,7 @@ from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.wikipedia import PAGE_PATH
 from citesift.verify.candidates import DEFAULT_TOP
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES
-from citesift.verify.document_check import MAX_SERVED_DEADLINE, SERVED_DEADLINE
+from citesift.verify.document_check import MAX_SERVED_SECONDS, SERVED_MAX_SECONDS
 
 MAX_DOCUMENT_CHARS = 1 << 20
 """Characters of a document whose citations are checked (the request body's bound)."""
@@ -50,12 +50,12 @@ class ClaimRequest(OwnBody):
 
 class CitationsRequest(OwnBody):
     """A Markdown or HTML document whose citations are each checked against the page it
-    cites (``base_url``: where its relative links point), within ``deadline`` seconds."""
+    cites (``base_url``: where its relative links point), within ``max_seconds`` seconds."""
 
     text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
     kind: Literal["markdown", "html"] = "markdown"
     base_url: str | None = Field(None, max_length=8192)
-    deadline: float = Field(SERVED_DEADLINE, gt=0, le=MAX_SERVED_DEADLINE)
+    max_seconds: float = Field(SERVED_MAX_SECONDS, gt=0, le=MAX_SERVED_SECONDS)
 
 
 class SourceDocumentOut(BaseModel):
@@ -136,7 +136,7 @@ class CitationOut(BaseModel):
 
 class CitationsResponse(BaseModel):
     """Every citation's verdict and the counts; ``passed`` when every one is supported;
-    ``cut_short`` when the deadline passed before every citation was read."""
+    ``cut_short`` when the time limit passed before every citation was read."""
 
     success: bool = True
     citations: list[CitationOut]

@@ -86,7 +86,7 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
             pages,
             body.kind,
             base_url=body.base_url,
-            deadline=body.deadline,
+            max_seconds=body.max_seconds,
         )
     finally:
         if fetcher is not None:

@@ -16,6 +16,7 @@ from citesift.cli.app import app
 from citesift.cli.options import (
     AllowPrivate,
     Contact,
+    Deadline,
     Offline,
     Store,
     source_setup,
@@ -31,13 +32,13 @@ from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations
 from citesift.verify.citations import Kind
-from citesift.verify.document_check import checked_deadline
+from citesift.verify.document_check import checked_max_seconds
 
-CheckDeadline = Annotated[
+MaxSeconds = Annotated[
     float | None,
     typer.Option(
         help="Seconds of wall time for the whole check: citations not reached by then are "
-        "'source unavailable' (deadline reached) and the check fails."
+        "'source unavailable' (time limit reached) and the check fails."
     ),
 ]
 
@@ -61,16 +62,17 @@ def check(
     contact: Contact = None,
     store: Store = None,
     offline: Offline = False,
-    deadline: CheckDeadline = None,
+    deadline: Deadline = None,
+    max_seconds: MaxSeconds = None,
 ) -> None:
     """Check each citation of a document against the page it cites: the verdict and the
     source's best supporting sentence, with a link to it. Exits 1 unless all are supported."""
     try:
-        if deadline is not None:
-            checked_deadline(deadline)
+        if max_seconds is not None:
+            checked_max_seconds(max_seconds)
     except InvalidArgument as error:
         usage_error(str(error))
-    with source_setup(contact, allow_private, store, offline) as setup:
+    with source_setup(contact, allow_private, store, offline, deadline) as setup:
         pages = setup.web_pages("page")
         text, kind, base = _document(document, pages)
         with Console(stderr=True).status("Checking citations…") as status:
@@ -79,7 +81,7 @@ def check(
                 status.update(f"Checking citations… {done}/{total}")
 
             report = check_citations(
-                text, pages, kind, base_url=base, progress=progress, deadline=deadline
+                text, pages, kind, base_url=base, progress=progress, max_seconds=max_seconds
             )
     if output is CheckFormat.json:
         say(safe_json(_as_json(report), indent=2))
@@ -124,7 +126,7 @@ def _as_text(report: DocumentCheck) -> str:
         f"supported, {report.unavailable} with the source unavailable"
     )
     if report.cut_short:
-        lines.append("cut short: the deadline passed before every citation was read")
+        lines.append("cut short: the time limit passed before every citation was read")
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ from citesift.model import Document, SourceHit
 from citesift.text import citation_sources
 from citesift.verify import ClaimCheck, check_citations, verify_claim
 from citesift.verify.claim_check import MAX_SENTENCES
-from citesift.verify.document_check import MAX_SERVED_DEADLINE, SERVED_DEADLINE
+from citesift.verify.document_check import MAX_SERVED_SECONDS, SERVED_MAX_SECONDS
 
 Cursor = Annotated[
     str | None, Field(description="A next_cursor from an earlier call: read on from there.")
@@ -75,25 +75,25 @@ def register(server: MCPServer, shared: Shared) -> None:
         base_url: Annotated[
             str | None, Field(description="The address its relative links start from.")
         ] = None,
-        deadline: Annotated[
+        max_seconds: Annotated[
             float,
             Field(
                 gt=0,
-                le=MAX_SERVED_DEADLINE,
+                le=MAX_SERVED_SECONDS,
                 description="Seconds for the whole check: citations not reached by then are "
-                "'source unavailable' (deadline reached) and cut_short is true.",
+                "'source unavailable' (time limit reached) and cut_short is true.",
             ),
-        ] = SERVED_DEADLINE,
+        ] = SERVED_MAX_SECONDS,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         """Each citation of a document graded against the page it cites: the verdict, and
-        the page's best supporting sentence with a link to it; cut_short when the deadline
-        passed first."""
+        the page's best supporting sentence with a link to it; cut_short when the time
+        limit passed first."""
         if cursor:
             return shared.pager.next("check_citations", cursor)
         pages = shared.sources.web_pages("page")
         report = await asyncio.to_thread(
-            check_citations, text, pages, kind, base_url=base_url, deadline=deadline
+            check_citations, text, pages, kind, base_url=base_url, max_seconds=max_seconds
         )
         checks = [citation_item(check) for check in report.citations]
         return shared.pager.first(

@@ -3,7 +3,7 @@ replayed from its snapshot), each citing sentence graded against the source's se
 and the best supporting sentence given with a text-fragment link to it.
 
 A source that cannot be read (an error status, a timeout, a bot check standing in for the
-page) makes its citations "source unavailable", never "supported". So does a deadline that
+page) makes its citations "source unavailable", never "supported". So does a time limit that
 passes before a citation is reached: the check ends in bounded time and says it was cut short.
 """
 
@@ -30,14 +30,14 @@ LIMITED_TRIES = 3
 """Reads of one source answered ``Limited`` before it counts as unavailable."""
 MAX_LIMITED_WAIT = 5.0
 """The longest pause, in seconds, before reading a rate-limited source again."""
-MAX_DEADLINE = 86_400.0
-"""The longest deadline, in seconds, a caller may give a check: a day."""
-SERVED_DEADLINE = 300.0
-"""The deadline of a check a server runs when its caller gives none: a document citing
+MAX_SECONDS = 86_400.0
+"""The longest time limit, in seconds, a caller may give a check: a day."""
+SERVED_MAX_SECONDS = 300.0
+"""The time limit of a check a server runs when its caller gives none: a document citing
 thousands of slow addresses would otherwise hold one of its workers for hours."""
-MAX_SERVED_DEADLINE = 3_600.0
-"""The longest deadline a server lets its caller ask for a check."""
-DEADLINE_REACHED = "deadline reached"
+MAX_SERVED_SECONDS = 3_600.0
+"""The longest time limit a server lets its caller ask for a check."""
+TIME_LIMIT_REACHED = "time limit reached"
 """The reason of a citation the check had no time left to read."""
 Progress = Callable[[int, int], None]
 
@@ -68,7 +68,7 @@ class CitationCheck:
 @dataclass(frozen=True, slots=True)
 class DocumentCheck:
     """Every citation's verdict and the counts; ``passed`` when every one is supported;
-    ``cut_short`` when the deadline passed before every citation was graded."""
+    ``cut_short`` when the time limit passed before every citation was graded."""
 
     citations: tuple[CitationCheck, ...]
     supported: int
@@ -92,15 +92,15 @@ def check_citations(
     judge: Judge | None = None,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
-    deadline: float | None = None,
+    max_seconds: float | None = None,
 ) -> DocumentCheck:
     """Find the citations of ``text`` (Markdown or HTML), read each cited page once with
     ``reader``, one at a time so the per-host limits hold, and grade each citing sentence.
 
-    ``deadline`` (seconds of wall time, at most a day) bounds the whole check: once it has
-    passed, each citation not yet graded is "source unavailable" ("deadline reached") and
-    the report is ``cut_short``. A read under way then ends within its own bounds."""
-    ends = None if deadline is None else time.monotonic() + checked_deadline(deadline)
+    ``max_seconds`` (seconds of wall time, at most a day) bounds the whole check: once they
+    have passed, each citation not yet graded is "source unavailable" ("time limit reached")
+    and the report is ``cut_short``. A read under way then ends within its own bounds."""
+    ends = None if max_seconds is None else time.monotonic() + checked_max_seconds(max_seconds)
     citations = find_citations(text, kind, base_url)
     last = {citation.url: i for i, citation in enumerate(citations)}
     pages: dict[str, Document | str] = {}
@@ -111,7 +111,9 @@ def check_citations(
         for done, citation in enumerate(citations):
             cut_short = cut_short or (ends is not None and time.monotonic() >= ends)
             if cut_short:
-                checks.append(CitationCheck(citation, "source unavailable", 0.0, DEADLINE_REACHED))
+                checks.append(
+                    CitationCheck(citation, "source unavailable", 0.0, TIME_LIMIT_REACHED)
+                )
             else:
                 if citation.url not in pages:
                     pages[citation.url] = _read(reader, citation.url, ends)
@@ -139,9 +141,9 @@ def summarise(checks: Sequence[CitationCheck], *, cut_short: bool = False) -> Do
     )
 
 
-def checked_deadline(deadline: object) -> float:
-    """``deadline`` when it is a number of seconds over 0 and at most ``MAX_DEADLINE``."""
-    return number_in("deadline", deadline, 0, MAX_DEADLINE, above=True)
+def checked_max_seconds(max_seconds: object) -> float:
+    """``max_seconds`` when it is a number of seconds over 0 and at most ``MAX_SECONDS``."""
+    return number_in("max_seconds", max_seconds, 0, MAX_SECONDS, above=True)
 
 
 def _read(reader: Reader, url: str, ends: float | None) -> Document | str:
