@@ -22,7 +22,7 @@ from citesift.index.query import Query
 from citesift.store.chunks import StoredChunk
 from citesift.store.postgres import PostgresStore
 from citesift.store.postgres.chunks import COMPONENT, MIGRATIONS
-from citesift.store.postgres.postings import PURGE_AFTER, RECORD
+from citesift.store.postgres.postings import PURGE_AFTER, RECORD, compact
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -165,6 +165,72 @@ def test_deleted_chunks_postings_are_dropped_once_tombstones_are_many(
     owners = np.frombuffer(b"".join(d for (d,) in data), dtype=RECORD)["owner"]
     assert dead == (0,) and set(owners.tolist()) == live
     assert_ranks_as_brute_force(index, postgres_url, {c.id: c for c in kept})
+
+
+def test_a_purge_in_slices_of_terms_keeps_every_live_posting(
+    index: PostgresIndex, postgres_url: str
+) -> None:
+    """Blocks rewritten without their tombstones a term at a time (the smallest slice) hold
+    the live postings only, and rank as before."""
+    rng = random.Random(13)
+    held: dict[str, StoredChunk] = {}
+    for write in range(12):
+        chunks = made_chunks(rng, f"s{write}", rng.randint(2, 6))
+        index.upsert([], chunks)
+        held.update((c.id, c) for c in chunks)
+    gone = ["s1", "s4", "s7"]
+    index.delete(gone)
+    held = {i: c for i, c in held.items() if c.document_id not in gone}
+    with psycopg.connect(postgres_url) as conn, conn.cursor() as cursor:
+        for name in ("chunks", "documents"):
+            compact(cursor, name, purge_after=0, slice_bytes=1)
+    with psycopg.connect(postgres_url) as conn:
+        dead = conn.execute("SELECT count(*) FROM dead_postings").fetchone()
+        live = {n for (n,) in conn.execute("SELECT row_number FROM chunks").fetchall()}
+        data = conn.execute("SELECT data FROM chunks_postings").fetchall()
+        blocks = conn.execute(
+            "SELECT b.postings, sum(octet_length(p.data)) FROM posting_blocks b"
+            " JOIN chunks_postings p USING (block) GROUP BY b.block"
+        ).fetchall()
+    owners = np.frombuffer(b"".join(d for (d,) in data), dtype=RECORD)["owner"]
+    assert dead == (0,) and set(owners.tolist()) == live
+    assert all(postings * RECORD.itemsize == size for postings, size in blocks)
+    assert_ranks_as_brute_force(index, postgres_url, held)
+
+
+def keys_held(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        return {d for (d,) in conn.execute("SELECT document_id FROM document_keys").fetchall()}
+
+
+def test_document_keys_are_kept_only_for_documents_held(
+    index: PostgresIndex, postgres_url: str
+) -> None:
+    """Deleting or emptying a document drops its key; ids named for deletion or replacement
+    that were never stored get none; a document stored again ranks as new."""
+    rng = random.Random(17)
+    held = {c.id: c for d in ("a", "b", "c") for c in made_chunks(rng, d, 3)}
+    index.upsert([], list(held.values()))
+    assert keys_held(postgres_url) == {"a", "b", "c"}
+    assert index.delete(["b", "never"]) == 3
+    index.upsert(["c", "unknown"], [])
+    held = {i: c for i, c in held.items() if c.document_id == "a"}
+    assert keys_held(postgres_url) == {"a"}
+    again = made_chunks(rng, "b", 4)
+    index.upsert(["b"], again)
+    assert keys_held(postgres_url) == {"a", "b"}
+    assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in again})
+
+
+def test_keys_of_documents_no_longer_held_go_when_the_store_is_opened(
+    postgres_url: str,
+) -> None:
+    with PostgresStore(postgres_url) as store:
+        store.migrate(COMPONENT, MIGRATIONS[:5])  # before keys were pruned
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute("INSERT INTO document_keys (document_id) VALUES ('gone'), ('never')")
+    PostgresIndex(postgres_url).close()
+    assert keys_held(postgres_url) == set()
 
 
 def _old_rows(conn: psycopg.Connection[Any], chunks: Sequence[StoredChunk]) -> None:

@@ -153,6 +153,13 @@ MIGRATIONS = [
     + """
     DROP TABLE chunk_terms, document_terms;
     """,
+    # A document's key is kept while it holds chunks or a text: the keys of documents gone,
+    # or only ever named for deletion, go.
+    """
+    DELETE FROM document_keys k WHERE NOT EXISTS (
+        SELECT 1 FROM chunks c WHERE c.document_id = k.document_id) AND NOT EXISTS (
+        SELECT 1 FROM document_texts d WHERE d.document_id = k.document_id);
+    """,
 ]
 _COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder,"
@@ -194,6 +201,14 @@ _LOCK_DOCUMENTS = (
 )
 """Every writer locks its documents in the same order, in one statement: two writers never
 wait on each other for ever."""
+_PRUNE_KEYS = (
+    "DELETE FROM document_keys k WHERE k.document_id = ANY(%s)"
+    " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = k.document_id)"
+    " AND NOT EXISTS (SELECT 1 FROM document_texts d WHERE d.document_id = k.document_id)"
+)
+"""Drop the keys of these documents (locked) when they hold no chunk and no text: no live
+posting names them (a removed owner's postings, hidden by its tombstone, are never scored),
+and a document stored again is given a new key."""
 TOTALS_LOCK = 0x62326D74
 """The advisory lock of the writer that folds the totals' rows into one (one at a time)."""
 FOLD_AFTER = 256
@@ -262,7 +277,7 @@ class PostgresChunkTable:
                 " metadata, embedder, dim, vector, provenance, snapshot_id, context, length)",
                 [_row(c, n) for c, n in zip(chunks, lengths, strict=True)],
             )
-            keys = _document_keys(cursor, touched)
+            keys = _document_keys(cursor, sorted({c.document_id for c in chunks}))
             numbers = _numbers(
                 cursor,
                 "SELECT id, row_number FROM chunks WHERE id = ANY(%s)",
@@ -276,6 +291,7 @@ class PostgresChunkTable:
             given: dict[str, list[StoredChunk]] = {d: [] for d in replaced}
             given.update(_by_document(c for c in chunks if c.document_id in replaced))
             documents = self._recount(cursor, touched, given, document_terms, keys)
+            cursor.execute(_PRUNE_KEYS, (touched,))
             cursor.execute(
                 _TOTALS + " VALUES (%s, %s, %s, %s)",
                 (len(chunks), sum(lengths), len(documents), sum(documents.values())),
@@ -317,9 +333,11 @@ class PostgresChunkTable:
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
         with self.store.transaction() as conn, conn.cursor() as cursor:
+            cursor.execute(_LOCK_DOCUMENTS, (list(document_ids),))
             cursor.execute(_DROP_DOCUMENTS, (list(document_ids),))
             cursor.execute(_DROP_CHUNKS, {"documents": list(document_ids), "ids": []})
             row = cursor.fetchone()
+            cursor.execute(_PRUNE_KEYS, (list(document_ids),))
             for name in LISTS:
                 compact(cursor, name)
             return 0 if row is None else -int(row[0])
@@ -454,7 +472,8 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
 
 
 def _document_keys(cursor: Any, documents: Sequence[str]) -> dict[str, int]:
-    """The key of each of ``documents`` (given one on first sight; never changed)."""
+    """The key of each of ``documents`` (given one on first sight; kept while the document
+    holds chunks)."""
     cursor.execute(
         "INSERT INTO document_keys (document_id) SELECT document_id"
         " FROM unnest(%s::text[]) AS document_id ORDER BY 1 ON CONFLICT DO NOTHING",

@@ -5,13 +5,13 @@ Each write adds one block: per term, one row holding its postings as fixed-size 
 records (owner number, term count, owner length, key). Blocks of like size merge, a few at a
 time, so a term has a few rows per size class (tens of rows at most). A removed owner's
 postings are hidden by a tombstone until the merge that drops them; once tombstones are
-many, each block that may hold them is rewritten without them.
+many, each block that may hold them is rewritten without them, a slice of terms at a time.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -28,6 +28,9 @@ FANOUT = 8
 eightfold growth of the index, and a term has at most seven rows per size class."""
 PURGE_AFTER = 4096
 """Tombstones of one list past which the blocks that may hold them are merged."""
+SLICE_BYTES = 1 << 24
+"""Postings a rewrite without tombstones holds here at once (16 MB; one term's rows at the
+least), however large the blocks it rewrites."""
 COMPACT_LOCK = 0x706F7374
 """The advisory lock of the writer merging a list's blocks (one at a time)."""
 
@@ -64,23 +67,37 @@ def write_block(cursor: Any, name: str, terms: list[str], coded: Any) -> None:
     codes, records = coded
     if not len(records):
         return
-    order = np.argsort(codes, kind="stable")
-    records = records[order]
-    ends = np.cumsum(np.bincount(codes, minlength=len(terms))) * RECORD.itemsize
+    block = _new_block(cursor, name, len(records), *_range(records["owner"]))
+    _copy_rows(cursor, name, block, terms, codes, records)
+
+
+def _new_block(cursor: Any, name: str, postings: int, low: int, high: int) -> int:
+    """A new block of list ``name`` holding ``postings`` of owners ``low`` to ``high``."""
     cursor.execute(
         "INSERT INTO posting_blocks (list, level, postings, low, high)"
         " VALUES (%s, %s, %s, %s, %s) RETURNING block",
-        (name, level_of(len(records)), len(records), *_range(records["owner"])),
+        (name, level_of(postings), postings, low, high),
     )
     row = cursor.fetchone()
+    return int(row[0])
+
+
+def _copy_rows(
+    cursor: Any, name: str, block: int, terms: list[str], codes: Any, records: Any
+) -> None:
+    """Write ``records`` (each of the term at its place ``codes`` in ``terms``) into
+    ``block``, a row per term, with one binary COPY."""
+    order = np.argsort(codes, kind="stable")
+    records = records[order]
+    ends = np.cumsum(np.bincount(codes, minlength=len(terms))) * RECORD.itemsize
     data = memoryview(records.tobytes())
-    block = struct.pack(">iq", 8, row[0])
+    packed = struct.pack(">iq", 8, block)
     rows: list[bytes | memoryview] = [_COPY_HEADER]
     start = 0
     for term, end in zip(terms, ends.tolist(), strict=True):
         if end > start:
             name_bytes = term.encode()
-            rows += (_FIELDS.pack(3, len(name_bytes)), name_bytes, block)
+            rows += (_FIELDS.pack(3, len(name_bytes)), name_bytes, packed)
             rows += (_LENGTH.pack(end - start), data[start:end])
         start = end
     rows.append(_COPY_TRAILER)
@@ -157,10 +174,13 @@ def _postings(rows: list[tuple[int, bytes]], dead: np.ndarray) -> Postings:
     )
 
 
-def compact(cursor: Any, name: str) -> None:
+def compact(
+    cursor: Any, name: str, *, purge_after: int = PURGE_AFTER, slice_bytes: int = SLICE_BYTES
+) -> None:
     """Merge the blocks of list ``name`` while a size class holds ``FANOUT`` of them, and
-    rewrite each block that may hold its tombstones once they are many (by one writer at a
-    time; the others go on writing blocks meanwhile)."""
+    rewrite each block that may hold its tombstones once they are more than ``purge_after``
+    (by one writer at a time; the others go on writing blocks meanwhile). A rewrite here
+    holds about ``slice_bytes`` of postings at once."""
     cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", (COMPACT_LOCK + LISTS.index(name),))
     locked = cursor.fetchone()
     if not (locked and locked[0]):
@@ -174,10 +194,10 @@ def compact(cursor: Any, name: str) -> None:
         row = cursor.fetchone()
         if row is None:
             break
-        _merge(cursor, name, row[0])
+        _merge(cursor, name, row[0], slice_bytes)
     cursor.execute("SELECT count(*) FROM dead_postings WHERE list = %s", (name,))
     row = cursor.fetchone()
-    if row is not None and row[0] > PURGE_AFTER:
+    if row is not None and row[0] > purge_after:
         cursor.execute(
             "SELECT array_agg(DISTINCT b.block) FROM posting_blocks b JOIN dead_postings d"
             " ON d.list = b.list AND d.number BETWEEN b.low AND b.high WHERE b.list = %s",
@@ -185,13 +205,13 @@ def compact(cursor: Any, name: str) -> None:
         )
         row = cursor.fetchone()
         for block in sorted(row[0] or []) if row is not None else []:
-            _merge(cursor, name, [block])  # one at a time: the client holds one block
+            _merge(cursor, name, [block], slice_bytes)
 
 
-def _merge(cursor: Any, name: str, blocks: list[int]) -> None:
+def _merge(cursor: Any, name: str, blocks: list[int], slice_bytes: int) -> None:
     """Rewrite ``blocks`` as one: in the server, each term's rows joined, when no tombstone
     falls in their owners' ranges; else here, without the postings of owners that have a
-    tombstone (and those tombstones dropped: nothing holds their postings any more)."""
+    tombstone."""
     cursor.execute(
         "SELECT sum(postings), min(low), max(high), EXISTS (SELECT 1 FROM dead_postings d"
         " JOIN posting_blocks b ON d.number BETWEEN b.low AND b.high"
@@ -202,42 +222,81 @@ def _merge(cursor: Any, name: str, blocks: list[int]) -> None:
     row = cursor.fetchone()
     if row is not None and not row[3]:
         _join(cursor, name, blocks, int(row[0]), int(row[1]), int(row[2]))
-        return
+    else:
+        _purge(cursor, name, blocks, slice_bytes)
+
+
+def _purge(cursor: Any, name: str, blocks: list[int], slice_bytes: int) -> None:
+    """Rewrite ``blocks`` as one here without the postings of owners that have a tombstone
+    (and those tombstones dropped: nothing holds their postings any more), a slice of terms
+    of about ``slice_bytes`` at a time, so a large block is never held whole."""
     cursor.execute(
-        f"DELETE FROM {name}_postings WHERE block = ANY(%s) RETURNING term, data".encode(),
+        f"SELECT term, sum(octet_length(data)) FROM {name}_postings WHERE block = ANY(%s)"
+        " GROUP BY term ORDER BY term".encode(),
         (blocks,),
-        binary=True,
     )
-    rows = cursor.fetchall()
-    cursor.execute("DELETE FROM posting_blocks WHERE block = ANY(%s)", (blocks,))
-    codes: dict[str, int] = {}
-    places = [codes.setdefault(term, len(codes)) for term, _ in rows]
-    records = _records([data for _, data in rows])
-    term = np.repeat(places, [len(d) // RECORD.itemsize for _, d in rows]).astype(np.int64)
+    sizes = [(str(term), int(size)) for term, size in cursor.fetchall()]
     dead = _dead(cursor, name)
-    gone = np.isin(records["owner"], dead)
-    if gone.any():
-        purged = np.unique(records["owner"][gone]).tolist()
+    block = _new_block(cursor, name, 0, 0, 0)
+    kept, lows, highs, purged = 0, [], [], set()
+    for terms in _slices(sizes, slice_bytes):
         cursor.execute(
-            "DELETE FROM dead_postings WHERE list = %s AND number = ANY(%s)", (name, purged)
+            f"DELETE FROM {name}_postings WHERE block = ANY(%s) AND term = ANY(%s)"
+            " RETURNING term, data".encode(),
+            (blocks, terms),
+            binary=True,
         )
+        rows = cursor.fetchall()
+        codes: dict[str, int] = {}
+        places = [codes.setdefault(term, len(codes)) for term, _ in rows]
+        records = _records([data for _, data in rows])
+        term = np.repeat(places, [len(d) // RECORD.itemsize for _, d in rows]).astype(np.int64)
+        gone = np.isin(records["owner"], dead)
+        purged.update(records["owner"][gone].tolist())
         records, term = records[~gone], term[~gone]
-    write_block(cursor, name, list(codes), (term, records))
+        if len(records):
+            _copy_rows(cursor, name, block, list(codes), term, records)
+            first, last = _range(records["owner"])
+            lows.append(first)
+            highs.append(last)
+            kept += len(records)
+    cursor.execute("DELETE FROM posting_blocks WHERE block = ANY(%s)", (blocks,))
+    if kept:
+        cursor.execute(
+            "UPDATE posting_blocks SET level = %s, postings = %s, low = %s, high = %s"
+            " WHERE block = %s",
+            (level_of(kept), kept, min(lows), max(highs), block),
+        )
+    else:
+        cursor.execute("DELETE FROM posting_blocks WHERE block = %s", (block,))
+    cursor.execute(
+        "DELETE FROM dead_postings WHERE list = %s AND number = ANY(%s)", (name, sorted(purged))
+    )
+
+
+def _slices(sizes: list[tuple[str, int]], limit: int) -> Iterator[list[str]]:
+    """The terms of ``sizes`` (each with its bytes), in runs of at most ``limit`` bytes (a
+    term larger than that alone)."""
+    run: list[str] = []
+    held = 0
+    for term, size in sizes:
+        if run and held + size > limit:
+            yield run
+            run, held = [], 0
+        run.append(term)
+        held += size
+    if run:
+        yield run
 
 
 def _join(cursor: Any, name: str, blocks: list[int], postings: int, low: int, high: int) -> None:
     """Rewrite ``blocks`` as one in the server: each term's data, block after block."""
-    cursor.execute(
-        "INSERT INTO posting_blocks (list, level, postings, low, high)"
-        " VALUES (%s, %s, %s, %s, %s) RETURNING block",
-        (name, level_of(postings), postings, low, high),
-    )
-    row = cursor.fetchone()
+    block = _new_block(cursor, name, postings, low, high)
     cursor.execute(
         f"INSERT INTO {name}_postings (term, block, data) SELECT term, %s,"
         f" string_agg(data, ''::bytea ORDER BY block) FROM {name}_postings"
         " WHERE block = ANY(%s) GROUP BY term".encode(),
-        (row[0], blocks),
+        (block, blocks),
     )
     cursor.execute(f"DELETE FROM {name}_postings WHERE block = ANY(%s)".encode(), (blocks,))
     cursor.execute("DELETE FROM posting_blocks WHERE block = ANY(%s)", (blocks,))
