@@ -29,7 +29,7 @@ eightfold growth of the index, and a term has at most seven rows per size class.
 PURGE_AFTER = 4096
 """Tombstones of one list past which the blocks that may hold them are merged."""
 SLICE_BYTES = 1 << 24
-"""Postings a rewrite without tombstones holds here at once (16 MB; one term's rows at the
+"""Postings a rewrite dropping tombstones holds here at once (16 MB; one term's rows at the
 least), however large the blocks it rewrites."""
 COMPACT_LOCK = 0x706F7374
 """The advisory lock of the writer merging a list's blocks (one at a time)."""
