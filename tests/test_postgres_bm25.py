@@ -222,6 +222,23 @@ def test_document_keys_are_kept_only_for_documents_held(
     assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in again})
 
 
+def test_more_documents_than_the_lock_table_holds_are_written_and_deleted_at_once(
+    index: PostgresIndex, postgres_url: str
+) -> None:
+    """A write or delete of thousands of documents in one call (past PostgreSQL's bounded
+    lock table, were each document locked) goes through, and leaves no key behind."""
+    with psycopg.connect(postgres_url) as conn:
+        [(locks,)] = conn.execute("SHOW max_locks_per_transaction").fetchall()
+        [(sessions,)] = conn.execute("SHOW max_connections").fetchall()
+    count = 3 * int(locks) * int(sessions)  # the lock table is about the product
+    many = [StoredChunk(f"n{n}#0", f"n{n}", 0, 0, 8, f"moon w{n}") for n in range(count)]
+    kept = made_chunks(random.Random(19), "kept", 5)
+    index.upsert([], many + kept)
+    assert index.delete([c.document_id for c in many]) == len(many)
+    assert keys_held(postgres_url) == {"kept"}
+    assert_ranks_as_brute_force(index, postgres_url, {c.id: c for c in kept})
+
+
 def test_keys_of_documents_no_longer_held_go_when_the_store_is_opened(
     postgres_url: str,
 ) -> None:

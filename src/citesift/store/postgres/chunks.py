@@ -201,6 +201,13 @@ _LOCK_DOCUMENTS = (
 )
 """Every writer locks its documents in the same order, in one statement: two writers never
 wait on each other for ever."""
+DOCUMENTS_LOCK = 0x646F6373
+"""The lock of every document: held shared by a writer locking its documents one by one,
+alone by a writer of more than ``LOCK_EACH_UP_TO``."""
+LOCK_EACH_UP_TO = 1000
+"""Documents a writer locks one by one; past this (a store emptied at once), it waits for the
+other writers and holds them off instead, as PostgreSQL's lock table is bounded (64 locks a
+session by default)."""
 _PRUNE_KEYS = (
     "DELETE FROM document_keys k WHERE k.document_id = ANY(%s)"
     " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = k.document_id)"
@@ -267,7 +274,7 @@ class PostgresChunkTable:
         touched = sorted(set(document_ids) | {c.document_id for c in chunks})
         lengths = [sum(t.values()) for t in terms]
         with self.store.transaction() as conn, conn.cursor() as cursor:
-            cursor.execute(_LOCK_DOCUMENTS, (touched,))
+            _lock(cursor, touched)
             cursor.execute(
                 _DROP_CHUNKS, {"documents": list(document_ids), "ids": [c.id for c in chunks]}
             )
@@ -333,7 +340,7 @@ class PostgresChunkTable:
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
         with self.store.transaction() as conn, conn.cursor() as cursor:
-            cursor.execute(_LOCK_DOCUMENTS, (list(document_ids),))
+            _lock(cursor, sorted(set(document_ids)))
             cursor.execute(_DROP_DOCUMENTS, (list(document_ids),))
             cursor.execute(_DROP_CHUNKS, {"documents": list(document_ids), "ids": []})
             row = cursor.fetchone()
@@ -469,6 +476,15 @@ def _row(c: StoredChunk, length: int) -> tuple[Any, ...]:
         _storable(c.context),
         length,
     )
+
+
+def _lock(cursor: Any, documents: Sequence[str]) -> None:
+    """Lock ``documents`` until the transaction ends: each one, or all when they are many."""
+    if len(documents) > LOCK_EACH_UP_TO:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (DOCUMENTS_LOCK,))
+        return
+    cursor.execute("SELECT pg_advisory_xact_lock_shared(%s)", (DOCUMENTS_LOCK,))
+    cursor.execute(_LOCK_DOCUMENTS, (list(documents),))
 
 
 def _document_keys(cursor: Any, documents: Sequence[str]) -> dict[str, int]:
