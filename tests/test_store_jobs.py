@@ -5,12 +5,14 @@ while keeping every result finished."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import pytest
 
 from citesift.errors import InvalidArgument
 from citesift.store import AnyStore, open_store
+from citesift.store.holders import holder_name
 from citesift.store.jobs import INTERRUPTED, JobStore
 
 pytestmark = pytest.mark.timeout(90)
@@ -64,6 +66,26 @@ def test_a_cancelled_job_refuses_results_so_its_runner_stops(store: AnyStore) ->
     assert kept is not None and kept.status == "cancelled" and kept.results == 1
 
 
+def test_jobs_left_by_owners_named_as_earlier_versions_did_are_failed_on_start(
+    store_location: str,
+) -> None:
+    here = socket.gethostname()
+    old = [f"{here}:8080", f"{here}:mcp:stdio", "local"]  # machine:port, transport, fixed
+    with open_store(store_location) as first:
+        left = [JobStore(first, owner=o).create("crawl", {"url": "x"}).id for o in old]
+        live = JobStore(first, owner=holder_name()).create("crawl", {"url": "y"}).id
+        afar = JobStore(first, owner="elsewhere/12/ab").create("crawl", {"url": "z"}).id
+    with open_store(store_location) as second:
+        jobs = JobStore(second)
+        assert jobs.interrupted() == len(old)
+        for job in left:
+            failed = jobs.get(job)
+            assert failed is not None and (failed.status, failed.error) == ("failed", INTERRUPTED)
+        for job in (live, afar):  # a live process's, and another machine's, are left to them
+            kept = jobs.get(job)
+            assert kept is not None and kept.status == "running"
+
+
 def test_a_reopened_store_reports_jobs_left_running_as_failed_keeps_results_and_reruns_them(
     store_location: str,
 ) -> None:
@@ -74,7 +96,7 @@ def test_a_reopened_store_reports_jobs_left_running_as_failed_keeps_results_and_
         jobs.finish(done.id, "completed")
         cut = jobs.create("crawl", {"url": "https://b.example/"})
         jobs.add(cut.id, "result", {"url": "https://b.example/"})
-        other = JobStore(first, owner="server-b").create("agent", {"prompt": "p"})
+        other = JobStore(first, owner=holder_name()).create("agent", {"prompt": "p"})  # alive
     with open_store(store_location) as second:
         jobs = JobStore(second, owner="server-a")
         assert jobs.interrupted() == 1

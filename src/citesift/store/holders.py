@@ -14,14 +14,22 @@ def holder_name() -> str:
     return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
 
 
+def is_holder_name(name: str) -> bool:
+    """Whether ``name`` has the form ``holder_name`` gives (machine, process id, random part)."""
+    parts = name.rsplit("/", 2)
+    return len(parts) == 3 and all(parts) and parts[1].isdigit()
+
+
 def holder_gone(holder: str) -> bool:
     """Whether ``holder`` was a process of this machine that has ended (the work of another
     machine's processes, or of a name that is not a holder's, is left alone)."""
-    parts = holder.rsplit("/", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+    if not is_holder_name(holder):
+        return False
+    machine, pid, _ = holder.rsplit("/", 2)
+    if machine != socket.gethostname():
         return False
     try:
-        os.kill(int(parts[1]), 0)
+        os.kill(int(pid), 0)
     except ProcessLookupError:
         return True
     except (PermissionError, OverflowError):

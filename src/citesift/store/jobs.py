@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from citesift.errors import invalid
 from citesift.numbers import number_in
-from citesift.store.holders import holder_gone, holder_name
+from citesift.store.holders import holder_gone, holder_name, is_holder_name
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -270,12 +270,20 @@ class JobStore:
 
     def interrupted(self, reason: str = INTERRUPTED) -> int:
         """Mark failed, with ``reason``, every running job whose owner is no longer alive:
-        this owner's (a server of the same name started again) and those of a process of
-        this machine that has ended (call this when a server starts); the jobs of a live
-        process, or of another machine, are left to it. Returns how many were failed."""
+        this owner's (a server of the same name started again), those of a process of this
+        machine that has ended, and those of an owner name not of the holder form (call this
+        when a server starts); the jobs of a live process, or of another machine's holder,
+        are left to it. Returns how many were failed.
+
+        Servers of earlier versions named themselves by machine and port, by transport or
+        by a fixed name, and failed the jobs of their own name when they started again. Such
+        a name tells no process to check, and its server failed its jobs only by starting
+        again under it, which it no longer does: a job it left running would stay so for
+        ever. A server starting on the store is of this version, so those of earlier
+        versions on it have been replaced; their running jobs are failed."""
         with self.store.reading() as conn:
             owners = conn.execute("SELECT DISTINCT owner FROM jobs WHERE status = 'running'")
-            gone = [str(o) for (o,) in owners.fetchall() if o == self.owner or holder_gone(str(o))]
+            gone = [str(o) for (o,) in owners.fetchall() if self._gone(str(o))]
         count = 0
         with self.store.transaction() as conn:
             for owner in gone:
@@ -287,6 +295,10 @@ class JobStore:
                     (reason, _now(), owner),
                 ).rowcount
         return count
+
+    def _gone(self, owner: str) -> bool:
+        """Whether ``owner``'s running jobs can no longer end (see ``interrupted``)."""
+        return owner == self.owner or not is_holder_name(owner) or holder_gone(owner)
 
     def forget(self, before_ms: int) -> int:
         """Delete the ended jobs last changed before ``before_ms`` (their results too);
