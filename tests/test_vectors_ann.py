@@ -126,8 +126,8 @@ def test_a_reopened_store_reads_its_saved_index_without_building(tmp_path: Path)
     stamp = saved.stat().st_mtime_ns
     reopened = LocalStore(path, ann_threshold=THRESHOLD)
     assert [dense_ids(reopened, p) for p in probes()] == before
-    info = reopened.dense_info(EMBEDDER)
-    assert info is not None and info.builds == 0 and info.file == str(saved)
+    info = built(reopened)  # read in the background
+    assert info.builds == 0 and info.file == str(saved)
     reopened.close()  # nothing changed: nothing is written
     assert files(tmp_path) == [saved] and saved.stat().st_mtime_ns == stamp
 
@@ -150,8 +150,7 @@ def test_deleted_chunks_never_come_back(tmp_path: Path) -> None:
     reopened = LocalStore(path, ann_threshold=THRESHOLD)
     for c in (4, 5):
         assert not any(i.startswith(f"c{c}_") for i in dense_ids(reopened, probes()[c], 50))
-    info = reopened.dense_info(EMBEDDER)
-    assert info is not None and info.builds == 0
+    assert built(reopened).builds == 0
     reopened.close()
 
 
@@ -171,8 +170,8 @@ def test_changes_the_saved_file_missed_are_caught_up_on_open(tmp_path: Path) -> 
     reopened = LocalStore(path, ann_threshold=THRESHOLD)
     assert_ranks_as_exact(reopened, path)
     assert "c0_0" in dense_ids(reopened, centres()[29], 5)
-    info = reopened.dense_info(EMBEDDER)
-    assert info is not None and info.builds == 0 and info.vectors == CLUSTERS * PER_CLUSTER
+    info = built(reopened)
+    assert info.builds == 0 and info.vectors == CLUSTERS * PER_CLUSTER
     assert saved.exists()  # the store's own process (``store``) never saved again
     store.close()
     reopened.close()

@@ -1,5 +1,6 @@
-"""The embedded store builds its ANN index in the background: searches during the build
-are answered exactly from the store's vectors, the finished index is used after, closing
+"""The embedded store builds its ANN index in the background, and reads a saved one there
+too: searches meanwhile are answered exactly from the store's vectors, the index is used
+after (caught up with the writes made meanwhile), closing
 stops the build without recording anything, a process killed mid-build leaves a store that
 builds again, and a failed build is a clear error on the next search. The build is held
 under way by holding the store's lock (the builder reads the store under it), never by
@@ -96,6 +97,27 @@ def test_searches_during_the_build_are_exact_and_the_built_index_is_used_after(
     assert info.builds == 1 and info.vectors == VECTORS and info.file is not None
     assert Path(info.file).exists() and recorded(path) is not None
     assert_ranks_as_exact(store, path)
+    store.close()
+    assert builders() == []
+
+
+def test_a_saved_index_is_read_in_the_background_and_writes_meanwhile_are_caught_up(
+    tmp_path: Path,
+) -> None:
+    path = seeded(tmp_path)
+    first = LocalStore(path, ann_threshold=THRESHOLD)
+    saved = built(first).file
+    first.close()
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    with store.sqlite.reading():  # the reader cannot look at the store's record yet
+        assert store.dense_info(EMBEDDER) == dense.DenseInfo("hnsw", VECTORS, building=True)
+        assert builders()
+        for probe in probes()[:5]:
+            assert dense_ids(store, probe) == exact_ids(path, probe)
+        store.delete([f"d4_{i}" for i in range(PER_CLUSTER)])
+    info = built(store)
+    assert (info.builds, info.file, info.vectors) == (0, saved, VECTORS - PER_CLUSTER)
+    assert not any(i.startswith("c4_") for i in dense_ids(store, probes()[4], 50))
     store.close()
     assert builders() == []
 

@@ -1,22 +1,25 @@
-"""One build of an embedder's HNSW index from the store's vectors, in a background thread:
-at a million vectors it takes minutes, which no search should wait for (the store answers
-exactly from its vectors meanwhile). The store is read a page at a time, its lock held for
-one page only; the build covers the store's log up to the entry newest when it was
-started, so the writes made since are replayed into the index once it is swapped in.
-Stopping is seen between pages and before the file is recorded: a stopped build records
-nothing."""
+"""An embedder's HNSW index made ready in a background thread: read from the file the store
+records when it can be caught up, otherwise built from the store's vectors. At a million
+vectors reading takes seconds and building minutes, which no search should wait for (the
+store answers exactly from its vectors meanwhile). The store is read a page at a time, its
+lock held for one page only (the file is read without it); the index covers the store's
+log up to an entry (the file's, or the newest when the build started), so the writes made
+since are replayed into it once it is swapped in. Stopping is seen between pages, after
+the file is read and before a built one is recorded: a stopped build records nothing."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from citesift.errors import StoreError
 from citesift.index import ann_files
 from citesift.index.ann import HnswIndex
 from citesift.store import vector_log
-from citesift.store.sqlite import SQLiteStore
+from citesift.store.sqlite import MEMORY, SQLiteStore
 
 BUILD_ROWS = 2_000
 """Vectors read and added at a time: a stop waits for at most one such step."""
@@ -25,21 +28,23 @@ THREAD_NAME = "citesift-hnsw-build"
 
 @dataclass(frozen=True)
 class Built:
-    """A finished build: the index, the last log entry it covers and the file it was saved
-    to (None for a ``:memory:`` store)."""
+    """A ready index: the last log entry it covers, the file it was read from or saved to
+    (None for a ``:memory:`` store), whether it was read (not built), and the store's rows
+    it lacked when read (to add with the changes since ``covered``)."""
 
     index: HnswIndex
     covered: int
     file: Path | None
+    read: bool = False
+    missing: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 class Builder:
-    """The build of ``embedder``'s index over ``sqlite``, running from its creation."""
+    """The reading or build of ``embedder``'s index over ``sqlite``, running from its
+    creation."""
 
     def __init__(self, sqlite: SQLiteStore, embedder: str, dim: int) -> None:
         self.sqlite, self.embedder, self.dim = sqlite, embedder, dim
-        with sqlite.reading() as conn:
-            self.covered = vector_log.last_seq(conn)
         self._stop = threading.Event()
         self._built: Built | None = None
         self._error: Exception | None = None
@@ -56,8 +61,8 @@ class Builder:
         return not self.running
 
     def stop(self) -> None:
-        """Stop the build and wait for its thread to end (one step of ``BUILD_ROWS``, or
-        the save under way)."""
+        """Stop the build and wait for its thread to end (one step of ``BUILD_ROWS``, the
+        save or the reading of a file under way)."""
         self._stop.set()
         self._thread.join()
 
@@ -75,13 +80,39 @@ class Builder:
 
     def _run(self) -> None:
         try:
-            self._built = self._build()
+            self._built = self._read() or self._build()
         except Exception as error:  # the next search raises it (``result``)
             self._error = error
+
+    def _read(self) -> Built | None:
+        """The recorded file's index with the rows the store no longer holds dropped, when
+        the store's log still holds every change after it (None otherwise, when it cannot be
+        read, or when stopped)."""
+        if str(self.sqlite.path) == MEMORY:
+            return None
+        with self.sqlite.reading() as conn:
+            saved = vector_log.recorded(conn, self.embedder)
+            kept = vector_log.first_kept(conn) - 1, vector_log.last_seq(conn)
+        if saved is None or saved.dim != self.dim or not kept[0] <= saved.covered <= kept[1]:
+            return None
+        path = self.sqlite.path.parent / saved.file
+        try:
+            index = HnswIndex.load(path, self.dim)
+        except (OSError, RuntimeError, ValueError, MemoryError):  # missing, cut or damaged
+            return None
+        if self._stop.is_set():
+            return None
+        with self.sqlite.reading() as conn:
+            live = vector_log.rows(conn, self.embedder)
+        return Built(index, saved.covered, path, read=True, missing=index.keep_only(live))
 
     def _build(self) -> Built | None:
         """Every vector of the embedder read into a new index, which is saved (None when
         stopped)."""
+        if self._stop.is_set():
+            return None
+        with self.sqlite.reading() as conn:
+            covered = vector_log.last_seq(conn)
         index = HnswIndex(self.dim)
         for labels, _, vectors in vector_log.pages(self.sqlite.reading, self.embedder, BUILD_ROWS):
             if self._stop.is_set():
@@ -89,5 +120,5 @@ class Builder:
             index.add(labels, vectors)
         if self._stop.is_set():
             return None
-        file = ann_files.save(self.sqlite, self.embedder, index, self.covered, self._stop.is_set)
-        return None if self._stop.is_set() else Built(index, self.covered, file)
+        file = ann_files.save(self.sqlite, self.embedder, index, covered, self._stop.is_set)
+        return None if self._stop.is_set() else Built(index, covered, file)

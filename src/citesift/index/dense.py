@@ -1,14 +1,14 @@
 """One embedder's vectors of the embedded store in an HNSW index, saved beside the SQLite
 file and kept in step with the store through its change log.
 
-Opening reads the saved file when the store's record says it can catch up (the log still
-holds every change after the file's last entry), marks what the store no longer holds
-deleted, adds what it lacks, and replays the changed rows; otherwise it starts building the
-index from the store's vectors in the background (``citesift.index.ann_build``), and until
-the build is done searches are answered exactly from the store's vectors, read a page at a
-time. Every search first replays the changes made since (by this process or another), so a
-file saved before a crash, or never saved after a change, costs time but never a wrong
-result. A ``:memory:`` store's index lives in memory.
+Opening starts, in the background (``citesift.index.ann_build``), reading the saved file
+when the store's record says it can catch up (the log still holds every change after the
+file's last entry) and marking what the store no longer holds deleted, or otherwise
+building the index from the store's vectors; until it is ready searches are answered
+exactly from the store's vectors, read a page at a time, and the first search after adds
+what the file lacked and replays the changed rows. Every search first replays the changes
+made since (by this process or another), so a file saved before a crash, or never saved
+after a change, costs time but never a wrong result. A ``:memory:`` store's index lives in memory.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from citesift.index.ann_build import Builder
 from citesift.index.embedders.base import check_vectors, normalise_rows
 from citesift.index.vectors import VectorIndex, top_k_of_batches
 from citesift.store import vector_log
-from citesift.store.sqlite import MEMORY, SQLiteStore
+from citesift.store.sqlite import SQLiteStore
 
 ANN_THRESHOLD = 300_000
 """Vectors of one embedder from which dense search goes through HNSW: the exact product
@@ -68,10 +68,11 @@ class AnnVectors:
         self.builds = 0
         self.file: Path | None = None
         self.index: HnswIndex | None = None
-        """None while a build is under way."""
+        """None while it is read or built."""
         self._builder: Builder | None = None
         self._covered = 0
         self._unsaved = 0
+        self._missing = np.zeros(0, dtype=np.int64)
         self._exact: dict[frozenset[str], VectorIndex] = {}
         sqlite.migrate("vector_log", vector_log.MIGRATIONS)
         with sqlite.transaction() as conn:
@@ -109,9 +110,9 @@ class AnnVectors:
 
     def refresh(self) -> None:
         """Swap in a finished build (raise the error of a failed one); replay the store's
-        changes since the last look (read the saved index again when another process saved
-        a newer one and the log no longer reaches back to this one); save when many are
-        unsaved."""
+        changes since the last look (read the saved index again, in the background, when
+        another process saved a newer one and the log no longer reaches back to this one);
+        save when many are unsaved."""
         index = self._ready()
         if index is None:
             return
@@ -164,17 +165,9 @@ class AnnVectors:
         self._unsaved = 0
 
     def _open(self) -> None:
-        """Read the saved index and catch it up with the store, or start building one."""
-        self._unsaved = 0
-        with self.sqlite.reading() as conn:
-            conn.execute("BEGIN")
-            try:
-                loaded = self._load(conn)
-            finally:
-                conn.execute("COMMIT")
-        if not loaded:
-            self.index = None
-            self._builder = Builder(self.sqlite, self.embedder, self.dim)
+        """Start reading the saved index, or building one, in the background."""
+        self.index, self._unsaved = None, 0
+        self._builder = Builder(self.sqlite, self.embedder, self.dim)
 
     def _ready(self) -> HnswIndex | None:
         """The index in place, a finished build swapped in (``StoreError`` when it failed;
@@ -185,39 +178,20 @@ class AnnVectors:
             builder, self._builder = self._builder, None
             built = builder.result()
             self.index, self._covered, self.file = built.index, built.covered, built.file
-            self.builds, self._unsaved = self.builds + 1, 0
+            self.builds, self._unsaved = self.builds + (not built.read), 0
+            self._missing = built.missing
             self._exact.clear()
         if self.index is None:
-            self._builder = Builder(self.sqlite, self.embedder, self.dim)
+            self._open()
         return self.index
 
-    def _load(self, conn: sqlite3.Connection) -> bool:
-        """Whether the recorded file could be read and caught up with the store (in one
-        snapshot); it is then the index."""
-        saved = vector_log.recorded(conn, self.embedder)
-        if saved is None or saved.dim != self.dim or str(self.sqlite.path) == MEMORY:
-            return False
-        newest = vector_log.last_seq(conn)
-        if not vector_log.first_kept(conn) - 1 <= saved.covered <= newest:
-            return False
-        path = self.sqlite.path.parent / saved.file
-        try:
-            index = HnswIndex.load(path, self.dim)
-        except (OSError, RuntimeError, ValueError, MemoryError):  # missing, cut or damaged
-            return False
-        self.index, self.file, self._covered = index, path, saved.covered
-        missing = index.keep_only(vector_log.rows(conn, self.embedder))
-        self._replay(index, conn, missing)
-        return True
-
-    def _replay(
-        self, index: HnswIndex, conn: sqlite3.Connection, missing: np.ndarray | None = None
-    ) -> int:
+    def _replay(self, index: HnswIndex, conn: sqlite3.Connection) -> int:
         """Bring ``index`` to the store's state for every row logged since the last
-        replay, and the ``missing`` ones (in the caller's snapshot); how many changed."""
+        replay, and the rows a file read lacked (in the caller's snapshot); how many
+        changed."""
         changed, newest = vector_log.changed_rows(conn, self._covered)
-        if missing is not None and len(missing):
-            changed = np.union1d(changed, missing)
+        if len(self._missing):
+            changed, self._missing = np.union1d(changed, self._missing), self._missing[:0]
         index.remove(changed.tolist())  # once for all: ``add`` only adds
         for start in range(0, len(changed), vector_log.BATCH_ROWS):  # memory stays bounded
             part = changed[start : start + vector_log.BATCH_ROWS].tolist()
