@@ -2,7 +2,9 @@
 too: searches meanwhile are answered exactly from the store's vectors, the index is used
 after (caught up with the writes made meanwhile), closing
 stops the build without recording anything, a process killed mid-build leaves a store that
-builds again, and a failed build is a clear error on the next search. The build is held
+builds again, a failed build is a clear error on the next search, and one build at a time
+holds per store file across store objects and processes (the others answer exactly, then
+read the file it recorded). The build is held
 under way by holding the store's lock (the builder reads the store under it), never by
 sleeping."""
 
@@ -17,13 +19,14 @@ import numpy as np
 import pytest
 
 from citesift.errors import StoreError
-from citesift.index import ann_build, ann_files, dense
+from citesift.index import ann_build, ann_files, ann_lock, dense
 from citesift.index.ann import HnswIndex
 from citesift.index.local import LocalStore
 from citesift.store import vector_log
 from citesift.store.sqlite import SQLiteStore
 from test_vectors_ann import (
     CLUSTERS,
+    DIM,
     EMBEDDER,
     PER_CLUSTER,
     THRESHOLD,
@@ -46,6 +49,20 @@ with store.sqlite.reading():  # the build cannot read a page: it stays under way
     info = store.dense_info(sys.argv[3])
     print("building" if info is not None and info.building else "not building", flush=True)
     sys.stdin.read()
+"""
+
+WAIT_BESIDE = """
+import sys
+from citesift.index.local import LocalStore
+
+store = LocalStore(sys.argv[1], ann_threshold=int(sys.argv[2]))
+with store.sqlite.reading():  # its build starts when the parent's does
+    store.dense_info(sys.argv[3])
+    print("started", flush=True)
+    sys.stdin.readline()
+info = store.wait_for_dense(sys.argv[3])
+print(info.builds, info.file, flush=True)
+store.close()
 """
 
 
@@ -216,3 +233,65 @@ def test_an_hnsw_index_adds_new_labels_only_and_replaces_by_removing_first() -> 
     labels, scores = index.search(far[0], 1)
     assert labels.tolist() == [7] and scores[0] == pytest.approx(1.0, abs=1e-3)
     assert len(index) == 100
+
+
+def test_a_build_waits_for_another_on_the_same_file_answers_exactly_and_reads_its_file(
+    tmp_path: Path,
+) -> None:
+    path = seeded(tmp_path)
+    with ann_lock.held(ann_files.lock_for(path, EMBEDDER), threading.Event()) as free:
+        assert free  # as a build elsewhere holds it
+        store = LocalStore(path, ann_threshold=THRESHOLD)
+        info = store.wait_for_dense(EMBEDDER, timeout=1)
+        assert info is not None and info.building and builders()  # waiting, not building
+        for probe in probes()[:5]:
+            assert dense_ids(store, probe) == exact_ids(path, probe)
+        with SQLiteStore(path) as sqlite:  # the other build ends: its file is recorded
+            with sqlite.reading() as conn:
+                covered = vector_log.last_seq(conn)
+            index = HnswIndex(DIM)
+            for labels, _, vectors in vector_log.pages(sqlite.reading, EMBEDDER):
+                index.add(labels, vectors)
+            theirs = ann_files.save(sqlite, EMBEDDER, index, covered)
+    info = built(store)
+    assert (info.builds, info.file) == (0, str(theirs))
+    assert_ranks_as_exact(store, path)
+    store.close()
+
+
+def test_two_stores_on_one_file_build_once_in_one_process_and_across_two(tmp_path: Path) -> None:
+    path = seeded(tmp_path)
+    first, second = (LocalStore(path, ann_threshold=THRESHOLD) for _ in range(2))
+    with first.sqlite.reading(), second.sqlite.reading():  # both builds start together
+        for store in (first, second):
+            info = store.dense_info(EMBEDDER)
+            assert info is not None and info.building
+    done = [built(first), built(second)]
+    assert sorted(i.builds for i in done) == [0, 1] and done[0].file == done[1].file
+    for store in (first, second):
+        store.close()
+    for saved in tmp_path.glob("*.usearch"):
+        saved.unlink()
+    mine = LocalStore(path, ann_threshold=THRESHOLD)
+    other = subprocess.Popen(
+        [sys.executable, "-c", WAIT_BESIDE, str(path), str(THRESHOLD), EMBEDDER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "started"
+        with mine.sqlite.reading():
+            info = mine.dense_info(EMBEDDER)
+            assert info is not None and info.building
+            other.stdin.write("go\n")  # type: ignore[union-attr]
+            other.stdin.flush()  # type: ignore[union-attr]
+        out, _ = other.communicate(timeout=120)
+    finally:
+        other.kill()
+    theirs = out.split()
+    info = built(mine)
+    assert sorted([info.builds, int(theirs[0])]) == [0, 1] and theirs[1] == info.file
+    mine.close()
+    assert len(left_files(tmp_path)) == 1

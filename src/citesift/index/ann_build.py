@@ -1,11 +1,13 @@
 """An embedder's HNSW index made ready in a background thread: read from the file the store
-records when it can be caught up, otherwise built from the store's vectors. At a million
-vectors reading takes seconds and building minutes, which no search should wait for (the
-store answers exactly from its vectors meanwhile). The store is read a page at a time, its
-lock held for one page only (the file is read without it); the index covers the store's
-log up to an entry (the file's, or the newest when the build started), so the writes made
-since are replayed into it once it is swapped in. Stopping is seen between pages, after
-the file is read and before a built one is recorded: a stopped build records nothing."""
+records when it can be caught up, otherwise built from the store's vectors, one build of an
+embedder at a time per store file (``citesift.index.ann_lock``; a build that waited reads
+the file the other recorded). At a million vectors reading takes seconds and building
+minutes, which no search should wait for (the store answers exactly from its vectors
+meanwhile). The store is read a page at a time, its lock held for one page only (the file
+is read without it); the index covers the store's log up to an entry (the file's, or the
+newest when the build started), so the writes made since are replayed into it once it is
+swapped in. Stopping is seen between pages, while waiting for another build, after the
+file is read and before a built one is recorded: a stopped build records nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from citesift.errors import StoreError
-from citesift.index import ann_files
+from citesift.index import ann_files, ann_lock
 from citesift.index.ann import HnswIndex
 from citesift.store import vector_log
 from citesift.store.sqlite import MEMORY, SQLiteStore
@@ -80,7 +82,7 @@ class Builder:
 
     def _run(self) -> None:
         try:
-            self._built = self._read() or self._build()
+            self._built = self._read() or self._build_alone()
         except Exception as error:  # the next search raises it (``result``)
             self._error = error
 
@@ -105,6 +107,16 @@ class Builder:
         with self.sqlite.reading() as conn:
             live = vector_log.rows(conn, self.embedder)
         return Built(index, saved.covered, path, read=True, missing=index.keep_only(live))
+
+    def _build_alone(self) -> Built | None:
+        """Build while holding the embedder's build lock of the store's file; when another
+        build (of this process or another) held it, the file it recorded is read instead.
+        A ``:memory:`` store is this object's alone: it builds at once."""
+        if str(self.sqlite.path) == MEMORY:
+            return self._build()
+        lock = ann_files.lock_for(self.sqlite.path, self.embedder)
+        with ann_lock.held(lock, self._stop) as free:
+            return (self._read() or self._build()) if free else None
 
     def _build(self) -> Built | None:
         """Every vector of the embedder read into a new index, which is saved (None when

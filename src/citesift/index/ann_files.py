@@ -56,7 +56,18 @@ def save(
 def file_for(store: Path, embedder: str, covered: int | None) -> Path:
     """``<store>.<embedder>-<hash>.<covered>.usearch`` beside the store (a glob pattern of every
     such file when ``covered`` is None)."""
+    step = "*" if covered is None else str(covered)
+    return store.with_name(f"{_stem(store, embedder)}.{step}.usearch")
+
+
+def lock_for(store: Path, embedder: str) -> Path:
+    """``<store>.<embedder>-<hash>.lock``: the file whose lock one build holds."""
+    return store.with_name(f"{_stem(store, embedder)}.lock")
+
+
+def _stem(store: Path, embedder: str) -> str:
+    """The store's file name and a name for ``embedder`` safe in a file's (hashed, as two
+    embedders may read the same once cleaned)."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder)[:40]
     digest = hashlib.sha256(embedder.encode()).hexdigest()[:8]
-    step = "*" if covered is None else str(covered)
-    return store.with_name(f"{store.name}.{name}-{digest}.{step}.usearch")
+    return f"{store.name}.{name}-{digest}"
