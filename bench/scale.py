@@ -340,14 +340,15 @@ def dense_rows(args: argparse.Namespace) -> list[str]:
         store = LocalStore(path, ann_threshold=args.ann_threshold)
         store.search(Query("", 10, "dense", probes[1], name))
         took, took_cpu = time.perf_counter() - reopened, time.process_time() - used
-        info = store.dense_info(name)
+        info = store.wait_for_dense(name)  # the index is read (or built) in the background
+        ready = time.perf_counter() - reopened
         store.close()
         rebuilt = "rebuilt" if info and info.builds else "read from its file, not rebuilt"
         size_mb = sum(p.stat().st_size for p in Path(folder).iterdir()) / 1e6
         lines.append(
             f"\nReopen the {made:,}-vector store and answer a first dense query: {took:.2f} s"
-            f" ({took_cpu:.2f} s of CPU; the index {rebuilt}); store and index on disk:"
-            f" {size_mb:,.0f} MB"
+            f" ({took_cpu:.2f} s of CPU; exact until the index is read); index"
+            f" ready after {ready:.2f} s ({rebuilt}); store and index on disk: {size_mb:,.0f} MB"
         )
     return lines
 
