@@ -295,3 +295,18 @@ def test_two_stores_on_one_file_build_once_in_one_process_and_across_two(tmp_pat
     assert sorted([info.builds, int(theirs[0])]) == [0, 1] and theirs[1] == info.file
     mine.close()
     assert len(left_files(tmp_path)) == 1
+
+
+def test_a_store_named_with_glob_characters_keeps_only_its_newest_index_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s[1].db"  # "[1]" would be a class of characters in a pattern
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    fill(store, chunks(range(CLUSTERS)))
+    first = built(store).file
+    store.delete([f"d4_{i}" for i in range(PER_CLUSTER)])
+    dense_ids(store, probes()[0])  # the deletions are replayed, unsaved
+    store.close()  # saves them: the first file is not recorded any more
+    saved = recorded(path)
+    assert saved is not None and first is not None and Path(first).name != saved.file
+    assert left_files(tmp_path) == [saved.file]

@@ -4,6 +4,7 @@ recorded file is never a half-written one."""
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import re
 from collections.abc import Callable
@@ -46,18 +47,17 @@ def save(
         target.unlink(missing_ok=True)
         raise
     file = target.parent / kept.file if kept is not None else target
-    for old in target.parent.glob(file_for(sqlite.path, embedder, None).name):
+    pattern = f"{glob.escape(_stem(sqlite.path, embedder))}.*.usearch"  # a name may hold "["
+    for old in target.parent.glob(pattern):
         if old != file:
             with suppress(OSError):
                 old.unlink()
     return file
 
 
-def file_for(store: Path, embedder: str, covered: int | None) -> Path:
-    """``<store>.<embedder>-<hash>.<covered>.usearch`` beside the store (a glob pattern of every
-    such file when ``covered`` is None)."""
-    step = "*" if covered is None else str(covered)
-    return store.with_name(f"{_stem(store, embedder)}.{step}.usearch")
+def file_for(store: Path, embedder: str, covered: int) -> Path:
+    """``<store>.<embedder>-<hash>.<covered>.usearch`` beside the store."""
+    return store.with_name(f"{_stem(store, embedder)}.{covered}.usearch")
 
 
 def lock_for(store: Path, embedder: str) -> Path:
