@@ -10,6 +10,7 @@ sleeping."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -310,3 +311,21 @@ def test_a_store_named_with_glob_characters_keeps_only_its_newest_index_file(
     saved = recorded(path)
     assert saved is not None and first is not None and Path(first).name != saved.file
     assert left_files(tmp_path) == [saved.file]
+
+
+def test_a_save_failing_on_close_is_raised_and_the_store_is_closed_all_the_same(
+    tmp_path: Path,
+) -> None:
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    built(store)
+    store.delete([f"d4_{i}" for i in range(PER_CLUSTER)])
+    dense_ids(store, probes()[0])  # the deletions are replayed, unsaved
+    with store.sqlite.reading() as conn:
+        target = ann_files.file_for(path, EMBEDDER, vector_log.last_seq(conn))
+    blocker = target.with_name(target.name + ann_files.PARTIAL)
+    blocker.mkdir()  # the save on closing cannot write the index where it goes
+    with pytest.raises(StoreError, match="could not be saved"):
+        store.close()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"), store.sqlite.reading() as c:
+        c.execute("SELECT 1")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+from citesift.errors import StoreError
 from citesift.index.ann import HnswIndex
 from citesift.store import vector_log
 from citesift.store.sqlite import MEMORY, SQLiteStore
@@ -28,12 +29,19 @@ def save(
     """Save ``index`` (complete up to log entry ``covered``) beside the store and record it;
     the file recorded after (another process may have recorded a newer one), None for a
     ``:memory:`` store's. Files of this embedder no longer recorded are removed. When
-    ``abandon()`` says so once the file is written, it is removed unrecorded (None)."""
+    ``abandon()`` says so once the file is written, it is removed unrecorded (None). A file
+    that cannot be written is ``StoreError`` (nothing of it left)."""
     if str(sqlite.path) == MEMORY:
         return None
     target = file_for(sqlite.path, embedder, covered)
     partial = target.with_name(target.name + PARTIAL)
-    index.save(partial)
+    try:
+        index.save(partial)
+    except (OSError, RuntimeError) as error:  # a full disk, a folder it cannot write in
+        with suppress(OSError):
+            partial.unlink(missing_ok=True)
+        reason = f"the HNSW index could not be saved to {str(partial)!r}: {error}"
+        raise StoreError(reason) from error
     if abandon():
         partial.unlink(missing_ok=True)
         return None

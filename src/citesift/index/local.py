@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +99,13 @@ class LocalStore:
     def close(self) -> None:
         """Save the ANN indexes' unsaved changes (a build under way is stopped, its thread
         ended, nothing of it recorded); close the store opened here from a path (a store
-        handed in stays open)."""
-        with self._lock:
+        handed in stays open). Each is closed even when one before it fails (its error is
+        raised once all are)."""
+        with self._lock, ExitStack() as closing:
+            if self._owned:
+                closing.callback(self.sqlite.close)  # last, after every index
             for ann in self._ann.values():
-                ann.close()
-        if self._owned:
-            self.sqlite.close()
+                closing.callback(ann.close)
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
