@@ -7,13 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from citesift.encoding import decode_html
 from citesift.errors import LOAD_FAILED, DocumentError, LoadError
 from citesift.extract.document import extract_document, now_ms
 from citesift.extract.notes import note_document
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
-from citesift.sources.files import FileRefused, checked_text
+from citesift.sources.files import FileRefused, file_text
 
 HTML_NAMES = (".html", ".htm")
 
@@ -35,7 +34,7 @@ def loaded_document(
         if document_kind(body, content_type) is not None:
             document = extract_document(body, url=uri, site=site, key=uri)
         else:
-            text = decode_html(checked_text(body))[0]
+            text = file_text(body)
             is_html = "html" in (content_type or "") or name.lower().endswith(HTML_NAMES)
             document = (
                 extract_document(text, url=uri, site=site, key=uri)
