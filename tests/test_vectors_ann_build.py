@@ -329,3 +329,28 @@ def test_a_save_failing_on_close_is_raised_and_the_store_is_closed_all_the_same(
         store.close()
     with pytest.raises(sqlite3.ProgrammingError, match="closed"), store.sqlite.reading() as c:
         c.execute("SELECT 1")
+
+
+def test_a_save_failing_after_many_changes_leaves_searches_answering_from_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dense, "SAVE_CHANGES", 1)  # a twentieth of the index is enough
+    path = seeded(tmp_path)
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    saved = built(store).file
+    store.delete([f"d{c}_{i}" for c in (4, 5, 6) for i in range(PER_CLUSTER)])
+    with store.sqlite.reading() as conn:
+        target = ann_files.file_for(path, EMBEDDER, vector_log.last_seq(conn))
+    blocker = target.with_name(target.name + ann_files.PARTIAL)
+    blocker.mkdir()  # the save cannot write the index where it goes
+    for _ in range(2):  # the changes are replayed, their save fails: the log still has them
+        assert not any(i.startswith("c4_") for i in dense_ids(store, probes()[4], 50))
+    info = store.dense_info(EMBEDDER)
+    assert info is not None and (info.kind, info.file) == ("hnsw", saved)
+    store.close()
+    kept = recorded(path)
+    assert saved is not None and kept is not None and kept.file == Path(saved).name
+    blocker.rmdir()
+    reopened = LocalStore(path, ann_threshold=THRESHOLD)  # reads the old file, catches up
+    assert not any(i.startswith("c5_") for i in dense_ids(reopened, probes()[5], 50))
+    reopened.close()

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from citesift.errors import StoreError
 from citesift.index import ann_files
 from citesift.index.ann import HnswIndex
 from citesift.index.ann_build import Builder
@@ -42,7 +43,8 @@ MAX_CANDIDATES = 4096
 """The most candidates one filtered ANN search asks for before it searches exactly."""
 SAVE_CHANGES = 10_000
 """Changes replayed since the last save past which the file is saved again (also past a
-twentieth of the index); closing the store saves what is left."""
+twentieth of the index; after a save that failed, as many more); closing the store saves
+what is left."""
 _CACHED_FILTERS = 8
 
 
@@ -112,7 +114,8 @@ class AnnVectors:
         """Swap in a finished build (raise the error of a failed one); replay the store's
         changes since the last look (read the saved index again, in the background, when
         another process saved a newer one and the log no longer reaches back to this one);
-        save when many are unsaved."""
+        save when many are unsaved (a save that fails does not fail the search: the store's
+        log still holds what the file lacks)."""
         index = self._ready()
         if index is None:
             return
@@ -128,7 +131,10 @@ class AnnVectors:
         if changed or behind:
             self._exact.clear()
         if self.index is not None and self._unsaved >= max(SAVE_CHANGES, len(self.index) // 20):
-            self.save()
+            try:
+                self.save()
+            except StoreError:  # the log keeps the changes: tried again after as many more
+                self._unsaved = 0
 
     def search(
         self, query_vec: np.ndarray, k: int, allowed: frozenset[str] | None = None
