@@ -78,6 +78,7 @@ CRAWL_RENDER = ("auto", "never")
 NO_BROWSER = "pages that need JavaScript were read as served: no browser could start"
 """The warning of a crawl asked to render when no browser can start."""
 MAX_WHY_CHARS = 300
+"""How much of why no browser could start its warning quotes."""
 POLL_S = 0.25
 """Seconds a run with nothing to claim waits before looking again while other runs of the
 crawl still hold pages (whose links may add more)."""

@@ -61,6 +61,7 @@ PAGE_BYTES = 10 << 20
 MAX_REQUEST_BYTES = 1 << 20
 """A job's request as JSON, at most (the HTTP API's body bound)."""
 MAX_WARNING_CHARS = 2000
+"""A job's warning is cut to this many characters."""
 INTERRUPTED = "the server stopped while the job ran (it was not resumed)"
 
 
