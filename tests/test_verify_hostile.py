@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import warnings
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -112,6 +113,31 @@ def test_huge_and_tiny_vectors_give_their_cosine_without_overflow() -> None:
         assert response.claims[0].confidence == pytest.approx(1.0)
         check = verify_claim(CLAIM, BRIDGE, embedder=huge)
     assert 0.0 <= check.score <= 1.0
+
+
+def counted(texts: Sequence[str], dim: int = 16) -> np.ndarray:
+    """Each text's words counted into ``dim`` hashed slots: vectors of any length."""
+    out = np.zeros((len(texts), dim))
+    for n, text in enumerate(texts):
+        for word in text.lower().split():
+            out[n, zlib.crc32(word.strip(".,").encode()) % dim] += 1
+    return out
+
+
+def test_an_embedder_s_vectors_are_read_as_directions_whatever_their_lengths() -> None:
+    claim = "Marie Curie won two Nobel prizes."
+    slots = {zlib.crc32(w.strip(".").encode()) % 16 for w in claim.lower().split()}
+    words = [f"w{i}" for i in range(5000) if zlib.crc32(f"w{i}".encode()) % 16 not in slots]
+    page = [" ".join(words[4 * i : 4 * i + 4]) + "." for i in range(25)]
+    noise = next(f"zq{i}" for i in range(1000) if zlib.crc32(f"zq{i}".encode()) % 16 in slots)
+    page[12:12] = [" ".join([noise] * 200) + ".", "Curie lived in Paris."]  # long, and near
+    lengths = Vectors(counted)
+    directions = Vectors(
+        lambda texts: counted(texts) / np.linalg.norm(counted(texts), axis=1)[:, None]
+    )
+    assert verify_claim(claim, page, embedder=lengths) == verify_claim(
+        claim, page, embedder=directions
+    )
 
 
 @pytest.mark.parametrize("answer", [None, "one claim", 3])

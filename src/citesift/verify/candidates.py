@@ -101,10 +101,17 @@ def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
 
 
 def _dense(claim: str, sentences: Sequence[str], embedder: Embedder) -> np.ndarray:
-    """Each sentence's cosine with the claim. The embedder is the caller's: an answer that
-    is not one finite vector per text is a clear error, and vectors that are not of unit
-    length (or are huge) are scaled first, so that no product overflows."""
-    texts = [claim, *sentences]
+    """Each sentence's cosine with the claim."""
+    vectors = unit_vectors(embedder, [claim, *sentences])
+    out: np.ndarray = np.clip(vectors[1:] @ vectors[0], -1.0, 1.0)
+    return out
+
+
+def unit_vectors(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """The unit vectors of ``texts`` by ``embedder``, in float64. The embedder is the
+    caller's: an answer that is not one finite vector per text is a clear error, and vectors
+    that are not of unit length (or are huge) are scaled, so that no product overflows and
+    every product is a cosine."""
     raw = embedder.embed(texts)
     try:
         vectors = np.asarray(raw, dtype=np.float64)
@@ -114,8 +121,7 @@ def _dense(claim: str, sentences: Sequence[str], embedder: Embedder) -> np.ndarr
         raise invalid(
             "the embedder's answer", vectors.shape, f"{len(texts)} vectors of finite numbers"
         )
-    out: np.ndarray = np.clip(unit_rows(vectors[1:]) @ unit_rows(vectors[:1])[0], -1.0, 1.0)
-    return out
+    return unit_rows(vectors)
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:

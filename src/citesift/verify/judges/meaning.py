@@ -13,6 +13,7 @@ import numpy as np
 
 from citesift.index import Embedder
 from citesift.index.embedders import default_embedder
+from citesift.verify.candidates import unit_vectors
 
 STANDOUT = 4.0
 """Standard deviations a sentence's cosine with a statement must stand above the mean of
@@ -33,10 +34,10 @@ def standing_out(
 ) -> tuple[int, ...]:
     """Those of the sentences ``read`` (indices into ``sentences``) that stand out from the
     page by meaning for one of ``statements`` (``STANDOUT``), the most outstanding first;
-    one embedding call for all."""
+    one embedding call for all, its vectors read as ``find_candidates`` reads them."""
     if not statements or not read or len(sentences) < 2:
         return ()
-    vectors = np.asarray(embedder.embed([*statements, *sentences]), dtype=np.float64)
+    vectors = unit_vectors(embedder, [*statements, *sentences])
     cosines = vectors[len(statements) :] @ vectors[: len(statements)].T
     spread = cosines.std(axis=0)
     lifted = (cosines[list(read)] - cosines.mean(axis=0)) / np.where(spread > 0, spread, np.inf)
