@@ -101,11 +101,13 @@ class LocalStore:
         ended, nothing of it recorded); close the store opened here from a path (a store
         handed in stays open). Each is closed even when one before it fails (its error is
         raised once all are)."""
-        with self._lock, ExitStack() as closing:
-            if self._owned:
-                closing.callback(self.sqlite.close)  # last, after every index
-            for ann in self._ann.values():
-                closing.callback(ann.close)
+        try:
+            with self._lock, ExitStack() as closing:
+                for ann in self._ann.values():
+                    closing.callback(ann.close)
+        finally:
+            if self._owned:  # outside our lock: a thread holding the store may wait for it
+                self.sqlite.close()
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
