@@ -10,6 +10,8 @@ sleeping."""
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import sqlite3
 import subprocess
 import sys
@@ -354,3 +356,14 @@ def test_a_save_failing_after_many_changes_leaves_searches_answering_from_the_in
     reopened = LocalStore(path, ann_threshold=THRESHOLD)  # reads the old file, catches up
     assert not any(i.startswith("c5_") for i in dense_ids(reopened, probes()[5], 50))
     reopened.close()
+
+
+def test_a_file_system_refusing_locks_lets_the_build_go_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "no locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    with ann_lock.held(tmp_path / "store.lock", threading.Event()) as may_build:
+        assert may_build is True

@@ -1,9 +1,9 @@
 """One build of an embedder's HNSW index at a time per store file, across the store objects
 and processes of this machine: an advisory lock (``flock``) on a file beside the store, held
 for the build. The lock file is left in place (removing it would let a waiting process lock
-a file no longer there). Where ``flock`` is missing (not a POSIX system) or the lock file
-cannot be made (a read-only folder), builds are not kept apart: each is still right, only
-wasted."""
+a file no longer there). Where ``flock`` is missing (not a POSIX system), the lock file
+cannot be made (a read-only folder) or the file system refuses locks, builds are not kept
+apart: each is still right, only wasted."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ def held(path: Path, stop: threading.Event) -> Iterator[bool]:
                 if stop.wait(POLL_SECONDS):
                     yield False
                     return
+            except OSError:  # a file system without locks: builds are not kept apart
+                break
         yield True
     finally:
         os.close(fd)  # lets the lock go
