@@ -99,6 +99,17 @@ def left_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if ".usearch" in p.name)
 
 
+def spawned(script: str, path: Path) -> subprocess.Popen[str]:
+    """A Python process running ``script`` on the store at ``path``, talking over pipes."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, str(path), str(THRESHOLD), EMBEDDER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+    )
+
+
 def test_searches_during_the_build_are_exact_and_the_built_index_is_used_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -172,13 +183,7 @@ def test_closing_the_store_during_a_build_stops_it_and_records_nothing(
 
 def test_a_store_whose_process_died_mid_build_builds_again_and_answers(tmp_path: Path) -> None:
     path = seeded(tmp_path)
-    held = subprocess.Popen(
-        [sys.executable, "-c", HOLD_A_BUILD, str(path), str(THRESHOLD), EMBEDDER],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    held = spawned(HOLD_A_BUILD, path)
     try:
         assert held.stdout is not None and held.stdout.readline().strip() == "building"
     finally:
@@ -276,13 +281,7 @@ def test_two_stores_on_one_file_build_once_in_one_process_and_across_two(tmp_pat
     for saved in tmp_path.glob("*.usearch"):
         saved.unlink()
     mine = LocalStore(path, ann_threshold=THRESHOLD)
-    other = subprocess.Popen(
-        [sys.executable, "-c", WAIT_BESIDE, str(path), str(THRESHOLD), EMBEDDER],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
-    )
+    other = spawned(WAIT_BESIDE, path)
     try:
         assert other.stdout is not None and other.stdout.readline().strip() == "started"
         with mine.sqlite.reading():

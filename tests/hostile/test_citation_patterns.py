@@ -12,11 +12,11 @@ same test, so a busy machine slows both.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from timing import best_time
 
 from citesift import find_citations
 from citesift.errors import InvalidArgument
@@ -62,15 +62,6 @@ FRAGMENTS: list[tuple[Kind, str]] = [
 def normal_document(kind: Kind, size: int) -> str:
     unit, notes = NORMAL[kind]
     return unit * (size // len(unit)) + notes
-
-
-def best_time(call: Callable[[], object], rounds: int = 2) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        started = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def assert_linear(text: str, kind: Kind) -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from timing import best_time
 
 from citesift import extract_metadata, html_to_blocks, strip_tags
 from citesift.extract import skip
@@ -69,15 +69,6 @@ def read_all(html: str) -> None:
     html_to_blocks(html, "page")
     strip_tags(html)
     extract_metadata(html)
-
-
-def best_time(call: Callable[[], object], rounds: int = 2) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        started = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def assert_linear(html: str) -> None:
