@@ -2,7 +2,7 @@
 too: searches meanwhile are answered exactly from the store's vectors, the index is used
 after (caught up with the writes made meanwhile), closing
 stops the build without recording anything, a process killed mid-build leaves a store that
-builds again, a failed build is a clear error on the next search, and one build at a time
+builds again, a build whose save fails is used unsaved and saved later, and one build at a time
 holds per store file across store objects and processes (the others answer exactly, then
 read the file it recorded). The build is held
 under way by holding the store's lock (the builder reads the store under it), never by
@@ -196,25 +196,68 @@ def test_a_store_whose_process_died_mid_build_builds_again_and_answers(tmp_path:
     store.close()
 
 
-def test_a_failed_build_is_an_error_of_the_next_search_and_the_one_after_builds_again(
-    tmp_path: Path,
-) -> None:
-    path = seeded(tmp_path)
-    target = ann_files.file_for(path, EMBEDDER, 0)  # nothing was logged before the build
+def blocked_save(path: Path, covered: int | None = None) -> Path:
+    """A folder where the next save of the store's index (covering the log up to
+    ``covered``, by default its newest entry) writes its partial file, so that the save
+    fails; removing it lets the save through."""
+    if covered is None:
+        with SQLiteStore(path) as sqlite, sqlite.reading() as conn:
+            covered = vector_log.last_seq(conn)
+    target = ann_files.file_for(path, EMBEDDER, covered)
     blocker = target.with_name(target.name + ann_files.PARTIAL)
-    blocker.mkdir()  # the index cannot be written where it goes
+    blocker.mkdir()
+    return blocker
+
+
+def test_a_build_whose_save_fails_is_used_unsaved_and_saved_after_as_many_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dense, "SAVE_CHANGES", 1)  # a twentieth of the index is enough
+    path = seeded(tmp_path)
+    blockers = [
+        blocked_save(path, 0)
+    ]  # nothing logged yet: the build's save cannot write the index
     store = LocalStore(path, ann_threshold=THRESHOLD)
-    info = store.dense_info(EMBEDDER)
-    assert info is not None and info.building
-    for builder in builders():
-        builder.join()
-    with pytest.raises(StoreError, match="building the HNSW index of 'test-embedder'"):
-        dense_ids(store, probes()[3])
-    assert recorded(path) is None
-    blocker.rmdir()
-    assert built(store).builds == 1
-    assert dense_ids(store, probes()[3])[0].startswith("c3_")
+    info = built(store)
+    assert (info.kind, info.vectors, info.builds, info.file) == ("hnsw", VECTORS, 1, None)
+    assert_ranks_as_exact(store, path)
+    assert recorded(path) is None and builders() == []
+    store.delete([f"d{c}_{i}" for c in (4, 5) for i in range(PER_CLUSTER)])
+    blockers.append(blocked_save(path))  # the save after as many changes fails too
+    for _ in range(2):
+        assert not any(i.startswith("c4_") for i in dense_ids(store, probes()[4], 50))
+    info = built(store)
+    assert (info.builds, info.file, info.vectors) == (1, None, VECTORS - 2 * PER_CLUSTER)
+    assert recorded(path) is None and builders() == []
+    for blocker in blockers:
+        blocker.rmdir()
+    store.delete([f"d{c}_{i}" for c in (6, 7) for i in range(PER_CLUSTER)])
+    assert not any(i.startswith("c6_") for i in dense_ids(store, probes()[6], 50))
+    info = built(store)
+    saved = recorded(path)
+    assert info.builds == 1 and saved is not None and info.file == str(tmp_path / saved.file)
     store.close()
+    assert left_files(tmp_path) == [saved.file]
+
+
+def test_an_unsaved_build_is_saved_on_close_or_its_failure_raised_there(tmp_path: Path) -> None:
+    path = seeded(tmp_path)
+    blocker = blocked_save(path, 0)  # nothing was logged before the build
+    store = LocalStore(path, ann_threshold=THRESHOLD)
+    assert built(store).file is None
+    with pytest.raises(StoreError, match="could not be saved"):
+        store.close()  # still blocked: closing says so, and closes all the same
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"), store.sqlite.reading() as c:
+        c.execute("SELECT 1")
+    store = LocalStore(path, ann_threshold=THRESHOLD)  # nothing recorded: builds again
+    assert built(store) == dense.DenseInfo("hnsw", VECTORS, 1, None)
+    blocker.rmdir()
+    store.close()
+    saved = recorded(path)
+    assert saved is not None and left_files(tmp_path) == [saved.file]
+    reopened = LocalStore(path, ann_threshold=THRESHOLD)
+    assert built(reopened).builds == 0  # the file saved on closing is read
+    reopened.close()
 
 
 def test_a_wait_is_bounded_and_refuses_a_nonsense_timeout(tmp_path: Path) -> None:

@@ -31,8 +31,9 @@ THREAD_NAME = "citesift-hnsw-build"
 @dataclass(frozen=True)
 class Built:
     """A ready index: the last log entry it covers, the file it was read from or saved to
-    (None for a ``:memory:`` store), whether it was read (not built), and the store's rows
-    it lacked when read (to add with the changes since ``covered``)."""
+    (None for a ``:memory:`` store, or when its save failed: the index is right all the
+    same), whether it was read (not built), and the store's rows it lacked when read (to
+    add with the changes since ``covered``)."""
 
     index: HnswIndex
     covered: int
@@ -120,7 +121,8 @@ class Builder:
 
     def _build(self) -> Built | None:
         """Every vector of the embedder read into a new index, which is saved (None when
-        stopped)."""
+        stopped). A save that fails (a full disk, a folder it cannot write in) still gives
+        the index, unsaved: minutes of building are not thrown away for it."""
         if self._stop.is_set():
             return None
         with self.sqlite.reading() as conn:
@@ -132,5 +134,8 @@ class Builder:
             index.add(labels, vectors)
         if self._stop.is_set():
             return None
-        file = ann_files.save(self.sqlite, self.embedder, index, covered, self._stop.is_set)
+        try:
+            file = ann_files.save(self.sqlite, self.embedder, index, covered, self._stop.is_set)
+        except StoreError:  # saved again after as many changes, and on closing
+            file = None
         return None if self._stop.is_set() else Built(index, covered, file)

@@ -52,8 +52,9 @@ _CACHED_FILTERS = 8
 class DenseInfo:
     """Which dense search a store uses for one embedder, over how many vectors; for an
     ANN index, how many times this process built it from the store's vectors, the file it
-    was read from or saved to, and whether a build is under way (its searches are exact
-    until it is done)."""
+    was read from or saved to (None while a built one is unsaved, as its save failed: it is
+    saved again after as many changes as a periodic save and on closing), and whether a
+    build is under way (its searches are exact until it is done)."""
 
     kind: str
     vectors: int
@@ -105,17 +106,19 @@ class AnnVectors:
             self._builder = None
 
     def flush(self) -> None:
-        """Replay what changed and save the index if it holds unsaved changes."""
+        """Replay what changed and save the index if it holds unsaved changes or was never
+        saved (its build's save failed)."""
         self.refresh()
-        if self._unsaved:
+        if self._unsaved or self.file is None:
             self.save()
 
     def refresh(self) -> None:
-        """Swap in a finished build (raise the error of a failed one); replay the store's
-        changes since the last look (read the saved index again, in the background, when
-        another process saved a newer one and the log no longer reaches back to this one);
-        save when many are unsaved (a save that fails does not fail the search: the store's
-        log still holds what the file lacks)."""
+        """Swap in a finished build (raise the error of a failed one; one whose save failed
+        is swapped in unsaved); replay the store's changes since the last look (read the
+        saved index again, in the background, when another process saved a newer one and
+        the log no longer reaches back to this one); save when many are unsaved (a save
+        that fails does not fail the search: the store's log still holds what the file
+        lacks)."""
         index = self._ready()
         if index is None:
             return
@@ -184,7 +187,7 @@ class AnnVectors:
             builder, self._builder = self._builder, None
             built = builder.result()
             self.index, self._covered, self.file = built.index, built.covered, built.file
-            self.builds, self._unsaved = self.builds + (not built.read), 0
+            self.builds, self._unsaved = self.builds + (not built.read), 0  # as after a save
             self._missing = built.missing
             self._exact.clear()
         if self.index is None:
