@@ -6,6 +6,7 @@ read as served, with a warning, when no browser can start."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,12 @@ from chromium import browsers_seen, left_behind
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.scrape.browser import find_executable
-from citesift.scrape.crawl import NO_BROWSER, crawl
+from citesift.scrape.crawl import NO_BROWSER, CrawlOptions, CrawlProgress, crawl
+from citesift.scrape.crawl_workers import crawl_with_workers
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
-from servers import MisbehavingServer, loopback_fetcher, loopback_policy
+from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy
 from test_scrape import page_route
 from test_scrape_cli import CONTACT
 
@@ -30,6 +32,9 @@ SCRIPTED = """<!doctype html><html><head><title>Log {n}</title></head>
 document.getElementById("root").innerHTML = "<h1>Harbour log {n}</h1>"
   + "<p>Only the script wrote that ferry {n} left at noon.</p><a href='/next{n}'>next</a>";
 </script></body></html>"""
+WARNING_BOUND_S = 10.0
+"""Seconds a page waits for the caller to see a worker's warning before giving up (within
+the fetch deadline, so the page is still read when the warning never comes)."""
 
 
 def site(server: MisbehavingServer) -> None:
@@ -155,3 +160,32 @@ def test_a_crawl_asked_to_render_when_no_browser_starts_reads_as_served_and_warn
     said = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
     assert len(said) == 1 and NO_BROWSER in said[0] and str(broken) in said[0]
     assert "Call log" not in result.stderr  # why, in a line: not the launch's whole log
+
+
+def test_a_workers_warning_reaches_the_caller_while_the_crawl_runs(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """The last page is answered only once the caller's progress shows the warning (or, the
+    warning never coming, after a bound, so the test fails rather than hangs)."""
+    released = threading.Event()
+    held: list[bool] = []
+
+    def last(request: Request, query: Query) -> None:
+        held.append(released.wait(WARNING_BOUND_S))
+        request.answer(200, page("Last", []), {"Content-Type": "text/html"})
+
+    def heard(progress: CrawlProgress) -> None:
+        if progress.warnings:
+            released.set()
+
+    serve_page(server, "/", page("Home", ["/js"]))
+    page_route(
+        server, "/js", SCRIPTED.format(n=1).replace("</body>", "<a href='/last'></a></body>")
+    )
+    server.route("/last", last)
+    with SQLiteStore(tmp_path / "workers.db") as store:
+        ended = crawl_with_workers(server.url("/"), CrawlOptions(render="auto"), 2,
+                                   policy=loopback_policy(), store=store, on_progress=heard,
+                                   executable="/nonexistent/chromium")  # fmt: skip
+    assert held == [True]  # the warning was seen while the last page was still being read
+    assert ended.done == 3 and len(ended.warnings) == 1 and NO_BROWSER in ended.warnings[0]

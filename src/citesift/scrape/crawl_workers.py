@@ -6,8 +6,9 @@ The calling process makes the crawl, starts ``workers`` processes (spawned, so n
 its own state is shared by accident), each of which goes on with the crawl by its id with
 fetchers of its own whose limiters share the store's budget (spacing, the minute budget,
 429/503 blocks) with every other worker, and meanwhile follows the results stored and the
-frontier's counts to call ``on_result`` and ``on_progress``. A worker killed mid-page holds
-its pages until its lease runs out; the others then read them.
+frontier's counts to call ``on_result`` and ``on_progress`` (with each warning of a worker,
+once, as soon as the worker knows it, through a queue they share). A worker killed mid-page
+holds its pages until its lease runs out; the others then read them.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def crawl_with_workers(
     began = time.monotonic()
     finished = sum(frontier.counts(crawl)[state] for state in ("done", "failed", "moved"))
     mark = (0, 0)
+    said: dict[str, None] = {}
     try:
         for process in processes:
             process.start()
@@ -86,14 +88,14 @@ def crawl_with_workers(
             if not running:
                 break
             if on_progress is not None:
-                on_progress(_progress(frontier, crawl, finished, began))
+                on_progress(_progress(frontier, crawl, finished, began, _heard(warned, said)))
             time.sleep(FOLLOW_S)
     finally:
         _stop(processes)
     if all(process.exitcode != 0 for process in processes):
         codes = ", ".join(str(process.exitcode) for process in processes)
         raise CitesiftError(f"every crawl worker failed (exit statuses {codes})")
-    return _progress(frontier, crawl, finished, began, _warnings(warned))
+    return _progress(frontier, crawl, finished, began, _heard(warned, said))
 
 
 def _progress(
@@ -106,14 +108,13 @@ def _progress(
     return ended_at(frontier, crawl, now - finished, seconds, warnings)
 
 
-def _warnings(warned: Queue[tuple[str, ...]]) -> list[str]:
-    """What the workers that ended warned of, each warning once."""
-    said: dict[str, None] = {}
+def _heard(warned: Queue[tuple[str, ...]], said: dict[str, None]) -> tuple[str, ...]:
+    """What the workers have warned of so far (added to ``said``), each warning once."""
     while True:
         try:
             said.update(dict.fromkeys(warned.get_nowait()))
         except Empty:
-            return list(said)
+            return tuple(said)
 
 
 def _stop(processes: Sequence[BaseProcess]) -> None:
@@ -135,16 +136,26 @@ def _work(
     executable: str | None,
     warned: Queue[tuple[str, ...]],
 ) -> None:
-    """One worker: go on with the stored crawl until nothing is left for any worker, then
-    hand what it warns of to the calling process."""
+    """One worker: go on with the stored crawl until nothing is left for any worker, handing
+    each thing it warns of to the calling process as soon as it is known."""
+    sent: set[str] = set()
+
+    def tell(progress: CrawlProgress) -> None:
+        """Hand the calling process the warnings of ``progress`` not handed before."""
+        new = tuple(warning for warning in progress.warnings if warning not in sent)
+        if new:
+            sent.update(new)
+            warned.put(new)
+
     with open_store(location) as store:
         fetcher = Fetcher(LimiterRegistry(limiter or SourceLimiter, budget=budget_in(store)))
 
         async def run() -> None:
             try:
                 ended = await acrawl(None, options, policy=policy, store=store, fetcher=fetcher,
-                                     resume=crawl, executable=executable)  # fmt: skip
-                warned.put(ended.warnings)
+                                     resume=crawl, executable=executable,
+                                     on_progress=tell)  # fmt: skip
+                tell(ended)
             finally:
                 await fetcher.aclose()
 
