@@ -7,9 +7,14 @@ with the label."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
-from citesift import Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore
+from citesift import Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore, verify_claim
 from citesift.index.embedders import CachedEmbedder
 from citesift.verify import find_candidates
 from citesift.verify.facts import facts
@@ -187,3 +192,29 @@ def test_a_statement_said_in_other_words_by_a_standout_sentence_is_partly_suppor
     check = OfflineJudge(minilm).judge(claim, unsaid, find_candidates(claim, unsaid, minilm))
     assert check.label == "not_supported", check
     assert check.supporting == ()
+
+
+class Counting:
+    """An embedder that passes texts on to another and counts each text it is asked for."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.asked: Counter[str] = Counter()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.asked.update(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_page_measured_again_by_meaning_is_embedded_once(minilm: Embedder) -> None:
+    claim = "The mayor resigned in disgrace over a bribery scandal."
+    said = [*TOWN, "Caught taking bribes, the town's leader quit in shame."]
+    counting = Counting(minilm)
+    check = verify_claim(claim, said, embedder=counting)
+    assert "other words" in check.reason  # the page was measured by meaning
+    assert all(counting.asked[sentence] == 1 for sentence in said), counting.asked
+    found = dataclasses.replace(find_candidates(claim, said, minilm), vectors=None)
+    again = Counting(minilm)  # a judge given candidates without the page's vectors
+    check = OfflineJudge(again).judge(claim, said, found)
+    assert "other words" in check.reason
+    assert all(again.asked[sentence] == 1 for sentence in said), again.asked

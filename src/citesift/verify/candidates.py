@@ -5,7 +5,7 @@ sentences (a name in one, what it did in the next)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,7 +32,9 @@ class Candidates:
     neighbours, as runs of consecutive indices (runs that touch are merged), in text order;
     ``lexical``: each sentence's BM25 score over the best one's (0 to 1); ``dense``: each
     sentence's cosine with the claim, or None without an embedder; ``short``: the windows'
-    lines of ``FEW_WORDS`` words or fewer (headings, labels, datelines).
+    lines of ``FEW_WORDS`` words or fewer (headings, labels, datelines); ``vectors``: the
+    sentences' unit vectors the cosines came from (None without an embedder), so that a
+    judge measuring the page by meaning again does not embed it twice.
     """
 
     ranked: tuple[int, ...]
@@ -40,6 +42,7 @@ class Candidates:
     lexical: tuple[float, ...]
     dense: tuple[float, ...] | None
     short: frozenset[int] = frozenset()
+    vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def pool(self) -> tuple[int, ...]:
@@ -67,7 +70,10 @@ def find_candidates(
     """The ``top`` sentences by fused BM25 and cosine rank (BM25 alone without an embedder),
     leaving out sentences that share no term with the claim and are not close to it."""
     lexical = _lexical(claim, sentences)
-    dense = _dense(claim, sentences, embedder) if embedder is not None and sentences else None
+    vectors = (
+        unit_vectors(embedder, [claim, *sentences]) if embedder is not None and sentences else None
+    )
+    dense = None if vectors is None else np.clip(vectors[1:] @ vectors[0], -1.0, 1.0)
     fused = np.zeros(len(sentences))
     for scores in (lexical, dense):
         if scores is not None:
@@ -83,6 +89,7 @@ def find_candidates(
         tuple(float(x) for x in lexical),
         None if dense is None else tuple(float(x) for x in dense),
         frozenset(i for window in windows for i in window if few_words(sentences[i])),
+        None if vectors is None else vectors[1:],
     )
 
 
@@ -97,13 +104,6 @@ def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
     scores = index.scores(claim) if sentences else np.zeros(0)
     peak = float(scores.max(initial=0.0))
     out: np.ndarray = scores / peak if peak > 0 else np.zeros(len(sentences))
-    return out
-
-
-def _dense(claim: str, sentences: Sequence[str], embedder: Embedder) -> np.ndarray:
-    """Each sentence's cosine with the claim."""
-    vectors = unit_vectors(embedder, [claim, *sentences])
-    out: np.ndarray = np.clip(vectors[1:] @ vectors[0], -1.0, 1.0)
     return out
 
 

@@ -30,15 +30,25 @@ def shared_embedder() -> Embedder:
 
 
 def standing_out(
-    statements: Sequence[str], sentences: Sequence[str], read: Sequence[int], embedder: Embedder
+    statements: Sequence[str],
+    sentences: Sequence[str],
+    read: Sequence[int],
+    embedder: Embedder,
+    page: np.ndarray | None = None,
 ) -> tuple[int, ...]:
     """Those of the sentences ``read`` (indices into ``sentences``) that stand out from the
-    page by meaning for one of ``statements`` (``STANDOUT``), the most outstanding first;
-    one embedding call for all, its vectors read as ``find_candidates`` reads them."""
+    page by meaning for one of ``statements`` (``STANDOUT``), the most outstanding first.
+    ``page`` holds the sentences' unit vectors when already known (``Candidates.vectors``);
+    otherwise they are embedded with the statements, in one call, read as
+    ``find_candidates`` reads them."""
     if not statements or not read or len(sentences) < 2:
         return ()
-    vectors = unit_vectors(embedder, [*statements, *sentences])
-    cosines = vectors[len(statements) :] @ vectors[: len(statements)].T
+    if page is None or len(page) != len(sentences):
+        vectors = unit_vectors(embedder, [*statements, *sentences])
+        said, page = vectors[: len(statements)], vectors[len(statements) :]
+    else:
+        said = unit_vectors(embedder, statements)
+    cosines = page @ said.T
     spread = cosines.std(axis=0)
     lifted = (cosines[list(read)] - cosines.mean(axis=0)) / np.where(spread > 0, spread, np.inf)
     best = lifted.max(axis=1)

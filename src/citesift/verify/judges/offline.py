@@ -78,11 +78,12 @@ class OfflineJudge:
     ) -> tuple[int, ...]:
         """The candidates that back a statement of the claim in other words, standing out
         from the page by meaning: a claim whose words are not found is then partly
-        supported by them, not unsupported. Asked only of a claim that would be unsupported,
-        so a page is embedded again only for those."""
-        return standing_out(
-            split_claim(claim), sentences, candidates.pool, self.embedder or shared_embedder()
-        )
+        supported by them, not unsupported. Asked only of a claim that would be unsupported;
+        the page's vectors are those candidate finding made, so only the statements are
+        embedded."""
+        embedder = self.embedder or shared_embedder()
+        statements = split_claim(claim)
+        return standing_out(statements, sentences, candidates.pool, embedder, candidates.vectors)
 
 
 def _score(measured: Measured, closeness: float, label: Label) -> float:
