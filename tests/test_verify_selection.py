@@ -108,3 +108,17 @@ def test_a_sentence_beside_the_support_standing_out_by_meaning_adds_a_single_fac
     assert chosen(claim, page, found) == (1,)
     assert chosen(claim, page, closeness(found, {1: 0.7, 2: 0.45})) == (1, 2)
     assert chosen(claim, page, closeness(found, {1: 0.7, 2: 0.2})) == (1,)
+
+
+def test_a_sentence_far_from_the_support_adding_one_word_is_read_but_not_named() -> None:
+    claim = "Ada Brooks designed the harbour bridge for the ferries."
+    filler = [f"Ledger {n} of the trust lists the tolls of the year." for n in range(6)]
+    ferries = "Ferries crossed the bay every hour."
+    near = ["Harbour news", "Ada Brooks designed the harbour bridge.", ferries, *filler]
+    far = ["Harbour news", "Ada Brooks designed the harbour bridge.", *filler, ferries]
+    assert chosen(claim, near) == (1, 2)
+    assert chosen(claim, far) == (1,)
+    read = [measure(claim, page, find_candidates(claim, page)) for page in (near, far)]
+    assert [m.coverage for m in read if m is not None] == [1.0, 1.0]
+    dated = ["Harbour news", "Ada Brooks designed the harbour bridge.", *filler, "May 2, 1932"]
+    assert chosen(f"{claim[:-1]} in 1932.", dated) == (1, 8)

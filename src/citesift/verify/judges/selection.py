@@ -3,7 +3,8 @@ reader checking the citation would want them — the sentence stating the main f
 those supplying another of its facts, a name or a date.
 
 Sentences are chosen greedily, each adding the claim facts it newly covers (see
-``choose``), from the candidates' windows, and the page's datelines for a date.
+``choose``), from the candidates' windows, and the page's datelines for a date. A sentence
+adding a single fact far from the others is read, not named (``PASSAGE``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,14 @@ source repeats is partly chance, so a fifth less of the claim's weight (about on
 a claim of five) tells two sentences apart less surely than the ranking, which reads the
 whole claim both by its rare terms and by meaning. (A tenth was compared with a fifth on
 the development claims; a fifth helped more.)"""
+PASSAGE = 3
+"""Sentences either side of a chosen one within which a sentence adding a single fact of
+the claim (one word, name or number) is named as support. A fact that runs over sentences
+runs over the few of one passage (a paragraph of a web page holds three to five); a lone
+word of the claim farther away is found on the page, so it counts towards the facts found,
+but a reader checking the citation reads the passage that states the claim, and a sentence
+elsewhere using one of its words seldom belongs to it. (Beside the support, 1, was
+compared with a paragraph, 3, on the development claims; both helped, 3 more.)"""
 
 
 def page_lines(sentences: Sequence[str]) -> frozenset[int]:
@@ -57,7 +66,8 @@ def choose(
     lines: frozenset[int],
     statements: Sequence[frozenset[str]] = (),
 ) -> tuple[list[int], set[str]]:
-    """The support (indices, in the order chosen) and the claim units it covers.
+    """The support named (indices, in the order chosen) and the claim units the sentences
+    chosen cover, among them those of the sentences read but not named (``PASSAGE``).
 
     ``weights`` are the claim's units (``hard`` ones are numbers, dates and names),
     ``keys`` the units each sentence covers, ``statements`` the units of each statement of
@@ -74,7 +84,8 @@ def choose(
     then, for a number or date still missing, a candidate beside a chosen sentence or one
     of the page's date ``lines`` that holds it; last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
-    better-ranked."""
+    better-ranked. A sentence adding a single unit farther than ``PASSAGE`` from every
+    sentence chosen before it is not named, unless it is a date line."""
     rank = {i: r for r, i in enumerate(candidates.ranked)}
     order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
     pool = set(candidates.pool)
@@ -83,6 +94,7 @@ def choose(
     dense = candidates.dense
     chosen: list[int] = []
     covered: set[str] = set()
+    aside: set[int] = set()
 
     def add(
         wanted: set[str],
@@ -101,6 +113,8 @@ def choose(
                 return
             most = max(gains.values())
             best = next(i for i, gain in gains.items() if gain >= (1 - tie) * most)
+            if len((keys[best] & wanted) - covered) == 1 and _apart(best, chosen, lines):
+                aside.add(best)
             chosen.append(best)
             covered.update(keys[best])
 
@@ -135,7 +149,13 @@ def choose(
         weight = math.fsum(weights[u] for u in statement)
         if weight > 0 and math.fsum(weights[u] for u in statement & covered) < BACKED * weight:
             add(set(statement), BACKED * weight, lambda i, fresh: i in pool)
-    return chosen, covered
+    return [i for i in chosen if i not in aside], covered
+
+
+def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
+    """Sentence ``i`` stands farther than ``PASSAGE`` from every sentence ``chosen`` and is
+    no date line (whose date dates the page wherever the line stands)."""
+    return bool(chosen) and i not in lines and min(abs(i - j) for j in chosen) > PASSAGE
 
 
 def _dateline(sentence: str) -> bool:
