@@ -122,3 +122,17 @@ def test_a_sentence_far_from_the_support_adding_one_word_is_read_but_not_named()
     assert [m.coverage for m in read if m is not None] == [1.0, 1.0]
     dated = ["Harbour news", "Ada Brooks designed the harbour bridge.", *filler, "May 2, 1932"]
     assert chosen(f"{claim[:-1]} in 1932.", dated) == (1, 8)
+
+
+def test_a_sentence_joining_for_its_closeness_is_named_only_beside_the_support() -> None:
+    claim = f"{BUILT} with a great arch of granite."
+    filler = [f"Ledger {n} of the great harbour trust lists the year's tolls." for n in range(6)]
+    arch = "Its great arch of Middlesbrough steel was built by Dorman Long."
+    near, far = [*PAGE[:3], arch, *filler], [*PAGE[:3], *filler, arch]
+    found = closeness(find_candidates(claim, near), {1: 0.7, 3: 0.6})
+    assert chosen(claim, near, found) == (1, 3)
+    found = closeness(find_candidates(claim, far), {1: 0.7, 9: 0.6})
+    measured = measure(claim, far, found)
+    assert measured is not None and measured.chosen == (1,)
+    unclose = measure(claim, far, closeness(find_candidates(claim, far), {1: 0.7}))
+    assert unclose is not None and measured.coverage > unclose.coverage

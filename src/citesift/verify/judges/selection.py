@@ -4,7 +4,7 @@ those supplying another of its facts, a name or a date.
 
 Sentences are chosen greedily, each adding the claim facts it newly covers (see
 ``choose``), from the candidates' windows, and the page's datelines for a date. A sentence
-adding a single fact far from the others is read, not named (``PASSAGE``).
+joining on slight evidence far from the others is read, not named (``PASSAGE``).
 """
 
 from __future__ import annotations
@@ -44,13 +44,17 @@ a claim of five) tells two sentences apart less surely than the ranking, which r
 whole claim both by its rare terms and by meaning. (A tenth was compared with a fifth on
 the development claims; a fifth helped more.)"""
 PASSAGE = 3
-"""Sentences either side of a chosen one within which a sentence adding a single fact of
-the claim (one word, name or number) is named as support. A fact that runs over sentences
-runs over the few of one passage (a paragraph of a web page holds three to five); a lone
-word of the claim farther away is found on the page, so it counts towards the facts found,
-but a reader checking the citation reads the passage that states the claim, and a sentence
-elsewhere using one of its words seldom belongs to it. (Beside the support, 1, was
-compared with a paragraph, 3, on the development claims; both helped, 3 more.)"""
+"""Sentences either side of a chosen one within which a sentence joining the support on
+slight evidence is named: one adding a single fact of the claim (one word, name or number),
+or one joining for its closeness in meaning (``CLOSE_GAIN``). A fact that runs over
+sentences runs over the few of one passage (a paragraph of a web page holds three to
+five), and closeness vouches for a few facts as the claim's within it; farther away, a
+lone word of the claim, or a sentence on the claim's topic adding little of it (a summary,
+a related item), is found on the page, so its facts count as found, but a reader checking
+the citation reads the passage that states the claim, to which it seldom belongs. A
+statement of the claim still unbacked (``BACKED``) may be stated anywhere on the page.
+(Beside the support, 1, was compared with a paragraph, 3, on the development claims; both
+helped, 3 more.)"""
 
 
 def page_lines(sentences: Sequence[str]) -> frozenset[int]:
@@ -84,8 +88,9 @@ def choose(
     then, for a number or date still missing, a candidate beside a chosen sentence or one
     of the page's date ``lines`` that holds it; last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
-    better-ranked. A sentence adding a single unit farther than ``PASSAGE`` from every
-    sentence chosen before it is not named, unless it is a date line."""
+    better-ranked. A sentence adding a single unit, or joining for its closeness, farther
+    than ``PASSAGE`` from every sentence chosen before it is not named, unless it is a
+    date line."""
     rank = {i: r for r, i in enumerate(candidates.ranked)}
     order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
     pool = set(candidates.pool)
@@ -101,7 +106,11 @@ def choose(
         least: float,
         may: Callable[[int, frozenset[str]], bool],
         tie: float = 0.0,
+        loose: bool = False,
     ) -> None:
+        """Add the candidates ``may`` admits that cover more than ``least`` of ``wanted``
+        anew, the most first; ``loose`` ones (and any adding one unit) are named only
+        within ``PASSAGE`` of the support."""
         while len(chosen) < MAX_SUPPORTING:
             gains = {}
             for i in order:
@@ -113,7 +122,7 @@ def choose(
                 return
             most = max(gains.values())
             best = next(i for i, gain in gains.items() if gain >= (1 - tie) * most)
-            if len((keys[best] & wanted) - covered) == 1 and _apart(best, chosen, lines):
+            if (loose or len((keys[best] & wanted) - covered) == 1) and _apart(best, chosen, lines):
                 aside.add(best)
             chosen.append(best)
             covered.update(keys[best])
@@ -133,6 +142,7 @@ def choose(
             set(weights),
             CLOSE_GAIN * total,
             lambda i, f: stated(i, f) and dense[i] >= CLOSE and i not in short,
+            loose=True,
         )
     if lift is not None:
         add(
