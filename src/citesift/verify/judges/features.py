@@ -59,8 +59,10 @@ class Statement:
 
 @dataclass(frozen=True, slots=True)
 class Measured:
-    """A claim measured against its candidates: the ``features`` (in ``NAMES`` order), the
-    ``chosen`` sentences (best first), the hard facts ``missed``, the weighted ``coverage``,
+    """A claim measured against its candidates: the ``features`` (in ``NAMES`` order) of the
+    sentences chosen, the ``chosen`` ones named as support (best first; a sentence read for
+    its facts but not named, see ``selection.PASSAGE``, counts in the features and the
+    coverage only), the hard facts ``missed``, the weighted ``coverage``,
     whether the polarity differs, each of the claim's ``statements``, and the names of the
     claim the whole page never states (``absent``)."""
 
@@ -93,7 +95,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         return None
     pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
-    chosen, covered = choose(units.weights, units.hard, pool, candidates, lines, parts)
+    chosen, covered, aside = choose(units.weights, units.hard, pool, candidates, lines, parts)
     coverage = math.fsum(units.weights[u] for u in covered) / total
     first = (
         math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
@@ -120,7 +122,8 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     for sentence in sentences if names else ():
         names -= _matched(units, _keys(facts(sentence)))
     absent = tuple(sorted(names))
-    return Measured(features, tuple(chosen), missed, coverage, negation, statements, absent)
+    named = tuple(i for i in chosen if i not in aside)
+    return Measured(features, named, missed, coverage, negation, statements, absent)
 
 
 def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:

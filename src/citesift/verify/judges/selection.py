@@ -69,9 +69,9 @@ def choose(
     candidates: Candidates,
     lines: frozenset[int],
     statements: Sequence[frozenset[str]] = (),
-) -> tuple[list[int], set[str]]:
-    """The support named (indices, in the order chosen) and the claim units the sentences
-    chosen cover, among them those of the sentences read but not named (``PASSAGE``).
+) -> tuple[list[int], set[str], frozenset[int]]:
+    """The sentences chosen (indices, in the order chosen), the claim units they cover, and
+    those of them read but not named as support (``PASSAGE``).
 
     ``weights`` are the claim's units (``hard`` ones are numbers, dates and names),
     ``keys`` the units each sentence covers, ``statements`` the units of each statement of
@@ -159,7 +159,7 @@ def choose(
         weight = math.fsum(weights[u] for u in statement)
         if weight > 0 and math.fsum(weights[u] for u in statement & covered) < BACKED * weight:
             add(set(statement), BACKED * weight, lambda i, fresh: i in pool)
-    return [i for i in chosen if i not in aside], covered
+    return chosen, covered, frozenset(aside)
 
 
 def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
