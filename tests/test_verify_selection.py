@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from citesift.verify import Candidates, find_candidates
+from citesift.verify import Candidates, OfflineJudge, find_candidates
 from citesift.verify.judges.features import measure
 
 PAGE = [
@@ -120,6 +120,9 @@ def test_a_sentence_far_from_the_support_adding_one_word_is_read_but_not_named()
     assert chosen(claim, far) == (1,)
     read = [measure(claim, page, find_candidates(claim, page)) for page in (near, far)]
     assert [m.coverage for m in read if m is not None] == [1.0, 1.0]
+    assert [m.apart for m in read if m is not None] == [(), (8,)]
+    reason = OfflineJudge().judge(claim, far, find_candidates(claim, far)).reason
+    assert "some in sentences 8, read but not named" in reason
     dated = ["Harbour news", "Ada Brooks designed the harbour bridge.", *filler, "May 2, 1932"]
     assert chosen(f"{claim[:-1]} in 1932.", dated) == (1, 8)
 

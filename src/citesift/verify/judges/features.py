@@ -63,8 +63,9 @@ class Measured:
     sentences chosen, the ``chosen`` ones named as support (best first; a sentence read for
     its facts but not named, see ``selection.PASSAGE``, counts in the features and the
     coverage only), the hard facts ``missed``, the weighted ``coverage``,
-    whether the polarity differs, each of the claim's ``statements``, and the names of the
-    claim the whole page never states (``absent``)."""
+    whether the polarity differs, each of the claim's ``statements``, the names of the
+    claim the whole page never states (``absent``), and the sentences read but not named
+    (``apart``), so a reason can say where the rest of the coverage comes from."""
 
     features: tuple[float, ...]
     chosen: tuple[int, ...]
@@ -73,6 +74,7 @@ class Measured:
     negation: bool
     statements: tuple[Statement, ...] = ()
     absent: tuple[str, ...] = ()
+    apart: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +125,8 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         names -= _matched(units, _keys(facts(sentence)))
     absent = tuple(sorted(names))
     named = tuple(i for i in chosen if i not in aside)
-    return Measured(features, named, missed, coverage, negation, statements, absent)
+    apart = tuple(sorted(i for i in chosen if i in aside))
+    return Measured(features, named, missed, coverage, negation, statements, absent, apart)
 
 
 def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:

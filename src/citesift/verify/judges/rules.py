@@ -42,6 +42,9 @@ def graded(label: Label, score: float, measured: Measured | None) -> ClaimCheck:
 
 def _reason(label: Label, measured: Measured) -> str:
     parts = [f"the sentences cover {round(100 * measured.coverage)}% of the claim's facts"]
+    if measured.apart:
+        shown = ", ".join(str(i) for i in measured.apart[:5])
+        parts.append(f"some in sentences {shown}, read but not named as they stand apart")
     if measured.missed:
         shown = ", ".join(m.split(":", 1)[-1] for m in measured.missed[:5])
         parts.append(f"not found: {shown}")
