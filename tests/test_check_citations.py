@@ -16,12 +16,13 @@ from urllib.parse import urlencode
 import pytest
 from typer.testing import CliRunner
 
-from citesift import WebPageSource, check_citations, find_citations
+from citesift import PageLimits, WebPageSource, check_citations, find_citations
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity
 from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
+from test_rag_helpers import HashEmbedder
 from wikipedia_server import Answer, WikipediaStandIn
 
 IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
@@ -273,3 +274,45 @@ def test_the_commands_deadline_bounds_each_fetch(server: MisbehavingServer, tmp_
     for late in report["citations"]:
         assert late["status"] == "source unavailable"
         assert "within the 0.2 s deadline" in late["reason"] and late["evidence"] is None
+
+
+def dripping_document(server: MisbehavingServer) -> str:
+    """A document whose first cited page sends its body one byte every 0.2 s, forever, and
+    whose second is quick: only the check's time limit can end the first read."""
+    return (
+        f"The first page never ends [1]. The second page is quick [2].\n\n"
+        f"[1] {server.url('/slowloris')}?every=0.2\n[2] {server.url('/ok')}\n"
+    )
+
+
+def test_a_time_limit_ends_a_read_under_way_whatever_its_deadline(
+    server: MisbehavingServer,
+) -> None:
+    pages = WebPageSource(IDENTITY, limits=PageLimits(deadline=30), allow_private=True)
+    started = time.monotonic()
+    report = check_citations(
+        dripping_document(server), pages, embedder=HashEmbedder(), max_seconds=2
+    )
+    took = time.monotonic() - started
+    assert 2 <= took < 3, took  # not the page's 30 s deadline
+    assert report.cut_short and report.unavailable == 2
+    assert {c.reason for c in report.citations} == {"time limit reached"}
+    assert server.hits("/slowloris") == 1 and server.hits("/ok") == 0
+
+
+def test_the_commands_time_limit_ends_a_read_under_way(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    shared_embedder()
+    doc = tmp_path / "dripping.md"
+    doc.write_text(dripping_document(server), "utf-8")
+    flags = ["--allow-private", "--contact", "a@b.c", "--format", "json"]
+    started = time.monotonic()
+    run = CliRunner().invoke(
+        app, ["check", str(doc), *flags, "--deadline", "30", "--max-seconds", "2"]
+    )
+    took = time.monotonic() - started
+    assert run.exit_code == 1, run.output
+    assert 2 <= took < 3, took
+    report = json.loads(run.stdout)
+    assert report["cut_short"] is True and report["unavailable"] == 2

@@ -4,11 +4,13 @@ and the best supporting sentence given with a text-fragment link to it.
 
 A source that cannot be read (an error status, a timeout, a bot check standing in for the
 page) makes its citations "source unavailable", never "supported". So does a time limit that
-passes before a citation is reached: the check ends in bounded time and says it was cut short.
+passes before a citation is reached, or while its page is being read: the read is abandoned
+then, whatever its own deadline, so the check ends in bounded time and says it was cut short.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import Literal, Protocol
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, SourceHit
+from citesift.net import run_sync
 from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
@@ -43,9 +46,10 @@ Progress = Callable[[int, int], None]
 
 
 class Reader(Protocol):
-    """What reads a cited page: a source such as ``WebPageSource``."""
+    """What reads a cited page: a source such as ``WebPageSource``. A read must end soon
+    after its task is cancelled (a time limit cancels it)."""
 
-    def read_sync(self, hit: SourceHit) -> ReadOutcome: ...
+    async def read(self, hit: SourceHit) -> ReadOutcome: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,25 +103,29 @@ def check_citations(
 
     ``max_seconds`` (seconds of wall time, at most a day) bounds the whole check: once they
     have passed, each citation not yet graded is "source unavailable" ("time limit reached")
-    and the report is ``cut_short``. A read under way then ends within its own bounds."""
+    and the report is ``cut_short``. A read under way is abandoned at that moment, whatever
+    its own deadline; a page read in time is still graded, so the check may run past the
+    limit by the grading of one page (bounded by the page's text budget)."""
     ends = None if max_seconds is None else time.monotonic() + checked_max_seconds(max_seconds)
     citations = find_citations(text, kind, base_url)
     last = {citation.url: i for i, citation in enumerate(citations)}
-    pages: dict[str, Document | str] = {}
+    pages: dict[str, Document | str | None] = {}
     checks = []
     cut_short = False
     with SQLiteStore(":memory:") as vectors:  # a page cited twice is embedded once
         remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
         for done, citation in enumerate(citations):
             cut_short = cut_short or (ends is not None and time.monotonic() >= ends)
-            if cut_short:
+            if not cut_short and citation.url not in pages:
+                pages[citation.url] = run_sync(_read(reader, citation.url, ends))
+            page = None if cut_short else pages[citation.url]
+            cut_short = page is None
+            if page is None:
                 checks.append(
                     CitationCheck(citation, "source unavailable", 0.0, TIME_LIMIT_REACHED)
                 )
             else:
-                if citation.url not in pages:
-                    pages[citation.url] = _read(reader, citation.url, ends)
-                checks.append(_check(citation, pages[citation.url], judge, remembering))
+                checks.append(_check(citation, page, judge, remembering))
             if last[citation.url] == done:  # no later citation reads it: let it go
                 pages.pop(citation.url, None)
             if progress is not None:
@@ -146,24 +154,34 @@ def checked_max_seconds(max_seconds: object) -> float:
     return number_in("max_seconds", max_seconds, 0, MAX_SECONDS, above=True)
 
 
-def _read(reader: Reader, url: str, ends: float | None) -> Document | str:
-    """The page's document, or why it is unavailable; a rate-limited read waits and tries
-    again a few times, never past ``ends`` (a ``time.monotonic()`` value)."""
-    outcome: ReadOutcome = Limited()
-    for _ in range(LIMITED_TRIES):
-        outcome = reader.read_sync(SourceHit(url, url))
-        if not isinstance(outcome, Limited):
-            break
-        pause = min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT)
-        if ends is not None and time.monotonic() + pause >= ends:
-            break
-        time.sleep(pause)
+async def _read(reader: Reader, url: str, ends: float | None) -> Document | str | None:
+    """The page's document, or why it is unavailable, or None when ``ends`` (a
+    ``time.monotonic()`` value) passes first: the read under way is then cancelled. A
+    rate-limited read waits and tries again a few times."""
+    left = None if ends is None else ends - time.monotonic()
+    try:
+        async with asyncio.timeout(left):
+            outcome = await _read_patiently(reader, url)
+    except TimeoutError:
+        return None
     if isinstance(outcome, Document):
         return outcome
     if isinstance(outcome, Limited):
         return f"rate limited: {outcome.reason}".rstrip(": ")
     status = f"status {outcome.status}: " if outcome.status else ""
     return f"{status}{outcome.reason}" or "the page could not be read"
+
+
+async def _read_patiently(reader: Reader, url: str) -> ReadOutcome:
+    """The read's outcome, asked again up to ``LIMITED_TRIES`` times while it is ``Limited``,
+    after the pause it asks for (at most ``MAX_LIMITED_WAIT`` seconds)."""
+    outcome: ReadOutcome = Limited()
+    for tried in range(1, LIMITED_TRIES + 1):
+        outcome = await reader.read(SourceHit(url, url))
+        if not isinstance(outcome, Limited) or tried == LIMITED_TRIES:
+            break
+        await asyncio.sleep(min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT))
+    return outcome
 
 
 def _check(
