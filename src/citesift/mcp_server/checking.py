@@ -19,7 +19,7 @@ from citesift.mcp_server.state import Shared, web_url
 from citesift.model import Document, SourceHit
 from citesift.text import citation_sources
 from citesift.verify import ClaimCheck, check_citations, verify_claim
-from citesift.verify.claim_check import MAX_SENTENCES
+from citesift.verify.claim_check import MAX_SENTENCES, verify_read_far
 from citesift.verify.document_check import MAX_SERVED_SECONDS, SERVED_MAX_SECONDS
 
 Cursor = Annotated[
@@ -60,9 +60,8 @@ def register(server: MCPServer, shared: Shared) -> None:
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
         passages = [p for p in citation_sources(outcome.document) if p.content.strip()]
-        del passages[MAX_SENTENCES:]  # a page longer than that is read as far as that
         read = [p.content.strip() for p in passages]
-        check = await asyncio.to_thread(verify_claim, claim, read)
+        check = await asyncio.to_thread(verify_read_far, claim, read)
         return _verdict(shared, check, [passage_item(passages[i]) for i in check.supporting])
 
     @server.tool(name="check_citations")

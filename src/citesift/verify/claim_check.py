@@ -15,6 +15,10 @@ from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import OfflineJudge
 
 MAX_SENTENCES = 50_000
+"""Sentences one check reads at most."""
+MAX_SOURCE_CHARS = 10_000_000
+"""Characters of all the sentences of one check together at most: as much as a source's
+read keeps at its largest text budget."""
 MAX_CLAIM_CHARS = 10_000
 MAX_REASON_CHARS = 1_000
 """A judge's reason is cut to this many characters: it is one line, for people."""
@@ -40,7 +44,10 @@ def verify_claim(
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise invalid("sentences", sentences, "a list of strings")
     if len(sentences) > MAX_SENTENCES or not all(isinstance(s, str) for s in sentences):
-        raise invalid("sentences", sentences, f"a list of at most {MAX_SENTENCES} strings")
+        raise invalid("sentences", sentences, f"a list of at most {MAX_SENTENCES:,} strings")
+    if sum(map(len, sentences)) > MAX_SOURCE_CHARS:
+        expected = f"strings of at most {MAX_SOURCE_CHARS:,} characters in all"
+        raise invalid("sentences", sentences, expected)
     if judge is not None and not isinstance(judge, Judge):
         raise invalid("judge", judge, "a Judge (an object with judge(claim, sentences, found))")
     if embedder is not None and not isinstance(embedder, Embedder):
@@ -55,6 +62,34 @@ def verify_claim(
     found = find_candidates(claim, sentences, embedder, top)
     decided = (judge or OfflineJudge(embedder)).judge(claim, sentences, found)
     return _checked(decided, len(sentences))
+
+
+def verify_read_far(
+    claim: str,
+    sentences: Sequence[str],
+    judge: Judge | None = None,
+    *,
+    embedder: Embedder | None = None,
+) -> ClaimCheck:
+    """``verify_claim`` over as many of the first ``sentences`` as one check reads (a long
+    page is read that far, not refused); when some are left unread, the reason says so."""
+    kept = read_far(sentences)
+    check = verify_claim(claim, sentences[:kept], judge, embedder=embedder)
+    if kept == len(sentences):
+        return check
+    note = f" (only the first {kept:,} of {len(sentences):,} sentences were read)"
+    return replace(check, reason=check.reason + note)
+
+
+def read_far(sentences: Sequence[str]) -> int:
+    """How many of the first ``sentences`` one check reads: at most ``MAX_SENTENCES``,
+    holding at most ``MAX_SOURCE_CHARS`` characters together."""
+    chars = 0
+    for kept, sentence in enumerate(sentences[:MAX_SENTENCES]):
+        chars += len(sentence)
+        if chars > MAX_SOURCE_CHARS:
+            return kept
+    return min(len(sentences), MAX_SENTENCES)
 
 
 def _checked(check: object, count: int) -> ClaimCheck:

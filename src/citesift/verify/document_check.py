@@ -24,7 +24,7 @@ from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
-from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, verify_claim
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -195,8 +195,7 @@ def _check(
     passages = [p for p in citation_sources(page.document) if p.content.strip()]
     if not passages:
         return CitationCheck(citation, "source unavailable", 0.0, "the page holds no text")
-    del passages[MAX_SENTENCES:]  # a page longer than that is read as far as that
-    check = verify_claim(
+    check = verify_read_far(
         citation.sentence, [p.content.strip() for p in passages], judge, embedder=embedder
     )
     best: Passage | None = passages[check.supporting[0]] if check.supporting else None

@@ -20,6 +20,7 @@ from citesift.index import Embedder
 from citesift.model import Match, Passage
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import unit_rows
+from citesift.verify.claim_check import MAX_SOURCE_CHARS
 from citesift.verify.claims import extract_claims
 
 Verdict = Literal["supported", "weak", "unverifiable", "contradicted"]
@@ -29,6 +30,10 @@ CONTRADICTION_SCORE = 0.7
 """An NLI ``contradiction`` above this score overturns a ``supported`` verdict."""
 MAX_TEXTS = 50_000
 """Claims and sources graded in one call at most (they are embedded in one batch)."""
+MAX_ANSWER_CHARS = 1_000_000
+"""Characters of a text split into claims at most: a long book, not an answer."""
+MAX_CHARS = MAX_SOURCE_CHARS
+"""Characters of the claims and sources of one call together at most."""
 
 EmbedFunction = Callable[[list[str]], Any]
 """Texts in, one vector per text out (any array-like of equal-length rows)."""
@@ -127,12 +132,21 @@ class CitationVerifier:
         text_or_claims: str | Sequence[str],
         sources: Sequence[CitationSource | Passage | Match | Mapping[str, Any]],
     ) -> VerifiedResponse:
-        """Grade a text's claims (or the claims given, as they are) against ``sources``."""
+        """Grade a text's claims (or the claims given, as they are) against ``sources``.
+
+        A text over ``MAX_ANSWER_CHARS`` characters, more than ``MAX_TEXTS`` claims and
+        sources, or more than ``MAX_CHARS`` characters in them all are ``InvalidArgument``,
+        refused before anything is embedded."""
         claims = self._claims(text_or_claims)
         checked = [_source(s) for s in _sequence("sources", sources)]
         if len(claims) + len(checked) > MAX_TEXTS:
             raise invalid(
                 "text_or_claims and sources", (len(claims), len(checked)), f"{MAX_TEXTS:,} at most"
+            )
+        chars = sum(map(len, claims)) + sum(len(s.content) for s in checked)
+        if chars > MAX_CHARS:
+            raise invalid(
+                "text_or_claims and sources", f"{chars:,} characters", f"{MAX_CHARS:,} at most"
             )
         if not claims:
             return summarise([])
@@ -146,6 +160,9 @@ class CitationVerifier:
 
     def _claims(self, given: str | Sequence[str]) -> list[str]:
         if isinstance(given, str):
+            if len(given) > MAX_ANSWER_CHARS:
+                expected = f"a text of at most {MAX_ANSWER_CHARS:,} characters"
+                raise invalid("text_or_claims", given, expected)
             split = self.extract_claims or extract_claims
             claims = split(given)
             if isinstance(claims, str | bytes) or not isinstance(claims, Sequence):
