@@ -6,6 +6,7 @@ within a time limit."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,13 @@ from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from serving import CONTACT, running
 from test_agent_run import MUSEUM, site
-from test_check_citations import BAD_LIMITS, LIMIT, assert_cut_short, slow_document
+from test_check_citations import (
+    BAD_LIMITS,
+    LIMIT,
+    assert_cut_short,
+    dripping_document,
+    slow_document,
+)
 from wikipedia_server import WikipediaStandIn, fresh_stand_in
 
 pytestmark = pytest.mark.timeout(120)
@@ -109,6 +116,15 @@ def test_a_checks_time_limit_cuts_it_short_and_a_senseless_one_is_refused(
     schema = httpx.get(f"{served}/openapi.json").json()["components"]["schemas"]
     bound = schema["CitationsRequest"]["properties"]["max_seconds"]
     assert (bound["default"], bound["maximum"]) == (300, 3600)  # no check holds a worker longer
+
+
+def test_a_checks_time_limit_ends_a_read_under_way(served: str, server: MisbehavingServer) -> None:
+    shared_embedder()
+    asked = {"text": dripping_document(server), "max_seconds": 2}
+    started = time.monotonic()
+    answer = httpx.post(f"{served}/citesift/check", json=asked, timeout=60).json()
+    assert time.monotonic() - started < 3  # not the server's page deadline of 15 s
+    assert answer["cut_short"] is True and answer["unavailable"] == 2
 
 
 def test_the_schema_documents_every_route_and_its_typed_answers(served: str) -> None:
