@@ -316,3 +316,24 @@ def test_the_commands_time_limit_ends_a_read_under_way(
     assert 2 <= took < 3, took
     report = json.loads(run.stdout)
     assert report["cut_short"] is True and report["unavailable"] == 2
+
+
+def test_a_pause_asked_for_past_the_time_limit_leaves_the_time_to_other_citations(
+    server: MisbehavingServer,
+) -> None:
+    """The second page's host asks for 30 s of quiet, more than the check has left: the
+    page is "rate limited" at once, and the time left goes to the page of another host."""
+    busy = f"{server.url('/status')}?code=429&retry-after=30"
+    elsewhere = f"{server.url('/ok')}?{urlencode({'body': BRIDGE.decode()})}"
+    text = (
+        f"The bridge is busy [1]. The bridge is still busy [2]. "
+        f"The bridge opened in 1932 [3].\n\n[1] {busy}\n[2] {busy}&again=1\n"
+        f"[3] {elsewhere.replace('127.0.0.1', 'localhost')}\n"
+    )
+    started = time.monotonic()
+    report = check_citations(text, reader(), embedder=HashEmbedder(), max_seconds=4)
+    assert time.monotonic() - started < 2
+    first, second, third = report.citations
+    assert first.status == second.status == "source unavailable"
+    assert "429" in first.reason and second.reason == "rate limited: blocked"
+    assert third.status == "supported" and not report.cut_short

@@ -156,12 +156,11 @@ def checked_max_seconds(max_seconds: object) -> float:
 
 async def _read(reader: Reader, url: str, ends: float | None) -> Document | str | None:
     """The page's document, or why it is unavailable, or None when ``ends`` (a
-    ``time.monotonic()`` value) passes first: the read under way is then cancelled. A
-    rate-limited read waits and tries again a few times."""
+    ``time.monotonic()`` value) passes first: the read under way is then cancelled."""
     left = None if ends is None else ends - time.monotonic()
     try:
         async with asyncio.timeout(left):
-            outcome = await _read_patiently(reader, url)
+            outcome = await _read_patiently(reader, url, ends)
     except TimeoutError:
         return None
     if isinstance(outcome, Document):
@@ -172,15 +171,19 @@ async def _read(reader: Reader, url: str, ends: float | None) -> Document | str 
     return f"{status}{outcome.reason}" or "the page could not be read"
 
 
-async def _read_patiently(reader: Reader, url: str) -> ReadOutcome:
-    """The read's outcome, asked again up to ``LIMITED_TRIES`` times while it is ``Limited``,
-    after the pause it asks for (at most ``MAX_LIMITED_WAIT`` seconds)."""
+async def _read_patiently(reader: Reader, url: str, ends: float | None) -> ReadOutcome:
+    """The read's outcome, asked again up to ``LIMITED_TRIES`` times while it is ``Limited``
+    after the pause it asks for (at most ``MAX_LIMITED_WAIT`` seconds), unless that pause
+    would reach ``ends``: the time left then goes to the other citations."""
     outcome: ReadOutcome = Limited()
     for tried in range(1, LIMITED_TRIES + 1):
         outcome = await reader.read(SourceHit(url, url))
         if not isinstance(outcome, Limited) or tried == LIMITED_TRIES:
             break
-        await asyncio.sleep(min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT))
+        pause = min(outcome.retry_in or 1.0, MAX_LIMITED_WAIT)
+        if ends is not None and time.monotonic() + pause >= ends:
+            break
+        await asyncio.sleep(pause)
     return outcome
 
 
