@@ -2,8 +2,8 @@
 through the unmodified firecrawl-py SDK against ``citesift serve`` on loopback: a scripted
 OpenAI-compatible model plans it, its answer is held to the schema (a reply that does not
 match is sent back to be corrected), a page the pages given only link to is never read, each
-field names its sources, a cancelled extract reads no further page, and without a model
-the route says what to set."""
+field names its sources, a cancelled extract reads no further page and shows the evidence
+it had read, and without a model the route says what to set."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 from citesift.settings import Settings
 from citesift.store import SQLiteStore
 from citesift.store.jobs import JobStore
+from citesift.store.runs import runs_in
 from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from openai_server import ScriptedServer, serve_openai
@@ -141,7 +142,7 @@ def test_an_extract_citesift_cannot_honour_is_a_400_naming_it(
     assert model.received(CHAT) == []
 
 
-def test_a_cancelled_extract_reads_no_further_page_and_keeps_what_it_read(
+def test_a_cancelled_extract_reads_no_further_page_and_shows_what_it_read(
     server: MisbehavingServer, model: ScriptedServer, tmp_path: Path
 ) -> None:
     site(server)
@@ -169,11 +170,20 @@ def test_a_cancelled_extract_reads_no_further_page_and_keeps_what_it_read(
         unknown = httpx.delete(f"{base}/v2/extract/00000000-0000-0000-0000-000000000000")
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     assert status["status"] == "cancelled" and "data" not in status
+    assert (status["partial"], status["stopReason"]) == (None, "cancelled")
+    read = status["citesift"]["evidence"]  # what the first page gave, before the cancel
+    assert {item["url"] for item in read} == {museum}
+    opened = next(item for item in read if "opened in 1998" in item["quote"])
+    assert "opened in 1998" in MUSEUM.decode()[opened["sourceStart"] : opened["sourceEnd"]]
     assert again.status_code == 409 and again.json()["code"] == "JOB_ENDED"
     assert unknown.status_code == 404
     assert server.hits("/hours") == 0 and len(model.received(CHAT)) == 2
     with SQLiteStore(Path(str(settings.store))) as store:
         kept = snapshots_in(store).latest(museum)  # what was read before the cancel stays
+        run = runs_in(store).get(status["citesift"]["runId"])  # and the run, for trace
         refused = JobStore(store).add(job, "result", {"late": True})
+        refused_again = JobStore(store).keep_partial(job, {"late": True})
     assert kept is not None and b"opened in 1998" in kept.body
-    assert not refused  # a result coming after the cancel is refused
+    assert run is not None and run.answer["stop_reason"] == "cancelled"
+    assert len(run.answer["evidence"]) == len(read)
+    assert not refused and not refused_again  # nothing is kept after the cancel's partial

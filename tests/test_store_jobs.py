@@ -1,7 +1,7 @@
 """The jobs every store keeps, held against each backend (SQLite and PostgreSQL): a job's
 status leaves running once, its results page in order within their bounds, a cancelled
-job refuses more results, and a reopened store reports the jobs left running as failed
-while keeping every result finished."""
+job refuses more results but the one partial result its runner hands over, and a reopened
+store reports the jobs left running as failed while keeping every result finished."""
 
 from __future__ import annotations
 
@@ -64,6 +64,22 @@ def test_a_cancelled_job_refuses_results_so_its_runner_stops(store: AnyStore) ->
     assert not jobs.add(job.id, "result", {"n": 1}) and not jobs.expect(job.id, 9)
     kept = jobs.get(job.id)
     assert kept is not None and kept.status == "cancelled" and kept.results == 1
+
+
+def test_a_job_cancelled_keeps_the_one_partial_result_its_runner_hands_over(
+    store: AnyStore,
+) -> None:
+    jobs = JobStore(store)
+    job = jobs.create("extract", {"urls": []})
+    assert not jobs.keep_partial(job.id, {"partial": 0})  # a running job takes results
+    assert jobs.finish(job.id, "cancelled")
+    assert not JobStore(store, owner="another-server").keep_partial(job.id, {"partial": 1})
+    assert jobs.keep_partial(job.id, {"partial": 2})
+    assert not jobs.keep_partial(job.id, {"partial": 3})  # one, and no more
+    assert not jobs.add(job.id, "result", {"late": True})
+    assert jobs.items(job.id, "result") == [{"partial": 2}]
+    ended = jobs.create("extract", {"urls": []})
+    assert jobs.finish(ended.id, "completed") and not jobs.keep_partial(ended.id, {})
 
 
 def test_jobs_left_by_owners_named_as_earlier_versions_did_are_failed_on_start(

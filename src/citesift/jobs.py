@@ -65,6 +65,11 @@ class JobSink:
         """Keep one result; ``JobStopped`` when the job was cancelled."""
         self._add("result", body)
 
+    def partial(self, body: dict[str, Any]) -> None:
+        """Keep what a job being cancelled gathered before the cancel, as its one result
+        (when the store still takes it: see ``JobStore.keep_partial``)."""
+        self.jobs.keep_partial(self.job, body)
+
     def error(self, body: dict[str, Any]) -> None:
         """Keep one error (a page that failed, with why); ``JobStopped`` when cancelled."""
         self._add("error", body)
@@ -254,11 +259,14 @@ def batch_work(
 
 def research_work(task: str, **options: Any) -> Work:
     """A research run (``aresearch`` with ``options``) as a job's work: its answer is the
-    one result; a run whose answer is incomplete fails the job with why."""
+    one result; a run whose answer is incomplete fails the job with why; a run cancelled
+    keeps its partial answer (the evidence read until then) as the result."""
 
     async def work(sink: JobSink) -> None:
         sink.expect(1)
-        answer = await aresearch(task, **options)
+        answer = await aresearch(
+            task, **options, on_cancel=lambda partial: sink.partial(partial.to_dict())
+        )
         sink.result(answer.to_dict())
         if answer.status == "failed":
             raise JobFailed(answer.message or answer.stop_reason)

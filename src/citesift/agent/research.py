@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from citesift.agent.budget import Budget, Effort
-from citesift.agent.run import Answer, Progress, run_research
+from citesift.agent.run import Answer, OnCancel, Progress, run_research
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenizerFile
 from citesift.agent.tools import Tools, WebPages, WikipediaSearch
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
@@ -50,6 +50,7 @@ async def aresearch(
     store: AnyStore | None = None,
     fetcher: Fetcher | None = None,
     progress: Progress | None = None,
+    on_cancel: OnCancel | None = None,
     browser: Browser | None = None,
     executable: str | None = None,
     follow_links: bool = True,
@@ -93,6 +94,7 @@ async def aresearch(
                 budget=budget,
                 runs=runs,
                 progress=progress,
+                on_cancel=on_cancel,
                 tokens=BYTE_ESTIMATE if tokenizer is None else TokenizerFile(tokenizer),
             )
     finally:
@@ -126,7 +128,9 @@ def research(task: str, **options: Any) -> Answer:
     them too and paces the turns to it; ``tokenizer``: the model's ``tokenizer.json`` to
     count with (else about three bytes a token). With a ``store`` the run (prompts, replies,
     actions, evidence, answer) and every page fetched are kept, for ``trace``.
-    ``progress`` hears a line for each thing done.
+    ``progress`` hears a line for each thing done. A run cancelled (Ctrl-C, its task
+    cancelled) keeps its partial answer in the ``store`` (no data, the evidence read so far,
+    ``stop_reason`` ``cancelled``), and ``on_cancel`` hears it.
     """
     return run_sync(aresearch(task, **options))
 

@@ -6,6 +6,7 @@ read the best pages, and answer with the passages that best match the task, each
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 from collections.abc import Callable, Sequence
@@ -64,7 +65,8 @@ class Answer:
     """A run's outcome: the answer ``data``, each field's provenance (``fields``), what the
     model could not find (``missing``), the evidence read, and how it ended. ``status`` is
     ``failed`` when the answer is incomplete after a budget ran out (``stop_reason``
-    ``budget.exhausted``) or the model could not be used."""
+    ``budget.exhausted``), the model could not be used, or the run was cancelled
+    (``cancelled``: no data, the evidence read until then)."""
 
     task: str
     data: Any
@@ -89,6 +91,10 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         """The answer as plain JSON-ready values."""
         return dataclasses.asdict(self)
+
+
+OnCancel = Callable[[Answer], None]
+"""Hears the partial answer of a run being cancelled."""
 
 
 @dataclass
@@ -462,12 +468,15 @@ async def run_research(
     runs: RunStore | None = None,
     progress: Progress | None = None,
     tokens: TokenCounter = BYTE_ESTIMATE,
+    on_cancel: OnCancel | None = None,
 ) -> Answer:
     """Research ``task`` with ``tools``: with a ``chat`` model, the planner loop; without
     one, extractive research. ``urls`` are read first as candidates (a caller confines the
     run to them and their links through ``tools.given``). Every event is kept in ``runs``
     when given; prompts are measured by ``tokens`` (the model's tokenizer, else the byte
-    estimate)."""
+    estimate). A run cancelled ends in ``runs`` with its partial answer (no data, the
+    evidence read so far, ``stop_reason`` ``cancelled``), which ``on_cancel`` hears too;
+    the cancellation then goes on."""
     if not isinstance(task, str) or not task.strip() or len(task) > MAX_TASK_CHARS:
         raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
     if isinstance(urls, str):
@@ -477,6 +486,12 @@ async def run_research(
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     try:
         return await (run.extractive(urls) if chat is None else run.plan(chat))
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):  # the cancel goes on, whatever keeping it meets
+            partial = run.failed("cancelled", "the run was cancelled")
+            if on_cancel is not None:
+                on_cancel(partial)
+        raise
     finally:
         run.state.evidence.close()
 

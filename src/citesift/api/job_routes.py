@@ -159,7 +159,8 @@ async def start_extract(
 @router.get("/extract/{job}", response_model=None)
 async def extract_status(job: str, shared: Shared) -> JSONResponse | dict[str, Any]:
     """How an extract stands; when done, its answer, the pages each field came from
-    (``sources``, when ``showSources`` was asked) and each field's evidence."""
+    (``sources``, when ``showSources`` was asked) and each field's evidence; when cancelled,
+    the evidence it had read by then."""
     found = _job(shared, job, "extract")
     if found is None:
         return _missing()
@@ -175,8 +176,8 @@ async def extract_status(job: str, shared: Shared) -> JSONResponse | dict[str, A
 
 @router.delete("/extract/{job}", response_model=None)
 async def cancel_extract(job: str, shared: Shared) -> JSONResponse | dict[str, Any]:
-    """Cancel an extract (409 when it had ended): it reads no further page, and what it
-    read is kept in the store."""
+    """Cancel an extract (409 when it had ended): it reads no further page, what it read is
+    kept in the store, and its status shows the evidence read by then."""
     return _cancel(shared, job, "extract")
 
 
@@ -224,35 +225,39 @@ async def cancel_agent(job: str, shared: Shared) -> JSONResponse | dict[str, Any
 
 def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
     """A research answer in Firecrawl's words (under ``key``: ``data``, or ``partial`` for a
-    run that failed) with citesift's provenance: each field's value and the evidence it
-    cites, with URL, quote and source span."""
+    run that failed or was cancelled) with citesift's provenance: each field's value and the
+    evidence it cites, with URL, quote and source span; a partial answer also shows all the
+    evidence read before the run stopped, cited or not."""
     evidence = {item["id"]: item for item in answer.get("evidence", ())}
     fields = [
         {
             "pointer": field["pointer"],
             "value": field["value"],
             "verified": field["verified"],
-            "evidence": [
-                {
-                    "url": evidence[ref]["url"],
-                    "quote": evidence[ref]["text"],
-                    "snapshotId": evidence[ref]["snapshot_id"],
-                    "sourceStart": evidence[ref]["source_start"],
-                    "sourceEnd": evidence[ref]["source_end"],
-                }
-                for ref in field["evidence_ids"]
-                if ref in evidence
-            ],
+            "evidence": [_quoted(evidence[i]) for i in field["evidence_ids"] if i in evidence],
         }
         for field in answer.get("fields", ())
     ]
     shown = {"fields": fields, "missing": answer.get("missing", []), "runId": answer.get("run_id")}
+    if key == "partial":
+        shown["evidence"] = [_quoted(item) for item in evidence.values()]
     tokens = (answer.get("tokens_in") or 0) + (answer.get("tokens_out") or 0)
     return {
         key: answer.get("data"),
         "stopReason": answer.get("stop_reason"),
         "tokensUsed": tokens,
         "citesift": shown,
+    }
+
+
+def _quoted(evidence: dict[str, Any]) -> dict[str, Any]:
+    """A piece of evidence as the status shows it: URL, quote and the stored span."""
+    return {
+        "url": evidence["url"],
+        "quote": evidence["text"],
+        "snapshotId": evidence["snapshot_id"],
+        "sourceStart": evidence["source_start"],
+        "sourceEnd": evidence["source_end"],
     }
 
 

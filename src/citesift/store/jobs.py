@@ -7,11 +7,12 @@ A job has an id, a kind, a status (``running``, then ``completed``, ``failed`` o
 failed, a warning when it did what was asked with less than asked (a crawl asked to render
 that no browser could), how many items it expects (``total``), and the owner that runs it.
 Its results and errors are items in their own table, numbered in the order they were added,
-and read a page at a time. A status leaves ``running`` once: a job cancelled while it runs keeps its
-``cancelled`` status, and the items its runner still adds are refused, which tells the
-runner to stop. When a server starts, the jobs left running by an owner that is no longer
-alive (a process of this machine that died with them) are marked failed with the reason,
-never left running for ever; the jobs of a server still running beside it are its own.
+and read a page at a time. A status leaves ``running`` once: a job cancelled while it runs
+keeps its ``cancelled`` status, and the items its runner still adds are refused, which tells
+the runner to stop; only the one partial result the runner hands over as it stops is kept.
+When a server starts, the jobs left running by an owner that is no longer alive (a process
+of this machine that died with them) are marked failed with the reason, never left running
+for ever; the jobs of a server still running beside it are its own.
 
 One ``JobStore`` serves both backends: the tables and statements are the same in SQLite and
 PostgreSQL, only the parameter marks differ.
@@ -173,15 +174,38 @@ class JobStore:
             ).rowcount
             if not touched:
                 return False
-            conn.execute(
-                self._sql(
-                    "INSERT INTO job_items (job, kind, seq, body) VALUES (?, ?,"
-                    " (SELECT COALESCE(MAX(seq), -1) + 1 FROM job_items"
-                    "  WHERE job = ? AND kind = ?), ?)"
-                ),
-                (job, kind, job, kind, text),
-            )
+            self._insert(conn, job, kind, text)
         return True
+
+    def keep_partial(self, job: str, body: dict[str, Any]) -> bool:
+        """Keep the partial result the runner of a job cancelled while it ran hands over as
+        it stops (a research run's answer so far); False (nothing kept) unless the job is
+        cancelled, run by this owner, and holds no result yet."""
+        text = json.dumps(body, ensure_ascii=False, default=str)
+        with self.store.transaction() as conn:
+            touched = conn.execute(
+                self._sql(
+                    "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'cancelled'"
+                    " AND owner = ? AND NOT EXISTS"
+                    " (SELECT 1 FROM job_items WHERE job = ? AND kind = 'result')"
+                ),
+                (_now(), job, self.owner, job),
+            ).rowcount
+            if not touched:
+                return False
+            self._insert(conn, job, "result", text)
+        return True
+
+    def _insert(self, conn: Any, job: str, kind: ItemKind, text: str) -> None:
+        """Add item ``text`` after the job's others of ``kind`` (within ``conn``'s transaction)."""
+        conn.execute(
+            self._sql(
+                "INSERT INTO job_items (job, kind, seq, body) VALUES (?, ?,"
+                " (SELECT COALESCE(MAX(seq), -1) + 1 FROM job_items"
+                "  WHERE job = ? AND kind = ?), ?)"
+            ),
+            (job, kind, job, kind, text),
+        )
 
     def expect(self, job: str, total: int) -> bool:
         """Say how many items a running job expects in all; False when it is not running."""
