@@ -4,6 +4,7 @@ exhaustion, a page that gives orders, a link-local URL, and a checked, cited fin
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from citesift.agent.research import research
+from citesift.agent.research import aresearch, research
 from citesift.agent.run import Answer
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
@@ -541,3 +542,48 @@ def test_tokens_per_minute_size_each_turn(server: MisbehavingServer, api: Script
     answer = run(server, api, finish, tokens_per_minute=2000)
     assert api.received(CHAT)[0].json["max_tokens"] == 950  # half of 95 % of 2000
     assert answer.status == "completed"
+
+
+def test_a_cancelled_run_keeps_and_hands_over_what_it_read(
+    server: MisbehavingServer, api: ScriptedServer, tmp_path: Path
+) -> None:
+    site(server)
+    serve_page(server, "/slow", page("Ferry", [], "The ferry leaves at noon."), delay=3)
+    museum, slow = server.url("/museum"), server.url("/slow")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[museum], query="opened"),
+        act(action="scrape", urls=[slow], query="opened"),
+    )
+    heard: list[Answer] = []
+    store = SQLiteStore(tmp_path / "runs.db")
+
+    async def cancelled_mid_read() -> None:
+        task = asyncio.create_task(
+            aresearch(
+                "When did the City Museum open?",
+                identity=TEST_IDENTITY,
+                urls=[museum, slow],
+                model="scripted",
+                base_url=api.base_url,
+                allow_private=True,
+                fetcher=loopback_fetcher(),
+                store=store,
+                on_cancel=heard.append,
+            )
+        )
+        while server.hits("/slow") == 0:
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled_mid_read())
+    (partial,) = heard
+    assert (partial.status, partial.stop_reason, partial.data) == ("failed", "cancelled", None)
+    assert partial.evidence and {e.url for e in partial.evidence} == {museum}
+    assert partial.run_id is not None
+    kept = RunStore(store).get(partial.run_id)
+    assert kept is not None and kept.answer["stop_reason"] == "cancelled"
+    assert trace(store, partial.run_id).fields == ()
+    store.close()
