@@ -43,6 +43,12 @@ WEB_CHARSETS = (
     "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "mac_cyrillic", "gb18030", "big5",
     "euc_jp", "iso2022_jp", "cp932", "cp949",
 )  # fmt: skip
+_WEB_CODECS = frozenset(
+    codecs.lookup(name).name
+    for name in (*WEB_CHARSETS, "utf-8", "utf-16-le", "utf-16-be", "iso8859-9", "iso8859-11",
+                 "gbk", "gb2312", "big5hkscs", "shift_jis", "euc_kr")
+)  # fmt: skip
+"""The codecs of the WHATWG Encoding Standard's encodings (its labels as Python names them)."""
 # Single-byte Latin code pages: when one of these wins without a clear lead over
 # windows-1252, the page is read as windows-1252, the web's commonest legacy encoding.
 LATIN_CHARSETS = frozenset(
@@ -75,16 +81,17 @@ UTF8_MAJORITY = 9  # valid multi-byte characters per invalid byte that still mak
 
 
 def charset_label(label: str | None) -> str | None:
-    """The Python codec name for a charset label, or None when it names no known text codec."""
+    """The Python codec name for a charset label, or None unless it names a web encoding: a
+    label a browser does not know (``utf-7``, ``idna``, ``zlib``, ``unicode_escape``) is
+    ignored as a browser ignores it, never decoded with a codec that fails or rewrites."""
     if not label:
         return None
     try:
         name = codecs.lookup(label.strip().strip("\"'")).name
     except (LookupError, ValueError):
         return None
-    if name in {"utf-16", "utf-32"} or "rot" in name or "hex" in name or "base64" in name:
-        return None
-    return _BROWSER_ALIASES.get(name, name)
+    chosen = _BROWSER_ALIASES.get(name, name)
+    return chosen if chosen in _WEB_CODECS else None
 
 
 def sniff_charset(body: bytes, http_charset: str | None = None) -> str:

@@ -47,8 +47,12 @@ class Snapshot:
         return next((v for k, v in self.headers if k.lower() == wanted), None)
 
     def text(self) -> str:
-        """The body decoded with the charset chosen at fetch time (UTF-8 when none)."""
-        return self.body.decode(self.charset or "utf-8", errors="replace")
+        """The body decoded with the charset chosen at fetch time (UTF-8 when none, or when the
+        snapshot names a codec that cannot decode text)."""
+        try:
+            return self.body.decode(self.charset or "utf-8", errors="replace")
+        except (LookupError, UnicodeError):
+            return self.body.decode("utf-8", errors="replace")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from urllib.parse import urlsplit
 
 from citesift.checks import address_arg
-from citesift.encoding import decode_html
+from citesift.encoding import charset_label, decode_html
 from citesift.extract.collect import FileText
 from citesift.extract.html import DEFAULT_BUDGET, html_to_blocks
 from citesift.extract.html import _check as check_options
@@ -141,9 +141,9 @@ def _decoded(source: Snapshot | str | bytes) -> str | None:
 
 
 def snapshot_text(snapshot: Snapshot) -> str:
-    """The snapshot's body decoded with its charset (sniffed, as a browser would, when no
-    codec knows the label)."""
-    try:
+    """The snapshot's body decoded with its charset (sniffed, as a browser would, when the
+    label names no web encoding)."""
+    if snapshot.charset is None:
         return snapshot.text()
-    except LookupError:
-        return decode_html(snapshot.body)[0]
+    chosen = charset_label(snapshot.charset)
+    return snapshot.body.decode(chosen, "replace") if chosen else decode_html(snapshot.body)[0]
