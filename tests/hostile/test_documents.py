@@ -1,6 +1,7 @@
 """Hostile PDF and Office files: encrypted, corrupt, macro-carrying, zip bombs (honest or
-lying about their size), a huge page count or cell range. Each is a clear ``DocumentError``
-(or a cut, for sheer size) within a second or so and a bounded amount of memory."""
+lying about their size, or of XML elements by the million), a huge page count or cell
+range. Each is a clear ``DocumentError`` (or a cut, for sheer size) within a second or so
+and a bounded amount of memory."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
 from citesift.extract.office import MAX_CELLS
 from citesift.extract.pdf import MAX_PAGES
-from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_ZIP_MEMBERS
+from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_XML_ELEMENTS, MAX_ZIP_MEMBERS
 from made_documents import edited, pdf, sheets_file, slides_file, with_member, word_file
 
 SECONDS = 5.0  # each is well under a second alone; shared machines are slow
@@ -119,6 +120,44 @@ def test_a_zip_of_too_many_members_is_refused() -> None:
         for number in range(MAX_ZIP_MEMBERS):
             target.writestr(f"word/media/{number}.bin", b"")
     refused(out.getvalue(), f"more than {MAX_ZIP_MEMBERS} members")
+
+
+FLOODS = {
+    "docx": (word_file, "word/document.xml", b"</w:body>"),
+    "pptx": (slides_file, "ppt/slides/slide1.xml", b"</p:spTree>"),
+    "xlsx": (sheets_file, "xl/worksheets/sheet1.xml", b"</row>"),
+}
+
+
+def flooded(kind: str, count: int, method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """An Office file of ``kind`` with ``count`` empty elements in its main part (a sheet's
+    first row), that part compressed by ``method``."""
+    make, name, before = FLOODS[kind]
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(make())) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == name:
+                data = data.replace(before, b"<x/>" * count + before, 1)
+                item.compress_type = method
+            target.writestr(item, data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_office_file_of_millions_of_xml_elements_is_refused_unparsed(kind: str) -> None:
+    body = flooded(kind, MAX_XML_ELEMENTS)  # a few kilobytes, tens of megabytes once parsed
+    assert len(body) < 64 * 1024  # the elements alone are 4 MB of XML
+    refused(body, "more than 1,000,000 XML elements")
+
+
+def test_elements_in_a_part_stored_uncompressed_are_counted_too() -> None:
+    refused(flooded("docx", MAX_XML_ELEMENTS, zipfile.ZIP_STORED), "XML elements")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_office_file_of_many_elements_under_the_bound_is_read(kind: str) -> None:
+    assert extract_document(flooded(kind, 10_000)).blocks
 
 
 def test_a_sheet_stating_a_vast_range_is_read_by_the_cells_it_has() -> None:

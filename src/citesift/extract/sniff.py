@@ -3,9 +3,9 @@ types), never by a name's suffix: a PDF, a Word, PowerPoint or Excel file, or ne
 
 An Office (OOXML) file is a zip: ``package`` opens one only within bounds (members, the
 sizes they declare), so a zip bomb is refused before anything is inflated, and
-``check_inflation`` inflates each member in small steps, refusing one that inflates past
-the size it declares (a reader inflates a member's whole stream in one call, whatever size
-it declares).
+``check_inflation`` reads each member in small steps, refusing one that inflates past the
+size it declares (a reader inflates a member's whole stream in one call, whatever size it
+declares) and a package whose XML parts hold more than ``MAX_XML_ELEMENTS`` elements.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Literal
 
 from citesift.errors import DocumentError
@@ -23,12 +24,20 @@ DocumentKind = Literal["pdf", "docx", "pptx", "xlsx"]
 
 PDF_MAGIC = b"%PDF-"
 _SPACE = b"\x00\t\n\x0c\r "
+_XML_LEAD = b"\xef\xbb\xbf\xfe\xff" + _SPACE
+"""What may come before an XML part's first "<": byte order marks, UTF-16's zero bytes, space."""
 ZIP_MAGIC = b"PK\x03\x04"
 MAX_ZIP_MEMBERS = 10_000
 MAX_UNZIPPED_BYTES = 128 * 1024 * 1024
 """The most an Office file's members may hold, inflated, taken together."""
 MAX_TYPES_BYTES = 1024 * 1024
 """The largest ``[Content_Types].xml`` read."""
+MAX_XML_ELEMENTS = 1_000_000
+"""The most elements an Office file's XML parts may hold together. The readers' memory and
+time follow the count of elements, not of bytes: python-docx and python-pptx build a tree of
+each part, and openpyxl keeps whatever a sheet holds that it does not know (a few bytes of
+``<x/>`` cost a hundred or more once parsed). A million is some 3,000 pages of Word or
+350,000 spreadsheet cells."""
 INFLATE_STEP = 1024 * 1024
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
 
@@ -92,19 +101,40 @@ def package(body: bytes) -> zipfile.ZipFile:
 
 def check_inflation(archive: zipfile.ZipFile) -> None:
     """``DocumentError`` unless each member is stored or deflated and inflates to no more
-    than the size it declares; memory stays within ``INFLATE_STEP`` or so meanwhile."""
+    than the size it declares, and the XML parts hold ``MAX_XML_ELEMENTS`` elements at most;
+    memory stays within ``INFLATE_STEP`` or so meanwhile."""
+    elements = 0
     for member in archive.infolist():
         if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise DocumentError(f"a zip member compressed in an unusual way: {member.filename}")
-        if member.compress_type == zipfile.ZIP_DEFLATED and _inflated_size(archive, member) > (
-            member.file_size
-        ):
-            raise DocumentError(f"a zip member inflates past its stated size: {member.filename}")
+        size, xml = 0, None
+        for piece in _pieces(archive, member):
+            size += len(piece)
+            if size > member.file_size:
+                raise DocumentError(
+                    f"a zip member inflates past its stated size: {member.filename}"
+                )
+            if xml is None and piece:
+                xml = piece[:64].lstrip(_XML_LEAD).startswith(b"<")
+            if xml:  # an element starts at each "<" but those of end tags
+                elements += piece.count(b"<") - piece.count(b"</")
+            if elements > MAX_XML_ELEMENTS:
+                raise DocumentError(
+                    f"an Office file of more than {MAX_XML_ELEMENTS:,} XML elements: not read"
+                )
 
 
-def _inflated_size(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> int:
-    """How many bytes the deflated ``member`` inflates to, counted in bounded steps and no
-    further than one step past its stated size."""
+def _pieces(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes]:
+    """The bytes ``member`` holds, inflated in pieces of at most ``INFLATE_STEP`` for as long
+    as the caller reads (so one that inflates past its stated size is stopped there)."""
+    if member.compress_type == zipfile.ZIP_STORED:
+        try:
+            with archive.open(member) as stored:
+                while piece := stored.read(INFLATE_STEP):
+                    yield piece
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise DocumentError(f"a zip member that cannot be read: {member.filename}") from error
+        return
     source = archive.fp
     if source is None:
         raise DocumentError("a zip package already closed")
@@ -114,18 +144,17 @@ def _inflated_size(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> int:
         raise DocumentError(f"a zip member with a broken header: {member.filename}")
     source.seek(name_length + extra_length, io.SEEK_CUR)
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-    left, size = member.compress_size, 0
+    left = member.compress_size
     try:
-        while (left > 0 or inflater.unconsumed_tail) and size <= member.file_size:
+        while left > 0 or inflater.unconsumed_tail:
             data = inflater.unconsumed_tail or source.read(min(left, INFLATE_STEP))
             if not inflater.unconsumed_tail:
                 if not data:
                     break
                 left -= len(data)
-            size += len(inflater.decompress(data, INFLATE_STEP))
+            yield inflater.decompress(data, INFLATE_STEP)
     except zlib.error as error:
         raise DocumentError(f"a zip member that does not inflate: {member.filename}") from error
-    return size
 
 
 def _office_kind(archive: zipfile.ZipFile) -> DocumentKind:
