@@ -20,6 +20,7 @@ from citesift.extract.document import extract_document
 from citesift.extract.office import MAX_CELLS
 from citesift.extract.pdf import MAX_PAGES
 from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_XML_ELEMENTS, MAX_ZIP_MEMBERS
+from citesift.model import Place
 from made_documents import edited, pdf, sheets_file, slides_file, with_member, word_file
 
 SECONDS = 5.0  # each is well under a second alone; shared machines are slow
@@ -190,3 +191,41 @@ def test_a_sheet_of_too_many_cells_is_cut_not_read_to_the_end() -> None:
     document = extract_document(out.getvalue())
     assert [b.text for b in document.blocks] == ["first"] and document.truncated
     assert time.perf_counter() - started < SECONDS
+
+
+W_NS = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def word_table(rows: bytes) -> bytes:
+    """A Word file whose body is one table of ``rows`` (``<w:tr>`` elements)."""
+    body = b"<w:tbl><w:tblGrid><w:gridCol/><w:gridCol/></w:tblGrid>" + rows + b"</w:tbl>"
+    xml = b"<w:document " + W_NS + b"><w:body>" + body + b"</w:body></w:document>"
+    return edited(word_file(), lambda name, data: xml if name == "word/document.xml" else data)
+
+
+def cell(text: bytes, properties: bytes = b"") -> bytes:
+    run = b"<w:r><w:t>" + text + b"</w:t></w:r>" if text else b""
+    return b"<w:tc><w:tcPr>" + properties + b"</w:tcPr><w:p>" + run + b"</w:p></w:tc>"
+
+
+def test_a_word_cell_stating_a_vast_column_span_is_one_block() -> None:
+    span = b'<w:gridSpan w:val="200000000"/>'
+    body = word_table(b"<w:tr>" + cell(b"wide", span) + cell(b"after") + b"</w:tr>")
+    started = time.perf_counter()
+    document = extract_document(body)
+    assert time.perf_counter() - started < SECONDS  # 15 s and 1.7 GB before
+    assert [(b.text, b.place and b.place.column) for b in document.blocks] == [
+        ("wide", 1),
+        ("after", 200_000_001),
+    ]
+
+
+def test_a_word_cell_merged_down_many_rows_is_read_once_quickly() -> None:
+    head = b"<w:tr>" + cell(b"top", b'<w:vMerge w:val="restart"/>') + cell(b"right") + b"</w:tr>"
+    below = b"<w:tr>" + cell(b"", b"<w:vMerge/>") + cell(b"side") + b"</w:tr>"
+    started = time.perf_counter()
+    document = extract_document(word_table(head + below * 20_000))
+    assert time.perf_counter() - started < SECONDS  # 33 s, then a recursion error, before
+    assert [b.text for b in document.blocks[:3]] == ["top", "right", "side"]
+    assert len(document.blocks) == 20_002
+    assert document.blocks[2].place == Place(paragraph=1, row=2, column=2)

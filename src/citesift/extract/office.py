@@ -66,15 +66,19 @@ def _docx(stream: io.BytesIO, kept: Collector) -> FileText:
 
 
 def _docx_table(table: Table, kept: Collector, where: Place, section: tuple[str, ...]) -> None:
-    """Each cell of ``table`` once (a merged cell spans several grid places) as a block."""
-    seen: set[object] = set()  # the cells' elements, kept alive so that identity holds
+    """Each cell of ``table`` once, at the grid column it starts in. The cells are read from
+    the rows' XML: python-docx lists a cell once per column it spans and finds the head of a
+    vertical merge by walking up row by row, so a stated span of a billion columns, or a
+    merge down thousands of rows, would cost that much."""
+    from docx.table import _Cell
+
     for row_number, row in enumerate(table.rows, start=1):
-        for column, cell in enumerate(row.cells, start=1):
-            if cell._tc in seen:  # the same merged cell again
-                continue
-            seen.add(cell._tc)
-            place = Place(paragraph=where.paragraph, row=row_number, column=column)
-            kept.add(cell.text, "table_cell", place, section)
+        column = 1
+        for cell in row._tr.tc_lst:
+            if cell.vMerge != "continue":  # a merge's later rows repeat the cell above
+                place = Place(paragraph=where.paragraph, row=row_number, column=column)
+                kept.add(_Cell(cell, table).text, "table_cell", place, section)
+            column += cell.grid_span
 
 
 def _heading_level(style: str) -> int:
