@@ -1,28 +1,40 @@
 """Sitemaps read within bounds: XML urlsets and indexes, gzipped ones, and text ones.
 
 ``read_sitemap(body)`` reads one sitemap file (sitemaps.org): the page URLs of a
-``<urlset>``, the child sitemaps of a ``<sitemapindex>``, or one URL a line of a text
-sitemap; a gzip file is decompressed first. XML goes through a streaming parser fed in
-slices, and a document type declaration is refused before the parser sees it, so no
-entity is ever defined, let alone expanded. Decompressed bytes and URLs are capped: past
-a cap the file is read no further and the read says it was ``capped``.
+``<urlset>``, the child sitemaps of a ``<sitemapindex>`` (each the ``<loc>`` of a ``<url>``
+or ``<sitemap>``), or one URL a line of a text sitemap; a gzip file is decompressed first.
+XML goes through a streaming parser fed in slices that builds no tree (only the ``<loc>``
+being read is kept), with its elements and their depth capped, and a document type
+declaration is refused before the parser sees it, so no entity is ever defined, let alone
+expanded. Decompressed bytes, elements and URLs are capped: past a cap the file is read no
+further and the read says it was ``capped``. An address longer than ``MAX_URL_CHARS`` is
+passed over.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
-from xml.etree.ElementTree import Element, ParseError, XMLPullParser
+from xml.parsers import expat
 
 from citesift.numbers import number_in
+from citesift.scrape.urls import MAX_URL_CHARS
 
 MAX_SITEMAP_BYTES = 50_000_000
 """A sitemap's bytes after decompression at most (the sitemaps.org limit is 50 MB)."""
 MAX_SITEMAP_URLS = 50_000
 """URLs read from one sitemap at most (the sitemaps.org limit)."""
+MAX_SITEMAP_ELEMENTS = 1_000_000
+"""XML elements read from one sitemap at most: 50,000 URLs with a score of elements each
+(dates, images, news). Parsing costs time by the element, and ``<x/>`` is four bytes."""
+MAX_SITEMAP_DEPTH = 16
+"""How deep a sitemap's elements may nest: a ``<loc>`` is three deep, extensions a few more."""
 SLICE = 65_536
 _GZIP = b"\x1f\x8b"
 _DECLARATIONS = (b"<!doctype", b"<!entity")
+_URL_LINE = re.compile(rb"^[ \t\f\v]*(https?://[^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+_ENTRIES = ("url", "sitemap")
 
 
 @dataclass
@@ -67,8 +79,12 @@ def _gunzipped(body: bytes, max_bytes: int) -> tuple[bytes, bool, str | None]:
 
 def _read_xml(body: bytes, read: SitemapRead, max_urls: int) -> None:
     """Fill ``read`` from an XML sitemap, one slice at a time."""
-    parser: XMLPullParser[Element] = XMLPullParser(events=("start", "end"))
-    root: list[Element] = []
+    parser = expat.ParserCreate(namespace_separator="}")
+    entries = _Entries(read, max_urls)
+    parser.StartElementHandler = entries.start
+    parser.EndElementHandler = entries.end
+    parser.CharacterDataHandler = entries.text
+    parser.buffer_text = True
     tail = b""
     for start in range(0, len(body), SLICE):
         piece = body[start : start + SLICE]
@@ -77,52 +93,70 @@ def _read_xml(body: bytes, read: SitemapRead, max_urls: int) -> None:
             return
         tail = piece[-16:]
         try:
-            parser.feed(piece)
-            for event in parser.read_events():
-                if not _event(event[0], event[-1], root, read, max_urls):
-                    return
-        except ParseError as error:
+            parser.Parse(piece, False)
+        except _Stop:
+            return
+        except expat.ExpatError as error:
             read.problem = read.problem or (None if read.capped else f"broken XML: {error}")
             return
 
 
-def _event(
-    event: str, element: object, root: list[Element], read: SitemapRead, max_urls: int
-) -> bool:
-    """Take one parser event into ``read``; False once ``max_urls`` are read. Each ``<url>``
-    or ``<sitemap>`` is dropped from the tree once closed, so memory stays flat."""
-    if not isinstance(element, Element):
-        return True
-    if not root:
-        root.append(element)
-        return True
-    if event != "end":
-        return True
-    name = _local(element.tag)
-    if name == "loc":
-        return _keep(element, root[0], read, max_urls)
-    if name in ("url", "sitemap"):
-        root[0].clear()
-    return True
+class _Stop(Exception):
+    """Raised by a handler to stop the parse; the read says why."""
 
 
-def _keep(loc: Element, root: Element, read: SitemapRead, max_urls: int) -> bool:
-    """Add the address of ``loc``; False once ``max_urls`` are read."""
-    address = (loc.text or "").strip()
-    if not address:
-        return True
-    if len(read.urls) + len(read.sitemaps) >= max_urls:
-        read.capped = True
-        return False
-    (read.sitemaps if _local(root.tag) == "sitemapindex" else read.urls).append(address)
-    return True
+class _Entries:
+    """The parser's handlers: the names of the open elements, and the text of the ``<loc>``
+    of a ``<url>`` or ``<sitemap>`` while it is read; nothing else is kept."""
+
+    def __init__(self, read: SitemapRead, max_urls: int) -> None:
+        self.read = read
+        self.max_urls = max_urls
+        self.open: list[str] = []
+        self.elements = 0
+        self.loc: list[str] | None = None
+        self.loc_chars = 0
+
+    def start(self, tag: str, _: object) -> None:
+        self.elements += 1
+        if self.elements > MAX_SITEMAP_ELEMENTS:
+            self.read.capped = True
+            raise _Stop
+        if len(self.open) >= MAX_SITEMAP_DEPTH:
+            self.read.problem = f"elements nested over {MAX_SITEMAP_DEPTH} deep: read no further"
+            raise _Stop
+        name = _local(tag)
+        if name == "loc" and len(self.open) == 2 and self.open[1] in _ENTRIES:
+            self.loc, self.loc_chars = [], 0
+        self.open.append(name)
+
+    def text(self, data: str) -> None:
+        if self.loc is not None:
+            self.loc_chars += len(data)
+            if self.loc_chars <= MAX_URL_CHARS:
+                self.loc.append(data)
+
+    def end(self, _: str) -> None:
+        self.open.pop()
+        if self.loc is None:
+            return
+        address = "".join(self.loc).strip() if self.loc_chars <= MAX_URL_CHARS else ""
+        self.loc = None
+        if not address:
+            return
+        if len(self.read.urls) + len(self.read.sitemaps) >= self.max_urls:
+            self.read.capped = True
+            raise _Stop
+        index = self.open[0] == "sitemapindex"
+        (self.read.sitemaps if index else self.read.urls).append(address)
 
 
 def _read_text(body: bytes, read: SitemapRead, max_urls: int) -> None:
-    """Fill ``read`` from a text sitemap: one absolute http(s) URL a line."""
-    for line in body.decode("utf-8", errors="replace").splitlines():
-        address = line.strip()
-        if not address.lower().startswith(("http://", "https://")):
+    """Fill ``read`` from a text sitemap: one absolute http(s) URL a line (lines are found
+    by one scan, not split into a list: a file of short lines is a flood of them)."""
+    for line in _URL_LINE.finditer(body):
+        address = line.group(1).decode("utf-8", errors="replace").strip()
+        if len(address) > MAX_URL_CHARS:
             continue
         if len(read.urls) >= max_urls:
             read.capped = True

@@ -1,0 +1,77 @@
+"""Hostile sitemaps: a few kilobytes of gzip that inflate to millions of empty elements (at
+the top, inside a ``<url>``, or nested ever deeper), a text sitemap of millions of short
+lines, addresses a megabyte long, image addresses beside the page's. Each is read within
+seconds and a small multiple of its inflated bytes: no tree of elements, no list of lines."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+
+import pytest
+
+from citesift.scrape.sitemaps import (
+    MAX_SITEMAP_DEPTH,
+    MAX_SITEMAP_ELEMENTS,
+    SitemapRead,
+    read_sitemap,
+)
+from citesift.scrape.urls import MAX_URL_CHARS
+from local_site import gzipped, urlset
+
+INFLATED = 8_000_000  # bytes: twice as many four-byte elements as the cap
+SECONDS = 10.0  # each takes well under a second alone; shared machines are slow
+URLSET = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+
+
+def bounded(body: bytes) -> SitemapRead:
+    """``read_sitemap(body)``, held to ``SECONDS`` and a peak of three times ``INFLATED``."""
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        read = read_sitemap(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - started < SECONDS
+    assert peak < 3 * INFLATED, peak
+    return read
+
+
+@pytest.mark.parametrize(
+    ("opening", "urls"),
+    [(URLSET, []), (URLSET + b"<url><loc>http://example.org/a</loc>", ["http://example.org/a"])],
+    ids=["top", "in a url"],
+)
+def test_millions_of_empty_elements_are_cut_at_the_cap(opening: bytes, urls: list[str]) -> None:
+    flood = opening + b"<x/>" * (INFLATED // 4)
+    assert flood.count(b"<x/>") > MAX_SITEMAP_ELEMENTS
+    read = bounded(gzipped(flood))
+    assert read.capped and read.urls == urls
+
+
+def test_elements_nested_ever_deeper_stop_the_read() -> None:
+    read = bounded(gzipped(URLSET + b"<x>" * (INFLATED // 3)))
+    assert read.problem == f"elements nested over {MAX_SITEMAP_DEPTH} deep: read no further"
+
+
+def test_a_text_sitemap_of_millions_of_short_lines_is_read_in_one_scan() -> None:
+    lines = b"ab\n" * (INFLATED // 3) + b"https://example.org/last\n"
+    read = bounded(gzipped(lines))
+    assert read.urls == ["https://example.org/last"] and not read.capped
+
+
+def test_addresses_longer_than_any_server_takes_are_passed_over() -> None:
+    long = "https://example.org/" + "a" * MAX_URL_CHARS
+    xml = read_sitemap(urlset([long, "https://example.org/short"]))
+    text = read_sitemap(f"{long}\nhttps://example.org/short\n".encode())
+    assert xml.urls == text.urls == ["https://example.org/short"]
+
+
+def test_only_the_loc_of_a_url_is_a_page() -> None:
+    body = (
+        URLSET + b'<url xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+        b"<loc>https://example.org/page</loc><image:image>"
+        b"<image:loc>https://example.org/photo.jpg</image:loc></image:image></url></urlset>"
+    )
+    assert read_sitemap(body).urls == ["https://example.org/page"]
