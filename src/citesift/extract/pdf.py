@@ -3,8 +3,9 @@ and the title, author and date the file states.
 
 PDFium reads the bytes in memory (no file, no network, no scripts run); it is not safe to
 call from two threads at once, so one PDF is read at a time (``_PDFIUM``). A file with a
-password, a broken one, or one of more than ``MAX_PAGES`` pages is a ``DocumentError``;
-pages stop being read once the text budget is spent.
+password, a broken one, one of more than ``MAX_PAGES`` pages or one whose streams inflate
+past their caps (``pdf_streams``, checked before PDFium sees the file) is a
+``DocumentError``; pages stop being read once the text budget is spent.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pypdfium2.raw as pdfium_c
 from citesift.errors import DocumentError
 from citesift.extract.collect import Collector, FileText
 from citesift.extract.dates import parse_date_ms
+from citesift.extract.pdf_streams import check_streams
 from citesift.model import Place
 
 MAX_PAGES = 5_000
@@ -30,6 +32,7 @@ _PDF_DATE = re.compile(
 
 def read_pdf(body: bytes, budget: int) -> FileText:
     """The text of the PDF ``body``, page by page, within ``budget`` characters."""
+    check_streams(body)
     with _PDFIUM:
         return _read(body, budget)
 
