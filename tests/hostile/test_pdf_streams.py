@@ -1,8 +1,8 @@
 """PDFs whose streams are compression bombs: a few hundred kilobytes of page content that
 inflate to gigabytes of drawing operators (PDFium inflated and parsed such a page whole: 77
-seconds and 8 GB), once or as zlib inside zlib. Each is refused before PDFium reads it,
-within bounded time and memory; a page whose compressed content is ordinary is read as
-before."""
+seconds and 8 GB), once or as zlib inside zlib, and many pages sharing one costly stream.
+Each is refused before PDFium reads it, or cut, within bounded time and memory; a page
+whose compressed content is ordinary is read as before."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 
 from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
+from citesift.extract.pdf import MAX_SECONDS
 from citesift.extract.pdf_streams import MAX_STREAM_BYTES
 
 DRAWING = b"0 0 m 1 1 l S\n"
@@ -77,3 +78,14 @@ def test_compressed_pages_of_ordinary_size_are_read() -> None:
     assert [b.text for b in document.blocks] == ["Rivers rise in spring."] * 3
     stored = extract_document(pdf_of(content, b"[]"))  # no filter at all: nothing to inflate
     assert [b.text for b in stored.blocks] == ["Rivers rise in spring."]
+
+
+@pytest.mark.slow  # reads pages for MAX_SECONDS
+@pytest.mark.timeout(300)
+def test_many_pages_sharing_a_costly_stream_are_cut_after_a_while() -> None:
+    content = b"BT /F1 12 Tf 72 720 Td (Page.) Tj ET\n" + drawing(4_000_000)
+    body = pdf_of(zlib.compress(content, 9), pages=4_000)  # some 20 minutes, page by page
+    started = time.perf_counter()
+    document = extract_document(body)
+    assert time.perf_counter() - started < MAX_SECONDS + 60
+    assert document.truncated and 0 < len(document.blocks) < 4_000

@@ -5,13 +5,15 @@ PDFium reads the bytes in memory (no file, no network, no scripts run); it is no
 call from two threads at once, so one PDF is read at a time (``_PDFIUM``). A file with a
 password, a broken one, one of more than ``MAX_PAGES`` pages or one whose streams inflate
 past their caps (``pdf_streams``, checked before PDFium sees the file) is a
-``DocumentError``; pages stop being read once the text budget is spent.
+``DocumentError``; pages stop being read once the text budget is spent, or once reading
+has taken ``MAX_SECONDS`` (the document is then truncated).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -23,6 +25,8 @@ from citesift.extract.pdf_streams import check_streams
 from citesift.model import Place
 
 MAX_PAGES = 5_000
+MAX_SECONDS = 30.0
+"""Pages stop being read once a PDF has taken this long (pages may share a costly stream)."""
 _PDFIUM = threading.Lock()
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 _PDF_DATE = re.compile(
@@ -44,7 +48,9 @@ def _read(body: bytes, budget: int) -> FileText:
         if pages > MAX_PAGES:
             raise DocumentError(f"a PDF of {pages} pages: more than {MAX_PAGES} are not read")
         kept = Collector(budget)
+        started = time.monotonic()
         for number in range(1, pages + 1):
+            kept.full = kept.full or time.monotonic() - started > MAX_SECONDS
             if kept.full:
                 break
             for index, paragraph in enumerate(_paragraphs(document, number), start=1):
