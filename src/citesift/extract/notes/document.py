@@ -26,6 +26,11 @@ _DELIMITER_ROW = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*
 _MARKERS = re.compile(r"\*\*|__|`+|(?<![\w*])\*(?=[^*\s])|(?<=[^*\s])\*(?![\w*])")
 _MARKED = re.compile(r"[*_`]")
 _TAG = re.compile(r"(?:^|(?<=\s))#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
+MAX_NOTE_CHARS = 1_000_000
+"""The most of a note read (cut after a line break): its title, tags, links and blocks come
+from this much, and a longer note is truncated. Reading costs by the line, and a note of
+empty lines, fences or headings is a million lines in a few megabytes; the text budget is
+spent long before this much prose is read."""
 
 
 @dataclass
@@ -36,6 +41,8 @@ class _Run:
     pieces: list[tuple[int, int]] = field(default_factory=list)
     fences: int = 0
     """Fence lines met (code: 1 while open, 2 once closed)."""
+    chars: int = 0
+    """Characters its spans cover, line breaks included."""
 
 
 def note_document(
@@ -45,8 +52,9 @@ def note_document(
     index ``raw`` itself, their text at most ``DEFAULT_BUDGET`` characters as a page's;
     its metadata holds ``path``, ``tags``, ``links`` and ``frontmatter`` (and
     ``frontmatter_error`` when the YAML could not be read)."""
-    note = parse_note(path, raw)
-    blocks, truncated = note_blocks(raw, len(raw) - len(note.body))
+    read = _head(raw)
+    note = parse_note(path, read)
+    blocks, truncated = note_blocks(read, len(read) - len(note.body))
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -57,8 +65,16 @@ def note_document(
         licence=None,
         blocks=tuple(blocks),
         metadata=note_metadata(note),
-        truncated=truncated,
+        truncated=truncated or len(read) < len(raw),
     )
+
+
+def _head(raw: str) -> str:
+    """The first ``MAX_NOTE_CHARS`` of ``raw``, cut after its last line break there."""
+    if len(raw) <= MAX_NOTE_CHARS:
+        return raw
+    cut = max(raw.rfind("\n", 0, MAX_NOTE_CHARS), raw.rfind("\r", 0, MAX_NOTE_CHARS))
+    return raw[: cut + 1 if cut > 0 else MAX_NOTE_CHARS]
 
 
 def note_metadata(note: Note) -> dict[str, Any]:
@@ -96,7 +112,7 @@ def note_blocks(raw: str, offset: int, budget: int = DEFAULT_BUDGET) -> tuple[li
     path: list[tuple[int, str]] = []
     blocks: list[Block] = []
     used = 0
-    for kind, pieces, heading in _runs(raw, offset):
+    for kind, pieces, heading in _runs(raw, offset, budget):
         if heading:
             while path and path[-1][0] >= heading:
                 path.pop()
@@ -118,8 +134,11 @@ def note_blocks(raw: str, offset: int, budget: int = DEFAULT_BUDGET) -> tuple[li
     return blocks, False
 
 
-def _runs(raw: str, offset: int) -> Iterator[tuple[BlockKind, list[tuple[int, int]], int]]:
-    """Each block's kind, source spans and heading level (0 when not a heading)."""
+def _runs(
+    raw: str, offset: int, budget: int
+) -> Iterator[tuple[BlockKind, list[tuple[int, int]], int]]:
+    """Each block's kind, source spans and heading level (0 when not a heading); a block
+    whose spans pass ``budget`` characters is given then, the rest of it as another."""
     run: _Run | None = None
     for line in lines(raw[offset:]):
         at = line._replace(start=line.start + offset)
@@ -138,6 +157,10 @@ def _runs(raw: str, offset: int) -> Iterator[tuple[BlockKind, list[tuple[int, in
                 if run.pieces:  # the line break parts it from the line before
                     run.pieces.append((at.start - 1, at.start))
                 run.pieces.append((at.start + start, at.end))
+                run.chars += at.end - at.start - start + 1
+            if run.chars > budget:  # no more of it could be kept: its spans stop here
+                yield run.kind, run.pieces, 0
+                run = _Run(run.kind, fences=run.fences)
     if run is not None:
         yield run.kind, run.pieces, 0
 
