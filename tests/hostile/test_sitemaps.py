@@ -1,7 +1,9 @@
 """Hostile sitemaps: a few kilobytes of gzip that inflate to millions of empty elements (at
 the top, inside a ``<url>``, or nested ever deeper), a text sitemap of millions of short
-lines, addresses a megabyte long, image addresses beside the page's. Each is read within
-seconds and a small multiple of its inflated bytes: no tree of elements, no list of lines."""
+lines, addresses a megabyte long, image addresses beside the page's, and a site whose
+sitemaps name millions of pages. Each is read within seconds and a small multiple of its
+inflated bytes: no tree of elements, no list of lines, no sitemap read past the map's
+limit."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import tracemalloc
 
 import pytest
 
+from citesift.scrape.map import map_site
 from citesift.scrape.sitemaps import (
     MAX_SITEMAP_DEPTH,
     MAX_SITEMAP_ELEMENTS,
@@ -17,7 +20,8 @@ from citesift.scrape.sitemaps import (
     read_sitemap,
 )
 from citesift.scrape.urls import MAX_URL_CHARS
-from local_site import gzipped, urlset
+from local_site import gzipped, page, serve_bytes, serve_page, sitemap_index, urlset
+from servers import loopback_fetcher, loopback_policy, serve
 
 INFLATED = 8_000_000  # bytes: twice as many four-byte elements as the cap
 SECONDS = 10.0  # each takes well under a second alone; shared machines are slow
@@ -75,3 +79,20 @@ def test_only_the_loc_of_a_url_is_a_page() -> None:
         b"<image:loc>https://example.org/photo.jpg</image:loc></image:image></url></urlset>"
     )
     assert read_sitemap(body).urls == ["https://example.org/page"]
+
+
+def test_a_map_reads_no_more_sitemaps_once_it_has_its_limit() -> None:
+    with serve() as server:
+        base = server.url("")
+        children = [f"{base}/s{number}.xml" for number in range(15)]
+        serve_bytes(server, "/sitemap.xml", sitemap_index(children), "application/xml")
+        for number in range(15):
+            pages = urlset([f"{base}/p/{number}/{page}" for page in range(6_000)])
+            serve_bytes(server, f"/s{number}.xml", pages, "application/xml")
+        serve_page(server, "/", page("Home", []))
+        found = map_site(server.url("/"), policy=loopback_policy(), fetcher=loopback_fetcher())
+        assert len(found.urls) == 5_000 and found.problems == ()
+        assert server.hits("/s0.xml") == 1 and server.hits("/s1.xml") == 0  # all 15 before
+        ranked = map_site(server.url("/"), "14 5999", policy=loopback_policy(),
+                          fetcher=loopback_fetcher())  # fmt: skip
+        assert server.hits("/s14.xml") == 1 and ranked.urls[0] == f"{base}/p/14/5999"

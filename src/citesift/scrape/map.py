@@ -107,7 +107,8 @@ async def amap_site(
         raise invalid("policy", policy, "a FetchPolicy")
     own = Fetcher() if fetcher is None else None
     try:
-        reader = _Reader(start, policy, fetcher or own or Fetcher(), allow_external, bounds)
+        wanted = MAX_MAP_LIMIT if search and search.strip() else limit  # ranking reads all
+        reader = _Reader(start, policy, fetcher or own or Fetcher(), allow_external, bounds, wanted)
         await reader.read_start_page()
         await reader.read_sitemaps()
     finally:
@@ -138,24 +139,34 @@ class _Reader:
         fetcher: Fetches,
         allow_external: bool,
         bounds: SitemapBounds,
+        wanted: int,
     ) -> None:
         self.start = start
         self.policy = policy
         self.fetcher = fetcher
         self.allow_external = allow_external
         self.bounds = bounds
+        self.wanted = wanted
         self.hosts = {host_of(start)}
         self.found: dict[str, str] = {start: ""}
         self.read: list[str] = []
         self.problems: list[str] = []
 
     def add(self, address: str, text: str = "", base: str | None = None) -> None:
-        """Count ``address`` once when it is an http(s) URL in scope."""
-        url = normalise(address, base)
-        if url is None or len(self.found) >= MAX_MAP_LIMIT:
+        """Count ``address`` once when it is an http(s) URL in scope, until ``wanted`` are
+        found (then nothing more is even read: a site's sitemaps may name millions)."""
+        if self.enough:
             return
-        if url not in self.found and (self.allow_external or host_of(url) in self.hosts):
+        url = normalise(address, base)
+        if url is None or url in self.found:
+            return
+        if self.allow_external or host_of(url) in self.hosts:
             self.found[url] = text
+
+    @property
+    def enough(self) -> bool:
+        """Whether as many URLs as the map can give are found."""
+        return len(self.found) >= self.wanted
 
     async def read_start_page(self) -> None:
         """The start page's links (and its host, when it redirects to another)."""
@@ -188,7 +199,7 @@ class _Reader:
             max_declared_bytes=MAX_BODY_BYTES,
             accept=SITEMAP_ACCEPT,
         )
-        while queue and len(self.read) < self.bounds.max_sitemaps:
+        while queue and len(self.read) < self.bounds.max_sitemaps and not self.enough:
             url, depth = queue.popleft()
             outcome = await self.fetcher.fetch(url, policy)
             if not isinstance(outcome, Snapshot):
@@ -210,7 +221,7 @@ class _Reader:
                     continue
                 seen.add(child)
                 queue.append((child, depth + 1))
-        if queue:
+        if queue and not self.enough:
             self.problems.append(f"{len(queue)} sitemap(s) left unread past the files' cap")
 
     async def _robots_sitemaps(self, origin: str) -> list[str]:
