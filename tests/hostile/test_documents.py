@@ -6,6 +6,7 @@ and a bounded amount of memory."""
 from __future__ import annotations
 
 import io
+import re
 import time
 import tracemalloc
 import zipfile
@@ -229,3 +230,26 @@ def test_a_word_cell_merged_down_many_rows_is_read_once_quickly() -> None:
     assert [b.text for b in document.blocks[:3]] == ["top", "right", "side"]
     assert len(document.blocks) == 20_002
     assert document.blocks[2].place == Place(paragraph=1, row=2, column=2)
+
+
+CREATED = re.compile(rb"<dcterms:created[^>]*>[^<]*</dcterms:created>")
+DCTERMS = b'xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+
+
+@pytest.mark.parametrize("stated", [b"9999-12-31T23:59:59-23:59", b"99999-99-99"])
+@pytest.mark.parametrize("make", [word_file, slides_file, sheets_file], ids=KINDS)
+def test_a_creation_date_no_calendar_holds_costs_the_date_not_the_text(
+    make: Callable[[], bytes], stated: bytes
+) -> None:
+    created = b"<dcterms:created " + DCTERMS + b' xsi:type="dcterms:W3CDTF">' + stated
+    created += b"</dcterms:created>"
+
+    def dated(name: str, data: bytes) -> bytes:
+        if name != "docProps/core.xml":
+            return data
+        assert CREATED.search(data)
+        return CREATED.sub(created, data)
+
+    body = make()
+    document = extract_document(edited(body, dated))  # the whole file was refused before
+    assert document.blocks == extract_document(body).blocks

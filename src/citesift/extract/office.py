@@ -59,10 +59,7 @@ def _docx(stream: io.BytesIO, kept: Collector) -> FileText:
             listed = item.style is not None and "List" in item.style.name
             kind: BlockKind = "list_item" if listed else "paragraph"
             kept.add(text, kind, Place(paragraph=index), headings.path)
-    props = document.core_properties
-    return kept.result(
-        props.title, props.author, _ms(props.created) or _ms(props.modified), props.language
-    )
+    return _stated(kept, document.core_properties, "author")
 
 
 def _docx_table(table: Table, kept: Collector, where: Place, section: tuple[str, ...]) -> None:
@@ -140,10 +137,7 @@ def _pptx(stream: io.BytesIO, kept: Collector) -> FileText:
         if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
             text = slide.notes_slide.notes_text_frame.text
             kept.add(text, "note", Place(slide=number, paragraph=paragraph + 1), section)
-    props = deck.core_properties
-    return kept.result(
-        props.title, props.author, _ms(props.created) or _ms(props.modified), props.language
-    )
+    return _stated(kept, deck.core_properties, "author")
 
 
 def _shapes(shapes: Any) -> Iterator[Any]:
@@ -158,9 +152,7 @@ def _shapes(shapes: Any) -> Iterator[Any]:
 
 
 def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
-    import openpyxl
-
-    book = openpyxl.load_workbook(stream, read_only=True, data_only=True, keep_links=False)
+    book, stated = _workbook(stream)
     try:
         visited = 0
         for sheet in book.worksheets:
@@ -177,11 +169,29 @@ def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
                         kept.add(_cell_text(value), "table_cell", where, (name,))
             if kept.full:
                 break
-        props = book.properties
-        return kept.result(props.title, props.creator, _ms(props.created) or _ms(props.modified),
-                           props.language)  # fmt: skip
+        return _stated(kept, book.properties if stated else None, "creator")
     finally:
         book.close()
+
+
+def _workbook(stream: io.BytesIO) -> tuple[Any, bool]:
+    """The workbook, read only with the values cells last held and no links, and whether
+    its stated properties could be read: a creation date no calendar holds is no reason to
+    lose the sheets (``openpyxl.load_workbook`` refuses the whole book for it)."""
+    from openpyxl.reader.excel import ExcelReader
+
+    class Reader(ExcelReader):  # type: ignore[misc]
+        stated = True
+
+        def read_properties(self) -> None:
+            try:
+                super().read_properties()
+            except (ValueError, TypeError, OverflowError):
+                self.stated = False
+
+    reader = Reader(stream, read_only=True, data_only=True, keep_links=False)
+    reader.read()
+    return reader.wb, reader.stated
 
 
 def _cell_text(value: object) -> str:
@@ -189,12 +199,31 @@ def _cell_text(value: object) -> str:
     return value.isoformat() if isinstance(value, date | time) else str(value)
 
 
-def _ms(moment: datetime | None) -> int | None:
-    """A file's date (naive ones are UTC) in epoch milliseconds."""
+def _stated(kept: Collector, props: object, author: str) -> FileText:
+    """What was kept, with the title, author (``props``' attribute of that name), date and
+    language the file states (``props``, None when they could not be read); a value its
+    library cannot read (a date out of range) is left out, never the file's text with it."""
+
+    def value(name: str) -> Any:
+        try:
+            return getattr(props, name, None)
+        except (ValueError, OverflowError, TypeError):
+            return None
+
+    date = _ms(value("created")) or _ms(value("modified"))
+    return kept.result(value("title"), value(author), date, value("language"))
+
+
+def _ms(moment: object) -> int | None:
+    """A file's date (naive ones are UTC) in epoch milliseconds, None when it is none or
+    out of range."""
     if not isinstance(moment, datetime):
         return None
     aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return int(aware.timestamp() * 1000)
+    try:
+        return int(aware.timestamp() * 1000)
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 _READERS: dict[DocumentKind, Callable[[io.BytesIO, Collector], FileText]] = {
