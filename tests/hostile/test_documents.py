@@ -18,6 +18,7 @@ import pytest
 
 from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
+from citesift.extract.metadata import MAX_TEXT_CHARS
 from citesift.extract.office import MAX_CELLS
 from citesift.extract.pdf import MAX_PAGES
 from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_XML_ELEMENTS, MAX_ZIP_MEMBERS
@@ -253,3 +254,11 @@ def test_a_creation_date_no_calendar_holds_costs_the_date_not_the_text(
     body = make()
     document = extract_document(edited(body, dated))  # the whole file was refused before
     assert document.blocks == extract_document(body).blocks
+
+
+def test_a_title_and_author_of_megabytes_are_capped_as_a_page_s_are() -> None:
+    body = pdf(["Rivers rise."], {"Title": "River " * 1_000_000, "Author": "\x07A" * 1_000_000})
+    document = extract_document(body)  # each chunk is scored under its document's title
+    assert document.title == ("River " * (MAX_TEXT_CHARS // 6 + 1))[:MAX_TEXT_CHARS]
+    assert document.author == "A" * MAX_TEXT_CHARS
+    assert [b.text for b in document.blocks] == ["Rivers rise."]

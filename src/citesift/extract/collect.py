@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from citesift.extract.metadata import MAX_TEXT_CHARS, clean_text
 from citesift.model import Block, BlockKind, Place
 
 _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
@@ -64,6 +65,9 @@ class Collector:
 
 
 def _clean(value: str | None) -> str | None:
-    """``value`` with white space collapsed, None when blank."""
-    text = " ".join(_UNSAFE.sub("", value).split()) if value else ""
-    return text or None
+    """``value`` as one line of at most ``MAX_TEXT_CHARS``, as a page's metadata is (a file
+    may state a title of megabytes, and every chunk of it is scored under its title), None
+    when blank."""
+    if not isinstance(value, str):
+        return None
+    return clean_text(_UNSAFE.sub("", value[: MAX_TEXT_CHARS * 4]))
