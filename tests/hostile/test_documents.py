@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import time
 import tracemalloc
 import zipfile
@@ -262,3 +263,22 @@ def test_a_title_and_author_of_megabytes_are_capped_as_a_page_s_are() -> None:
     assert document.title == ("River " * (MAX_TEXT_CHARS // 6 + 1))[:MAX_TEXT_CHARS]
     assert document.author == "A" * MAX_TEXT_CHARS
     assert [b.text for b in document.blocks] == ["Rivers rise."]
+
+
+def test_an_office_file_with_an_encrypted_member_is_a_clear_error() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(word_file())) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            item.compress_type = zipfile.ZIP_STORED
+            target.writestr(item, data)
+    body = bytearray(out.getvalue())
+    name = b"word/document.xml"
+    for magic, flags, length, at in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+        start = body.find(magic)
+        while start >= 0:  # mark the member encrypted, in its header and the directory
+            size = struct.unpack_from("<H", body, start + length)[0]
+            if body[start + at : start + at + size] == name:
+                body[start + flags] |= 1
+            start = body.find(magic, start + 4)
+    refused(bytes(body), "an encrypted zip member: word/document.xml")  # a RuntimeError before

@@ -40,6 +40,8 @@ each part, and openpyxl keeps whatever a sheet holds that it does not know (a fe
 350,000 spreadsheet cells."""
 INFLATE_STEP = 1024 * 1024
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
+_ENCRYPTED = 0x1
+"""The general purpose flag of a zip member that is encrypted."""
 
 _OOXML = "application/vnd.openxmlformats-officedocument."
 _MAIN_TYPES: dict[str, DocumentKind] = {
@@ -107,6 +109,8 @@ def check_inflation(archive: zipfile.ZipFile) -> None:
     for member in archive.infolist():
         if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise DocumentError(f"a zip member compressed in an unusual way: {member.filename}")
+        if member.flag_bits & _ENCRYPTED:
+            raise DocumentError(f"an encrypted zip member: {member.filename}")
         size, xml = 0, None
         for piece in _pieces(archive, member):
             size += len(piece)
