@@ -282,3 +282,14 @@ def test_an_office_file_with_an_encrypted_member_is_a_clear_error() -> None:
                 body[start + flags] |= 1
             start = body.find(magic, start + 4)
     refused(bytes(body), "an encrypted zip member: word/document.xml")  # a RuntimeError before
+
+
+def test_a_zip_member_placed_past_the_end_of_the_file_is_a_clear_error() -> None:
+    body = bytearray(word_file())
+    start = body.find(b"PK\x01\x02")
+    while start >= 0:  # the directory says the member starts 10 bytes before the end
+        size = struct.unpack_from("<H", body, start + 28)[0]
+        if body[start + 46 : start + 46 + size] == b"word/document.xml":
+            struct.pack_into("<I", body, start + 42, len(body) - 10)
+        start = body.find(b"PK\x01\x02", start + 4)
+    refused(bytes(body), "a zip member with a broken header")  # a struct.error before

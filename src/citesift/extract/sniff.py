@@ -143,9 +143,10 @@ def _pieces(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes
     if source is None:
         raise DocumentError("a zip package already closed")
     source.seek(member.header_offset)
-    magic, name_length, extra_length = _LOCAL_HEADER.unpack(source.read(_LOCAL_HEADER.size))
-    if magic != b"PK\x03\x04":
+    header = source.read(_LOCAL_HEADER.size)
+    if len(header) < _LOCAL_HEADER.size or not header.startswith(ZIP_MAGIC):
         raise DocumentError(f"a zip member with a broken header: {member.filename}")
+    _, name_length, extra_length = _LOCAL_HEADER.unpack(header)
     source.seek(name_length + extra_length, io.SEEK_CUR)
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
     left = member.compress_size
