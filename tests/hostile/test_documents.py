@@ -293,3 +293,40 @@ def test_a_zip_member_placed_past_the_end_of_the_file_is_a_clear_error() -> None
             struct.pack_into("<I", body, start + 42, len(body) - 10)
         start = body.find(b"PK\x01\x02", start + 4)
     refused(bytes(body), "a zip member with a broken header")  # a struct.error before
+
+
+def _version_unknown(body: bytearray) -> None:
+    """Every directory entry asks for a zip version the zip module does not know (19.2)."""
+    start = body.find(b"PK\x01\x02")
+    while start >= 0:
+        body[start + 6] = 192
+        start = body.find(b"PK\x01\x02", start + 4)
+
+
+SHIFT = 1_000_000
+
+
+def _directory_moved(body: bytearray) -> None:
+    """The end record places the directory far further on, and the first member (the
+    content types) as far, so that it is read where it is and the others before byte 0."""
+    end = body.rfind(b"PK\x05\x06")
+    struct.pack_into("<I", body, end + 16, struct.unpack_from("<I", body, end + 16)[0] + SHIFT)
+    first = body.find(b"PK\x01\x02")
+    struct.pack_into("<I", body, first + 42, struct.unpack_from("<I", body, first + 42)[0] + SHIFT)
+
+
+def _types_garbled(body: bytearray) -> None:
+    """The deflated bytes of ``[Content_Types].xml`` overwritten in their middle."""
+    start = body.find(b"[Content_Types].xml") + len("[Content_Types].xml") + 40
+    body[start : start + 8] = b"\xff" * 8
+
+
+@pytest.mark.parametrize(
+    "breaks", [_version_unknown, _directory_moved, _types_garbled], ids=lambda f: f.__name__
+)
+def test_a_package_broken_in_the_zip_itself_is_a_clear_error(
+    breaks: Callable[[bytearray], None],
+) -> None:
+    body = bytearray(word_file())
+    breaks(body)
+    refused(bytes(body), "zip")  # NotImplementedError, ValueError and zlib.error before

@@ -42,6 +42,12 @@ INFLATE_STEP = 1024 * 1024
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
 _ENCRYPTED = 0x1
 """The general purpose flag of a zip member that is encrypted."""
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError,
+    zlib.error, struct.error,
+)  # fmt: skip
+"""What the zip module raises on a package broken or odd in any way (a version it does not
+know, offsets before the start, data that does not inflate)."""
 
 _OOXML = "application/vnd.openxmlformats-officedocument."
 _MAIN_TYPES: dict[str, DocumentKind] = {
@@ -88,7 +94,7 @@ def package(body: bytes) -> zipfile.ZipFile:
     (``check_inflation`` holds members to the sizes they declare)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(body))
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+    except _ZIP_ERRORS as error:
         raise DocumentError(f"not a readable zip package: {error}") from error
     members = archive.infolist()
     if len(members) > MAX_ZIP_MEMBERS:
@@ -136,14 +142,17 @@ def _pieces(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes
             with archive.open(member) as stored:
                 while piece := stored.read(INFLATE_STEP):
                     yield piece
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        except _ZIP_ERRORS as error:
             raise DocumentError(f"a zip member that cannot be read: {member.filename}") from error
         return
     source = archive.fp
     if source is None:
         raise DocumentError("a zip package already closed")
-    source.seek(member.header_offset)
-    header = source.read(_LOCAL_HEADER.size)
+    try:
+        source.seek(member.header_offset)
+        header = source.read(_LOCAL_HEADER.size)
+    except _ZIP_ERRORS as error:  # an offset before the start of the file
+        raise DocumentError(f"a zip member with a broken header: {member.filename}") from error
     if len(header) < _LOCAL_HEADER.size or not header.startswith(ZIP_MAGIC):
         raise DocumentError(f"a zip member with a broken header: {member.filename}")
     _, name_length, extra_length = _LOCAL_HEADER.unpack(header)
@@ -184,5 +193,5 @@ def _content_types(archive: zipfile.ZipFile) -> str:
             return part.read(MAX_TYPES_BYTES).decode("utf-8", "replace")
     except KeyError:
         return ""
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as error:
+    except _ZIP_ERRORS as error:
         raise DocumentError(f"an unreadable zip package: {error}") from error
