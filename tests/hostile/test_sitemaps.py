@@ -96,3 +96,10 @@ def test_a_map_reads_no_more_sitemaps_once_it_has_its_limit() -> None:
         ranked = map_site(server.url("/"), "14 5999", policy=loopback_policy(),
                           fetcher=loopback_fetcher())  # fmt: skip
         assert server.hits("/s14.xml") == 1 and ranked.urls[0] == f"{base}/p/14/5999"
+
+
+@pytest.mark.parametrize("declared", ["GTF-8", "zlib", "idna", "utf-7", "utf-32", "punycode"])
+def test_a_declared_encoding_is_not_taken_sitemaps_are_utf8(declared: str) -> None:
+    body = f'<?xml version="1.0" encoding="{declared}"?>'.encode() + urlset(["https://e.org/é"])
+    read = read_sitemap(body.replace(b'<?xml version="1.0" encoding="UTF-8"?>', b""))
+    assert read.urls == ["https://e.org/é"] and read.problem is None  # each raised before

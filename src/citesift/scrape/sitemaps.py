@@ -4,7 +4,8 @@
 ``<urlset>``, the child sitemaps of a ``<sitemapindex>`` (each the ``<loc>`` of a ``<url>``
 or ``<sitemap>``), or one URL a line of a text sitemap; a gzip file is decompressed first.
 XML goes through a streaming parser fed in slices that builds no tree (only the ``<loc>``
-being read is kept), with its elements and their depth capped, and a document type
+being read is kept), reads UTF-8 whatever encoding the file declares (sitemaps.org allows
+no other), with its elements and their depth capped, and a document type
 declaration is refused before the parser sees it, so no entity is ever defined, let alone
 expanded. Decompressed bytes, elements and URLs are capped: past a cap the file is read no
 further and the read says it was ``capped``. An address longer than ``MAX_URL_CHARS`` is
@@ -79,7 +80,7 @@ def _gunzipped(body: bytes, max_bytes: int) -> tuple[bytes, bool, str | None]:
 
 def _read_xml(body: bytes, read: SitemapRead, max_urls: int) -> None:
     """Fill ``read`` from an XML sitemap, one slice at a time."""
-    parser = expat.ParserCreate(namespace_separator="}")
+    parser = expat.ParserCreate("utf-8", namespace_separator="}")
     entries = _Entries(read, max_urls)
     parser.StartElementHandler = entries.start
     parser.EndElementHandler = entries.end
