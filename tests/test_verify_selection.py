@@ -139,3 +139,22 @@ def test_a_sentence_joining_for_its_closeness_is_named_only_beside_the_support()
     assert measured is not None and measured.chosen == (1,)
     unclose = measure(claim, far, closeness(find_candidates(claim, far), {1: 0.7}))
     assert unclose is not None and measured.coverage > unclose.coverage
+
+
+def test_the_first_sentence_named_is_one_stating_several_of_the_claims_statements() -> None:
+    claim = (
+        "The engineer Ada Brooks of Leeds designed the steel Harbour Bridge for the city "
+        "council, which opened it to traffic in 1932."
+    )
+    page = [
+        "Harbour news",
+        "The city council chose a steel Harbour Bridge designed by the engineer Ada Brooks "
+        "of Leeds.",
+        "Crowds lined both shores to watch the first trams cross.",
+        "The ferries kept running for some years.",
+        "The engineer Ada Brooks saw her steel Harbour Bridge opened to traffic in 1932.",
+        "Fishing boats moored below the pylons every night.",
+    ]
+    assert chosen(claim, page) == (4, 1)
+    page[4] = "Brooks saw the bridge opened to traffic in 1932."
+    assert chosen(claim, page) == (1, 4)

@@ -80,7 +80,8 @@ def choose(
     alone in a sentence about something else supports nothing) and standing no lower than
     the page's average by meaning (``Candidates.lift``: a sentence less close to the claim
     than the page as a whole is about something else, and the claim's words it holds are
-    words the page repeats everywhere), near ties (``TIE``) going to the better-ranked;
+    words the page repeats everywhere), near ties (``TIE``) going to the better-ranked, and
+    the first of them one backing the most of the claim's statements (``_main``);
     then candidates close in meaning to the claim (``CLOSE``) covering ``CLOSE_GAIN``, if
     they state something (a heading or a label is close to a claim on its topic by being
     short and naming the topic, not by stating its facts); then a statement beside a chosen
@@ -120,6 +121,8 @@ def choose(
                     gains[i] = new
             if not gains:
                 return
+            if not chosen:
+                gains = _main(gains, keys, weights, statements)
             most = max(gains.values())
             best = next(i for i, gain in gains.items() if gain >= (1 - tie) * most)
             if (loose or len((keys[best] & wanted) - covered) == 1) and _apart(best, chosen, lines):
@@ -157,9 +160,31 @@ def choose(
     )
     for statement in statements:
         weight = math.fsum(weights[u] for u in statement)
-        if weight > 0 and math.fsum(weights[u] for u in statement & covered) < BACKED * weight:
+        if weight > 0 and not _backs(statement, frozenset(covered), weights):
             add(set(statement), BACKED * weight, lambda i, fresh: i in pool)
     return chosen, covered, frozenset(aside)
+
+
+def _main(
+    gains: dict[int, float],
+    keys: Mapping[int, frozenset[str]],
+    weights: Mapping[str, float],
+    statements: Sequence[frozenset[str]],
+) -> dict[int, float]:
+    """Of the candidates for the first sentence named (with what each covers anew,
+    ``gains``), those backing the most statements of the claim (``BACKED``), when one backs
+    two or more: the sentence stating several of the claim's statements together is the
+    one stating the claim, while one holding more of a single statement's words states a
+    part of it (a heading, another event of the same people)."""
+    backs = {i: sum(_backs(statement, keys[i], weights) for statement in statements) for i in gains}
+    most = max(backs.values())
+    return gains if most < 2 else {i: gain for i, gain in gains.items() if backs[i] == most}
+
+
+def _backs(statement: frozenset[str], keys: frozenset[str], weights: Mapping[str, float]) -> bool:
+    """``keys`` cover the ``BACKED`` share of ``statement``'s weighted facts."""
+    weight = math.fsum(weights[u] for u in statement)
+    return weight > 0 and math.fsum(weights[u] for u in statement & keys) >= BACKED * weight
 
 
 def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
