@@ -27,6 +27,8 @@ NO_LICENCE = "licence not stated"
 CONTRIBUTORS = "Wikipedia contributors"
 REVISION_READ = "revision read"
 """How the permanent address of the revision a passage was read from is labelled."""
+CONTEXT_CHARS = 500
+"""Characters read on each side of a passage for the words that tell its repeats apart."""
 
 
 def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> list[Passage]:
@@ -92,14 +94,32 @@ def _link(document: SourceDocument, index: int, start: int, end: int, page: Word
 
 
 def _context(blocks: Sequence[Block], index: int, start: int, end: int) -> tuple[str, str]:
-    """The text before and after a span, reaching into the neighbouring block at an edge."""
+    """The words just before and after a span, reaching into the neighbouring block at an
+    edge; at most ``CONTEXT_CHARS`` of each side are read, so a block of many sentences
+    costs time linear in its length, not in its length times its sentences."""
     text = blocks[index].text
-    before, after = text[:start], text[end:]
+    before, after = _words_before(text, start), _words_after(text, end)
     if not before.strip() and index > 0:
-        before = blocks[index - 1].text
+        before = _words_before(blocks[index - 1].text, len(blocks[index - 1].text))
     if not after.strip() and index + 1 < len(blocks):
-        after = blocks[index + 1].text
+        after = _words_after(blocks[index + 1].text, 0)
     return before, after
+
+
+def _words_before(text: str, end: int) -> str:
+    """The whole words among the last ``CONTEXT_CHARS`` characters of ``text[:end]``."""
+    start = max(0, end - CONTEXT_CHARS)
+    words = text[start:end].split()
+    cut = start > 0 and not text[start - 1].isspace() and not text[start].isspace()
+    return " ".join(words[1:] if cut else words)
+
+
+def _words_after(text: str, start: int) -> str:
+    """The whole words among the first ``CONTEXT_CHARS`` characters of ``text[start:]``."""
+    end = min(len(text), start + CONTEXT_CHARS)
+    words = text[start:end].split()
+    cut = end < len(text) and not text[end].isspace() and not text[end - 1].isspace()
+    return " ".join(words[:-1] if cut else words)
 
 
 @dataclass(frozen=True, slots=True)
