@@ -62,6 +62,14 @@ def test_a_repeated_sentence_is_linked_with_the_words_around_it() -> None:
     assert text == sentence.strip()
 
 
+@pytest.mark.timeout(120)
+def test_sentences_that_differ_only_in_their_last_word_are_linked_in_linear_time() -> None:
+    assert_linear(lambda i: f"Item of the list {i}. ")
+    passages = citation_sources(page(lambda i: f"Item of the list {i}. ", 100))
+    assert all(directive(p.fragment_url)[-2 if i < 99 else -1] == p.content.strip()
+               for i, p in enumerate(passages))  # fmt: skip
+
+
 def test_the_context_of_a_link_is_whole_words_next_to_the_passage() -> None:
     words = [letter.upper() + letter * 199 for letter in "abcdef"]  # longer than what is read
     filler = " ".join(words) + "."
