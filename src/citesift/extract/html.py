@@ -4,9 +4,9 @@
 that also carries ``truncated``. The budget counts kept characters (code points, so an
 astral character is one and is never split). Blocks are kept whole while they fit; the
 block that crosses the budget keeps its words that fit (cut at the last white space before
-the budget, or at the budget itself when the block has none there), everything after it is
-dropped, and ``truncated`` is true. ``extract_document`` copies that flag into
-``SourceDocument.truncated``.
+the budget, or at the budget itself when the block has none there, never between a
+character and its combining marks), everything after it is dropped, and ``truncated`` is
+true. ``extract_document`` copies that flag into ``SourceDocument.truncated``.
 
 The budget bounds the work too. Every step is linear in the page, whatever its markup
 (unclosed tags, deep nesting, floods of attributes or references); the scan stops once it
@@ -42,7 +42,7 @@ from citesift.extract import content, rules, walk
 from citesift.extract.rules import Mode
 from citesift.extract.sections import Sections, without_empty_headings
 from citesift.extract.stated import stated_body_chars
-from citesift.extract.textmap import build
+from citesift.extract.textmap import build, starts_cluster
 from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
 
@@ -190,12 +190,15 @@ def _blocks(
 
 
 def _cut(block: Block, room: int) -> Block | None:
-    """The words of ``block`` that fit in ``room`` characters, or None when none do."""
+    """The words of ``block`` that fit in ``room`` characters, or None when none do; a
+    word cut keeps its characters whole with their marks (text and source agree there)."""
     text = block.text
     cut = room
     if not text[cut].isspace():
         space = text.rfind(" ", 0, cut)
         cut = space if space > 0 else cut
+    while cut > 0 and not starts_cluster(text[cut]):
+        cut -= 1
     kept = text[:cut].rstrip()
     if not kept:
         return None

@@ -133,7 +133,7 @@ def _compact(anchors: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(kept)
 
 
-def _starts_cluster(char: str) -> bool:
+def starts_cluster(char: str) -> bool:
     """Whether NFC cannot merge ``char`` into the character before it."""
     return unicodedata.combining(char) == 0 and not "\u1160" <= char <= "\u11ff"
 
@@ -148,7 +148,7 @@ def _recompose(
     pos = i = 0
     while i < len(text):
         j = i + 1
-        while j < len(text) and not _starts_cluster(text[j]):
+        while j < len(text) and not starts_cluster(text[j]):
             j += 1
         cluster = unicodedata.normalize("NFC", text[i:j])
         if cluster != text[i:j] or not new or new[-1][1] + (pos - new[-1][0]) != src[i]:
