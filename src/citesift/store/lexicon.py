@@ -51,6 +51,16 @@ MIGRATIONS = [
         PRIMARY KEY (kind, row)) WITHOUT ROWID;
     CREATE TABLE bm25_state (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     """,
+    # Words with combining marks are one term since (Devanagari, vocalised Arabic…), and
+    # Thai, Lao, Burmese and Khmer character pairs: the kept index is built again.
+    """
+    DELETE FROM bm25_terms;
+    DELETE FROM bm25_rows;
+    DELETE FROM bm25_segments;
+    DELETE FROM bm25_removed;
+    DELETE FROM bm25_state WHERE name != 'generation';
+    UPDATE bm25_state SET value = value + 1 WHERE name = 'generation';
+    """,
 ]
 _ARRAYS = ("<i4", "<i8", "<i4", "<f4")
 """The types of a segment's terms, starts, rows and tf, as kept."""

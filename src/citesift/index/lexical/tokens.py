@@ -1,11 +1,16 @@
 """The BM25 tokenizer: lower-cased Unicode words, English stop words dropped, Snowball stems;
-Chinese, Japanese and Korean text, written without spaces, as overlapping character pairs."""
+text of the scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer,
+Burmese) as overlapping character pairs. A word keeps its combining marks (the vowel signs
+of Devanagari, an accent NFC cannot compose), so a mark never cuts it in two; the optional
+vowel marks of Arabic are left out, so vocalised and plain spellings are one term."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from functools import partial
+import unicodedata
+from collections.abc import Callable, Iterable
+from functools import cache, partial
+from itertools import chain
 from operator import is_not
 from typing import cast
 
@@ -51,16 +56,21 @@ ENGLISH_STOPWORDS = frozenset(
 """Lucene's English stop set: short, so that rare phrasings keep their words."""
 
 _CJK = (
-    "\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff"
+    "\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
     "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003134f"
 )
-"""Han, Kana, Hangul (and their extensions): scripts written without spaces between words."""
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W{_CJK}]{{2,}}")
-"""A run of CJK characters, or a word of two or more other word characters."""
+"""Han, Kana, Hangul (and their extensions), Thai, Lao, Burmese and Khmer: scripts written
+without spaces between words."""
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _WORD = re.compile(r"\w{2,}")
-"""``_TOKEN`` in a text with no CJK character (a simpler pattern, so a faster scan)."""
+"""A word of two or more word characters, in a text with no mark and no CJK character."""
+_ARABIC_VOWELS = re.compile("[\u0640\u064b-\u0652]")
+"""Tatweel and the Arabic vowel marks (harakat), which most text leaves out."""
+_MARK_PLANES = (range(0x10000), range(0x10000, 0x20000), range(0xE0000, 0xE1000))
+"""Where the combining marks are: the basic and supplementary multilingual planes, and the
+variation selectors of plane 14."""
 _TERM_CACHE = 1 << 18
 
 Tokenize = Callable[[str], list[str]]
@@ -78,10 +88,14 @@ class Tokenizer:
         """The terms of ``text`` in order (repeats kept); a CJK run gives its character
         bigrams (a lone character itself), so a query finds words inside unspaced text."""
         lowered = text.lower()
-        plain = _CJK_CHAR.search(lowered) is None
-        found = (_WORD if plain else _TOKEN).findall(lowered)
+        if lowered.isascii():
+            found = _WORD.findall(lowered)
+        else:
+            if not unicodedata.is_normalized("NFC", lowered):
+                lowered = unicodedata.normalize("NFC", lowered)
+            found = _scan(_ARABIC_VOWELS.sub("", lowered))
         words = cast(list[str], list(filter(_NOT_NONE, map(self._terms.of, found))))
-        if plain or _CJK_CHAR.search(text) is None:
+        if _CJK_CHAR.search(text) is None:
             return words
         return [t for w in words for t in (_bigrams(w) if _CJK_CHAR.match(w) else (w,))]
 
@@ -104,6 +118,42 @@ class _Terms(dict[str, str | None]):
 
 
 _NOT_NONE = partial(is_not, None)
+
+
+def _scan(text: str) -> list[str]:
+    """The words and unspaced runs of a text that is not all ASCII, by the simplest pattern
+    that reads it whole (most text has no mark and no unspaced script)."""
+    any_mark, marked, unspaced = _patterns(astral=max(text) > "\uffff")
+    if _CJK_CHAR.search(text) is not None:
+        return unspaced.findall(text)
+    return (_WORD if any_mark.search(text) is None else marked).findall(text)
+
+
+@cache
+def _patterns(astral: bool) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The patterns that take combining marks into words, made once they are needed
+    (listing the marks takes a few milliseconds): any mark; a word of two or more word
+    characters and marks; a run of an unspaced script, or such a word of the others. The
+    marks past the basic plane (``astral``) make a scan far slower: only a text holding
+    characters there is read with them."""
+    chars = map(chr, chain.from_iterable(_MARK_PLANES if astral else _MARK_PLANES[:1]))
+    marks = _ranges(c for c in chars if unicodedata.category(c)[0] == "M")
+    return (
+        re.compile(f"[{marks}]"),
+        re.compile(f"\\w(?:\\w|[{marks}])+"),
+        re.compile(f"[{_CJK}]+|[^\\W{_CJK}](?:[^\\W{_CJK}]|[{marks}])+"),
+    )
+
+
+def _ranges(chars: Iterable[str]) -> str:
+    """A character class body (``a-z…``) for the characters given in ascending order."""
+    runs: list[list[int]] = []
+    for code in map(ord, chars):
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in runs)
 
 
 def _bigrams(run: str) -> list[str]:
