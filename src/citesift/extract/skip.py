@@ -35,11 +35,12 @@ _FOREIGN = frozenset(("svg", "math"))  # where "/>" closes an element as it open
 _NAME_END = r"(?=[\t\n\f\r />])"
 PATTERNS_PER_PAGE = 64
 _ANY_TAG = re.compile(
-    rf"<(?:/([A-Za-z][^\t\n\f\r />]*){_NAME_END}|([A-Za-z][^\t\n\f\r />]*){_NAME_END}"
-    rf"|(?!)()|!--.*?(?:-->|\Z))",
+    r"<(?:/([A-Za-z][^\t\n\f\r />]*+)|([A-Za-z][^\t\n\f\r />]*+)|(?!)()|!--.*?(?:-->|\Z))",
     re.DOTALL,
 )
-"""Every end and start tag, and comments, with the groups of ``_pattern``'s searches."""
+"""Every end and start tag, and comments, with the groups of ``_pattern``'s searches. A
+name is read to its end, or to the end of input (a tag cut there, which nothing follows),
+so a run of ``<n<n<n`` is read once, not once from every ``<`` in it."""
 Searches = dict[str, re.Pattern[str]]  # a page's searches, by dropped tag name
 
 
