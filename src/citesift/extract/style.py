@@ -20,8 +20,9 @@ _COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.DOTALL)
 _ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|(.))", re.DOTALL)
 _NUMBER = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*([a-z%]*)")
 _IMPORTANT = re.compile(r"\s*!\s*important\s*$")
-_SCALED_AWAY = re.compile(r"\bscale(?:x|y|3d)?\(\s*[+-]?(?:0+\.?0*|\.0+)\s*[,)]")
-_ZERO = r"\s*(?:0+\.?0*|\.0+)%?\s*"
+_NOUGHT = r"(?:0++(?:\.0*+)?|\.0++)"  # zero written any way: possessive, so a run is read once
+_SCALED_AWAY = re.compile(rf"\bscale(?:x|y|3d)?\(\s*[+-]?{_NOUGHT}\s*[,)]")
+_ZERO = rf"\s*{_NOUGHT}%?\s*"
 _TRANSPARENT = re.compile(
     rf"^(?:transparent|#[0-9a-f]{{3}}0|#[0-9a-f]{{6}}00"
     rf"|(?:rgb|hsl)a?\((?:[^,/()]*,){{3}}{_ZERO}\)|(?:rgb|hsl)a?\([^,/()]*/{_ZERO}\))$"
