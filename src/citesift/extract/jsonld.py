@@ -34,14 +34,18 @@ def types(node: dict[str, Any]) -> set[str]:
     return {item for item in values if isinstance(item, str)}
 
 
-def first_text(value: Any) -> str | None:
-    """The first non-empty string in ``value`` (a string, a list, or an object's name)."""
+def first_text(value: Any, depth: int = 0) -> str | None:
+    """The first non-empty string in ``value`` (a string, a list, or an object's name),
+    looked for no deeper than ``MAX_DEPTH`` lists and objects."""
     if isinstance(value, str):
         return value.strip() or None
+    if depth >= MAX_DEPTH:
+        return None
     if isinstance(value, dict):
-        return first_text(value.get("name"))
+        return first_text(value.get("name"), depth + 1)
     if isinstance(value, list):
-        return next((text for item in value[:MAX_NODES] if (text := first_text(item))), None)
+        found = (first_text(item, depth + 1) for item in value[:MAX_NODES])
+        return next((text for text in found if text), None)
     return None
 
 
