@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from citesift.errors import InvalidArgument
 from citesift.index.texts import clean_text
 from citesift.model import Passage, Provenance, SourceDocument
 from citesift.text.chunking import Chunk
@@ -140,8 +141,11 @@ def _source_span(
 
 
 def json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep, JSON-safe copy (non-JSON values become strings, lone surrogates escaped)."""
-    copied: dict[str, Any] = json.loads(
-        clean_text(json.dumps(dict(value), ensure_ascii=False, default=str))
-    )
+    """A deep, JSON-safe copy (non-JSON values become strings, lone surrogates escaped);
+    ``InvalidArgument`` for metadata nested deeper than JSON can be written."""
+    try:
+        written = json.dumps(dict(value), ensure_ascii=False, default=str)
+        copied: dict[str, Any] = json.loads(clean_text(written))
+    except RecursionError:
+        raise InvalidArgument("metadata is nested too deep to be kept as JSON") from None
     return copied
