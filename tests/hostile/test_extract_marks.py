@@ -1,6 +1,6 @@
-"""Hostile text against the budget's cut: a character piled with combining marks (a
-"Zalgo" word, or one letter and a million accents) is never cut between its marks, so the
-text kept and the source its span names still agree."""
+"""Hostile text with combining marks: a character piled with them (a "Zalgo" word, or one
+letter and a million accents) is never cut between its marks by the budget, every span of
+a letter NFC composes still finds its text in the source."""
 
 from __future__ import annotations
 
@@ -34,3 +34,22 @@ def test_one_letter_with_a_million_accents_is_kept_whole_or_not_at_all() -> None
     assert [block.text for block in blocks] == ["before"] and blocks.truncated
     whole = html_to_blocks(page, "page", 2_000_000)
     assert whole[0].text.endswith("\u0301 after") and not whole.truncated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\u0301\u0301\u0301 b\u0301\u0301 word.",  # NFC merges the first mark only
+        "a&#x301;\u0301&#769; b\u0301&#x301;\u0301 word.",  # marks written as references
+        "Tie\u0302\u0301ng Vie\u0323\u0302t o\u0323\u0302 x\u0323\u0302\u0301 y.",
+    ],
+    ids=["stacked", "references", "vietnamese"],
+)
+def test_every_span_inside_a_letter_with_marks_finds_its_text(text: str) -> None:
+    page = f"<p>{text}</p>"
+    for mode in ("article", "page"):
+        [block] = html_to_blocks(page, mode)  # type: ignore[arg-type]
+        for i in range(len(block.text) + 1):
+            for j in range(i, len(block.text) + 1):
+                shown = source_text(page, *block.source_span(i, j), mode)  # type: ignore[arg-type]
+                assert block.text[i:j] in shown, (i, j, shown)

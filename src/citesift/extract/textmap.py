@@ -141,7 +141,10 @@ def starts_cluster(char: str) -> bool:
 def _recompose(
     text: str, anchors: tuple[tuple[int, int], ...], end: int
 ) -> tuple[str, list[tuple[int, int]]]:
-    """NFC the text cluster by cluster, anchoring every cluster whose length changed."""
+    """NFC the text cluster by cluster, anchoring each character where the run breaks. The
+    characters after the first of a cluster are anchored to the last ones of its source:
+    NFC merges marks into the first character, so the marks it leaves are those (a cluster
+    it lengthens maps its extra characters to its start)."""
     src = _expand(anchors, len(text), end)
     parts: list[str] = []
     new: list[tuple[int, int]] = []
@@ -151,8 +154,11 @@ def _recompose(
         while j < len(text) and not starts_cluster(text[j]):
             j += 1
         cluster = unicodedata.normalize("NFC", text[i:j])
-        if cluster != text[i:j] or not new or new[-1][1] + (pos - new[-1][0]) != src[i]:
-            new.append((pos, src[i]))
+        merged = j - i - len(cluster)
+        for k in range(len(cluster)):
+            at = src[max(i, i + merged + k) if k else i]
+            if not new or new[-1][1] + (pos + k - new[-1][0]) != at:
+                new.append((pos + k, at))
         parts.append(cluster)
         pos += len(cluster)
         i = j
@@ -164,7 +170,7 @@ def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> list
     out: list[int] = []
     bounds = [*anchors[1:], (length, end)]
     for (text_pos, src), (next_pos, _) in zip(anchors, bounds, strict=True):
-        out.extend(src + k for k in range(next_pos - text_pos))
+        out.extend(range(src, src + next_pos - text_pos))
     return out
 
 
