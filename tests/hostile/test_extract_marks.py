@@ -1,10 +1,17 @@
 """Hostile text with combining marks: a character piled with them (a "Zalgo" word, or one
 letter and a million accents) is never cut between its marks by the budget, every span of
-a letter NFC composes still finds its text in the source."""
+a letter NFC composes still finds its text in the source, and a page of such letters is
+read in bounded memory and time (only as much of a block as the budget can keep is
+composed: a 6 MB page took 10 s and a hundred times its size in memory)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
+from test_extract_memory import MEASURE, PAGE_CHARS
 
 from citesift import html_to_blocks
 from citesift.extract import source_text
@@ -53,3 +60,33 @@ def test_every_span_inside_a_letter_with_marks_finds_its_text(text: str) -> None
             for j in range(i, len(block.text) + 1):
                 shown = source_text(page, *block.source_span(i, j), mode)  # type: ignore[arg-type]
                 assert block.text[i:j] in shown, (i, j, shown)
+
+
+MARKED = {
+    "stacked marks": "a\u0301\u0301\u0308 ",
+    "composing": "e\u0301",
+    "jamo": "\u1100\u1161\u11a8",
+}
+TIMES_INPUT = 25  # the map of a text NFC composes holds a place per character; it held 100x
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("unit", MARKED.values(), ids=MARKED.keys())
+def test_a_page_of_letters_nfc_composes_reads_within_memory_bounds(unit: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, unit, str(PAGE_CHARS)],
+        capture_output=True,
+        timeout=600,
+        check=True,
+    )
+    found = json.loads(done.stdout)
+    assert found["peak"] <= TIMES_INPUT * found["size"], found["peak"] / found["size"]
+
+
+@pytest.mark.parametrize("unit", MARKED.values(), ids=MARKED.keys())
+def test_a_block_nfc_composes_is_cut_at_the_budget_and_says_so(unit: str) -> None:
+    page = f"<p>{unit * 200_000}</p>"
+    for mode in ("article", "page"):
+        blocks = html_to_blocks(page, mode, 10_000)  # type: ignore[arg-type]
+        assert blocks.truncated and 9_000 < sum(len(block.text) for block in blocks) <= 10_000
+        assert_located(page, 10_000)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from array import array
 
 from citesift.extract.chars import FORMAT, REFERENCE, decode_reference
 
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")  # replaced one for one, so offsets hold
 _WS_RUN = re.compile(r"\s{2,}")
 _WS = re.compile(r"\s")
+_MOST_COMPOSED = 4  # characters NFC composes into one at most (U+1F82 is four in NFD)
 
 
 def _spaced(text: str) -> str:
@@ -148,7 +150,7 @@ def _recompose(
     src = _expand(anchors, len(text), end)
     parts: list[str] = []
     new: list[tuple[int, int]] = []
-    pos = i = 0
+    pos = i = copied = 0  # text[copied:i] is unchanged and not yet in parts
     while i < len(text):
         j = i + 1
         while j < len(text) and not starts_cluster(text[j]):
@@ -159,15 +161,19 @@ def _recompose(
             at = src[max(i, i + merged + k) if k else i]
             if not new or new[-1][1] + (pos + k - new[-1][0]) != at:
                 new.append((pos + k, at))
-        parts.append(cluster)
+        if merged or cluster != text[i:j]:
+            parts += (text[copied:i], cluster)
+            copied = j
         pos += len(cluster)
         i = j
+    parts.append(text[copied:])
     return "".join(parts), new
 
 
-def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> list[int]:
-    """The source position of every text position (the slow path's per-character map)."""
-    out: list[int] = []
+def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> array[int]:
+    """The source position of every text position (the slow path's per-character map, kept
+    as machine integers: a tenth of the memory a list of them takes)."""
+    out = array("q")
     bounds = [*anchors[1:], (length, end)]
     for (text_pos, src), (next_pos, _) in zip(anchors, bounds, strict=True):
         out.extend(range(src, src + next_pos - text_pos))
@@ -202,6 +208,9 @@ def build(
         else:
             builder.run(html[start:end], start)
     text = "".join(builder.parts)
+    keep = _MOST_COMPOSED * (limit + 1)
+    if len(text) > keep:  # more than the limit even once composed: the rest cannot be kept
+        text = text[:keep]
     anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
     if "\x00" in text or not _encodable(text):
         text = _UNSAFE.sub("\ufffd", text)
