@@ -71,6 +71,8 @@ _ARABIC_VOWELS = re.compile("[\u0640\u064b-\u0652]")
 _MARK_PLANES = (range(0x10000), range(0x10000, 0x20000), range(0xE0000, 0xE1000))
 """Where the combining marks are: the basic and supplementary multilingual planes, and the
 variation selectors of plane 14."""
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+"""A character past the basic plane (a regular expression scans for it faster than ``max``)."""
 _TERM_CACHE = 1 << 18
 
 Tokenize = Callable[[str], list[str]]
@@ -88,14 +90,15 @@ class Tokenizer:
         """The terms of ``text`` in order (repeats kept); a CJK run gives its character
         bigrams (a lone character itself), so a query finds words inside unspaced text."""
         lowered = text.lower()
-        if lowered.isascii():
+        plain = lowered.isascii() or _plain(lowered)
+        if plain:
             found = _WORD.findall(lowered)
         else:
             if not unicodedata.is_normalized("NFC", lowered):
                 lowered = unicodedata.normalize("NFC", lowered)
             found = _scan(_ARABIC_VOWELS.sub("", lowered))
         words = cast(list[str], list(filter(_NOT_NONE, map(self._terms.of, found))))
-        if _CJK_CHAR.search(text) is None:
+        if plain or _CJK_CHAR.search(text) is None:
             return words
         return [t for w in words for t in (_bigrams(w) if _CJK_CHAR.match(w) else (w,))]
 
@@ -120,10 +123,24 @@ class _Terms(dict[str, str | None]):
 _NOT_NONE = partial(is_not, None)
 
 
+def _plain(text: str) -> bool:
+    """Whether ``text`` reads as plain words: composed, with no mark, no Arabic vowel or
+    tatweel, no unspaced script and nothing past the basic plane (one scan, as most text
+    that is not ASCII only holds typographic quotes and dashes)."""
+    return unicodedata.is_normalized("NFC", text) and _special().search(text) is None
+
+
+@cache
+def _special() -> re.Pattern[str]:
+    """Any character that ``_scan`` treats apart from a plain word character."""
+    marks = _patterns(astral=False)[0].pattern[1:-1]
+    return re.compile(f"[{marks}\u0640{_CJK}\U00010000-\U0010ffff]")
+
+
 def _scan(text: str) -> list[str]:
     """The words and unspaced runs of a text that is not all ASCII, by the simplest pattern
     that reads it whole (most text has no mark and no unspaced script)."""
-    any_mark, marked, unspaced = _patterns(astral=max(text) > "\uffff")
+    any_mark, marked, unspaced = _patterns(astral=_ASTRAL.search(text) is not None)
     if _CJK_CHAR.search(text) is not None:
         return unspaced.findall(text)
     return (_WORD if any_mark.search(text) is None else marked).findall(text)
