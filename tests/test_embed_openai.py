@@ -100,7 +100,7 @@ def test_empty_input_makes_no_request(api: ScriptedServer) -> None:
 
 def test_empty_strings_and_lone_surrogates_are_made_acceptable(api: ScriptedServer) -> None:
     _embedder(api).embed(["", "bad \ud800"])
-    assert api.received(EMBEDDINGS)[0].json["input"] == [" ", "bad ?"]
+    assert api.received(EMBEDDINGS)[0].json["input"] == [" ", "bad \ufffd"]
 
 
 def test_a_server_error_is_a_client_error(api: ScriptedServer) -> None:

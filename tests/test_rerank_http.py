@@ -288,7 +288,7 @@ def test_lone_surrogates_are_sent_replaced(stand_in) -> None:
     hits = [Match("s", None, "broken \ud800 text")]
     _reranker(stand_in).rerank("query \udfff", hits, 1)
     sent = stand_in[1].requests[0].json
-    assert sent["query"] == "query ?" and sent["documents"] == ["broken ? text"]
+    assert sent["query"] == "query \ufffd" and sent["documents"] == ["broken \ufffd text"]
 
 
 def test_the_checked_rerank_path_accepts_the_answer(stand_in) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 CHARS_PER_TOKEN_BOUND = 32
 """Characters kept per token of a model's input limit: far more than text needs (English
 runs about 4-5 per WordPiece token), so the cut only spares the tokenizer megabytes it
@@ -9,11 +12,16 @@ would throw away."""
 
 
 def clean_text(text: object) -> str:
-    """``text`` with lone surrogates replaced one for one (offsets are unchanged), so
-    tokenizers and JSON accept it; ``TypeError`` when it is not a string."""
+    """``text`` with each lone surrogate replaced by U+FFFD, as extraction replaces them
+    (offsets are unchanged, and no ``?`` ends a sentence that never ended), so tokenizers
+    and JSON accept it; ``TypeError`` when it is not a string."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
-    return text.encode("utf-8", "replace").decode("utf-8")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def head_for_tokens(text: str, max_tokens: int) -> str:
