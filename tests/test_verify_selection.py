@@ -68,6 +68,16 @@ def ranked_first(candidates: Candidates, first: tuple[int, ...]) -> Candidates:
     return dataclasses.replace(candidates, ranked=(*first, *rest))
 
 
+def test_a_byline_marked_up_as_a_heading_is_a_dateline_completing_a_claims_date() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    claim = "Rivers became the podcast's host in May 2019."
+    story = "Rivers became the podcast's host."
+    marked = ["###### By Jo Ames | May 24, 2019 2:44 pm", *filler, story]
+    assert chosen(claim, marked) == (31, 0)
+    wordy = ["Filed by Jo Ames of the harbour desk May 24, 2019 2:44 pm", *filler, story]
+    assert chosen(claim, wordy) == (31,)
+
+
 def test_of_two_sentences_covering_nearly_as_much_the_better_ranked_is_named() -> None:
     opened = "The steel Harbour Bridge designed by Ada Brooks opened"
     page = [
