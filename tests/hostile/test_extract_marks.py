@@ -6,12 +6,8 @@ composed: a 6 MB page took 10 s and a hundred times its size in memory)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
-from test_extract_memory import MEASURE, PAGE_CHARS
+from test_extract_memory import peak_over_size
 
 from citesift import html_to_blocks
 from citesift.extract import source_text
@@ -73,14 +69,7 @@ TIMES_INPUT = 25  # the map of a text NFC composes holds a place per character; 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("unit", MARKED.values(), ids=MARKED.keys())
 def test_a_page_of_letters_nfc_composes_reads_within_memory_bounds(unit: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURE, unit, str(PAGE_CHARS)],
-        capture_output=True,
-        timeout=600,
-        check=True,
-    )
-    found = json.loads(done.stdout)
-    assert found["peak"] <= TIMES_INPUT * found["size"], found["peak"] / found["size"]
+    assert peak_over_size(unit) <= TIMES_INPUT
 
 
 @pytest.mark.parametrize("unit", MARKED.values(), ids=MARKED.keys())
