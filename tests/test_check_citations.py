@@ -294,7 +294,7 @@ def test_a_time_limit_ends_a_read_under_way_whatever_its_deadline(
         dripping_document(server), pages, embedder=HashEmbedder(), max_seconds=2
     )
     took = time.monotonic() - started
-    assert 2 <= took < 3, took  # not the page's 30 s deadline
+    assert 2 <= took < 8, took  # not the page's 30 s deadline (slack for a busy machine)
     assert report.cut_short and report.unavailable == 2
     assert {c.reason for c in report.citations} == {"time limit reached"}
     assert server.hits("/slowloris") == 1 and server.hits("/ok") == 0
@@ -313,7 +313,7 @@ def test_the_commands_time_limit_ends_a_read_under_way(
     )
     took = time.monotonic() - started
     assert run.exit_code == 1, run.output
-    assert 2 <= took < 3, took
+    assert 2 <= took < 8, took  # not the page's 30 s deadline
     report = json.loads(run.stdout)
     assert report["cut_short"] is True and report["unavailable"] == 2
 
