@@ -6,13 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from pydantic.alias_generators import to_camel
 
 from citesift.api.replies import Unsupported
 
 Label = Annotated[str, StringConstraints(max_length=200)]
 """A caller's short label (``origin``, ``integration``): logged, never acted on."""
+MAX_MILLISECONDS = 10 * 365 * 86_400_000
+"""Ten years: the most a duration in milliseconds (a timeout, ``maxAge``) may say, so that
+any one is a float of seconds (a whole number past it is a 400, not an overflow)."""
+Milliseconds = Annotated[int, Field(le=MAX_MILLISECONDS)]
+"""A duration a caller gives in milliseconds, as Firecrawl's bodies do."""
 
 
 class FirecrawlBody(BaseModel):

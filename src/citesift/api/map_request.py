@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from citesift.api.fields import FirecrawlBody
+from citesift.api.fields import FirecrawlBody, Milliseconds
 from citesift.api.replies import Unsupported
 from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, SitemapBounds
 
@@ -35,7 +35,7 @@ class MapRequest(FirecrawlBody):
     include_subdomains: bool | None = None
     ignore_query_parameters: bool | None = None
     limit: int = Field(MAP_LIMIT, ge=1, le=MAX_MAP_LIMIT)
-    timeout: int | None = Field(None, ge=1)
+    timeout: Milliseconds | None = Field(None, ge=1)
     include_paths: list[str] | None = None
     exclude_paths: list[str] | None = None
     crawl_entire_domain: bool | None = None

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from citesift.api.fields import FirecrawlBody
+from citesift.api.fields import FirecrawlBody, Milliseconds
 from citesift.api.replies import Unsupported
 from citesift.scrape.options import MAX_TIMEOUT, MAX_WAIT_MS, ScrapeOptions
 
@@ -63,7 +63,7 @@ class ScrapeFields(FirecrawlBody):
     exclude_tags: list[str] | None = Field(None, max_length=100)
     headers: dict[str, str] | None = None
     wait_for: int = Field(0, ge=0, le=MAX_WAIT_MS)
-    timeout: int | None = Field(None, ge=1000)
+    timeout: Milliseconds | None = Field(None, ge=1000)
     mobile: bool | None = None
     parsers: list[str | dict[str, Any]] | None = Field(None, max_length=10)
     actions: list[Any] | None = None
@@ -73,7 +73,7 @@ class ScrapeFields(FirecrawlBody):
     fast_mode: bool | None = None
     block_ads: bool = True  # the static fetch loads no ads; a render keeps what the page has
     proxy: Literal["basic", "stealth", "enhanced", "auto"] | None = None
-    max_age: int | None = Field(None, ge=0)
+    max_age: Milliseconds | None = Field(None, ge=0)
     min_age: int | None = None
     lockdown: bool | None = None
     store_in_cache: bool = True  # False: nothing of this scrape is kept in the store

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from citesift.api.fields import FirecrawlBody
+from citesift.api.fields import FirecrawlBody, Milliseconds
 from citesift.api.replies import Unsupported
 from citesift.api.scrape_request import ScrapeFields
 
@@ -36,7 +36,7 @@ class SearchRequest(FirecrawlBody):
     limit: int = Field(5, ge=1, le=MAX_RESULTS)
     sources: list[str | dict[str, Any]] | None = Field(None, max_length=3)
     lang: str | None = None
-    timeout: int | None = Field(None, ge=1)
+    timeout: Milliseconds | None = Field(None, ge=1)
     ignore_invalid_urls: bool | None = Field(None, alias="ignoreInvalidURLs")
     scrape_options: ScrapeFields | None = None
     include_domains: list[str] | None = None
