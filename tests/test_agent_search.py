@@ -68,9 +68,12 @@ def test_brave_sends_its_key_in_its_own_header(server: MisbehavingServer) -> Non
 
 def test_tavily_posts_the_query_with_a_bearer_key() -> None:
     with serve_json() as api:
-        api.script("/search", Reply(["not an object"]), Reply({"results": RESULTS}))
+        deep = Reply(raw=b'{"results": ' + b"[" * 100_000)  # nested past the parser's stack
+        api.script("/search", Reply(["not an object"]), deep, Reply({"results": RESULTS}))
         tavily = TavilySearch("tvly-key", base_url=api.url(""))
         with pytest.raises(ClientError, match="Tavily sent a malformed answer"):
+            asyncio.run(tavily.search("dogs", 2))
+        with pytest.raises(ClientError, match="invalid JSON"):
             asyncio.run(tavily.search("dogs", 2))
         assert asyncio.run(tavily.search("dogs", 2)) == WANTED
         sent = api.received("/search")[-1]

@@ -76,6 +76,9 @@ def test_a_refusal_or_a_malformed_answer_is_a_client_error(api: ScriptedServer) 
         ask(ChatClient(api.base_url, "m"))
     with pytest.raises(ClientError, match="invalid JSON"):
         ask(ChatClient(api.base_url, "m"))
+    api.script(CHAT, Reply(raw=b'{"choices": ' + b"[" * 100_000))  # nested past the stack
+    with pytest.raises(ClientError, match="invalid JSON"):
+        ask(ChatClient(api.base_url, "m"))
     usage_free = Reply({"choices": [{"message": {"content": "hi"}}]})
     api.script(CHAT, usage_free)
     reply = ask(ChatClient(api.base_url, "m"))

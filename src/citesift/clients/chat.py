@@ -140,7 +140,8 @@ async def _ask(endpoint: Endpoint, asked: _Asked, *, json_mode: bool) -> ChatRep
             if isinstance(error.__cause__, ClientError):  # the exchange's own words
                 raise error.__cause__ from None
             raise ClientError(f"{LABEL}: network error: {error}") from error
-        except (openai.OpenAIError, ValueError) as error:
+        except (openai.OpenAIError, ValueError, RecursionError) as error:
+            # RecursionError: JSON nested deeper than the parser's stack
             raise ClientError(f"{LABEL}: invalid JSON in the response") from error
     return _reply(completion)
 

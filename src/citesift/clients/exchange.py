@@ -192,7 +192,7 @@ async def _capped(response: httpx.Response, endpoint: Endpoint) -> bytes:
 def _parsed(body: bytes, label: str) -> Any:
     try:
         return json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past the stack
         raise ClientError(f"{label}: invalid JSON in the response") from exc
 
 
