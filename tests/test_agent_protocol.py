@@ -96,6 +96,14 @@ def test_a_reply_that_is_not_json_is_told_so() -> None:
     assert parse_reply('```json\n{"action":"search","query":"x"}\n```') == Search("x")
 
 
+def test_a_reply_nested_past_the_bound_is_told_so() -> None:
+    deep = '{"action": "finish", "data": ' + "[" * 900 + "]" * 900 + "}"
+    with pytest.raises(ActionError, match="nests more than 64 arrays and objects"):
+        parse_reply(deep)
+    shallow = '{"action": "finish", "data": ' + "[" * 60 + "]" * 60 + "}"
+    assert isinstance(parse_reply(shallow), Finish)
+
+
 def test_tokens_are_three_bytes_and_clip_keeps_whole_characters() -> None:
     assert clip("abcdef", 1) == "abc"
     assert clip("汉字汉字", 1) == "汉"

@@ -204,6 +204,15 @@ def test_a_model_that_keeps_replying_badly_is_stopped(
     assert len(api.received(CHAT)) == 4
 
 
+def test_a_reply_nested_too_deep_to_walk_is_corrected_not_raised(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    deep = '{"action": "finish", "data": ' + '{"a": ' * 900 + "1" + "}" * 900 + "}"
+    answer = run(server, api, *[chat_reply(deep) for _ in range(4)])
+    assert answer.status == "failed" and answer.stop_reason == "model.unusable"
+    assert "nests more than 64" in prompts(api)[1]
+
+
 def test_when_the_budget_runs_out_the_model_may_only_finish(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

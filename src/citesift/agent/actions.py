@@ -11,6 +11,9 @@ ACTIONS = ("search", "map", "scrape", "extract", "finish")
 MAX_SEARCH_LIMIT = 20
 NOT_AN_ACTION = "the reply must be a JSON object with an `action` field"
 NO_URLS = "the scrape action needs `urls`, a non-empty array of URLs"
+MAX_NESTING = 64
+"""Arrays and objects a reply (or a schema) may nest: what is checked, stored and shown
+after it is walked by recursion, which a deeper value would exhaust."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +79,24 @@ def parse_reply(text: str) -> Action:
         value = json.loads(body)
     except (ValueError, RecursionError):
         raise ActionError("the reply is not valid JSON; " + NOT_AN_ACTION) from None
+    if deeper_than(value, MAX_NESTING):
+        why = f"the reply nests more than {MAX_NESTING} arrays and objects; "
+        raise ActionError(why + NOT_AN_ACTION)
     return parse_action(value)
+
+
+def deeper_than(value: object, levels: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests more than ``levels`` arrays and objects, found
+    without recursion."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth == levels:
+                return True
+            inner = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in inner)
+    return False
 
 
 def parse_action(value: object) -> Action:
