@@ -3,6 +3,9 @@ citation correction, and the checks a finish must pass."""
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -128,6 +131,24 @@ def test_a_schema_that_is_not_one_is_refused() -> None:
     with pytest.raises(InvalidArgument, match="schema"):
         schema_validator([1, 2])
     assert schema_validator(None) is None
+
+
+def test_a_schema_too_deep_or_endless_to_check_is_refused_and_a_costly_check_is_cut_off() -> None:
+    with pytest.raises(InvalidArgument, match="can be checked"):
+        schema_validator({"$ref": "#"})
+    with pytest.raises(InvalidArgument, match="nesting 64 levels at most"):
+        schema_validator(json.loads('{"not": ' * 100 + "{}" + "}" * 100))
+    doubling = {  # each level of data is checked twice over by the level above
+        "type": "object",
+        "properties": {"a": {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}},
+    }
+    check = schema_validator(doubling)
+    nested = json.loads('{"a": ' * 60 + "1" + "}" * 60)
+    started = time.monotonic()
+    problem = finish_problem(Finish(nested, {}), check, {"E1"})
+    assert time.monotonic() - started < 10
+    assert problem is not None and "cannot be checked against the schema" in problem
+    assert finish_problem(Finish({"a": {"a": {}}}, {}), check, {"E1"}) is None
 
 
 json_values = st.recursive(

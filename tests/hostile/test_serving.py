@@ -57,3 +57,18 @@ def test_a_duration_of_ten_years_is_still_taken(base: str) -> None:
     answer = _post(base, "/v2/scrape", body)
     assert answer.status_code == 500  # past the checks: the page cannot be reached
     assert answer.json()["code"] == "SCRAPE_NETWORK_ERROR"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"$ref": "#"}, json.loads('{"not": ' * 100 + "{}" + "}" * 100), {"type": "banana"}],
+    ids=["endless", "deep", "invalid"],
+)
+@pytest.mark.parametrize("route", ["/v2/agent", "/v2/extract"])
+def test_a_schema_that_cannot_be_checked_is_a_400_before_any_job(
+    base: str, route: str, schema: object
+) -> None:
+    body = json.dumps({"prompt": "When?", "urls": [PAGE], "schema": schema})
+    answer = _post(base, route, body)
+    assert answer.status_code == 400, answer.text
+    assert "schema" in answer.json()["details"][0]["message"]

@@ -4,40 +4,97 @@ model is shown in its correction turn."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
+from typing import Any
 
-from jsonschema import Draft202012Validator, SchemaError, validators
+from jsonschema import Draft202012Validator, SchemaError, ValidationError, validators
 
-from citesift.agent.actions import Finish
+from citesift.agent.actions import MAX_NESTING, Finish, deeper_than
 from citesift.agent.provenance import resolves
 from citesift.errors import invalid
 
 MAX_LISTED = 5
 """How many schema errors, unknown ids or pointers one correction names."""
+MAX_STEPS = 100_000
+"""Keywords one check of data against the schema may apply: a schema whose branches
+multiply at each level (an ``anyOf`` of references to itself) is cut off there, not run
+for ever."""
+UNCHECKABLE = (
+    "`data` cannot be checked against the schema: the check of it takes too long or refers "
+    "to itself without end"
+)
+Keyword = Callable[..., Iterator[ValidationError] | None]
 
 
-def schema_validator(schema: object) -> Draft202012Validator | None:
-    """A validator for ``schema`` (its own ``$schema`` draft, else 2020-12), or None for no
-    schema; ``InvalidArgument`` when it is not a valid JSON Schema."""
+class _TooCostly(Exception):
+    """A check past ``MAX_STEPS`` keywords."""
+
+
+@dataclass
+class SchemaCheck:
+    """A JSON Schema and the validator of its draft, each of whose checks applies at most
+    ``MAX_STEPS`` keywords."""
+
+    validator: Draft202012Validator
+    left: int = MAX_STEPS
+
+    def errors(self, data: object) -> list[ValidationError]:
+        """Where ``data`` breaks the schema, in path order; ``_TooCostly`` (or
+        ``RecursionError``) when the check cannot be made within its bound."""
+        self.left = MAX_STEPS
+        return sorted(self.validator.iter_errors(data), key=lambda e: list(e.path))
+
+    def counted(self, keyword: Keyword) -> Keyword:
+        """``keyword`` spending one step of the check each time it is applied."""
+
+        def apply(*args: Any) -> Iterator[ValidationError] | None:
+            self.left -= 1
+            if self.left < 0:
+                raise _TooCostly
+            return keyword(*args)
+
+        return apply
+
+
+def schema_validator(schema: object) -> SchemaCheck | None:
+    """The check of data against ``schema`` (its own ``$schema`` draft, else 2020-12), or
+    None for no schema; ``InvalidArgument`` when it is not a valid JSON Schema, nests past
+    ``MAX_NESTING`` levels or cannot check even ``null`` within its bound."""
     if schema is None:
         return None
     if not isinstance(schema, dict | bool):
         raise invalid("schema", schema, "a JSON Schema (an object)")
+    if deeper_than(schema, MAX_NESTING):
+        raise invalid("schema", schema, f"a JSON Schema nesting {MAX_NESTING} levels at most")
     kind = validators.validator_for(schema, default=Draft202012Validator)
     try:
         kind.check_schema(schema)
     except SchemaError as error:
         raise invalid("schema", schema, f"a valid JSON Schema ({error.message})") from None
-    return kind(schema)
+    except RecursionError:
+        raise invalid("schema", schema, "a JSON Schema that can be checked") from None
+    check = SchemaCheck(kind(schema))
+    counted = {name: check.counted(keyword) for name, keyword in kind.VALIDATORS.items()}
+    check.validator = validators.extend(kind, counted)(schema)
+    try:
+        check.errors(None)  # a schema that refers to itself without end never ends here
+    except (_TooCostly, RecursionError):
+        raise invalid("schema", schema, "a JSON Schema that can be checked") from None
+    return check
 
 
 def finish_problem(
-    finish: Finish, validator: Draft202012Validator | None, evidence_ids: Collection[str]
+    finish: Finish, check: SchemaCheck | None, evidence_ids: Collection[str]
 ) -> str | None:
     """Why ``finish`` cannot be taken, in words for the model, or None when it can."""
     problems: list[str] = []
-    if validator is not None:
-        errors = sorted(validator.iter_errors(finish.data), key=lambda e: list(e.path))
+    if check is not None:
+        try:
+            errors = check.errors(finish.data)
+        except (_TooCostly, RecursionError):
+            errors = []
+            problems.append(UNCHECKABLE)
         for error in errors[:MAX_LISTED]:
             where = "/" + "/".join(str(p) for p in error.path)
             problems.append(f"`data` at {where!s} does not match the schema: {error.message}")

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from citesift.agent.answers import schema_validator
 from citesift.api.fields import FirecrawlBody
 from citesift.api.replies import Unsupported
 from citesift.api.scrape_request import ScrapeFields
@@ -85,6 +86,7 @@ class AgentRequest(FirecrawlBody):
         for index, url in enumerate(self.urls or ()):
             if not is_web_url(url):
                 raise Unsupported(["urls", index], url, "an http(s) URL with a host is")
+        schema_validator(self.schema_)  # a schema that cannot be one is a 400, not a failed job
         return {
             "task": self.prompt,
             "urls": tuple(self.urls or ()),
@@ -126,6 +128,7 @@ class ExtractRequest(FirecrawlBody):
         for index, url in enumerate(self.urls):
             if "*" in url or not is_web_url(url):
                 raise Unsupported(["urls", index], url, "an http(s) URL with a host, no '*', is")
+        schema_validator(self.schema_)
         return {
             "task": self.prompt or SCHEMA_TASK,
             "urls": tuple(self.urls),
