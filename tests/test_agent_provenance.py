@@ -151,6 +151,26 @@ def test_a_schema_too_deep_or_endless_to_check_is_refused_and_a_costly_check_is_
     assert finish_problem(Finish({"a": {"a": {}}}, {}), check, {"E1"}) is None
 
 
+@pytest.mark.timeout(30)
+def test_a_pattern_that_backtracks_without_end_is_cut_off_and_others_still_match() -> None:
+    check = schema_validator(
+        {
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^(a|a)*$"}},
+            "patternProperties": {"^(b|b)*$": {"type": "integer"}},
+        }
+    )
+    started = time.monotonic()
+    problem = finish_problem(Finish({"code": "a" * 40 + "!"}, {}), check, {"E1"})
+    assert problem is not None and "cannot be checked against the schema" in problem
+    problem = finish_problem(Finish({"b" * 40 + "!": 1}, {}), check, {"E1"})
+    assert problem is not None and "cannot be checked against the schema" in problem
+    assert time.monotonic() - started < 10
+    assert finish_problem(Finish({"code": "aaa", "bb": 2}, {}), check, {"E1"}) is None
+    wrong = finish_problem(Finish({"code": "ab", "bb": "x"}, {}), check, {"E1"})
+    assert wrong is not None and "'ab' does not match" in wrong and "/bb" in wrong
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
     lambda inner: (

@@ -4,10 +4,12 @@ model is shown in its correction turn."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import regex
 from jsonschema import Draft202012Validator, SchemaError, ValidationError, validators
 
 from citesift.agent.actions import MAX_NESTING, Finish, deeper_than
@@ -20,6 +22,9 @@ MAX_STEPS = 100_000
 """Keywords one check of data against the schema may apply: a schema whose branches
 multiply at each level (an ``anyOf`` of references to itself) is cut off there, not run
 for ever."""
+CHECK_SECONDS = 2.0
+"""Seconds the patterns of one check may take in all: a pattern that backtracks without
+end on the string it is given (``^(a|a)*$``) is cut off there."""
 UNCHECKABLE = (
     "`data` cannot be checked against the schema: the check of it takes too long or refers "
     "to itself without end"
@@ -38,12 +43,45 @@ class SchemaCheck:
 
     validator: Draft202012Validator
     left: int = MAX_STEPS
+    deadline: float = 0.0
 
     def errors(self, data: object) -> list[ValidationError]:
         """Where ``data`` breaks the schema, in path order; ``_TooCostly`` (or
-        ``RecursionError``) when the check cannot be made within its bound."""
+        ``RecursionError``) when the check cannot be made within its bounds."""
         self.left = MAX_STEPS
+        self.deadline = time.monotonic() + CHECK_SECONDS
         return sorted(self.validator.iter_errors(data), key=lambda e: list(e.path))
+
+    def pattern(
+        self, validator: Draft202012Validator, pattern: str, instance: object, _: object
+    ) -> Iterator[ValidationError]:
+        """The ``pattern`` keyword, matched within the check's time."""
+        if validator.is_type(instance, "string") and not self._found(pattern, str(instance)):
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    def pattern_properties(
+        self,
+        validator: Draft202012Validator,
+        patterns: dict[str, object],
+        instance: object,
+        _: object,
+    ) -> Iterator[ValidationError]:
+        """The ``patternProperties`` keyword, its names matched within the check's time."""
+        if not isinstance(instance, dict) or not validator.is_type(instance, "object"):
+            return
+        for pattern, subschema in patterns.items():
+            for name, value in instance.items():
+                if self._found(pattern, name):
+                    yield from validator.descend(value, subschema, path=name, schema_path=pattern)
+
+    def _found(self, pattern: str, text: str) -> bool:
+        """Whether ``pattern`` is found in ``text`` (``re``'s syntax, by the ``regex``
+        engine, which can stop a search); ``_TooCostly`` past the check's time."""
+        left = max(self.deadline - time.monotonic(), 0.001)
+        try:
+            return regex.search(pattern, text, timeout=left) is not None
+        except (TimeoutError, regex.error):
+            raise _TooCostly from None
 
     def counted(self, keyword: Keyword) -> Keyword:
         """``keyword`` spending one step of the check each time it is applied."""
@@ -75,7 +113,9 @@ def schema_validator(schema: object) -> SchemaCheck | None:
     except RecursionError:
         raise invalid("schema", schema, "a JSON Schema that can be checked") from None
     check = SchemaCheck(kind(schema))
-    counted = {name: check.counted(keyword) for name, keyword in kind.VALIDATORS.items()}
+    keywords: dict[str, Keyword] = dict(kind.VALIDATORS)
+    keywords |= {"pattern": check.pattern, "patternProperties": check.pattern_properties}
+    counted = {name: check.counted(keyword) for name, keyword in keywords.items()}
     check.validator = validators.extend(kind, counted)(schema)
     try:
         check.errors(None)  # a schema that refers to itself without end never ends here
