@@ -42,7 +42,7 @@ def decode_cursor(cursor: str, tool: str) -> Cursor:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         named, token, start = json.loads(base64.urlsafe_b64decode(padded.encode()))
-    except (ValueError, TypeError, binascii.Error, UnicodeError):
+    except (ValueError, TypeError, binascii.Error, UnicodeError, RecursionError):
         raise invalid("cursor", cursor, "a cursor a result gave") from None
     if named != tool or not isinstance(token, str) or not isinstance(start, int) or start < 0:
         raise invalid("cursor", cursor, f"a cursor that {tool} gave")
