@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.scrape.crawl import CrawlOptions, crawl, crawl_id, crawl_results
+from citesift.scrape.crawl import UNDECIDED, CrawlOptions, crawl, crawl_id, crawl_results
 from citesift.store import SQLiteStore
 from citesift.store.frontier import Frontier
 from local_site import HTML, page, serve_page
@@ -186,6 +186,30 @@ def test_include_and_exclude_patterns_search_the_path_not_the_query(
         assert paths(run(server, store, exclude_paths=["page="]), server) == every
         assert paths(run(server, store, include_paths=["^/list"]), server) == ["/", every[1]]
         assert paths(run(server, store, include_paths=["from=/list"]), server) == ["/"]
+
+
+def test_a_link_a_pattern_cannot_decide_in_time_is_not_followed_and_the_crawl_goes_on(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    trap = "/" + "a" * 40 + "!"  # ^/(a|a)*$ backtracks without end on it
+    serve_page(server, "/", page("Home", [trap, "/aaa"]))
+    serve_page(server, trap, page("Trap", []))
+    serve_page(server, "/aaa", page("Aaa", []))
+    seen: list[dict[str, Any]] = []
+    with SQLiteStore(tmp_path / "s.db") as store:
+        started = time.monotonic()
+        ended = crawl(
+            server.url("/"),
+            policy=loopback_policy(),
+            store=store,
+            fetcher=loopback_fetcher(),
+            on_result=seen.append,
+            include_paths=["^/(a|a)*$"],
+            concurrency=1,
+        )
+        assert time.monotonic() - started < 20
+    assert paths(seen, server) == ["/", "/aaa"]
+    assert ended.warnings == (UNDECIDED,)
 
 
 def test_a_query_crawls_best_first(server: MisbehavingServer, tmp_path: Path) -> None:

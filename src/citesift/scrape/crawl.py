@@ -35,13 +35,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+import regex
 
 from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
@@ -77,6 +78,11 @@ CRAWL_RENDER = ("auto", "never")
 """A crawl's render choices (a crawl never renders every page: ``always`` is a scrape's)."""
 NO_BROWSER = "pages that need JavaScript were read as served: no browser could start"
 """The warning of a crawl asked to render when no browser can start."""
+PATTERN_SECONDS = 0.05
+"""Seconds the include and exclude patterns may search one link's path: a link they cannot
+decide by then (a pattern that backtracks without end on it, as ``^/(a|a)*$`` on
+``/aaaa…!``) is not followed, and the crawl goes on."""
+UNDECIDED = "links the include or exclude patterns could not decide in time were not followed"
 MAX_WHY_CHARS = 300
 """How much of why no browser could start its warning quotes."""
 POLL_S = 0.25
@@ -353,10 +359,11 @@ def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlO
     return CrawlOptions(**listed, **running)
 
 
-def _compiled(name: str, pattern: str) -> re.Pattern[str]:
+def _compiled(name: str, pattern: str) -> regex.Pattern[str]:
+    """``pattern`` (``re``'s syntax) for the ``regex`` engine, which can stop a search."""
     try:
-        return re.compile(pattern)
-    except re.error as error:
+        return regex.compile(pattern)
+    except regex.error as error:
         raise invalid(name, pattern, f"regular expressions ({error})") from None
 
 
@@ -530,7 +537,7 @@ class _Run:
         try:
             shown = await self.browser.render(static, self.rendering, self.policy, False)
         except BrowserUnavailable as error:
-            if not self.warnings:  # why, in a line (a launch failure's log follows it)
+            if not any(w.startswith(NO_BROWSER) for w in self.warnings):  # once, in a line
                 why = str(error).strip().splitlines()[0][:MAX_WHY_CHARS]
                 self.warnings.append(f"{NO_BROWSER} ({why})")
             return static
@@ -556,6 +563,15 @@ class _Run:
         if not self._in_scope(url):
             return False
         path = urlsplit(url).path  # the pathname alone, as Firecrawl's includePaths
-        if self.include and not any(p.search(path) for p in self.include):
+        try:
+            if self.include and not any(self._found(p, path) for p in self.include):
+                return False
+            return not any(self._found(p, path) for p in self.exclude)
+        except TimeoutError:
+            if UNDECIDED not in self.warnings:
+                self.warnings.append(UNDECIDED)
             return False
-        return not any(p.search(path) for p in self.exclude)
+
+    @staticmethod
+    def _found(pattern: regex.Pattern[str], path: str) -> bool:
+        return pattern.search(path, timeout=PATTERN_SECONDS) is not None
