@@ -136,6 +136,11 @@ def test_a_schema_that_is_not_one_is_refused() -> None:
 def test_a_schema_too_deep_or_endless_to_check_is_refused_and_a_costly_check_is_cut_off() -> None:
     with pytest.raises(InvalidArgument, match="can be checked"):
         schema_validator({"$ref": "#"})
+    with pytest.raises(InvalidArgument, match="referring only to itself"):
+        schema_validator({"$ref": "http://10.0.0.1/schema.json"})
+    elsewhere = schema_validator({"properties": {"a": {"$ref": "file:///etc/passwd"}}})
+    problem = finish_problem(Finish({"a": 1}, {}), elsewhere, {"E1"})
+    assert problem is not None and "to a schema it does not hold" in problem
     with pytest.raises(InvalidArgument, match="nesting 64 levels at most"):
         schema_validator(json.loads('{"not": ' * 100 + "{}" + "}" * 100))
     doubling = {  # each level of data is checked twice over by the level above

@@ -61,8 +61,13 @@ def test_a_duration_of_ten_years_is_still_taken(base: str) -> None:
 
 @pytest.mark.parametrize(
     "schema",
-    [{"$ref": "#"}, json.loads('{"not": ' * 100 + "{}" + "}" * 100), {"type": "banana"}],
-    ids=["endless", "deep", "invalid"],
+    [
+        {"$ref": "#"},
+        {"$ref": "http://10.0.0.1/schema.json"},
+        json.loads('{"not": ' * 100 + "{}" + "}" * 100),
+        {"type": "banana"},
+    ],
+    ids=["endless", "elsewhere", "deep", "invalid"],
 )
 @pytest.mark.parametrize("route", ["/v2/agent", "/v2/extract"])
 def test_a_schema_that_cannot_be_checked_is_a_400_before_any_job(

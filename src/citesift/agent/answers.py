@@ -11,6 +11,7 @@ from typing import Any
 
 import regex
 from jsonschema import Draft202012Validator, SchemaError, ValidationError, validators
+from referencing.exceptions import Unresolvable
 
 from citesift.agent.actions import MAX_NESTING, Finish, deeper_than
 from citesift.agent.provenance import resolves
@@ -26,8 +27,8 @@ CHECK_SECONDS = 2.0
 """Seconds the patterns of one check may take in all: a pattern that backtracks without
 end on the string it is given (``^(a|a)*$``) is cut off there."""
 UNCHECKABLE = (
-    "`data` cannot be checked against the schema: the check of it takes too long or refers "
-    "to itself without end"
+    "`data` cannot be checked against the schema: the check of it takes too long, refers "
+    "to itself without end or to a schema it does not hold"
 )
 Keyword = Callable[..., Iterator[ValidationError] | None]
 
@@ -119,8 +120,9 @@ def schema_validator(schema: object) -> SchemaCheck | None:
     check.validator = validators.extend(kind, counted)(schema)
     try:
         check.errors(None)  # a schema that refers to itself without end never ends here
-    except (_TooCostly, RecursionError):
-        raise invalid("schema", schema, "a JSON Schema that can be checked") from None
+    except (_TooCostly, RecursionError, Unresolvable):
+        why = "a JSON Schema that can be checked, referring only to itself"
+        raise invalid("schema", schema, why) from None
     return check
 
 
@@ -132,7 +134,7 @@ def finish_problem(
     if check is not None:
         try:
             errors = check.errors(finish.data)
-        except (_TooCostly, RecursionError):
+        except (_TooCostly, RecursionError, Unresolvable):  # never fetched: refs stay inside
             errors = []
             problems.append(UNCHECKABLE)
         for error in errors[:MAX_LISTED]:
