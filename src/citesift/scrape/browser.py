@@ -7,9 +7,11 @@ or may not need rendering pays for at most one launch, and none when no page nee
 The system's Chromium is launched (nothing downloads a browser) by Playwright, whose driver
 ends the browser when the process that started it ends, even by SIGKILL. Every request the
 page makes passes a route handler: the page's own document (its first navigation) is
-answered with the bytes already fetched; every other request is checked with
-``citesift.net``'s address rules (refused when they would refuse it) and dropped when it is
-of a kind asked to be blocked.
+answered with the bytes already fetched, and any later one is answered "204 No Content", so
+the page stays (a page reloading or leaving itself is never let reach its host again, and
+what is read is the page fetched); every other request is checked with ``citesift.net``'s
+address rules (refused when they would refuse it) and dropped when it is of a kind asked
+to be blocked.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
 POLICY_VIOLATION = 1008
+NO_CONTENT = 204
 INSTALL = "pip install 'citesift[render]'"
 
 
@@ -269,12 +272,16 @@ class Browser:
         await context.route("**/*", route)
         await context.route_web_socket("**/*", socket)
         page = await context.new_page()
-        await page.goto(snapshot.final_url, wait_until="load", timeout=options.timeout * 1000)
-        await _wait(page, options)
-        shot = (
-            await page.screenshot(full_page=options.full_page, type="png") if screenshot else None
-        )
-        return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
+        return await _show(page, visit, options, screenshot)
+
+
+async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: bool) -> Rendered:
+    """Load the page, wait as asked, and read what it shows."""
+    url = visit.snapshot.final_url
+    await page.goto(url, wait_until="load", timeout=options.timeout * 1000)
+    await _wait(page, options)
+    shot = await page.screenshot(full_page=options.full_page, type="png") if screenshot else None
+    return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
 
 
 async def _wait(page: Page, options: ScrapeOptions) -> None:
@@ -298,7 +305,10 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     if request.resource_type in visit.blocked:
         await route.abort("blockedbyclient")
         return
-    if not visit.answered and request.is_navigation_request() and _main_frame(request):
+    if request.is_navigation_request() and _main_frame(request):
+        if visit.answered:  # the page leaving itself (204: it stays): what is read is the page
+            await route.fulfill(status=NO_CONTENT)
+            return
         visit.answered = True
         await route.fulfill(
             status=visit.snapshot.status, headers=_headers(visit.snapshot), body=visit.snapshot.body
@@ -311,9 +321,15 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
 
 
 def _main_frame(request: Request) -> bool:
-    """Whether ``request`` is for the page itself, not a frame inside it: the page's first
-    such request is the one ``goto`` made, whatever spelling of the address it carries."""
-    return request.frame.parent_frame is None
+    """Whether ``request`` is for the page itself, not a frame inside it nor a pop-up (whose
+    first request comes before its frame): the page's first such request is the one
+    ``goto`` made, whatever spelling of the address it carries."""
+    from playwright.async_api import Error
+
+    try:
+        return request.frame.parent_frame is None
+    except Error:
+        return False
 
 
 async def _connect(socket: WebSocketRoute, visit: _Visit) -> None:

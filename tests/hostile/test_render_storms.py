@@ -1,0 +1,79 @@
+"""Pages that turn the headless browser on their host: reloading or leaving themselves.
+Each render ends in bounded time with a clear outcome, the host is never asked again past
+the limiter, what is read is the page fetched, and no context or browser is left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from chromium import left_behind
+from citesift.scrape.browser import Browser, find_executable
+from citesift.scrape.page import scrape
+from citesift.scrape.result import ScrapeFailure, ScrapeResult
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
+from test_scrape import page_route
+
+find_executable()  # no Chromium here fails these tests, naming what is missing: never a pass
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+TEXT = "<p>The lighthouse keeper wrote that the lamp was lit at dusk and kept till dawn.</p>"
+PAGES = {
+    "/reloading": "<div id=app></div><script>location.reload();</script>",
+    "/wandering": "<div id=app></div><script>location.href = '/wandering?' + Math.random();"
+    "</script>",
+    "/leaving": TEXT + "<div id=app></div><script>addEventListener('load', () =>"
+    " setTimeout(() => { location.href = '/elsewhere'; }, 50));</script>",
+}
+ELSEWHERE = "<p>Another page the server wrote, which the page fetched never held at all.</p>"
+DEADLINE = 8.0
+BOUND = DEADLINE + 6.0  # the deadline, and closing the page: never the storm's own length
+
+
+def render(server: MisbehavingServer, path: str, wait_ms: int) -> tuple[Any, float, int]:
+    """The outcome of rendering ``path`` (waiting ``wait_ms`` after its load), the seconds it
+    took and the contexts left open after it."""
+
+    async def go() -> tuple[Any, float, int]:
+        async with Browser() as browser:
+            started = time.monotonic()
+            outcome = await scrape(
+                server.url(path), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
+                browser=browser, render="always", timeout=DEADLINE, wait_for=wait_ms,
+            )  # fmt: skip
+            return outcome, time.monotonic() - started, browser.open_contexts
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def site(server: MisbehavingServer) -> MisbehavingServer:
+    for path, body in PAGES.items():
+        page_route(server, path, f"<!doctype html><html><body>{body}</body></html>")
+    page_route(server, "/elsewhere", f"<!doctype html><html><body>{ELSEWHERE}</body></html>")
+    return server
+
+
+@pytest.mark.parametrize("path", ["/reloading", "/wandering"])
+def test_a_page_reloading_itself_forever_never_reaches_the_host_again(
+    site: MisbehavingServer, own_tmp: str, path: str
+) -> None:
+    outcome, seconds, still_open = render(site, path, 0)
+    assert isinstance(outcome, ScrapeFailure) and outcome.code == "TIMEOUT", outcome
+    assert seconds < BOUND
+    assert site.hits(path) == 1  # the fetch; the browser was answered from its bytes
+    assert still_open == 0 and left_behind(own_tmp) == []
+
+
+def test_a_page_navigating_away_after_load_is_read_as_the_page_fetched(
+    site: MisbehavingServer, own_tmp: str
+) -> None:
+    outcome, seconds, still_open = render(site, "/leaving", 1000)
+    assert isinstance(outcome, ScrapeResult), outcome
+    assert "the lamp was lit at dusk" in outcome.formats["text"]
+    assert "Another page" not in outcome.formats["text"]
+    assert site.hits("/elsewhere") == 0 and site.hits("/leaving") == 1
+    assert seconds < BOUND and still_open == 0 and left_behind(own_tmp) == []
