@@ -1,6 +1,7 @@
-"""Pages that turn the headless browser on their host: reloading or leaving themselves.
-Each render ends in bounded time with a clear outcome, the host is never asked again past
-the limiter, what is read is the page fetched, and no context or browser is left behind."""
+"""Pages that turn the headless browser on their host: fetching in a loop, reloading or
+leaving themselves, opening windows without end. Each render ends in bounded time with a
+clear outcome, the host sees at most the page's request budget (never a flood past the
+limiter), what is read is the page fetched, and no context or browser is left behind."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from chromium import left_behind
-from citesift.scrape.browser import Browser, find_executable
+from citesift.scrape.browser import MAX_REQUESTS, Browser, find_executable
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
@@ -22,11 +23,15 @@ find_executable()  # no Chromium here fails these tests, naming what is missing:
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 TEXT = "<p>The lighthouse keeper wrote that the lamp was lit at dusk and kept till dawn.</p>"
 PAGES = {
+    "/fetching": "<div id=app></div><script>setInterval(() => { for (let i = 0; i < 20; i++)"
+    " fetch('/data?' + Math.random()); }, 5);</script>",
     "/reloading": "<div id=app></div><script>location.reload();</script>",
     "/wandering": "<div id=app></div><script>location.href = '/wandering?' + Math.random();"
     "</script>",
     "/leaving": TEXT + "<div id=app></div><script>addEventListener('load', () =>"
     " setTimeout(() => { location.href = '/elsewhere'; }, 50));</script>",
+    "/opening": TEXT + "<div id=app></div><script>setInterval(() => { for (let i = 0; i < 10;"
+    " i++) window.open('/elsewhere?' + Math.random()); }, 10);</script>",
 }
 ELSEWHERE = "<p>Another page the server wrote, which the page fetched never held at all.</p>"
 DEADLINE = 8.0
@@ -54,7 +59,19 @@ def site(server: MisbehavingServer) -> MisbehavingServer:
     for path, body in PAGES.items():
         page_route(server, path, f"<!doctype html><html><body>{body}</body></html>")
     page_route(server, "/elsewhere", f"<!doctype html><html><body>{ELSEWHERE}</body></html>")
+    page_route(server, "/data", "a tide", content_type="text/plain")
     return server
+
+
+def test_a_page_fetching_in_a_loop_is_stopped_at_its_request_budget(
+    site: MisbehavingServer, own_tmp: str
+) -> None:
+    outcome, seconds, still_open = render(site, "/fetching", 6000)
+    assert isinstance(outcome, ScrapeFailure) and outcome.code == "RENDER_FAILED", outcome
+    assert f"more than {MAX_REQUESTS} addresses" in outcome.message
+    assert seconds < BOUND
+    assert site.hits("/data") <= MAX_REQUESTS
+    assert still_open == 0 and left_behind(own_tmp) == []
 
 
 @pytest.mark.parametrize("path", ["/reloading", "/wandering"])
@@ -76,4 +93,17 @@ def test_a_page_navigating_away_after_load_is_read_as_the_page_fetched(
     assert "the lamp was lit at dusk" in outcome.formats["text"]
     assert "Another page" not in outcome.formats["text"]
     assert site.hits("/elsewhere") == 0 and site.hits("/leaving") == 1
+    assert seconds < BOUND and still_open == 0 and left_behind(own_tmp) == []
+
+
+def test_a_storm_of_windows_is_closed_and_kept_within_the_budget(
+    site: MisbehavingServer, own_tmp: str
+) -> None:
+    outcome, seconds, still_open = render(site, "/opening", 3000)
+    assert isinstance(outcome, (ScrapeResult, ScrapeFailure)), outcome
+    if isinstance(outcome, ScrapeResult):
+        assert "the lamp was lit at dusk" in outcome.formats["text"]
+    else:
+        assert f"more than {MAX_REQUESTS} addresses" in outcome.message
+    assert site.hits("/elsewhere") <= MAX_REQUESTS
     assert seconds < BOUND and still_open == 0 and left_behind(own_tmp) == []

@@ -11,7 +11,8 @@ answered with the bytes already fetched, and any later one is answered "204 No C
 the page stays (a page reloading or leaving itself is never let reach its host again, and
 what is read is the page fetched); every other request is checked with ``citesift.net``'s
 address rules (refused when they would refuse it) and dropped when it is of a kind asked
-to be blocked.
+to be blocked. A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are
+closed at once.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
 POLICY_VIOLATION = 1008
 NO_CONTENT = 204
+MAX_REQUESTS = 100
+"""Requests one page may send past its document (scripts, images, fetches, frames, pop-ups):
+a page that fetches in a loop or opens windows without end is stopped there, never let loose
+on its host past the limiter for as long as its render lasts."""
 INSTALL = "pip install 'citesift[render]'"
 
 
@@ -106,6 +111,9 @@ class _Visit:
     blocked: frozenset[str]
     refused: list[str] = field(default_factory=list)
     answered: bool = False
+    sent: int = 0
+    showing: asyncio.Future[Rendered] | None = None
+    """The page being shown, stopped when it asks for more than ``MAX_REQUESTS``."""
 
 
 class Browser:
@@ -272,7 +280,22 @@ class Browser:
         await context.route("**/*", route)
         await context.route_web_socket("**/*", socket)
         page = await context.new_page()
-        return await _show(page, visit, options, screenshot)
+        context.on("page", _close_popup)
+        visit.showing = asyncio.ensure_future(_show(page, visit, options, screenshot))
+        try:
+            return await visit.showing
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the caller's cancellation, or the deadline
+            await page.close()  # its requests end with it, not when the context is closed
+            raise RenderFailed(f"the page asked for more than {MAX_REQUESTS} addresses") from None
+
+
+async def _close_popup(popup: Page) -> None:
+    """Close a window the page opened: what is read is the page, and a storm of windows
+    would hold a renderer each until the render ends."""
+    await popup.close()
 
 
 async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: bool) -> Rendered:
@@ -314,9 +337,15 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
             status=visit.snapshot.status, headers=_headers(visit.snapshot), body=visit.snapshot.body
         )
         return
+    if visit.sent >= MAX_REQUESTS:
+        if visit.showing is not None:
+            visit.showing.cancel()
+        await route.abort("blockedbyclient")
+        return
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
+    visit.sent += 1
     await route.continue_()
 
 
