@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
     from playwright.async_api import (
         BrowserContext,
+        FloatRect,
         Page,
         Playwright,
         Request,
@@ -66,6 +67,13 @@ MAX_REQUESTS = 100
 """Requests one page may send past its document (scripts, images, fetches, frames, pop-ups):
 a page that fetches in a loop or opens windows without end is stopped there, never let loose
 on its host past the limiter for as long as its render lasts."""
+MAX_SHOT_SIDE = 10_000
+"""CSS pixels of a whole-page screenshot's width and height at most: a page larger is shot
+to there (a 100,000 px tall page took longer than a render's deadline to shoot)."""
+SIZE_SCRIPT = """() => { const root = document.documentElement, body = document.body || root;
+  return [Math.max(root.scrollWidth, body.scrollWidth),
+          Math.max(root.scrollHeight, body.scrollHeight)]; }"""
+"""The page's width and height in CSS pixels, as a whole-page screenshot measures them."""
 INSTALL = "pip install 'citesift[render]'"
 
 
@@ -303,8 +311,18 @@ async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: b
     url = visit.snapshot.final_url
     await page.goto(url, wait_until="load", timeout=options.timeout * 1000)
     await _wait(page, options)
-    shot = await page.screenshot(full_page=options.full_page, type="png") if screenshot else None
+    shot = await _screenshot(page, options) if screenshot else None
     return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
+
+
+async def _screenshot(page: Page, options: ScrapeOptions) -> bytes:
+    """A PNG of the viewport, or of the whole page down to ``MAX_SHOT_SIDE``."""
+    if not options.full_page:
+        return await page.screenshot(type="png")
+    size = await page.evaluate(SIZE_SCRIPT)
+    width, height = (max(1, min(int(n), MAX_SHOT_SIDE)) for n in size)
+    clip: FloatRect = {"x": 0, "y": 0, "width": width, "height": height}
+    return await page.screenshot(full_page=True, clip=clip, type="png")
 
 
 async def _wait(page: Page, options: ScrapeOptions) -> None:
