@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 BROWSER_ENV = "CITESIFT_BROWSER"
 """Names the Chromium executable to launch (else ``chromium`` on the PATH)."""
 CANDIDATES = ("chromium", "chromium-browser")
+MAX_SCRIPT_HEAP_MB = 512
+"""Megabytes a page's scripts may hold: a page building a gigabyte in a loop ends its own
+renderer there (its render fails) instead of taking the machine's memory."""
 LAUNCH_ARGS = (
     "--headless",
     "--no-sandbox",
@@ -53,6 +56,7 @@ LAUNCH_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    f"--js-flags=--max-old-space-size={MAX_SCRIPT_HEAP_MB}",
 )
 MAX_PAGES = 4
 """Pages one browser renders at once."""
