@@ -1,8 +1,9 @@
 """URLs as a site map and a crawl compare them: normalised, scoped, and read from a page.
 
 ``normalise`` is conservative: it changes only what cannot change what a server answers
-(scheme and host case, a default port, the fragment, dot segments, an empty path), so two
-spellings of one page become one key and no two pages become one. ``page_links`` reads the
+(scheme and host case, a default port, the fragment, dot segments, an empty path, the
+percent-escapes of letters, digits and ``-._~`` and the case of the others' hex digits), so
+two spellings of one page become one key and no two pages become one. ``page_links`` reads the
 ``<a href>`` of a page (after its ``<base href>``) in one linear scan, capped in count.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import html as htmllib
 import posixpath
 import re
+import string
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from citesift.extract.chars import unescape_attribute
@@ -25,6 +27,8 @@ MAX_ANCHOR_TEXT = 200
 MAX_ANCHOR_MARKUP = 2_000
 """Characters of an anchor's markup read for its text (a giant anchor costs no more)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 _TAG = re.compile(r"<[^>]*>?")
 _OPENERS = re.compile(
     "<(?:!--|/?(?:a|base|" + "|".join(RAW_TEXT_ENDS) + r")(?=[\t\n\f\r />]))", re.IGNORECASE
@@ -49,7 +53,20 @@ def normalise(url: str, base: str | None = None) -> str | None:
     if ":" in host:
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    return urlunsplit((scheme, netloc, _path(parts.path), parts.query, ""))
+    path, query = _escapes(parts.path), _escapes(parts.query)
+    return urlunsplit((scheme, netloc, _path(path), query, ""))
+
+
+def _escapes(part: str) -> str:
+    """``part`` with the percent-escapes of unreserved characters decoded and the others'
+    hex digits in upper case (RFC 3986, 6.2.2): ``/%7euser`` and ``/~user`` are one page, so
+    a site spelling one page many ways has it read once."""
+    return _ESCAPE.sub(_escape, part) if "%" in part else part
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else match.group(0).upper()
 
 
 def _path(path: str) -> str:
