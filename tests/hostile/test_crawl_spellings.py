@@ -1,6 +1,7 @@
 """A site naming one page under many spellings (percent-escapes of its letters in either
 case, a default port, fragments, dot segments): a crawl reads the page once, and keeps
-apart addresses that may differ (an escaped slash, an escaped %, the case of a letter)."""
+apart addresses that may differ (a doubled slash, an escaped slash, an escaped %, the case
+of a letter)."""
 
 from __future__ import annotations
 
@@ -49,3 +50,24 @@ def test_addresses_that_may_differ_are_kept_apart() -> None:
     assert normalise(f"{base}/a%2fb") == f"{base}/a%2Fb" != normalise(f"{base}/a/b")
     assert normalise(f"{base}/%25%37%65") == f"{base}/%257e"  # an escaped % stays escaped
     assert normalise(f"{base}/A") != normalise(f"{base}/a")
+    assert normalise(f"{base}/a//b") == f"{base}/a//b" != normalise(f"{base}/a/b")
+    assert normalise(f"{base}//a/./b/../c") == f"{base}//a/c"
+    assert normalise(f"{base}/a//../b") == f"{base}/a/b"  # '..' removes the empty segment
+
+
+def test_pages_a_doubled_slash_tells_apart_are_both_read(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/shelf//book", "/shelf/book"]))
+    serve_page(server, "/shelf//book", page("Shelf gap", [], "A book between two slashes."))
+    serve_page(server, "/shelf/book", page("Shelf", [], "A book on the shelf."))
+    records: list[dict[str, object]] = []
+    with SQLiteStore(tmp_path / "s.db") as store:
+        crawl(
+            server.url("/"), policy=loopback_policy(), store=store, fetcher=loopback_fetcher(),
+            on_result=records.append,
+        )  # fmt: skip
+    assert [record["url"] for record in records] == [
+        server.url(path) for path in ("/", "/shelf//book", "/shelf/book")
+    ]
+    assert "between two slashes" in str(records[1]) and "on the shelf" in str(records[2])

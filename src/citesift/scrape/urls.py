@@ -10,7 +10,6 @@ two spellings of one page become one key and no two pages become one. ``page_lin
 from __future__ import annotations
 
 import html as htmllib
-import posixpath
 import re
 import string
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -70,15 +69,21 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def _path(path: str) -> str:
-    """``path`` with its dot segments resolved (RFC 3986, 5.2.4); ``/`` when empty."""
+    """``path`` with its dot segments resolved (RFC 3986, 5.2.4), and nothing else: an empty
+    segment stays (``/a//b`` may be another page than ``/a/b``); ``/`` when empty."""
     if not path:
         return "/"
-    resolved = posixpath.normpath(path)
-    if resolved.startswith("//"):  # normpath keeps a leading double slash
-        resolved = "/" + resolved.lstrip("/")
-    if path.endswith(("/", "/.", "/..")) and resolved != "/":
-        resolved += "/"
-    return resolved
+    segments = path.split("/")
+    kept: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if len(kept) > 1:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+    if segments[-1] in (".", ".."):
+        kept.append("")
+    return "/".join(kept) or "/"
 
 
 def host_of(url: str) -> str:
