@@ -7,6 +7,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from citesift.scrape.urls import MAX_URL_CHARS
+
 MAX_LINKS = 10_000
 """Links kept from one page; a page with more is cut at this many."""
 
@@ -40,7 +42,10 @@ def page_links(html: str, base: str) -> list[Link]:
 
 
 def _absolute(href: str, base: str) -> str | None:
-    """``href`` made absolute without its fragment, or None when it is not http(s)."""
+    """``href`` made absolute without its fragment, or None when it is not http(s) or longer
+    than any server answers (a page of 100 KB links would fill the links it gives)."""
+    if len(href) > MAX_URL_CHARS:
+        return None
     try:
         url = urldefrag(urljoin(base, href.strip())).url
         parts = urlsplit(url)
