@@ -78,6 +78,9 @@ SIZE_SCRIPT = """() => { const root = document.documentElement, body = document.
   return [Math.max(root.scrollWidth, body.scrollWidth),
           Math.max(root.scrollHeight, body.scrollHeight)]; }"""
 """The page's width and height in CSS pixels, as a whole-page screenshot measures them."""
+HTML_SIZE = "() => document.documentElement ? document.documentElement.outerHTML.length : 0"
+"""The page's characters as HTML (each at least a byte): a page whose script writes more than
+a fetch may read is refused as a served body that large would be."""
 INSTALL = "pip install 'citesift[render]'"
 
 
@@ -311,10 +314,13 @@ async def _close_popup(popup: Page) -> None:
 
 
 async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: bool) -> Rendered:
-    """Load the page, wait as asked, and read what it shows."""
+    """Load the page, wait as asked, and read what it shows (within the body cap)."""
     url = visit.snapshot.final_url
     await page.goto(url, wait_until="load", timeout=options.timeout * 1000)
     await _wait(page, options)
+    cap = visit.policy.max_body_bytes
+    if await page.evaluate(HTML_SIZE) > cap:  # measured in the page: nothing larger leaves it
+        raise RenderFailed(f"the rendered page is larger than the cap of {cap} bytes")
     shot = await _screenshot(page, options) if screenshot else None
     return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
 
