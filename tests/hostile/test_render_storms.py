@@ -93,6 +93,8 @@ def test_a_page_navigating_away_after_load_is_read_as_the_page_fetched(
     assert "the lamp was lit at dusk" in outcome.formats["text"]
     assert "Another page" not in outcome.formats["text"]
     assert site.hits("/elsewhere") == 0 and site.hits("/leaving") == 1
+    [said] = [w for w in outcome.warnings if "tried to go to" in w]
+    assert said.startswith(f"the page's script tried to go to {site.url('/elsewhere')}, not")
     assert seconds < BOUND and still_open == 0 and left_behind(own_tmp) == []
 
 

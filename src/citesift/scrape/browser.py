@@ -101,6 +101,8 @@ class Rendered:
     final_url: str
     screenshot: bytes | None = None
     refused: tuple[str, ...] = ()
+    left_for: str | None = None
+    """Where the page first tried to go once shown (a script's redirect), not followed."""
 
 
 def find_executable(named: str | None = None) -> str:
@@ -126,6 +128,7 @@ class _Visit:
     blocked: frozenset[str]
     refused: list[str] = field(default_factory=list)
     answered: bool = False
+    left_for: str | None = None
     sent: int = 0
     showing: asyncio.Future[Rendered] | None = None
     """The page being shown, stopped when it asks for more than ``MAX_REQUESTS``."""
@@ -322,7 +325,7 @@ async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: b
     if await page.evaluate(HTML_SIZE) > cap:  # measured in the page: nothing larger leaves it
         raise RenderFailed(f"the rendered page is larger than the cap of {cap} bytes")
     shot = await _screenshot(page, options) if screenshot else None
-    return Rendered(await page.content(), page.url, shot, tuple(visit.refused))
+    return Rendered(await page.content(), page.url, shot, tuple(visit.refused), visit.left_for)
 
 
 async def _screenshot(page: Page, options: ScrapeOptions) -> bytes:
@@ -358,6 +361,8 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         return
     if request.is_navigation_request() and _main_frame(request):
         if visit.answered:  # the page leaving itself (204: it stays): what is read is the page
+            if visit.left_for is None and url != visit.snapshot.final_url:
+                visit.left_for = url
             await route.fulfill(status=NO_CONTENT)
             return
         visit.answered = True

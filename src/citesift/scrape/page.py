@@ -49,6 +49,8 @@ from citesift.store import AnyStore
 from citesift.store.snapshots import snapshot_id, snapshots_in
 
 RENDERED_TYPE = "text/html; charset=utf-8"
+MAX_SHOWN_URL = 300
+"""How much of an address a page named is shown in a warning."""
 
 
 async def scrape(
@@ -270,6 +272,11 @@ class _Run:
             read = self._narrowed(read, html)
         if rendered is not None and rendered.refused:
             self.warnings.append(f"the browser was kept from {len(rendered.refused)} address(es)")
+        if rendered is not None and rendered.left_for is not None:
+            self.warnings.append(
+                f"the page's script tried to go to {rendered.left_for[:MAX_SHOWN_URL]}, not"
+                " followed: the page fetched was read (ask for that address to read it)"
+            )
         mode: Mode = "article" if options.only_main_content else "page"
         document = extract_document(read, mode=mode)
         page = Page(
