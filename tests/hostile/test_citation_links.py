@@ -12,7 +12,7 @@ from collections.abc import Callable
 from urllib.parse import unquote
 
 import pytest
-from timing import best_time
+from timing import assert_at_most
 
 from citesift import citation_sources, extract_document
 from citesift.model import SourceDocument
@@ -31,12 +31,12 @@ def assert_linear(sentences: Callable[[int], str]) -> None:
     """Linking four times the sentences costs at most ``TIMES_FOUR`` times as much."""
     count = UNIT_CHARS // len(sentences(0))
     small, large = page(sentences, count), page(sentences, 4 * count)
-    for _ in range(2):
-        small_s = best_time(lambda: citation_sources(small))
-        large_s = best_time(lambda: citation_sources(large))
-        if large_s <= TIMES_FOUR * small_s:
-            return
-    raise AssertionError(f"{large_s:.2f} s against {small_s:.3f} s for a quarter of the page")
+    assert_at_most(
+        lambda: citation_sources(large),
+        lambda: citation_sources(small),
+        TIMES_FOUR,
+        "for a quarter of the page",
+    )
 
 
 def directive(link: str) -> list[str]:

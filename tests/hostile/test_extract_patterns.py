@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from timing import best_time
+from timing import assert_at_most
 
 from citesift import extract_metadata, html_to_blocks, strip_tags
 from citesift.extract import skip
@@ -75,12 +75,9 @@ def assert_linear(html: str) -> None:
     """Reading ``html`` costs at most ``TIMES_NORMAL`` normal pages of its size; a slow
     first try is measured again, beside a new measure of the normal page."""
     normal = normal_page(len(html))
-    for _ in range(2):
-        hostile_s = best_time(lambda: read_all(html))
-        normal_s = best_time(lambda: read_all(normal))
-        if hostile_s <= TIMES_NORMAL * normal_s:
-            return
-    raise AssertionError(f"{hostile_s:.2f} s against {normal_s:.3f} s for a normal page")
+    assert_at_most(
+        lambda: read_all(html), lambda: read_all(normal), TIMES_NORMAL, "for a normal page"
+    )
 
 
 def repeated(fragment: str, size: int = PAGE_CHARS) -> str:
