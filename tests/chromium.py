@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,28 +34,39 @@ def chromium_pids(marker: str) -> list[int]:
 
 
 @contextmanager
-def browsers_seen(marker: str) -> Iterator[set[bytes]]:
-    """The browsers launched while the block runs, each known by the profile folder made for
-    it (a launch's own ``--user-data-dir``, shared by all its processes, forks included),
-    looked for every 50 ms: a browser launched for one page lives far longer."""
-    seen: set[bytes] = set()
+def polling(look: Callable[[], None]) -> Iterator[None]:
+    """Call ``look`` every 50 ms, in a thread, while the block runs."""
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
-            for _, line, _ in processes():
-                for argument in line.split(b"\0"):
-                    if argument.startswith(PROFILE) and marker.encode() in argument:
-                        seen.add(argument)
+            look()
             done.wait(0.05)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        yield seen
+        yield
     finally:
         done.set()
         watcher.join()
+
+
+@contextmanager
+def browsers_seen(marker: str) -> Iterator[set[bytes]]:
+    """The browsers launched while the block runs, each known by the profile folder made for
+    it (a launch's own ``--user-data-dir``, shared by all its processes, forks included),
+    looked for every 50 ms: a browser launched for one page lives far longer."""
+    seen: set[bytes] = set()
+
+    def look() -> None:
+        for _, line, _ in processes():
+            for argument in line.split(b"\0"):
+                if argument.startswith(PROFILE) and marker.encode() in argument:
+                    seen.add(argument)
+
+    with polling(look):
+        yield seen
 
 
 def left_behind(marker: str) -> list[int]:

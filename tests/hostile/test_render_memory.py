@@ -5,7 +5,6 @@ and the same browser renders the next page."""
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from chromium import JS_PAGE, left_behind, processes
+from chromium import JS_PAGE, left_behind, polling, processes
 from citesift.scrape.browser import Browser, find_executable
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
@@ -40,24 +39,16 @@ def peak_rss_mb(marker: str) -> Iterator[list[int]]:
     """The most memory (resident, in MB) the processes naming ``marker`` held together while
     the block ran, looked at every 50 ms."""
     peak = [0]
-    done = threading.Event()
 
-    def watch() -> None:
-        while not done.is_set():
-            total = 0
-            for pid, line, environ in processes():
-                if marker.encode() in line or marker.encode() in environ:
-                    total += _rss_kb(pid)
-            peak[0] = max(peak[0], total // 1024)
-            done.wait(0.05)
+    def look() -> None:
+        total = 0
+        for pid, line, environ in processes():
+            if marker.encode() in line or marker.encode() in environ:
+                total += _rss_kb(pid)
+        peak[0] = max(peak[0], total // 1024)
 
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
+    with polling(look):
         yield peak
-    finally:
-        done.set()
-        watcher.join()
 
 
 def _rss_kb(pid: int) -> int:
