@@ -212,6 +212,25 @@ def test_a_link_a_pattern_cannot_decide_in_time_is_not_followed_and_the_crawl_go
     assert ended.warnings == (UNDECIDED,)
 
 
+def test_a_pattern_that_keeps_running_out_of_time_stops_stalling_the_crawl(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    traps = [f"/{'a' * 40}!{n}" for n in range(300)]  # 50 ms each: 15 s of stalling in all
+    serve_page(server, "/", page("Home", traps))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        started = time.monotonic()
+        ended = crawl(
+            server.url("/"),
+            policy=loopback_policy(),
+            store=store,
+            fetcher=loopback_fetcher(),
+            include_paths=["^/(a|a)*$"],
+            concurrency=1,
+        )
+        assert time.monotonic() - started < 8  # the run's 2 s of stalling, not 15 s
+    assert ended.warnings == (UNDECIDED,)
+
+
 def test_a_query_crawls_best_first(server: MisbehavingServer, tmp_path: Path) -> None:
     serve_page(server, "/", page("Home", ["/news", "/shop", "/solar-power"]))
     serve_page(server, "/news", page("News", []))

@@ -91,7 +91,7 @@ class Builder:
         """The recorded file's index with the rows the store no longer holds dropped, when
         the store's log still holds every change after it (None otherwise, when it cannot be
         read, or when stopped)."""
-        if str(self.sqlite.path) == MEMORY:
+        if self._stop.is_set() or str(self.sqlite.path) == MEMORY:
             return None
         with self.sqlite.reading() as conn:
             saved = vector_log.recorded(conn, self.embedder)

@@ -67,10 +67,11 @@ SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
 POLICY_VIOLATION = 1008
 NO_CONTENT = 204
-MAX_REQUESTS = 100
-"""Requests one page may send past its document (scripts, images, fetches, frames, pop-ups):
-a page that fetches in a loop or opens windows without end is stopped there, never let loose
-on its host past the limiter for as long as its render lasts."""
+MAX_REQUESTS = 1_000
+"""Requests one page may send past its document (scripts, images, fetches, frames, pop-ups,
+refused ones too): a page that fetches in a loop or opens windows without end is stopped
+there, never let loose on its host past the limiter for as long as its render lasts. An
+ordinary news page sends a few hundred, its images and trackers included."""
 MAX_SHOT_SIDE = 10_000
 """CSS pixels of a whole-page screenshot's width and height at most: a page larger is shot
 to there (a 100,000 px tall page took longer than a render's deadline to shoot)."""
@@ -375,10 +376,10 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
             visit.showing.cancel()
         await route.abort("blockedbyclient")
         return
+    visit.sent += 1  # a refused one counts: each costs an address check
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
-    visit.sent += 1
     await route.continue_()
 
 

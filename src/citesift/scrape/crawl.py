@@ -82,6 +82,10 @@ PATTERN_SECONDS = 0.05
 """Seconds the include and exclude patterns may search one link's path: a link they cannot
 decide by then (a pattern that backtracks without end on it, as ``^/(a|a)*$`` on
 ``/aaaa…!``) is not followed, and the crawl goes on."""
+STALL_SECONDS = 2.0
+"""Seconds of searches a run lets its patterns run out of time in: past them, a pattern
+that has run out of time decides no more links (each such search stalls every page of the
+run, and a page holds thousands of links)."""
 UNDECIDED = "links the include or exclude patterns could not decide in time were not followed"
 MAX_WHY_CHARS = 300
 """How much of why no browser could start its warning quotes."""
@@ -388,6 +392,8 @@ class _Run:
         self.rendering = options.rendering()
         self.include = [_compiled("include_paths", p) for p in options.include_paths]
         self.exclude = [_compiled("exclude_paths", p) for p in options.exclude_paths]
+        self.slow: set[regex.Pattern[str]] = set()
+        self.stalled = 0.0
         self.words = set(words_of(options.query)) if options.query else set()
         self.warnings: list[str] = []
 
@@ -572,6 +578,14 @@ class _Run:
                 self.warnings.append(UNDECIDED)
             return False
 
-    @staticmethod
-    def _found(pattern: regex.Pattern[str], path: str) -> bool:
-        return pattern.search(path, timeout=PATTERN_SECONDS) is not None
+    def _found(self, pattern: regex.Pattern[str], path: str) -> bool:
+        """Whether ``pattern`` finds ``path``; ``TimeoutError`` when it cannot tell in
+        ``PATTERN_SECONDS``, or at once once its run has stalled ``STALL_SECONDS`` on it."""
+        if pattern in self.slow and self.stalled >= STALL_SECONDS:
+            raise TimeoutError
+        try:
+            return pattern.search(path, timeout=PATTERN_SECONDS) is not None
+        except TimeoutError:
+            self.slow.add(pattern)
+            self.stalled += PATTERN_SECONDS
+            raise
