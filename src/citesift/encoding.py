@@ -24,7 +24,9 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 # Labels browsers read as another encoding (WHATWG Encoding Standard).
-_BROWSER_ALIASES = {"iso8859-1": "cp1252", "ascii": "cp1252", "latin-1": "cp1252"}
+_BROWSER_ALIASES = {
+    "iso8859-1": "cp1252", "ascii": "cp1252", "latin-1": "cp1252", "tis-620": "cp874",
+}  # fmt: skip
 _META_SCAN_BYTES = 4096
 _DETECT_BYTES = 65_536
 _META_CHARSET = re.compile(

@@ -26,7 +26,9 @@ def test_a_label_of_no_web_encoding_is_ignored(label: str) -> None:
     assert decode_html(body, label) == (body.decode(), "utf-8")
 
 
-@pytest.mark.parametrize("label", ["windows-1251", "shift_jis", "euc-kr", "gbk", "utf-16le"])
+@pytest.mark.parametrize(
+    "label", ["windows-1251", "shift_jis", "euc-kr", "gbk", "utf-16le", "tis-620"]
+)
 def test_the_labels_browsers_know_are_still_read(label: str) -> None:
     assert charset_label(label) is not None
 

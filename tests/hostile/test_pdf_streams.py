@@ -66,6 +66,12 @@ def test_a_page_whose_content_inflates_past_the_cap_is_refused_unread() -> None:
     refused_quickly(body, "a PDF stream that inflates past 64 MiB")
 
 
+@pytest.mark.parametrize("after", [b"\r", b" \n", b"\r\n"])
+def test_a_bomb_after_any_white_space_a_reader_takes_is_refused(after: bytes) -> None:
+    body = pdf_of(zlib.compress(drawing(MAX_STREAM_BYTES + 1), 9))
+    refused_quickly(body.replace(b"stream\n", b"stream" + after, 1), "inflates past 64 MiB")
+
+
 def test_zlib_inside_zlib_is_inflated_layer_by_layer() -> None:
     inner = zlib.compress(drawing(MAX_STREAM_BYTES + 1), 9)
     body = pdf_of(zlib.compress(inner, 9), b"[/FlateDecode /FlateDecode]")

@@ -65,6 +65,12 @@ def test_a_text_sitemap_of_millions_of_short_lines_is_read_in_one_scan() -> None
     assert read.urls == ["https://example.org/last"] and not read.capped
 
 
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_a_text_sitemap_is_read_whatever_its_lines_end_in(end: bytes) -> None:
+    urls = [f"https://example.org/{n}" for n in range(3)]
+    assert read_sitemap(end.join(u.encode() for u in urls) + end).urls == urls
+
+
 def test_addresses_longer_than_any_server_takes_are_passed_over() -> None:
     long = "https://example.org/" + "a" * MAX_URL_CHARS
     xml = read_sitemap(urlset([long, "https://example.org/short"]))

@@ -24,7 +24,9 @@ MAX_INFLATED_BYTES = 1024 * 1024 * 1024
 MAX_LAYERS = 4
 """Layers of zlib data inflated one inside the other at most."""
 STEP = 1024 * 1024
-_STREAM = re.compile(rb"(?<!end)stream\r?\n")
+_STREAM = re.compile(rb"(?<!end)stream[\x00\t\n\x0c\r ]+")
+"""The keyword opening a stream and the white space after it (PDF readers take a lone CR
+or spaces too; no white space byte can start zlib data)."""
 
 
 def check_streams(body: bytes) -> None:
@@ -32,6 +34,8 @@ def check_streams(body: bytes) -> None:
     of them past ``MAX_INFLATED_BYTES``; memory stays within a few ``STEP`` meanwhile."""
     total = 0
     for found in _STREAM.finditer(body):
+        if not _zlib_header(body[found.end() : found.end() + 2]):
+            continue  # a stream stored plainly or in another filter: nothing to inflate
         size = 0
         for piece in _inflated(_slices(body, found.end())):
             size += len(piece)

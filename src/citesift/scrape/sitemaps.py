@@ -34,7 +34,8 @@ MAX_SITEMAP_DEPTH = 16
 SLICE = 65_536
 _GZIP = b"\x1f\x8b"
 _DECLARATIONS = (b"<!doctype", b"<!entity")
-_URL_LINE = re.compile(rb"^[ \t\f\v]*(https?://[^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+_URL_LINE = re.compile(rb"(?:^|(?<=\r))[ \t\f\v]*(https?://[^\r\n]*)", re.IGNORECASE | re.MULTILINE)
+"""A line of a text sitemap holding an address (lines end in LF, CRLF or a lone CR)."""
 _ENTRIES = ("url", "sitemap")
 
 
