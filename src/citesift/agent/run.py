@@ -201,7 +201,8 @@ class _Run:
         self.record("action", _action_json(action))
         self.state.notes = action.notes or self.state.notes
         if isinstance(action, Finish):
-            problem = finish_problem(action, self.validator, self.state.evidence.by_id())
+            ids = self.state.evidence.by_id()  # the check may take seconds: off the loop
+            problem = await asyncio.to_thread(finish_problem, action, self.validator, ids)
             if problem is None:
                 return self.finished(action, final_reason)
             self.state.correction = problem
