@@ -72,7 +72,13 @@ def verify_read_far(
     embedder: Embedder | None = None,
 ) -> ClaimCheck:
     """``verify_claim`` over as many of the first ``sentences`` as one check reads (a long
-    page is read that far, not refused); when some are left unread, the reason says so."""
+    page is read that far, not refused); when some are left unread, the reason says so. A
+    claim longer than ``MAX_CLAIM_CHARS`` is ``not_supported``, said so, not refused: a
+    document or an answer holding one still has its other claims checked."""
+    if len(claim) > MAX_CLAIM_CHARS:
+        return ClaimCheck(
+            "not_supported", (), 0.0, f"the claim is longer than {MAX_CLAIM_CHARS:,} characters"
+        )
     kept = read_far(sentences)
     check = verify_claim(claim, sentences[:kept], judge, embedder=embedder)
     if kept == len(sentences):

@@ -24,7 +24,7 @@ from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations
-from citesift.verify.claim_check import MAX_CLAIM_CHARS, verify_read_far
+from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -192,9 +192,6 @@ def _check(
 ) -> CitationCheck:
     if isinstance(page, str):
         return CitationCheck(citation, "source unavailable", 0.0, page)
-    if len(citation.sentence) > MAX_CLAIM_CHARS:
-        reason = f"the citing sentence is longer than {MAX_CLAIM_CHARS:,} characters"
-        return CitationCheck(citation, "not_supported", 0.0, reason)
     passages = [p for p in citation_sources(page.document) if p.content.strip()]
     if not passages:
         return CitationCheck(citation, "source unavailable", 0.0, "the page holds no text")

@@ -23,7 +23,7 @@ from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.fragments import fragment_url
 from citesift.text.sentences import sentence_spans
-from citesift.verify.claim_check import MAX_CLAIM_CHARS, verify_read_far
+from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -165,9 +165,6 @@ def _check(
     if not sentences:
         reason = "no cited evidence could be read"
         return FieldCheck(pointer, value, claim, "source unavailable", 0.0, reason, (), verified)
-    if len(claim) > MAX_CLAIM_CHARS:
-        reason = f"the value is longer than {MAX_CLAIM_CHARS:,} characters"
-        return FieldCheck(pointer, value, claim, "not_supported", 0.0, reason, (), verified)
     check = verify_read_far(claim, [s.text for s in sentences], judge, embedder=embedder)
     supporting = tuple(sentences[i] for i in check.supporting)
     return FieldCheck(
