@@ -94,9 +94,8 @@ class Tokenizer:
         if plain:
             found = _WORD.findall(lowered)
         else:
-            if not unicodedata.is_normalized("NFC", lowered):
-                lowered = unicodedata.normalize("NFC", lowered)
-            found = _scan(_ARABIC_VOWELS.sub("", lowered))
+            composed = unicodedata.normalize("NFC", lowered)  # the text itself when it is
+            found = _scan(_ARABIC_VOWELS.sub("", composed))
         words = cast(list[str], list(filter(_NOT_NONE, map(self._terms.of, found))))
         if plain or _CJK_CHAR.search(text) is None:
             return words
