@@ -93,7 +93,9 @@ class Job:
 class JobStore:
     """Jobs in a SQLite or PostgreSQL store (their tables migrated on first use), run by
     ``owner``: the name of the server that runs the jobs it starts (by default this
-    process's own, ``holder_name``: no two servers share it)."""
+    process's own, ``holder_name``: no two servers share it). Only such a name tells
+    another server starting on the store whether its owner still runs: the running jobs
+    of any other name are taken for a server gone, and failed."""
 
     def __init__(self, store: AnyStore, owner: str | None = None) -> None:
         owner = holder_name() if owner is None else owner
