@@ -67,11 +67,11 @@ SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
 POLICY_VIOLATION = 1008
 NO_CONTENT = 204
-MAX_REQUESTS = 1_000
+MAX_REQUESTS = 500
 """Requests one page may send past its document (scripts, images, fetches, frames, pop-ups,
 refused ones too): a page that fetches in a loop or opens windows without end is stopped
-there, never let loose on its host past the limiter for as long as its render lasts. An
-ordinary news page sends a few hundred, its images and trackers included."""
+there, never let loose on its host past the limiter for as long as its render lasts. Most
+pages send well under two hundred, images and trackers included; a heavy one a few hundred."""
 MAX_SHOT_SIDE = 10_000
 """CSS pixels of a whole-page screenshot's width and height at most: a page larger is shot
 to there (a 100,000 px tall page took longer than a render's deadline to shoot)."""
