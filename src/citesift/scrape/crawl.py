@@ -11,10 +11,12 @@ Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and t
 limiter always hold; several hosts are read at once, each by at most ``per_host`` requests at
 a time. A redirect is not followed by the fetch: its target joins the frontier like a found
 link (at the same depth), so a target out of scope is never asked for and a target already
-read is not read again. With ``render="auto"`` a page whose static HTML needs JavaScript
-(``decide``) is rendered by one lazy browser the run shares, kept and cited as rendered (as
-served when no browser can start, which the run's ``warnings`` say); by default (``never``)
-every page is read as served.
+read is not read again; a chain of redirects is cut, as a failure naming the bound, past the
+``PAGE_REDIRECTS`` hops a single page's fetch follows (else only ``limit`` would end a site
+that redirects to a new URL every time). With ``render="auto"`` a page whose static HTML
+needs JavaScript (``decide``) is rendered by one lazy browser the run shares, kept and cited
+as rendered (as served when no browser can start, which the run's ``warnings`` say); by
+default (``never``) every page is read as served.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -48,6 +50,7 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
+from citesift.net.policy import PAGE_REDIRECTS
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
@@ -554,12 +557,18 @@ class _Run:
         return rendered
 
     def _moved(self, entry: Entry, location: str) -> _Page:
-        """A redirect: its target queued (when in scope and still to be read)."""
+        """A redirect: its target queued (when in scope, still to be read, and within the
+        hops a fetch follows), one more hop down its chain."""
         target = normalise(location)
         if target is None or not self._in_scope(target):
             return _Page(reason=f"redirected out of scope, to {location}")
-        reason = f"redirected to {target}"
-        return _Page(reason=reason, found=[Entry(target, host_of(target), entry.depth)], moved=True)
+        if target == entry.url:
+            return _Page(reason=f"redirect loop back to {target}")
+        if entry.hops >= PAGE_REDIRECTS:
+            why = f"a chain of more than {PAGE_REDIRECTS} redirects"
+            return _Page(reason=f"redirect to {target} not followed: {why}")
+        hop = Entry(target, host_of(target), entry.depth, hops=entry.hops + 1)
+        return _Page(reason=f"redirected to {target}", found=[hop], moved=True)
 
     def _in_scope(self, url: str) -> bool:
         return self.options.allow_external or host_of(url) == host_of(self.start)

@@ -2,7 +2,8 @@
 many workers (processes, machines) share one crawl.
 
 Each crawl has a row (its start URL, options, and how many URLs were taken toward its
-limit) and one frontier row per URL it has found (depth, score, state ``queued``,
+limit) and one frontier row per URL it has found (depth, score, redirects followed to reach
+it, state ``queued``,
 ``claimed``, ``done``, ``failed`` or ``moved`` (a redirect, whose target is queued in its
 place), and why one failed or moved); a URL is in a crawl's frontier once, whatever its
 spellings found. A worker claims a URL under a lease (``holder``, ``lease_until``) that it
@@ -59,6 +60,9 @@ STEPS = [
     UPDATE crawls SET taken = (
         SELECT count(*) FROM crawl_frontier f WHERE f.crawl = crawls.id AND f.state <> 'queued');
     """,
+    """
+    ALTER TABLE crawl_frontier ADD COLUMN hops INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 STATES = ("queued", "claimed", "done", "failed", "moved")
 PAGE = 200
@@ -75,6 +79,9 @@ class Entry:
     host: str
     depth: int
     score: float = 0.0
+    hops: int = 0
+    """Redirects followed to reach the URL from the page whose link (or the crawl's start)
+    began its chain."""
 
 
 class Frontier:
@@ -155,7 +162,7 @@ class Frontier:
             taken = self._run(conn, "SELECT taken FROM crawls WHERE id = ?", (crawl,)).fetchone()
             if taken is None:
                 return []
-            columns = "SELECT url, host, depth, score FROM crawl_frontier WHERE crawl = ?"
+            columns = "SELECT url, host, depth, score, hops FROM crawl_frontier WHERE crawl = ?"
             lapsed = self._run(
                 conn,
                 f"{columns} AND state = 'claimed' AND lease_until <= ?{spare} ORDER BY seq LIMIT ?",
@@ -300,9 +307,9 @@ class Frontier:
         """Queue the entries not yet in the crawl's frontier; returns how many were new."""
         return self._many(
             conn,
-            "INSERT INTO crawl_frontier (crawl, url, host, depth, score, state)"
-            " VALUES (?, ?, ?, ?, ?, 'queued') ON CONFLICT DO NOTHING",
-            [(crawl, e.url, e.host, e.depth, e.score) for e in entries],
+            "INSERT INTO crawl_frontier (crawl, url, host, depth, score, hops, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'queued') ON CONFLICT DO NOTHING",
+            [(crawl, e.url, e.host, e.depth, e.score, e.hops) for e in entries],
         )
 
 

@@ -45,7 +45,7 @@ WITH budget AS (
 )
 UPDATE crawl_frontier f SET state = 'claimed', holder = %(holder)s, lease_until = %(until)s
 WHERE f.seq IN (SELECT seq FROM lapsed UNION ALL SELECT seq FROM fresh)
-RETURNING f.url, f.host, f.depth, f.score, f.seq
+RETURNING f.url, f.host, f.depth, f.score, f.hops, f.seq
 """
 FINISH = """
 WITH done AS (
@@ -57,10 +57,11 @@ WITH done AS (
     SELECT %(crawl)s, url, %(record)s::text FROM done WHERE %(record)s::text IS NOT NULL
     ON CONFLICT DO NOTHING
 ), found AS (
-    INSERT INTO crawl_frontier (crawl, url, host, depth, score, state)
-    SELECT %(crawl)s, u, h, d, s, 'queued'
-    FROM unnest(%(urls)s::text[], %(hosts)s::text[], %(depths)s::int[], %(scores)s::float8[])
-        AS t (u, h, d, s)
+    INSERT INTO crawl_frontier (crawl, url, host, depth, score, hops, state)
+    SELECT %(crawl)s, u, h, d, s, n, 'queued'
+    FROM unnest(%(urls)s::text[], %(hosts)s::text[], %(depths)s::int[], %(scores)s::float8[],
+                %(hops)s::int[])
+        AS t (u, h, d, s, n)
     ON CONFLICT DO NOTHING RETURNING 1
 )
 SELECT count(*) FROM found
@@ -85,7 +86,10 @@ STEPS = [
         url TEXT NOT NULL, record TEXT NOT NULL,
         UNIQUE (crawl, url));
     CREATE INDEX crawl_results_order ON crawl_results (crawl, xact, seq);
+    """,
     """
+    ALTER TABLE crawl_frontier ADD COLUMN hops INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 
@@ -119,8 +123,8 @@ class PostgresFrontier(Frontier):
         }
         with self.store.transaction() as conn:
             rows = self._run(conn, CLAIM, values).fetchall()
-        rows.sort(key=lambda row: (-row[3], row[2], row[4]))
-        return [Entry(url, host, depth, score) for url, host, depth, score, _ in rows]
+        rows.sort(key=lambda row: (-row[3], row[2], row[5]))
+        return [Entry(*row[:5]) for row in rows]
 
     def finish(
         self,
@@ -143,6 +147,7 @@ class PostgresFrontier(Frontier):
             "hosts": [e.host for e in entries],
             "depths": [e.depth for e in entries],
             "scores": [e.score for e in entries],
+            "hops": [e.hops for e in entries],
         }
         with self.store.transaction() as conn:
             row = self._run(conn, FINISH, values).fetchone()
