@@ -79,9 +79,14 @@ SIZE_SCRIPT = """() => { const root = document.documentElement, body = document.
   return [Math.max(root.scrollWidth, body.scrollWidth),
           Math.max(root.scrollHeight, body.scrollHeight)]; }"""
 """The page's width and height in CSS pixels, as a whole-page screenshot measures them."""
-HTML_SIZE = "() => document.documentElement ? document.documentElement.outerHTML.length : 0"
-"""The page's characters as HTML (each at least a byte): a page whose script writes more than
-a fetch may read is refused as a served body that large would be."""
+PAGE_HTML = """(cap) => { const root = document.documentElement;
+  let html = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
+  if (root) html += root.outerHTML;
+  return html.length > cap ? html.length : html; }"""
+"""The page as HTML (its doctype and DOM, as Playwright's ``content`` gives it), serialised
+once; only its length when it has more characters (each at least a byte) than the cap: a
+page whose script writes more than a fetch may read is refused as a served body that large
+would be, and nothing larger leaves the page."""
 INSTALL = "pip install 'citesift[render]'"
 
 
@@ -323,10 +328,11 @@ async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: b
     await page.goto(url, wait_until="load", timeout=options.timeout * 1000)
     await _wait(page, options)
     cap = visit.policy.max_body_bytes
-    if await page.evaluate(HTML_SIZE) > cap:  # measured in the page: nothing larger leaves it
+    html = await page.evaluate(PAGE_HTML, cap)
+    if not isinstance(html, str):
         raise RenderFailed(f"the rendered page is larger than the cap of {cap} bytes")
     shot = await _screenshot(page, options) if screenshot else None
-    return Rendered(await page.content(), page.url, shot, tuple(visit.refused), visit.left_for)
+    return Rendered(html, page.url, shot, tuple(visit.refused), visit.left_for)
 
 
 async def _screenshot(page: Page, options: ScrapeOptions) -> bytes:
