@@ -115,19 +115,21 @@ def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
 
 
 def unit_vectors(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """The unit vectors of ``texts`` by ``embedder``, in float64. The embedder is the
-    caller's: an answer that is not one finite vector per text is a clear error, and vectors
-    that are not of unit length (or are huge) are scaled, so that no product overflows and
-    every product is a cosine."""
-    raw = embedder.embed(texts)
+    """The unit vectors of ``texts`` by ``embedder``, in float64 (see ``answered_rows``)."""
+    return answered_rows(embedder.embed(texts), len(texts), "the embedder's answer")
+
+
+def answered_rows(raw: object, count: int, name: str) -> np.ndarray:
+    """``raw``, what a caller's embedder answered for ``count`` texts, as unit rows in
+    float64. An answer that is not one finite vector per text is a clear error naming it
+    ``name``, and vectors that are not of unit length (or are huge) are scaled, so that no
+    product overflows and every product is a cosine."""
     try:
         vectors = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise invalid("the embedder's answer", raw, "one vector of numbers per text") from exc
-    if vectors.ndim != 2 or vectors.shape[0] != len(texts) or not np.isfinite(vectors).all():
-        raise invalid(
-            "the embedder's answer", vectors.shape, f"{len(texts)} vectors of finite numbers"
-        )
+        raise invalid(name, raw, "one vector of numbers per text") from exc
+    if vectors.ndim != 2 or vectors.shape[0] != count or not np.isfinite(vectors).all():
+        raise invalid(name, vectors.shape, f"{count} vectors of finite numbers")
     return unit_rows(vectors)
 
 

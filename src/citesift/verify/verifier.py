@@ -19,7 +19,7 @@ from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.model import Match, Passage
 from citesift.numbers import is_finite_number
-from citesift.verify.candidates import unit_rows
+from citesift.verify.candidates import answered_rows, unit_rows
 from citesift.verify.claim_check import MAX_SOURCE_CHARS
 from citesift.verify.claims import extract_claims
 
@@ -177,15 +177,7 @@ class CitationVerifier:
         """One embedding call for every text: a ``(len(texts), dim)`` array of unit rows
         (the embedder's vectors, scaled; a row of zeros is near nothing)."""
         raw = self.embed.embed(texts) if isinstance(self.embed, Embedder) else self.embed(texts)
-        try:
-            vectors = np.asarray(raw, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise invalid("embed's answer", raw, "one vector of numbers per text") from exc
-        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise invalid("embed's answer", vectors.shape, f"{len(texts)} vectors of one length")
-        if not np.isfinite(vectors).all():
-            raise invalid("embed's answer", vectors.shape, "vectors of finite numbers")
-        return unit_rows(vectors)
+        return answered_rows(raw, len(texts), "embed's answer")
 
     def _grade(
         self, claim: str, vector: np.ndarray, found: np.ndarray, sources: list[CitationSource]
