@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from citesift.model import FetchOutcome, Skipped, Snapshot
-from citesift.net import Fetcher, Fetches, run_sync
+from citesift.errors import InvalidArgument
+from citesift.model import MAX_BODY_BYTES, FetchOutcome, Skipped, Snapshot
+from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.sources.snapshots import ReplayingFetcher, SavingFetcher
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import SnapshotCorrupted, SnapshotStore
-from servers import loopback_policy, serve
+from servers import TEST_IDENTITY, loopback_policy, serve
 
 
 def fetched(fetcher: Fetches, url: str) -> FetchOutcome:
@@ -94,6 +95,27 @@ def test_a_body_that_no_longer_matches_its_hash_is_refused(store: SQLiteStore) -
         conn.execute("UPDATE snapshot_bodies SET data = ?", (tampered,))
     with pytest.raises(SnapshotCorrupted):
         snapshots.get(kept.id)
+
+
+def frame_declaring(size: int) -> bytes:
+    """The header of a zstd frame that says it holds ``size`` bytes (and none of them)."""
+    return b"\x28\xb5\x2f\xfd\xe0" + size.to_bytes(8, "little")
+
+
+def test_a_stored_body_declaring_more_than_a_fetch_may_keep_is_refused_unread(
+    store: SQLiteStore,
+) -> None:
+    snapshots = SnapshotStore(store)
+    kept = snapshot()
+    snapshots.save(kept)
+    for size, why in [(MAX_BODY_BYTES + 1, "declares a body of"), (MAX_BODY_BYTES, "readable")]:
+        with store.transaction() as conn:
+            conn.execute("UPDATE snapshot_bodies SET data = ?", (frame_declaring(size),))
+        with pytest.raises(SnapshotCorrupted, match=why):
+            snapshots.get(kept.id)
+    FetchPolicy(TEST_IDENTITY, max_body_bytes=MAX_BODY_BYTES)  # the bound a fetch may keep to
+    with pytest.raises(InvalidArgument, match="max_body_bytes"):
+        FetchPolicy(TEST_IDENTITY, max_body_bytes=MAX_BODY_BYTES + 1)
 
 
 def test_snapshots_survive_reopening_the_store(tmp_path: Path) -> None:

@@ -27,6 +27,12 @@ class Licence:
 WIKIPEDIA_LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.0/")
 
 
+MAX_BODY_BYTES = 1 << 30
+"""The largest body a ``Snapshot`` holds: the bound of the body cap a fetch policy may set
+(``citesift.net``'s), so of any body a store keeps. Defined with the data it bounds, where
+the network and the store, which import no other layer, both read it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """What one fetch got: the body bytes, content-addressed by their sha256."""

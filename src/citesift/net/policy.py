@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from citesift.errors import invalid
+from citesift.model import MAX_BODY_BYTES
 from citesift.net.address import IPNetwork, Resolver, networks, system_resolver
 from citesift.net.identity import ClientIdentity
 from citesift.numbers import number_in
@@ -24,7 +25,6 @@ WIKIPEDIA_DEADLINE = 3.0
 MAX_DEADLINE = 600.0
 DECLARED_BYTES = 1_500_000
 BODY_BYTES = 6_000_000
-MAX_BODY_BYTES = 1 << 30
 PAGE_REDIRECTS = 5
 MAX_REDIRECTS = 20
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"

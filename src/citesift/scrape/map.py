@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from citesift.errors import invalid
-from citesift.model import Snapshot
+from citesift.model import MAX_BODY_BYTES, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
-from citesift.net.policy import MAX_BODY_BYTES
 from citesift.net.robots import ROBOTS_MAX_BYTES
 from citesift.numbers import number_in
 from citesift.scrape.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, read_sitemap

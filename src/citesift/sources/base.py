@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from citesift.errors import CitesiftError
 from citesift.model import (
+    MAX_BODY_BYTES,
     Document,
     FetchOutcome,
     ReadOutcome,
@@ -20,7 +21,7 @@ from citesift.model import (
 )
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, run_sync
 from citesift.net.limiter import OnSend
-from citesift.net.policy import MAX_BODY_BYTES, MAX_DEADLINE
+from citesift.net.policy import MAX_DEADLINE
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
 from citesift.store import AnyStore

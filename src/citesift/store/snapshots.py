@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import zstandard
 
 from citesift.errors import StoreCorrupt
-from citesift.model import Snapshot
+from citesift.model import MAX_BODY_BYTES, Snapshot
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ COMPONENT = "snapshots"
 PAGE = 200
 """Snapshots read per query when reading them all (bodies can be large)."""
 CODEC = "zstd"
-MAX_STORED_BODY = 1 << 30
-"""The largest body a fetch may keep (the fetch policy's bound), and so a stored one."""
 ZSTD_LEVEL = 6
 STEPS = [
     """
@@ -178,7 +176,7 @@ def _inflated(id_: object, data: bytes) -> bytes:
     holds more than any fetch may keep, are a damaged row, not an allocation to attempt."""
     try:
         size = zstandard.frame_content_size(data)
-        if not 0 <= size <= MAX_STORED_BODY:
+        if not 0 <= size <= MAX_BODY_BYTES:
             raise SnapshotCorrupted(f"snapshot {id_} declares a body of {size} bytes")
         return zstandard.ZstdDecompressor().decompress(data)
     except (zstandard.ZstdError, TypeError) as error:

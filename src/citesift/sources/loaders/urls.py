@@ -11,9 +11,9 @@ from urllib.parse import urlsplit
 
 from citesift.errors import LOAD_FAILED, DocumentError, LoadError, invalid
 from citesift.extract.document import extract_document
-from citesift.model import Limited, Skipped, Snapshot, SourceDocument
+from citesift.model import MAX_BODY_BYTES, Limited, Skipped, Snapshot, SourceDocument
 from citesift.net import Fetcher, FetchPolicy, run_sync
-from citesift.net.policy import MAX_BODY_BYTES, MAX_DEADLINE
+from citesift.net.policy import MAX_DEADLINE
 from citesift.sources.loaders.limits import LoadLimits
 from citesift.sources.loaders.results import Loaded, download_each
 
