@@ -11,8 +11,13 @@ answered with the bytes already fetched, and any later one is answered "204 No C
 the page stays (a page reloading or leaving itself is never let reach its host again, and
 what is read is the page fetched); every other request is checked with ``citesift.net``'s
 address rules (refused when they would refuse it) and dropped when it is of a kind asked
-to be blocked. A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are
-closed at once.
+to be blocked. That check is the early one: Chromium reaches the network only through the
+browser's egress proxy on loopback (``citesift.scrape.egress``, a door of its own per page,
+loopback not bypassed), which resolves each host once with the policy's resolver, applies
+the same rules to that address and connects to it, so a name answering the check with one
+address and Chromium's connection with another (DNS rebinding), or a redirect (no route
+handler sees one), reaches nothing the rules refuse. A page sending more than
+``MAX_REQUESTS`` fails, and windows it opens are closed at once.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError
 from citesift.model import Snapshot
-from citesift.net import AddressRefused, FetchPolicy, check_target
-from citesift.net.address import networks
+from citesift.net import AddressRefused, FetchPolicy
+from citesift.scrape.egress import BYPASS, EgressProxy, check
 from citesift.scrape.options import ScrapeOptions
 
 if TYPE_CHECKING:
@@ -162,6 +167,7 @@ class Browser:
         self.launches = 0
         self._playwright: Playwright | None = None
         self._browser: PlaywrightBrowser | None = None
+        self._proxy: EgressProxy | None = None
         self._open = False
         self._starting = asyncio.Lock()
         self._launching: asyncio.Task[None] | None = None
@@ -195,31 +201,38 @@ class Browser:
         await self._end()
 
     async def _end(self) -> None:
-        """End the Chromium and the driver this browser runs (nothing when none runs)."""
+        """End the Chromium, the driver and the proxy this browser runs (nothing when none
+        runs)."""
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
+        proxy, self._proxy = self._proxy, None
         if browser is not None:
             await browser.close()
         if playwright is not None:
             await playwright.stop()
+        if proxy is not None:
+            await proxy.close()
 
     async def _launch(self) -> None:
-        """Start the driver and Chromium; ``BrowserUnavailable`` when they cannot start."""
+        """Start the proxy, the driver and Chromium; ``BrowserUnavailable`` when they cannot
+        start."""
         executable = find_executable(self.executable)
         try:
             from playwright.async_api import Error, async_playwright
         except ImportError:
             raise BrowserUnavailable(f"rendering needs Playwright: {INSTALL}") from None
+        self._proxy = EgressProxy()
+        server = await self._proxy.start()
         playwright = self._playwright = await async_playwright().start()
         try:
             self._browser = await playwright.chromium.launch(
                 executable_path=executable,
                 args=list(LAUNCH_ARGS),
                 timeout=LAUNCH_TIMEOUT * 1000,
+                proxy={"server": server, "bypass": BYPASS},
             )
         except Error as error:
-            self._playwright = None
-            await playwright.stop()
+            await self._end()
             raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
         self.launches += 1
 
@@ -271,29 +284,28 @@ class Browser:
         policy: FetchPolicy,
         screenshot: bool,
     ) -> Rendered:
-        async with self.slots:
+        proxy = self._proxy
+        if proxy is None:
+            raise BrowserUnavailable("the browser is not running (use it in 'async with')")
+        blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
+        visit = _Visit(snapshot, policy, blocked)
+        async with self.slots, proxy.door(policy, visit.refused.append) as door:
             context = await browser.new_context(
                 viewport={"width": options.viewport[0], "height": options.viewport[1]},
                 user_agent=policy.identity.user_agent,
                 extra_http_headers=dict(options.headers),
                 service_workers="block",
+                proxy={"server": door, "bypass": BYPASS},
             )
             try:
                 async with asyncio.timeout(options.timeout):
-                    return await self._visit(context, snapshot, options, policy, screenshot)
+                    return await self._visit(context, visit, options, screenshot)
             finally:
                 await context.close()
 
     async def _visit(
-        self,
-        context: BrowserContext,
-        snapshot: Snapshot,
-        options: ScrapeOptions,
-        policy: FetchPolicy,
-        screenshot: bool,
+        self, context: BrowserContext, visit: _Visit, options: ScrapeOptions, screenshot: bool
     ) -> Rendered:
-        blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
-        visit = _Visit(snapshot, policy, blocked)
 
         async def route(route: Route, request: Request) -> None:
             await _answer(route, request, visit)
@@ -411,12 +423,10 @@ async def _connect(socket: WebSocketRoute, visit: _Visit) -> None:
 
 async def _refused(url: str, visit: _Visit) -> bool:
     """Whether the address rules refuse ``url`` (then it is noted among the refused)."""
-    policy = visit.policy
     scheme, _, rest = url.partition(":")
     checked = SOCKET_SCHEMES[scheme.lower()] + rest if scheme.lower() in SOCKET_SCHEMES else url
-    allowed = networks(policy.allow_networks)
     try:
-        await check_target(checked, policy.resolver, policy.allow_private, allowed)
+        await check(checked, visit.policy)
     except AddressRefused:
         visit.refused.append(url)
         return True

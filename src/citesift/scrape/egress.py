@@ -1,0 +1,425 @@
+"""The browser's way out: an HTTP proxy on loopback that connects only to the address it checked.
+
+Chromium let go on a request resolves the host name again itself: a name answering the
+address check with a public address and Chromium's lookup with a private one (DNS
+rebinding) would reach what the check refused, and so would a redirect, which no route
+handler sees. So Chromium sends every request through this proxy, each page's context
+through a door of its own (a port on 127.0.0.1) that holds that page's ``FetchPolicy``. For
+``CONNECT host:port`` (https and WebSockets: a TCP tunnel) and for an absolute-URI request
+(http: forwarded as it streams, one exchange per connection) the door resolves the host
+once with the policy's resolver, applies its address rules, and connects to the address it
+checked; a refused one is answered 403 and noted for the page. The door Chromium is
+launched with holds no policy and refuses everything. Bounded: a connect timeout, an idle
+timeout, connections at once, and the size of a request's or an answer's head.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from citesift.errors import CitesiftError
+from citesift.net import AddressRefused, FetchPolicy, Target, check_target
+from citesift.net.address import networks
+
+LOOPBACK = "127.0.0.1"
+BYPASS = "<-loopback>"
+"""Chromium's proxy bypass rule that sends loopback through the proxy too (by default
+Chromium reaches localhost and 127.0.0.1 directly)."""
+CONNECT_TIMEOUT = 10.0
+IDLE_TIMEOUT = 30.0
+"""Seconds a connection may pass nothing either way (or wait for an answer's head)."""
+MAX_CONNECTIONS = 256
+"""Connections the proxy serves at once, all doors together (Chromium opens at most 32 to
+one proxy per context, and a browser renders a few pages at once)."""
+MAX_HEAD_BYTES = 64 * 1024
+"""Bytes of a request's or an answer's head, request line or status line included."""
+CHUNK = 64 * 1024
+HOP_HEADERS = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer"}
+    | {"proxy-authenticate", "upgrade", "host"}
+)
+"""Headers of one hop, not passed on (``Host`` is written again from the URL checked)."""
+AUTHORITY = re.compile(r"^[A-Za-z0-9._~%!$&'()*+,;=:\[\]-]+:[0-9]{1,5}$")
+"""``host:port`` as a ``CONNECT`` names it: no path, no user, a port always."""
+REASONS = {
+    400: "Bad Request",
+    403: "Forbidden",
+    431: "Request Header Fields Too Large",
+    501: "Not Implemented",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
+
+Noted = Callable[[str], None]
+"""Told each URL (``https://host:port`` for a tunnel) the address rules refused."""
+
+
+class _Refusal(CitesiftError):
+    """An answer the proxy gives instead of passing a request on (nothing was sent yet)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+async def check(url: str, policy: FetchPolicy) -> Target:
+    """``url`` checked with ``policy``'s resolver and address rules (``AddressRefused`` when
+    they refuse it): the check both the browser's route handler and the proxy make."""
+    allowed = networks(policy.allow_networks)
+    return await check_target(url, policy.resolver, policy.allow_private, allowed)
+
+
+@dataclass(eq=False)
+class _Door:
+    """One listening port and the policy its connections are held to (None: refuse all)."""
+
+    policy: FetchPolicy | None
+    noted: Noted
+    server: asyncio.Server | None = None
+    closed: bool = False
+    serving: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @property
+    def url(self) -> str:
+        """The proxy address Chromium is given for this door."""
+        assert self.server is not None
+        return f"http://{LOOPBACK}:{self.server.sockets[0].getsockname()[1]}"
+
+
+class EgressProxy:
+    """The proxy one browser sends its requests through: ``server`` after ``start`` is the
+    door to launch Chromium with; ``door(policy, noted)`` opens one for a page's context."""
+
+    def __init__(
+        self,
+        max_connections: int = MAX_CONNECTIONS,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        idle_timeout: float = IDLE_TIMEOUT,
+    ) -> None:
+        self.max_connections = max_connections
+        self.connect_timeout = connect_timeout
+        self.idle_timeout = idle_timeout
+        self.active = 0
+        """Connections being served now."""
+        self.server: str | None = None
+        self._doors: set[_Door] = set()
+
+    async def start(self) -> str:
+        """Open the door that refuses everything (for Chromium's launch) and name it."""
+        self.server = (await self._open(None, _unnoted)).url
+        return self.server
+
+    @contextlib.asynccontextmanager
+    async def door(self, policy: FetchPolicy, noted: Noted) -> AsyncIterator[str]:
+        """A door held to ``policy`` while the block runs (its proxy address); leaving it
+        ends every connection through it."""
+        door = await self._open(policy, noted)
+        try:
+            yield door.url
+        finally:
+            await self._shut(door)
+
+    async def close(self) -> None:
+        """Shut every door and end every connection."""
+        for door in list(self._doors):
+            await self._shut(door)
+        self.server = None
+
+    async def _open(self, policy: FetchPolicy | None, noted: Noted) -> _Door:
+        door = _Door(policy, noted)
+
+        def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.ensure_future(self._serve(door, reader, writer))
+            door.serving.add(task)
+            task.add_done_callback(lambda done: _finished(door, done, writer))
+
+        door.server = await asyncio.start_server(accept, LOOPBACK, 0, limit=MAX_HEAD_BYTES)
+        self._doors.add(door)
+        return door
+
+    async def _shut(self, door: _Door) -> None:
+        self._doors.discard(door)
+        door.closed = True
+        if door.server is not None:
+            door.server.close()
+        for task in list(door.serving):
+            task.cancel()
+        await asyncio.gather(*door.serving, return_exceptions=True)
+        if door.server is not None:
+            await door.server.wait_closed()
+
+    async def _serve(
+        self, door: _Door, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Serve one connection: one tunnel or one exchange, then close it."""
+        if door.closed:
+            return
+        if self.active >= self.max_connections:
+            await _say(writer, 503, "too many connections through the proxy")
+            return
+        self.active += 1
+        try:
+            await self._exchange(door, reader, writer)
+        except _Refusal as refusal:
+            await _say(writer, refusal.status, str(refusal))
+        except (OSError, asyncio.IncompleteReadError):
+            pass  # either side went away: the connection ends
+        finally:
+            self.active -= 1
+
+    async def _exchange(
+        self, door: _Door, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        try:
+            async with asyncio.timeout(self.idle_timeout):
+                head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise _Refusal(431, "the request's head is too large") from None
+        method, target, headers = _request(head)
+        if method == "CONNECT":
+            await self._tunnel(door, target, reader, writer)
+        else:
+            await self._forward(door, method, target, headers, reader, writer)
+
+    async def _tunnel(
+        self,
+        door: _Door,
+        authority: str,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        """A TCP tunnel to the checked address of ``authority``'s host."""
+        if not AUTHORITY.match(authority):
+            raise _Refusal(400, "CONNECT names host:port")
+        upstream, sink = await self._connect(door, f"https://{authority}/", f"https://{authority}")
+        try:
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await writer.drain()
+            await _relay(self.idle_timeout, (reader, sink, None), (upstream, writer, None))
+        finally:
+            sink.close()
+
+    async def _forward(
+        self,
+        door: _Door,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        """One http exchange passed on to the checked address, the request's body and the
+        answer streamed; the answer says ``Connection: close``."""
+        url = _absolute(target)
+        if _values(headers, "transfer-encoding"):
+            raise _Refusal(501, "a request body of unknown length")
+        length = _length(headers)
+        upstream, sink = await self._connect(door, str(url), target)
+        try:
+            sink.write(_request_head(method, url, headers))
+            activity = _Activity()
+            sending = asyncio.ensure_future(_copy(reader, sink, length, activity))
+            try:
+                try:
+                    async with asyncio.timeout(self.idle_timeout):
+                        answer = await upstream.readuntil(b"\r\n\r\n")
+                except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                    raise _Refusal(502, "no answer's head from the server") from None
+                writer.write(_answer_head(answer))
+                await _relay(self.idle_timeout, (upstream, writer, None), activity=activity)
+            finally:
+                sending.cancel()
+                await asyncio.gather(sending, return_exceptions=True)
+        finally:
+            sink.close()
+
+    async def _connect(
+        self, door: _Door, url: str, note: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the address ``url``'s host was checked to have, the first of its
+        addresses that answers; ``note`` is what a refusal notes."""
+        if door.policy is None:
+            raise _Refusal(403, "no page is served through this door")
+        try:
+            checked = await check(url, door.policy)
+        except AddressRefused:
+            door.noted(note)
+            raise _Refusal(403, "the address rules refuse this address") from None
+        port = checked.url.port or (443 if checked.url.scheme == "https" else 80)
+        for address in checked.addresses:
+            try:
+                async with asyncio.timeout(self.connect_timeout):
+                    return await asyncio.open_connection(address, port, limit=MAX_HEAD_BYTES)
+            except OSError:  # refused, unreachable or past the timeout: try the next one
+                continue
+        raise _Refusal(502, f"cannot connect to {checked.host}")
+
+
+@dataclass
+class _Activity:
+    """When bytes last passed either way on one connection."""
+
+    last: float = field(default_factory=lambda: asyncio.get_running_loop().time())
+
+    def touch(self) -> None:
+        self.last = asyncio.get_running_loop().time()
+
+    async def idle(self, seconds: float) -> None:
+        """Return once nothing has passed for ``seconds``."""
+        loop = asyncio.get_running_loop()
+        while (left := self.last + seconds - loop.time()) > 0:
+            await asyncio.sleep(left)
+
+
+Flow = tuple[asyncio.StreamReader, asyncio.StreamWriter, int | None]
+
+
+async def _relay(idle: float, *flows: Flow, activity: _Activity | None = None) -> None:
+    """Copy each flow (to its end, or its byte count) until all are done or nothing has
+    passed for ``idle`` seconds."""
+    activity = activity or _Activity()
+    copies = [asyncio.ensure_future(_copy(*flow, activity)) for flow in flows]
+    watch = asyncio.ensure_future(activity.idle(idle))
+    pending = set(copies)
+    try:
+        while pending:
+            done, _ = await asyncio.wait({*pending, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if watch in done:
+                break
+            pending -= done
+    finally:
+        for task in (*copies, watch):
+            task.cancel()
+        await asyncio.gather(*copies, watch, return_exceptions=True)
+
+
+async def _copy(
+    source: asyncio.StreamReader,
+    sink: asyncio.StreamWriter,
+    length: int | None,
+    activity: _Activity,
+) -> None:
+    """Pass bytes on: ``length`` of them, or to the end, which is passed on as a half close
+    (a failure either side closes ``sink``, so the other way ends too)."""
+    left = length
+    try:
+        while left is None or left > 0:
+            data = await source.read(CHUNK if left is None else min(CHUNK, left))
+            if not data:
+                break
+            activity.touch()
+            sink.write(data)
+            await sink.drain()
+            left = None if left is None else left - len(data)
+        if length is None and sink.can_write_eof():
+            sink.write_eof()
+    except OSError:
+        sink.close()
+
+
+def _request(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:
+    """The method, target and headers of a request's head."""
+    line, *lines = head.decode("latin-1").split("\r\n")
+    parts = line.split(" ")
+    if len(parts) != 3 or not parts[0].isalpha() or not parts[2].startswith("HTTP/1."):
+        raise _Refusal(400, "a malformed request line")
+    return parts[0], parts[1], _fields(lines)
+
+
+def _fields(lines: list[str]) -> list[tuple[str, str]]:
+    """The (name, value) pairs of a head's header lines (the blank end left out)."""
+    pairs = []
+    for text in lines:
+        if not text:
+            continue
+        name, colon, value = text.partition(":")
+        if not colon or not name or name != name.strip() or text[0] in " \t":
+            raise _Refusal(400, "a malformed header line")
+        pairs.append((name, value.strip()))
+    return pairs
+
+
+def _values(headers: list[tuple[str, str]], name: str) -> list[str]:
+    return [value for key, value in headers if key.lower() == name]
+
+
+def _length(headers: list[tuple[str, str]]) -> int:
+    """The request body's length in bytes (0 when none is declared)."""
+    values = set(_values(headers, "content-length"))
+    if not values:
+        return 0
+    if len(values) > 1 or not next(iter(values)).isdigit():
+        raise _Refusal(400, "a malformed Content-Length")
+    return int(next(iter(values)))
+
+
+def _absolute(target: str) -> httpx.URL:
+    """The http URL an absolute-form request names."""
+    try:
+        url = httpx.URL(target)
+    except (httpx.InvalidURL, ValueError):
+        raise _Refusal(400, "a malformed URL") from None
+    if url.scheme != "http" or not url.host:
+        raise _Refusal(400, "only http URLs are forwarded (https goes by CONNECT)")
+    return url
+
+
+def _hop_names(headers: list[tuple[str, str]]) -> frozenset[str]:
+    """The headers not passed on: the hop's own and those its ``Connection`` names."""
+    named = (
+        name.strip().lower()
+        for value in _values(headers, "connection")
+        for name in value.split(",")
+    )
+    return HOP_HEADERS | set(named)
+
+
+def _request_head(method: str, url: httpx.URL, headers: list[tuple[str, str]]) -> bytes:
+    """The request as the server is sent it: origin form, ``Host`` from the URL checked."""
+    dropped = _hop_names(headers)
+    lines = [f"{method} {url.raw_path.decode('ascii')} HTTP/1.1", f"Host: {url.netloc.decode()}"]
+    lines += [f"{name}: {value}" for name, value in headers if name.lower() not in dropped]
+    return ("\r\n".join([*lines, "Connection: close", "", ""])).encode("latin-1")
+
+
+def _answer_head(head: bytes) -> bytes:
+    """The answer's head as Chromium is given it: its hop's headers dropped, and
+    ``Connection: close`` (the next request comes on a connection of its own)."""
+    status, *lines = head.decode("latin-1").split("\r\n")
+    if not status.startswith("HTTP/1."):
+        raise _Refusal(502, "a malformed answer")
+    try:
+        headers = _fields(lines)
+    except _Refusal:
+        raise _Refusal(502, "a malformed answer") from None
+    dropped = _hop_names(headers)
+    kept = [f"{name}: {value}" for name, value in headers if name.lower() not in dropped]
+    return "\r\n".join([status, *kept, "Connection: close", "", ""]).encode("latin-1")
+
+
+async def _say(writer: asyncio.StreamWriter, status: int, reason: str) -> None:
+    """Answer ``status`` with ``reason`` as text and close."""
+    body = (reason + "\n").encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status} {REASONS[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    with contextlib.suppress(OSError):
+        writer.write(head.encode("ascii") + body)
+        await writer.drain()
+
+
+def _finished(door: _Door, task: asyncio.Task[None], writer: asyncio.StreamWriter) -> None:
+    """A connection served (or cancelled before it began): its socket is closed."""
+    door.serving.discard(task)
+    writer.close()
+
+
+def _unnoted(url: str) -> None:
+    """Notes nothing: a refusal at the launch door belongs to no page."""

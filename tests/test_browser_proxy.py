@@ -1,0 +1,271 @@
+"""The browser's egress proxy: Chromium connects only to the address the proxy resolved and
+checked, so a name answering the route check with one address and the connection's lookup
+with another (DNS rebinding) reaches nothing refused. Every address here is on loopback:
+made-up names resolve through a stub, and 127.0.0.2 stands for the refused address (only
+127.0.0.1 is allowed), watched to get no connection at all."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+
+from chromium import left_behind
+from citesift.model import Snapshot
+from citesift.scrape.browser import Browser, Rendered, find_executable
+from citesift.scrape.egress import MAX_HEAD_BYTES, EgressProxy
+from citesift.scrape.options import ScrapeOptions
+from servers import MisbehavingServer, loopback_policy, serve
+from test_scrape import page_route
+
+find_executable()  # no Chromium here fails these tests, naming what is missing: never a pass
+
+pytestmark = pytest.mark.timeout(120)
+REFUSED_HOST = "127.0.0.2"
+PAGE_URL = "http://page.test/"
+"""The page's own address: its document is answered from the snapshot, never fetched."""
+MARK = "const p = document.createElement('p'); p.id = 'done'; p.textContent = {};" + (
+    " document.body.appendChild(p);"
+)
+SCRIPT = MARK.format("'Loaded through the proxy.'")
+
+
+class StubDNS:
+    """A resolver answering from a script: the n-th lookup of a host gets its n-th answer
+    (the last one repeats); any other host is unknown. ``lookups`` counts them per host."""
+
+    def __init__(self, answers: dict[str, Sequence[str]]) -> None:
+        self.answers = answers
+        self.lookups: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, host: str) -> list[str]:
+        if host not in self.answers:
+            raise OSError(f"unknown host {host}")
+        with self.lock:
+            count = self.lookups[host] = self.lookups.get(host, 0) + 1
+        script = self.answers[host]
+        return [script[min(count, len(script)) - 1]]
+
+
+@contextmanager
+def watched() -> Iterator[tuple[int, socket.socket]]:
+    """A port listening on the refused address: its connections wait in the backlog unaccepted,
+    so ``connections`` finds any that was ever made."""
+    listener = socket.socket()
+    listener.bind((REFUSED_HOST, 0))
+    listener.listen(16)
+    listener.setblocking(False)
+    try:
+        yield listener.getsockname()[1], listener
+    finally:
+        listener.close()
+
+
+def connections(listener: socket.socket) -> int:
+    count = 0
+    while True:
+        try:
+            accepted, _ = listener.accept()
+        except BlockingIOError:
+            return count
+        accepted.close()
+        count += 1
+
+
+def page_with(body: str) -> Snapshot:
+    html = f"<!doctype html><html><body><div id='root'></div>{body}</body></html>"
+    return Snapshot(
+        id="0" * 64, url=PAGE_URL, final_url=PAGE_URL, status=200, headers=(),
+        content_type="text/html", charset="utf-8", fetched_at=0, body=html.encode(),
+    )  # fmt: skip
+
+
+def failing(src: str) -> str:
+    """A script tag that marks the page done whether ``src`` loads or not."""
+    return f'<script src="{src}" onerror="{MARK.format(chr(39) + "failed" + chr(39))}"></script>'
+
+
+def render(snapshot: Snapshot, **policy: Any) -> Rendered:
+    options = ScrapeOptions(render="always", wait_for="#done", timeout=30)
+
+    async def show() -> Rendered:
+        async with Browser() as browser:
+            return await browser.render(snapshot, options, loopback_policy(**policy), False)
+
+    return asyncio.run(show())
+
+
+@pytest.mark.slow
+def test_chromium_connects_to_the_address_the_stub_resolved(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/x.js", SCRIPT, content_type="text/javascript")
+    dns = StubDNS({"assets.test": ["127.0.0.1"]})  # a name the system cannot resolve
+    src = f"http://assets.test:{server.port}/x.js"
+    shown = render(page_with(f'<script src="{src}"></script>'), resolver=dns)
+    assert "Loaded through the proxy." in shown.html and shown.refused == ()
+    (seen,) = [seen for seen in server.seen if seen.path == "/x.js"]
+    assert seen.headers["Host"] == f"assets.test:{server.port}"
+    assert dns.lookups == {"assets.test": 2}  # the route check's, then the proxy's own
+    assert left_behind(own_tmp) == []
+
+
+@pytest.mark.slow
+def test_a_name_rebinding_after_the_route_check_reaches_nothing(own_tmp: str) -> None:
+    dns = StubDNS({"rebind.test": ["127.0.0.1", REFUSED_HOST]})
+    with watched() as (port, listener):
+        src = f"http://rebind.test:{port}/x.js"
+        shown = render(page_with(failing(src)), resolver=dns)
+        assert connections(listener) == 0
+    assert "failed" in shown.html and "Loaded" not in shown.html
+    assert dns.lookups == {"rebind.test": 2}  # allowed by the route check, refused by the proxy
+    assert shown.refused == (src,)
+
+
+@pytest.mark.slow
+def test_an_https_name_rebinding_is_refused_its_tunnel(own_tmp: str) -> None:
+    dns = StubDNS({"secure.test": ["127.0.0.1", REFUSED_HOST]})
+    with watched() as (port, listener):
+        script = (
+            f"<script>fetch('https://secure.test:{port}/data')"
+            f".then(() => {{ {MARK.format(chr(39) + 'fetched' + chr(39))} }},"
+            f" () => {{ {MARK.format(chr(39) + 'failed' + chr(39))} }});</script>"
+        )
+        shown = render(page_with(script), resolver=dns)
+        assert connections(listener) == 0
+    assert ">failed<" in shown.html and dns.lookups == {"secure.test": 2}
+    assert shown.refused == (f"https://secure.test:{port}",)
+
+
+@pytest.mark.slow
+def test_a_redirect_to_a_refused_address_is_not_followed_there(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    with watched() as (port, listener):
+        target = f"http://{REFUSED_HOST}:{port}/x.js"
+        shown = render(page_with(failing(server.url(f"/redirect?to={target}"))))
+        assert connections(listener) == 0
+    assert "failed" in shown.html and server.hits("/redirect") == 1
+    assert shown.refused == (target,)
+
+
+def through(proxy: str, **client: Any) -> httpx.AsyncClient:
+    return httpx.AsyncClient(proxy=proxy, trust_env=False, timeout=10, **client)
+
+
+def test_the_proxy_forwards_http_to_the_checked_address_and_closes_after_it(
+    server: MisbehavingServer,
+) -> None:
+    dns = StubDNS({"named.test": ["127.0.0.1"]})
+    noted: list[str] = []
+
+    async def exchange() -> httpx.Response:
+        proxy = EgressProxy()
+        async with (
+            proxy.door(loopback_policy(resolver=dns), noted.append) as door,
+            through(door) as client,
+        ):
+            url = f"http://named.test:{server.port}/ok"
+            return await client.post(url, content=b"a tide table", headers={"X-Trace": "7"})
+
+    answer = asyncio.run(exchange())
+    assert answer.status_code == 200 and answer.headers["connection"] == "close"
+    (seen,) = server.seen
+    assert (seen.method, seen.path, seen.body) == ("POST", "/ok", b"a tide table")
+    assert seen.headers["Host"] == f"named.test:{server.port}" and seen.headers["X-Trace"] == "7"
+    assert "Proxy-Connection" not in seen.headers and seen.headers["Connection"] == "close"
+    assert dns.lookups == {"named.test": 1} and noted == []
+
+
+def test_the_proxy_tunnels_https_to_the_checked_address() -> None:
+    dns = StubDNS({"secure.test": ["127.0.0.1"]})
+
+    async def exchange(server: MisbehavingServer) -> httpx.Response:
+        proxy = EgressProxy()
+        async with (
+            proxy.door(loopback_policy(resolver=dns), [].append) as door,
+            through(door, verify=server.client_tls) as client,
+        ):
+            return await client.get(server.url("/ok"))
+
+    with serve(tls_host="secure.test") as server:
+        answer = asyncio.run(exchange(server))
+        assert answer.status_code == 200 and server.sni == ["secure.test"]
+    assert dns.lookups == {"secure.test": 1}
+
+
+def test_the_proxy_refuses_a_tunnel_to_a_refused_address_and_notes_it() -> None:
+    noted: list[str] = []
+
+    async def exchange(port: int) -> None:
+        proxy = EgressProxy()
+        async with proxy.door(loopback_policy(), noted.append) as door, through(door) as client:
+            with pytest.raises(httpx.ProxyError, match="403"):
+                await client.get(f"https://{REFUSED_HOST}:{port}/")
+
+    with watched() as (port, listener):
+        asyncio.run(exchange(port))
+        assert connections(listener) == 0
+    assert noted == [f"https://{REFUSED_HOST}:{port}"]
+
+
+async def ask(door: str, request: bytes) -> bytes:
+    """What the proxy answers ``request`` with, to the end."""
+    port = int(door.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+def test_the_launch_door_and_an_oversized_head_are_refused(server: MisbehavingServer) -> None:
+    connect = f"CONNECT 127.0.0.1:{server.port} HTTP/1.1\r\n\r\n".encode()
+    huge = b"GET http://127.0.0.1/ HTTP/1.1\r\nX-Big: " + b"a" * MAX_HEAD_BYTES + b"\r\n\r\n"
+
+    async def answers() -> tuple[bytes, bytes]:
+        proxy = EgressProxy()
+        launch_door = await proxy.start()
+        try:
+            async with proxy.door(loopback_policy(), [].append) as door:
+                return await ask(launch_door, connect), await ask(door, huge)
+        finally:
+            await proxy.close()
+
+    refused, oversized = asyncio.run(answers())
+    assert refused.startswith(b"HTTP/1.1 403 ") and oversized.startswith(b"HTTP/1.1 431 ")
+    assert server.seen == []
+
+
+def test_connections_at_once_and_idle_tunnels_are_bounded(server: MisbehavingServer) -> None:
+    connect = f"CONNECT 127.0.0.1:{server.port} HTTP/1.1\r\n\r\n".encode()
+
+    async def scenario() -> tuple[bytes, bytes, float]:
+        proxy = EgressProxy(max_connections=1, idle_timeout=0.5)
+        async with proxy.door(loopback_policy(), [].append) as door:
+            port = int(door.rsplit(":", 1)[1])
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(connect)
+            opened = await reader.readuntil(b"\r\n\r\n")
+            busy = await ask(door, b"")  # the one connection allowed is the tunnel's
+            started = asyncio.get_running_loop().time()
+            ended = await asyncio.wait_for(reader.read(), 10)  # closed once idle
+            idle = asyncio.get_running_loop().time() - started
+            writer.close()
+            await writer.wait_closed()
+            return opened + ended, busy, idle
+
+    tunnel, busy, idle = asyncio.run(scenario())
+    assert tunnel == b"HTTP/1.1 200 Connection established\r\n\r\n"
+    assert busy.startswith(b"HTTP/1.1 503 ")
+    assert 0.3 < idle < 5
