@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import serve as serve_websocket
 
 from chromium import left_behind
 from citesift.model import Snapshot
@@ -142,6 +144,32 @@ def test_an_https_name_rebinding_is_refused_its_tunnel(own_tmp: str) -> None:
         assert connections(listener) == 0
     assert ">failed<" in shown.html and dns.lookups == {"secure.test": 2}
     assert shown.refused == (f"https://secure.test:{port}",)
+
+
+@pytest.mark.slow
+def test_a_websocket_reaches_its_server_through_a_tunnel_to_the_checked_address(
+    own_tmp: str,
+) -> None:
+    dns = StubDNS({"feed.test": ["127.0.0.1"]})
+
+    async def hello(socket: ServerConnection) -> None:
+        await socket.send("the tide turns at four")
+
+    async def show() -> Rendered:
+        async with serve_websocket(hello, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            script = (
+                f"<script>const feed = new WebSocket('ws://feed.test:{port}/');"
+                f" feed.onmessage = (e) => {{ {MARK.format('e.data')} }};</script>"
+            )
+            options = ScrapeOptions(render="always", wait_for="#done", timeout=30)
+            async with Browser() as browser:
+                policy = loopback_policy(resolver=dns)
+                return await browser.render(page_with(script), options, policy, False)
+
+    shown = asyncio.run(show())
+    assert ">the tide turns at four<" in shown.html and shown.refused == ()
+    assert dns.lookups == {"feed.test": 2}  # the route check's, then the tunnel's
 
 
 @pytest.mark.slow
