@@ -297,3 +297,44 @@ def test_connections_at_once_and_idle_tunnels_are_bounded(server: MisbehavingSer
     assert tunnel == b"HTTP/1.1 200 Connection established\r\n\r\n"
     assert busy.startswith(b"HTTP/1.1 503 ")
     assert 0.3 < idle < 5
+
+
+@contextmanager
+def keeping_open() -> Iterator[int]:
+    """A server on 127.0.0.1 that answers one request and keeps its end of the connection
+    open past ``Connection: close`` until the block ends: its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def answer() -> None:
+        accepted, _ = listener.accept()
+        with accepted:
+            while b"\r\n\r\n" not in accepted.recv(65536):
+                pass
+            accepted.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            done.wait(30)
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        done.set()
+        thread.join()
+        listener.close()
+
+
+def test_an_exchange_ends_when_the_client_hangs_up_though_the_server_keeps_open() -> None:
+    async def exchange(port: int) -> tuple[bytes, float]:
+        proxy = EgressProxy()
+        async with proxy.door(loopback_policy(), [].append) as door:
+            async with through(door) as client:
+                answer = await client.get(f"http://127.0.0.1:{port}/")
+            started = asyncio.get_running_loop().time()
+            while proxy.active:
+                await asyncio.sleep(0.01)
+            return answer.content, asyncio.get_running_loop().time() - started
+
+    with keeping_open() as port:
+        body, ended_after = asyncio.run(exchange(port))
+    assert body == b"ok" and ended_after < 2  # not the 30 s idle timeout

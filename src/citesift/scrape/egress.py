@@ -224,7 +224,7 @@ class EgressProxy:
         try:
             sink.write(_request_head(method, url, headers))
             activity = _Activity()
-            sending = asyncio.ensure_future(_copy(reader, sink, length, activity))
+            sending = asyncio.ensure_future(_send_body(reader, sink, length, activity))
             try:
                 try:
                     async with asyncio.timeout(self.idle_timeout):
@@ -232,7 +232,8 @@ class EgressProxy:
                 except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
                     raise _Refusal(502, "no answer's head from the server") from None
                 writer.write(_answer_head(answer))
-                await _relay(self.idle_timeout, (upstream, writer, None), activity=activity)
+                flow = (upstream, writer, None)
+                await _relay(self.idle_timeout, flow, activity=activity, until=sending)
             finally:
                 sending.cancel()
                 await asyncio.gather(sending, return_exceptions=True)
@@ -280,23 +281,40 @@ class _Activity:
 Flow = tuple[asyncio.StreamReader, asyncio.StreamWriter, int | None]
 
 
-async def _relay(idle: float, *flows: Flow, activity: _Activity | None = None) -> None:
-    """Copy each flow (to its end, or its byte count) until all are done or nothing has
-    passed for ``idle`` seconds."""
+async def _relay(
+    idle: float,
+    *flows: Flow,
+    activity: _Activity | None = None,
+    until: asyncio.Future[None] | None = None,
+) -> None:
+    """Copy each flow (to its end, or its byte count) until all are done, nothing has
+    passed for ``idle`` seconds, or ``until`` is done."""
     activity = activity or _Activity()
     copies = [asyncio.ensure_future(_copy(*flow, activity)) for flow in flows]
     watch = asyncio.ensure_future(activity.idle(idle))
+    ends = {watch} if until is None else {watch, until}
     pending = set(copies)
     try:
         while pending:
-            done, _ = await asyncio.wait({*pending, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if watch in done:
+            done, _ = await asyncio.wait(pending | ends, return_when=asyncio.FIRST_COMPLETED)
+            if done & ends:
                 break
             pending -= done
     finally:
         for task in (*copies, watch):
             task.cancel()
         await asyncio.gather(*copies, watch, return_exceptions=True)
+
+
+async def _send_body(
+    client: asyncio.StreamReader, sink: asyncio.StreamWriter, length: int, activity: _Activity
+) -> None:
+    """Pass the request's body on, then return when the client hangs up: told the connection
+    closes after the answer, it sends nothing more (a server keeping its end open past
+    ``Connection: close`` holds nothing then)."""
+    await _copy(client, sink, length, activity)
+    with contextlib.suppress(OSError):
+        await client.read(1)
 
 
 async def _copy(
