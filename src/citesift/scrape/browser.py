@@ -149,7 +149,8 @@ class Browser:
     """One headless Chromium: ``async with Browser() as browser: await browser.render(...)``.
 
     ``executable`` as ``find_executable`` takes it. Entering raises ``BrowserUnavailable``
-    when no browser can be launched; leaving closes every context and ends the process.
+    when no browser can be launched; leaving closes every context, ends the process and
+    closes the egress proxy started with it.
     With ``lazy=True`` entering launches nothing: the first ``render`` launches Chromium
     (once, however many pages ask at the same time), and when it cannot, that render and
     every later one raise the same ``BrowserUnavailable`` without trying again; when its
@@ -306,7 +307,6 @@ class Browser:
     async def _visit(
         self, context: BrowserContext, visit: _Visit, options: ScrapeOptions, screenshot: bool
     ) -> Rendered:
-
         async def route(route: Route, request: Request) -> None:
             await _answer(route, request, visit)
 
