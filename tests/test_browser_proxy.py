@@ -184,6 +184,38 @@ def test_a_redirect_to_a_refused_address_is_not_followed_there(
     assert shown.refused == (target,)
 
 
+ICE = """<script>
+const peer = new RTCPeerConnection({{iceServers: [{{urls: 'stun:{host}:{port}'}}]}});
+peer.createDataChannel('probe');
+const done = () => {{ {mark} }};
+peer.onicegatheringstatechange = () => {{
+  if (peer.iceGatheringState === 'complete') done();
+}};
+peer.createOffer().then((offer) => peer.setLocalDescription(offer));
+setTimeout(done, 3000);
+</script>"""
+
+
+@pytest.mark.slow
+def test_a_page_sends_no_udp_around_the_proxy(own_tmp: str) -> None:
+    """WebRTC's STUN and peer traffic is UDP, which no proxy carries: a page asking a STUN
+    server on an address the rules refuse gathers nothing, and nothing reaches it."""
+    stun = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    stun.bind((REFUSED_HOST, 0))
+    stun.setblocking(False)
+    try:
+        mark = MARK.format("'gathered'")
+        shown = render(
+            page_with(ICE.format(host=REFUSED_HOST, port=stun.getsockname()[1], mark=mark))
+        )
+        with pytest.raises(BlockingIOError):
+            stun.recvfrom(2048)
+    finally:
+        stun.close()
+    assert "gathered" in shown.html
+    assert left_behind(own_tmp) == []
+
+
 def through(proxy: str, **client: Any) -> httpx.AsyncClient:
     return httpx.AsyncClient(proxy=proxy, trust_env=False, timeout=10, **client)
 

@@ -62,7 +62,10 @@ LAUNCH_ARGS = (
     "--disable-component-update",
     "--disable-sync",
     f"--js-flags=--max-old-space-size={MAX_SCRIPT_HEAP_MB}",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
+"""Chromium's switches. WebRTC speaks UDP, which the egress proxy cannot carry: a page may
+use it only through the proxy, so its STUN or peer traffic reaches no unchecked address."""
 MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
