@@ -375,28 +375,41 @@ def test_a_save_failing_on_close_is_raised_and_the_store_is_closed_all_the_same(
         c.execute("SELECT 1")
 
 
-def test_a_save_failing_after_many_changes_leaves_searches_answering_from_the_index(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("freed", [False, True], ids=["still failing", "freed"])
+def test_a_save_failing_after_many_changes_is_tried_again_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, freed: bool
 ) -> None:
+    """Searches keep answering from the index; closing tries the save again, and raises
+    its error when it fails again (the store is closed all the same)."""
     monkeypatch.setattr(dense, "SAVE_CHANGES", 1)  # a twentieth of the index is enough
     path = seeded(tmp_path)
     store = LocalStore(path, ann_threshold=THRESHOLD)
     saved = built(store).file
     store.delete([f"d{c}_{i}" for c in (4, 5, 6) for i in range(PER_CLUSTER)])
     with store.sqlite.reading() as conn:
-        target = ann_files.file_for(path, EMBEDDER, vector_log.last_seq(conn))
-    blocker = target.with_name(target.name + ann_files.PARTIAL)
-    blocker.mkdir()  # the save cannot write the index where it goes
+        newest = vector_log.last_seq(conn)
+    blocker = blocked_save(path, newest)  # the save cannot write the index where it goes
     for _ in range(2):  # the changes are replayed, their save fails: the log still has them
         assert not any(i.startswith("c4_") for i in dense_ids(store, probes()[4], 50))
     info = store.dense_info(EMBEDDER)
     assert info is not None and (info.kind, info.file) == ("hnsw", saved)
-    store.close()
-    kept = recorded(path)
-    assert saved is not None and kept is not None and kept.file == Path(saved).name
-    blocker.rmdir()
-    reopened = LocalStore(path, ann_threshold=THRESHOLD)  # reads the old file, catches up
+    if freed:
+        blocker.rmdir()
+        store.close()
+        kept = recorded(path)
+        assert kept is not None and kept.covered == newest
+        assert left_files(tmp_path) == [kept.file]
+    else:
+        with pytest.raises(StoreError, match="could not be saved"):
+            store.close()
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"), store.sqlite.reading() as c:
+            c.execute("SELECT 1")
+        kept = recorded(path)
+        assert saved is not None and kept is not None and kept.file == Path(saved).name
+        blocker.rmdir()
+    reopened = LocalStore(path, ann_threshold=THRESHOLD)  # reads the file, catches up
     assert not any(i.startswith("c5_") for i in dense_ids(reopened, probes()[5], 50))
+    assert built(reopened).builds == 0
     reopened.close()
 
 

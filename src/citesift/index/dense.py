@@ -44,7 +44,7 @@ MAX_CANDIDATES = 4096
 SAVE_CHANGES = 10_000
 """Changes replayed since the last save past which the file is saved again (also past a
 twentieth of the index; after a save that failed, as many more); closing the store saves
-what is left."""
+what is left, and tries once more a save that failed."""
 _CACHED_FILTERS = 8
 
 
@@ -75,6 +75,8 @@ class AnnVectors:
         self._builder: Builder | None = None
         self._covered = 0
         self._unsaved = 0
+        self._save_failed = False
+        """Whether the last periodic save failed: closing tries it again."""
         self._missing = np.zeros(0, dtype=np.int64)
         self._exact: dict[frozenset[str], VectorIndex] = {}
         sqlite.migrate("vector_log", vector_log.MIGRATIONS)
@@ -97,7 +99,8 @@ class AnnVectors:
         return builder is None or builder.wait(timeout)
 
     def close(self) -> None:
-        """Save the index's unsaved changes; stop a build under way (nothing of it is
+        """Save the index's unsaved changes (trying again a periodic save that failed, whose
+        error is raised when it fails again); stop a build under way (nothing of it is
         recorded), also one the catch-up of that save started."""
         if self._builder is None and self.index is not None:
             self.flush()
@@ -106,10 +109,10 @@ class AnnVectors:
             self._builder = None
 
     def flush(self) -> None:
-        """Replay what changed and save the index if it holds unsaved changes or was never
-        saved (its build's save failed)."""
+        """Replay what changed and save the index if it holds unsaved changes, was never
+        saved (its build's save failed) or its last periodic save failed."""
         self.refresh()
-        if self._unsaved or self.file is None:
+        if self._unsaved or self.file is None or self._save_failed:
             self.save()
 
     def refresh(self) -> None:
@@ -137,7 +140,7 @@ class AnnVectors:
             try:
                 self.save()
             except StoreError:  # the log keeps the changes: tried again after as many more
-                self._unsaved = 0
+                self._unsaved, self._save_failed = 0, True
 
     def search(
         self, query_vec: np.ndarray, k: int, allowed: frozenset[str] | None = None
@@ -171,7 +174,7 @@ class AnnVectors:
         if self.index is None:
             return
         self.file = ann_files.save(self.sqlite, self.embedder, self.index, self._covered)
-        self._unsaved = 0
+        self._unsaved, self._save_failed = 0, False
 
     def _open(self) -> None:
         """Start reading the saved index, or building one, in the background."""
@@ -188,6 +191,7 @@ class AnnVectors:
             built = builder.result()
             self.index, self._covered, self.file = built.index, built.covered, built.file
             self.builds, self._unsaved = self.builds + (not built.read), 0  # as after a save
+            self._save_failed = False
             self._missing = built.missing
             self._exact.clear()
         if self.index is None:
