@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -436,6 +437,50 @@ def test_a_private_address_is_refused_without_allow_private(world: World) -> Non
             assert world.site.hits("/") == 0
 
     asyncio.run(run())
+
+
+PARSE_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+INVALID = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}  # fmt: skip
+
+
+def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
+    world: World,
+) -> None:
+    command = [sys.executable, *world.args()]
+    env = {**os.environ, **world.env()}
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe, text=True) as process:
+        sent, said = process.stdin, process.stdout
+        assert sent is not None and said is not None
+
+        def answer(line: str) -> dict[str, Any]:
+            """The server's reply to ``line`` (the next line it writes)."""
+            sent.write(line + "\n")
+            sent.flush()
+            assert select.select([said], [], [], 60)[0], f"no reply to {line!r}"
+            reply: dict[str, Any] = json.loads(said.readline())
+            return reply
+
+        sent.write("\n  \n")  # blank lines are no message: nothing is said of them
+        assert answer("not json") == PARSE_ERROR
+        assert answer('{"jsonrpc": "2.0", "id": 3, "method": "tools/list"') == PARSE_ERROR
+        assert answer(json.dumps({"hello": "there"})) == INVALID
+        assert answer(json.dumps({"jsonrpc": "2.0", "id": 7, "method": 5})) == INVALID
+        assert answer("[]") == INVALID
+        assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
+        sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        assert answer("\n{broken") == PARSE_ERROR  # a notification has no reply
+        listed = answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        assert listed["id"] == 2 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+        sent.close()
+        assert process.wait(30) == 0
 
 
 def free_port() -> int:

@@ -1,7 +1,7 @@
-"""The MCP server: the SDK's ``MCPServer`` with citesift's tools, run over stdio or
-streamable HTTP with one source setup for the whole process (one fetcher, its limiters,
-the store) and one lazy browser, made on the server's event loop and closed when it
-stops."""
+"""The MCP server: the SDK's ``MCPServer`` with citesift's tools, run over stdio (lines
+that are no JSON-RPC message answered with its errors) or streamable HTTP with one source
+setup for the whole process (one fetcher, its limiters, the store) and one lazy browser,
+made on the server's event loop and closed when it stops."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
+from citesift.mcp_server.stdio import run_stdio
 from citesift.settings import Settings, source_setup, version_text
 from citesift.store.jobs import JobStore
 
@@ -48,7 +49,7 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
             async with settings.lazy_browser() as browser:  # ended when it stops
                 shared.browser = browser
                 if config.transport == "stdio":
-                    await server.run_stdio_async()
+                    await run_stdio(server)
                 else:
                     await server.run_streamable_http_async(host=config.host, port=config.port)
         finally:
