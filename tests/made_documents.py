@@ -7,7 +7,7 @@ import hashlib
 import io
 import struct
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import docx
 import openpyxl
@@ -208,3 +208,60 @@ def edited(package: bytes, edit: Callable[[str, bytes], bytes | None]) -> bytes:
             if data is not None:
                 target.writestr(item, data)
     return out.getvalue()
+
+
+SPREADSHEET = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+_TYPES = b"application/vnd.openxmlformats-officedocument.spreadsheetml."
+_RELATIONS = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PACKAGE_RELATIONS = b"http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+def workbook_file(rows: Iterable[bytes], strings: Iterable[bytes] | None = None) -> bytes:
+    """An Excel file made by hand, its parts written a piece at a time: one sheet, "Data",
+    whose ``<sheetData>`` holds the XML pieces ``rows``, and when ``strings`` are given
+    (pieces of ``<si>`` elements) a shared strings part."""
+    types = b'<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    types += b'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+    types += b'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+    parts = {b"xl/workbook.xml": b"sheet.main", b"xl/worksheets/sheet1.xml": b"worksheet"}
+    if strings is not None:
+        parts[b"xl/sharedStrings.xml"] = b"sharedStrings"
+    for name, kind in parts.items():
+        types += b'<Override PartName="/%s" ContentType="%s%s+xml"/>' % (name, _TYPES, kind)
+    book_rels = b'<Relationship Id="rId1" Type="%s/worksheet" Target="worksheets/sheet1.xml"/>'
+    book_rels %= _RELATIONS
+    if strings is not None:
+        book_rels += (
+            b'<Relationship Id="rId2" Type="%s/sharedStrings" Target="sharedStrings.xml"/>'
+            % _RELATIONS
+        )
+    small = {
+        "[Content_Types].xml": types + b"</Types>",
+        "_rels/.rels": b'<Relationships xmlns="%s"><Relationship Id="rId1" Type="%s/officeDocument"'
+        b' Target="xl/workbook.xml"/></Relationships>' % (_PACKAGE_RELATIONS, _RELATIONS),
+        "xl/workbook.xml": b'<workbook %s xmlns:r="%s"><sheets><sheet name="Data" sheetId="1"'
+        b' r:id="rId1"/></sheets></workbook>' % (SPREADSHEET, _RELATIONS),
+        "xl/_rels/workbook.xml.rels": b'<Relationships xmlns="%s">%s</Relationships>'
+        % (_PACKAGE_RELATIONS, book_rels),
+    }
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in small.items():
+            package.writestr(name, data)
+        sheet = b"<worksheet %s><sheetData>" % SPREADSHEET
+        _write_part(package, "xl/worksheets/sheet1.xml", sheet, rows, b"</sheetData></worksheet>")
+        if strings is not None:
+            _write_part(
+                package, "xl/sharedStrings.xml", b"<sst %s>" % SPREADSHEET, strings, b"</sst>"
+            )
+    return out.getvalue()
+
+
+def _write_part(
+    package: zipfile.ZipFile, name: str, head: bytes, pieces: Iterable[bytes], tail: bytes
+) -> None:
+    with package.open(name, "w", force_zip64=True) as part:
+        part.write(head)
+        for piece in pieces:
+            part.write(piece)
+        part.write(tail)

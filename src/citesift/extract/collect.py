@@ -28,12 +28,14 @@ class FileText:
 @dataclass(slots=True)
 class Collector:
     """Blocks kept in reading order while their text fits in ``budget`` characters: the
-    block that crosses it keeps its words that fit, and ``full`` then says to stop reading."""
+    block that crosses it keeps its words that fit, and ``full`` then says to stop reading;
+    ``cut`` says another bound left something out (the text is truncated all the same)."""
 
     budget: int
     blocks: list[Block] = field(default_factory=list)
     used: int = 0
     full: bool = False
+    cut: bool = False
 
     def add(self, text: str, kind: BlockKind, place: Place, section: tuple[str, ...] = ()) -> None:
         """Keep ``text`` (white space collapsed, control characters dropped) as a block,
@@ -60,7 +62,12 @@ class Collector:
     ) -> FileText:
         """What was kept, with the file's metadata (blank values as None)."""
         return FileText(
-            tuple(self.blocks), self.full, _clean(title), _clean(author), date, _clean(language)
+            tuple(self.blocks),
+            self.full or self.cut,
+            _clean(title),
+            _clean(author),
+            date,
+            _clean(language),
         )
 
 

@@ -11,25 +11,23 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError, DocumentError
+from citesift.extract import sheets
 from citesift.extract.collect import Collector, FileText
-from citesift.extract.sniff import DocumentKind, check_inflation, package
+from citesift.extract.sniff import DocumentKind, check_inflation, package, streamed_parts
 from citesift.model import BlockKind, Place
 
 if TYPE_CHECKING:
     from docx.table import Table
 
-MAX_CELLS = 1_000_000
-"""The most spreadsheet cells (empty ones included) visited before reading stops."""
-
 
 def read_office(kind: DocumentKind, body: bytes, budget: int) -> FileText:
     """The text of the Office file ``body`` of ``kind`` within ``budget`` characters."""
     with package(body) as archive:  # its bounds hold before any library inflates a member
-        check_inflation(archive)
+        check_inflation(archive, streamed_parts(archive) if kind == "xlsx" else frozenset())
     reader: Callable[[io.BytesIO, Collector], FileText] = _READERS[kind]
     try:
         return reader(io.BytesIO(body), Collector(budget))
@@ -152,36 +150,33 @@ def _shapes(shapes: Any) -> Iterator[Any]:
 
 
 def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
-    book, stated = _workbook(stream)
+    reader = _workbook(stream)
     try:
-        visited = 0
-        for sheet in book.worksheets:
-            sheet.reset_dimensions()  # a stated size is not trusted: read the rows there are
-            name = str(sheet.title)
-            for r, row in enumerate(sheet.iter_rows(values_only=True), start=1):
-                visited += 1 + len(row)
-                if kept.full or visited > MAX_CELLS:
-                    kept.full = True
-                    break
-                for c, value in enumerate(row, start=1):
-                    if value is not None:
-                        where = Place(sheet=name, row=r, column=c)
-                        kept.add(_cell_text(value), "table_cell", where, (name,))
+        reading = sheets.Reading(kept, sheets.numbers_of(reader.wb))
+        if reader.strings_path is not None:
+            sheets.read_shared_strings(reader.archive, reader.strings_path, reading)
+        for name, path in reader.sheets:
             if kept.full:
                 break
-        return _stated(kept, book.properties if stated else None, "creator")
+            sheets.read_sheet(reader.archive, path, name, reading)
+        kept.cut = kept.cut or reading.cut
+        return _stated(kept, reader.wb.properties if reader.stated else None, "creator")
     finally:
-        book.close()
+        reader.archive.close()
 
 
-def _workbook(stream: io.BytesIO) -> tuple[Any, bool]:
-    """The workbook, read only with the values cells last held and no links, and whether
-    its stated properties could be read: a creation date no calendar holds is no reason to
-    lose the sheets (``openpyxl.load_workbook`` refuses the whole book for it)."""
+def _workbook(stream: io.BytesIO) -> Any:
+    """The workbook read by openpyxl but for its sheets and shared strings (read after, as
+    streams, by ``sheets``): their parts' paths, with the workbook, whether its stated
+    properties could be read (a creation date no calendar holds is no reason to lose the
+    sheets: ``openpyxl.load_workbook`` refuses the whole book for it), and its styles."""
     from openpyxl.reader.excel import ExcelReader
+    from openpyxl.xml.constants import SHARED_STRINGS
 
     class Reader(ExcelReader):  # type: ignore[misc]
         stated = True
+        strings_path: str | None = None
+        sheets: tuple[tuple[str, str], ...] = ()
 
         def read_properties(self) -> None:
             try:
@@ -189,14 +184,24 @@ def _workbook(stream: io.BytesIO) -> tuple[Any, bool]:
             except (ValueError, TypeError, OverflowError):
                 self.stated = False
 
+        def read_strings(self) -> None:
+            found = self.package.find(SHARED_STRINGS)
+            self.strings_path = found.PartName[1:] if found is not None else None
+
+        def read_worksheets(self) -> None:
+            self.sheets = tuple(
+                (str(sheet.name), rel.target)
+                for sheet, rel in self.parser.find_sheets()
+                if rel.target in self.valid_files and "chartsheet" not in rel.Type
+            )
+
     reader = Reader(stream, read_only=True, data_only=True, keep_links=False)
-    reader.read()
-    return reader.wb, reader.stated
-
-
-def _cell_text(value: object) -> str:
-    """A cell's value as text (a date or time in ISO form)."""
-    return value.isoformat() if isinstance(value, date | time) else str(value)
+    try:
+        reader.read()
+    except BaseException:
+        reader.archive.close()
+        raise
+    return reader
 
 
 def _stated(kept: Collector, props: object, author: str) -> FileText:

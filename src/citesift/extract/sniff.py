@@ -5,7 +5,9 @@ An Office (OOXML) file is a zip: ``package`` opens one only within bounds (membe
 sizes they declare), so a zip bomb is refused before anything is inflated, and
 ``check_inflation`` reads each member in small steps, refusing one that inflates past the
 size it declares (a reader inflates a member's whole stream in one call, whatever size it
-declares) and a package whose XML parts hold more than ``MAX_XML_ELEMENTS`` elements.
+declares) and a package whose XML parts hold more than ``MAX_XML_ELEMENTS`` elements (an
+Excel file's sheets and shared strings aside: ``citesift.extract.sheets`` streams those,
+within bounds of its own).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ MAX_UNZIPPED_BYTES = 128 * 1024 * 1024
 MAX_TYPES_BYTES = 1024 * 1024
 """The largest ``[Content_Types].xml`` read."""
 MAX_XML_ELEMENTS = 1_000_000
-"""The most elements an Office file's XML parts may hold together. The readers' memory and
-time follow the count of elements, not of bytes: python-docx and python-pptx build a tree of
-each part, and openpyxl keeps whatever a sheet holds that it does not know (a few bytes of
-``<x/>`` cost a hundred or more once parsed). A million is some 3,000 pages of Word or
-350,000 spreadsheet cells."""
+"""The most elements an Office file's XML parts parsed whole may hold together. The readers'
+memory and time follow the count of elements, not of bytes: python-docx and python-pptx
+build a tree of each part, as openpyxl does of a workbook's own part and styles (a few
+bytes of ``<x/>`` cost a hundred or more once parsed). A million is some 3,000 pages of
+Word. An Excel file's sheets and shared strings are not counted: they are read as
+streams, and what is kept of them is bounded instead."""
 INFLATE_STEP = 1024 * 1024
 _LOCAL_HEADER = struct.Struct("<4s22xHH")
 _ENCRYPTED = 0x1
@@ -55,6 +58,16 @@ _MAIN_TYPES: dict[str, DocumentKind] = {
     _OOXML + "presentationml.presentation.main+xml": "pptx",
     _OOXML + "spreadsheetml.sheet.main+xml": "xlsx",
 }
+_STREAMED_TYPES = {
+    _OOXML + "spreadsheetml.worksheet+xml",
+    _OOXML + "spreadsheetml.sharedStrings+xml",
+}
+_PARSED_WHOLE = {
+    "[Content_Types].xml", "xl/workbook.xml", "xl/styles.xml", "docProps/core.xml",
+    "docProps/app.xml", "docProps/custom.xml",
+}  # fmt: skip
+_OVERRIDE = re.compile(r"<(?:\w+:)?Override\b[^>]*>")
+_ATTRIBUTE = re.compile(r"(\w+)\s*=\s*[\"']([^\"']*)[\"']")
 _MACRO_TYPES = re.compile(r"application/vnd\.ms-[\w.-]+\.macroenabled\.main\+xml", re.IGNORECASE)
 _HEADER_TYPES: dict[str, DocumentKind] = {
     "application/pdf": "pdf",
@@ -107,10 +120,11 @@ def package(body: bytes) -> zipfile.ZipFile:
     return archive
 
 
-def check_inflation(archive: zipfile.ZipFile) -> None:
+def check_inflation(archive: zipfile.ZipFile, streamed: frozenset[str] = frozenset()) -> None:
     """``DocumentError`` unless each member is stored or deflated and inflates to no more
-    than the size it declares, and the XML parts hold ``MAX_XML_ELEMENTS`` elements at most;
-    memory stays within ``INFLATE_STEP`` or so meanwhile."""
+    than the size it declares, and the XML parts but the ``streamed`` ones (read a piece at
+    a time, within bounds of their own) hold ``MAX_XML_ELEMENTS`` elements at most; memory
+    stays within ``INFLATE_STEP`` or so meanwhile."""
     elements = 0
     for member in archive.infolist():
         if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -125,13 +139,30 @@ def check_inflation(archive: zipfile.ZipFile) -> None:
                     f"a zip member inflates past its stated size: {member.filename}"
                 )
             if xml is None and piece:
-                xml = piece[:64].lstrip(_XML_LEAD).startswith(b"<")
+                xml = member.filename not in streamed and piece[:64].lstrip(_XML_LEAD)[:1] == b"<"
             if xml:  # an element starts at each "<" but those of end tags
                 elements += piece.count(b"<") - piece.count(b"</")
             if elements > MAX_XML_ELEMENTS:
                 raise DocumentError(
                     f"an Office file of more than {MAX_XML_ELEMENTS:,} XML elements: not read"
                 )
+
+
+def streamed_parts(archive: zipfile.ZipFile) -> frozenset[str]:
+    """The parts of an Excel package that its content types name as sheets or shared
+    strings, and as nothing else: those ``citesift.extract.sheets`` reads as streams. The
+    parts openpyxl parses whole by their names (the workbook, its styles and properties,
+    relationships) are never among them, whatever type they claim."""
+    named: dict[str, set[str]] = {}
+    for override in _OVERRIDE.finditer(_content_types(archive)):
+        attributes = dict(_ATTRIBUTE.findall(override[0]))
+        part = attributes.get("PartName", "").lstrip("/")
+        named.setdefault(part, set()).add(attributes.get("ContentType", "").strip())
+    return frozenset(
+        part
+        for part, types in named.items()
+        if types <= _STREAMED_TYPES and part not in _PARSED_WHOLE and not part.endswith(".rels")
+    )
 
 
 def _pieces(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes]:
