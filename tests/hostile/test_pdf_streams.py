@@ -265,3 +265,15 @@ def test_a_stream_of_a_hundred_filters_is_refused() -> None:
 def test_measuring_stops_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pdf_streams, "MAX_SECONDS", 0.0)  # every stream is past it
     refused_quickly(pdf_of(lzw(TEXT), b"/LZWDecode"), "take more than 0 s to measure")
+
+
+def test_many_small_streams_are_measured_quickly() -> None:
+    data = a85(zlib.compress(TEXT * 100))
+    body = b"%PDF-1.4\n" + b"".join(
+        b"%d 0 obj\n<< /Length %d /Filter [/A85 /Fl] >>\nstream\n%s\nendstream\nendobj\n"
+        % (n, len(data), data)
+        for n in range(1, 20_001)
+    )
+    started = time.perf_counter()
+    pdf_streams.check_streams(body)  # each stream's own dictionary and data, read once
+    assert time.perf_counter() - started < SECONDS

@@ -103,7 +103,8 @@ def ascii_hex(pieces: Iterator[bytes]) -> Iterator[bytes]:
     lone digit is followed by 0)."""
     carry = b""
     for piece in pieces:
-        text, ended = _up_to(carry + piece.translate(None, WHITE), b">")
+        text, ended = _up_to(bytes(piece), b">")
+        text = carry + text.translate(None, WHITE)
         whole = len(text) - len(text) % 2
         try:
             yield binascii.unhexlify(text[:whole])
@@ -121,7 +122,8 @@ def ascii85(pieces: Iterator[bytes]) -> Iterator[bytes]:
     space passed over."""
     carry = b""
     for piece in pieces:
-        text, ended = _up_to(carry + piece.translate(None, WHITE).replace(b"z", b"!!!!!"), b"~")
+        text, ended = _up_to(bytes(piece), b"~")
+        text = carry + text.translate(None, WHITE).replace(b"z", b"!!!!!")
         whole = len(text) - len(text) % 5
         try:
             yield base64.a85decode(text[:whole])

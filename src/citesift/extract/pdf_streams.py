@@ -42,6 +42,8 @@ MAX_FILTERS = 8
 MAX_SECONDS = 30.0
 """The longest the streams of one PDF are measured (a gigabyte of zlib data inflates in a
 few seconds; the filters decoded in Python are slower)."""
+FIRST_PIECE = 4096
+"""The first piece of a stream read (those after grow up to ``STEP``)."""
 DICT_BYTES = 64 * 1024
 """How far before a stream's keyword its dictionary is looked for."""
 _STREAM = re.compile(rb"(?<!end)stream[\x00\t\n\x0c\r ]+")
@@ -169,7 +171,11 @@ def _object_text(body: bytes, end: int) -> bytes | None:
     its strings and comments left out (a ``/Filter`` in them names nothing); None when no
     object opens there."""
     at = body.rfind(b"obj", max(0, end - DICT_BYTES), end)
-    if at < 0 or body[max(0, at - 3) : at] == b"end" or not _OBJ_END.search(body, 0, at):
+    if (
+        at < 0
+        or body[max(0, at - 3) : at] == b"end"
+        or not _OBJ_END.search(body, max(0, at - 64), at)
+    ):
         return None
     text = body[at + 3 : end]
     if b"(" in text or b"%" in text:
@@ -200,9 +206,13 @@ def _last(matches: Iterator[re.Match[bytes]]) -> re.Match[bytes] | None:
 
 
 def _slices(body: bytes, start: int) -> Iterator[bytes]:
-    """``body`` from ``start`` on, a ``STEP`` at a time."""
-    for at in range(start, len(body), STEP):
-        yield body[at : at + STEP]
+    """``body`` from ``start`` on, in views (not copies) of ``FIRST_PIECE`` bytes, then
+    twice as many each time up to ``STEP``: a stream is read as far as its filters go,
+    most of them a few kilobytes."""
+    view, size = memoryview(body), FIRST_PIECE
+    while start < len(body):
+        yield view[start : start + size]  # type: ignore[misc]
+        start, size = start + size, min(2 * size, STEP)
 
 
 def _inflated(pieces: Iterator[bytes], meter: _Meter, layers: int = 0) -> Iterator[bytes]:
