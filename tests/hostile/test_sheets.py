@@ -17,6 +17,7 @@ import openpyxl
 import pytest
 from test_documents import PEAK_BYTES, SECONDS, refused
 
+from citesift.extract import sheets
 from citesift.extract.document import extract_document
 from citesift.extract.sheets import (
     MAX_CELL_CHARS,
@@ -229,3 +230,9 @@ def test_a_part_parsed_whole_is_counted_whatever_type_it_claims() -> None:
 
     body = edited(workbook_file([b"<row><c><v>1</v></c></row>"]), flooded)
     refused(body, f"more than {MAX_XML_ELEMENTS:,} XML elements")
+
+
+def test_reading_stops_at_its_deadline_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sheets, "MAX_SECONDS", 0.0)  # past it before the first piece
+    document = extract_document(workbook_file([b"<row><c><v>1</v></c></row>"]))
+    assert document.truncated and document.blocks == ()
