@@ -44,3 +44,20 @@ def test_a_page_writing_past_the_body_cap_is_refused_and_one_within_it_rendered(
     brief = render(server, "/brief")
     assert isinstance(brief, ScrapeResult) and "The tide rose." in brief.formats["text"]
     assert left_behind(own_tmp) == []
+
+
+def test_the_cap_counts_bytes_and_half_a_surrogate_pair_is_read_as_a_replacement(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    # 200,000 characters of three UTF-8 bytes each: within the cap in characters, past it
+    # in the bytes the rendered snapshot would hold.
+    page_route(server, "/wide", WRITING.replace("The tide rose. ", "潮").format(times=200_000))
+    half = WRITING.replace("The tide rose. ", "The tide rose \\ud800 at dusk. ")
+    page_route(server, "/half", half.format(times=1))
+    wide = render(server, "/wide")
+    assert isinstance(wide, ScrapeFailure) and wide.code == "RENDER_FAILED", wide
+    assert f"larger than the cap of {CAP} bytes" in wide.message
+    read = render(server, "/half")
+    assert isinstance(read, ScrapeResult), read
+    assert "The tide rose \ufffd at dusk." in read.formats["text"]
+    assert left_behind(own_tmp) == []

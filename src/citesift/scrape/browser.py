@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError
+from citesift.extract.html import sanitise
 from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
 from citesift.scrape.egress import BYPASS, EgressProxy, check
@@ -344,7 +345,9 @@ async def _show(page: Page, visit: _Visit, options: ScrapeOptions, screenshot: b
     await _wait(page, options)
     cap = visit.policy.max_body_bytes
     html = await page.evaluate(PAGE_HTML, cap)
-    if not isinstance(html, str):
+    # The script counted characters; a page within the cap in them may be past it in UTF-8
+    # bytes. Half a surrogate pair, which a script may write and UTF-8 cannot hold, is U+FFFD.
+    if not isinstance(html, str) or len((html := sanitise(html)).encode("utf-8")) > cap:
         raise RenderFailed(f"the rendered page is larger than the cap of {cap} bytes")
     shot = await _screenshot(page, options) if screenshot else None
     return Rendered(html, page.url, shot, tuple(visit.refused), visit.left_for)
