@@ -9,6 +9,7 @@ filter is applied here to the candidates the server returns.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +20,7 @@ from citesift.errors import invalid
 from citesift.index.filters import matches
 from citesift.index.lexical.bm25 import DEFAULT_B, DEFAULT_K1, top_rows
 from citesift.index.lexical.passages import by_best, document_text
-from citesift.index.lexical.tokens import Tokenizer
+from citesift.index.lexical.tokens import ASCII_SAME_SINCE, TOKENIZER_VERSION, Tokenizer
 from citesift.index.local import DEFAULT_FUSION, FUSIONS, search_by_mode
 from citesift.index.postgres_bm25 import lexical_candidates, lexical_top
 from citesift.index.query import Query
@@ -30,6 +31,7 @@ from citesift.store.postgres.chunks import PostgresChunkTable
 
 FILTER_DEPTH = 8
 """How many times ``top_k`` a filtered dense search asks the server for, before widening."""
+LOG = logging.getLogger("citesift.store")
 
 
 class PostgresIndex:
@@ -44,11 +46,40 @@ class PostgresIndex:
         self.table = PostgresChunkTable(self.postgres)
         self.fusion = fusion
         self.tokenize = Tokenizer()
+        try:
+            self._retokenize()
+        except BaseException:
+            self.close()
+            raise
+
+    def _retokenize(self) -> None:
+        """Make again, by the tokenizer's rules, the postings the store keeps from earlier
+        rules, a batch a transaction (a pass stopped is resumed by the next to open it; two
+        opening it at once share its batches)."""
+        if self.table.tokenized_by() >= TOKENIZER_VERSION:
+            return
+        said = False
+        while (
+            taken := self.table.retokenize(
+                TOKENIZER_VERSION, ASCII_SAME_SINCE, self._chunk_terms, self._document_terms
+            )
+        ) is not None:
+            if taken and not said:
+                LOG.warning(
+                    "making the BM25 terms of the store %s again by the tokenizer's current"
+                    " rules (once; a pass stopped goes on at the next open)",
+                    self.postgres.name,
+                )
+                said = True
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None:
         """Replace the chunks of ``document_ids`` with ``chunks`` (one transaction)."""
-        terms = [Counter(self.tokenize(c.scored_text)) for c in chunks]
+        terms = [self._chunk_terms(c) for c in chunks]
         self.table.replace(document_ids, chunks, terms, self._document_terms)
+
+    def _chunk_terms(self, chunk: StoredChunk) -> Counter[str]:
+        """A chunk's terms: those of its context and content."""
+        return Counter(self.tokenize(chunk.scored_text))
 
     def _document_terms(self, chunks: Sequence[StoredChunk]) -> Counter[str]:
         """A document's terms: those of its whole text as its chunks give it."""

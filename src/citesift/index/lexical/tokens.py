@@ -74,6 +74,14 @@ variation selectors of plane 14."""
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 """A character past the basic plane (a regular expression scans for it faster than ``max``)."""
 _TERM_CACHE = 1 << 18
+TOKENIZER_VERSION = 2
+"""The rules' version, kept by each store beside the terms they made: raised whenever some
+text's terms change, so a store holding terms of earlier rules makes them again. 1: before
+words kept their combining marks and Thai, Lao, Burmese and Khmer came in pairs; 2: since.
+"""
+ASCII_SAME_SINCE = 1
+"""The earliest version by whose rules a text of ASCII only has the terms it has now: a store
+of that version or later makes again the terms of its other text only."""
 
 Tokenize = Callable[[str], list[str]]
 

@@ -160,6 +160,15 @@ MIGRATIONS = [
         SELECT 1 FROM chunks c WHERE c.document_id = k.document_id) AND NOT EXISTS (
         SELECT 1 FROM document_texts d WHERE d.document_id = k.document_id);
     """,
+    # The version of the tokenizer rules the postings were made by (1: every store made
+    # before it was kept), and the progress of a pass making them by newer rules: the rules
+    # it makes them by, the last row number it has done, and the last it will do.
+    """
+    CREATE TABLE bm25_tokenizer (
+        version INTEGER NOT NULL, target INTEGER, done BIGINT NOT NULL DEFAULT 0,
+        last BIGINT NOT NULL DEFAULT 0);
+    INSERT INTO bm25_tokenizer (version) VALUES (1);
+    """,
 ]
 _COLUMNS = (
     "id, document_id, seq, start, stop, content, metadata, embedder,"
@@ -175,6 +184,17 @@ EF_SEARCH = 200
 40. Queries near stored vectors, as real ones are, do better at each setting."""
 DocumentTerms = Callable[[Sequence[StoredChunk]], Mapping[str, int]]
 """A document's terms and their counts, from its chunks (in place order)."""
+ChunkTerms = Callable[[StoredChunk], Mapping[str, int]]
+"""A chunk's terms and their counts."""
+RETOKENIZE_LOCK = 0x72746B6E
+"""The advisory lock of a batch of the pass making postings by newer tokenizer rules: one
+batch at a time in the whole store, whichever process runs it."""
+RETOKENIZE_BATCH = 500
+"""Chunks a batch of that pass makes the postings of again (and their documents'): about
+2 MB of text held at once, and within the documents a writer locks one by one."""
+_NOT_ASCII = r"(content ~ '[^\x01-\x7f]' OR context ~ '[^\x01-\x7f]')"
+"""A chunk holding a character past ASCII (read in any server encoding: a character past
+ASCII is past 0x7F in each, and no text holds NUL)."""
 
 
 _TOTALS = "INSERT INTO bm25_totals (chunks, chunk_length, documents, document_length)"
@@ -336,6 +356,110 @@ class PostgresChunkTable:
         owned = [(versions[d], keys[d], t) for d, t in counts.items()]
         write_block(cursor, "documents", *records_of(owned))
         return lengths
+
+    def tokenized_by(self) -> int:
+        """The version of the tokenizer rules every posting held was made by."""
+        with self.store.reading() as conn:
+            row = conn.execute("SELECT version FROM bm25_tokenizer").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def retokenize(
+        self,
+        version: int,
+        ascii_since: int,
+        chunk_terms: ChunkTerms,
+        document_terms: DocumentTerms,
+        *,
+        batch: int = RETOKENIZE_BATCH,
+    ) -> int | None:
+        """One batch of the pass making postings by tokenizer rules ``version``: the next
+        ``batch`` chunks by row number (of the store's chunks when the pass began) whose terms
+        may differ (their text is not ASCII only, unless the store's rules are older than
+        ``ascii_since``), their documents' and the totals made again, in one transaction
+        with the pass's progress. How many chunks it took; None once the store's postings
+        are all of ``version`` or newer rules (the pass then over)."""
+        with self.store.transaction() as conn, conn.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (RETOKENIZE_LOCK,))
+            cursor.execute("SELECT version, target, done, last FROM bm25_tokenizer")
+            held, target, done, last = cursor.fetchone() or (version, None, 0, 0)
+            if held >= version:
+                return None
+            if target != version:  # a new pass: to the chunks held now
+                cursor.execute("SELECT coalesce(max(row_number), 0) FROM chunks")
+                done, last = 0, int((cursor.fetchone() or (0,))[0])
+                cursor.execute(
+                    "UPDATE bm25_tokenizer SET target = %s, done = 0, last = %s", (version, last)
+                )
+            which = "" if held < ascii_since else f" AND {_NOT_ASCII}"
+            cursor.execute(
+                "SELECT row_number, document_id FROM chunks WHERE row_number > %s"
+                f" AND row_number <= %s{which} ORDER BY row_number LIMIT %s".encode(),
+                (done, last, batch),
+            )
+            rows = cursor.fetchall()
+            if not rows:
+                cursor.execute(
+                    "UPDATE bm25_tokenizer SET version = %s, target = NULL, done = 0, last = 0",
+                    (version,),
+                )
+                return None
+            documents = sorted({document for _, document in rows})
+            self._retokenize(cursor, [n for n, _ in rows], documents, chunk_terms, document_terms)
+            cursor.execute("UPDATE bm25_tokenizer SET done = %s", (rows[-1][0],))
+            return len(rows)
+
+    def _retokenize(
+        self,
+        cursor: Any,
+        numbers: Sequence[int],
+        documents: Sequence[str],
+        chunk_terms: ChunkTerms,
+        document_terms: DocumentTerms,
+    ) -> None:
+        """Make again the postings of the chunks of row ``numbers`` still held (of
+        ``documents``, locked here as a writer locks them), their documents' and the
+        totals. Each chunk is given a new row number, its old one a tombstone, as a
+        replaced chunk is."""
+        _lock(cursor, documents)
+        cursor.execute(
+            f"SELECT row_number, length, {_COLUMNS} FROM chunks WHERE row_number = ANY(%s)"
+            " ORDER BY row_number".encode(),
+            (list(numbers),),
+        )
+        rows = cursor.fetchall()
+        chunks = [_chunk(row[2:]) for row in rows]
+        terms = [chunk_terms(c) for c in chunks]
+        lengths = [sum(t.values()) for t in terms]
+        cursor.executemany(  # one at a time, so the new numbers keep the chunks' order
+            "UPDATE chunks SET row_number = DEFAULT, length = %s WHERE row_number = %s",
+            [(length, row[0]) for row, length in zip(rows, lengths, strict=True)],
+        )
+        cursor.execute(
+            "INSERT INTO dead_postings (list, number) SELECT 'chunks', number"
+            " FROM unnest(%s::bigint[]) AS number",
+            ([row[0] for row in rows if row[1] > 0],),
+        )
+        held = sorted({c.document_id for c in chunks})
+        keys = _document_keys(cursor, held)
+        renumbered = _numbers(
+            cursor, "SELECT id, row_number FROM chunks WHERE id = ANY(%s)", [c.id for c in chunks]
+        )
+        owned = [
+            (renumbered[c.id], keys[c.document_id], t) for c, t in zip(chunks, terms, strict=True)
+        ]
+        write_block(cursor, "chunks", *records_of(owned))
+        recounted = self._recount(cursor, held, {}, document_terms, keys)
+        cursor.execute(
+            _TOTALS + " VALUES (0, %s, %s, %s)",
+            (
+                sum(lengths) - sum(row[1] for row in rows),
+                len(recounted),
+                sum(recounted.values()),
+            ),
+        )
+        _fold_totals(cursor)
+        for name in LISTS:
+            compact(cursor, name)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
