@@ -192,6 +192,10 @@ batch at a time in the whole store, whichever process runs it."""
 RETOKENIZE_BATCH = 500
 """Chunks a batch of that pass makes the postings of again (and their documents'): about
 2 MB of text held at once, and within the documents a writer locks one by one."""
+PASS_PURGE_AFTER = 1 << 16
+"""Tombstones of a list past which that pass drops their postings (an ordinary write, past
+``PURGE_AFTER``): its tombstones fall in every block, so each purge rewrites them all; a
+search reads them all meanwhile (8 bytes each)."""
 _NOT_ASCII = r"(content ~ '[^\x01-\x7f]' OR context ~ '[^\x01-\x7f]')"
 """A chunk holding a character past ASCII (read in any server encoding: a character past
 ASCII is past 0x7F in each, and no text holds NUL)."""
@@ -402,6 +406,8 @@ class PostgresChunkTable:
                     "UPDATE bm25_tokenizer SET version = %s, target = NULL, done = 0, last = 0",
                     (version,),
                 )
+                for name in LISTS:
+                    compact(cursor, name)
                 return None
             documents = sorted({document for _, document in rows})
             self._retokenize(cursor, [n for n, _ in rows], documents, chunk_terms, document_terms)
@@ -459,7 +465,7 @@ class PostgresChunkTable:
         )
         _fold_totals(cursor)
         for name in LISTS:
-            compact(cursor, name)
+            compact(cursor, name, purge_after=PASS_PURGE_AFTER)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
