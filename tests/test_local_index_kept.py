@@ -1,14 +1,17 @@
 """The embedded store keeps its BM25 index beside the chunks: a reopened store reads it back
 (no passage is tokenized again) and ranks exactly as the store that wrote it; a change made
-by another process is seen at the next search; a store kept before the index builds it."""
+by another process is seen at the next search; a store kept before the index builds it, and
+so does one whose index older tokenizer rules made."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from citesift.index.lexical import bm25
+from citesift.index.lexical.tokens import TOKENIZER_VERSION
 from citesift.index.local import SEAL_ROWS, LocalStore
 from citesift.index.query import Query
 from citesift.store import SQLiteStore
@@ -91,13 +94,13 @@ def test_a_store_kept_before_the_index_builds_it_once(tmp_path: Path) -> None:
     assert found and all(i.startswith(("d1", "d2")) for i, _ in found)
     first.upsert(["d3"], chunks_of(3))  # a change keeps the index built by the search
     first.sqlite.close()
-    assert ranked(LocalStore(path), "volcano") == ranked(first_fresh(path), "volcano")
+    assert ranked(LocalStore(path), "volcano") == ranked(fresh_of(range(1, 4)), "volcano")
 
 
-def first_fresh(path: Path) -> LocalStore:
-    """A store holding the same chunks, indexed from scratch in memory."""
+def fresh_of(documents: range) -> LocalStore:
+    """A store holding the chunks of ``documents``, indexed from scratch in memory."""
     fresh = LocalStore(":memory:")
-    fill(fresh, range(1, 4))
+    fill(fresh, documents)
     return fresh
 
 
@@ -126,3 +129,35 @@ def test_deletes_and_merges_rank_as_a_fresh_reopen_and_a_fresh_index(tmp_path: P
     assert len(store.bm25.passages.segments) == 1  # sealed and merged: the removed dropped
     assert sum(len(s.rows) for s in store.bm25.passages.segments) < before * 2
     same_everywhere(kept + list(second))
+
+
+def kept_by(path: Path, version: int) -> None:
+    """Mark the index kept in ``path`` as made by the tokenizer rules of ``version``, and
+    change its terms as other rules would have made them."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE bm25_terms SET term = term || 'x'")
+        conn.execute("UPDATE bm25_state SET value = ? WHERE name = 'tokenizer'", (version,))
+    conn.close()
+
+
+def test_an_index_kept_by_older_tokenizer_rules_is_built_again_once(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    fill(LocalStore(path), range(6))
+    expected = ranked(fresh_of(range(6)), "volcano tides")
+    assert expected
+    kept_by(path, TOKENIZER_VERSION - 1)
+    reopened = LocalStore(path)
+    assert ranked(reopened, "volcano tides") == expected
+    reopened.upsert(["d9"], chunks_of(9))  # the change keeps the index built again
+    with sqlite3.connect(path) as conn:
+        state = dict(conn.execute("SELECT name, value FROM bm25_state").fetchall())
+    conn.close()
+    assert state["tokenizer"] == TOKENIZER_VERSION and state["built"] == 1
+    assert ranked(LocalStore(path), "tag9x") == ranked(reopened, "tag9x") != []
+
+
+def test_an_index_kept_by_newer_tokenizer_rules_is_left_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    fill(LocalStore(path), range(6))
+    kept_by(path, TOKENIZER_VERSION + 1)  # a newer program's index: not ours to rebuild
+    assert ranked(LocalStore(path), "volcano tides") == []

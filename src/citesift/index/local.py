@@ -18,6 +18,7 @@ from citesift.index.filters import matches
 from citesift.index.fusion import reciprocal_rank_fusion, weighted_fusion, zscore_fusion
 from citesift.index.lexical.bm25 import BM25Index, Segment
 from citesift.index.lexical.passages import PassageIndex, document_text
+from citesift.index.lexical.tokens import TOKENIZER_VERSION
 from citesift.index.query import Query
 from citesift.index.vectors import VectorIndex
 from citesift.model import Match
@@ -83,6 +84,7 @@ class LocalStore:
         self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
         self.table = ChunkTable(self.sqlite)
         migrate_lexicon(self.sqlite)
+        lexicon.match_tokenizer(self.sqlite, TOKENIZER_VERSION)
         self.fusion = fusion
         self.bm25 = PassageIndex()
         self._vectors: dict[str, VectorIndex] = {}

@@ -21,6 +21,16 @@ import numpy as np
 from citesift.store.sqlite import SQLiteStore
 
 COMPONENT = "bm25"
+_FORGET = (
+    "DELETE FROM bm25_terms",
+    "DELETE FROM bm25_rows",
+    "DELETE FROM bm25_segments",
+    "DELETE FROM bm25_removed",
+    "DELETE FROM bm25_state WHERE name NOT IN ('generation', 'tokenizer')",
+    "UPDATE bm25_state SET value = value + 1 WHERE name = 'generation'",
+)
+"""Forget the kept index (it is built again from the chunks when next read), and tell every
+process holding it in memory to read it again."""
 MIGRATIONS = [
     """
     CREATE TABLE bm25_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
@@ -53,14 +63,9 @@ MIGRATIONS = [
     """,
     # Words with combining marks are one term since (Devanagari, vocalised Arabic…), and
     # Thai, Lao, Burmese and Khmer character pairs: the kept index is built again.
-    """
-    DELETE FROM bm25_terms;
-    DELETE FROM bm25_rows;
-    DELETE FROM bm25_segments;
-    DELETE FROM bm25_removed;
-    DELETE FROM bm25_state WHERE name != 'generation';
-    UPDATE bm25_state SET value = value + 1 WHERE name = 'generation';
-    """,
+    ";\n".join(_FORGET),
+    # The version of the tokenizer rules the kept index is made by: those of the step above.
+    "INSERT INTO bm25_state (name, value) VALUES ('tokenizer', 2);",
 ]
 _ARRAYS = ("<i4", "<i8", "<i4", "<f4")
 """The types of a segment's terms, starts, rows and tf, as kept."""
@@ -122,6 +127,25 @@ class KeptIndex:
 
 def migrate_lexicon(store: SQLiteStore) -> None:
     store.migrate(COMPONENT, MIGRATIONS)
+
+
+def match_tokenizer(store: SQLiteStore, version: int) -> None:
+    """Forget the kept index when it was made by tokenizer rules older than ``version``'s,
+    and keep ``version`` (a newer one is left: it is a newer program's)."""
+    with store.reading() as conn:
+        if _tokenizer(conn) >= version:
+            return
+    with store.transaction() as conn:
+        if _tokenizer(conn) >= version:
+            return  # another process forgot it meanwhile
+        for statement in _FORGET:
+            conn.execute(statement)
+        set_state(conn, tokenizer=version)
+
+
+def _tokenizer(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM bm25_state WHERE name = 'tokenizer'").fetchone()
+    return int(row[0]) if row else 0
 
 
 def load(conn: sqlite3.Connection, kinds: Sequence[str]) -> KeptIndex:
