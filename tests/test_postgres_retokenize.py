@@ -1,11 +1,14 @@
 """A PostgreSQL store whose postings were made by earlier tokenizer rules makes them again
-when it is opened: a batch a transaction, resumed after a failure, shared by two processes
-opening it at once, a pure-ASCII store left untouched; then it ranks and scores as the
-embedded store does over the same passages."""
+when it is opened: a batch a transaction, resumed after a failure or a killed process,
+shared by two processes opening it at once, a pure-ASCII store left untouched; then it
+ranks and scores as the embedded store does over the same passages."""
 
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -233,6 +236,63 @@ def test_a_pass_that_fails_between_batches_is_resumed_by_the_next_open(
             [(renumbered,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
         assert renumbered == len(chunks) + not_ascii(chunks)  # each made again once
         assert_totals_hold(postgres_url)
+        assert_ranks_as(index, embedded)
+    finally:
+        index.close()
+
+
+KILLED_INSIDE = """
+import sys
+from collections import Counter
+from citesift.index.lexical.passages import document_text
+from citesift.index.lexical.tokens import TOKENIZER_VERSION, Tokenizer
+from citesift.store.postgres import PostgresStore
+from citesift.store.postgres.chunks import PostgresChunkTable
+
+tokenize, calls = Tokenizer(), []
+
+def chunk_terms(chunk):
+    calls.append(chunk)
+    if len(calls) == 3:  # inside the second batch, the first one committed
+        print("inside", flush=True)
+        sys.stdin.readline()
+    return Counter(tokenize(chunk.scored_text))
+
+def document_terms(parts):
+    contents = [(c.start, c.end, c.content) for c in parts]
+    return Counter(tokenize(document_text([c.context for c in parts], contents)))
+
+with PostgresStore(sys.argv[1]) as store:
+    table = PostgresChunkTable(store)
+    while table.retokenize(TOKENIZER_VERSION, 1, chunk_terms, document_terms, batch=2):
+        pass
+"""
+"""A process making postings again, two chunks a batch, that waits inside its second."""
+
+
+def test_a_process_killed_inside_a_batch_leaves_the_pass_to_the_next_open(
+    postgres_url: str, embedded: LocalStore
+) -> None:
+    chunks = corpus(TEXTS)
+    old_store(postgres_url, chunks)
+    with subprocess.Popen(
+        [sys.executable, "-c", KILLED_INSIDE, postgres_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdout is not None and process.stdout.readline() == "inside\n"
+        process.send_signal(signal.SIGKILL)
+        assert process.wait(30) == -signal.SIGKILL
+    version, target, done, _ = state(postgres_url)
+    assert (version, target) == (1, TOKENIZER_VERSION) and done > 0
+    assert_totals_hold(postgres_url)
+    index = PostgresIndex(postgres_url)
+    try:
+        assert state(postgres_url) == (TOKENIZER_VERSION, None, 0, 0)
+        with psycopg.connect(postgres_url) as conn:
+            [(renumbered,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
+        assert renumbered == len(chunks) + not_ascii(chunks)
         assert_ranks_as(index, embedded)
     finally:
         index.close()
