@@ -190,12 +190,9 @@ RETOKENIZE_LOCK = 0x72746B6E
 """The advisory lock of a batch of the pass making postings by newer tokenizer rules: one
 batch at a time in the whole store, whichever process runs it."""
 RETOKENIZE_BATCH = 500
-"""Chunks a batch of that pass makes the postings of again (and their documents'): about
-2 MB of text held at once, and within the documents a writer locks one by one."""
-PASS_PURGE_AFTER = 1 << 16
-"""Tombstones of a list past which that pass drops their postings (an ordinary write, past
-``PURGE_AFTER``): its tombstones fall in every block, so each purge rewrites them all; a
-search reads them all meanwhile (8 bytes each)."""
+"""Chunks a batch of that pass makes the postings of again, with those of their documents
+(read whole, as a write recounting them reads them): fewer documents than a writer locks
+one by one."""
 _NOT_ASCII = r"(content ~ '[^\x01-\x7f]' OR context ~ '[^\x01-\x7f]')"
 """A chunk holding a character past ASCII (read in any server encoding: a character past
 ASCII is past 0x7F in each, and no text holds NUL)."""
@@ -406,8 +403,6 @@ class PostgresChunkTable:
                     "UPDATE bm25_tokenizer SET version = %s, target = NULL, done = 0, last = 0",
                     (version,),
                 )
-                for name in LISTS:
-                    compact(cursor, name)
                 return None
             documents = sorted({document for _, document in rows})
             self._retokenize(cursor, [n for n, _ in rows], documents, chunk_terms, document_terms)
@@ -465,7 +460,7 @@ class PostgresChunkTable:
         )
         _fold_totals(cursor)
         for name in LISTS:
-            compact(cursor, name, purge_after=PASS_PURGE_AFTER)
+            compact(cursor, name)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
