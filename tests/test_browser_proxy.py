@@ -370,3 +370,58 @@ def test_an_exchange_ends_when_the_client_hangs_up_though_the_server_keeps_open(
     with keeping_open() as port:
         body, ended_after = asyncio.run(exchange(port))
     assert body == b"ok" and ended_after < 2  # not the 30 s idle timeout
+
+
+@contextmanager
+def silent() -> Iterator[tuple[int, socket.socket]]:
+    """A server on 127.0.0.1 that takes connections and never says anything: its port, and
+    its listener, non-blocking, to accept them from (accepted ones are held open)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    try:
+        yield listener.getsockname()[1], listener
+    finally:
+        listener.close()
+
+
+async def held(listener: socket.socket, count: int) -> list[socket.socket]:
+    """The first ``count`` connections ``listener`` gets, accepted and kept open."""
+    taken: list[socket.socket] = []
+    async with asyncio.timeout(10):
+        while len(taken) < count:
+            try:
+                taken.append(listener.accept()[0])
+            except BlockingIOError:
+                await asyncio.sleep(0.01)
+    return taken
+
+
+def test_a_connection_ends_when_the_browser_hangs_up_though_the_server_is_silent() -> None:
+    """A page aborting its requests to a server that never answers frees each connection at
+    once: a tunnel whose client has gone, and an exchange waiting for an answer's head."""
+
+    async def scenario(port: int, listener: socket.socket) -> float:
+        proxy = EgressProxy()  # the idle timeout of 30 s is not what ends them
+        async with proxy.door(loopback_policy(), [].append) as door:
+            proxy_port = int(door.rsplit(":", 1)[1])
+            tunnel = await asyncio.open_connection("127.0.0.1", proxy_port)
+            tunnel[1].write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+            assert (await tunnel[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
+            exchange = await asyncio.open_connection("127.0.0.1", proxy_port)
+            exchange[1].write(f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\n\r\n".encode())
+            upstream = await held(listener, 2)
+            try:
+                assert proxy.active == 2
+                for _, writer in (tunnel, exchange):
+                    writer.close()
+                    await writer.wait_closed()
+                started = asyncio.get_running_loop().time()
+                while proxy.active:
+                    await asyncio.sleep(0.01)
+                return asyncio.get_running_loop().time() - started
+            finally:
+                for accepted in upstream:
+                    accepted.close()
+
+    with silent() as (port, listener):
+        assert asyncio.run(scenario(port, listener)) < 2

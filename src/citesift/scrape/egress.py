@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import httpx
 
@@ -56,6 +57,7 @@ REASONS = {
     503: "Service Unavailable",
 }
 
+T = TypeVar("T")
 Noted = Callable[[str], None]
 """Told each URL (``https://host:port`` for a tunnel) the address rules refused."""
 
@@ -194,14 +196,18 @@ class EgressProxy:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        """A TCP tunnel to the checked address of ``authority``'s host."""
+        """A TCP tunnel to the checked address of ``authority``'s host, ended when the client
+        hangs up (a TLS or WebSocket client never half-closes: its end is the tunnel's)."""
         if not AUTHORITY.match(authority):
             raise _Refusal(400, "CONNECT names host:port")
         upstream, sink = await self._connect(door, f"https://{authority}/", f"https://{authority}")
         try:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
             await writer.drain()
-            await _relay(self.idle_timeout, (reader, sink, None), (upstream, writer, None))
+            activity = _Activity()
+            async with _running(_copy(reader, sink, None, activity)) as sending:
+                flow = (upstream, writer, None)
+                await _relay(self.idle_timeout, flow, activity=activity, until=sending)
         finally:
             sink.close()
 
@@ -215,7 +221,8 @@ class EgressProxy:
         writer: asyncio.StreamWriter,
     ) -> None:
         """One http exchange passed on to the checked address, the request's body and the
-        answer streamed; the answer says ``Connection: close``."""
+        answer streamed; the answer says ``Connection: close``. The client hanging up ends
+        it, while the answer's head is awaited too."""
         url = _absolute(target)
         if _values(headers, "transfer-encoding"):
             raise _Refusal(501, "a request body of unknown length")
@@ -224,19 +231,13 @@ class EgressProxy:
         try:
             sink.write(_request_head(method, url, headers))
             activity = _Activity()
-            sending = asyncio.ensure_future(_send_body(reader, sink, length, activity))
-            try:
-                try:
-                    async with asyncio.timeout(self.idle_timeout):
-                        answer = await upstream.readuntil(b"\r\n\r\n")
-                except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                    raise _Refusal(502, "no answer's head from the server") from None
+            async with _running(_send_body(reader, sink, length, activity)) as sending:
+                answer = await _answer(upstream, sending, self.idle_timeout)
+                if answer is None:
+                    return  # the client hung up: nobody waits for the answer
                 writer.write(_answer_head(answer))
                 flow = (upstream, writer, None)
                 await _relay(self.idle_timeout, flow, activity=activity, until=sending)
-            finally:
-                sending.cancel()
-                await asyncio.gather(sending, return_exceptions=True)
         finally:
             sink.close()
 
@@ -260,6 +261,40 @@ class EgressProxy:
             except OSError:  # refused, unreachable or past the timeout: try the next one
                 continue
         raise _Refusal(502, f"cannot connect to {checked.host}")
+
+
+@contextlib.asynccontextmanager
+async def _running(work: Coroutine[Any, Any, T]) -> AsyncIterator[asyncio.Future[T]]:
+    """``work`` running as a task of its own while the block runs, cancelled after it."""
+    task = asyncio.ensure_future(work)
+    try:
+        yield task
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def _answer(
+    upstream: asyncio.StreamReader, client_done: asyncio.Future[None], idle: float
+) -> bytes | None:
+    """The answer's head as the server sends it, or None when ``client_done`` (the client
+    hung up) comes first; a 502 refusal when the server sends none within ``idle`` s."""
+    async with _running(_head(upstream)) as reading:
+        either: set[asyncio.Future[Any]] = {reading, client_done}
+        await asyncio.wait(either, timeout=idle, return_when=asyncio.FIRST_COMPLETED)
+        if client_done.done():
+            return None
+        if not reading.done():
+            raise _Refusal(502, "no answer's head from the server")
+        return await reading
+
+
+async def _head(upstream: asyncio.StreamReader) -> bytes:
+    """The answer's head, a 502 refusal when the server ends or overruns it."""
+    try:
+        return await upstream.readuntil(b"\r\n\r\n")
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        raise _Refusal(502, "no answer's head from the server") from None
 
 
 @dataclass
