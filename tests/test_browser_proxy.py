@@ -20,7 +20,13 @@ from websockets.asyncio.server import serve as serve_websocket
 
 from chromium import left_behind
 from citesift.model import Snapshot
-from citesift.scrape.browser import Browser, Rendered, find_executable
+from citesift.scrape.browser import (
+    MAX_REQUESTS,
+    Browser,
+    Rendered,
+    RenderFailed,
+    find_executable,
+)
 from citesift.scrape.egress import MAX_HEAD_BYTES, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 from servers import MisbehavingServer, loopback_policy, serve
@@ -396,6 +402,21 @@ async def held(listener: socket.socket, count: int) -> list[socket.socket]:
     return taken
 
 
+async def tunnel(door: str, port: int) -> tuple[bytes, asyncio.StreamWriter]:
+    """A ``CONNECT`` to 127.0.0.1's ``port`` through ``door``: the head the proxy answers
+    (the connection is left open when it is a tunnel's) and the client's writer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", int(door.rsplit(":", 1)[1]))
+    writer.write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+    return await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10), writer
+
+
+async def opened(door: str, port: int) -> tuple[bytes, asyncio.StreamWriter]:
+    """A tunnel through ``door`` that the proxy opened."""
+    head, writer = await tunnel(door, port)
+    assert head.startswith(b"HTTP/1.1 200 ")
+    return head, writer
+
+
 def test_a_connection_ends_when_the_browser_hangs_up_though_the_server_is_silent() -> None:
     """A page aborting its requests to a server that never answers frees each connection at
     once: a tunnel whose client has gone, and an exchange waiting for an answer's head."""
@@ -403,11 +424,8 @@ def test_a_connection_ends_when_the_browser_hangs_up_though_the_server_is_silent
     async def scenario(port: int, listener: socket.socket) -> float:
         proxy = EgressProxy()  # the idle timeout of 30 s is not what ends them
         async with proxy.door(loopback_policy(), [].append) as door:
-            proxy_port = int(door.rsplit(":", 1)[1])
-            tunnel = await asyncio.open_connection("127.0.0.1", proxy_port)
-            tunnel[1].write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
-            assert (await tunnel[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
-            exchange = await asyncio.open_connection("127.0.0.1", proxy_port)
+            tunnel = await opened(door, port)
+            exchange = await asyncio.open_connection("127.0.0.1", int(door.rsplit(":", 1)[1]))
             exchange[1].write(f"GET http://127.0.0.1:{port}/ HTTP/1.1\r\n\r\n".encode())
             upstream = await held(listener, 2)
             try:
@@ -425,3 +443,52 @@ def test_a_connection_ends_when_the_browser_hangs_up_though_the_server_is_silent
 
     with silent() as (port, listener):
         assert asyncio.run(scenario(port, listener)) < 2
+
+
+def test_one_door_holding_its_share_of_connections_leaves_the_others_theirs() -> None:
+    """A page keeping many tunnels open (WebSockets, which Chromium pools apart from its 32
+    http(s) connections to a proxy) is refused past its door's share; another page's door
+    is still served."""
+
+    async def scenario(port: int, listener: socket.socket) -> tuple[bytes, bytes]:
+        proxy = EgressProxy(max_connections=4, doors=2)
+        async with (
+            proxy.door(loopback_policy(), [].append) as greedy,
+            proxy.door(loopback_policy(), [].append) as other,
+        ):
+            held_open = [await opened(greedy, port) for _ in range(2)]
+            refused, _ = await tunnel(greedy, port)
+            served, writer = await tunnel(other, port)
+            for _, client in [*held_open, (b"", writer)]:
+                client.close()
+            for accepted in await held(listener, 3):
+                accepted.close()
+            return refused, served
+
+    with silent() as (port, listener):
+        refused, served = asyncio.run(scenario(port, listener))
+    assert refused.startswith(b"HTTP/1.1 503 ") and served.startswith(b"HTTP/1.1 200 ")
+
+
+SOCKETS = """<script>
+let closed = 0;
+for (let i = 0; i < {count}; i++) {{
+  const socket = new WebSocket('ws://{host}:{port}/' + i);
+  socket.onclose = () => {{ if (++closed === {count}) {{ {mark} }} }};
+}}
+</script>"""
+
+
+@pytest.mark.slow
+def test_a_page_opening_websockets_without_end_is_stopped_at_its_request_budget(
+    own_tmp: str,
+) -> None:
+    with watched() as (port, listener):
+        mark = MARK.format("'all closed'")
+        page = page_with(
+            SOCKETS.format(count=MAX_REQUESTS + 50, host=REFUSED_HOST, port=port, mark=mark)
+        )
+        with pytest.raises(RenderFailed, match=f"more than {MAX_REQUESTS} addresses"):
+            render(page)
+        assert connections(listener) == 0
+    assert left_behind(own_tmp) == []

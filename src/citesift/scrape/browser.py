@@ -78,9 +78,10 @@ POLICY_VIOLATION = 1008
 NO_CONTENT = 204
 MAX_REQUESTS = 500
 """Requests one page may send past its document (scripts, images, fetches, frames, pop-ups,
-refused ones too): a page that fetches in a loop or opens windows without end is stopped
-there, never let loose on its host past the limiter for as long as its render lasts. Most
-pages send well under two hundred, images and trackers included; a heavy one a few hundred."""
+WebSockets, refused ones too): a page that fetches in a loop or opens windows or sockets
+without end is stopped there, never let loose on its host past the limiter for as long as
+its render lasts. Most pages send well under two hundred, images and trackers included; a
+heavy one a few hundred."""
 MAX_SHOT_SIDE = 10_000
 """CSS pixels of a whole-page screenshot's width and height at most: a page larger is shot
 to there (a 100,000 px tall page took longer than a render's deadline to shoot)."""
@@ -168,6 +169,7 @@ class Browser:
     ) -> None:
         self.executable = executable
         self.lazy = lazy
+        self.max_pages = max_pages
         self.slots = asyncio.Semaphore(max_pages)
         self.launches = 0
         self._playwright: Playwright | None = None
@@ -226,7 +228,7 @@ class Browser:
             from playwright.async_api import Error, async_playwright
         except ImportError:
             raise BrowserUnavailable(f"rendering needs Playwright: {INSTALL}") from None
-        self._proxy = EgressProxy()
+        self._proxy = EgressProxy(doors=self.max_pages)  # each page's door its share
         server = await self._proxy.start()
         playwright = self._playwright = await async_playwright().start()
         try:
@@ -395,12 +397,9 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
             status=visit.snapshot.status, headers=_headers(visit.snapshot), body=visit.snapshot.body
         )
         return
-    if visit.sent >= MAX_REQUESTS:
-        if visit.showing is not None:
-            visit.showing.cancel()
+    if _past_budget(visit):
         await route.abort("blockedbyclient")
         return
-    visit.sent += 1  # a refused one counts: each costs an address check
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
@@ -419,8 +418,23 @@ def _main_frame(request: Request) -> bool:
         return False
 
 
+def _past_budget(visit: _Visit) -> bool:
+    """Count one more request of the page (a refused one counts: each costs an address
+    check); past ``MAX_REQUESTS`` stop showing the page and say so."""
+    if visit.sent >= MAX_REQUESTS:
+        if visit.showing is not None:
+            visit.showing.cancel()
+        return True
+    visit.sent += 1
+    return False
+
+
 async def _connect(socket: WebSocketRoute, visit: _Visit) -> None:
-    """Pass a WebSocket on to its server, unless the address rules refuse that server."""
+    """Pass a WebSocket on to its server (it counts among the page's requests: each holds a
+    tunnel), unless the address rules refuse that server."""
+    if _past_budget(visit):
+        await socket.close(code=POLICY_VIOLATION, reason="too many requests")
+        return
     if await _refused(socket.url, visit):
         await socket.close(code=POLICY_VIOLATION, reason="address refused")
         return

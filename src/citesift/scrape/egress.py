@@ -10,7 +10,8 @@ through a door of its own (a port on 127.0.0.1) that holds that page's ``FetchPo
 once with the policy's resolver, applies its address rules, and connects to the address it
 checked; a refused one is answered 403 and noted for the page. The door Chromium is
 launched with holds no policy and refuses everything. Bounded: a connect timeout, an idle
-timeout, connections at once, and the size of a request's or an answer's head.
+timeout, connections at once (all doors together, and each door its share), and the size of
+a request's or an answer's head.
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 30.0
 """Seconds a connection may pass nothing either way (or wait for an answer's head)."""
 MAX_CONNECTIONS = 256
-"""Connections the proxy serves at once, all doors together (Chromium opens at most 32 to
-one proxy per context, and a browser renders a few pages at once)."""
+"""Connections the proxy serves at once, all doors together."""
+DOORS = 4
+"""Pages' doors open at once the connections are shared among (a browser's pages at once).
+Each door may hold ``max_connections // doors`` (64 by default): so many pages at once each
+have their share whatever the others hold, and 64 is twice the 32 Chromium opens to one
+proxy for a context's http(s) requests, so what a page is refused is only what comes on top
+of those, such as WebSockets, which Chromium pools apart."""
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes of a request's or an answer's head, request line or status line included."""
 CHUNK = 64 * 1024
@@ -86,6 +92,8 @@ class _Door:
     server: asyncio.Server | None = None
     closed: bool = False
     serving: set[asyncio.Task[None]] = field(default_factory=set)
+    active: int = 0
+    """Connections being served through this door now."""
 
     @property
     def url(self) -> str:
@@ -96,15 +104,19 @@ class _Door:
 
 class EgressProxy:
     """The proxy one browser sends its requests through: ``server`` after ``start`` is the
-    door to launch Chromium with; ``door(policy, noted)`` opens one for a page's context."""
+    door to launch Chromium with; ``door(policy, noted)`` opens one for a page's context.
+    ``doors`` is how many pages' doors share ``max_connections`` (see ``DOORS``)."""
 
     def __init__(
         self,
         max_connections: int = MAX_CONNECTIONS,
+        doors: int = DOORS,
         connect_timeout: float = CONNECT_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
     ) -> None:
         self.max_connections = max_connections
+        self.door_connections = max(1, max_connections // doors)
+        """Connections one door may hold at once."""
         self.connect_timeout = connect_timeout
         self.idle_timeout = idle_timeout
         self.active = 0
@@ -162,10 +174,11 @@ class EgressProxy:
         """Serve one connection: one tunnel or one exchange, then close it."""
         if door.closed:
             return
-        if self.active >= self.max_connections:
+        if self.active >= self.max_connections or door.active >= self.door_connections:
             await _say(writer, 503, "too many connections through the proxy")
             return
         self.active += 1
+        door.active += 1
         try:
             await self._exchange(door, reader, writer)
         except _Refusal as refusal:
@@ -174,6 +187,7 @@ class EgressProxy:
             pass  # either side went away: the connection ends
         finally:
             self.active -= 1
+            door.active -= 1
 
     async def _exchange(
         self, door: _Door, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
