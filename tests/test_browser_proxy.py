@@ -492,3 +492,11 @@ def test_a_page_opening_websockets_without_end_is_stopped_at_its_request_budget(
             render(page)
         assert connections(listener) == 0
     assert left_behind(own_tmp) == []
+
+
+def test_a_request_naming_a_host_idna_cannot_decode_is_answered_400() -> None:
+    async def answer() -> bytes:
+        async with EgressProxy().door(loopback_policy(), [].append) as door:
+            return await ask(door, b"GET http://xn--ls8h.la/ HTTP/1.1\r\n\r\n")
+
+    assert asyncio.run(answer()).startswith(b"HTTP/1.1 400 ")

@@ -27,7 +27,7 @@ import httpx
 
 from citesift.errors import CitesiftError
 from citesift.net import AddressRefused, FetchPolicy, Target, check_target
-from citesift.net.address import networks
+from citesift.net.address import networks, parse_url
 
 LOOPBACK = "127.0.0.1"
 BYPASS = "<-loopback>"
@@ -427,12 +427,12 @@ def _length(headers: list[tuple[str, str]]) -> int:
 
 
 def _absolute(target: str) -> httpx.URL:
-    """The http URL an absolute-form request names."""
+    """The http URL an absolute-form request names (parsed as every fetched URL is)."""
     try:
-        url = httpx.URL(target)
-    except (httpx.InvalidURL, ValueError):
-        raise _Refusal(400, "a malformed URL") from None
-    if url.scheme != "http" or not url.host:
+        url = parse_url(target)
+    except AddressRefused as refusal:
+        raise _Refusal(400, str(refusal)) from None
+    if url.scheme != "http":
         raise _Refusal(400, "only http URLs are forwarded (https goes by CONNECT)")
     return url
 
