@@ -500,3 +500,18 @@ def test_a_request_naming_a_host_idna_cannot_decode_is_answered_400() -> None:
             return await ask(door, b"GET http://xn--ls8h.la/ HTTP/1.1\r\n\r\n")
 
     assert asyncio.run(answer()).startswith(b"HTTP/1.1 400 ")
+
+
+def test_an_unexpected_failure_in_a_connection_is_answered_502_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(host: str) -> list[str]:
+        raise RuntimeError("the resolver broke")
+
+    async def answer() -> bytes:
+        async with EgressProxy().door(loopback_policy(resolver=broken), [].append) as door:
+            return await ask(door, b"GET http://broken.test/ HTTP/1.1\r\n\r\n")
+
+    assert asyncio.run(answer()).startswith(b"HTTP/1.1 502 ")
+    (record,) = [r for r in caplog.records if r.name == "citesift.scrape.egress"]
+    assert record.exc_info is not None and "the resolver broke" in str(record.exc_info[1])

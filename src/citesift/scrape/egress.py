@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from citesift.errors import CitesiftError
 from citesift.net import AddressRefused, FetchPolicy, Target, check_target
 from citesift.net.address import networks, parse_url
 
+LOG = logging.getLogger("citesift.scrape.egress")
 LOOPBACK = "127.0.0.1"
 BYPASS = "<-loopback>"
 """Chromium's proxy bypass rule that sends loopback through the proxy too (by default
@@ -81,6 +83,21 @@ async def check(url: str, policy: FetchPolicy) -> Target:
     they refuse it): the check both the browser's route handler and the proxy make."""
     allowed = networks(policy.allow_networks)
     return await check_target(url, policy.resolver, policy.allow_private, allowed)
+
+
+@dataclass
+class _Client:
+    """One connection from the browser, and whether its answer has begun (after that, a
+    failure can only end the connection, not answer it)."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    answered: bool = False
+
+    def answer(self, head: bytes) -> None:
+        """Begin the answer with ``head``."""
+        self.answered = True
+        self.writer.write(head)
 
 
 @dataclass(eq=False)
@@ -149,7 +166,7 @@ class EgressProxy:
         door = _Door(policy, noted)
 
         def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            task = asyncio.ensure_future(self._serve(door, reader, writer))
+            task = asyncio.ensure_future(self._serve(door, _Client(reader, writer)))
             door.serving.add(task)
             task.add_done_callback(lambda done: _finished(door, done, writer))
 
@@ -168,59 +185,53 @@ class EgressProxy:
         if door.server is not None:
             await door.server.wait_closed()
 
-    async def _serve(
-        self, door: _Door, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def _serve(self, door: _Door, client: _Client) -> None:
         """Serve one connection: one tunnel or one exchange, then close it."""
         if door.closed:
             return
         if self.active >= self.max_connections or door.active >= self.door_connections:
-            await _say(writer, 503, "too many connections through the proxy")
+            await _say(client.writer, 503, "too many connections through the proxy")
             return
         self.active += 1
         door.active += 1
         try:
-            await self._exchange(door, reader, writer)
+            await self._exchange(door, client)
         except _Refusal as refusal:
-            await _say(writer, refusal.status, str(refusal))
+            await _say(client.writer, refusal.status, str(refusal))
         except (OSError, asyncio.IncompleteReadError):
             pass  # either side went away: the connection ends
+        except Exception:
+            LOG.exception("a connection through the egress proxy failed")
+            if not client.answered:
+                await _say(client.writer, 502, "the proxy failed to pass this request on")
         finally:
             self.active -= 1
             door.active -= 1
 
-    async def _exchange(
-        self, door: _Door, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def _exchange(self, door: _Door, client: _Client) -> None:
         try:
             async with asyncio.timeout(self.idle_timeout):
-                head = await reader.readuntil(b"\r\n\r\n")
+                head = await client.reader.readuntil(b"\r\n\r\n")
         except asyncio.LimitOverrunError:
             raise _Refusal(431, "the request's head is too large") from None
         method, target, headers = _request(head)
         if method == "CONNECT":
-            await self._tunnel(door, target, reader, writer)
+            await self._tunnel(door, target, client)
         else:
-            await self._forward(door, method, target, headers, reader, writer)
+            await self._forward(door, method, target, headers, client)
 
-    async def _tunnel(
-        self,
-        door: _Door,
-        authority: str,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-    ) -> None:
+    async def _tunnel(self, door: _Door, authority: str, client: _Client) -> None:
         """A TCP tunnel to the checked address of ``authority``'s host, ended when the client
         hangs up (a TLS or WebSocket client never half-closes: its end is the tunnel's)."""
         if not AUTHORITY.match(authority):
             raise _Refusal(400, "CONNECT names host:port")
         upstream, sink = await self._connect(door, f"https://{authority}/", f"https://{authority}")
         try:
-            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await writer.drain()
+            client.answer(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await client.writer.drain()
             activity = _Activity()
-            async with _running(_copy(reader, sink, None, activity)) as sending:
-                flow = (upstream, writer, None)
+            async with _running(_copy(client.reader, sink, None, activity)) as sending:
+                flow = (upstream, client.writer, None)
                 await _relay(self.idle_timeout, flow, activity=activity, until=sending)
         finally:
             sink.close()
@@ -231,8 +242,7 @@ class EgressProxy:
         method: str,
         target: str,
         headers: list[tuple[str, str]],
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        client: _Client,
     ) -> None:
         """One http exchange passed on to the checked address, the request's body and the
         answer streamed; the answer says ``Connection: close``. The client hanging up ends
@@ -245,12 +255,12 @@ class EgressProxy:
         try:
             sink.write(_request_head(method, url, headers))
             activity = _Activity()
-            async with _running(_send_body(reader, sink, length, activity)) as sending:
+            async with _running(_send_body(client.reader, sink, length, activity)) as sending:
                 answer = await _answer(upstream, sending, self.idle_timeout)
                 if answer is None:
                     return  # the client hung up: nobody waits for the answer
-                writer.write(_answer_head(answer))
-                flow = (upstream, writer, None)
+                client.answer(_answer_head(answer))
+                flow = (upstream, client.writer, None)
                 await _relay(self.idle_timeout, flow, activity=activity, until=sending)
         finally:
             sink.close()
@@ -483,9 +493,12 @@ async def _say(writer: asyncio.StreamWriter, status: int, reason: str) -> None:
 
 
 def _finished(door: _Door, task: asyncio.Task[None], writer: asyncio.StreamWriter) -> None:
-    """A connection served (or cancelled before it began): its socket is closed."""
+    """A connection served (or cancelled before it began): its socket is closed, and a
+    failure that escaped it is logged (so it is never left unretrieved)."""
     door.serving.discard(task)
     writer.close()
+    if not task.cancelled() and (error := task.exception()) is not None:
+        LOG.error("a connection through the egress proxy failed", exc_info=error)
 
 
 def _unnoted(url: str) -> None:
