@@ -515,3 +515,23 @@ def test_an_unexpected_failure_in_a_connection_is_answered_502_and_logged(
     assert asyncio.run(answer()).startswith(b"HTTP/1.1 502 ")
     (record,) = [r for r in caplog.records if r.name == "citesift.scrape.egress"]
     assert record.exc_info is not None and "the resolver broke" in str(record.exc_info[1])
+
+
+@pytest.mark.slow
+def test_the_proxy_is_closed_though_closing_chromium_is_cancelled(own_tmp: str) -> None:
+    async def scenario() -> tuple[bool, int]:
+        browser = Browser()
+        await browser.__aenter__()
+        assert browser._proxy is not None and browser._proxy.server is not None  # watched
+        port = int(browser._proxy.server.rsplit(":", 1)[1])
+        closing = asyncio.ensure_future(browser.close())
+        await asyncio.sleep(0)  # closing Chromium is under way
+        closing.cancel()
+        await asyncio.gather(closing, return_exceptions=True)
+        return closing.cancelled(), port
+
+    cancelled, port = asyncio.run(scenario())
+    assert cancelled
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    assert left_behind(own_tmp) == []

@@ -23,6 +23,7 @@ handler sees one), reaches nothing the rules refuse. A page sending more than
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -209,16 +210,17 @@ class Browser:
 
     async def _end(self) -> None:
         """End the Chromium, the driver and the proxy this browser runs (nothing when none
-        runs)."""
+        runs), in that order, each even when ending the one before failed or was cancelled."""
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
         proxy, self._proxy = self._proxy, None
-        if browser is not None:
-            await browser.close()
-        if playwright is not None:
-            await playwright.stop()
-        if proxy is not None:
-            await proxy.close()
+        async with contextlib.AsyncExitStack() as ending:  # its callbacks run last first
+            if proxy is not None:
+                ending.push_async_callback(proxy.close)
+            if playwright is not None:
+                ending.push_async_callback(playwright.stop)
+            if browser is not None:
+                ending.push_async_callback(browser.close)
 
     async def _launch(self) -> None:
         """Start the proxy, the driver and Chromium; ``BrowserUnavailable`` when they cannot
