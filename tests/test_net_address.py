@@ -59,8 +59,10 @@ def stub_resolver(host: str) -> list[str]:
 
 
 def check(url: str, allow_private: bool = False, allowed: tuple[str, ...] = ()) -> Target:
-    networks = FetchPolicy(TEST_IDENTITY, allow_networks=allowed).allow_networks
-    return asyncio.run(check_target(url, stub_resolver, allow_private, networks))
+    policy = FetchPolicy(
+        TEST_IDENTITY, allow_private=allow_private, allow_networks=allowed, resolver=stub_resolver
+    )
+    return asyncio.run(policy.check(url))
 
 
 def refusal(url: str, **kw: object) -> str:

@@ -37,8 +37,9 @@ The public surface::
 - ``SourceLimiter`` / ``LimiterRefused`` / ``retry_after_ms``: the per-host politeness
   rules; one limiter per host per registry. ``LimiterRegistry(budget=...)`` shares spacing,
   the minute budget and blocks through a ``SharedBudget`` (the store keeps one).
-- ``check_target`` / ``address_refusal`` / ``system_resolver``: the address check fetch
-  uses, public so other callers (a browser, a crawler) refuse the same addresses.
+- ``FetchPolicy.check(url)``: the address check fetch makes with a policy's resolver and
+  rules, public so other callers (a browser, its proxy, a crawler) refuse the same addresses;
+  ``check_target`` / ``address_refusal`` / ``system_resolver`` are its parts.
 - ``RobotsCache``: robots.txt per origin (RFC 9309: 4xx allows, 5xx/timeout disallows for now).
 - ``run_sync(call)``: a coroutine run to completion from sync code, in a running loop or not.
 - ``ManualClock``: a virtual clock for testing code that runs under a limiter.

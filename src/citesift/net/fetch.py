@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
-from citesift.net.address import AddressRefused, Target, check_target, networks, parse_url
+from citesift.net.address import AddressRefused, Target, parse_url
 from citesift.net.exchange import Redirect, deadline_passed, exchange
 from citesift.net.limiter import LimiterRefused, LimiterRegistry, OnSend, SourceLimiter
 from citesift.net.loops import run_sync
@@ -228,9 +228,7 @@ async def _checked(url: str, policy: FetchPolicy, spent: _Spent) -> Target | Ski
         return Skipped(None, deadline_passed(policy))
     started = asyncio.get_running_loop().time()
     try:
-        return await check_target(
-            url, policy.resolver, policy.allow_private, networks(policy.allow_networks), left
-        )
+        return await policy.check(url, left)
     except AddressRefused as refusal:
         return Skipped(None, str(refusal))
     finally:

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from citesift.errors import invalid
 from citesift.model import MAX_BODY_BYTES
-from citesift.net.address import IPNetwork, Resolver, networks, system_resolver
+from citesift.net.address import (
+    RESOLVE_TIMEOUT,
+    IPNetwork,
+    Resolver,
+    Target,
+    check_target,
+    networks,
+    system_resolver,
+)
 from citesift.net.identity import ClientIdentity
 from citesift.numbers import number_in
 
@@ -83,6 +91,13 @@ class FetchPolicy:
     def with_(self, **changes: Any) -> FetchPolicy:
         """A copy with some fields changed (and checked again)."""
         return replace(self, **changes)
+
+    async def check(self, url: str, timeout: float = RESOLVE_TIMEOUT) -> Target:
+        """``url`` parsed, resolved with this policy's resolver (within ``timeout`` s) and
+        checked with its address rules: ``AddressRefused`` says why not. The one check a
+        fetch, the browser's route handler and its egress proxy all make."""
+        allowed = cast(tuple[IPNetwork, ...], self.allow_networks)  # networks once made
+        return await check_target(url, self.resolver, self.allow_private, allowed, timeout)
 
 
 OWN_HEADERS = ("host", "user-agent", "from", "accept", "accept-encoding")

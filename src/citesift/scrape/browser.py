@@ -33,7 +33,7 @@ from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
 from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
-from citesift.scrape.egress import BYPASS, EgressProxy, check
+from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 
 if TYPE_CHECKING:
@@ -448,7 +448,7 @@ async def _refused(url: str, visit: _Visit) -> bool:
     scheme, _, rest = url.partition(":")
     checked = SOCKET_SCHEMES[scheme.lower()] + rest if scheme.lower() in SOCKET_SCHEMES else url
     try:
-        await check(checked, visit.policy)
+        await visit.policy.check(checked)
     except AddressRefused:
         visit.refused.append(url)
         return True

@@ -27,8 +27,8 @@ from typing import Any, TypeVar
 import httpx
 
 from citesift.errors import CitesiftError
-from citesift.net import AddressRefused, FetchPolicy, Target, check_target
-from citesift.net.address import networks, parse_url
+from citesift.net import AddressRefused, FetchPolicy
+from citesift.net.address import parse_url
 
 LOG = logging.getLogger("citesift.scrape.egress")
 LOOPBACK = "127.0.0.1"
@@ -76,13 +76,6 @@ class _Refusal(CitesiftError):
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
         self.status = status
-
-
-async def check(url: str, policy: FetchPolicy) -> Target:
-    """``url`` checked with ``policy``'s resolver and address rules (``AddressRefused`` when
-    they refuse it): the check both the browser's route handler and the proxy make."""
-    allowed = networks(policy.allow_networks)
-    return await check_target(url, policy.resolver, policy.allow_private, allowed)
 
 
 @dataclass
@@ -273,7 +266,7 @@ class EgressProxy:
         if door.policy is None:
             raise _Refusal(403, "no page is served through this door")
         try:
-            checked = await check(url, door.policy)
+            checked = await door.policy.check(url)
         except AddressRefused:
             door.noted(note)
             raise _Refusal(403, "the address rules refuse this address") from None
