@@ -7,7 +7,7 @@ import hashlib
 import io
 import struct
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import docx
 import openpyxl
@@ -195,9 +195,14 @@ def _declare(body: bytes, name: str, size: int) -> bytes:
     raise KeyError(name)
 
 
-def edited(package: bytes, edit: Callable[[str, bytes], bytes | None]) -> bytes:
+def edited(
+    package: bytes,
+    edit: Callable[[str, bytes], bytes | None],
+    renamed: Mapping[str, str] | None = None,
+) -> bytes:
     """``package`` (a zip) with each member's bytes passed through ``edit(name, data)``;
-    a member it answers None for is left out."""
+    a member it answers None for is left out, and one ``renamed`` names is stored under
+    its new name."""
     out = io.BytesIO()
     with (
         zipfile.ZipFile(io.BytesIO(package)) as source,
@@ -206,6 +211,7 @@ def edited(package: bytes, edit: Callable[[str, bytes], bytes | None]) -> bytes:
         for item in source.infolist():
             data = edit(item.filename, source.read(item))
             if data is not None:
+                item.filename = (renamed or {}).get(item.filename, item.filename)
                 target.writestr(item, data)
     return out.getvalue()
 

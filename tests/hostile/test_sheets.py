@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from datetime import time as clock
 
@@ -230,6 +230,33 @@ def test_a_part_parsed_whole_is_counted_whatever_type_it_claims() -> None:
 
     body = edited(workbook_file([b"<row><c><v>1</v></c></row>"]), flooded)
     refused(body, f"more than {MAX_XML_ELEMENTS:,} XML elements")
+
+
+def test_the_workbook_is_counted_however_the_content_types_spell_its_name() -> None:
+    """The content types name the workbook ``/xl/book&#46;xml``, which an XML parser (and
+    openpyxl) reads as ``/xl/book.xml``, and type ``/xl/book.xml``, so spelt, as a sheet."""
+    types = b"application/vnd.openxmlformats-officedocument.spreadsheetml."
+    spelt = b'PartName="/xl/book&#46;xml"'
+    as_sheet = b'<Override PartName="/xl/book.xml" ContentType="%sworksheet+xml"/>' % types
+    moved = {
+        "xl/workbook.xml": "xl/book.xml",
+        "xl/_rels/workbook.xml.rels": "xl/_rels/book.xml.rels",
+    }
+
+    def respelt(flood: int) -> Callable[[str, bytes], bytes]:
+        def edit(name: str, data: bytes) -> bytes:
+            if name == "[Content_Types].xml":
+                data = data.replace(b'PartName="/xl/workbook.xml"', spelt)
+                return data.replace(b"</Types>", as_sheet + b"</Types>")
+            if name == "xl/workbook.xml":
+                return data.replace(b"</sheets>", b"</sheets>" + b"<x/>" * flood)
+            return data
+
+        return edit
+
+    body = workbook_file([b"<row><c><v>read</v></c></row>"])
+    assert [b.text for b in extract_document(edited(body, respelt(0), moved)).blocks] == ["read"]
+    refused(edited(body, respelt(MAX_XML_ELEMENTS), moved), f"more than {MAX_XML_ELEMENTS:,}")
 
 
 def test_reading_stops_at_its_deadline_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

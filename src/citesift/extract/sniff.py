@@ -63,11 +63,11 @@ _STREAMED_TYPES = {
     _OOXML + "spreadsheetml.sharedStrings+xml",
 }
 _PARSED_WHOLE = {
-    "[Content_Types].xml", "xl/workbook.xml", "xl/styles.xml", "docProps/core.xml",
-    "docProps/app.xml", "docProps/custom.xml",
+    "[Content_Types].xml", "xl/styles.xml", "docProps/core.xml", "docProps/app.xml",
+    "docProps/custom.xml",
 }  # fmt: skip
-_OVERRIDE = re.compile(r"<(?:\w+:)?Override\b[^>]*>")
-_ATTRIBUTE = re.compile(r"(\w+)\s*=\s*[\"']([^\"']*)[\"']")
+"""The parts openpyxl parses whole by their names (the workbook's it finds in the content
+types)."""
 _MACRO_TYPES = re.compile(r"application/vnd\.ms-[\w.-]+\.macroenabled\.main\+xml", re.IGNORECASE)
 _HEADER_TYPES: dict[str, DocumentKind] = {
     "application/pdf": "pdf",
@@ -151,17 +151,33 @@ def check_inflation(archive: zipfile.ZipFile, streamed: frozenset[str] = frozens
 def streamed_parts(archive: zipfile.ZipFile) -> frozenset[str]:
     """The parts of an Excel package that its content types name as sheets or shared
     strings, and as nothing else: those ``citesift.extract.sheets`` reads as streams. The
-    parts openpyxl parses whole by their names (the workbook, its styles and properties,
-    relationships) are never among them, whatever type they claim."""
+    content types are read as openpyxl reads them (its XML parser, which decodes character
+    references), and the parts it parses whole are never among them, whatever type they
+    claim: the one it takes for the workbook, those it finds by name (styles, properties)
+    and relationships. When the content types cannot be read so, or run past
+    ``MAX_TYPES_BYTES``, no part is streamed: every one is counted."""
+    from openpyxl.packaging.manifest import Manifest
+    from openpyxl.reader.excel import _find_workbook_part
+    from openpyxl.xml.functions import fromstring
+
+    types = _content_types(archive)
+    if len(types) > MAX_TYPES_BYTES:
+        return frozenset()
+    try:
+        manifest = Manifest.from_tree(fromstring(types))
+        workbook = _find_workbook_part(manifest).PartName[1:]
+    except Exception:  # whatever it is, openpyxl meets it too when it reads the file, and says so
+        return frozenset()
     named: dict[str, set[str]] = {}
-    for override in _OVERRIDE.finditer(_content_types(archive)):
-        attributes = dict(_ATTRIBUTE.findall(override[0]))
-        part = attributes.get("PartName", "").lstrip("/")
-        named.setdefault(part, set()).add(attributes.get("ContentType", "").strip())
+    for override in manifest.Override:
+        named.setdefault(override.PartName.lstrip("/"), set()).add(override.ContentType)
     return frozenset(
         part
-        for part, types in named.items()
-        if types <= _STREAMED_TYPES and part not in _PARSED_WHOLE and not part.endswith(".rels")
+        for part, claimed in named.items()
+        if claimed <= _STREAMED_TYPES
+        and part not in _PARSED_WHOLE
+        and part != workbook
+        and not part.endswith(".rels")
     )
 
 
@@ -204,7 +220,7 @@ def _pieces(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Iterator[bytes
 
 def _office_kind(archive: zipfile.ZipFile) -> DocumentKind:
     """Which Office file the package is, by its content types, else its main part's name."""
-    types = _content_types(archive)
+    types = _content_types(archive).decode("utf-8", "replace")
     if _MACRO_TYPES.search(types):
         raise DocumentError("an Office file with macros: not read")
     for content_type, kind in _MAIN_TYPES.items():
@@ -217,12 +233,13 @@ def _office_kind(archive: zipfile.ZipFile) -> DocumentKind:
     raise DocumentError("a zip package that is not a Word, PowerPoint or Excel file")
 
 
-def _content_types(archive: zipfile.ZipFile) -> str:
-    """The package's ``[Content_Types].xml`` (its first ``MAX_TYPES_BYTES``), or ''."""
+def _content_types(archive: zipfile.ZipFile) -> bytes:
+    """The package's ``[Content_Types].xml`` (its first ``MAX_TYPES_BYTES`` and a byte more,
+    which shows a longer one), or nothing."""
     try:
         with archive.open("[Content_Types].xml") as part:
-            return part.read(MAX_TYPES_BYTES).decode("utf-8", "replace")
+            return part.read(MAX_TYPES_BYTES + 1)
     except KeyError:
-        return ""
+        return b""
     except _ZIP_ERRORS as error:
         raise DocumentError(f"an unreadable zip package: {error}") from error
