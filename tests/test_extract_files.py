@@ -4,10 +4,14 @@ Each file is made here by a writer of its format; what kind it is comes from its
 
 from __future__ import annotations
 
+import io
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
+import openpyxl
 import pytest
+from openpyxl.workbook.defined_name import DefinedName
 
 from citesift.errors import DocumentError, InvalidArgument
 from citesift.extract.document import extract_document
@@ -120,6 +124,20 @@ def test_a_workbook_records_sheet_row_and_column_on_every_cell() -> None:
     markdown = blocks_to_markdown(document.blocks)
     assert "| Region | Total |\n| --- | --- |\n| North | 42 |" in markdown
     assert Place(sheet="Notes", row=7, column=3).label() == "sheet Notes, row 7, column 3"
+
+
+def test_a_workbook_with_print_areas_and_sheet_names_reads_without_a_warning() -> None:
+    book = openpyxl.load_workbook(io.BytesIO(sheets_file()))
+    book["Sales"].print_area = "A1:B2"
+    book["Sales"].print_title_rows = "1:1"
+    book["Notes"].defined_names["audit"] = DefinedName("audit", attr_text="Notes!$C$7")
+    out = io.BytesIO()
+    book.save(out)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        document = extract_document(out.getvalue())
+    assert [str(w.message) for w in warned] == []
+    assert [b.text for b in document.blocks] == ["Region", "Total", "North", "42", "Audited in May"]
 
 
 @pytest.mark.parametrize("body", [REPORT, word_file()], ids=["pdf", "docx"])

@@ -166,10 +166,11 @@ def _xlsx(stream: io.BytesIO, kept: Collector) -> FileText:
 
 
 def _workbook(stream: io.BytesIO) -> Any:
-    """The workbook read by openpyxl but for its sheets and shared strings (read after, as
-    streams, by ``sheets``): their parts' paths, with the workbook, whether its stated
-    properties could be read (a creation date no calendar holds is no reason to lose the
-    sheets: ``openpyxl.load_workbook`` refuses the whole book for it), and its styles."""
+    """The workbook read by openpyxl but for its sheets, shared strings and defined names
+    (the sheets and strings are read after, as streams, by ``sheets``): their parts' paths,
+    with the workbook, whether its stated properties could be read (a creation date no
+    calendar holds is no reason to lose the sheets: ``openpyxl.load_workbook`` refuses the
+    whole book for it), and its styles."""
     from openpyxl.reader.excel import ExcelReader
     from openpyxl.xml.constants import SHARED_STRINGS
 
@@ -194,6 +195,9 @@ def _workbook(stream: io.BytesIO) -> Any:
                 for sheet, rel in self.parser.find_sheets()
                 if rel.target in self.valid_files and "chartsheet" not in rel.Type
             )
+            # openpyxl then binds the defined names (print areas, names of one sheet) to
+            # the sheets it read, and warns of each it finds none for: none are read here
+            self.parser.assign_names = lambda: None
 
     reader = Reader(stream, read_only=True, data_only=True, keep_links=False)
     try:
