@@ -148,6 +148,14 @@ def test_shared_strings_past_their_bounds_are_cut(strings: list[bytes], wanted: 
     assert document.truncated and len(document.blocks) == 1
 
 
+@pytest.mark.parametrize("cell", [0, 1], ids=["the long string", "another"])
+def test_a_shared_string_past_a_cell_s_text_is_cut_and_says_so(cell: int) -> None:
+    strings = [b"<si><t>%s</t></si>" % (b"z" * (MAX_CELL_CHARS + 100)), b"<si><t>short</t></si>"]
+    document = bounded(workbook_file([b'<row><c t="s"><v>%d</v></c></row>' % cell], strings))
+    assert [len(b.text) for b in document.blocks] == [(MAX_CELL_CHARS, 5)[cell]]
+    assert document.truncated == (cell == 0)  # a cut string that no cell names cuts nothing
+
+
 def test_xml_nested_past_the_bound_is_refused() -> None:
     deep = b"<x>" * (MAX_DEPTH * 1000) + b"</x>" * (MAX_DEPTH * 1000)
     refused(workbook_file([b"<row><c><v>1</v>", deep, b"</c></row>"]), f"deeper than {MAX_DEPTH}")

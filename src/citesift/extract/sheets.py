@@ -65,6 +65,8 @@ class Reading:
     numbers: Numbers = field(default_factory=Numbers)
     strings: list[str] = field(default_factory=list)
     strings_cut: bool = False
+    long_strings: set[int] = field(default_factory=set)
+    """The shared strings (by index) whose text was cut at ``MAX_CELL_CHARS``."""
     cut: bool = False
     deadline: float = field(default_factory=lambda: time.monotonic() + MAX_SECONDS)
 
@@ -87,12 +89,13 @@ class _Strings:
         self.reading = reading
         self.text: list[str] = []
         self.held = self.total = 0
-        self.in_text = False
+        self.in_text = self.long = False
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
         if name == "si":
             self.text.clear()
             self.held = 0
+            self.long = False
         self.in_text = name == "t"
 
     def wanted(self) -> bool:
@@ -100,6 +103,7 @@ class _Strings:
 
     def chars(self, data: str) -> None:
         room = MAX_CELL_CHARS - self.held
+        self.long = self.long or len(data) > room
         if room > 0:
             self.text.append(data[:room])
             self.held += min(len(data), room)
@@ -112,6 +116,8 @@ class _Strings:
         if len(self.reading.strings) >= MAX_SHARED_STRINGS or self.total > MAX_SHARED_CHARS:
             self.reading.strings_cut = True
             raise _Stop
+        if self.long:
+            self.reading.long_strings.add(len(self.reading.strings))
         self.reading.strings.append("".join(self.text))
 
 
@@ -245,6 +251,7 @@ class _Cells:
         if self.kind == "s":
             index = int(raw) if raw.strip().isdigit() else -1
             if 0 <= index < len(self.reading.strings):
+                self.reading.cut = self.reading.cut or index in self.reading.long_strings
                 return self.reading.strings[index]
             self.reading.cut = self.reading.cut or self.reading.strings_cut
             return ""
