@@ -156,6 +156,23 @@ def test_a_shared_string_past_a_cell_s_text_is_cut_and_says_so(cell: int) -> Non
     assert document.truncated == (cell == 0)  # a cut string that no cell names cuts nothing
 
 
+def test_odd_numbers_in_a_sheet_are_passed_over_and_the_rest_read() -> None:
+    """A row, style or shared string index of "²" (a digit to ``str.isdigit``, not to
+    ``int``) or of 5,000 digits (past what ``int`` reads) is read as no number."""
+    long = b"1" * 5_000
+    rows = [
+        b'<row r="\xc2\xb2"><c s="\xc2\xb2"><v>5</v></c><c t="s"><v>\xc2\xb2</v></c>',
+        b'<c t="s"><v>%s</v></c><c t="s" s="%s"><v>0</v></c></row>' % (long, long),
+        b'<row r="%s"><c><v>next</v></c></row>' % long,
+    ]
+    document = bounded(workbook_file(rows, [b"<si><t>shared</t></si>"]))
+    assert [(b.text, b.place) for b in document.blocks] == [
+        ("5", Place(sheet="Data", row=1, column=1)),
+        ("shared", Place(sheet="Data", row=1, column=4)),
+        ("next", Place(sheet="Data", row=2, column=1)),
+    ]
+
+
 def test_xml_nested_past_the_bound_is_refused() -> None:
     deep = b"<x>" * (MAX_DEPTH * 1000) + b"</x>" * (MAX_DEPTH * 1000)
     refused(workbook_file([b"<row><c><v>1</v>", deep, b"</c></row>"]), f"deeper than {MAX_DEPTH}")
