@@ -6,7 +6,7 @@ import pytest
 
 from citesift import Match, bm25_score, chunk_text, reciprocal_rank_fusion, weighted_fusion
 from citesift.errors import InvalidArgument
-from citesift.numbers import clamped, is_finite_number
+from citesift.numbers import clamped, is_finite_number, written_whole
 
 HUGE = 10**400
 """An int no float can hold: ``float(HUGE)`` and ``math.isfinite(HUGE)`` raise."""
@@ -31,6 +31,16 @@ def test_clamped_reads_a_float_within_bounds_or_gives_the_default(
     value: object, expected: float
 ) -> None:
     assert clamped(value, 3.0, 0.0, 10.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [("0", 0), ("42", 42), ("0000042", 42), ("9999999", 9_999_999), ("10000000", -1),
+     ("\u00b2", -1), ("\u0664\u0662", -1), ("1" * 5_000, -1), ("", -1), ("4 2", -1),
+     ("-4", -1), ("+4", -1), ("4_2", -1)],
+)  # fmt: skip
+def test_a_written_whole_number_is_ascii_digits_seven_at_most(text: str, read: int) -> None:
+    assert written_whole(text, -1) == read
 
 
 def test_a_chunk_size_too_big_for_a_float_is_refused_by_name() -> None:

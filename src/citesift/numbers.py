@@ -1,4 +1,5 @@
-"""Numbers from callers: the one test that a value is a usable number, and one clamp."""
+"""Numbers from callers: the one test that a value is a usable number, and one clamp; and
+the one reading of a small whole number a file writes out."""
 
 from __future__ import annotations
 
@@ -42,3 +43,10 @@ def number_in(
     if number > high or number < low or (above and number == low):
         raise invalid(name, value, f"{kind} {span}")
     return number
+
+
+def written_whole(text: str, otherwise: int) -> int:
+    """``text`` as a whole number when it is ASCII digits, seven at most (a number a file
+    states: a sheet's row, a cell's style, a heading's level), else ``otherwise``.
+    ``str.isdigit`` alone takes "²", which ``int`` refuses, as it refuses 4,301 digits."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 8 else otherwise

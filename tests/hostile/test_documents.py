@@ -13,9 +13,11 @@ import tracemalloc
 import zipfile
 from collections.abc import Callable
 
+import docx
 import openpyxl
 import pypdfium2 as pdfium
 import pytest
+from docx.enum.style import WD_STYLE_TYPE
 
 from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
@@ -221,6 +223,20 @@ def test_a_word_cell_merged_down_many_rows_is_read_once_quickly() -> None:
     assert [b.text for b in document.blocks[:3]] == ["top", "right", "side"]
     assert len(document.blocks) == 20_002
     assert document.blocks[2].place == Place(paragraph=1, row=2, column=2)
+
+
+@pytest.mark.parametrize("level", ["\u00b2", "1" * 5_000])
+def test_a_word_heading_style_of_an_odd_level_is_a_paragraph(level: str) -> None:
+    """A style "Heading ²" ("²" is a digit to ``str.isdigit``, not to ``int``) or "Heading "
+    and 5,000 digits (past what ``int`` reads) names no heading level."""
+    document = docx.Document()
+    document.styles.add_style(f"Heading {level}", WD_STYLE_TYPE.PARAGRAPH)
+    document.add_paragraph("Odd", style=f"Heading {level}")
+    document.add_heading("Even", 2)
+    out = io.BytesIO()
+    document.save(out)
+    blocks = extract_document(out.getvalue()).blocks
+    assert [(b.text, b.kind) for b in blocks] == [("Odd", "paragraph"), ("Even", "heading")]
 
 
 CREATED = re.compile(rb"<dcterms:created[^>]*>[^<]*</dcterms:created>")

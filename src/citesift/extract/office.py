@@ -19,6 +19,7 @@ from citesift.extract import sheets
 from citesift.extract.collect import Collector, FileText
 from citesift.extract.sniff import DocumentKind, check_inflation, package, streamed_parts
 from citesift.model import BlockKind, Place
+from citesift.numbers import written_whole
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -81,7 +82,7 @@ def _heading_level(style: str) -> int:
     if style == "Title":
         return 1
     name, _, number = style.rpartition(" ")
-    return int(number) if name == "Heading" and number.isdigit() and int(number) > 0 else 0
+    return written_whole(number, 0) if name == "Heading" else 0
 
 
 class _Headings:

@@ -25,6 +25,7 @@ from xml.parsers import expat
 from citesift.errors import DocumentError
 from citesift.extract.collect import Collector
 from citesift.model import Place
+from citesift.numbers import written_whole
 
 MAX_CELL_CHARS = 32_767
 """The most characters of one cell's text kept: Excel's own limit on a cell."""
@@ -202,7 +203,7 @@ class _Cells:
             if self.rows > MAX_ROWS:
                 self.reading.cut = True
                 raise _Stop
-            self.row = _whole(attrs.get("r", ""), self.row + 1)
+            self.row = written_whole(attrs.get("r", ""), self.row + 1)
             self.column = self.in_row = 0
         elif name == "c":
             self.in_row += 1
@@ -212,7 +213,7 @@ class _Cells:
             ref = _REF.match(attrs.get("r", ""))
             self.column = _column(ref[1]) if ref else self.column + 1
             self.kind = attrs.get("t", "n")
-            self.style = _whole(attrs.get("s", "0"), 0)
+            self.style = written_whole(attrs.get("s", "0"), 0)
             self.value.clear()
             self.held = 0
         elif name in ("v", "t"):
@@ -247,7 +248,7 @@ class _Cells:
         """A cell's value as text: a shared string looked up, a boolean as True or False,
         a number in a date style as an ISO date, others as written."""
         if self.kind == "s":
-            index = _whole(raw.strip(), -1)
+            index = written_whole(raw.strip(), -1)
             if 0 <= index < len(self.reading.strings):
                 self.reading.cut = self.reading.cut or index in self.reading.long_strings
                 return self.reading.strings[index]
@@ -258,13 +259,6 @@ class _Cells:
         if self.kind == "n" and raw and self.style in self.reading.numbers.dates:
             return _date_text(raw, self.style, self.reading.numbers) or raw
         return raw
-
-
-def _whole(text: str, otherwise: int) -> int:
-    """``text`` as a whole number of at most seven digits (a row, a style, a shared string's
-    index), else ``otherwise``: ASCII digits only, as ``str.isdigit`` takes "²", which
-    ``int`` refuses (as it does 4,301 digits or more)."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) < 8 else otherwise
 
 
 @functools.lru_cache(maxsize=MAX_ROW_CELLS)
