@@ -338,6 +338,8 @@ def test_max_age_answers_from_the_store_without_sending(
         ({"render": "sometimes"}, "render"),
         ({"wait_for": -1}, "wait_for"),
         ({"wait_for": "[[["}, "wait_for"),
+        ({"wait_for": "60001"}, "wait_for"),
+        ({"wait_for": "9" * 5000}, "wait_for"),
         ({"timeout": 0}, "timeout"),
         ({"viewport": (0, 10)}, "viewport"),
         ({"block_resources": ("scripts",)}, "block_resources"),

@@ -93,6 +93,7 @@ def test_bad_flags_are_usage_errors(runner: CliRunner, server: MisbehavingServer
     assert scrape(runner, server.url("/ok"), "--wait-for", "[[[").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--block-resources", "scripts").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--viewport", "wide").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--viewport", "²x²").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--header", "no colon").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--header", "User-Agent: x").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, "ftp://x/").exit_code == 64  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ import pytest
 
 from citesift.errors import InvalidArgument
 from citesift.store import AnyStore, open_store
-from citesift.store.holders import holder_name
+from citesift.store.holders import holder_gone, holder_name, is_holder_name
 from citesift.store.jobs import INTERRUPTED, JobStore
 
 pytestmark = pytest.mark.timeout(90)
@@ -162,3 +162,8 @@ def test_bad_arguments_are_refused_by_name(store: AnyStore) -> None:
     job = jobs.create("crawl", {})
     with pytest.raises(InvalidArgument, match="status"):
         jobs.finish(job.id, "running")  # type: ignore[arg-type]
+
+
+def test_a_name_with_digits_int_cannot_read_is_no_holder_s() -> None:
+    assert is_holder_name(holder_name())
+    assert not is_holder_name("machine/²/ab12") and not holder_gone("machine/²/ab12")

@@ -1,5 +1,5 @@
 """Numbers from callers: the one test that a value is a usable number, and one clamp; and
-the one reading of a small whole number a file writes out."""
+the one reading of a whole number written out in text."""
 
 from __future__ import annotations
 
@@ -45,8 +45,14 @@ def number_in(
     return number
 
 
+def is_decimal(text: str) -> bool:
+    """Whether ``text`` is ASCII digits only: ``str.isdigit`` alone takes "²", which ``int``
+    refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def written_whole(text: str, otherwise: int) -> int:
     """``text`` as a whole number when it is ASCII digits, seven at most (a number a file
-    states: a sheet's row, a cell's style, a heading's level), else ``otherwise``.
-    ``str.isdigit`` alone takes "²", which ``int`` refuses, as it refuses 4,301 digits."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) < 8 else otherwise
+    states: a sheet's row, a cell's style, a heading's level; or a caller's count written
+    out), else ``otherwise``: ``int`` refuses 4,301 digits."""
+    return int(text) if is_decimal(text) and len(text) < 8 else otherwise

@@ -24,6 +24,7 @@ from citesift.cli.options import (
 from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail, run_with_status
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
+from citesift.numbers import is_decimal
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import HOST_COOLDOWN, RATE_LIMITED, ScrapeFailure, ScrapeResult
@@ -148,7 +149,7 @@ def _size(viewport: str | None) -> tuple[int, int] | None:
     if viewport is None:
         return None
     width, _, height = viewport.lower().partition("x")
-    if not (width.strip().isdigit() and height.strip().isdigit()):
+    if not (is_decimal(width.strip()) and is_decimal(height.strip())):
         usage_error(f"--viewport takes WIDTHxHEIGHT in pixels, such as 1280x800, not {viewport!r}")
     return int(width), int(height)
 

@@ -29,6 +29,7 @@ import httpx
 from citesift.errors import CitesiftError
 from citesift.net import AddressRefused, FetchPolicy
 from citesift.net.address import parse_url
+from citesift.numbers import is_decimal
 
 LOG = logging.getLogger("citesift.scrape.egress")
 LOOPBACK = "127.0.0.1"
@@ -424,7 +425,7 @@ def _length(headers: list[tuple[str, str]]) -> int:
     values = set(_values(headers, "content-length"))
     if not values:
         return 0
-    if len(values) > 1 or not next(iter(values)).isdigit():
+    if len(values) > 1 or not is_decimal(next(iter(values))):
         raise _Refusal(400, "a malformed Content-Length")
     return int(next(iter(values)))
 

@@ -14,7 +14,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from citesift.errors import invalid
 from citesift.net.policy import OWN_HEADERS
-from citesift.numbers import number_in
+from citesift.numbers import is_decimal, number_in, written_whole
 
 FORMATS = (
     "markdown",
@@ -97,7 +97,12 @@ def _names(name: str, value: object, known: tuple[str, ...]) -> tuple[str, ...]:
 def _wait(value: object) -> int | str:
     """Milliseconds to wait (0 to 60,000), or a CSS selector to wait for."""
     if isinstance(value, str) and value.strip():
-        return int(value) if value.strip().isdigit() else _selectors("wait_for", (value,))[0]
+        if not is_decimal(value.strip()):
+            return _selectors("wait_for", (value,))[0]
+        wait = written_whole(value.strip(), MAX_WAIT_MS + 1)
+        if wait > MAX_WAIT_MS:
+            raise invalid("wait_for", value, f"milliseconds from 0 to {MAX_WAIT_MS} or a selector")
+        return wait
     return int(number_in("wait_for", value, 0, MAX_WAIT_MS, whole=True))
 
 

@@ -7,6 +7,8 @@ import os
 import secrets
 import socket
 
+from citesift.numbers import is_decimal
+
 
 def holder_name() -> str:
     """A name for one process: this machine's, this process's id and a random part (two
@@ -17,7 +19,7 @@ def holder_name() -> str:
 def is_holder_name(name: str) -> bool:
     """Whether ``name`` has the form ``holder_name`` gives (machine, process id, random part)."""
     parts = name.rsplit("/", 2)
-    return len(parts) == 3 and all(parts) and parts[1].isdigit()
+    return len(parts) == 3 and all(parts) and is_decimal(parts[1])
 
 
 def holder_gone(holder: str) -> bool:
