@@ -108,10 +108,10 @@ def test_many_pages_sharing_a_costly_stream_are_cut_after_a_while() -> None:
     assert document.truncated and 0 < len(document.blocks) < 4_000
 
 
-def lzw_packed(codes: list[int]) -> bytes:
+def lzw_packed(codes: list[int], early: int = 1) -> bytes:
     """LZW ``codes`` packed as PDF writes them: after a clear (256) codes take 9 bits, one
     more each time the table (an entry added per code after the first) reaches a power of
-    two, one code early; 257 ends."""
+    two, one code early when ``early`` is 1; 257 ends."""
     bits, held, out = 0, 0, bytearray()
     width, size, first = 9, 258, True
     for code in [*codes, 257]:
@@ -125,7 +125,7 @@ def lzw_packed(codes: list[int]) -> bytes:
             continue
         size += not first
         first = False
-        if size + 1 >= 1 << width and width < 12:
+        if size + early >= 1 << width and width < 12:
             width += 1
     if held:
         out.append(bits << (8 - held) & 0xFF)
@@ -150,12 +150,12 @@ def lzw(data: bytes) -> bytes:
     return lzw_packed([*codes, table[word]] if word else codes)
 
 
-def lzw_zeros(size: int) -> bytes:
+def lzw_zeros(size: int, early: int = 1) -> bytes:
     """At least ``size`` zero bytes LZW encoded: each code stands for one zero more than the
     one before, some 7 MB a table, from about 5 KB of codes."""
     run = [0, *range(258, 4092)]
     per_table = sum(range(1, len(run) + 1))
-    return lzw_packed([256, *run] * (size // per_table + 1))
+    return lzw_packed([256, *run] * (size // per_table + 1), early)
 
 
 def run_length(data: bytes) -> bytes:

@@ -3,12 +3,13 @@ and parses a page's content all at once, so a few kilobytes that decode to gigab
 drawing operators would hold that much memory and take minutes.
 
 ``check_streams`` finds each stream by its keyword, reads the filters its dictionary names
-(``/Filter``, a name or an array, given there or in an object it refers to) and decodes
-it through them in steps (``pdf_filters``: Flate, LZW, RunLength, ASCII85, ASCIIHex),
-counting every layer's output no further than the caps; a stream whose filters cannot be
-told (its dictionary in a compressed object stream) is inflated as far as it is zlib
-data, layer upon layer. Nothing decoded is kept; the whole check stops after
-``MAX_SECONDS``.
+(``/Filter``, a name or an array, given there or in objects it refers to, written plainly
+or in compressed object streams: ``pdf_objects``) and decodes it through them in steps
+(``pdf_filters``: Flate, LZW, RunLength, ASCII85, ASCIIHex), counting every layer's output
+no further than the caps; object streams and cross-reference streams are streams like the
+others. A stream whose filters cannot be told (no dictionary found before it, or an
+object referred to found nowhere) is inflated as far as it is zlib data, layer upon layer.
+Nothing decoded is kept; the whole check stops after ``MAX_SECONDS``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from array import array
 from collections import deque
 from collections.abc import Iterator
 
@@ -28,6 +30,13 @@ from citesift.extract.pdf_filters import (
     inflate,
     lzw_decoder,
     run_length,
+)
+from citesift.extract.pdf_objects import (
+    NUMBER,
+    Key,
+    compressed_objects,
+    plain_objects,
+    stream_integer,
 )
 
 MAX_STREAM_BYTES = 64 * 1024 * 1024
@@ -46,6 +55,16 @@ FIRST_PIECE = 4096
 """The first piece of a stream read (those after grow up to ``STEP``)."""
 DICT_BYTES = 64 * 1024
 """How far before a stream's keyword its dictionary is looked for."""
+MAX_DEPTH = 4
+"""References followed one through another at most (an object naming filters refers to
+another, or an object stream's filters are in another object stream)."""
+MAX_READINGS = 8
+"""The most ways a stream's filters may be read when objects they refer to are defined
+more than once (a file updated in place, or one that defines an object both plainly and
+in an object stream): each way is measured."""
+MAX_REFERRED = 100_000
+"""The most objects the filters of a PDF's streams may refer to (most name their filters
+in place)."""
 _STREAM = re.compile(rb"(?<!end)stream[\x00\t\n\x0c\r ]+")
 """The keyword opening a stream and the white space after it (PDF readers take a lone CR
 or spaces too; no white space byte can start zlib data)."""
@@ -54,14 +73,23 @@ _OBJ_END = re.compile(rb"[0-9]+[\x00\t\n\x0c\r ]+[0-9]+[\x00\t\n\x0c\r ]+\Z")
 _STRING = re.compile(rb"\((?:[^()\\]|\\.)*\)", re.DOTALL)
 """A literal string holding no other: strings are left out innermost first."""
 _COMMENT = re.compile(rb"%[^\r\n]*")
-_HELD = re.compile(rb"[\x00\t\n\x0c\r ]*(?:\[([^\]]*)\]|(/[^\x00\t\n\x0c\r /\[\]<>()]+))")
 MAX_NESTING = 16
 """Strings inside strings left out at most (deeper ones are rare and only hide text)."""
 _FILTER = re.compile(
     rb"/Filter[\x00\t\n\x0c\r ]*(?:(/[^\x00\t\n\x0c\r /\[\]<>()]+)|\[([^\]]*)\]"
     rb"|(\d+)[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R\b)"
 )
-_NAME = re.compile(rb"/([^\x00\t\n\x0c\r /\[\]<>()]+)")
+_REF = NUMBER + rb"[\x00\t\n\x0c\r ]+" + NUMBER + rb"[\x00\t\n\x0c\r ]+R\b"
+_REFERENCE = re.compile(_REF)
+_ITEM = re.compile(rb"/([^\x00\t\n\x0c\r /\[\]<>()]+)|" + _REF)
+"""A name or a reference, in a filter's value."""
+_VALUE = re.compile(
+    rb"[\x00\t\n\x0c\r ]*(?:\[[^\]]*\]|/[^\x00\t\n\x0c\r /\[\]<>()]+|" + _REF + rb")"
+)
+"""What an object referred to for filters holds: an array, a name, or another reference."""
+_PARMS = re.compile(rb"/(?:DecodeParms|EarlyChange)[\x00\t\n\x0c\r ]*(?:\[[^\]]*\]|" + _REF + rb")")
+"""Filter parameters, or LZW's early change, referred to (or an array that may)."""
+_ZERO = re.compile(rb"[\x00\t\n\x0c\r ]*0(?![0-9.])")
 _ESCAPED = re.compile(rb"#([0-9A-Fa-f]{2})")
 _EARLY_ZERO = re.compile(rb"/EarlyChange[\x00\t\n\x0c\r ]+0\b")
 _DECODERS: dict[bytes, Decoder] = {
@@ -111,19 +139,47 @@ def check_streams(body: bytes) -> None:
     """``DocumentError`` when a stream of ``body`` decodes past ``MAX_STREAM_BYTES`` in any
     of its filters, names more than ``MAX_FILTERS``, or all of them decode past
     ``MAX_INFLATED_BYTES``, or measuring takes past ``MAX_SECONDS``; memory stays within a
-    few ``STEP`` meanwhile."""
+    few ``STEP`` meanwhile.
+
+    Streams whose filters refer to other objects are measured last, once the objects they
+    refer to are found, plainly written or in object streams (decoded again for that, and
+    counted again)."""
     meter = _Meter()
+    held, object_streams = array("q"), array("q")  # where their keywords are
+    wanted: set[Key] = set()
     for found in _STREAM.finditer(body):
         meter.check_time()
-        named = _filters(body, found.start())
-        data = _slices(body, found.end())
-        if not named:  # none, or none told: inflated as far as it is zlib data
-            if _zlib_header(body[found.end() : found.end() + 2]):
-                decoded = _inflated(data, meter)
-            else:
-                continue  # stored plainly or in another filter: nothing to inflate
+        dictionary = _object_text(body, found.start())
+        if dictionary is not None and _holds_objects(dictionary):
+            object_streams.append(found.start())
+        referred = _references(dictionary)
+        if referred:
+            held.append(found.start())
+            _want(wanted, referred)
+            continue
+        _measure(body, found.end(), _readings(dictionary, {}), meter)
+    if not held:
+        return
+    objects = _objects(body, wanted, object_streams, meter)
+    for start in held:
+        _measure(
+            body, _data_start(body, start), _readings(_object_text(body, start), objects), meter
+        )
+
+
+def _measure(
+    body: bytes, start: int, readings: list[list[tuple[bytes, Decoder]]] | None, meter: _Meter
+) -> None:
+    """The stream whose data starts at ``start`` decoded in each of its ``readings`` (the
+    ways its filters may be read), nothing kept; inflated as far as it is zlib data when
+    they cannot be told (None) or name none."""
+    for named in readings or [[]]:
+        if named:
+            decoded = _decoded(_slices(body, start), named, meter)
+        elif _zlib_header(body[start : start + 2]):
+            decoded = _inflated(_slices(body, start), meter)
         else:
-            decoded = _decoded(data, named, meter)
+            continue  # stored plainly or in another filter: nothing to inflate
         for _ in decoded:
             pass
 
@@ -139,31 +195,158 @@ def _decoded(
     return data
 
 
-def _filters(body: bytes, keyword: int) -> list[tuple[bytes, Decoder]] | None:
-    """The filters the dictionary of the stream whose keyword is at ``keyword`` names,
-    as far as they make more bytes than they read (a filter after which the stream is an
-    image, or encrypted, ends the list); [] for none; None when they cannot be told (the
-    object it opens, or the array it refers to, is not found)."""
-    dictionary = _object_text(body, keyword)
+def _data_start(body: bytes, keyword: int) -> int:
+    """Where the data of the stream whose keyword is at ``keyword`` starts."""
+    found = _STREAM.match(body, keyword)
+    assert found is not None  # found by the same pattern before
+    return found.end()
+
+
+def _objects(
+    body: bytes, wanted: set[Key], object_streams: array[int], meter: _Meter
+) -> dict[Key, list[bytes]]:
+    """The text of each definition of the ``wanted`` objects and of those they refer to
+    in turn, written plainly or in the object streams whose keywords are at
+    ``object_streams`` (each read by itself, so ``/Extends`` is not followed); an object
+    stream whose own filters refer to objects in another is read once they are found, at
+    most ``MAX_DEPTH`` deep."""
+    for start in object_streams:
+        _want(wanted, _references(_object_text(body, start)))
+    objects: dict[Key, list[bytes]] = {}
+    readable = -1
+    for _ in range(MAX_DEPTH):
+        asked, was_readable, readable = len(wanted), readable, 0
+        for key, texts in plain_objects(body, wanted).items():
+            _add(objects, key, texts)
+        for start in object_streams:
+            dictionary = _object_text(body, start)
+            assert dictionary is not None  # an object stream is one whose dictionary is read
+            readings = _readings(dictionary, objects)
+            count, first = stream_integer(dictionary, b"N"), stream_integer(dictionary, b"First")
+            if readings is None or count is None or first is None:
+                continue
+            readable += 1
+            data = _data_start(body, start)
+            for named in readings:
+                decoded = _decoded(_slices(body, data), named, meter)
+                for key, text in compressed_objects(decoded, count, first, wanted):
+                    _add(objects, key, [text])
+            meter.check_time()
+        for texts in list(objects.values()):
+            for text in texts:
+                value = _VALUE.match(text)
+                if value is not None:
+                    _want(wanted, _keys(value[0]))
+        if len(wanted) == asked and readable in (len(object_streams), was_readable):
+            break
+    return objects
+
+
+def _add(objects: dict[Key, list[bytes]], key: Key, texts: list[bytes]) -> None:
+    """The definitions ``texts`` of object ``key`` added to ``objects``, each once."""
+    held = objects.setdefault(key, [])
+    held.extend(text for text in texts if text not in held)
+
+
+def _want(wanted: set[Key], more: set[Key]) -> None:
+    """``more`` added to ``wanted``, which holds at most ``MAX_REFERRED``."""
+    wanted |= more
+    if len(wanted) > MAX_REFERRED:
+        raise DocumentError(
+            f"a PDF whose stream filters refer to more than {MAX_REFERRED} objects: not read"
+        )
+
+
+def _holds_objects(dictionary: bytes) -> bool:
+    """Whether a stream's ``dictionary`` is that of an object stream (or of a stream that
+    may be read as one: ``/N`` and ``/First`` are what a reader goes by)."""
+    return (
+        stream_integer(dictionary, b"N") is not None
+        and stream_integer(dictionary, b"First") is not None
+    )
+
+
+def _references(dictionary: bytes | None) -> set[Key]:
+    """The objects the filters a stream's ``dictionary`` names, or their parameters, refer
+    to (its ``/Length`` is not needed: the data is decoded as far as its filters go)."""
+    if dictionary is None:
+        return set()
+    stated = _last(_FILTER.finditer(dictionary))
+    keys = set() if stated is None else _keys(stated[0])
+    for parms in _PARMS.finditer(dictionary):
+        keys |= _keys(parms[0])
+    return keys
+
+
+def _keys(text: bytes) -> set[Key]:
+    """The objects ``text`` refers to (``N G R``)."""
+    return {(int(m[1]), int(m[2])) for m in _REFERENCE.finditer(text)}
+
+
+def _readings(
+    dictionary: bytes | None, objects: dict[Key, list[bytes]]
+) -> list[list[tuple[bytes, Decoder]]] | None:
+    """The ways the filters of a stream whose dictionary is ``dictionary`` may be read,
+    each as far as they make more bytes than they read (a filter after which the stream is
+    an image, or encrypted, ends it; an object defined more than once makes one reading
+    for each, and LZW is read with and without its early change when both are said);
+    [[]] for none; None when they cannot be told (the object the stream opens, or one its
+    filters refer to, is not found)."""
     if dictionary is None:
         return None
     stated = _last(_FILTER.finditer(dictionary))
     if stated is None:
-        return []
-    name, array, number, generation = stated.groups()
-    if number is not None:
-        array = _referred(body, number, generation)
-        if array is None:
-            return None
-    early = 0 if _EARLY_ZERO.search(dictionary) else 1
-    named: list[tuple[bytes, Decoder]] = []
-    for escaped in _NAME.findall(name or array or b""):
-        filter_name = _ESCAPED.sub(lambda m: bytes([int(m[1], 16)]), escaped)
-        decoder = lzw_decoder(early) if filter_name in _LZW else _DECODERS.get(filter_name)
-        if decoder is None:
-            break
-        named.append((filter_name, decoder))
-    return named
+        return [[]]
+    choices = _choices(stated[0][len(b"/Filter") :], objects)
+    if choices is None:
+        return None
+    parms = [dictionary] + [
+        text
+        for found in _PARMS.finditer(dictionary)
+        for key in _keys(found[0])
+        for text in objects.get(key, [])
+    ]
+    zero = any(_EARLY_ZERO.search(text) or _ZERO.match(text) for text in parms)
+    readings = []
+    for names in choices:
+        for early in (1, 0) if zero and set(names) & set(_LZW) else (1,):
+            named: list[tuple[bytes, Decoder]] = []
+            for filter_name in names:
+                decoder = lzw_decoder(early) if filter_name in _LZW else _DECODERS.get(filter_name)
+                if decoder is None:
+                    break
+                named.append((filter_name, decoder))
+            readings.append(named)
+    return readings
+
+
+def _choices(
+    text: bytes, objects: dict[Key, list[bytes]], depth: int = 0
+) -> list[tuple[bytes, ...]] | None:
+    """The lists of filter names ``text`` (a name, the inside of an array of names, or a
+    reference to either, or an array holding references) may stand for, names unescaped;
+    None when an object referred to is not found."""
+    choices: set[tuple[bytes, ...]] = {()}
+    for item in _ITEM.finditer(text):
+        if item[1] is not None:
+            options: set[tuple[bytes, ...]] = {(_unescaped(item[1]),)}
+        else:
+            texts = objects.get((int(item[2]), int(item[3])))
+            if not texts or depth >= MAX_DEPTH:
+                return None
+            options = set()
+            for held in texts:
+                value = _VALUE.match(held)  # anything else names no filter
+                inner = _choices(value[0], objects, depth + 1) if value else [(b"",)]
+                if inner is None:
+                    return None
+                options.update(inner)
+        choices = {chosen + option for chosen in choices for option in options}
+        if len(choices) > MAX_READINGS:
+            raise DocumentError(
+                f"a PDF stream whose filters are defined in more than {MAX_READINGS} ways: not read"
+            )
+    return sorted(choices)
 
 
 def _object_text(body: bytes, end: int) -> bytes | None:
@@ -187,17 +370,9 @@ def _object_text(body: bytes, end: int) -> bytes | None:
     return text
 
 
-def _referred(body: bytes, number: bytes, generation: bytes) -> bytes | None:
-    """The array of names, or the name, that object ``number generation`` holds (its last
-    definition), None when it is not found so."""
-    pattern = (
-        rb"(?<![0-9])" + number + rb"[\x00\t\n\x0c\r ]+" + generation + rb"[\x00\t\n\x0c\r ]+obj\b"
-    )
-    defined = _last(re.finditer(pattern, body))
-    if defined is None:
-        return None
-    held = _HELD.match(body, defined.end(), defined.end() + DICT_BYTES)
-    return None if held is None else held[1] or held[2]
+def _unescaped(name: bytes) -> bytes:
+    """A name with its ``#XX`` escapes read."""
+    return _ESCAPED.sub(lambda m: bytes([int(m[1], 16)]), name)
 
 
 def _last(matches: Iterator[re.Match[bytes]]) -> re.Match[bytes] | None:
