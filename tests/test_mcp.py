@@ -483,6 +483,51 @@ def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
         assert process.wait(30) == 0
 
 
+DROPPED = f"a line longer than {1 << 20} bytes: dropped"
+LINE_TOO_LONG = {**INVALID, "error": {**INVALID["error"], "data": DROPPED}}
+LONG_LINE_MB = 100
+
+
+def peak_memory(pid: int) -> int:
+    """The most memory process ``pid`` has held so far, in bytes (its peak resident set)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    kilobytes = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))
+    return int(kilobytes) * 1024
+
+
+def test_a_line_past_the_bound_is_dropped_as_it_comes_and_serving_goes_on(world: World) -> None:
+    command = [sys.executable, *world.args()]
+    env = {**os.environ, **world.env()}
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe) as process:
+        sent, said = process.stdin, process.stdout
+        assert sent is not None and said is not None
+
+        def answer(line: bytes) -> dict[str, Any]:
+            sent.write(line + b"\n")
+            sent.flush()
+            assert select.select([said], [], [], 60)[0], "no reply"
+            reply: dict[str, Any] = json.loads(said.readline())
+            return reply
+
+        assert answer(json.dumps(INITIALIZE).encode())["result"]["serverInfo"]
+        sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
+        sent.write(b"\n")
+        before = peak_memory(process.pid)
+        started = time.perf_counter()
+        for _ in range(LONG_LINE_MB):  # 100 MB of one line, with no newline until its end
+            sent.write(b"x" * (1 << 20))
+        assert answer(b"") == LINE_TOO_LONG
+        elapsed = time.perf_counter() - started
+        listed = answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode())
+        assert listed["id"] == 2 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+        grown = peak_memory(process.pid) - before
+        print(f"{LONG_LINE_MB} MB line dropped in {elapsed:.2f} s; peak memory grew {grown} bytes")
+        assert grown < 16 << 20
+        sent.close()
+        assert process.wait(30) == 0
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -2,30 +2,60 @@
 transport hands such a line to the session as an error, which answers nothing, so a host
 that sent one would wait for a reply for ever. Here each gets an error with id null
 (-32700 "Parse error" for text that is not JSON, -32600 "Invalid Request" for JSON that
-is no JSON-RPC message) and the lines after it are served; blank lines are passed over."""
+is no JSON-RPC message, or a line past ``MAX_LINE_BYTES``) and the lines after it are
+served; blank lines are passed over.
+
+The SDK reads a line whole, however long; here stdin is read in pieces (``lines``) and a
+line past the bound is dropped as it comes, up to its newline, so memory stays bounded."""
 
 from __future__ import annotations
 
+import io
+import sys
 from types import TracebackType
+from typing import cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
+from mcp.server.stdio import _claim_fd, _open_stdin_diversion, stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError
 from pydantic import ValidationError
 
+from citesift.api.config import DEFAULT_MAX_BODY
+from citesift.errors import ConfigError
+from citesift.mcp_server.lines import TOO_LONG, BoundedLines
+
 PARSE_ERROR = ErrorData(code=-32700, message="Parse error")
 INVALID_REQUEST = ErrorData(code=-32600, message="Invalid Request")
+MAX_LINE_BYTES = DEFAULT_MAX_BODY
+"""The most bytes one line (one message) may hold: the HTTP API's bound on a request body
+(a tool call's arguments are addresses, queries and claims; a megabyte is some 200,000
+words)."""
+LINE_TOO_LONG = ErrorData(
+    code=-32600,
+    message="Invalid Request",
+    data=f"a line longer than {MAX_LINE_BYTES} bytes: dropped",
+)
 
 
 async def run_stdio(server: MCPServer) -> None:
-    """Serve ``server`` over the process's stdin and stdout until stdin ends."""
+    """Serve ``server`` over the process's stdin and stdout until stdin ends; stdin is held
+    as the SDK holds it (file descriptor 0 pointed at the null device meanwhile, so that
+    processes started read nothing of the messages) and read in bounded lines."""
     lowlevel = server._lowlevel_server  # what ``MCPServer.run_stdio_async`` runs
-    async with stdio_server() as (read_stream, write_stream):
-        answered = _Answered(read_stream, write_stream)
-        await lowlevel.run(answered, write_stream, lowlevel.create_initialization_options())
+    wire, release = _claim_fd(0, sys.stdin, "rb", _open_stdin_diversion)
+    try:
+        if not isinstance(wire, io.BufferedIOBase):  # a buffered file or bytes, in practice
+            raise ConfigError("stdin is no buffered binary stream: it cannot be served")
+        lines = cast("anyio.AsyncFile[str]", BoundedLines(wire, MAX_LINE_BYTES))  # iterated
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            answered = _Answered(read_stream, write_stream)
+            await lowlevel.run(answered, write_stream, lowlevel.create_initialization_options())
+    finally:
+        if release is not None:
+            release()
 
 
 def error_reply(error: Exception) -> ErrorData | None:
@@ -34,6 +64,8 @@ def error_reply(error: Exception) -> ErrorData | None:
     if not isinstance(error, ValidationError):
         return INVALID_REQUEST
     first = error.errors()[0]
+    if first.get("input") == TOO_LONG:
+        return LINE_TOO_LONG
     if first["type"] != "json_invalid":
         return INVALID_REQUEST
     blank = isinstance(first.get("input"), str) and not first["input"].strip()
