@@ -244,3 +244,56 @@ def test_numbers_too_long_to_be_objects_refer_to_none() -> None:
     )
     with pytest.raises(pdf_streams.DocumentError, match="decodes past 64 MiB"):
         pdf_streams.check_streams(body)  # the filters not told: inflated as zlib data
+
+
+PAGE_OF_7 = (
+    b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+    b"/Resources << /Font << /F1 3 0 R >> >> /Contents 7 0 R >>"
+)
+
+
+def kept(content: bytes, filters: bytes) -> bytes:
+    """A stream (``content`` encoded by ``filters``) written as an object stream holds it,
+    which writers never do and PDFium reads all the same."""
+    return b"<< /Length %d /Filter %s >>\nstream\n%s\nendstream" % (len(content), filters, content)
+
+
+def packed_stream(objects: dict[int, bytes], filters: bytes = b"/FlateDecode") -> Packed:
+    """One object stream holding the page (whose content is object 7) and ``objects``."""
+    encode = zlib.compress if filters != b"[]" else bytes
+    return (filters, encode, {4: PAGE_OF_7, **objects})
+
+
+def test_a_stream_kept_in_an_object_stream_is_read_and_measured() -> None:
+    normal = packed_stream({7: kept(a85(zlib.compress(TEXT)), b"[/A85 /Fl]")})
+    document = extract_document(pdf15_of(b"", b"/Fl", (normal,)))
+    assert [b.text for b in document.blocks] == ["Rivers rise in spring."]
+    bombs = [
+        packed_stream({7: kept(a85(BOMB), b"[/A85 /Fl]")}),
+        packed_stream({7: kept(a85(BOMB), b"6 0 R"), 6: b"[/A85 /Fl]"}),
+        packed_stream({7: kept(a85(BOMB), b"[/A85 /Fl]")}, b"[]"),
+    ]
+    for pack in bombs:
+        refused_quickly(pdf15_of(b"", b"/Fl", (pack,)), "decodes past 64 MiB")
+
+
+def nested(depth: int, inner: bytes) -> bytes:
+    """``inner`` (object 7's text) held in object streams ``depth`` deep, each held by the
+    one around it as object 30 on."""
+    for level in range(depth):
+        header = b"%d 0 " % (7 if level == 0 else 30 + level - 1)
+        data = zlib.compress(header + inner)
+        inner = b"<< /Type /ObjStm /N 1 /First %d /Length %d /Filter /Fl >>" % (
+            len(header),
+            len(data),
+        )
+        inner += b"\nstream\n%s\nendstream" % data
+    return inner
+
+
+def test_object_streams_held_in_object_streams_are_unpacked_a_few_deep() -> None:
+    bomb = kept(a85(BOMB), b"[/A85 /Fl]")
+    shallow = packed_stream({30: nested(2, bomb)})
+    refused_quickly(pdf15_of(b"", b"/Fl", (shallow,)), "decodes past 64 MiB")
+    deep = packed_stream({30: nested(4, kept(a85(zlib.compress(TEXT)), b"[/A85 /Fl]"))})
+    refused_quickly(pdf15_of(b"", b"/Fl", (deep,)), "object streams held 4 deep")

@@ -6,9 +6,11 @@ drawing operators would hold that much memory and take minutes.
 (``/Filter``, a name or an array, given there or in objects it refers to, written plainly
 or in compressed object streams: ``pdf_objects``) and decodes it through them in steps
 (``pdf_filters``: Flate, LZW, RunLength, ASCII85, ASCIIHex), counting every layer's output
-no further than the caps; object streams and cross-reference streams are streams like the
-others. A stream whose filters cannot be told (no dictionary found before it, or an
-object referred to found nowhere) is inflated as far as it is zlib data, layer upon layer.
+no further than the caps; cross-reference streams are streams like the others, and object
+streams are decoded whole and the streams they hold measured too (PDFium reads a stream
+kept there, though the format forbids it). A stream whose filters cannot be told (no
+dictionary found before it, or an object referred to found nowhere) is inflated as far as
+it is zlib data, layer upon layer.
 Nothing decoded is kept; the whole check stops after ``MAX_SECONDS``.
 """
 
@@ -57,7 +59,8 @@ DICT_BYTES = 64 * 1024
 """How far before a stream's keyword its dictionary is looked for."""
 MAX_DEPTH = 4
 """References followed one through another at most (an object naming filters refers to
-another, or an object stream's filters are in another object stream)."""
+another, or an object stream's filters are in another object stream), and object streams
+held one in another at most."""
 MAX_READINGS = 8
 """The most ways a stream's filters may be read when objects they refer to are defined
 more than once (a file updated in place, or one that defines an object both plainly and
@@ -139,7 +142,8 @@ def check_streams(body: bytes) -> None:
     """``DocumentError`` when a stream of ``body`` decodes past ``MAX_STREAM_BYTES`` in any
     of its filters, names more than ``MAX_FILTERS``, or all of them decode past
     ``MAX_INFLATED_BYTES``, or measuring takes past ``MAX_SECONDS``; memory stays within a
-    few ``STEP`` meanwhile.
+    few ``STEP`` meanwhile, besides an object stream's decoded data (at most
+    ``MAX_STREAM_BYTES``) while the streams it holds are measured.
 
     Streams whose filters refer to other objects are measured last, once the objects they
     refer to are found, plainly written or in object streams (decoded again for that, and
@@ -150,25 +154,104 @@ def check_streams(body: bytes) -> None:
     for found in _STREAM.finditer(body):
         meter.check_time()
         dictionary = _object_text(body, found.start())
-        if dictionary is not None and _holds_objects(dictionary):
-            object_streams.append(found.start())
         referred = _references(dictionary)
-        if referred:
+        _want(wanted, referred)
+        if dictionary is not None and _holds_objects(dictionary):
+            object_streams.append(found.start())  # measured below, with what it holds
+        elif referred:
             held.append(found.start())
-            _want(wanted, referred)
-            continue
-        _measure(body, found.end(), _readings(dictionary, {}), meter)
-    if not held:
+        else:
+            _measure(body, found.end(), _readings(dictionary, {}), meter)
+    again = array("q")  # object streams holding streams whose filters refer to objects
+    for start in object_streams:
+        dictionary = _object_text(body, start)
+        if _references(dictionary) or _unpacked(body, start, dictionary, {}, meter, wanted):
+            again.append(start)
+    if not held and not again:
         return
     objects = _objects(body, wanted, object_streams, meter)
     for start in held:
-        _measure(
-            body, _data_start(body, start), _readings(_object_text(body, start), objects), meter
+        readings = _readings(_object_text(body, start), objects)
+        _measure(body, _data_start(body, start), readings, meter)
+    for start in again:
+        _unpacked(body, start, _object_text(body, start), objects, meter, None)
+
+
+def _unpacked(
+    data: bytes | bytearray,
+    keyword: int,
+    dictionary: bytes | None,
+    objects: dict[Key, list[bytes]],
+    meter: _Meter,
+    wanted: set[Key] | None,
+    depth: int = 0,
+) -> bool:
+    """The object stream whose keyword is at ``keyword`` in ``data`` measured, decoded
+    whole in each reading of its filters, and the streams it holds measured in turn (a
+    reader takes a stream kept in an object stream, though writers keep none there);
+    whether some of these refer to objects not in ``objects``: those are added to
+    ``wanted`` and measured once found, or, when ``wanted`` is None, inflated as far as
+    they are zlib data."""
+    start = _data_start(data, keyword)
+    readings = _readings(dictionary, objects)
+    if readings is None:  # its own filters not told
+        _measure(data, start, None, meter)
+        return False
+    waiting = False
+    for named in readings:
+        if named:
+            unpacked = bytearray()  # grown piece by piece: held once
+            for piece in _decoded(_slices(data, start), named, meter):
+                unpacked += piece
+        else:  # stored plainly (or in a filter not decoded here): up to its end keyword
+            _measure(data, start, [[]], meter)
+            end = data.find(b"endstream", start, start + MAX_STREAM_BYTES)
+            unpacked = bytearray(data[start : end if end >= 0 else start + MAX_STREAM_BYTES])
+        waiting |= _held_streams(unpacked, objects, meter, wanted, depth)
+        del unpacked
+    return waiting
+
+
+def _held_streams(
+    unpacked: bytes | bytearray,
+    objects: dict[Key, list[bytes]],
+    meter: _Meter,
+    wanted: set[Key] | None,
+    depth: int,
+) -> bool:
+    """The streams in an object stream's ``unpacked`` data measured (object streams among
+    them unpacked in turn, at most ``MAX_DEPTH`` deep), each stream's dictionary being
+    what comes before its keyword, its last ``/Filter`` its own; whether some refer to
+    objects not in ``objects`` (see ``_unpacked``)."""
+    waiting = False
+    for found in _STREAM.finditer(unpacked):
+        meter.check_time()
+        dictionary = _plain_text(
+            bytes(unpacked[max(0, found.start() - DICT_BYTES) : found.start()])
         )
+        if _holds_objects(dictionary):
+            if depth + 1 >= MAX_DEPTH:
+                raise DocumentError(
+                    f"a PDF of object streams held {MAX_DEPTH} deep in each other: not read"
+                )
+            waiting |= _unpacked(
+                unpacked, found.start(), dictionary, objects, meter, wanted, depth + 1
+            )
+            continue
+        readings = _readings(dictionary, objects)
+        if readings is None and wanted is not None:
+            _want(wanted, _references(dictionary))
+            waiting = True
+        else:
+            _measure(unpacked, found.end(), readings, meter)
+    return waiting
 
 
 def _measure(
-    body: bytes, start: int, readings: list[list[tuple[bytes, Decoder]]] | None, meter: _Meter
+    body: bytes | bytearray,
+    start: int,
+    readings: list[list[tuple[bytes, Decoder]]] | None,
+    meter: _Meter,
 ) -> None:
     """The stream whose data starts at ``start`` decoded in each of its ``readings`` (the
     ways its filters may be read), nothing kept; inflated as far as it is zlib data when
@@ -195,7 +278,7 @@ def _decoded(
     return data
 
 
-def _data_start(body: bytes, keyword: int) -> int:
+def _data_start(body: bytes | bytearray, keyword: int) -> int:
     """Where the data of the stream whose keyword is at ``keyword`` starts."""
     found = _STREAM.match(body, keyword)
     assert found is not None  # found by the same pattern before
@@ -360,7 +443,11 @@ def _object_text(body: bytes, end: int) -> bytes | None:
         or not _OBJ_END.search(body, max(0, at - 64), at)
     ):
         return None
-    text = body[at + 3 : end]
+    return _plain_text(body[at + 3 : end])
+
+
+def _plain_text(text: bytes) -> bytes:
+    """``text`` with its strings and comments left out."""
     if b"(" in text or b"%" in text:
         for _ in range(MAX_NESTING):
             text, strings = _STRING.subn(b" ", text)
@@ -380,7 +467,7 @@ def _last(matches: Iterator[re.Match[bytes]]) -> re.Match[bytes] | None:
     return next(iter(deque(matches, maxlen=1)), None)
 
 
-def _slices(body: bytes, start: int) -> Iterator[bytes]:
+def _slices(body: bytes | bytearray, start: int) -> Iterator[bytes]:
     """``body`` from ``start`` on, in views (not copies) of ``FIRST_PIECE`` bytes, then
     twice as many each time up to ``STEP``: a stream is read as far as its filters go,
     most of them a few kilobytes."""
@@ -405,6 +492,6 @@ def _inflated(pieces: Iterator[bytes], meter: _Meter, layers: int = 0) -> Iterat
         yield from whole
 
 
-def _zlib_header(head: bytes) -> bool:
+def _zlib_header(head: bytes | bytearray) -> bool:
     """Whether ``head`` starts as zlib data does (deflate, and the header's check holds)."""
     return len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0
