@@ -16,7 +16,8 @@ OBJECT_BYTES = 64 * 1024
 MAX_OBJECTS = 100_000
 """The most objects one object stream is read for (writers put a hundred or a few hundred)."""
 PAIR_BYTES = 24
-"""The most bytes a pair of the header is read in, on average, white space included."""
+"""Bytes of an object stream's header read for each pair it says it holds (two numbers of
+up to 10 digits and the white space between them and after)."""
 _WHITE = rb"[\x00\t\n\x0c\r ]"
 NUMBER = rb"(?<![0-9])([0-9]{1,20})(?![0-9])"
 """An integer as objects, offsets and counts are written (longer ones are none of these)."""
