@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import itertools
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -227,6 +228,13 @@ def test_lzw_and_runlength_bombs_are_refused_unread() -> None:
     refused_quickly(pdf_of(bomb, b"/LZWDecode"), "decodes past 64 MiB")
     runs = b"\x81 " * (MAX_STREAM_BYTES // 128 + 1) + b"\x80"  # 128 spaces a run
     refused_quickly(pdf_of(runs, b"/RunLengthDecode"), "decodes past 64 MiB")
+
+
+def test_lzw_codes_read_in_one_piece_come_out_a_step_at_a_time() -> None:
+    codes = lzw_zeros(MAX_STREAM_BYTES)  # one piece of ~50 KB standing for 64 MiB
+    steps = pdf_filters.lzw_decoder(1)(iter([codes]))
+    sizes = [len(step) for step in itertools.islice(steps, 3)]
+    assert len(sizes) == 3 and max(sizes) <= pdf_filters.STEP + pdf_filters.LZW_CODES
 
 
 BOMB = zlib.compress(drawing(MAX_STREAM_BYTES + 1), 9)

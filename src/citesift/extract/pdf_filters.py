@@ -67,9 +67,9 @@ def lzw_decoder(early_change: int) -> Decoder:
                 previous = entry
                 if len(table) + early_change >= 1 << width and width < 12:
                     width += 1
-            if len(out) >= STEP:
-                yield bytes(out)
-                out.clear()
+                if len(out) >= STEP:  # each code may stand for some 4 KB: checked per code
+                    yield bytes(out)
+                    out.clear()
         yield bytes(out)
 
     return decode
