@@ -472,7 +472,10 @@ def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
         assert answer("not json") == PARSE_ERROR
         assert answer('{"jsonrpc": "2.0", "id": 3, "method": "tools/list"') == PARSE_ERROR
         assert answer(json.dumps({"hello": "there"})) == INVALID
-        assert answer(json.dumps({"jsonrpc": "2.0", "id": 7, "method": 5})) == INVALID
+        assert answer(json.dumps({"jsonrpc": "2.0", "id": 7, "method": 5})) == {**INVALID, "id": 7}
+        assert answer('{"id": "a", "result": 1, "error": 2}') == {**INVALID, "id": "a"}
+        assert answer('{"jsonrpc": "2.0", "id": true, "method": 5}') == INVALID  # no id
+        assert answer('{"jsonrpc": "2.0", "id": 1.5, "method": 5}') == INVALID
         assert answer("[]") == INVALID
         assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
         sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))

@@ -3,7 +3,9 @@ transport hands such a line to the session as an error, which answers nothing, s
 that sent one would wait for a reply for ever. Here each gets an error with id null
 (-32700 "Parse error" for text that is not JSON, -32600 "Invalid Request" for JSON that
 is no JSON-RPC message, or a line past ``MAX_LINE_BYTES``) and the lines after it are
-served; blank lines are passed over.
+served; blank lines are passed over. An invalid request answers with the id it holds (a
+string, or an integer) when it is a JSON object holding one, as JSON-RPC asks: null is for
+an id that cannot be read.
 
 The SDK reads a line whole, however long; here stdin is read in pieces (``lines``) and a
 line past the bound is dropped as it comes, up to its newline, so memory stays bounded."""
@@ -11,7 +13,9 @@ line past the bound is dropped as it comes, up to its newline, so memory stays b
 from __future__ import annotations
 
 import io
+import json
 import sys
+from collections import deque
 from types import TracebackType
 from typing import cast
 
@@ -49,9 +53,10 @@ async def run_stdio(server: MCPServer) -> None:
     try:
         if not isinstance(wire, io.BufferedIOBase):  # a buffered file or bytes, in practice
             raise ConfigError("stdin is no buffered binary stream: it cannot be served")
-        lines = cast("anyio.AsyncFile[str]", BoundedLines(wire, MAX_LINE_BYTES))  # iterated
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):
-            answered = _Answered(read_stream, write_stream)
+        lines = _Given(BoundedLines(wire, MAX_LINE_BYTES))
+        stdin = cast("anyio.AsyncFile[str]", lines)  # only iterated
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            answered = _Answered(read_stream, write_stream, lines.given)
             await lowlevel.run(answered, write_stream, lowlevel.create_initialization_options())
     finally:
         if release is not None:
@@ -72,16 +77,45 @@ def error_reply(error: Exception) -> ErrorData | None:
     return None if blank else PARSE_ERROR
 
 
+def request_id(line: str) -> str | int | None:
+    """The id of the request ``line`` holds: a string, or an integer (not a boolean), when
+    ``line`` is a JSON object holding one; else None."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+
+
+class _Given:
+    """``lines`` passed on to the transport, each kept in ``given`` until the message (or
+    the error) the transport makes of it is received: it makes one of each line."""
+
+    def __init__(self, lines: BoundedLines) -> None:
+        self._lines, self.given = lines, deque[str]()
+
+    def __aiter__(self) -> _Given:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await anext(self._lines)
+        self.given.append(line)
+        return line
+
+
 class _Answered:
     """The transport's messages; a line it could not read is answered on ``replies`` and
-    left out (the session would only log it)."""
+    left out (the session would only log it), with the id it holds when that can be read
+    (``given`` holds the lines whose messages are not yet received, in order)."""
 
     def __init__(
         self,
         messages: ReadStream[SessionMessage | Exception],
         replies: WriteStream[SessionMessage],
+        given: deque[str],
     ) -> None:
-        self._messages, self._replies = messages, replies
+        self._messages, self._replies, self._given = messages, replies, given
 
     @property
     def last_context(self) -> object:
@@ -91,11 +125,13 @@ class _Answered:
     async def receive(self) -> SessionMessage:
         while True:
             item = await self._messages.receive()
+            line = self._given.popleft() if self._given else ""
             if not isinstance(item, Exception):
                 return item
             reply = error_reply(item)
             if reply is not None:
-                message = JSONRPCError(jsonrpc="2.0", id=None, error=reply)
+                ident = request_id(line) if reply is INVALID_REQUEST else None
+                message = JSONRPCError(jsonrpc="2.0", id=ident, error=reply)
                 await self._replies.send(SessionMessage(message))
 
     async def aclose(self) -> None:
