@@ -260,6 +260,34 @@ def test_a_bomb_behind_other_filters_is_refused_unread(
     refused_quickly(body, "decodes past 64 MiB")
 
 
+LZW_BOMB = lzw_zeros(MAX_STREAM_BYTES + 1)
+PAD = b" /Pad [" + b"0 " * 40_000 + b"]"  # past the 64 KB a dictionary is looked for in
+
+
+@pytest.mark.parametrize(
+    ("filters", "encoded", "match"),
+    [
+        (b"/LZWDecode" + PAD, LZW_BOMB, "dictionary cannot be read"),
+        (b"[/Fl /LZWDecode]" + PAD, zlib.compress(LZW_BOMB), "dictionary cannot be read"),
+        (b"/LZWDecode /Note (1 0 obj)", LZW_BOMB, "decodes past 64 MiB"),
+        (b"/LZWDecode /Note (a (1 0 obj) \\( )", LZW_BOMB, "decodes past 64 MiB"),
+        (b"/LZWDecode % 1 0 obj\n", LZW_BOMB, "decodes past 64 MiB"),
+        (b"/LZWDecode /Note (an object)", LZW_BOMB, "decodes past 64 MiB"),
+    ],
+    ids=["padded", "padded zlib", "obj in a string", "escaped", "obj in a comment", "word"],
+)
+def test_a_bomb_whose_object_start_is_hidden_is_refused(
+    filters: bytes, encoded: bytes, match: str
+) -> None:
+    refused_quickly(pdf_of(encoded, filters), match)
+
+
+def test_a_page_that_says_stream_far_into_its_plain_content_is_read() -> None:
+    content = drawing(100_000) + TEXT.replace(b"spring.", b"a stream ")
+    document = extract_document(pdf_of(content, b"[]"))
+    assert [b.text for b in document.blocks] == ["Rivers rise in a stream"]
+
+
 def test_a_stream_of_a_hundred_filters_is_refused() -> None:
     content = zlib.compress(TEXT)
     for _ in range(99):

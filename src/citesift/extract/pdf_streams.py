@@ -8,9 +8,10 @@ or in compressed object streams: ``pdf_objects``) and decodes it through them in
 (``pdf_filters``: Flate, LZW, RunLength, ASCII85, ASCIIHex), counting every layer's output
 no further than the caps; cross-reference streams are streams like the others, and object
 streams are decoded whole and the streams they hold measured too (PDFium reads a stream
-kept there, though the format forbids it). A stream whose filters cannot be told (no
-dictionary found before it, or an object referred to found nowhere) is inflated as far as
-it is zlib data, layer upon layer.
+kept there, though the format forbids it). A stream whose filters cannot be told (an
+object referred to found nowhere, or the keyword found in text, not after a dictionary) is
+inflated as far as it is zlib data, layer upon layer; one after a dictionary whose object
+is not found is refused (a dictionary padded past ``DICT_BYTES`` hid its filters).
 Nothing decoded is kept; the whole check stops after ``MAX_SECONDS``.
 """
 
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from citesift.errors import DocumentError
 from citesift.extract.pdf_filters import (
     STEP,
+    WHITE,
     Decoder,
     ascii85,
     ascii_hex,
@@ -71,11 +73,17 @@ in place)."""
 _STREAM = re.compile(rb"(?<!end)stream[\x00\t\n\x0c\r ]+")
 """The keyword opening a stream and the white space after it (PDF readers take a lone CR
 or spaces too; no white space byte can start zlib data)."""
+MAX_STARTS = 64
+"""The most ``obj`` keywords tried, going back from a stream's keyword, for the one opening
+its object (those in strings, comments or other words are passed over)."""
 _OBJ_END = re.compile(rb"[0-9]+[\x00\t\n\x0c\r ]+[0-9]+[\x00\t\n\x0c\r ]+\Z")
 """The object number and generation just before an ``obj`` keyword (searched up to it)."""
 _STRING = re.compile(rb"\((?:[^()\\]|\\.)*\)", re.DOTALL)
 """A literal string holding no other: strings are left out innermost first."""
 _COMMENT = re.compile(rb"%[^\r\n]*")
+_SYNTAX = re.compile(rb"\\.|[()%]", re.DOTALL)
+"""What opens or closes a string or a comment (an escaped byte, in a string)."""
+_LINE_END = re.compile(rb"[\r\n]")
 MAX_NESTING = 16
 """Strings inside strings left out at most (deeper ones are rare and only hide text)."""
 _FILTER = re.compile(
@@ -154,6 +162,8 @@ def check_streams(body: bytes) -> None:
     for found in _STREAM.finditer(body):
         meter.check_time()
         dictionary = _object_text(body, found.start())
+        if dictionary is None and _after_dictionary(body, found.start()):
+            raise DocumentError("a PDF stream whose dictionary cannot be read: not read")
         referred = _references(dictionary)
         _want(wanted, referred)
         if dictionary is not None and _holds_objects(dictionary):
@@ -435,15 +445,52 @@ def _choices(
 def _object_text(body: bytes, end: int) -> bytes | None:
     """What the object opened last before ``end`` (within ``DICT_BYTES``) holds up to it,
     its strings and comments left out (a ``/Filter`` in them names nothing); None when no
-    object opens there."""
-    at = body.rfind(b"obj", max(0, end - DICT_BYTES), end)
-    if (
-        at < 0
-        or body[max(0, at - 3) : at] == b"end"
-        or not _OBJ_END.search(body, max(0, at - 64), at)
-    ):
-        return None
-    return _plain_text(body[at + 3 : end])
+    object opens there (an ``endobj`` comes first, or no ``N G obj`` within
+    ``MAX_STARTS`` keywords outside strings and comments)."""
+    floor, at = max(0, end - DICT_BYTES), end
+    for _ in range(MAX_STARTS):
+        at = body.rfind(b"obj", floor, at)
+        if at < 0 or body[max(0, at - 3) : at] == b"end":
+            return None
+        if (
+            _OBJ_END.search(body, max(0, at - 64), at)
+            and b"%" not in body[_line_start(body, floor, at) : at]
+            and not _opens_in_string(body[at + 3 : end])
+        ):
+            return _plain_text(body[at + 3 : end])
+    return None
+
+
+def _line_start(body: bytes, floor: int, at: int) -> int:
+    """Where the line holding byte ``at`` of ``body`` starts (``floor`` at the earliest)."""
+    return max(body.rfind(b"\n", floor, at), body.rfind(b"\r", floor, at)) + 1 or floor
+
+
+def _opens_in_string(text: bytes) -> bool:
+    """Whether ``text`` closes a string it did not open (it starts inside one)."""
+    depth, at = 0, 0
+    while (found := _SYNTAX.search(text, at)) is not None:
+        at = found.end()
+        if found[0] == b"(":
+            depth += 1
+        elif found[0] == b")":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif found[0] == b"%" and depth == 0:  # a comment, up to its line's end
+            line = _LINE_END.search(text, at)
+            if line is None:
+                break
+            at = line.end()
+    return False
+
+
+def _after_dictionary(body: bytes, keyword: int) -> bool:
+    """Whether the stream keyword at ``keyword`` may follow a dictionary, as a stream's
+    does: after ``>>``, a comment line, or only white space (within ``DICT_BYTES``), not
+    after a word, as in ``downstream`` or text that says ``a stream``."""
+    text = body[max(0, keyword - DICT_BYTES) : keyword].rstrip(WHITE)
+    return not text or text.endswith(b">") or b"%" in text[_line_start(text, 0, len(text)) :]
 
 
 def _plain_text(text: bytes) -> bytes:
