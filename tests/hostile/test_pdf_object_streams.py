@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import struct
 import time
+import tracemalloc
 import zlib
 from collections.abc import Callable
 
@@ -193,6 +194,41 @@ def test_streams_whose_filters_are_referred_to_are_measured_about_as_quickly() -
         2.0,
         "to measure 20,000 streams whose filters are named in an object stream",
     )
+
+
+REFERRED = 2_000
+
+
+def filters_objects(where: str) -> bytes:
+    """Objects 1 to ``REFERRED``, each the array ``[/A85 /Fl]``: written plainly, or held
+    in one object stream at one offset (before 60 KB of white space)."""
+    if where == "plain":
+        return b"".join(b"%d 0 obj [/A85 /Fl] endobj\n" % n for n in range(1, REFERRED + 1))
+    header = b"".join(b"%d 0 " % n for n in range(1, REFERRED + 1))
+    held = zlib.compress(header + b"[/A85 /Fl]" + b" " * 60_000)
+    return (
+        b"30000 0 obj\n<< /Type /ObjStm /N %d /First %d /Filter /Fl >>\nstream\n"
+        % (REFERRED, len(header))
+        + held
+        + b"\nendstream\nendobj\n"
+    )
+
+
+@pytest.mark.parametrize("where", ["plain", "at one offset of an object stream"])
+def test_many_objects_naming_filters_are_held_in_bounded_memory(where: str) -> None:
+    data = a85(zlib.compress(TEXT))
+    body = b"%PDF-1.5\n" + filters_objects(where)
+    body += b"".join(
+        b"%d 0 obj\n<< /Filter %d 0 R >>\nstream\n%s\nendstream\nendobj\n" % (REFERRED + n, n, data)
+        for n in range(1, REFERRED + 1)
+    )
+    tracemalloc.start()
+    try:
+        pdf_streams.check_streams(body)  # each object's text held once, not 64 KB of it
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * len(body)
 
 
 @pytest.mark.parametrize(

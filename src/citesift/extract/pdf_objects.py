@@ -2,7 +2,9 @@
 written plainly (``N G obj``) and those held in compressed object streams (``/Type
 /ObjStm``, PDF 1.5), whose decoded data begins with ``/N`` pairs of object number and
 offset and holds the objects from byte ``/First`` on. Only the objects asked for are
-kept, each no longer than ``OBJECT_BYTES``."""
+kept, each no longer than ``OBJECT_BYTES``: a plain one as a view of the file's bytes (not
+a copy, as the texts of many objects would overlap), those held at one offset of an
+object stream as one copy."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ _PAIR = re.compile(_WHITE + rb"*" + NUMBER + _WHITE + rb"+" + NUMBER)
 
 Key = tuple[int, int]
 """An object's number and generation."""
+Objects = dict[Key, list[bytes | memoryview]]
+"""The text of each definition found of objects."""
 
 
 @dataclass(frozen=True)
@@ -37,14 +41,15 @@ class _Target:
     number: int
 
 
-def plain_objects(body: bytes, wanted: set[Key]) -> dict[Key, list[bytes]]:
+def plain_objects(body: bytes, wanted: set[Key]) -> Objects:
     """The text of each definition of the ``wanted`` objects written plainly in ``body``,
     from after its ``obj`` keyword (a file updated in place defines an object again)."""
-    found: dict[Key, list[bytes]] = {}
+    found: Objects = {}
+    view = memoryview(body)
     for match in _PLAIN.finditer(body):
         key = (int(match[1]), int(match[2]))
         if key in wanted:
-            found.setdefault(key, []).append(body[match.end() : match.end() + OBJECT_BYTES])
+            found.setdefault(key, []).append(view[match.end() : match.end() + OBJECT_BYTES])
     return found
 
 
@@ -73,8 +78,11 @@ def compressed_objects(
             at = bisect.bisect_right(ends, offset)
             end = min(ends[at] if at < len(ends) else offset + OBJECT_BYTES, offset + OBJECT_BYTES)
             targets.append(_Target(first + offset, first + end, number))
-    for target in sorted(targets, key=lambda t: t.start):
-        yield (target.number, 0), pieces.take(target.start, target.end)
+    text, span = b"", (-1, -1)
+    for target in sorted(targets, key=lambda t: (t.start, t.end)):
+        if (target.start, target.end) != span:  # objects at one offset share their text
+            text, span = pieces.take(target.start, target.end), (target.start, target.end)
+        yield (target.number, 0), text
 
 
 def _pairs(header: bytes, count: int) -> Iterator[re.Match[bytes]]:

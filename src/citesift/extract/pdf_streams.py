@@ -38,6 +38,7 @@ from citesift.extract.pdf_filters import (
 from citesift.extract.pdf_objects import (
     NUMBER,
     Key,
+    Objects,
     compressed_objects,
     plain_objects,
     stream_integer,
@@ -191,7 +192,7 @@ def _unpacked(
     data: bytes | bytearray,
     keyword: int,
     dictionary: bytes | None,
-    objects: dict[Key, list[bytes]],
+    objects: Objects,
     meter: _Meter,
     wanted: set[Key] | None,
     depth: int = 0,
@@ -224,7 +225,7 @@ def _unpacked(
 
 def _held_streams(
     unpacked: bytes | bytearray,
-    objects: dict[Key, list[bytes]],
+    objects: Objects,
     meter: _Meter,
     wanted: set[Key] | None,
     depth: int,
@@ -295,9 +296,7 @@ def _data_start(body: bytes | bytearray, keyword: int) -> int:
     return found.end()
 
 
-def _objects(
-    body: bytes, wanted: set[Key], object_streams: array[int], meter: _Meter
-) -> dict[Key, list[bytes]]:
+def _objects(body: bytes, wanted: set[Key], object_streams: array[int], meter: _Meter) -> Objects:
     """The text of each definition of the ``wanted`` objects and of those they refer to
     in turn, written plainly or in the object streams whose keywords are at
     ``object_streams`` (each read by itself, so ``/Extends`` is not followed); an object
@@ -305,7 +304,7 @@ def _objects(
     most ``MAX_DEPTH`` deep."""
     for start in object_streams:
         _want(wanted, _references(_object_text(body, start)))
-    objects: dict[Key, list[bytes]] = {}
+    objects: Objects = {}
     readable = -1
     for _ in range(MAX_DEPTH):
         asked, was_readable, readable = len(wanted), readable, 0
@@ -326,8 +325,8 @@ def _objects(
                     _add(objects, key, [text])
             meter.check_time()
         for texts in list(objects.values()):
-            for text in texts:
-                value = _VALUE.match(text)
+            for held in texts:
+                value = _VALUE.match(held)
                 if value is not None:
                     _want(wanted, _keys(value[0]))
         if len(wanted) == asked and readable in (len(object_streams), was_readable):
@@ -335,7 +334,7 @@ def _objects(
     return objects
 
 
-def _add(objects: dict[Key, list[bytes]], key: Key, texts: list[bytes]) -> None:
+def _add(objects: Objects, key: Key, texts: list[bytes | memoryview]) -> None:
     """The definitions ``texts`` of object ``key`` added to ``objects``, each once."""
     held = objects.setdefault(key, [])
     held.extend(text for text in texts if text not in held)
@@ -377,7 +376,7 @@ def _keys(text: bytes) -> set[Key]:
 
 
 def _readings(
-    dictionary: bytes | None, objects: dict[Key, list[bytes]]
+    dictionary: bytes | None, objects: Objects
 ) -> list[list[tuple[bytes, Decoder]]] | None:
     """The ways the filters of a stream whose dictionary is ``dictionary`` may be read,
     each as far as they make more bytes than they read (a filter after which the stream is
@@ -413,9 +412,7 @@ def _readings(
     return readings
 
 
-def _choices(
-    text: bytes, objects: dict[Key, list[bytes]], depth: int = 0
-) -> list[tuple[bytes, ...]] | None:
+def _choices(text: bytes, objects: Objects, depth: int = 0) -> list[tuple[bytes, ...]] | None:
     """The lists of filter names ``text`` (a name, the inside of an array of names, or a
     reference to either, or an array holding references) may stand for, names unescaped;
     None when an object referred to is not found."""
