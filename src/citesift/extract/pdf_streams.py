@@ -2,9 +2,10 @@
 and parses a page's content all at once, so a few kilobytes that decode to gigabytes of
 drawing operators would hold that much memory and take minutes.
 
-``check_streams`` finds each stream by its keyword, reads the filters its dictionary names
-(``/Filter``, a name or an array, given there or in objects it refers to, written plainly
-or in compressed object streams: ``pdf_objects``) and decodes it through them in steps
+``check_streams`` finds each stream by its keyword, reads its dictionary as text
+(``pdf_dictionaries``) and the filters it names (``pdf_filter_names``: ``/Filter``, a name
+or an array, given there or in objects it refers to, written plainly or in compressed
+object streams: ``pdf_objects``) and decodes it through them in steps
 (``pdf_filters``: Flate, LZW, RunLength, ASCII85, ASCIIHex), counting every layer's output
 no further than the caps; cross-reference streams are streams like the others, and object
 streams are decoded whole and the streams they hold measured too (PDFium reads a stream
@@ -21,22 +22,19 @@ import itertools
 import re
 import time
 from array import array
-from collections import deque
 from collections.abc import Iterator
 
 from citesift.errors import DocumentError
-from citesift.extract.pdf_filters import (
-    STEP,
-    WHITE,
-    Decoder,
-    ascii85,
-    ascii_hex,
-    inflate,
-    lzw_decoder,
-    run_length,
+from citesift.extract.pdf_dictionaries import DICT_BYTES, after_dictionary, object_text, plain_text
+from citesift.extract.pdf_filter_names import (
+    MAX_DEPTH,
+    Reading,
+    filter_readings,
+    filter_references,
+    value_references,
 )
+from citesift.extract.pdf_filters import STEP, Decoder, inflate
 from citesift.extract.pdf_objects import (
-    NUMBER,
     Key,
     Objects,
     compressed_objects,
@@ -58,63 +56,12 @@ MAX_SECONDS = 30.0
 few seconds; the filters decoded in Python are slower)."""
 FIRST_PIECE = 4096
 """The first piece of a stream read (those after grow up to ``STEP``)."""
-DICT_BYTES = 64 * 1024
-"""How far before a stream's keyword its dictionary is looked for."""
-MAX_DEPTH = 4
-"""References followed one through another at most (an object naming filters refers to
-another, or an object stream's filters are in another object stream), and object streams
-held one in another at most."""
-MAX_READINGS = 8
-"""The most ways a stream's filters may be read when objects they refer to are defined
-more than once (a file updated in place, or one that defines an object both plainly and
-in an object stream): each way is measured."""
 MAX_REFERRED = 100_000
 """The most objects the filters of a PDF's streams may refer to (most name their filters
 in place)."""
 _STREAM = re.compile(rb"(?<!end)stream[\x00\t\n\x0c\r ]+")
 """The keyword opening a stream and the white space after it (PDF readers take a lone CR
 or spaces too; no white space byte can start zlib data)."""
-MAX_STARTS = 64
-"""The most ``obj`` keywords tried, going back from a stream's keyword, for the one opening
-its object (those in strings, comments or other words are passed over)."""
-_OBJ_END = re.compile(rb"[0-9]+[\x00\t\n\x0c\r ]+[0-9]+[\x00\t\n\x0c\r ]+\Z")
-"""The object number and generation just before an ``obj`` keyword (searched up to it)."""
-_STRING = re.compile(rb"\((?:[^()\\]|\\.)*\)", re.DOTALL)
-"""A literal string holding no other: strings are left out innermost first."""
-_COMMENT = re.compile(rb"%[^\r\n]*")
-_SYNTAX = re.compile(rb"\\.|[()%]", re.DOTALL)
-"""What opens or closes a string or a comment (an escaped byte, in a string)."""
-_LINE_END = re.compile(rb"[\r\n]")
-MAX_NESTING = 16
-"""Strings inside strings left out at most (deeper ones are rare and only hide text)."""
-_FILTER = re.compile(
-    rb"/Filter[\x00\t\n\x0c\r ]*(?:(/[^\x00\t\n\x0c\r /\[\]<>()]+)|\[([^\]]*)\]"
-    rb"|(\d+)[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R\b)"
-)
-_REF = NUMBER + rb"[\x00\t\n\x0c\r ]+" + NUMBER + rb"[\x00\t\n\x0c\r ]+R\b"
-_REFERENCE = re.compile(_REF)
-_ITEM = re.compile(rb"/([^\x00\t\n\x0c\r /\[\]<>()]+)|" + _REF)
-"""A name or a reference, in a filter's value."""
-_VALUE = re.compile(
-    rb"[\x00\t\n\x0c\r ]*(?:\[[^\]]*\]|/[^\x00\t\n\x0c\r /\[\]<>()]+|" + _REF + rb")"
-)
-"""What an object referred to for filters holds: an array, a name, or another reference."""
-_PARMS = re.compile(rb"/(?:DecodeParms|EarlyChange)[\x00\t\n\x0c\r ]*(?:\[[^\]]*\]|" + _REF + rb")")
-"""Filter parameters, or LZW's early change, referred to (or an array that may)."""
-_ZERO = re.compile(rb"[\x00\t\n\x0c\r ]*0(?![0-9.])")
-_ESCAPED = re.compile(rb"#([0-9A-Fa-f]{2})")
-_EARLY_ZERO = re.compile(rb"/EarlyChange[\x00\t\n\x0c\r ]+0\b")
-_DECODERS: dict[bytes, Decoder] = {
-    b"FlateDecode": inflate,
-    b"Fl": inflate,
-    b"ASCII85Decode": ascii85,
-    b"A85": ascii85,
-    b"ASCIIHexDecode": ascii_hex,
-    b"AHx": ascii_hex,
-    b"RunLengthDecode": run_length,
-    b"RL": run_length,
-}
-_LZW = (b"LZWDecode", b"LZW")
 
 
 class _Meter:
@@ -162,30 +109,30 @@ def check_streams(body: bytes) -> None:
     wanted: set[Key] = set()
     for found in _STREAM.finditer(body):
         meter.check_time()
-        dictionary = _object_text(body, found.start())
-        if dictionary is None and _after_dictionary(body, found.start()):
+        dictionary = object_text(body, found.start())
+        if dictionary is None and after_dictionary(body, found.start()):
             raise DocumentError("a PDF stream whose dictionary cannot be read: not read")
-        referred = _references(dictionary)
+        referred = filter_references(dictionary)
         _want(wanted, referred)
         if dictionary is not None and _holds_objects(dictionary):
             object_streams.append(found.start())  # measured below, with what it holds
         elif referred:
             held.append(found.start())
         else:
-            _measure(body, found.end(), _readings(dictionary, {}), meter)
+            _measure(body, found.end(), filter_readings(dictionary, {}), meter)
     again = array("q")  # object streams holding streams whose filters refer to objects
     for start in object_streams:
-        dictionary = _object_text(body, start)
-        if _references(dictionary) or _unpacked(body, start, dictionary, {}, meter, wanted):
+        dictionary = object_text(body, start)
+        if filter_references(dictionary) or _unpacked(body, start, dictionary, {}, meter, wanted):
             again.append(start)
     if not held and not again:
         return
     objects = _objects(body, wanted, object_streams, meter)
     for start in held:
-        readings = _readings(_object_text(body, start), objects)
+        readings = filter_readings(object_text(body, start), objects)
         _measure(body, _data_start(body, start), readings, meter)
     for start in again:
-        _unpacked(body, start, _object_text(body, start), objects, meter, None)
+        _unpacked(body, start, object_text(body, start), objects, meter, None)
 
 
 def _unpacked(
@@ -204,7 +151,7 @@ def _unpacked(
     ``wanted`` and measured once found, or, when ``wanted`` is None, inflated as far as
     they are zlib data."""
     start = _data_start(data, keyword)
-    readings = _readings(dictionary, objects)
+    readings = filter_readings(dictionary, objects)
     if readings is None:  # its own filters not told
         _measure(data, start, None, meter)
         return False
@@ -237,9 +184,7 @@ def _held_streams(
     waiting = False
     for found in _STREAM.finditer(unpacked):
         meter.check_time()
-        dictionary = _plain_text(
-            bytes(unpacked[max(0, found.start() - DICT_BYTES) : found.start()])
-        )
+        dictionary = plain_text(bytes(unpacked[max(0, found.start() - DICT_BYTES) : found.start()]))
         if _holds_objects(dictionary):
             if depth + 1 >= MAX_DEPTH:
                 raise DocumentError(
@@ -249,9 +194,9 @@ def _held_streams(
                 unpacked, found.start(), dictionary, objects, meter, wanted, depth + 1
             )
             continue
-        readings = _readings(dictionary, objects)
+        readings = filter_readings(dictionary, objects)
         if readings is None and wanted is not None:
-            _want(wanted, _references(dictionary))
+            _want(wanted, filter_references(dictionary))
             waiting = True
         else:
             _measure(unpacked, found.end(), readings, meter)
@@ -261,7 +206,7 @@ def _held_streams(
 def _measure(
     body: bytes | bytearray,
     start: int,
-    readings: list[list[tuple[bytes, Decoder]]] | None,
+    readings: list[Reading] | None,
     meter: _Meter,
 ) -> None:
     """The stream whose data starts at ``start`` decoded in each of its ``readings`` (the
@@ -303,7 +248,7 @@ def _objects(body: bytes, wanted: set[Key], object_streams: array[int], meter: _
     stream whose own filters refer to objects in another is read once they are found, at
     most ``MAX_DEPTH`` deep."""
     for start in object_streams:
-        _want(wanted, _references(_object_text(body, start)))
+        _want(wanted, filter_references(object_text(body, start)))
     objects: Objects = {}
     readable = -1
     for _ in range(MAX_DEPTH):
@@ -311,9 +256,9 @@ def _objects(body: bytes, wanted: set[Key], object_streams: array[int], meter: _
         for key, texts in plain_objects(body, wanted).items():
             _add(objects, key, texts)
         for start in object_streams:
-            dictionary = _object_text(body, start)
+            dictionary = object_text(body, start)
             assert dictionary is not None  # an object stream is one whose dictionary is read
-            readings = _readings(dictionary, objects)
+            readings = filter_readings(dictionary, objects)
             count, first = stream_integer(dictionary, b"N"), stream_integer(dictionary, b"First")
             if readings is None or count is None or first is None:
                 continue
@@ -326,9 +271,7 @@ def _objects(body: bytes, wanted: set[Key], object_streams: array[int], meter: _
             meter.check_time()
         for texts in list(objects.values()):
             for held in texts:
-                value = _VALUE.match(held)
-                if value is not None:
-                    _want(wanted, _keys(value[0]))
+                _want(wanted, value_references(held))
         if len(wanted) == asked and readable in (len(object_streams), was_readable):
             break
     return objects
@@ -356,159 +299,6 @@ def _holds_objects(dictionary: bytes) -> bool:
         stream_integer(dictionary, b"N") is not None
         and stream_integer(dictionary, b"First") is not None
     )
-
-
-def _references(dictionary: bytes | None) -> set[Key]:
-    """The objects the filters a stream's ``dictionary`` names, or their parameters, refer
-    to (its ``/Length`` is not needed: the data is decoded as far as its filters go)."""
-    if dictionary is None:
-        return set()
-    stated = _last(_FILTER.finditer(dictionary))
-    keys = set() if stated is None else _keys(stated[0])
-    for parms in _PARMS.finditer(dictionary):
-        keys |= _keys(parms[0])
-    return keys
-
-
-def _keys(text: bytes) -> set[Key]:
-    """The objects ``text`` refers to (``N G R``)."""
-    return {(int(m[1]), int(m[2])) for m in _REFERENCE.finditer(text)}
-
-
-def _readings(
-    dictionary: bytes | None, objects: Objects
-) -> list[list[tuple[bytes, Decoder]]] | None:
-    """The ways the filters of a stream whose dictionary is ``dictionary`` may be read,
-    each as far as they make more bytes than they read (a filter after which the stream is
-    an image, or encrypted, ends it; an object defined more than once makes one reading
-    for each, and LZW is read with and without its early change when both are said);
-    [[]] for none; None when they cannot be told (the object the stream opens, or one its
-    filters refer to, is not found)."""
-    if dictionary is None:
-        return None
-    stated = _last(_FILTER.finditer(dictionary))
-    if stated is None:
-        return [[]]
-    choices = _choices(stated[0][len(b"/Filter") :], objects)
-    if choices is None:
-        return None
-    parms = [dictionary] + [
-        text
-        for found in _PARMS.finditer(dictionary)
-        for key in _keys(found[0])
-        for text in objects.get(key, [])
-    ]
-    zero = any(_EARLY_ZERO.search(text) or _ZERO.match(text) for text in parms)
-    readings = []
-    for names in choices:
-        for early in (1, 0) if zero and set(names) & set(_LZW) else (1,):
-            named: list[tuple[bytes, Decoder]] = []
-            for filter_name in names:
-                decoder = lzw_decoder(early) if filter_name in _LZW else _DECODERS.get(filter_name)
-                if decoder is None:
-                    break
-                named.append((filter_name, decoder))
-            readings.append(named)
-    return readings
-
-
-def _choices(text: bytes, objects: Objects, depth: int = 0) -> list[tuple[bytes, ...]] | None:
-    """The lists of filter names ``text`` (a name, the inside of an array of names, or a
-    reference to either, or an array holding references) may stand for, names unescaped;
-    None when an object referred to is not found."""
-    choices: set[tuple[bytes, ...]] = {()}
-    for item in _ITEM.finditer(text):
-        if item[1] is not None:
-            options: set[tuple[bytes, ...]] = {(_unescaped(item[1]),)}
-        else:
-            texts = objects.get((int(item[2]), int(item[3])))
-            if not texts or depth >= MAX_DEPTH:
-                return None
-            options = set()
-            for held in texts:
-                value = _VALUE.match(held)  # anything else names no filter
-                inner = _choices(value[0], objects, depth + 1) if value else [(b"",)]
-                if inner is None:
-                    return None
-                options.update(inner)
-        choices = {chosen + option for chosen in choices for option in options}
-        if len(choices) > MAX_READINGS:
-            raise DocumentError(
-                f"a PDF stream whose filters are defined in more than {MAX_READINGS} ways: not read"
-            )
-    return sorted(choices)
-
-
-def _object_text(body: bytes, end: int) -> bytes | None:
-    """What the object opened last before ``end`` (within ``DICT_BYTES``) holds up to it,
-    its strings and comments left out (a ``/Filter`` in them names nothing); None when no
-    object opens there (an ``endobj`` comes first, or no ``N G obj`` within
-    ``MAX_STARTS`` keywords outside strings and comments)."""
-    floor, at = max(0, end - DICT_BYTES), end
-    for _ in range(MAX_STARTS):
-        at = body.rfind(b"obj", floor, at)
-        if at < 0 or body[max(0, at - 3) : at] == b"end":
-            return None
-        if (
-            _OBJ_END.search(body, max(0, at - 64), at)
-            and b"%" not in body[_line_start(body, floor, at) : at]
-            and not _opens_in_string(body[at + 3 : end])
-        ):
-            return _plain_text(body[at + 3 : end])
-    return None
-
-
-def _line_start(body: bytes, floor: int, at: int) -> int:
-    """Where the line holding byte ``at`` of ``body`` starts (``floor`` at the earliest)."""
-    return max(body.rfind(b"\n", floor, at), body.rfind(b"\r", floor, at)) + 1 or floor
-
-
-def _opens_in_string(text: bytes) -> bool:
-    """Whether ``text`` closes a string it did not open (it starts inside one)."""
-    depth, at = 0, 0
-    while (found := _SYNTAX.search(text, at)) is not None:
-        at = found.end()
-        if found[0] == b"(":
-            depth += 1
-        elif found[0] == b")":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif found[0] == b"%" and depth == 0:  # a comment, up to its line's end
-            line = _LINE_END.search(text, at)
-            if line is None:
-                break
-            at = line.end()
-    return False
-
-
-def _after_dictionary(body: bytes, keyword: int) -> bool:
-    """Whether the stream keyword at ``keyword`` may follow a dictionary, as a stream's
-    does: after ``>>``, a comment line, or only white space (within ``DICT_BYTES``), not
-    after a word, as in ``downstream`` or text that says ``a stream``."""
-    text = body[max(0, keyword - DICT_BYTES) : keyword].rstrip(WHITE)
-    return not text or text.endswith(b">") or b"%" in text[_line_start(text, 0, len(text)) :]
-
-
-def _plain_text(text: bytes) -> bytes:
-    """``text`` with its strings and comments left out."""
-    if b"(" in text or b"%" in text:
-        for _ in range(MAX_NESTING):
-            text, strings = _STRING.subn(b" ", text)
-            if not strings:
-                break
-        text = _COMMENT.sub(b" ", text)
-    return text
-
-
-def _unescaped(name: bytes) -> bytes:
-    """A name with its ``#XX`` escapes read."""
-    return _ESCAPED.sub(lambda m: bytes([int(m[1], 16)]), name)
-
-
-def _last(matches: Iterator[re.Match[bytes]]) -> re.Match[bytes] | None:
-    """The last of ``matches``, None when there is none."""
-    return next(iter(deque(matches, maxlen=1)), None)
 
 
 def _slices(body: bytes | bytearray, start: int) -> Iterator[bytes]:
