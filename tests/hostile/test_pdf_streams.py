@@ -237,6 +237,12 @@ def test_lzw_codes_read_in_one_piece_come_out_a_step_at_a_time() -> None:
     assert len(sizes) == 3 and max(sizes) <= pdf_filters.STEP + pdf_filters.LZW_CODES
 
 
+def test_ascii85_zeros_read_in_one_piece_come_out_a_step_at_a_time() -> None:
+    zeros = b"z" * pdf_filters.STEP  # one piece standing for four steps of zero bytes
+    sizes = [len(step) for step in pdf_filters.ascii85(iter([zeros]))]
+    assert sum(sizes) == 4 * pdf_filters.STEP and max(sizes) <= pdf_filters.STEP
+
+
 BOMB = zlib.compress(drawing(MAX_STREAM_BYTES + 1), 9)
 
 
