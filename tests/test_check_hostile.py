@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from citesift import WebPageSource, check_citations
 from citesift.cli import app
 from citesift.net import ClientIdentity
-from citesift.verify.citations import MAX_DOCUMENT_CHARS
+from citesift.verify.citations import MAX_CITATIONS, MAX_DOCUMENT_CHARS
 from citesift.verify.claim_check import MAX_CLAIM_CHARS
 from servers import MisbehavingServer, loopback_fetcher, serve
 from test_rag_helpers import HashEmbedder
@@ -146,3 +146,33 @@ def test_an_address_that_cannot_be_fetched_is_a_source_unavailable(
     assert first.status == "source unavailable"
     assert second.status == "supported"
     assert [seen.path.split("?")[0] for seen in server.seen] == ["/ok"]
+
+
+def past_the_cap(server: MisbehavingServer) -> str:
+    """``MAX_CITATIONS`` sentences citing a page that supports them, then one citing a page
+    that is not there: the last one is past the cap."""
+    page = server.url("/ok?body=" + quote(PAGE))
+    supported = "The bridge opened in 1932 [1].\n" * MAX_CITATIONS
+    return f"{supported}The bridge is purple [2].\n\n[1]: {page}\n[2]: {server.url('/gone')}\n"
+
+
+@pytest.mark.timeout(300)
+def test_citations_past_the_cap_are_counted_unchecked_and_the_check_fails(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """Citations past the first 2,000 were dropped without a word: a document whose 2,001st
+    citation cites a missing page passed, and ``citesift check`` exited 0."""
+    report = check_citations(past_the_cap(server), reader(), embedder=HashEmbedder())
+    assert len(report.citations) == report.supported == MAX_CITATIONS
+    assert report.unchecked == 1 and not report.passed
+    assert server.hits("/gone") == 0 and server.hits("/ok") == 1  # one read for them all
+    document = tmp_path / "many.md"
+    document.write_text(past_the_cap(server), "utf-8")
+    flags = ["--allow-private", "--contact", CONTACT]
+    result = CliRunner().invoke(app, ["check", str(document), *flags, "--format", "json"])
+    assert result.exit_code == 1, result.output
+    shown = json.loads(result.stdout)
+    assert (shown["unchecked"], shown["passed"], shown["supported"]) == (1, False, MAX_CITATIONS)
+    text = CliRunner().invoke(app, ["check", str(document), *flags])
+    assert text.exit_code == 1
+    assert text.stdout.rstrip().endswith("not checked: 1 more citations past the first 2,000")

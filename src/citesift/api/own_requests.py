@@ -136,7 +136,8 @@ class CitationOut(BaseModel):
 
 class CitationsResponse(BaseModel):
     """Every citation's verdict and the counts; ``passed`` when every one is supported;
-    ``cut_short`` when the time limit passed before every citation was read."""
+    ``cut_short`` when the time limit passed before every citation was read; ``unchecked``
+    the citations past the first 2,000, not read."""
 
     success: bool = True
     citations: list[CitationOut]
@@ -146,6 +147,7 @@ class CitationsResponse(BaseModel):
     unavailable: int
     passed: bool
     cut_short: bool
+    unchecked: int
 
 
 class TraceResponse(BaseModel):

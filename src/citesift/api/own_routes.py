@@ -103,6 +103,7 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
         unavailable=report.unavailable,
         passed=report.passed,
         cut_short=report.cut_short,
+        unchecked=report.unchecked,
     )
 
 

@@ -31,7 +31,7 @@ from citesift.sources import WebPageSource
 from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations
-from citesift.verify.citations import Kind
+from citesift.verify.citations import MAX_CITATIONS, Kind
 from citesift.verify.document_check import checked_max_seconds
 
 MaxSeconds = Annotated[
@@ -115,6 +115,7 @@ def _as_json(report: DocumentCheck) -> dict[str, object]:
         "unavailable": report.unavailable,
         "passed": report.passed,
         "cut_short": report.cut_short,
+        "unchecked": report.unchecked,
     }
 
 
@@ -127,6 +128,10 @@ def _as_text(report: DocumentCheck) -> str:
     )
     if report.cut_short:
         lines.append("cut short: the time limit passed before every citation was read")
+    if report.unchecked:
+        lines.append(
+            f"not checked: {report.unchecked:,} more citations past the first {MAX_CITATIONS:,}"
+        )
     return "\n".join(lines)
 
 

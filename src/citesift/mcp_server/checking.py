@@ -87,7 +87,7 @@ def register(server: MCPServer, shared: Shared) -> None:
     ) -> dict[str, Any]:
         """Each citation of a document graded against the page it cites: the verdict, and
         the page's best supporting sentence with a link to it; cut_short when the time
-        limit passed first."""
+        limit passed first; unchecked the citations past the first 2,000, not read."""
         if cursor:
             return shared.pager.next("check_citations", cursor)
         pages = shared.sources.web_pages("page")
@@ -99,7 +99,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             "check_citations", checks, passed=report.passed, supported=report.supported,
             partially_supported=report.partially_supported,
             not_supported=report.not_supported, unavailable=report.unavailable,
-            cut_short=report.cut_short,
+            cut_short=report.cut_short, unchecked=report.unchecked,
         )  # fmt: skip
 
     @server.tool(name="research")

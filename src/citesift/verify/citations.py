@@ -76,7 +76,16 @@ class Citation:
 def find_citations(
     text: str, kind: Kind = "markdown", base_url: str | None = None
 ) -> list[Citation]:
-    """Each (sentence, cited address) of ``text`` in document order, at most once each."""
+    """Each (sentence, cited address) of ``text`` in document order, at most once each:
+    the first ``MAX_CITATIONS`` of them."""
+    return find_citations_capped(text, kind, base_url)[0]
+
+
+def find_citations_capped(
+    text: str, kind: Kind = "markdown", base_url: str | None = None
+) -> tuple[list[Citation], int]:
+    """The first ``MAX_CITATIONS`` citations of ``text`` and how many more it holds, so that
+    a check can say it did not read them rather than pass without them."""
     if not isinstance(text, str) or len(text) > MAX_DOCUMENT_CHARS:
         raise invalid("text", text, f"a string of at most {MAX_DOCUMENT_CHARS:,} characters")
     if kind not in ("markdown", "html"):
@@ -90,7 +99,7 @@ def find_citations(
         if (citation.start, citation.url) not in seen and citation.sentence:
             seen.add((citation.start, citation.url))
             unique.append(citation)
-    return unique[:MAX_CITATIONS]
+    return unique[:MAX_CITATIONS], max(len(unique) - MAX_CITATIONS, 0)
 
 
 def _markdown_citations(text: str) -> list[Citation]:

@@ -23,7 +23,7 @@ from citesift.net import run_sync
 from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
-from citesift.verify.citations import Citation, Kind, find_citations
+from citesift.verify.citations import Citation, Kind, find_citations_capped
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
@@ -72,7 +72,8 @@ class CitationCheck:
 @dataclass(frozen=True, slots=True)
 class DocumentCheck:
     """Every citation's verdict and the counts; ``passed`` when every one is supported;
-    ``cut_short`` when the time limit passed before every citation was graded."""
+    ``cut_short`` when the time limit passed before every citation was graded; ``unchecked``
+    the citations found past the first ``MAX_CITATIONS``, not read (the check fails then)."""
 
     citations: tuple[CitationCheck, ...]
     supported: int
@@ -80,11 +81,12 @@ class DocumentCheck:
     not_supported: int
     unavailable: int
     cut_short: bool = False
+    unchecked: int = 0
 
     @property
     def passed(self) -> bool:
-        """True when every citation is supported by its source."""
-        return self.supported == len(self.citations)
+        """True when every citation of the document is supported by its source."""
+        return self.supported == len(self.citations) and not self.unchecked
 
 
 def check_citations(
@@ -105,9 +107,12 @@ def check_citations(
     have passed, each citation not yet graded is "source unavailable" ("time limit reached")
     and the report is ``cut_short``. A read under way is abandoned at that moment, whatever
     its own deadline; a page read in time is still graded, so the check may run past the
-    limit by the grading of one page (bounded by the page's text budget)."""
+    limit by the grading of one page (bounded by the page's text budget).
+
+    Only the first ``MAX_CITATIONS`` citations are checked: the report counts the others as
+    ``unchecked`` and does not pass."""
     ends = None if max_seconds is None else time.monotonic() + checked_max_seconds(max_seconds)
-    citations = find_citations(text, kind, base_url)
+    citations, unchecked = find_citations_capped(text, kind, base_url)
     last = {citation.url: i for i, citation in enumerate(citations)}
     pages: dict[str, Document | str | None] = {}
     checks = []
@@ -130,11 +135,13 @@ def check_citations(
                 pages.pop(citation.url, None)
             if progress is not None:
                 progress(done + 1, len(citations))
-    return summarise(checks, cut_short=cut_short)
+    return summarise(checks, cut_short=cut_short, unchecked=unchecked)
 
 
-def summarise(checks: Sequence[CitationCheck], *, cut_short: bool = False) -> DocumentCheck:
-    """The counts over ``checks``."""
+def summarise(
+    checks: Sequence[CitationCheck], *, cut_short: bool = False, unchecked: int = 0
+) -> DocumentCheck:
+    """The counts over ``checks`` (``unchecked`` citations were found but not read)."""
 
     def count(status: Status) -> int:
         return sum(c.status == status for c in checks)
@@ -146,6 +153,7 @@ def summarise(checks: Sequence[CitationCheck], *, cut_short: bool = False) -> Do
         count("not_supported"),
         count("source unavailable"),
         cut_short,
+        unchecked,
     )
 
 
