@@ -184,3 +184,19 @@ def test_a_link_that_cannot_be_parsed_cites_nothing_and_the_others_still_count(h
 def test_a_base_address_that_cannot_be_parsed_is_refused_clearly() -> None:
     with pytest.raises(InvalidArgument, match="base_url must be an address"):
         find_citations("<p><a href='/x'>A</a> claim.</p>", "html", "http://[")
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\u2028", "\x85", "\x0b", "\x0c"])
+def test_definitions_after_any_line_break_are_found(newline: str) -> None:
+    """A document with lone CR line endings had none of its notes defined: no citation was
+    found, and a check of it passed without reading a source."""
+    text = newline.join(
+        ["\ufeff[0]: https://z.example/0", "First claim here [1].", "Second claim here [^2].", "",
+         "[1]: https://a.example/1", "[^2]: The story, https://b.example/2", "Last claim [0]."]
+    )  # fmt: skip
+    found = [(c.sentence, c.url, text[c.start : c.end]) for c in find_citations(text)]
+    assert found == [
+        ("First claim here.", "https://a.example/1", "First claim here [1]."),
+        ("Second claim here.", "https://b.example/2", "Second claim here [^2]."),
+        ("Last claim.", "https://z.example/0", "Last claim [0]."),
+    ]

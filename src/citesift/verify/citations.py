@@ -35,6 +35,9 @@ LABEL_CHARS = 1_000
 _URL = re.compile(r"https?://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
 """An address written out; a host in brackets (IPv6) is read whole."""
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
+_AS_LINES = str.maketrans(dict.fromkeys("\r\x0b\x0c\x85\u2028\u2029", "\n") | {"\ufeff": " "})
+"""Every line break the sentence rule knows (a lone CR, say) as a newline, and a byte order
+mark as a space, for finding definitions: the lengths, hence the offsets, stay the same."""
 _LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
 """A link's text: brackets inside it nest one level deep at most."""
 _INLINE = re.compile(
@@ -105,7 +108,7 @@ def find_citations_capped(
 def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
     pieces, done = [], 0
-    for match in _DEFINITION.finditer(text):
+    for match in _DEFINITION.finditer(text.translate(_AS_LINES)):
         address = _URL.search(match.group(3))
         if address is None:
             continue
