@@ -176,3 +176,16 @@ def test_citations_past_the_cap_are_counted_unchecked_and_the_check_fails(
     text = CliRunner().invoke(app, ["check", str(document), *flags])
     assert text.exit_code == 1
     assert text.stdout.rstrip().endswith("not checked: 1 more citations past the first 2,000")
+
+
+def test_a_page_cited_with_its_scheme_in_capitals_is_read_once_and_graded(
+    server: MisbehavingServer,
+) -> None:
+    page = server.url("/ok?body=" + quote(PAGE))
+    shouted = "HTTP" + page.removeprefix("http")
+    text = (
+        f"The bridge opened in 1932 [1]. It carries six lanes [2].\n\n[1]: {shouted}\n[2]: {page}\n"
+    )
+    report = check_citations(text, reader(), embedder=HashEmbedder())
+    assert [c.status for c in report.citations] == ["supported", "supported"]
+    assert server.hits("/ok") == 1

@@ -200,3 +200,22 @@ def test_definitions_after_any_line_break_are_found(newline: str) -> None:
         ("Second claim here.", "https://b.example/2", "Second claim here [^2]."),
         ("Last claim.", "https://z.example/0", "Last claim [0]."),
     ]
+
+
+def test_an_address_whose_scheme_is_in_capitals_is_cited() -> None:
+    """``HTTPS://`` is ``https://``: such links cited nothing before, so a document citing
+    only through them passed its check without a source read."""
+    markdown = (
+        "One claim [here](HTTPS://a.example/1). Two claims [1]. Three claims [x][2].\n\n"
+        "[1]: Http://b.example/2\n[2]: hTTps://c.example/3\n"
+    )
+    assert [c.url for c in find_citations(markdown)] == [
+        "https://a.example/1", "http://b.example/2", "https://c.example/3",
+    ]  # fmt: skip
+    html = (
+        "<p>One claim <a href='HTTP://a.example/1'>here</a>. Two claims "
+        "<cite>HTTPS://b.example/2</cite>.</p>"
+    )
+    assert [c.url for c in find_citations(html, "html", "https://page.example/")] == [
+        "http://a.example/1", "https://b.example/2",
+    ]  # fmt: skip

@@ -32,8 +32,8 @@ MAX_DOCUMENT_CHARS = 10_000_000
 LABEL_CHARS = 1_000
 """How far after an ``<a>`` its closing tag is looked for (the link's text)."""
 
-_URL = re.compile(r"https?://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
-"""An address written out; a host in brackets (IPv6) is read whole."""
+_URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
+"""An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
 _AS_LINES = str.maketrans(dict.fromkeys("\r\x0b\x0c\x85\u2028\u2029", "\n") | {"\ufeff": " "})
 """Every line break the sentence rule knows (a lone CR, say) as a newline, and a byte order
@@ -41,7 +41,7 @@ mark as a space, for finding definitions: the lengths, hence the offsets, stay t
 _LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
 """A link's text: brackets inside it nest one level deep at most."""
 _INLINE = re.compile(
-    rf"\[{_LINK_TEXT}\]\(\s*(https?://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*)"
+    rf"\[{_LINK_TEXT}\]\(\s*((?i:https?)://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*)"
     r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
 _REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
@@ -112,7 +112,8 @@ def _markdown_citations(text: str) -> list[Citation]:
         address = _URL.search(match.group(3))
         if address is None:
             continue
-        definitions.setdefault(match.group(1) or match.group(2), address.group(0).rstrip(".,;"))
+        cited = _web(address.group(0).rstrip(".,;"))
+        definitions.setdefault(match.group(1) or match.group(2), cited)
         pieces += [text[done : match.start()], " " * (match.end() - match.start())]
         done = match.end()
     prose = "".join(pieces) + text[done:]
@@ -122,7 +123,7 @@ def _markdown_citations(text: str) -> list[Citation]:
 
 def _markdown_marks(prose: str, definitions: dict[str, str]) -> list[tuple[int, str, str]]:
     """(position, address, marker) of every inline link, reference link and marker."""
-    marks = [(m.start(), m.group(2), m.group(1)) for m in _INLINE.finditer(prose)]
+    marks = [(m.start(), _web(m.group(2)), m.group(1)) for m in _INLINE.finditer(prose)]
     marks += [
         (m.start(), definitions[m.group(2)], m.group(1))
         for m in _REFERENCE.finditer(prose)
@@ -181,14 +182,15 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
         if note is not None:
             notes.append(note)
         url = (_note_address(html, note) if note else None) or _joined(base_url, href)
-        if url is not None and url.startswith(("http://", "https://")):
+        if url is not None and url[:8].lower().startswith(("http://", "https://")):
+            url = _web(url)
             closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
             label = prose[match.end() : closing if closing >= 0 else match.end()]
             marks.append((match.end(), url, _tidy(label)))
     for match in _CITE.finditer(html):
         address = _URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
-            marks.append((match.start(), address.group(0), address.group(0)))
+            marks.append((match.start(), _web(address.group(0)), address.group(0)))
     notes.sort()
     note_starts = [start for start, _ in notes]
     kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
@@ -202,6 +204,13 @@ def _joined(base_url: str | None, href: str) -> str | None:
         return urljoin(base_url, href) if base_url else href
     except ValueError:
         return None
+
+
+def _web(url: str) -> str:
+    """A web address with its scheme in lower case (``HTTPS://`` is ``https://``), so that
+    one page cited in both cases is one page."""
+    scheme, colon, rest = url.partition(":")
+    return scheme.lower() + colon + rest
 
 
 def _plain_html(sentence: str) -> str:
