@@ -189,3 +189,20 @@ def test_a_page_cited_with_its_scheme_in_capitals_is_read_once_and_graded(
     report = check_citations(text, reader(), embedder=HashEmbedder())
     assert [c.status for c in report.citations] == ["supported", "supported"]
     assert server.hits("/ok") == 1
+
+
+def test_credentials_in_a_cited_address_are_neither_sent_nor_shown(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """They were kept in the citation, the link to the evidence, the page's title and the
+    stored snapshot's address, though the fetch never sends them."""
+    page = server.url("/ok?body=" + quote(PAGE)).replace("http://", "http://user:secret@")
+    document = tmp_path / "creds.md"
+    document.write_text(f"The bridge opened in 1932 [1].\n\n[1]: {page}\n", "utf-8")
+    store = tmp_path / "store.db"
+    flags = ["--allow-private", "--contact", CONTACT, "--format", "json", "--store", str(store)]
+    result = CliRunner().invoke(app, ["check", str(document), *flags])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["supported"] == 1 and "secret" not in result.stdout
+    assert "secret" not in store.read_bytes().decode("latin-1")
+    assert all("Authorization" not in seen.headers for seen in server.seen)

@@ -219,3 +219,15 @@ def test_an_address_whose_scheme_is_in_capitals_is_cited() -> None:
     assert [c.url for c in find_citations(html, "html", "https://page.example/")] == [
         "http://a.example/1", "https://b.example/2",
     ]  # fmt: skip
+
+
+def test_a_user_name_and_password_in_a_cited_address_are_not_kept() -> None:
+    markdown = (
+        "One claim [here](https://user:secret@a.example/1?to=x@y). Two claims [1].\n\n"
+        "[1]: https://a:b@c@b.example/2#at@\n"
+    )
+    html = "<p>One claim <a href='http://user:secret@a.example/1'>here</a>.</p>"
+    found = find_citations(markdown) + find_citations(html, "html")
+    assert [c.url for c in found] == [
+        "https://a.example/1?to=x@y", "https://b.example/2#at@", "http://a.example/1",
+    ]  # fmt: skip

@@ -34,6 +34,8 @@ LABEL_CHARS = 1_000
 
 _URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
 """An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
+_CREDENTIALS = re.compile(r"^//[^/?#]*@")
+"""The user name and password of an address after its scheme, up to the host's last ``@``."""
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
 _AS_LINES = str.maketrans(dict.fromkeys("\r\x0b\x0c\x85\u2028\u2029", "\n") | {"\ufeff": " "})
 """Every line break the sentence rule knows (a lone CR, say) as a newline, and a byte order
@@ -207,10 +209,11 @@ def _joined(base_url: str | None, href: str) -> str | None:
 
 
 def _web(url: str) -> str:
-    """A web address with its scheme in lower case (``HTTPS://`` is ``https://``), so that
-    one page cited in both cases is one page."""
+    """A web address as it is read: its scheme in lower case (``HTTPS://`` is ``https://``,
+    one page cited both ways is one page) and without the user name and password it may
+    hold, which a fetch never sends and a report or a stored page should not show."""
     scheme, colon, rest = url.partition(":")
-    return scheme.lower() + colon + rest
+    return scheme.lower() + colon + _CREDENTIALS.sub("//", rest, count=1)
 
 
 def _plain_html(sentence: str) -> str:
