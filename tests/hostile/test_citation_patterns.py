@@ -42,6 +42,9 @@ FRAGMENTS: list[tuple[Kind, str]] = [
     ("markdown", "[a]("),
     ("markdown", "[x](https://a"),
     ("markdown", "[x](https://a("),
+    ("markdown", "[x](<"),
+    ("markdown", "[x](<https://a"),
+    ("markdown", "[x](<https://a b> "),
     ("markdown", "[x][1"),
     ("markdown", "[a]["),
     ("markdown", "[[[[[[x](https://a.example/)]]]]] "),
@@ -231,3 +234,17 @@ def test_a_user_name_and_password_in_a_cited_address_are_not_kept() -> None:
     assert [c.url for c in found] == [
         "https://a.example/1?to=x@y", "https://b.example/2#at@", "http://a.example/1",
     ]  # fmt: skip
+
+
+def test_links_in_angle_brackets_and_labels_in_any_case_are_cited() -> None:
+    """A link's address in angle brackets, and a label written in another case than its
+    definition's, cited nothing: a document citing only so passed its check unread."""
+    text = (
+        'One claim [here](<https://a.example/a b> "T"). Two claims [two][REF]. '
+        "Three claims.[^Note]\n\n[ref]: https://c.example/r\n[^note]: https://d.example/n\n"
+    )
+    assert [(c.sentence, c.url) for c in find_citations(text)] == [
+        ("One claim here.", "https://a.example/a%20b"),
+        ("Two claims two.", "https://c.example/r"),
+        ("Three claims.", "https://d.example/n"),
+    ]

@@ -43,9 +43,11 @@ mark as a space, for finding definitions: the lengths, hence the offsets, stay t
 _LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
 """A link's text: brackets inside it nest one level deep at most."""
 _INLINE = re.compile(
-    rf"\[{_LINK_TEXT}\]\(\s*((?i:https?)://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*)"
+    rf"\[{_LINK_TEXT}\]\(\s*(?:<((?i:https?)://[^<>\n]*)>|"
+    r"((?i:https?)://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*))"
     r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
+"""A link and its address, written out or in angle brackets (where it may hold spaces)."""
 _REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
 _MARKER = re.compile(r"\[(\^?[\w.-]+)\]")
 _EMPHASIS = re.compile(r"[*_`]+")
@@ -115,7 +117,7 @@ def _markdown_citations(text: str) -> list[Citation]:
         if address is None:
             continue
         cited = _web(address.group(0).rstrip(".,;"))
-        definitions.setdefault(match.group(1) or match.group(2), cited)
+        definitions.setdefault((match.group(1) or match.group(2)).casefold(), cited)
         pieces += [text[done : match.start()], " " * (match.end() - match.start())]
         done = match.end()
     prose = "".join(pieces) + text[done:]
@@ -125,25 +127,31 @@ def _markdown_citations(text: str) -> list[Citation]:
 
 def _markdown_marks(prose: str, definitions: dict[str, str]) -> list[tuple[int, str, str]]:
     """(position, address, marker) of every inline link, reference link and marker."""
-    marks = [(m.start(), _web(m.group(2)), m.group(1)) for m in _INLINE.finditer(prose)]
+    marks = [(m.start(), _inline_address(m), m.group(1)) for m in _INLINE.finditer(prose)]
     marks += [
-        (m.start(), definitions[m.group(2)], m.group(1))
+        (m.start(), definitions[m.group(2).casefold()], m.group(1))
         for m in _REFERENCE.finditer(prose)
-        if m.group(2) in definitions
+        if m.group(2).casefold() in definitions
     ]
     marks += [
-        (m.start(), definitions[m.group(1)], m.group(0))
+        (m.start(), definitions[m.group(1).casefold()], m.group(0))
         for m in _MARKER.finditer(prose)
-        if m.group(1) in definitions and not _link_follows(m)
+        if m.group(1).casefold() in definitions and not _link_follows(m)
     ]
     return marks
+
+
+def _inline_address(link: re.Match[str]) -> str:
+    """The address of an inline link; one in angle brackets has its spaces escaped."""
+    bracketed = link.group(2)
+    return _web(bracketed.strip().replace(" ", "%20") if bracketed else link.group(3))
 
 
 def _blank_note(definitions: dict[str, str]) -> Callable[[re.Match[str]], str]:
     """Blanks a note marker, so that a full stop before it still ends its sentence."""
 
     def blank(match: re.Match[str]) -> str:
-        noted = match.group(1) in definitions and not _link_follows(match)
+        noted = match.group(1).casefold() in definitions and not _link_follows(match)
         return " " * len(match.group(0)) if noted else match.group(0)
 
     return blank
