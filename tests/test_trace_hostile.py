@@ -189,3 +189,18 @@ def test_a_value_too_long_to_be_a_claim_is_said_and_the_others_still_graded(
     assert checked["/opened"].status == "not_supported"
     assert f"longer than {MAX_CLAIM_CHARS:,} characters" in checked["/opened"].reason
     assert checked["/floors"].status == "supported"
+
+
+def test_evidence_cited_a_hundred_thousand_times_by_a_field_is_read_once(
+    stored: tuple[SQLiteStore, str, dict[str, Snapshot]],
+) -> None:
+    """The trace listed it 100,000 times, and the grading read its sentence as many times,
+    saying that only the first 50,000 of 100,000 sentences were read."""
+    store, run_id, _ = stored
+    edit(store, run_id, lambda a: a["fields"][0].update(evidence_ids=["E1", "E2"] * 50_000))
+    (opened, _) = trace(store, run_id).fields
+    assert [span.id for span in opened.evidence] == ["E1", "E2"]
+    for call in (verify_run, replay_run):
+        checked = {f.pointer: f for f in call(store, run_id, embedder=HashEmbedder()).fields}
+        assert checked["/opened"].status == "supported"
+        assert "only the first" not in checked["/opened"].reason

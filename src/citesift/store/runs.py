@@ -127,10 +127,12 @@ class RunStore:
 
 
 def cited_ids(field: dict[str, Any]) -> list[str]:
-    """The evidence ids a stored answer's field cites (anything but a list of strings cites
-    none)."""
+    """The evidence ids a stored answer's field cites, each once in the order first cited
+    (anything but a list of strings cites none)."""
     ids = field.get("evidence_ids")
-    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+    return (
+        list(dict.fromkeys(i for i in ids if isinstance(i, str))) if isinstance(ids, list) else []
+    )
 
 
 def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:
