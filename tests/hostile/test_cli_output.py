@@ -101,3 +101,23 @@ def test_search_and_ls_write_no_control_character(
                        "--format", "json")  # fmt: skip
     assert code == 0 and not CONTROLS.search(out)
     assert any("\x1b]8;;" in hit["content"] for hit in json.loads(out))
+
+
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_check_writes_no_control_that_reorders_text(tmp_path: Path, output: str) -> None:
+    """A cited address ending in a right-to-left override showed reversed in the report,
+    so that the page named was not the page read."""
+    url = "http://10.0.0.1/\u202egpj.exe"  # a private address: refused, nothing is sent
+    document = tmp_path / "bidi.md"
+    document.write_text(f"A claim \u2067here\u2069 [1].\n\n[1]: {url}\n", "utf-8")
+    result = CliRunner().invoke(
+        app, ["check", str(document), "--format", output], env={"CITESIFT_CONTACT": CONTACT}
+    )
+    assert result.exit_code == 1, result.output
+    assert not BIDI.search(result.stdout) and "\\u202e" in result.stdout
+    if output == "json":
+        (citation,) = json.loads(result.stdout)["citations"]
+        assert citation["citation"]["url"] == url

@@ -2,8 +2,10 @@
 
 A page, a title or a file name can hold escape sequences (OSC, CSI) that would retitle,
 recolour or rewrite the user's terminal. Every renderer passes what it prints through
-``safe`` (or ``safe_json``): control characters other than newline and tab, and lone
-surrogates (bytes of a file name that are not UTF-8), become visible escapes.
+``safe`` (or ``safe_json``): control characters other than newline and tab, the controls
+that reorder text (a right-to-left override would show ``https://evil.example/\u202eexe.txt``
+as ending in ``txt.exe``), and lone surrogates (bytes of a file name that are not UTF-8)
+become visible escapes.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import re
 
 import typer
 
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-"""C0 controls but tab and newline, DEL, C1 controls (0x9b is CSI) and lone surrogates."""
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""C0 controls but tab and newline, DEL, C1 controls (0x9b is CSI), the bidirectional
+embeddings, overrides and isolates, and lone surrogates."""
 ESCAPED_BYTES = range(0xDC80, 0xDD00)
 """Surrogates that stand for a byte a file name held that was not UTF-8."""
 
