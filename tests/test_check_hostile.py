@@ -5,6 +5,7 @@ reported per citation while the rest of the document is still checked."""
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from collections.abc import Iterator, Sequence
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 from citesift import WebPageSource, check_citations
 from citesift.cli import app
+from citesift.model import Document, ReadOutcome, SourceHit
 from citesift.net import ClientIdentity
 from citesift.verify.citations import MAX_CITATIONS, MAX_DOCUMENT_CHARS
 from citesift.verify.claim_check import MAX_CLAIM_CHARS
@@ -206,3 +208,41 @@ def test_credentials_in_a_cited_address_are_neither_sent_nor_shown(
     assert json.loads(result.stdout)["supported"] == 1 and "secret" not in result.stdout
     assert "secret" not in store.read_bytes().decode("latin-1")
     assert all("Authorization" not in seen.headers for seen in server.seen)
+
+
+PAGES_CITED = 12
+
+
+class CountingReader:
+    """Reads as ``reader()`` does, noting before each read how many documents read are still
+    held in memory."""
+
+    def __init__(self) -> None:
+        self.pages = reader()
+        self.held: list[int] = []
+
+    async def read(self, hit: SourceHit) -> ReadOutcome:
+        gc.collect()
+        self.held.append(sum(isinstance(kept, Document) for kept in gc.get_objects()))
+        return await self.pages.read(hit)
+
+
+def test_pages_cited_in_turn_again_and_again_are_held_one_at_a_time(
+    server: MisbehavingServer,
+) -> None:
+    """Each page was held from its first citation to its last: a document citing 2,000 long
+    pages, then each again, held them all at once (gigabytes)."""
+    refs = "\n".join(
+        f"[{i}]: {server.url('/ok')}?n={i}&body={quote(PAGE)}" for i in range(PAGES_CITED)
+    )
+    text = "\n".join(
+        " ".join(f"The bridge opened in 1932, round {r} [{i}]." for i in range(PAGES_CITED))
+        for r in range(2)
+    )
+    counting = CountingReader()
+    gc.collect()
+    before = sum(isinstance(kept, Document) for kept in gc.get_objects())
+    report = check_citations(f"{text}\n\n{refs}\n", counting, embedder=HashEmbedder())
+    assert len(report.citations) == 2 * PAGES_CITED and report.unavailable == 0
+    assert len(counting.held) == PAGES_CITED  # each page read once
+    assert max(counting.held) - before <= 1  # the page read before, at most

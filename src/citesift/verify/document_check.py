@@ -101,7 +101,9 @@ def check_citations(
     max_seconds: float | None = None,
 ) -> DocumentCheck:
     """Find the citations of ``text`` (Markdown or HTML), read each cited page once with
-    ``reader``, one at a time so the per-host limits hold, and grade each citing sentence.
+    ``reader``, one at a time so the per-host limits hold, and grade each citing sentence:
+    the pages in the order first cited, each with all its citations, so that one page at a
+    time is held. The verdicts come in document order.
 
     ``max_seconds`` (seconds of wall time, at most a day) bounds the whole check: once they
     have passed, each citation not yet graded is "source unavailable" ("time limit reached")
@@ -113,29 +115,41 @@ def check_citations(
     ``unchecked`` and does not pass."""
     ends = None if max_seconds is None else time.monotonic() + checked_max_seconds(max_seconds)
     citations, unchecked = find_citations_capped(text, kind, base_url)
-    last = {citation.url: i for i, citation in enumerate(citations)}
-    pages: dict[str, Document | str | None] = {}
-    checks = []
+    model = embedder or shared_embedder()
+    graded: dict[int, CitationCheck] = {}
     cut_short = False
-    with SQLiteStore(":memory:") as vectors:  # a page cited twice is embedded once
-        remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
-        for done, citation in enumerate(citations):
-            cut_short = cut_short or (ends is not None and time.monotonic() >= ends)
-            if not cut_short and citation.url not in pages:
-                pages[citation.url] = run_sync(_read(reader, citation.url, ends))
-            page = None if cut_short else pages[citation.url]
-            cut_short = page is None
-            if page is None:
-                checks.append(
-                    CitationCheck(citation, "source unavailable", 0.0, TIME_LIMIT_REACHED)
-                )
-            else:
-                checks.append(_check(citation, page, judge, remembering))
-            if last[citation.url] == done:  # no later citation reads it: let it go
-                pages.pop(citation.url, None)
-            if progress is not None:
-                progress(done + 1, len(citations))
+    for url, cited in _by_page(citations).items():
+        cut_short = cut_short or _passed(ends)
+        page = None if cut_short else run_sync(_read(reader, url, ends))
+        with SQLiteStore(":memory:") as vectors:  # the page is embedded once for all its citations
+            remembering = CachedEmbedder(model, vectors)
+            for n, index in enumerate(cited):
+                cut_short = cut_short or page is None or (n > 0 and _passed(ends))
+                if page is None or cut_short:
+                    graded[index] = CitationCheck(
+                        citations[index], "source unavailable", 0.0, TIME_LIMIT_REACHED
+                    )
+                else:
+                    graded[index] = _check(citations[index], page, judge, remembering)
+                if progress is not None:
+                    progress(len(graded), len(citations))
+    checks = [graded[index] for index in range(len(citations))]
     return summarise(checks, cut_short=cut_short, unchecked=unchecked)
+
+
+def _by_page(citations: Sequence[Citation]) -> dict[str, list[int]]:
+    """The indices of the citations of each page, pages in the order first cited: each page
+    is read once and let go after its citations are graded, so one page at a time is held
+    however the document interleaves its sources."""
+    pages: dict[str, list[int]] = {}
+    for index, citation in enumerate(citations):
+        pages.setdefault(citation.url, []).append(index)
+    return pages
+
+
+def _passed(ends: float | None) -> bool:
+    """Whether the time limit (a ``time.monotonic()`` value, or None for none) has passed."""
+    return ends is not None and time.monotonic() >= ends
 
 
 def summarise(
