@@ -21,6 +21,7 @@ from citesift.model import Document, ReadOutcome, SourceHit
 from citesift.net import ClientIdentity
 from citesift.verify.citations import MAX_CITATIONS, MAX_DOCUMENT_CHARS
 from citesift.verify.claim_check import MAX_CLAIM_CHARS
+from citesift.verify.document_check import UNDEFINED
 from servers import MisbehavingServer, loopback_fetcher, serve
 from test_rag_helpers import HashEmbedder
 
@@ -246,3 +247,25 @@ def test_pages_cited_in_turn_again_and_again_are_held_one_at_a_time(
     assert len(report.citations) == 2 * PAGES_CITED and report.unavailable == 0
     assert len(counting.held) == PAGES_CITED  # each page read once
     assert max(counting.held) - before <= 1  # the page read before, at most
+
+
+def test_a_footnote_defined_nowhere_is_a_citation_of_nothing_and_fails_the_check(
+    server: MisbehavingServer,
+) -> None:
+    """A document citing only footnotes it never defined (100,000 of them) passed its check:
+    they cited nothing, so nothing was checked. A note naming no web address (a book) is
+    still no citation to check."""
+    page = server.url("/ok?body=" + quote(PAGE))
+    undefined = " ".join(f"Claim {i} holds.[^n{i}]" for i in range(100_000))
+    text = (
+        f"The bridge opened in 1932.[^1] A book says so.[^2] {undefined}\n\n"
+        f"[^1]: {page}\n[^2]: Smith, A Book, 2020.\n"
+    )
+    started = time.perf_counter()
+    report = check_citations(text, reader(), embedder=HashEmbedder())
+    assert time.perf_counter() - started < 30
+    first, *rest = report.citations
+    assert (first.status, rest[0].citation.marker) == ("supported", "[^n0]")
+    assert {(c.status, c.reason) for c in rest} == {("source unavailable", UNDEFINED)}
+    assert report.unavailable == MAX_CITATIONS - 1 and report.unchecked == 100_000 - 1_999
+    assert not report.passed and server.hits("/ok") == 1 and len(server.seen) == 1

@@ -111,9 +111,11 @@ def find_citations_capped(
 
 def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
+    named: set[str] = set()  # every label given a definition, with an address or not
     pieces, done = [], 0
     for match in _DEFINITION.finditer(text.translate(_AS_LINES)):
         address = _URL.search(match.group(3))
+        named.add((match.group(1) or match.group(2)).casefold())
         if address is None:
             continue
         cited = _web(address.group(0).rstrip(".,;"))
@@ -121,23 +123,46 @@ def _markdown_citations(text: str) -> list[Citation]:
         pieces += [text[done : match.start()], " " * (match.end() - match.start())]
         done = match.end()
     prose = "".join(pieces) + text[done:]
-    spans = sentence_spans(_MARKER.sub(_blank_note(definitions), prose))
-    return _cited_sentences(prose, spans, _markdown_marks(prose, definitions), _plain_markdown)
+    notes = _Notes(definitions, named)
+    spans = sentence_spans(_MARKER.sub(notes.blank, prose))
+    return _cited_sentences(prose, spans, _markdown_marks(prose, notes), _plain_markdown)
 
 
-def _markdown_marks(prose: str, definitions: dict[str, str]) -> list[tuple[int, str, str]]:
+@dataclass(frozen=True, slots=True)
+class _Notes:
+    """The note and reference definitions of a Markdown document."""
+
+    definitions: dict[str, str]
+    named: set[str]
+
+    def cited(self, marker: re.Match[str]) -> str | None:
+        """The address a marker (``[3]``, ``[^note]``) cites: its definition's; ``""`` for
+        a footnote defined nowhere, a citation of nothing; None when it is no citation to
+        check (text in brackets, a link's text, a note naming no web address)."""
+        if _link_follows(marker):
+            return None
+        label = marker.group(1).casefold()
+        if label in self.definitions:
+            return self.definitions[label]
+        return "" if label.startswith("^") and label not in self.named else None
+
+    def blank(self, marker: re.Match[str]) -> str:
+        """A citing marker blanked, so that a full stop before it still ends its sentence."""
+        noted = self.cited(marker) is not None
+        return " " * len(marker.group(0)) if noted else marker.group(0)
+
+
+def _markdown_marks(prose: str, notes: _Notes) -> list[tuple[int, str, str]]:
     """(position, address, marker) of every inline link, reference link and marker."""
+    definitions = notes.definitions
     marks = [(m.start(), _inline_address(m), m.group(1)) for m in _INLINE.finditer(prose)]
     marks += [
         (m.start(), definitions[m.group(2).casefold()], m.group(1))
         for m in _REFERENCE.finditer(prose)
         if m.group(2).casefold() in definitions
     ]
-    marks += [
-        (m.start(), definitions[m.group(1).casefold()], m.group(0))
-        for m in _MARKER.finditer(prose)
-        if m.group(1).casefold() in definitions and not _link_follows(m)
-    ]
+    cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(prose))
+    marks += [(start, url, marker) for start, url, marker in cited if url is not None]
     return marks
 
 
@@ -145,16 +170,6 @@ def _inline_address(link: re.Match[str]) -> str:
     """The address of an inline link; one in angle brackets has its spaces escaped."""
     bracketed = link.group(2)
     return _web(bracketed.strip().replace(" ", "%20") if bracketed else link.group(3))
-
-
-def _blank_note(definitions: dict[str, str]) -> Callable[[re.Match[str]], str]:
-    """Blanks a note marker, so that a full stop before it still ends its sentence."""
-
-    def blank(match: re.Match[str]) -> str:
-        noted = match.group(1).casefold() in definitions and not _link_follows(match)
-        return " " * len(match.group(0)) if noted else match.group(0)
-
-    return blank
 
 
 def _link_follows(match: re.Match[str]) -> bool:

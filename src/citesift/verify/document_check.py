@@ -42,6 +42,8 @@ MAX_SERVED_SECONDS = 3_600.0
 """The longest time limit a server lets its caller ask for a check."""
 TIME_LIMIT_REACHED = "time limit reached"
 """The reason of a citation the check had no time left to read."""
+UNDEFINED = "the note it cites is not defined"
+"""The reason of a citation of a footnote (``[^4]``) the document defines nowhere."""
 Progress = Callable[[int, int], None]
 
 
@@ -120,7 +122,7 @@ def check_citations(
     cut_short = False
     for url, cited in _by_page(citations).items():
         cut_short = cut_short or _passed(ends)
-        page = None if cut_short else run_sync(_read(reader, url, ends))
+        page = None if cut_short else run_sync(_read(reader, url, ends)) if url else UNDEFINED
         with SQLiteStore(":memory:") as vectors:  # the page is embedded once for all its citations
             remembering = CachedEmbedder(model, vectors)
             for n, index in enumerate(cited):
