@@ -269,3 +269,13 @@ def test_a_footnote_defined_nowhere_is_a_citation_of_nothing_and_fails_the_check
     assert {(c.status, c.reason) for c in rest} == {("source unavailable", UNDEFINED)}
     assert report.unavailable == MAX_CITATIONS - 1 and report.unchecked == 100_000 - 1_999
     assert not report.passed and server.hits("/ok") == 1 and len(server.seen) == 1
+
+
+def test_the_command_names_a_footnote_defined_nowhere(tmp_path: Path) -> None:
+    document = tmp_path / "notes.md"
+    document.write_text("A claim holds here.[^9]\n", "utf-8")
+    result = CliRunner().invoke(app, ["check", str(document), "--contact", CONTACT])
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith(
+        f"source unavailable: A claim holds here.\n  cites [^9]\n  {UNDEFINED}\n"
+    )

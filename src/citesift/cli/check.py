@@ -137,7 +137,8 @@ def _as_text(report: DocumentCheck) -> str:
 
 def _citation_lines(check: CitationCheck) -> list[str]:
     cited = check.citation
-    lines = [f"{check.status}: {cited.sentence}", f"  cites {cited.url}", f"  {check.reason}"]
+    lines = [f"{check.status}: {cited.sentence}", f"  cites {cited.url or cited.marker}"]
+    lines.append(f"  {check.reason}")
     if check.evidence:
         lines.append(f"  best: {check.evidence}")
         lines.append(f"  at {check.evidence_url}")
