@@ -34,6 +34,7 @@ LABEL_CHARS = 1_000
 
 _URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
 """An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
+_SCHEMES = ("http://", "https://")
 _CREDENTIALS = re.compile(r"^//[^/?#]*@")
 """The user name and password of an address after its scheme, up to the host's last ``@``."""
 _DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
@@ -198,6 +199,7 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
         ids.setdefault(match.group(1), match.start())
     notes: list[tuple[int, int]] = []
     marks: list[tuple[int, str, str]] = []
+    joined: dict[str, str | None] = {}  # a page links to one address many times over
     for match in _ANCHOR.finditer(html):
         found = _HREF.search(match.group(1))
         if found is None:
@@ -206,12 +208,13 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
         note = _note(html, ids.get(href[1:])) if href.startswith("#") else None
         if note is not None:
             notes.append(note)
-        url = (_note_address(html, note) if note else None) or _joined(base_url, href)
-        if url is not None and url[:8].lower().startswith(("http://", "https://")):
-            url = _web(url)
+        if href not in joined:
+            joined[href] = _web_only(_joined(base_url, href))
+        url = _web_only(_note_address(html, note) if note else None) or joined[href]
+        if url is not None:
             closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
             label = prose[match.end() : closing if closing >= 0 else match.end()]
-            marks.append((match.end(), url, _tidy(label)))
+            marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
     for match in _CITE.finditer(html):
         address = _URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
@@ -229,6 +232,11 @@ def _joined(base_url: str | None, href: str) -> str | None:
         return urljoin(base_url, href) if base_url else href
     except ValueError:
         return None
+
+
+def _web_only(url: str | None) -> str | None:
+    """``url`` as ``_web`` writes it when it is a web address, else None."""
+    return _web(url) if url is not None and url[:8].lower().startswith(_SCHEMES) else None
 
 
 def _web(url: str) -> str:
@@ -257,6 +265,8 @@ def _cited_sentences(
     out = []
     for position, url, marker in marks:
         start, end = _owning_sentence(prose, spans, starts, position, marker)
+        if start == end:  # in no sentence: it cites nothing said
+            continue
         if (start, end) not in read:
             read[start, end] = plain(prose[start:end])
         out.append(Citation(read[start, end], url, marker, start, end))
