@@ -160,6 +160,16 @@ def assert_ranks_as(index: PostgresIndex, embedded: LocalStore) -> None:
     assert found > len(QUERIES) * 5
 
 
+def assert_scores_as(index: PostgresIndex, embedded: LocalStore) -> None:
+    """Every query finds the same passages with the same scores (equal scores in any order:
+    a chunk made again twice, by two passes, comes after its equals)."""
+    for query in QUERIES:
+        got = {m.id: m.score for m in index.search(Query(query, 20, "bm25"))}
+        want = {m.id: m.score for m in embedded.search(Query(query, 20, "bm25"))}
+        assert got == pytest.approx(want, abs=1e-6), query
+        assert got, query
+
+
 def assert_totals_hold(url: str) -> None:
     """The totals' rows sum to what the chunks and document texts hold."""
     with psycopg.connect(url) as conn:
@@ -381,3 +391,29 @@ def test_rules_that_change_ascii_terms_make_every_chunk_again_and_older_code_lea
     with closing(PostgresIndex(postgres_url)) as index:  # rules older than the store's: left alone
         assert_ranks_as(index, embedded)
     assert rows_written(postgres_url) == before
+
+
+def test_an_older_program_leaves_a_pass_of_newer_rules_to_finish(
+    postgres_url: str, embedded: LocalStore
+) -> None:
+    chunks = corpus(TEXTS)
+    old_store(postgres_url, chunks)
+    later = TOKENIZER_VERSION + 1
+    with PostgresStore(postgres_url) as store:
+        table = PostgresChunkTable(store)
+        older = table.retokenize(TOKENIZER_VERSION, 1, *TERMS, batch=1)
+        assert older == 1  # the older program began its own pass
+        taken, undone, turns = 0, 0, 0
+        while True:  # the two programs' batches, one after the other
+            newer = table.retokenize(later, later, *TERMS, batch=1)
+            older = table.retokenize(TOKENIZER_VERSION, 1, *TERMS, batch=1)
+            if newer is None and older is None:
+                break
+            taken, undone, turns = taken + (newer or 0), undone + (older or 0), turns + 1
+            assert turns <= 2 * len(chunks), "the pass never ended"
+    assert undone == 0  # the older program left the newer pass alone
+    assert taken == len(chunks)  # the newer pass made every chunk's postings, once
+    assert state(postgres_url) == (later, None, 0, 0)
+    assert_totals_hold(postgres_url)
+    with closing(PostgresIndex(postgres_url)) as index:
+        assert_scores_as(index, embedded)

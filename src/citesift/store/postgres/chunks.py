@@ -378,13 +378,14 @@ class PostgresChunkTable:
         may differ (their text is not ASCII only, unless the store's rules are older than
         ``ascii_since``), their documents' and the totals made again, in one transaction
         with the pass's progress. How many chunks it took; None once the store's postings
-        are all of ``version`` or newer rules (the pass then over)."""
+        are all of ``version`` or newer rules (the pass then over), or while a pass by newer
+        rules runs (which an older program, restarting it for its own, would undo)."""
         with self.store.transaction() as conn, conn.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", (RETOKENIZE_LOCK,))
             cursor.execute("SELECT version, target, done, last FROM bm25_tokenizer")
             held, target, done, last = cursor.fetchone() or (version, None, 0, 0)
-            if held >= version:
-                return None
+            if held >= version or (target is not None and target > version):
+                return None  # made, or being made, by rules newer than ours: left as it is
             if target != version:  # a new pass: to the chunks held now
                 cursor.execute("SELECT coalesce(max(row_number), 0) FROM chunks")
                 done, last = 0, int((cursor.fetchone() or (0,))[0])
