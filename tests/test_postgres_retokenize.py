@@ -417,3 +417,56 @@ def test_an_older_program_leaves_a_pass_of_newer_rules_to_finish(
     assert_totals_hold(postgres_url)
     with closing(PostgresIndex(postgres_url)) as index:
         assert_scores_as(index, embedded)
+
+
+def blocked_by(url: str, pid: int) -> bool:
+    """Whether some session waits on a lock that session ``pid`` holds."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))", (pid,)
+        ).fetchone()
+    return row is not None and row[0] > 0
+
+
+def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: str) -> None:
+    chunks = corpus(TEXTS)
+    old_store(postgres_url, chunks)
+    outcome: list[object] = []
+    with PostgresStore(postgres_url) as store, psycopg.connect(postgres_url) as writer:
+        table = PostgresChunkTable(store)
+
+        def run() -> None:
+            try:
+                outcome.append(table.retokenize(TOKENIZER_VERSION, 1, *TERMS, batch=2))
+            except BaseException as error:
+                outcome.append(error)
+
+        # A writer setting vectors locks the batch's second chunk, then its first, while the
+        # batch has locked its first and waits on its second. Only the batch's session finds
+        # the deadlock (the writer's waits a minute first), so the batch is the one ended.
+        writer.execute("SET deadlock_timeout = '1min'")
+        writer.execute("UPDATE chunks SET embedder = 'e' WHERE id = 'arabic#1'")
+        thread = threading.Thread(target=run)
+        thread.start()
+        for _ in range(600):
+            if blocked_by(postgres_url, writer.info.backend_pid):
+                break
+            thread.join(0.05)
+        else:
+            pytest.fail("the batch never waited on the writer")
+        writer.execute("UPDATE chunks SET embedder = 'e' WHERE id = 'arabic#0'")
+        writer.commit()  # the batch's first try ended, so the writer went on
+        thread.join(60)
+    assert outcome == [2]  # its second try took the two chunks
+    with psycopg.connect(postgres_url) as conn:
+        rows = conn.execute(
+            "SELECT id, embedder, row_number FROM chunks WHERE id LIKE 'arabic#%' ORDER BY id"
+        ).fetchall()
+    assert [(i, e) for i, e, _ in rows] == [
+        ("arabic#0", "e"),
+        ("arabic#1", "e"),
+        ("arabic#2", None),
+    ]
+    assert rows[0][2] > len(chunks) and rows[1][2] > len(chunks)  # made again, after the writer
+    assert state(postgres_url)[2] > 0
+    assert_totals_hold(postgres_url)

@@ -115,14 +115,15 @@ class PostgresStore:
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[TupleRow]]:
-        """A pooled connection; failing to get one is the store's fault, named."""
+        """A pooled connection; failing to get one is the store's fault, named (a failure of
+        the server's, as a deadlock, the cause of the ``StoreError``, for a caller to retry)."""
         try:
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as error:
             raise StoreUnusable(f"cannot reach the store {self.name}: {error}") from None
         except psycopg.OperationalError as error:
-            raise StoreError(f"cannot use the store {self.name}: {error}") from None
+            raise StoreError(f"cannot use the store {self.name}: {error}") from error
 
     def close(self) -> None:
         self._pool.close()

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from citesift.errors import StoreError
 from citesift.store.chunks import (
     IndexedDocument,
     IndexStats,
@@ -193,6 +194,20 @@ RETOKENIZE_BATCH = 500
 """Chunks a batch of that pass makes the postings of again, with those of their documents
 (read whole, as a write recounting them reads them): fewer documents than a writer locks
 one by one."""
+RETOKENIZE_ATTEMPTS = 3
+"""Times a batch of that pass is tried when PostgreSQL ends it to break a deadlock (a writer
+setting vectors locks chunk rows in document order, the batch in row-number order) or a
+serialization failure. The server ends one of the two; the other goes on, and the batch
+tried again waits behind it on its rows: a second failure needs a new writer crossing it,
+a third in a row is said as the error."""
+_ROLLED_BACK = (
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+    psycopg.errors.TransactionRollback,
+)
+"""The failures of a transaction the server ended for another's sake, worth trying again
+(SQLSTATE class 40: psycopg makes a deadlock and a serialization failure no subclasses of
+``TransactionRollback``, so each is named)."""
 _NOT_ASCII = r"(content ~ '[^\x01-\x7f]' OR context ~ '[^\x01-\x7f]')"
 """A chunk holding a character past ASCII (read in any server encoding: a character past
 ASCII is past 0x7F in each, and no text holds NUL)."""
@@ -379,7 +394,28 @@ class PostgresChunkTable:
         ``ascii_since``), their documents' and the totals made again, in one transaction
         with the pass's progress. How many chunks it took; None once the store's postings
         are all of ``version`` or newer rules (the pass then over), or while a pass by newer
-        rules runs (which an older program, restarting it for its own, would undo)."""
+        rules runs (which an older program, restarting it for its own, would undo). A batch
+        the server ends for a writer's sake is tried again (``RETOKENIZE_ATTEMPTS``)."""
+        attempt = 1
+        while True:
+            try:
+                return self._retokenize_batch(
+                    version, ascii_since, chunk_terms, document_terms, batch
+                )
+            except StoreError as error:
+                if attempt >= RETOKENIZE_ATTEMPTS or not isinstance(error.__cause__, _ROLLED_BACK):
+                    raise
+                attempt += 1
+
+    def _retokenize_batch(
+        self,
+        version: int,
+        ascii_since: int,
+        chunk_terms: ChunkTerms,
+        document_terms: DocumentTerms,
+        batch: int,
+    ) -> int | None:
+        """One try of a batch of ``retokenize``, in one transaction."""
         with self.store.transaction() as conn, conn.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", (RETOKENIZE_LOCK,))
             cursor.execute("SELECT version, target, done, last FROM bm25_tokenizer")
