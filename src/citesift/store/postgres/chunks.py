@@ -320,29 +320,45 @@ class PostgresChunkTable:
                 " metadata, embedder, dim, vector, provenance, snapshot_id, context, length)",
                 [_row(c, n) for c, n in zip(chunks, lengths, strict=True)],
             )
-            keys = _document_keys(cursor, sorted({c.document_id for c in chunks}))
-            numbers = _numbers(
-                cursor,
-                "SELECT id, row_number FROM chunks WHERE id = ANY(%s)",
-                [c.id for c in chunks],
-            )
-            owned = [
-                (numbers[c.id], keys[c.document_id], t) for c, t in zip(chunks, terms, strict=True)
-            ]
-            write_block(cursor, "chunks", *records_of(owned))
             replaced = set(document_ids)
             given: dict[str, list[StoredChunk]] = {d: [] for d in replaced}
             given.update(_by_document(c for c in chunks if c.document_id in replaced))
-            documents = self._recount(cursor, touched, given, document_terms, keys)
-            cursor.execute(_PRUNE_KEYS, (touched,))
-            cursor.execute(
-                _TOTALS + " VALUES (%s, %s, %s, %s)",
-                (len(chunks), sum(lengths), len(documents), sum(documents.values())),
+            self._write_postings(
+                cursor, chunks, terms, touched, given, document_terms, (len(chunks), sum(lengths))
             )
-            _fold_totals(cursor)
-            for name in LISTS:
-                compact(cursor, name)
+            cursor.execute(_PRUNE_KEYS, (touched,))
         self._ensure_vector_index({len(c.vector) for c in chunks if c.vector is not None})
+
+    def _write_postings(
+        self,
+        cursor: Any,
+        chunks: Sequence[StoredChunk],
+        terms: Sequence[Mapping[str, int]],
+        documents: Sequence[str],
+        given: Mapping[str, list[StoredChunk]],
+        document_terms: DocumentTerms,
+        counted: tuple[int, int],
+    ) -> None:
+        """The postings of ``chunks`` just stored (each with its ``terms``), recounted those
+        of ``documents`` (see ``_recount``), ``counted`` (chunks, their length) added to the
+        totals with the recounted documents', then the totals folded and the lists compacted,
+        as every write of postings ends."""
+        keys = _document_keys(cursor, sorted({c.document_id for c in chunks}))
+        numbers = _numbers(
+            cursor, "SELECT id, row_number FROM chunks WHERE id = ANY(%s)", [c.id for c in chunks]
+        )
+        owned = [
+            (numbers[c.id], keys[c.document_id], t) for c, t in zip(chunks, terms, strict=True)
+        ]
+        write_block(cursor, "chunks", *records_of(owned))
+        recounted = self._recount(cursor, documents, given, document_terms, keys)
+        cursor.execute(
+            _TOTALS + " VALUES (%s, %s, %s, %s)",
+            (*counted, len(recounted), sum(recounted.values())),
+        )
+        _fold_totals(cursor)
+        for name in LISTS:
+            compact(cursor, name)
 
     def _recount(
         self,
@@ -478,26 +494,8 @@ class PostgresChunkTable:
             ([row[0] for row in rows if row[1] > 0],),
         )
         held = sorted({c.document_id for c in chunks})
-        keys = _document_keys(cursor, held)
-        renumbered = _numbers(
-            cursor, "SELECT id, row_number FROM chunks WHERE id = ANY(%s)", [c.id for c in chunks]
-        )
-        owned = [
-            (renumbered[c.id], keys[c.document_id], t) for c, t in zip(chunks, terms, strict=True)
-        ]
-        write_block(cursor, "chunks", *records_of(owned))
-        recounted = self._recount(cursor, held, {}, document_terms, keys)
-        cursor.execute(
-            _TOTALS + " VALUES (0, %s, %s, %s)",
-            (
-                sum(lengths) - sum(row[1] for row in rows),
-                len(recounted),
-                sum(recounted.values()),
-            ),
-        )
-        _fold_totals(cursor)
-        for name in LISTS:
-            compact(cursor, name)
+        counted = (0, sum(lengths) - sum(row[1] for row in rows))
+        self._write_postings(cursor, chunks, terms, held, {}, document_terms, counted)
 
     def delete(self, document_ids: Sequence[str]) -> int:
         """Drop every chunk of these documents; how many chunks went."""
