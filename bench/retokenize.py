@@ -2,10 +2,13 @@
 were made by earlier tokenizer rules, and once they are not.
 
     python bench/retokenize.py --store postgresql://... [--chunks 100000] [--share 0.1]
+        [--dim 384]
 
 Fills the (empty) database with ``--chunks`` generated passages, ten a document, of which a
 share ``--share``, drawn passage by passage with a fixed seed, holds text that is not ASCII
-(vocalised Arabic, Thai, Hindi, decomposed accents, among made-up words); marks the
+(vocalised Arabic, Thai, Hindi, decomposed accents, among made-up words), each with a random
+unit vector of ``--dim`` numbers (0: none), as an embedded store's passages have: a passage
+made again gets a new row number, so its vector goes into the HNSW index again. Marks the
 store as made by the rules of version 1, then times the open that makes the postings again,
 and a second open, which finds nothing to do. ``bench/pgserver.py`` starts a server.
 """
@@ -17,12 +20,15 @@ import random
 import sys
 import time
 
+import numpy as np
+
 from citesift.index.postgres import PostgresIndex
 from citesift.store.chunks import StoredChunk
 
 SEED = 11
 PER_DOCUMENT = 10
 DOCUMENTS_PER_WRITE = 100
+EMBEDDER = "bench-random"
 VOCABULARY = 20_000
 """Made-up English-like words, drawn by Zipf's law (the n-th as often as 1/n)."""
 FOREIGN = (
@@ -33,10 +39,14 @@ FOREIGN = (
 )
 
 
-def passages(count: int, share: float) -> list[list[StoredChunk]]:
+def passages(count: int, share: float, dim: int) -> list[list[StoredChunk]]:
     """``count`` passages of about 40 words, ten a document, a ``share`` of them holding
-    one of ``FOREIGN`` among their words."""
+    one of ``FOREIGN`` among their words, each with a random unit vector of ``dim`` numbers
+    (none when 0)."""
     rng = random.Random(SEED)
+    vectors = np.random.default_rng(SEED).standard_normal((count, dim), dtype=np.float32)
+    if dim:
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     letters = "bcdfghklmnprstvw"
     vowels = "aeiou"
     words = [
@@ -52,7 +62,19 @@ def passages(count: int, share: float) -> list[list[StoredChunk]]:
             if rng.random() < share:
                 drawn.insert(rng.randrange(len(drawn)), rng.choice(FOREIGN))
             text = " ".join(drawn)
-            chunks.append(StoredChunk(f"d{d}#{seq}", f"d{d}", seq, start, start + len(text), text))
+            vector = vectors[d + seq] if dim else None
+            chunks.append(
+                StoredChunk(
+                    f"d{d}#{seq}",
+                    f"d{d}",
+                    seq,
+                    start,
+                    start + len(text),
+                    text,
+                    embedder=EMBEDDER if dim else None,
+                    vector=vector,
+                )
+            )
             start += len(text) + 1
         documents.append(chunks)
     return documents
@@ -63,10 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", required=True, help="an empty database's postgresql:// URL")
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--share", type=float, default=0.1, help="passages not ASCII only")
+    parser.add_argument("--dim", type=int, default=384, help="each passage's vector size (0: none)")
     args = parser.parse_args(argv)
     import psycopg
 
-    documents = passages(args.chunks, args.share)
+    documents = passages(args.chunks, args.share, args.dim)
     affected = sum(1 for d in documents for c in d if not c.content.isascii())
     started = time.perf_counter()
     index = PostgresIndex(args.store)
@@ -77,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         index.close()
     print(
-        f"stored {args.chunks:,} passages ({affected:,} not ASCII only) in "
+        f"stored {args.chunks:,} passages ({affected:,} not ASCII only;"
+        f" {f'vectors of {args.dim}' if args.dim else 'no vectors'}) in "
         f"{time.perf_counter() - started:.1f} s",
         flush=True,
     )
