@@ -17,7 +17,9 @@ loopback not bypassed), which resolves each host once with the policy's resolver
 the same rules to that address and connects to it, so a name answering the check with one
 address and Chromium's connection with another (DNS rebinding), or a redirect (no route
 handler sees one), reaches nothing the rules refuse. A page sending more than
-``MAX_REQUESTS`` fails, and windows it opens are closed at once.
+``MAX_REQUESTS`` fails, and windows it opens are closed at once. While pages render, the
+browser's renderer processes are watched: one holding more than ``MAX_RENDERER_MB`` is
+ended, and the page it showed fails.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import shutil
+import signal
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +39,7 @@ from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
 from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.renderers import find_descendant, renderer_memory
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser as PlaywrightBrowser
@@ -68,6 +73,14 @@ LAUNCH_ARGS = (
 )
 """Chromium's switches. WebRTC speaks UDP, which the egress proxy cannot carry: a page may
 use it only through the proxy, so its STUN or peer traffic reaches no unchecked address."""
+MAX_RENDERER_MB = 1024
+"""Megabytes of resident memory one page's renderer process may hold: its DOM, canvases,
+image data and array buffers lie outside the script heap, and a page appending nodes or
+allocating canvases in a loop took 4 to 6 GB within a 20 s deadline. A real page's renderer
+holds tens to a few hundred MB (a page of 100,000 nodes about 150 MB), one at the script
+heap bound about 600 MB: past twice that bound the renderer is ended and the page fails."""
+WATCH_EVERY = 0.25
+"""Seconds between two looks at the renderers' memory (a look reads a few small files)."""
 MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
@@ -148,7 +161,18 @@ class _Visit:
     left_for: str | None = None
     sent: int = 0
     showing: asyncio.Future[Rendered] | None = None
-    """The page being shown, stopped when it asks for more than ``MAX_REQUESTS``."""
+    """The page being shown, stopped when it asks for more than ``MAX_REQUESTS`` or its
+    renderer ends."""
+    stopped: str | None = None
+    """Why the page was stopped, as its render failure says."""
+
+
+def _stop(visit: _Visit, reason: str) -> None:
+    """Stop showing the page (the first reason given is the one told)."""
+    if visit.stopped is None:
+        visit.stopped = reason
+    if visit.showing is not None:
+        visit.showing.cancel()
 
 
 class Browser:
@@ -180,6 +204,9 @@ class Browser:
         self._starting = asyncio.Lock()
         self._launching: asyncio.Task[None] | None = None
         self._unavailable: BrowserUnavailable | None = None
+        self._watching: asyncio.Task[None] | None = None
+        self._ended_for_memory = 0
+        """Renderers ended past ``MAX_RENDERER_MB`` whose page has not yet told so."""
 
     async def __aenter__(self) -> Browser:
         self._open = True
@@ -214,6 +241,9 @@ class Browser:
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
         proxy, self._proxy = self._proxy, None
+        watching, self._watching = self._watching, None
+        if watching is not None:
+            watching.cancel()
         async with contextlib.AsyncExitStack() as ending:  # its callbacks run last first
             if proxy is not None:
                 ending.push_async_callback(proxy.close)
@@ -233,10 +263,11 @@ class Browser:
         self._proxy = EgressProxy(doors=self.max_pages)  # each page's door its share
         server = await self._proxy.start()
         playwright = self._playwright = await async_playwright().start()
+        marker = f"--citesift-browser={secrets.token_hex(8)}"  # finds this launch's process
         try:
             self._browser = await playwright.chromium.launch(
                 executable_path=executable,
-                args=list(LAUNCH_ARGS),
+                args=[*LAUNCH_ARGS, marker],
                 timeout=LAUNCH_TIMEOUT * 1000,
                 proxy={"server": server, "bypass": BYPASS},
             )
@@ -244,6 +275,29 @@ class Browser:
             await self._end()
             raise BrowserUnavailable(f"{executable} did not start: {error.message}") from None
         self.launches += 1
+        root = find_descendant(marker)
+        if root is not None:
+            self._watching = asyncio.ensure_future(self._watch(root))
+
+    async def _watch(self, root: int) -> None:
+        """Every ``WATCH_EVERY`` s while pages render, end each renderer of the Chromium at
+        ``root`` holding more than ``MAX_RENDERER_MB`` (its page crashes, and fails)."""
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            if self.open_contexts:
+                for pid, held in renderer_memory(root).items():
+                    if held > MAX_RENDERER_MB << 20:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                            self._ended_for_memory += 1
+
+    def _crashed(self, visit: _Visit) -> None:
+        """The page's renderer ended: say so, and why when this browser ended it."""
+        if self._ended_for_memory:
+            self._ended_for_memory -= 1
+            _stop(visit, f"the page took more than {MAX_RENDERER_MB} MB of memory")
+        else:
+            _stop(visit, "the page crashed")
 
     async def _running(self) -> PlaywrightBrowser:
         """The running Chromium, launched now when lazy and not yet started (or gone)."""
@@ -325,6 +379,7 @@ class Browser:
         await context.route_web_socket("**/*", socket)
         page = await context.new_page()
         context.on("page", _close_popup)
+        page.on("crash", lambda _: self._crashed(visit))
         visit.showing = asyncio.ensure_future(_show(page, visit, options, screenshot))
         try:
             return await visit.showing
@@ -333,7 +388,7 @@ class Browser:
             if task is not None and task.cancelling():
                 raise  # the caller's cancellation, or the deadline
             await page.close()  # its requests end with it, not when the context is closed
-            raise RenderFailed(f"the page asked for more than {MAX_REQUESTS} addresses") from None
+            raise RenderFailed(visit.stopped or "the page was stopped") from None
 
 
 async def _close_popup(popup: Page) -> None:
@@ -424,8 +479,7 @@ def _past_budget(visit: _Visit) -> bool:
     """Count one more request of the page (a refused one counts: each costs an address
     check); past ``MAX_REQUESTS`` stop showing the page and say so."""
     if visit.sent >= MAX_REQUESTS:
-        if visit.showing is not None:
-            visit.showing.cancel()
+        _stop(visit, f"the page asked for more than {MAX_REQUESTS} addresses")
         return True
     visit.sent += 1
     return False
