@@ -285,7 +285,8 @@ class Browser:
         while True:
             await asyncio.sleep(WATCH_EVERY)
             if self.open_contexts:
-                for pid, held in renderer_memory(root).items():
+                held_by = await asyncio.to_thread(renderer_memory, root)  # about 5 ms
+                for pid, held in held_by.items():
                     if held > MAX_RENDERER_MB << 20:
                         with contextlib.suppress(OSError):
                             os.kill(pid, signal.SIGKILL)
