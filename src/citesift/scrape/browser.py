@@ -19,7 +19,7 @@ address and Chromium's connection with another (DNS rebinding), or a redirect (n
 handler sees one), reaches nothing the rules refuse. A page sending more than
 ``MAX_REQUESTS`` fails, and windows it opens are closed at once. While pages render, the
 browser's renderer processes are watched: one holding more than ``MAX_RENDERER_MB`` is
-ended, and the page it showed fails.
+ended, and the page it showed fails, as does a page counting more than ``MAX_DOM_NODES``.
 """
 
 from __future__ import annotations
@@ -79,8 +79,14 @@ image data and array buffers lie outside the script heap, and a page appending n
 allocating canvases in a loop took 4 to 6 GB within a 20 s deadline. A real page's renderer
 holds tens to a few hundred MB (a page of 100,000 nodes about 150 MB), one at the script
 heap bound about 600 MB: past twice that bound the renderer is ended and the page fails."""
+MAX_DOM_NODES = 1_500_000
+"""DOM nodes a page may count (asked of the page every ``WATCH_EVERY`` s, which it answers
+even amid a script's loop): a real page rarely has more than 100,000, a very long one a few
+hundred thousand; a page appending nodes in a loop reached this in about a second, where its
+renderer took several to reach the memory bound."""
 WATCH_EVERY = 0.25
-"""Seconds between two looks at the renderers' memory (a look reads a few small files)."""
+"""Seconds between two looks at the renderers' memory (a look reads a few small files) and
+at each page's count of nodes."""
 MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
@@ -381,6 +387,7 @@ class Browser:
         page = await context.new_page()
         context.on("page", _close_popup)
         page.on("crash", lambda _: self._crashed(visit))
+        counting = asyncio.ensure_future(_count_nodes(context, page, visit))
         visit.showing = asyncio.ensure_future(_show(page, visit, options, screenshot))
         try:
             return await visit.showing
@@ -390,6 +397,25 @@ class Browser:
                 raise  # the caller's cancellation, or the deadline
             await page.close()  # its requests end with it, not when the context is closed
             raise RenderFailed(visit.stopped or "the page was stopped") from None
+        finally:
+            counting.cancel()
+
+
+async def _count_nodes(context: BrowserContext, page: Page, visit: _Visit) -> None:
+    """Every ``WATCH_EVERY`` s, ask the page how many DOM nodes it holds; past
+    ``MAX_DOM_NODES`` stop showing it (nothing more once the page is gone)."""
+    from playwright.async_api import Error
+
+    with contextlib.suppress(Error):
+        session = await context.new_cdp_session(page)
+        await session.send("Performance.enable")
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            metrics = await session.send("Performance.getMetrics")
+            nodes = next((m["value"] for m in metrics["metrics"] if m["name"] == "Nodes"), 0)
+            if nodes > MAX_DOM_NODES:
+                _stop(visit, f"the page built more than {MAX_DOM_NODES:,} DOM nodes")
+                return
 
 
 async def _close_popup(popup: Page) -> None:
