@@ -81,6 +81,17 @@ for (let i = 0; i < 150000; i++) {
 are, well within the count of nodes and the memory bound."""
 
 
+LAYOUT = """<!doctype html><html><head><style>
+div { display: inline-block; border: 1px solid; padding: 1px; }
+div::before { content: "a"; } div::after { content: "b"; }
+</style></head><body><div id="app"></div><script>
+const root = document.getElementById("app"), many = "<div></div>".repeat(1000);
+for (let i = 0; i < 3000; i++) { root.insertAdjacentHTML("beforeend", many); root.offsetHeight; }
+</script></body></html>"""
+"""A page laying out ever more boxes (each with two generated ones), laid out anew after
+each thousand: unbounded it held about 1 GB at its 20 s deadline."""
+
+
 def outside_heap_page(kind: str) -> str:
     """A page whose script holds gigabytes of ``kind``."""
     return f"""<!doctype html><html><body><div id="app"></div><script>
@@ -197,3 +208,26 @@ def test_a_long_page_of_a_few_hundred_thousand_nodes_renders(
     long = asyncio.run(go())
     assert isinstance(long, ScrapeResult), long
     assert "line 149999" in long.formats["raw_html"]
+
+
+def test_a_page_laying_out_boxes_in_a_loop_ends_by_its_deadline_within_the_bound(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/layout", LAYOUT)
+
+    async def go() -> tuple[Any, float]:
+        async with Browser() as browser:
+            started = time.monotonic()
+            outcome = await scrape(
+                server.url("/layout"), ("text",), identity=TEST_IDENTITY,
+                policy=loopback_policy(), browser=browser, render="always", timeout=DEADLINE,
+            )  # fmt: skip
+            return outcome, time.monotonic() - started
+
+    with peak_rss_mb(own_tmp, renderers=True) as peak:
+        outcome, seconds = asyncio.run(go())
+    assert isinstance(outcome, ScrapeFailure), outcome
+    assert outcome.code in ("TIMEOUT", "RENDER_FAILED"), outcome
+    assert seconds < DEADLINE + 2 * WATCH_EVERY + 1  # the page closes once the deadline passes
+    assert peak[0] < RENDERER_PEAK_MB, peak
+    assert left_behind(own_tmp) == []
