@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-import tracemalloc
 
 import pytest
 
@@ -16,6 +15,7 @@ from citesift.net import (
     fetch,
     fetch_sync,
 )
+from measure import traced
 from servers import (
     SAMPLE_TEXT,
     MisbehavingServer,
@@ -99,14 +99,8 @@ def test_an_endless_chunked_body_stops_at_the_cap(server: MisbehavingServer) -> 
 def test_a_1_gib_compression_bomb_stops_at_the_cap_in_bounded_time_and_memory(
     server: MisbehavingServer, encoding: str
 ) -> None:
-    tracemalloc.start()
-    try:
-        outcome, elapsed = timed(
-            server.url(f"/bomb?encoding={encoding}"), loopback_policy(max_body_bytes=MIB)
-        )
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    url, policy = server.url(f"/bomb?encoding={encoding}"), loopback_policy(max_body_bytes=MIB)
+    outcome, elapsed, peak = traced(lambda: fetch_sync(url, policy))
     assert isinstance(outcome, Skipped)
     assert outcome.status == 200 and "cap" in outcome.reason
     assert elapsed < 5

@@ -9,7 +9,6 @@ import io
 import re
 import struct
 import time
-import tracemalloc
 import zipfile
 from collections.abc import Callable
 
@@ -26,6 +25,7 @@ from citesift.extract.pdf import MAX_PAGES
 from citesift.extract.sniff import MAX_UNZIPPED_BYTES, MAX_XML_ELEMENTS, MAX_ZIP_MEMBERS
 from citesift.model import Place
 from made_documents import edited, pdf, sheets_file, slides_file, with_member, word_file
+from measure import traced
 
 SECONDS = 5.0  # each is well under a second alone; shared machines are slow
 PEAK_BYTES = 32 * 1024 * 1024
@@ -34,15 +34,13 @@ KINDS = ["docx", "pptx", "xlsx"]
 
 def refused(body: bytes, match: str) -> None:
     """``body`` is a DocumentError matching ``match``, within bounded time and memory."""
-    tracemalloc.start()
-    started = time.perf_counter()
-    try:
+
+    def read() -> None:
         with pytest.raises(DocumentError, match=match):
             extract_document(body)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert time.perf_counter() - started < SECONDS
+
+    _, seconds, peak = traced(read)
+    assert seconds < SECONDS
     assert peak < PEAK_BYTES + 2 * len(body)
 
 

@@ -7,12 +7,12 @@ of it could be kept."""
 from __future__ import annotations
 
 import time
-import tracemalloc
 
 import pytest
 
 from citesift.extract.notes import note_document
 from citesift.extract.notes.document import MAX_NOTE_CHARS
+from measure import traced
 
 SIZE = 8_000_000  # characters: eight times the most read, several times what took seconds
 PEAK_BYTES = 120 * 1024 * 1024  # what a block of the whole budget's short lines holds
@@ -43,12 +43,7 @@ def test_a_note_of_millions_of_lines_is_read_in_seconds(unit: str) -> None:
 
 def test_a_paragraph_of_short_lines_holds_no_more_than_it_could_keep() -> None:
     raw = "a\n" * (MAX_NOTE_CHARS // 2)  # within what is read: one paragraph, cut by the budget
-    tracemalloc.start()
-    try:
-        blocks, truncated = read(raw)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    (blocks, truncated), _, peak = traced(lambda: read(raw))
     assert (blocks, truncated) == (1, True)
     assert peak < PEAK_BYTES, peak  # twice that before, and growing with the note
 

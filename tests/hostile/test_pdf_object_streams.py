@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import struct
 import time
-import tracemalloc
 import zlib
 from collections.abc import Callable
 
@@ -29,6 +28,7 @@ from citesift.extract import pdf_streams
 from citesift.extract.document import extract_document
 from citesift.extract.pdf_objects import compressed_objects
 from citesift.extract.pdf_streams import MAX_STREAM_BYTES
+from measure import traced
 
 Packed = tuple[bytes, Callable[[bytes], bytes], dict[int, bytes]]
 """An object stream: its ``/Filter`` value, how its data is encoded, the objects it holds."""
@@ -222,12 +222,7 @@ def test_many_objects_naming_filters_are_held_in_bounded_memory(where: str) -> N
         b"%d 0 obj\n<< /Filter %d 0 R >>\nstream\n%s\nendstream\nendobj\n" % (REFERRED + n, n, data)
         for n in range(1, REFERRED + 1)
     )
-    tracemalloc.start()
-    try:
-        pdf_streams.check_streams(body)  # each object's text held once, not 64 KB of it
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, _, peak = traced(lambda: pdf_streams.check_streams(body))  # each object's text held once
     assert peak < 16 * len(body)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import time
-import tracemalloc
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from datetime import time as clock
@@ -30,6 +29,7 @@ from citesift.extract.sheets import (
 from citesift.extract.sniff import MAX_XML_ELEMENTS
 from citesift.model import Document, Place
 from made_documents import edited, workbook_file
+from measure import traced
 
 ROWS = 100_000
 REGIONS = ["North", "South", "East", "West", "Centre"]
@@ -81,14 +81,8 @@ def test_the_text_budget_stops_a_long_sheet_early() -> None:
 
 def bounded(body: bytes) -> Document:
     """``body`` read within bounded time and memory."""
-    tracemalloc.start()
-    started = time.perf_counter()
-    try:
-        document = extract_document(body)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert time.perf_counter() - started < 12 * SECONDS  # tracing memory slows it 3 to 4 times
+    document, seconds, peak = traced(lambda: extract_document(body))
+    assert seconds < 12 * SECONDS  # tracing memory slows it 3 to 4 times
     assert peak < PEAK_BYTES + 2 * len(body)
     return document
 

@@ -7,9 +7,6 @@ limit."""
 
 from __future__ import annotations
 
-import time
-import tracemalloc
-
 import pytest
 
 from citesift.scrape.map import map_site
@@ -21,6 +18,7 @@ from citesift.scrape.sitemaps import (
 )
 from citesift.scrape.urls import MAX_URL_CHARS
 from local_site import gzipped, page, serve_bytes, serve_page, sitemap_index, urlset
+from measure import traced
 from servers import loopback_fetcher, loopback_policy, serve
 
 INFLATED = 8_000_000  # bytes: twice as many four-byte elements as the cap
@@ -30,14 +28,8 @@ URLSET = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
 
 def bounded(body: bytes) -> SitemapRead:
     """``read_sitemap(body)``, held to ``SECONDS`` and a peak of three times ``INFLATED``."""
-    tracemalloc.start()
-    started = time.perf_counter()
-    try:
-        read = read_sitemap(body)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert time.perf_counter() - started < SECONDS
+    read, seconds, peak = traced(lambda: read_sitemap(body))
+    assert seconds < SECONDS
     assert peak < 3 * INFLATED, peak
     return read
 
