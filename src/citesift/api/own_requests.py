@@ -122,7 +122,8 @@ class ClaimResponse(BaseModel):
 
 class CitationOut(BaseModel):
     """One citation's verdict: the citing sentence, the page cited, the status, and the
-    page's best supporting sentence with a link to it."""
+    page's best supporting sentence with a link to it (and, in a PDF or Office file, its
+    place: page, slide or sheet, paragraph, row, column)."""
 
     sentence: str
     url: str
@@ -132,6 +133,7 @@ class CitationOut(BaseModel):
     evidence: str | None
     evidence_url: str | None
     snapshot_id: str | None
+    place: dict[str, Any] | None = None
 
 
 class CitationsResponse(BaseModel):

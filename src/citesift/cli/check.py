@@ -141,5 +141,6 @@ def _citation_lines(check: CitationCheck) -> list[str]:
     lines.append(f"  {check.reason}")
     if check.evidence:
         lines.append(f"  best: {check.evidence}")
-        lines.append(f"  at {check.evidence_url}")
+        where = f" ({check.place.label()})" if check.place else ""
+        lines.append(f"  at {check.evidence_url}{where}")
     return lines

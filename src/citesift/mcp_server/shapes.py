@@ -87,5 +87,6 @@ def citation_item(check: CitationCheck) -> Item:
         "title": check.title,
         "licence": licence_item(check.licence),
         "link": check.evidence_url,
+        "place": check.place.label() if check.place else None,
         "snapshot_id": check.snapshot_id,
     }

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
-from citesift.errors import CitesiftError
+from citesift.errors import CitesiftError, DocumentError
 from citesift.model import (
     MAX_BODY_BYTES,
     Document,
@@ -201,7 +201,12 @@ class FetchingSource(BlockingCalls):
         if not isinstance(outcome, Snapshot):
             return outcome  # Limited, or Skipped with its status (a redirect's included)
         refusal = self.refusal(outcome)
-        return refusal or Document(self.document(hit, outcome))
+        if refusal is not None:
+            return refusal
+        try:
+            return Document(self.document(hit, outcome))
+        except DocumentError as error:  # a PDF or Office file its reader refuses
+            return Skipped(outcome.status, str(error))
 
     def read_url(self, hit: SourceHit) -> str | None:
         """The address of the hit's page, or None when no address can carry it."""

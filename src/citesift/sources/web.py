@@ -4,7 +4,10 @@ Page mode by default (tables, figures, quotations and code kept, each cell its o
 ``publisher``, ``page_date`` and the licence are taken from what the page states about
 itself. Redirects are followed up to a bound, each hop re-checked by ``citesift.net``
 (scheme, address, robots.txt, limiter). A bot challenge, block page or soft 404 answered
-with a success status is refused, not read as the page (``challenge``).
+with a success status is refused, not read as the page (``challenge``). What the bytes are
+decides how they are read, as ``scrape`` reads them: a PDF, Word, PowerPoint or Excel file
+by its own reader (each block with its place), within the same bounds; one encrypted,
+corrupt or past those bounds is ``Skipped`` saying why.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Unpack
 from urllib.parse import urlsplit
 
+from citesift.errors import DocumentError
 from citesift.extract import extract_document
 from citesift.extract.rules import Mode
+from citesift.extract.sniff import document_kind
 from citesift.model import (
     Failed,
     Hits,
@@ -88,8 +93,13 @@ class WebPageSource(FetchingSource):
         return Hits((SourceHit(url, url),))
 
     def refusal(self, snapshot: Snapshot) -> Skipped | None:
-        """Why a fetched page is not read: not HTML, or something standing in for it (a bot
-        challenge, a block page, a soft 404)."""
+        """Why a fetched page is not read: neither HTML nor a PDF or Office file, or
+        something standing in for it (a bot challenge, a block page, a soft 404)."""
+        try:
+            if document_kind(snapshot.body, snapshot.content_type) is not None:
+                return None  # a file, read by its own reader
+        except DocumentError as error:  # a zip that is no Office file, or one with macros
+            return Skipped(snapshot.status, str(error))
         refusal = super().refusal(snapshot)
         why = None if refusal else stand_in(snapshot)
         return Skipped(snapshot.status, why) if why else refusal

@@ -1,9 +1,12 @@
 """Checking a document's citations: each cited source read through the polite path (or
 replayed from its snapshot), each citing sentence graded against the source's sentences,
-and the best supporting sentence given with a text-fragment link to it.
+and the best supporting sentence given with a text-fragment link to it. A cited PDF or
+Office file is read as ``scrape`` reads it; its evidence is linked by page (``#page=N``, as
+PDF viewers open at), or as the file itself, with its ``place`` in the file named.
 
 A source that cannot be read (an error status, a timeout, a bot check standing in for the
-page) makes its citations "source unavailable", never "supported". So does a time limit that
+page, a file encrypted, corrupt or past the bounds of reading one) makes its citations
+"source unavailable", never "supported". So does a time limit that
 passes before a citation is reached, or while its page is being read: the read is abandoned
 then, whatever its own deadline, so the check ends in bounded time and says it was cut short.
 """
@@ -18,7 +21,7 @@ from typing import Literal, Protocol
 
 from citesift.index import Embedder
 from citesift.index.embedders import CachedEmbedder
-from citesift.model import Document, Licence, Limited, Passage, ReadOutcome, SourceHit
+from citesift.model import Document, Licence, Limited, Passage, Place, ReadOutcome, SourceHit
 from citesift.net import run_sync
 from citesift.numbers import number_in
 from citesift.store import SQLiteStore
@@ -57,8 +60,9 @@ class Reader(Protocol):
 @dataclass(frozen=True, slots=True)
 class CitationCheck:
     """One citation's verdict: ``evidence`` is the source's best supporting sentence and
-    ``evidence_url`` a link to it in the page; ``snapshot_id`` the fetch it was read from;
-    ``title`` and ``licence`` the source's, to cite it by."""
+    ``evidence_url`` a link to it in the page (in a PDF, to its page); ``place`` where it
+    sits in a PDF or Office file (None in a web page); ``snapshot_id`` the fetch it was read
+    from; ``title`` and ``licence`` the source's, to cite it by."""
 
     citation: Citation
     status: Status
@@ -69,6 +73,7 @@ class CitationCheck:
     snapshot_id: str | None = None
     title: str | None = None
     licence: Licence | None = None
+    place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,4 +238,5 @@ def _check(
         page.document.snapshot_id,
         page.document.title,
         page.document.licence,
+        best.place if best else None,
     )
