@@ -1,7 +1,8 @@
 """A stored research run graded again: each field of its answer, as a claim, against the
 sentences of the evidence it cites. ``verify_run`` reads the passages kept in the answer;
 ``replay_run`` reads them again from the stored snapshots, so a value or passage changed
-after the run (or a page that was never kept) shows, all without the network."""
+after the run (or a page that was never kept) shows, all without the network. A stored PDF
+or Office file is read again as it was read in the run, its sentences linked by page."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from typing import Any, Literal
 from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document
 from citesift.index import Embedder
+from citesift.index.documents import BLOCK_SEPARATOR
 from citesift.index.embedders import CachedEmbedder
-from citesift.model import Passage, Snapshot
+from citesift.model import Block, Passage, Snapshot
 from citesift.store import AnyStore, SQLiteStore
 from citesift.store.location import is_postgres_url
 from citesift.store.runs import StoredRun, cited_ids, runs_in
@@ -31,6 +33,9 @@ FieldStatus = Literal["supported", "partially_supported", "not_supported", "sour
 LONG_VALUE_WORDS = 6
 """A text value of at least this many words is a statement of its own: it is checked as it
 is, without the field's name in front."""
+FILE_LEAD_CHARS = 40
+"""How much of a passage of a PDF or Office file is looked for in the block it starts in, to
+find where in that block it begins."""
 _NAME_PART = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -186,7 +191,7 @@ class _SnapshotSentences:
 
     def __init__(self, store: AnyStore) -> None:
         self.snapshots = snapshots_in(store)
-        self.pages: dict[str, list[Passage]] = {}
+        self.pages: dict[str, _StoredPage | None] = {}
 
     def __call__(self, item: Mapping[str, Any]) -> list[Sentence]:
         snapshot_id, start, end = (
@@ -203,20 +208,59 @@ class _SnapshotSentences:
                 snapshot = self.snapshots.get(snapshot_id)
             except StoreCorrupt:  # a damaged page cannot be read again; the others still are
                 snapshot = None
-            self.pages[snapshot_id] = [] if snapshot is None else _passages(snapshot)
+            self.pages[snapshot_id] = None if snapshot is None else _stored_page(snapshot)
+        page = self.pages[snapshot_id]
+        if page is None:
+            return []
+        if page.in_file:
+            start, end = page.file_span(item.get("block"), str(item.get("text") or ""))
         return [
             Sentence(item["id"], p.content.strip(), p.url, p.fragment_url)
-            for p in self.pages[snapshot_id]
-            if p.source_start < end and p.source_end > start and p.content.strip()
+            for p, (a, b) in zip(page.passages, page.spans, strict=True)
+            if a < end and b > start and p.content.strip()
         ]
 
 
-def _passages(snapshot: Snapshot) -> list[Passage]:
-    """The sentences of a stored page (none when it can no longer be read)."""
+@dataclass(frozen=True, slots=True)
+class _StoredPage:
+    """A stored page's sentences, each with its span where evidence names spans: in the
+    decoded page; in a PDF or Office file, whose blocks have no span there, in the file's
+    text as ingested (its blocks joined by ``BLOCK_SEPARATOR``) from the block the evidence
+    starts in."""
+
+    passages: list[Passage]
+    spans: list[tuple[int, int]]
+    blocks: tuple[Block, ...]
+    starts: tuple[int, ...]
+    in_file: bool
+
+    def file_span(self, block: object, text: str) -> tuple[int, int]:
+        """The span of a passage of the file: ``text`` (as kept) from where it begins in
+        ``block`` (its start when it begins nowhere there, as after an edit)."""
+        if type(block) is not int or not 0 <= block < len(self.blocks):
+            return 0, 0
+        begins = max(self.blocks[block].text.find(text[:FILE_LEAD_CHARS]), 0)
+        start = self.starts[block] + begins
+        return start, start + len(text)
+
+
+def _stored_page(snapshot: Snapshot) -> _StoredPage | None:
+    """The sentences of a stored page (None when it can no longer be read)."""
     try:
-        return citation_sources(extract_document(snapshot))
+        document = extract_document(snapshot)
     except ValueError:  # a file whose reader refuses it now
-        return []
+        return None
+    passages = citation_sources(document)
+    in_file = any(block.place is not None for block in document.blocks)
+    if not in_file:
+        spans = [(p.source_start, p.source_end) for p in passages]
+        return _StoredPage(passages, spans, document.blocks, (), in_file)
+    starts, at = [], 0
+    for block in document.blocks:
+        starts.append(at)
+        at += len(block.text) + len(BLOCK_SEPARATOR)
+    spans = [(starts[p.block] + p.start, starts[p.block] + p.end) for p in passages]
+    return _StoredPage(passages, spans, document.blocks, tuple(starts), in_file)
 
 
 def _value_text(value: Any) -> str:

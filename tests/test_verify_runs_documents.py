@@ -1,0 +1,97 @@
+"""A research run that read a PDF, graded again: ``verify_run`` against the passages kept in
+the answer, ``replay_run`` against the stored PDF, offline, its sentences linked by page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citesift import SQLiteStore, replay_run, research, verify_run
+from local_site import serve_bytes
+from made_documents import pdf
+from openai_server import ScriptedServer, chat_reply, serve_openai
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher
+from test_rag_helpers import HashEmbedder
+from test_verify_runs import edit_answer, set_value
+
+pytestmark = pytest.mark.timeout(120)
+REPORT = pdf(
+    [
+        "City Museum annual report\nThe museum welcomed visitors all year.",
+        "The City Museum opened in 1998.\nIt has 312 rooms on 12 floors.",
+    ]
+)
+DATA = {"opened": 1998, "floors": 12}
+
+
+@pytest.fixture
+def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteStore, str]]:
+    """A finished run kept in a store: the model reads the museum's PDF report, then answers."""
+    serve_bytes(server, "/report", REPORT, "application/pdf")
+    report = server.url("/report")
+    replies = [
+        chat_reply(json.dumps({"action": "scrape", "urls": [report], "query": "museum floors"})),
+        chat_reply(
+            json.dumps(
+                {
+                    "action": "finish",
+                    "data": DATA,
+                    "sources": {"/opened": ["E1"], "/floors": ["E1"]},
+                }
+            )
+        ),
+    ]
+    store = SQLiteStore(tmp_path / "runs.db")
+    api: ScriptedServer
+    with serve_openai() as api:
+        api.script("/v1/chat/completions", *replies)
+        answer = research(
+            "When did the City Museum open and how many floors has it?",
+            identity=TEST_IDENTITY, model="scripted", base_url=api.base_url, search="none",
+            urls=[report], allow_private=True, fetcher=loopback_fetcher(), store=store,
+        )  # fmt: skip
+    assert answer.status == "completed" and answer.run_id is not None, answer
+    yield store, answer.run_id
+    store.close()
+
+
+def test_a_run_that_read_a_pdf_is_graded_again_and_replayed_from_it(
+    stored: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = stored
+    for grade in (verify_run, replay_run):
+        checked = grade(store, run_id, embedder=HashEmbedder())
+        assert checked.flagged == (), checked
+        floors = next(f for f in checked.fields if f.pointer == "/floors")
+        (sentence,) = floors.supporting
+        assert sentence.text == "It has 312 rooms on 12 floors."
+    replayed = replay_run(store, run_id, embedder=HashEmbedder()).fields[1].supporting[0]
+    assert replayed.fragment_url.endswith("/report#page=2")  # a text fragment means nothing there
+
+
+def test_a_value_altered_after_a_run_that_read_a_pdf_is_flagged_on_replay(
+    stored: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = stored
+    edit_answer(store, run_id, set_value("/floors", 14))
+    replayed = replay_run(store, run_id, embedder=HashEmbedder())
+    assert replayed.flagged == ("/floors",)
+
+
+def test_a_passage_kept_altered_is_flagged_on_replay_from_the_pdf(
+    stored: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = stored
+
+    def tamper(answer: dict[str, Any]) -> None:
+        (item,) = answer["evidence"]
+        item["text"] = item["text"].replace("12 floors", "14 floors")
+        set_value("/floors", 14)(answer)
+
+    edit_answer(store, run_id, tamper)
+    assert verify_run(store, run_id, embedder=HashEmbedder()).flagged == ()  # the edit agrees
+    assert replay_run(store, run_id, embedder=HashEmbedder()).flagged == ("/floors",)
