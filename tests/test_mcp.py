@@ -35,6 +35,7 @@ from citesift.store import open_store
 from citesift.store.jobs import JobStore
 from citesift.store.runs import runs_in
 from local_site import page, serve_page
+from made_documents import pdf
 from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
 from test_check_citations import LIMIT, assert_cut_short, slow_document
@@ -332,6 +333,8 @@ def test_a_crawl_the_server_stopped_during_reads_as_failed_and_goes_on_when_resu
 
 def test_claims_citations_and_research_are_checked_with_links(world: World) -> None:
     cited = world.site.url("/cited")
+    report_pdf = world.site.url("/report")
+    page_route(world.site, "/report", pdf(["Cover", CITED]), content_type="application/pdf")
 
     async def scenario(client: Client) -> None:
         verdict = await call(client, "verify_claim", claim="The mill was built in 1820.", url=cited)
@@ -343,6 +346,13 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         assert report["passed"] is False
         assert report["items"][0]["evidence"] == "The mill by the river was built in 1820."
         assert_cited(report["items"][0])
+        assert report["items"][0]["place"] is None  # a web page has no pages
+        filed = await call(
+            client, "check_citations", text=f"The mill was built in 1820 [1].\n\n[1] {report_pdf}"
+        )
+        assert filed["items"][0]["status"] == "supported"
+        assert filed["items"][0]["link"] == report_pdf + "#page=2"
+        assert filed["items"][0]["place"] == "page 2, paragraph 1"
         given = [CITED.split(". ")[0] + ".", "The mill by the river was built in 1820."]
         listed = await call(
             client, "verify_claim", claim="The mill dates from 1820.", sentences=given

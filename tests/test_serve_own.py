@@ -15,6 +15,8 @@ import pytest
 
 from citesift.settings import Settings
 from citesift.verify.judges.meaning import shared_embedder
+from local_site import serve_bytes
+from made_documents import pdf
 from servers import MisbehavingServer
 from serving import CONTACT, running
 from test_agent_run import MUSEUM, site
@@ -28,6 +30,7 @@ from test_check_citations import (
 from wikipedia_server import WikipediaStandIn, fresh_stand_in
 
 pytestmark = pytest.mark.timeout(120)
+PDF_TYPE = "application/pdf"
 
 
 @pytest.fixture
@@ -99,6 +102,15 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert "opened in 1998" in verdicts["The City Museum opened in 1998."]["evidence"]
     assert verdicts["Its director is Grace Hopper."]["status"] != "supported"
     assert answer["passed"] is False and server.hits("/museum") == 1
+
+
+def test_a_cited_pdf_is_checked_and_its_page_given(served: str, server: MisbehavingServer) -> None:
+    serve_bytes(server, "/report", pdf(["Cover", "The City Museum opened in 1998."]), PDF_TYPE)
+    text = f"The City Museum opened in 1998 [1].\n\n[1] {server.url('/report')}\n"
+    answer = httpx.post(f"{served}/citesift/check", json={"text": text}, timeout=60).json()
+    (citation,) = answer["citations"]
+    assert citation["status"] == "supported" and citation["place"]["page"] == 2
+    assert citation["evidence_url"] == server.url("/report") + "#page=2"
 
 
 def test_a_checks_time_limit_cuts_it_short_and_a_senseless_one_is_refused(
