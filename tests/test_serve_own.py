@@ -95,9 +95,16 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     museum = server.url("/museum")
     text = (
         f"The City Museum opened in 1998 [1]. Its director is Grace Hopper [1].\n\n[1] {museum}\n"
+        "\nIts roof is copper.[^9]\n"
     )
     answer = httpx.post(f"{served}/citesift/check", json={"text": text}, timeout=60).json()
     verdicts = {c["sentence"]: c for c in answer["citations"]}
+    undefined = verdicts["Its roof is copper."]  # a note defined nowhere: its marker names it
+    assert (undefined["url"], undefined["marker"], undefined["status"]) == (
+        "",
+        "[^9]",
+        "source unavailable",
+    )
     assert verdicts["The City Museum opened in 1998."]["status"] == "supported"
     assert "opened in 1998" in verdicts["The City Museum opened in 1998."]["evidence"]
     assert verdicts["Its director is Grace Hopper."]["status"] != "supported"

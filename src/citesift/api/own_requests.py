@@ -121,12 +121,14 @@ class ClaimResponse(BaseModel):
 
 
 class CitationOut(BaseModel):
-    """One citation's verdict: the citing sentence, the page cited, the status, and the
+    """One citation's verdict: the citing sentence, the page cited and the marker citing it
+    (a note defined nowhere cites no page: its marker names it), the status, and the
     page's best supporting sentence with a link to it (and, in a PDF or Office file, its
     place: page, slide or sheet, paragraph, row, column)."""
 
     sentence: str
     url: str
+    marker: str
     status: str
     score: float
     reason: str

@@ -92,7 +92,12 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
         if fetcher is not None:
             await asyncio.to_thread(run_sync, fetcher.aclose())
     citations = [
-        CitationOut(sentence=c.citation.sentence, url=c.citation.url, **_verdict(c))
+        CitationOut(
+            sentence=c.citation.sentence,
+            url=c.citation.url,
+            marker=c.citation.marker,
+            **_verdict(c),
+        )
         for c in report.citations
     ]
     return CitationsResponse(

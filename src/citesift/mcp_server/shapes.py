@@ -75,7 +75,8 @@ def evidence_item(evidence: Evidence) -> Item:
 
 
 def citation_item(check: CitationCheck) -> Item:
-    """A citation's verdict: the citing sentence, the page it cites, and the page's best
+    """A citation's verdict: the citing sentence, the page it cites and the marker citing it
+    (all a note defined nowhere gives), and the page's best
     supporting sentence with the page's title and licence and a link to it."""
     return {
         "sentence": check.citation.sentence,
@@ -84,6 +85,7 @@ def citation_item(check: CitationCheck) -> Item:
         "reason": check.reason,
         "evidence": check.evidence,
         "url": check.citation.url,
+        "marker": check.citation.marker,
         "title": check.title,
         "licence": licence_item(check.licence),
         "link": check.evidence_url,
