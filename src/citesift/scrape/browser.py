@@ -30,6 +30,7 @@ import os
 import secrets
 import shutil
 import signal
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +88,9 @@ renderer took several to reach the memory bound."""
 WATCH_EVERY = 0.25
 """Seconds between two looks at the renderers' memory (a look reads a few small files) and
 at each page's count of nodes."""
+TOLD_WITHIN = 1.0
+"""Seconds after this browser ends a renderer within which a page's crash is taken for that
+ending: Chromium tells no page which process renders it, so time ties the two."""
 MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
@@ -211,8 +215,10 @@ class Browser:
         self._launching: asyncio.Task[None] | None = None
         self._unavailable: BrowserUnavailable | None = None
         self._watching: asyncio.Task[None] | None = None
-        self._ended_for_memory = 0
-        """Renderers ended past ``MAX_RENDERER_MB`` whose page has not yet told so."""
+        self._ended: set[int] = set()
+        """Renderers ended past ``MAX_RENDERER_MB`` still listed (each ended, and told, once)."""
+        self._ended_at: float | None = None
+        """When the last of them was ended (``time.monotonic``)."""
 
     async def __aenter__(self) -> Browser:
         self._open = True
@@ -290,18 +296,25 @@ class Browser:
         ``root`` holding more than ``MAX_RENDERER_MB`` (its page crashes, and fails)."""
         while True:
             await asyncio.sleep(WATCH_EVERY)
-            if self.open_contexts:
+            if not self.open_contexts:
+                self._ended.clear()  # no page left to tell
+                self._ended_at = None
+            else:
                 held_by = await asyncio.to_thread(renderer_memory, root)  # about 5 ms
+                self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
                 for pid, held in held_by.items():
-                    if held > MAX_RENDERER_MB << 20:
+                    if held > MAX_RENDERER_MB << 20 and pid not in self._ended:
                         with contextlib.suppress(OSError):
                             os.kill(pid, signal.SIGKILL)
-                            self._ended_for_memory += 1
+                            self._ended.add(pid)
+                            self._ended_at = time.monotonic()
 
     def _crashed(self, visit: _Visit) -> None:
-        """The page's renderer ended: say so, and why when this browser ended it."""
-        if self._ended_for_memory:
-            self._ended_for_memory -= 1
+        """The page's renderer ended: say so, and that it held too much when this browser
+        ended a renderer just before (a frame's renderer, or one ended as its page closed,
+        tells no page; a renderer's own end, at the script heap bound, is a crash)."""
+        ended_at = self._ended_at
+        if ended_at is not None and time.monotonic() - ended_at <= TOLD_WITHIN:
             _stop(visit, f"the page took more than {MAX_RENDERER_MB} MB of memory")
         else:
             _stop(visit, "the page crashed")
