@@ -289,18 +289,21 @@ class Browser:
         self.launches += 1
         root = find_descendant(marker)
         if root is not None:
-            self._watching = asyncio.ensure_future(self._watch(root))
+            self._watching = asyncio.ensure_future(self._watch(self._browser, root, marker))
 
-    async def _watch(self, root: int) -> None:
+    async def _watch(self, browser: PlaywrightBrowser, root: int, marker: str) -> None:
         """Every ``WATCH_EVERY`` s while pages render, end each renderer of the Chromium at
-        ``root`` holding more than ``MAX_RENDERER_MB`` (its page crashes, and fails)."""
-        while True:
+        ``root`` holding more than ``MAX_RENDERER_MB`` (its page crashes, and fails); stop once
+        that Chromium is gone (``root`` may then be another program's process)."""
+        while browser.is_connected():
             await asyncio.sleep(WATCH_EVERY)
             if not self.open_contexts:
                 self._ended.clear()  # no page left to tell
                 self._ended_at = None
             else:
-                held_by = await asyncio.to_thread(renderer_memory, root)  # about 5 ms
+                held_by = await asyncio.to_thread(renderer_memory, root, marker)  # about 5 ms
+                if held_by is None:
+                    return
                 self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
                 for pid, held in held_by.items():
                     if held > MAX_RENDERER_MB << 20 and pid not in self._ended:

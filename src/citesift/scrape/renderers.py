@@ -27,8 +27,11 @@ def find_descendant(marker: str) -> int | None:
     return None
 
 
-def renderer_memory(root: int) -> dict[int, int]:
-    """Each renderer process under ``root`` (a browser's main process): its resident bytes."""
+def renderer_memory(root: int, marker: str) -> dict[int, int] | None:
+    """Each renderer process under ``root`` (a browser's main process): its resident bytes;
+    None once ``root`` no longer carries ``marker`` (ended, its pid perhaps another's now)."""
+    if marker.encode() not in _arguments(root):
+        return None
     found = {}
     for pid in _descendants(root):
         if RENDERER in _arguments(pid):
