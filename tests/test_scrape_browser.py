@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from chromium import BUSY, JS_PAGE, browsers_seen, chromium_pids, left_behind
 from citesift.cli import app
 from citesift.extract import strip_tags
-from citesift.scrape.browser import Browser, find_executable
+from citesift.scrape.browser import WATCH_EVERY, Browser, find_executable
 from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
@@ -305,4 +305,38 @@ def test_a_render_cancelled_while_a_lazy_browser_starts_leaves_one_browser_servi
         second, launches, cancelled = asyncio.run(cancel_one())
     assert cancelled and second.render.rendered and "ferry left at noon" in second.formats["text"]
     assert launches == 1 and len(seen) == 1
+    assert left_behind(own_tmp) == []
+
+
+def watchers() -> int:
+    """How many looks at a browser's renderers run in this event loop now."""
+    return sum(task.get_coro().__qualname__ == "Browser._watch" for task in asyncio.all_tasks())
+
+
+def test_the_renderers_are_watched_only_while_a_page_renders(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/js", JS_PAGE)
+
+    async def page(browser: Browser) -> Any:
+        return await scrape(
+            server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
+            browser=browser, render="always", wait_for=1500,
+        )  # fmt: skip
+
+    async def go() -> tuple[list[int], Any]:
+        seen = []
+        async with Browser() as browser:
+            seen.append(watchers())  # launched, idle
+            rendering = asyncio.ensure_future(asyncio.gather(page(browser), page(browser)))
+            await asyncio.sleep(1.0)
+            seen.append(watchers())  # two pages: one watch
+            outcomes = await rendering
+            await asyncio.sleep(3 * WATCH_EVERY)
+            seen.append(watchers())  # idle again
+            return seen, outcomes
+
+    seen, outcomes = asyncio.run(go())
+    assert all(isinstance(outcome, ScrapeResult) for outcome in outcomes), outcomes
+    assert seen == [0, 1, 0]
     assert left_behind(own_tmp) == []

@@ -31,6 +31,7 @@ import secrets
 import shutil
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -214,6 +215,10 @@ class Browser:
         self._starting = asyncio.Lock()
         self._launching: asyncio.Task[None] | None = None
         self._unavailable: BrowserUnavailable | None = None
+        self._root: tuple[PlaywrightBrowser, int, str] | None = None
+        """The running Chromium, its main process and the marker it was launched with."""
+        self._rendering = 0
+        """Pages holding a slot: the renderers are watched only while there are any."""
         self._watching: asyncio.Task[None] | None = None
         self._ended: set[int] = set()
         """Renderers ended past ``MAX_RENDERER_MB`` still listed (each ended, and told, once)."""
@@ -253,9 +258,8 @@ class Browser:
         browser, self._browser = self._browser, None
         playwright, self._playwright = self._playwright, None
         proxy, self._proxy = self._proxy, None
-        watching, self._watching = self._watching, None
-        if watching is not None:
-            watching.cancel()
+        self._root = None
+        self._unwatch()
         async with contextlib.AsyncExitStack() as ending:  # its callbacks run last first
             if proxy is not None:
                 ending.push_async_callback(proxy.close)
@@ -289,28 +293,48 @@ class Browser:
         self.launches += 1
         root = find_descendant(marker)
         if root is not None:
-            self._watching = asyncio.ensure_future(self._watch(self._browser, root, marker))
+            self._root = (self._browser, root, marker)
+
+    @contextlib.contextmanager
+    def _watched(self) -> Iterator[None]:
+        """Watch the renderers while this page renders (the first page starts the watch, the
+        last one ends it: an idle browser is never woken)."""
+        self._rendering += 1
+        if self._root is not None and (self._watching is None or self._watching.done()):
+            self._watching = asyncio.ensure_future(self._watch(*self._root))
+        try:
+            yield
+        finally:
+            self._rendering -= 1
+            if not self._rendering:
+                self._unwatch()
+
+    def _unwatch(self) -> None:
+        """Stop watching the renderers, forgetting those ended (no page is left to tell)."""
+        watching, self._watching = self._watching, None
+        if watching is not None:
+            watching.cancel()
+        self._ended.clear()
+        self._ended_at = None
 
     async def _watch(self, browser: PlaywrightBrowser, root: int, marker: str) -> None:
-        """Every ``WATCH_EVERY`` s while pages render, end each renderer of the Chromium at
-        ``root`` holding more than ``MAX_RENDERER_MB`` (its page crashes, and fails); stop once
-        that Chromium is gone (``root`` may then be another program's process)."""
+        """Every ``WATCH_EVERY`` s, end each renderer of the Chromium at ``root`` holding more
+        than ``MAX_RENDERER_MB`` (its page crashes, and fails); stop for good once that
+        Chromium is gone (``root`` may then be another program's process)."""
         while browser.is_connected():
             await asyncio.sleep(WATCH_EVERY)
-            if not self.open_contexts:
-                self._ended.clear()  # no page left to tell
-                self._ended_at = None
-            else:
-                held_by = await asyncio.to_thread(renderer_memory, root, marker)  # about 5 ms
-                if held_by is None:
-                    return
-                self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
-                for pid, held in held_by.items():
-                    if held > MAX_RENDERER_MB << 20 and pid not in self._ended:
-                        with contextlib.suppress(OSError):
-                            os.kill(pid, signal.SIGKILL)
-                            self._ended.add(pid)
-                            self._ended_at = time.monotonic()
+            held_by = await asyncio.to_thread(renderer_memory, root, marker)  # about 5 ms
+            if held_by is None:
+                break
+            self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
+            for pid, held in held_by.items():
+                if held > MAX_RENDERER_MB << 20 and pid not in self._ended:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                        self._ended.add(pid)
+                        self._ended_at = time.monotonic()
+        if self._root is not None and self._root[0] is browser:
+            self._root = None
 
     def _crashed(self, visit: _Visit) -> None:
         """The page's renderer ended: say so, and that it held too much when this browser
@@ -376,18 +400,19 @@ class Browser:
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
         visit = _Visit(snapshot, policy, blocked)
         async with self.slots, proxy.door(policy, visit.refused.append) as door:
-            context = await browser.new_context(
-                viewport={"width": options.viewport[0], "height": options.viewport[1]},
-                user_agent=policy.identity.user_agent,
-                extra_http_headers=dict(options.headers),
-                service_workers="block",
-                proxy={"server": door, "bypass": BYPASS},
-            )
-            try:
-                async with asyncio.timeout(options.timeout):
-                    return await self._visit(context, visit, options, screenshot)
-            finally:
-                await context.close()
+            with self._watched():
+                context = await browser.new_context(
+                    viewport={"width": options.viewport[0], "height": options.viewport[1]},
+                    user_agent=policy.identity.user_agent,
+                    extra_http_headers=dict(options.headers),
+                    service_workers="block",
+                    proxy={"server": door, "bypass": BYPASS},
+                )
+                try:
+                    async with asyncio.timeout(options.timeout):
+                        return await self._visit(context, visit, options, screenshot)
+                finally:
+                    await context.close()
 
     async def _visit(
         self, context: BrowserContext, visit: _Visit, options: ScrapeOptions, screenshot: bool
