@@ -7,8 +7,10 @@ the next page, or the one beside it."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -230,4 +232,28 @@ def test_a_page_laying_out_boxes_in_a_loop_ends_by_its_deadline_within_the_bound
     assert outcome.code in ("TIMEOUT", "RENDER_FAILED"), outcome
     assert seconds < DEADLINE + 2 * WATCH_EVERY + 1  # the page closes once the deadline passes
     assert peak[0] < RENDERER_PEAK_MB, peak
+    assert left_behind(own_tmp) == []
+
+
+def test_the_memory_bound_holds_while_the_default_executor_is_busy(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    page_route(server, "/hog", outside_heap_page("array-buffers"))
+    deadline = 8.0
+
+    async def go() -> Any:
+        busy, release = ThreadPoolExecutor(1), threading.Event()
+        asyncio.get_running_loop().set_default_executor(busy)
+        asyncio.get_running_loop().run_in_executor(None, release.wait)  # as a slow lookup would
+        try:
+            async with Browser() as browser:
+                return await scrape(
+                    server.url("/hog"), ("text",), identity=TEST_IDENTITY,
+                    policy=loopback_policy(), browser=browser, render="always", timeout=deadline,
+                )  # fmt: skip
+        finally:
+            release.set()
+
+    hog = asyncio.run(go())
+    assert isinstance(hog, ScrapeFailure) and REASONS[0] in hog.message, hog
     assert left_behind(own_tmp) == []

@@ -32,6 +32,7 @@ import shutil
 import signal
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -320,19 +321,26 @@ class Browser:
     async def _watch(self, browser: PlaywrightBrowser, root: int, marker: str) -> None:
         """Every ``WATCH_EVERY`` s, end each renderer of the Chromium at ``root`` holding more
         than ``MAX_RENDERER_MB`` (its page crashes, and fails); stop for good once that
-        Chromium is gone (``root`` may then be another program's process)."""
-        while browser.is_connected():
-            await asyncio.sleep(WATCH_EVERY)
-            held_by = await asyncio.to_thread(renderer_memory, root, marker)  # about 5 ms
-            if held_by is None:
-                break
-            self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
-            for pid, held in held_by.items():
-                if held > MAX_RENDERER_MB << 20 and pid not in self._ended:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                        self._ended.add(pid)
-                        self._ended_at = time.monotonic()
+        Chromium is gone (``root`` may then be another program's process). The look (about
+        5 ms of reading ``/proc``) runs on a thread of its own, never waiting behind the
+        default executor's work (name lookups among it)."""
+        loop = asyncio.get_running_loop()
+        looking = ThreadPoolExecutor(1, thread_name_prefix="citesift-renderers")
+        try:
+            while browser.is_connected():
+                await asyncio.sleep(WATCH_EVERY)
+                held_by = await loop.run_in_executor(looking, renderer_memory, root, marker)
+                if held_by is None:
+                    break
+                self._ended &= held_by.keys()  # gone ones: their pids may name new renderers
+                for pid, held in held_by.items():
+                    if held > MAX_RENDERER_MB << 20 and pid not in self._ended:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
+                            self._ended.add(pid)
+                            self._ended_at = time.monotonic()
+        finally:
+            looking.shutdown(wait=False)
         if self._root is not None and self._root[0] is browser:
             self._root = None
 
