@@ -236,6 +236,15 @@ def test_a_user_name_and_password_in_a_cited_address_are_not_kept() -> None:
     ]  # fmt: skip
 
 
+def test_a_cite_holding_a_user_name_and_password_shows_neither_in_its_marker() -> None:
+    """The marker of a ``<cite>`` is printed (``--format json``): it showed the password
+    its address held though the address cited was cleaned of it."""
+    html = "<p>One claim here. <cite>See https://user:secret@a.example/1</cite></p>"
+    assert [(c.url, c.marker) for c in find_citations(html, "html")] == [
+        ("https://a.example/1", "https://a.example/1"),
+    ]
+
+
 def test_links_in_angle_brackets_and_labels_in_any_case_are_cited() -> None:
     """A link's address in angle brackets, and a label written in another case than its
     definition's, cited nothing: a document citing only so passed its check unread."""

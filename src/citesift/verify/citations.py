@@ -218,7 +218,8 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     for match in _CITE.finditer(html):
         address = _URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
-            marks.append((match.start(), _web(address.group(0)), address.group(0)))
+            cited = _web(address.group(0))  # the marker shown is the address, as cleaned
+            marks.append((match.start(), cited, cited))
     notes.sort()
     note_starts = [start for start, _ in notes]
     kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
