@@ -50,6 +50,10 @@ FRAGMENTS: list[tuple[Kind, str]] = [
     ("markdown", "[[[[[[x](https://a.example/)]]]]] "),
     ("markdown", "fact [x](https://a.example/) "),
     ("markdown", "claim [1] "),
+    ("markdown", "`"),
+    ("markdown", "`` ` "),
+    ("markdown", "```\n"),
+    ("markdown", "\n    [^a] "),
     ("html", "<a href=x "),
     ("html", "<a href='https://a.example/'"),
     ("html", "<a href='https://a.example/'>"),
@@ -273,3 +277,34 @@ def test_links_that_cite_nothing_said_cost_no_more_than_a_normal_page(anchor: st
         2,
         "for a normal page",
     )
+
+
+def test_markers_and_links_in_code_are_no_citations() -> None:
+    """``[^a-z]`` in a code span was a footnote defined nowhere, failing the check of a
+    document that only shows a regular expression; code blocks, fenced or indented, hold
+    no citation either, and the offsets of what follows hold."""
+    text = (
+        "Use the regex `[^a-z]` to match non-letters. Or ``[^0-9]`` for digits.\n\n"
+        "```python\nre.compile('[^a-z]')  # [^1] [x](https://a.example/code)\n[2]: https://a.example/2\n```\n\n"
+        "    [^b] [x](https://a.example/indented)\n\n"
+        "A `[^c]` claim [here](https://b.example/1).[^1] Another claim [2].\n\n"
+        "[^1]: https://c.example/1\n"
+    )
+    found = [(c.sentence, c.url, c.marker, text[c.start : c.end]) for c in find_citations(text)]
+    assert found == [
+        ("A claim here.", "https://b.example/1", "here",
+         "A `[^c]` claim [here](https://b.example/1)."),
+        ("A claim here.", "https://c.example/1", "[^1]",
+         "A `[^c]` claim [here](https://b.example/1)."),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("label", ["a-z", "A-Za-z0-9_", "0-9", ".", "-", "_"])
+def test_a_character_class_is_no_footnote(label: str) -> None:
+    """A label such as ``^a-z`` names no note a writer gives (GFM shows an undefined one
+    as it is written): it cites nothing, where a plausible note name defined nowhere is a
+    citation of nothing."""
+    text = f"Letters match [^{label}] here. A claim.[^note-1] Another.[^Two]\n"
+    assert [(c.url, c.marker) for c in find_citations(text)] == [
+        ("", "[^note-1]"), ("", "[^Two]"),
+    ]  # fmt: skip

@@ -4,6 +4,7 @@ Markdown: inline links ``[text](url)``, footnotes ``[^1]`` and numbered referenc
 (or reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
 ``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address). HTML: ``<a href>`` and ``<cite>``
 holding an address. A marker standing just after a sentence's full stop belongs to it.
+Markers and links inside code (spans, fenced or indented blocks) are no citations.
 
 Every pattern is read in time linear in the document: link text holds at most one level of
 nested brackets, a tag ends before the next ``<``, and each sentence is cleaned once however
@@ -67,6 +68,16 @@ NOTE_CHARS = 4_000
 _NOTE_END = re.compile(r"</li\s*>|</p\s*>|</div\s*>", re.I)
 _BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
 _LEFTOVER = re.compile(r"\[(?:\^?\w{1,4})\]|\s+")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_INDENTED = re.compile(r" {4}| {0,3}\t")
+_CONTAINER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:[-+*]|\d{1,9}[.)]|\[\^[^\[\]\s]+\]:)(?:[ \t]|$)")
+"""A line opening a list item or a footnote: the indented lines after it continue it."""
+_TICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+_NOT_BREAK = re.compile(r"[^\n\r\x0b\x0c\x85\u2028\u2029]")
+_CHARACTER_CLASS = re.compile(r"\^(?:[a-z]-[a-z]|[A-Z]-[A-Z]|[0-9]-[0-9]|[_.])+|\^[\W_]+")
+"""A footnote label that names no note a writer gives: ranges of a regular expression's
+class (``a-z``, ``A-Za-z0-9_``) or no letter nor digit at all (``^.``, ``^-``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +125,11 @@ def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
     named: set[str] = set()  # every label given a definition, with an address or not
     pieces, done = [], 0
-    for match in _DEFINITION.finditer(text.translate(_AS_LINES)):
+    lined = text.translate(_AS_LINES)
+    code = _code_blocks(lined)
+    code += _code_spans(_blanked(lined, code))
+    code.sort()
+    for match in _DEFINITION.finditer(_blanked(lined, code)):
         address = _URL.search(match.group(3))
         named.add((match.group(1) or match.group(2)).casefold())
         if address is None:
@@ -124,9 +139,69 @@ def _markdown_citations(text: str) -> list[Citation]:
         pieces += [text[done : match.start()], " " * (match.end() - match.start())]
         done = match.end()
     prose = "".join(pieces) + text[done:]
+    scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
-    spans = sentence_spans(_MARKER.sub(notes.blank, prose))
-    return _cited_sentences(prose, spans, _markdown_marks(prose, notes), _plain_markdown)
+    spans = sentence_spans(_MARKER.sub(notes.blank, scanned))
+    return _cited_sentences(prose, spans, _markdown_marks(scanned, prose, notes), _plain_markdown)
+
+
+def _code_blocks(lined: str) -> list[tuple[int, int]]:
+    """The spans of the lines of ``lined`` (its line breaks as newlines) in code blocks:
+    fenced (to the closing fence or the document's end) or indented by four columns after a
+    blank line, where no list item or footnote is continued."""
+    spans: list[tuple[int, int]] = []
+    fence, in_code, after_blank, continued, start = "", False, True, False, 0
+    for line in lined.split("\n"):
+        end, opening = start + len(line), _FENCE.match(line)
+        if fence or (opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2))):
+            spans.append((start, end))
+            if not fence and opening:
+                fence = opening.group(1)
+            elif opening and opening.group(1).startswith(fence) and not opening.group(2).strip():
+                fence = ""
+            in_code, after_blank = False, True
+        elif not line.strip():
+            after_blank = True
+        elif _INDENTED.match(line) and (in_code or (after_blank and not continued)):
+            spans.append((start, end))
+            in_code = True
+        else:
+            continued = (continued and line[:1] in " \t") or bool(_CONTAINER.match(line))
+            in_code = after_blank = False
+        start = end + 1
+    return spans
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the code spans of ``text``: a run of backticks up to the next run of as
+    many in the same paragraph (each run's next of its length found by bisection)."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    paragraph_ends = [m.start() for m in _BLANK_LINE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for index, (start, end) in enumerate(runs):
+        if spans and start < spans[-1][1]:
+            continue
+        same = by_length[end - start]
+        after = bisect_right(same, index)
+        if after == len(same):
+            continue
+        closing = runs[same[after]]
+        if bisect_right(paragraph_ends, start) == bisect_right(paragraph_ends, closing[0]):
+            spans.append((start, closing[1]))
+    return spans
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with its ``spans`` (sorted, apart) made spaces but for their line breaks:
+    its length, hence every offset, stays the same."""
+    pieces, done = [], 0
+    for start, end in spans:
+        pieces += [text[done:start], _NOT_BREAK.sub(" ", text[start:end])]
+        done = end
+    return "".join(pieces) + text[done:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +220,9 @@ class _Notes:
         label = marker.group(1).casefold()
         if label in self.definitions:
             return self.definitions[label]
-        return "" if label.startswith("^") and label not in self.named else None
+        if not label.startswith("^") or label in self.named:
+            return None
+        return None if _CHARACTER_CLASS.fullmatch(marker.group(1)) else ""
 
     def blank(self, marker: re.Match[str]) -> str:
         """A citing marker blanked, so that a full stop before it still ends its sentence."""
@@ -153,18 +230,24 @@ class _Notes:
         return " " * len(marker.group(0)) if noted else marker.group(0)
 
 
-def _markdown_marks(prose: str, notes: _Notes) -> list[tuple[int, str, str]]:
-    """(position, address, marker) of every inline link, reference link and marker."""
+def _markdown_marks(scanned: str, prose: str, notes: _Notes) -> list[tuple[int, str, str]]:
+    """(position, address, marker) of every inline link, reference link and marker of
+    ``scanned``, the ``prose`` without its code; a link's text is read whole in ``prose``."""
     definitions = notes.definitions
-    marks = [(m.start(), _inline_address(m), m.group(1)) for m in _INLINE.finditer(prose)]
+    marks = [(m.start(), _inline_address(m), _text(prose, m)) for m in _INLINE.finditer(scanned)]
     marks += [
-        (m.start(), definitions[m.group(2).casefold()], m.group(1))
-        for m in _REFERENCE.finditer(prose)
+        (m.start(), definitions[m.group(2).casefold()], _text(prose, m))
+        for m in _REFERENCE.finditer(scanned)
         if m.group(2).casefold() in definitions
     ]
-    cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(prose))
+    cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(scanned))
     marks += [(start, url, marker) for start, url, marker in cited if url is not None]
     return marks
+
+
+def _text(prose: str, link: re.Match[str]) -> str:
+    """A link's text as ``prose`` writes it, code included."""
+    return prose[link.start(1) : link.end(1)]
 
 
 def _inline_address(link: re.Match[str]) -> str:
