@@ -54,6 +54,8 @@ FRAGMENTS: list[tuple[Kind, str]] = [
     ("markdown", "`` ` "),
     ("markdown", "```\n"),
     ("markdown", "\n    [^a] "),
+    ("markdown", "> - 1. [^a]:\n  "),
+    ("markdown", "[^a]:"),
     ("html", "<a href=x "),
     ("html", "<a href='https://a.example/'"),
     ("html", "<a href='https://a.example/'>"),
@@ -308,3 +310,36 @@ def test_a_character_class_is_no_footnote(label: str) -> None:
     assert [(c.url, c.marker) for c in find_citations(text)] == [
         ("", "[^note-1]"), ("", "[^Two]"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "[^1]:\n    https://a.example/1",
+        "[^1]: The story,\n    https://a.example/1",
+        "[^1]:https://a.example/1",
+        "> [^1]: https://a.example/1",
+        "- [^1]: https://a.example/1",
+        "1. [^1]: See https://a.example/1",
+        "- > * [^1]: https://a.example/1",
+    ],
+)
+def test_footnotes_defined_in_every_form_cite_their_address(definition: str) -> None:
+    """A note defined with its text on the next indented line, with no space after ``]:``,
+    in a quote or in a list was taken for a note defined nowhere, and its definition for a
+    second citation of nothing: the check failed a document citing a page it could read."""
+    text = f"A claim here.[^1] Another claim.\n\n{definition}\n"
+    assert [(c.sentence, c.url, c.marker) for c in find_citations(text)] == [
+        ("A claim here.", "https://a.example/1", "[^1]"),
+    ]
+
+
+def test_a_footnote_defined_without_an_address_and_its_definition_cite_nothing() -> None:
+    text = "A claim here.[^b] Another.\n\n> [^b]:\n>     Smith, A Book, 2020.\n[^c]:Jones\n"
+    assert find_citations(text + "Later.[^c]\n") == []
+
+
+def test_a_footnote_marker_followed_by_a_colon_is_no_citation() -> None:
+    """Only the marker citing the note defined nowhere fails, not each line naming it."""
+    text = "A claim here.[^1] Another.\n\nAs in [^1]: the note is missing.\n"
+    assert [(c.sentence, c.url) for c in find_citations(text)] == [("A claim here.", "")]

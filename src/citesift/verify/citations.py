@@ -38,7 +38,16 @@ _URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)"
 _SCHEMES = ("http://", "https://")
 _CREDENTIALS = re.compile(r"^//[^/?#]*@")
 """The user name and password of an address after its scheme, up to the host's last ``@``."""
-_DEFINITION = re.compile(r"^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$", re.MULTILINE)
+_FOOTNOTE = r"\[(\^[^\[\]\s]+)\]:"
+"""A footnote's definition opening (GFM: a label holds no space nor bracket)."""
+_DEFINITION = re.compile(
+    rf"^[ \t]*(?:(?:>|(?:[-+*]|\d{{1,9}}[.)])(?=[ \t]))[ \t]*)*{_FOOTNOTE}"
+    r"[ \t]*(.*(?:\n[ \t]+(?!\[\^)\S.*)?)$"
+    r"|^[ \t]*(?:\[(\^?[\w.-]+)\]:?|(\d+)\.)[ \t]+(.*)$",
+    re.MULTILINE,
+)
+"""A note's definition: a footnote's anywhere one may open (in a quote, a list item; its
+text on the line or the next indented one), a reference's (``[3]: ...``, ``3. ...``)."""
 _AS_LINES = str.maketrans(dict.fromkeys("\r\x0b\x0c\x85\u2028\u2029", "\n") | {"\ufeff": " "})
 """Every line break the sentence rule knows (a lone CR, say) as a newline, and a byte order
 mark as a space, for finding definitions: the lengths, hence the offsets, stay the same."""
@@ -70,7 +79,7 @@ _BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
 _LEFTOVER = re.compile(r"\[(?:\^?\w{1,4})\]|\s+")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _INDENTED = re.compile(r" {4}| {0,3}\t")
-_CONTAINER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:[-+*]|\d{1,9}[.)]|\[\^[^\[\]\s]+\]:)(?:[ \t]|$)")
+_CONTAINER = re.compile(rf"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{{1,9}}[.)])(?:[ \t]|$)|{_FOOTNOTE})")
 """A line opening a list item or a footnote: the indented lines after it continue it."""
 _TICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
@@ -130,13 +139,16 @@ def _markdown_citations(text: str) -> list[Citation]:
     code += _code_spans(_blanked(lined, code))
     code.sort()
     for match in _DEFINITION.finditer(_blanked(lined, code)):
-        address = _URL.search(match.group(3))
-        named.add((match.group(1) or match.group(2)).casefold())
+        label = (match.group(1) or match.group(3) or match.group(4)).casefold()
+        address = _URL.search(match.group(2) if match.group(1) else match.group(5))
+        named.add(label)
         if address is None:
             continue
-        cited = _web(address.group(0).rstrip(".,;"))
-        definitions.setdefault((match.group(1) or match.group(2)).casefold(), cited)
-        pieces += [text[done : match.start()], " " * (match.end() - match.start())]
+        definitions.setdefault(label, _web(address.group(0).rstrip(".,;")))
+        pieces += [
+            text[done : match.start()],
+            _NOT_BREAK.sub(" ", text[match.start() : match.end()]),
+        ]
         done = match.end()
     prose = "".join(pieces) + text[done:]
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
@@ -214,10 +226,13 @@ class _Notes:
     def cited(self, marker: re.Match[str]) -> str | None:
         """The address a marker (``[3]``, ``[^note]``) cites: its definition's; ``""`` for
         a footnote defined nowhere, a citation of nothing; None when it is no citation to
-        check (text in brackets, a link's text, a note naming no web address)."""
-        if _link_follows(marker):
-            return None
+        check (text in brackets, a link's text, a note naming no web address, a footnote's
+        own definition: a footnote marker followed by ``:``)."""
         label = marker.group(1).casefold()
+        if _link_follows(marker) or (
+            label[0] == "^" and marker.string.startswith(":", marker.end())
+        ):
+            return None
         if label in self.definitions:
             return self.definitions[label]
         if not label.startswith("^") or label in self.named:
