@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from citesift import SQLiteStore, replay_run, research, verify_run
+from citesift.agent.trace import trace
+from citesift.cli import app
 from local_site import serve_bytes
 from made_documents import pdf
 from openai_server import ScriptedServer, chat_reply, serve_openai
@@ -95,3 +98,19 @@ def test_a_passage_kept_altered_is_flagged_on_replay_from_the_pdf(
     edit_answer(store, run_id, tamper)
     assert verify_run(store, run_id, embedder=HashEmbedder()).flagged == ()  # the edit agrees
     assert replay_run(store, run_id, embedder=HashEmbedder()).flagged == ("/floors",)
+
+
+def test_trace_of_a_field_read_from_a_pdf_shows_its_text_and_page_not_the_files_bytes(
+    stored: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = stored
+    (span,) = trace(store, run_id, "/floors").fields[0].evidence
+    assert span.span is not None and "It has 312 rooms on 12 floors." in span.span
+    assert span.span.startswith("City Museum annual report")  # the passage spans both pages
+    assert span.place == "page 1, paragraph 1 to page 2, paragraph 1", span.place
+    assert span.link is not None and span.link.endswith("/report#page=1")
+    assert "%PDF" not in f"{span.before}{span.span}{span.after}"
+    plain = CliRunner().invoke(app, ["trace", run_id, "/floors", "--store", str(store.path)])
+    assert plain.exit_code == 0, plain.output
+    assert "It has 312 rooms on 12 floors." in plain.stdout and "page 2" in plain.stdout
+    assert "/report#page=1" in plain.stdout and "%PDF" not in plain.stdout

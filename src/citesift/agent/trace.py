@@ -3,14 +3,19 @@ and the exact span of the stored snapshot that evidence came from, with its cont
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, replace
 from typing import Any
 
 from citesift.errors import StoreCorrupt, invalid
-from citesift.extract.document import snapshot_text
+from citesift.extract.document import extract_document, snapshot_text
+from citesift.extract.sniff import document_kind
+from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
+from citesift.model import Block, Place, Snapshot
 from citesift.store import AnyStore
 from citesift.store.runs import cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
+from citesift.text.passages import place_link
 
 CONTEXT_CHARS = 200
 """How much of the snapshot is shown on each side of a span."""
@@ -22,7 +27,10 @@ MAX_SPAN_CHARS = 4_000
 class SpanTrace:
     """One piece of evidence and where it sits: the stored snapshot's id, the span's offsets
     in its decoded text, the span itself (``span``) and what comes ``before`` and
-    ``after`` it. The snapshot fields are None when the page was not kept."""
+    ``after`` it. The snapshot fields are None when the page was not kept. Evidence of a
+    PDF or Office file is shown in the file's text as read (the block or blocks it lies in,
+    never its bytes), with its ``place`` (``page 2, paragraph 1``) and a ``link`` to the
+    page it begins on."""
 
     id: str
     url: str
@@ -34,6 +42,8 @@ class SpanTrace:
     before: str | None = None
     span: str | None = None
     after: str | None = None
+    place: str | None = None
+    link: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +83,7 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             raise invalid("pointer", pointer, "the JSON Pointer of a field of the answer")
     evidence = {e["id"]: e for e in run.listed("evidence") if isinstance(e.get("id"), str)}
     snapshots = snapshots_in(store)
-    texts: dict[str, str | None] = {}
+    texts: dict[str, str | _FileText | None] = {}
 
     def traced(item: dict[str, Any]) -> SpanTrace:
         kept = item.get("snapshot_id")
@@ -88,10 +98,12 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
                 snapshot = snapshots.get(found.snapshot_id)
             except StoreCorrupt:  # a damaged page traces as one not kept; the rest still do
                 snapshot = None
-            texts[found.snapshot_id] = None if snapshot is None else snapshot_text(snapshot)
+            texts[found.snapshot_id] = None if snapshot is None else _readable(snapshot)
         source = texts[found.snapshot_id]
         if source is None:
             return found
+        if isinstance(source, _FileText):
+            return source.traced(found, item.get("block"))
         start, end = found.source_start, found.source_end
         return SpanTrace(
             found.id, found.url, found.kind, found.text, found.snapshot_id, start, end,
@@ -116,6 +128,61 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             for f in fields
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _FileText:
+    """A stored PDF or Office file as read: its blocks, their text as ingested (joined by
+    ``BLOCK_SEPARATOR``, where its evidence's passages lie) and where each block begins."""
+
+    url: str
+    blocks: tuple[Block, ...]
+    starts: tuple[int, ...]
+    text: str
+
+    def traced(self, found: SpanTrace, block: object) -> SpanTrace:
+        """``found`` with its passage as it lies in the file's text, from where it begins in
+        ``block`` (as ``replay_run`` reads it), its context kept within the blocks it spans."""
+        if type(block) is not int or not 0 <= block < len(self.blocks):
+            return found
+        start, end = file_span(self.blocks, self.starts, block, found.text)
+        end = min(end, len(self.text))
+        last = max(bisect.bisect_right(self.starts, max(end - 1, start)) - 1, block)
+        first, final = self.blocks[block].place, self.blocks[last].place
+        place = _place_words(first, final)
+        return replace(
+            found,
+            before=self.text[max(start - CONTEXT_CHARS, self.starts[block]) : start],
+            span=self.text[start : min(end, start + MAX_SPAN_CHARS)],
+            after=self.text[
+                end : min(end + CONTEXT_CHARS, self.starts[last] + len(self.blocks[last].text))
+            ],
+            place=place,
+            link=place_link(self.url, first) if first is not None else self.url,
+        )
+
+
+def _place_words(first: Place | None, final: Place | None) -> str | None:
+    """Where a passage of a file lies: its block's place, or the places of the first and
+    last blocks it spans (``page 1, paragraph 2 to page 2, paragraph 1``)."""
+    if first is None:
+        return None
+    if final is None or final == first:
+        return first.label()
+    return f"{first.label()} to {final.label()}"
+
+
+def _readable(snapshot: Snapshot) -> str | _FileText | None:
+    """A stored page's decoded text, or a stored file's text as read (None when its reader
+    refuses it now)."""
+    if document_kind(snapshot.body, snapshot.content_type) is None:
+        return snapshot_text(snapshot)
+    try:
+        document = extract_document(snapshot)
+    except ValueError:  # a file whose reader refuses it now
+        return None
+    text = BLOCK_SEPARATOR.join(b.text for b in document.blocks)
+    return _FileText(document.url, document.blocks, block_starts(document.blocks), text)
 
 
 def _offsets(item: dict[str, Any]) -> tuple[int, int] | tuple[None, None]:

@@ -213,7 +213,8 @@ def trace_command(
     store: Store = None,
 ) -> None:
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
-    and the exact span of the stored page it came from, with its context; with --verify,
+    and the exact span of the stored page it came from, with its context (for a PDF or
+    Office file, its text as read, its page and a link to it); with --verify,
     each field graded again against the passages it cites (as ``verify_run``)."""
 
     def traced_and_checked(kept: AnyStore) -> tuple[RunTrace, RunCheck | None]:
@@ -243,8 +244,12 @@ def _traced(traced: RunTrace, checked: RunCheck | None) -> str:
             if span.span is None:
                 lines.append("    the page's snapshot is not in the store")
                 continue
-            lines.append(
-                f"    snapshot {span.snapshot_id} [{span.source_start}:{span.source_end}]:"
-            )
+            if span.place is not None or span.link is not None:
+                lines.append(f"    snapshot {span.snapshot_id}, {span.place or 'the file'}:")
+                lines.append(f"    {span.link}")
+            else:
+                lines.append(
+                    f"    snapshot {span.snapshot_id} [{span.source_start}:{span.source_end}]:"
+                )
             lines.append(f"    …{span.before}⟦{span.span}⟧{span.after}…")
     return "\n".join(lines)

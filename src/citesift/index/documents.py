@@ -11,10 +11,13 @@ from typing import Any
 
 from citesift.errors import InvalidArgument
 from citesift.index.texts import clean_text
-from citesift.model import Passage, Provenance, SourceDocument
+from citesift.model import Block, Passage, Provenance, SourceDocument
 from citesift.text.chunking import Chunk
 
 BLOCK_SEPARATOR = "\n\n"
+FILE_LEAD_CHARS = 40
+"""How much of a passage of a PDF or Office file is looked for in the block it starts in, to
+find where in that block it begins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,16 +109,36 @@ def _from_mapping(doc: Mapping[str, Any]) -> IngestDoc:
     )
 
 
-def _from_source(doc: SourceDocument) -> IngestDoc:
+def block_starts(blocks: Sequence[Block]) -> tuple[int, ...]:
+    """Where each block begins in a document's text as ingested (its blocks joined by
+    ``BLOCK_SEPARATOR``), the text that evidence of a PDF or Office file has offsets in."""
     starts, at = [], 0
-    for block in doc.blocks:
+    for block in blocks:
         starts.append(at)
         at += len(block.text) + len(BLOCK_SEPARATOR)
+    return tuple(starts)
+
+
+def file_span(
+    blocks: Sequence[Block], starts: Sequence[int], block: object, text: str
+) -> tuple[int, int]:
+    """The span, in the text as ingested, of a passage of a file: ``text`` (as kept) from
+    where it begins in block ``block`` (its start when it begins nowhere there, as after an
+    edit); ``0:0`` when ``block`` names none of ``blocks``."""
+    if type(block) is not int or not 0 <= block < len(blocks):
+        return 0, 0
+    begins = max(blocks[block].text.find(text[:FILE_LEAD_CHARS]), 0)
+    start = starts[block] + begins
+    return start, start + len(text)
+
+
+def _from_source(doc: SourceDocument) -> IngestDoc:
+    starts = block_starts(doc.blocks)
     content = BLOCK_SEPARATOR.join(b.text for b in doc.blocks)
     meta = {**doc.metadata, "publisher": doc.publisher, "language": doc.language}
     doc_id = doc.url or f"{doc.site}:{doc.key}"  # the URI names it, as a file's or a page's
     return IngestDoc(
-        doc_id, clean_text(content), json_copy(meta), doc, tuple(starts), clean_text(doc.title)
+        doc_id, clean_text(content), json_copy(meta), doc, starts, clean_text(doc.title)
     )
 
 

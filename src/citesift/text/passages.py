@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urldefrag
 
-from citesift.model import Block, Licence, Passage, SourceDocument
+from citesift.model import Block, Licence, Passage, Place, SourceDocument
 from citesift.text.addresses import wikipedia_history, wikipedia_revision
 from citesift.text.fragments import fragment_url, text_terms
 from citesift.text.occurrences import WordIndex
@@ -45,6 +45,13 @@ def citation_sources(document: SourceDocument, cut: Cut = sentence_spans) -> lis
         for index, block in enumerate(document.blocks)
         for start, end in _clamped(cut(block.text), len(block.text))
     ]
+
+
+def place_link(url: str, place: Place) -> str:
+    """A link to a place in a PDF or Office file: its page (``#page=N``, which PDF viewers
+    open at) or the file itself, as a text fragment means nothing there."""
+    address = urldefrag(url).url
+    return f"{address}#page={place.page}" if place.page is not None else address
 
 
 def _clamped(spans: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int]]:
@@ -85,8 +92,7 @@ def _link(document: SourceDocument, index: int, start: int, end: int, page: Word
     for a block of a file, its page (or the file)."""
     place = document.blocks[index].place
     if place is not None:
-        address = urldefrag(document.url).url
-        return f"{address}#page={place.page}" if place.page is not None else address
+        return place_link(document.url, place)
     sentence = document.blocks[index].text[start:end]
     if not page.repeats(text_terms(sentence)[0]):
         return fragment_url(document.url, sentence)

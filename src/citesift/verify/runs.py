@@ -15,7 +15,7 @@ from typing import Any, Literal
 from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document
 from citesift.index import Embedder
-from citesift.index.documents import BLOCK_SEPARATOR
+from citesift.index.documents import block_starts, file_span
 from citesift.index.embedders import CachedEmbedder
 from citesift.model import Block, Passage, Snapshot
 from citesift.store import AnyStore, SQLiteStore
@@ -33,9 +33,6 @@ FieldStatus = Literal["supported", "partially_supported", "not_supported", "sour
 LONG_VALUE_WORDS = 6
 """A text value of at least this many words is a statement of its own: it is checked as it
 is, without the field's name in front."""
-FILE_LEAD_CHARS = 40
-"""How much of a passage of a PDF or Office file is looked for in the block it starts in, to
-find where in that block it begins."""
 _NAME_PART = re.compile(r"[A-Za-z]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
@@ -225,7 +222,7 @@ class _SnapshotSentences:
 class _StoredPage:
     """A stored page's sentences, each with its span where evidence names spans: in the
     decoded page; in a PDF or Office file, whose blocks have no span there, in the file's
-    text as ingested (its blocks joined by ``BLOCK_SEPARATOR``) from the block the evidence
+    text as ingested (``block_starts``) from the block the evidence
     starts in."""
 
     passages: list[Passage]
@@ -237,11 +234,7 @@ class _StoredPage:
     def file_span(self, block: object, text: str) -> tuple[int, int]:
         """The span of a passage of the file: ``text`` (as kept) from where it begins in
         ``block`` (its start when it begins nowhere there, as after an edit)."""
-        if type(block) is not int or not 0 <= block < len(self.blocks):
-            return 0, 0
-        begins = max(self.blocks[block].text.find(text[:FILE_LEAD_CHARS]), 0)
-        start = self.starts[block] + begins
-        return start, start + len(text)
+        return file_span(self.blocks, self.starts, block, text)
 
 
 def _stored_page(snapshot: Snapshot) -> _StoredPage | None:
@@ -255,12 +248,9 @@ def _stored_page(snapshot: Snapshot) -> _StoredPage | None:
     if not in_file:
         spans = [(p.source_start, p.source_end) for p in passages]
         return _StoredPage(passages, spans, document.blocks, (), in_file)
-    starts, at = [], 0
-    for block in document.blocks:
-        starts.append(at)
-        at += len(block.text) + len(BLOCK_SEPARATOR)
+    starts = block_starts(document.blocks)
     spans = [(starts[p.block] + p.start, starts[p.block] + p.end) for p in passages]
-    return _StoredPage(passages, spans, document.blocks, tuple(starts), in_file)
+    return _StoredPage(passages, spans, document.blocks, starts, in_file)
 
 
 def _value_text(value: Any) -> str:
