@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from citesift import SQLiteStore, replay_run, research, verify_run
 from citesift.agent.trace import trace
 from citesift.cli import app
+from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
+from citesift.model import Block
 from local_site import serve_bytes
 from made_documents import pdf
 from openai_server import ScriptedServer, chat_reply, serve_openai
@@ -114,3 +116,14 @@ def test_trace_of_a_field_read_from_a_pdf_shows_its_text_and_page_not_the_files_
     assert plain.exit_code == 0, plain.output
     assert "It has 312 rooms on 12 floors." in plain.stdout and "page 2" in plain.stdout
     assert "/report#page=1" in plain.stdout and "%PDF" not in plain.stdout
+
+
+def test_a_file_passage_starting_near_a_block_s_end_is_placed_where_it_starts() -> None:
+    """A passage beginning with a block's short last sentence runs on into the next block
+    within its first few characters: it is found where it begins, not at the block's start."""
+    first = "The survey began in spring. It ended in May."
+    blocks = [Block(text, "paragraph", (), 0, 0) for text in (first, "The second block.")]
+    starts = block_starts(blocks)
+    evidence = "It ended in May." + BLOCK_SEPARATOR + "The second block."
+    assert file_span(blocks, starts, 0, evidence) == (28, 28 + len(evidence))
+    assert file_span(blocks, starts, 0, "Edited since.") == (0, 13)  # found nowhere: its start

@@ -175,11 +175,11 @@ def _place_words(first: Place | None, final: Place | None) -> str | None:
 def _readable(snapshot: Snapshot) -> str | _FileText | None:
     """A stored page's decoded text, or a stored file's text as read (None when its reader
     refuses it now)."""
-    if document_kind(snapshot.body, snapshot.content_type) is None:
-        return snapshot_text(snapshot)
     try:
+        if document_kind(snapshot.body, snapshot.content_type) is None:
+            return snapshot_text(snapshot)
         document = extract_document(snapshot)
-    except ValueError:  # a file whose reader refuses it now
+    except ValueError:  # a file whose reader refuses it now (a zip that is no Office file)
         return None
     text = BLOCK_SEPARATOR.join(b.text for b in document.blocks)
     return _FileText(document.url, document.blocks, block_starts(document.blocks), text)

@@ -127,7 +127,8 @@ def file_span(
     edit); ``0:0`` when ``block`` names none of ``blocks``."""
     if type(block) is not int or not 0 <= block < len(blocks):
         return 0, 0
-    begins = max(blocks[block].text.find(text[:FILE_LEAD_CHARS]), 0)
+    lead = text[:FILE_LEAD_CHARS].partition(BLOCK_SEPARATOR)[0]  # it may run into the next block
+    begins = max(blocks[block].text.find(lead), 0)
     start = starts[block] + begins
     return start, start + len(text)
 

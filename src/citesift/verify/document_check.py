@@ -128,6 +128,7 @@ def check_citations(
     for url, cited in _by_page(citations).items():
         cut_short = cut_short or _passed(ends)
         page = None if cut_short else run_sync(_read(reader, url, ends)) if url else UNDEFINED
+        passages = _passages(page)
         with SQLiteStore(":memory:") as vectors:  # the page is embedded once for all its citations
             remembering = CachedEmbedder(model, vectors)
             for n, index in enumerate(cited):
@@ -137,7 +138,7 @@ def check_citations(
                         citations[index], "source unavailable", 0.0, TIME_LIMIT_REACHED
                     )
                 else:
-                    graded[index] = _check(citations[index], page, judge, remembering)
+                    graded[index] = _check(citations[index], page, passages, judge, remembering)
                 if progress is not None:
                     progress(len(graded), len(citations))
     checks = [graded[index] for index in range(len(citations))]
@@ -216,12 +217,22 @@ async def _read_patiently(reader: Reader, url: str, ends: float | None) -> ReadO
     return outcome
 
 
+def _passages(page: Document | str | None) -> list[Passage]:
+    """The page's passages that hold text, cut once for all the citations of the page."""
+    if page is None or isinstance(page, str):
+        return []
+    return [p for p in citation_sources(page.document) if p.content.strip()]
+
+
 def _check(
-    citation: Citation, page: Document | str, judge: Judge | None, embedder: Embedder
+    citation: Citation,
+    page: Document | str,
+    passages: list[Passage],
+    judge: Judge | None,
+    embedder: Embedder,
 ) -> CitationCheck:
     if isinstance(page, str):
         return CitationCheck(citation, "source unavailable", 0.0, page)
-    passages = [p for p in citation_sources(page.document) if p.content.strip()]
     if not passages:
         return CitationCheck(citation, "source unavailable", 0.0, "the page holds no text")
     check = verify_read_far(
