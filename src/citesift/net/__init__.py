@@ -40,6 +40,9 @@ The public surface::
 - ``FetchPolicy.check(url)``: the address check fetch makes with a policy's resolver and
   rules, public so other callers (a browser, its proxy, a crawler) refuse the same addresses;
   ``check_target`` / ``address_refusal`` / ``system_resolver`` are its parts.
+- ``without_credentials(url)``: ``url`` without the user name and password it may hold.
+  The request never sends them, and every URL fetching records (a snapshot's ``url`` and
+  ``final_url``, redirect targets, the addresses an outcome names) is kept without them.
 - ``RobotsCache``: robots.txt per origin (RFC 9309: 4xx allows, 5xx/timeout disallows for now).
 - ``run_sync(call)``: a coroutine run to completion from sync code, in a running loop or not.
 - ``ManualClock``: a virtual clock for testing code that runs under a limiter.
@@ -52,6 +55,7 @@ from citesift.net.address import (
     address_refusal,
     check_target,
     system_resolver,
+    without_credentials,
 )
 from citesift.net.clock import Clock, ManualClock, SystemClock
 from citesift.net.decompress import DecompressError
@@ -94,4 +98,5 @@ __all__ = [
     "retry_after_ms",
     "run_sync",
     "system_resolver",
+    "without_credentials",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import re
 import socket
 import threading
 from collections.abc import Callable, Sequence
@@ -36,6 +37,7 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: any prefix length in it
 _COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible ::a.b.c.d
 _TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # RFC 2765 IPv4-translated
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:)?//[^/?#]*@")
 
 
 class AddressRefused(CitesiftError):
@@ -60,6 +62,13 @@ def system_resolver(host: str) -> list[str]:
     """The addresses the operating system resolves ``host`` to (TCP, any family)."""
     infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def without_credentials(url: str) -> str:
+    """``url`` without the user name and password its authority may hold
+    (``https://user:secret@host/a`` is ``https://host/a``): a fetch never sends them, so no
+    snapshot, result or report that records or shows the address keeps them either."""
+    return _USERINFO.sub(r"\1//", url, count=1)
 
 
 def parse_url(url: str) -> httpx.URL:

@@ -20,7 +20,7 @@ import httpx
 
 from citesift.encoding import sniff_charset
 from citesift.model import Skipped, Snapshot
-from citesift.net.address import Target
+from citesift.net.address import Target, without_credentials
 from citesift.net.decompress import ACCEPT_ENCODING, DecompressError, decoder_for
 from citesift.net.limiter import SourceLimiter
 from citesift.net.policy import FetchPolicy
@@ -146,7 +146,7 @@ def _redirect(url: httpx.URL, response: httpx.Response) -> Redirect | Skipped:
     if not location:
         return Skipped(response.status_code, "redirect without a location")
     try:
-        return Redirect(response.status_code, str(url.join(location)))
+        return Redirect(response.status_code, without_credentials(str(url.join(location))))
     except (httpx.InvalidURL, ValueError, UnicodeError):
         return Skipped(response.status_code, f"redirect to a malformed location {location!r}")
 

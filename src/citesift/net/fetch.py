@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
-from citesift.net.address import AddressRefused, Target, parse_url
+from citesift.net.address import AddressRefused, Target, parse_url, without_credentials
 from citesift.net.exchange import Redirect, deadline_passed, exchange
 from citesift.net.limiter import LimiterRefused, LimiterRegistry, OnSend, SourceLimiter
 from citesift.net.loops import run_sync
@@ -72,9 +72,14 @@ class Fetcher:
     ) -> FetchOutcome:
         """Fetch ``url`` under ``policy``; ``on_send`` runs before each request is sent.
 
+        The user name and password ``url`` may hold are never sent nor recorded: the outcome
+        names ``url`` and every address it was redirected to without them.
+
         ``on_send`` may raise ``LimiterRefused("caller")`` to refuse (any other exception it
         raises is read the same way): the answer is then ``Limited("caller")``, nothing sent.
         """
+        if isinstance(url, str):  # anything else is refused as no URL by the address check
+            url = without_credentials(url)
         outcome = await self._follow(url, policy, on_send)
         return replace(outcome, url=url) if isinstance(outcome, Snapshot) else outcome
 

@@ -26,7 +26,14 @@ from citesift.extract.document import extract_document, snapshot_text
 from citesift.extract.rules import Mode
 from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import FetchOutcome, Snapshot
-from citesift.net import ClientIdentity, Fetcher, Fetches, FetchPolicy, run_sync
+from citesift.net import (
+    ClientIdentity,
+    Fetcher,
+    Fetches,
+    FetchPolicy,
+    run_sync,
+    without_credentials,
+)
 from citesift.scrape import result as codes
 from citesift.scrape.browser import Browser, BrowserUnavailable, Rendered, RenderFailed
 from citesift.scrape.decision import RenderRecord, decide
@@ -80,6 +87,7 @@ async def scrape(
     """
     if not isinstance(url, str) or not is_web_url(url):
         raise invalid("url", url, "an http(s) URL with a host")
+    url = without_credentials(url)  # never sent, so neither looked up, stored nor shown
     if formats is not None:
         changes["formats"] = tuple(formats) if not isinstance(formats, str) else (formats,)
     chosen = (options or ScrapeOptions()).replace(**changes)

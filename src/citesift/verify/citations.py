@@ -23,6 +23,7 @@ from urllib.parse import urljoin
 
 from citesift.errors import invalid
 from citesift.extract import strip_tags
+from citesift.net import without_credentials
 from citesift.text import sentence_spans
 
 Kind = Literal["markdown", "html"]
@@ -36,8 +37,6 @@ LABEL_CHARS = 1_000
 _URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
 """An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
 _SCHEMES = ("http://", "https://")
-_CREDENTIALS = re.compile(r"^//[^/?#]*@")
-"""The user name and password of an address after its scheme, up to the host's last ``@``."""
 _FOOTNOTE = r"\[(\^[^\[\]\s]+)\]:"
 """A footnote's definition opening (GFM: a label holds no space nor bracket)."""
 _DEFINITION = re.compile(
@@ -343,7 +342,7 @@ def _web(url: str) -> str:
     one page cited both ways is one page) and without the user name and password it may
     hold, which a fetch never sends and a report or a stored page should not show."""
     scheme, colon, rest = url.partition(":")
-    return scheme.lower() + colon + _CREDENTIALS.sub("//", rest, count=1)
+    return without_credentials(scheme.lower() + colon + rest)
 
 
 def _plain_html(sentence: str) -> str:
