@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -280,16 +281,21 @@ def test_pages_are_read_as_served_when_a_lazy_browser_cannot_start(
         assert any(f"no browser executable at {missing}" in w for w in result.warnings)
 
 
+async def js_page(server: MisbehavingServer, browser: Browser, **options: Any) -> Any:
+    """The scrape of the page that JavaScript writes, through ``browser``."""
+    return await scrape(
+        server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
+        browser=browser, **options,
+    )  # fmt: skip
+
+
 def test_a_render_cancelled_while_a_lazy_browser_starts_leaves_one_browser_serving(
     server: MisbehavingServer, own_tmp: str
 ) -> None:
     page_route(server, "/js", JS_PAGE)
 
-    async def page(browser: Browser) -> Any:
-        return await scrape(
-            server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
-            browser=browser,
-        )  # fmt: skip
+    def page(browser: Browser) -> Coroutine[Any, Any, Any]:
+        return js_page(server, browser)
 
     async def cancel_one() -> tuple[Any, int, bool]:
         async with Browser(lazy=True) as browser:
@@ -318,11 +324,8 @@ def test_the_renderers_are_watched_only_while_a_page_renders(
 ) -> None:
     page_route(server, "/js", JS_PAGE)
 
-    async def page(browser: Browser) -> Any:
-        return await scrape(
-            server.url("/js"), ("text",), identity=TEST_IDENTITY, policy=loopback_policy(),
-            browser=browser, render="always", wait_for=1500,
-        )  # fmt: skip
+    def page(browser: Browser) -> Coroutine[Any, Any, Any]:
+        return js_page(server, browser, render="always", wait_for=1500)
 
     async def go() -> tuple[list[int], Any]:
         seen = []

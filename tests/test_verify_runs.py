@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from citesift import Embedder, MiniLMEmbedder, SQLiteStore, replay_run, research, verify_run
+from citesift import Answer, Embedder, MiniLMEmbedder, SQLiteStore, replay_run, research, verify_run
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.index.embedders import CachedEmbedder
@@ -54,18 +54,25 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
         ),
     ]
     store = SQLiteStore(tmp_path / "runs.db")
+    question = "When did the City Museum open, how many floors has it, who directs it?"
+    answer = scripted_run(store, question, museum, replies)
+    assert all(f.verified for f in answer.fields)
+    yield store, str(answer.run_id)
+    store.close()
+
+
+def scripted_run(store: SQLiteStore, question: str, url: str, replies: list[Any]) -> Answer:
+    """A finished run of ``question`` over ``url``, kept in ``store``, its model's turns
+    scripted by ``replies``."""
     api: ScriptedServer
     with serve_openai() as api:
         api.script("/v1/chat/completions", *replies)
         answer = research(
-            "When did the City Museum open, how many floors has it, who directs it?",
-            identity=TEST_IDENTITY, model="scripted", base_url=api.base_url, search="none",
-            urls=[museum], allow_private=True, fetcher=loopback_fetcher(), store=store,
+            question, identity=TEST_IDENTITY, model="scripted", base_url=api.base_url,
+            search="none", urls=[url], allow_private=True, fetcher=loopback_fetcher(), store=store,
         )  # fmt: skip
-    assert answer.status == "completed" and answer.run_id is not None
-    assert all(f.verified for f in answer.fields)
-    yield store, answer.run_id
-    store.close()
+    assert answer.status == "completed" and answer.run_id is not None, answer
+    return answer
 
 
 def edit_answer(store: SQLiteStore, run_id: str, change: Any) -> None:

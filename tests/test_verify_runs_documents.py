@@ -11,17 +11,17 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from citesift import SQLiteStore, replay_run, research, verify_run
+from citesift import SQLiteStore, replay_run, verify_run
 from citesift.agent.trace import trace
 from citesift.cli import app
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
 from citesift.model import Block
 from local_site import serve_bytes
 from made_documents import pdf
-from openai_server import ScriptedServer, chat_reply, serve_openai
-from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher
+from openai_server import chat_reply
+from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
-from test_verify_runs import edit_answer, set_value
+from test_verify_runs import edit_answer, scripted_run, set_value
 
 pytestmark = pytest.mark.timeout(120)
 REPORT = pdf(
@@ -51,16 +51,8 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
         ),
     ]
     store = SQLiteStore(tmp_path / "runs.db")
-    api: ScriptedServer
-    with serve_openai() as api:
-        api.script("/v1/chat/completions", *replies)
-        answer = research(
-            "When did the City Museum open and how many floors has it?",
-            identity=TEST_IDENTITY, model="scripted", base_url=api.base_url, search="none",
-            urls=[report], allow_private=True, fetcher=loopback_fetcher(), store=store,
-        )  # fmt: skip
-    assert answer.status == "completed" and answer.run_id is not None, answer
-    yield store, answer.run_id
+    question = "When did the City Museum open and how many floors has it?"
+    yield store, str(scripted_run(store, question, report, replies).run_id)
     store.close()
 
 
