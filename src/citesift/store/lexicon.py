@@ -65,7 +65,7 @@ MIGRATIONS = [
     # Thai, Lao, Burmese and Khmer character pairs: the kept index is built again.
     ";\n".join(_FORGET),
     # The version of the tokenizer rules the kept index is made by: those of the step above.
-    "INSERT INTO bm25_state (name, value) VALUES ('tokenizer', 2);",
+    "INSERT OR IGNORE INTO bm25_state (name, value) VALUES ('tokenizer', 2);",
 ]
 _ARRAYS = ("<i4", "<i8", "<i4", "<f4")
 """The types of a segment's terms, starts, rows and tf, as kept."""
