@@ -188,6 +188,18 @@ def test_include_and_exclude_patterns_search_the_path_not_the_query(
         assert paths(run(server, store, include_paths=["from=/list"]), server) == ["/"]
 
 
+def backtracking_crawl(server: MisbehavingServer, tmp_path: Path, **options: Any) -> Any:
+    """The crawl from ``/`` held to a pattern that backtracks without end on ``/aaa…!``,
+    one page at a time, and the seconds it took."""
+    with SQLiteStore(tmp_path / "s.db") as store:
+        started = time.monotonic()
+        ended = crawl(
+            server.url("/"), policy=loopback_policy(), store=store, fetcher=loopback_fetcher(),
+            include_paths=["^/(a|a)*$"], concurrency=1, **options,
+        )  # fmt: skip
+        return ended, time.monotonic() - started
+
+
 def test_a_link_a_pattern_cannot_decide_in_time_is_not_followed_and_the_crawl_goes_on(
     server: MisbehavingServer, tmp_path: Path
 ) -> None:
@@ -196,18 +208,8 @@ def test_a_link_a_pattern_cannot_decide_in_time_is_not_followed_and_the_crawl_go
     serve_page(server, trap, page("Trap", []))
     serve_page(server, "/aaa", page("Aaa", []))
     seen: list[dict[str, Any]] = []
-    with SQLiteStore(tmp_path / "s.db") as store:
-        started = time.monotonic()
-        ended = crawl(
-            server.url("/"),
-            policy=loopback_policy(),
-            store=store,
-            fetcher=loopback_fetcher(),
-            on_result=seen.append,
-            include_paths=["^/(a|a)*$"],
-            concurrency=1,
-        )
-        assert time.monotonic() - started < 20
+    ended, seconds = backtracking_crawl(server, tmp_path, on_result=seen.append)
+    assert seconds < 20
     assert paths(seen, server) == ["/", "/aaa"]
     assert ended.warnings == (UNDECIDED,)
 
@@ -217,17 +219,8 @@ def test_a_pattern_that_keeps_running_out_of_time_stops_stalling_the_crawl(
 ) -> None:
     traps = [f"/{'a' * 40}!{n}" for n in range(300)]  # 50 ms each: 15 s of stalling in all
     serve_page(server, "/", page("Home", traps))
-    with SQLiteStore(tmp_path / "s.db") as store:
-        started = time.monotonic()
-        ended = crawl(
-            server.url("/"),
-            policy=loopback_policy(),
-            store=store,
-            fetcher=loopback_fetcher(),
-            include_paths=["^/(a|a)*$"],
-            concurrency=1,
-        )
-        assert time.monotonic() - started < 8  # the run's 2 s of stalling, not 15 s
+    ended, seconds = backtracking_crawl(server, tmp_path)
+    assert seconds < 8  # the run's 2 s of stalling, not 15 s
     assert ended.warnings == (UNDECIDED,)
 
 

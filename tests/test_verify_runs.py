@@ -41,29 +41,22 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
     """A finished run kept in a store: the model reads the museum's page, then answers."""
     serve_page(server, "/museum", MUSEUM)
     museum = server.url("/museum")
-    replies = [
-        chat_reply(json.dumps({"action": "scrape", "urls": [museum], "query": "museum"})),
-        chat_reply(
-            json.dumps(
-                {
-                    "action": "finish",
-                    "data": DATA,
-                    "sources": {key: ["E1"] for key in ("/opened", "/floors", "/director")},
-                }
-            )
-        ),
-    ]
     store = SQLiteStore(tmp_path / "runs.db")
     question = "When did the City Museum open, how many floors has it, who directs it?"
-    answer = scripted_run(store, question, museum, replies)
+    answer = scripted_run(store, question, museum, DATA)
     assert all(f.verified for f in answer.fields)
     yield store, str(answer.run_id)
     store.close()
 
 
-def scripted_run(store: SQLiteStore, question: str, url: str, replies: list[Any]) -> Answer:
-    """A finished run of ``question`` over ``url``, kept in ``store``, its model's turns
-    scripted by ``replies``."""
+def scripted_run(store: SQLiteStore, question: str, url: str, data: dict[str, Any]) -> Answer:
+    """A finished run of ``question``, kept in ``store``: the scripted model reads ``url``,
+    then answers ``data``, each field citing what it read."""
+    sources = {f"/{key}": ["E1"] for key in data}
+    replies = [
+        chat_reply(json.dumps({"action": "scrape", "urls": [url], "query": question})),
+        chat_reply(json.dumps({"action": "finish", "data": data, "sources": sources})),
+    ]
     api: ScriptedServer
     with serve_openai() as api:
         api.script("/v1/chat/completions", *replies)

@@ -3,7 +3,6 @@ the answer, ``replay_run`` against the stored PDF, offline, its sentences linked
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
 from citesift.model import Block
 from local_site import serve_bytes
 from made_documents import pdf
-from openai_server import chat_reply
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
 from test_verify_runs import edit_answer, scripted_run, set_value
@@ -38,21 +36,9 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
     """A finished run kept in a store: the model reads the museum's PDF report, then answers."""
     serve_bytes(server, "/report", REPORT, "application/pdf")
     report = server.url("/report")
-    replies = [
-        chat_reply(json.dumps({"action": "scrape", "urls": [report], "query": "museum floors"})),
-        chat_reply(
-            json.dumps(
-                {
-                    "action": "finish",
-                    "data": DATA,
-                    "sources": {"/opened": ["E1"], "/floors": ["E1"]},
-                }
-            )
-        ),
-    ]
     store = SQLiteStore(tmp_path / "runs.db")
     question = "When did the City Museum open and how many floors has it?"
-    yield store, str(scripted_run(store, question, report, replies).run_id)
+    yield store, str(scripted_run(store, question, report, DATA).run_id)
     store.close()
 
 
