@@ -97,7 +97,7 @@ def test_each_field_of_a_run_is_supported_by_the_sentence_it_came_from(
         assert fields["/floors"].claim == "floors: 12"
         (sentence,) = fields["/floors"].supporting
         assert sentence.text == "It has 312 rooms on 12 floors." and sentence.evidence_id == "E1"
-        assert "#:~:text=" in sentence.fragment_url
+        assert "#:~:text=" in sentence.fragment_url and sentence.place is None  # a web page
         assert [s.text for s in fields["/opened"].supporting] == ["The City Museum opened in 1998."]
         assert all(f.status == "supported" and f.score > 0.5 for f in fields.values())
     assert replay_run(store, run_id, embedder=minilm).from_snapshots
@@ -183,6 +183,8 @@ def test_trace_verify_and_replay_on_the_command_line(stored: tuple[SQLiteStore, 
     replayed = CliRunner().invoke(app, ["replay", run_id, *where])
     assert replayed.exit_code == 0, replayed.output
     assert "Every field is supported." in replayed.stdout
+    for shown in (traced, replayed):  # a sentence of a web page is linked by its text
+        assert "#:~:text=" in shown.stdout and "#page=" not in shown.stdout
     edit_answer(store, run_id, set_value("/floors", 14))
     flagged = CliRunner().invoke(app, ["replay", run_id, "--format", "json", *where])
     assert flagged.exit_code == 1
@@ -193,3 +195,28 @@ def test_trace_verify_and_replay_on_the_command_line(stored: tuple[SQLiteStore, 
     assert [f["status"] for f in verification["fields"]][1] != "supported"
     missing = CliRunner().invoke(app, ["replay", "ffffffffffffffff", *where])
     assert missing.exit_code == 1 and "a stored run" in missing.stderr
+
+
+def test_a_run_kept_before_evidence_had_places_still_traces(
+    stored: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = stored
+    kept = json.loads(
+        CliRunner()
+        .invoke(app, ["trace", run_id, "--format", "json", "--store", str(store.path)])
+        .stdout
+    )
+
+    def as_kept_before(answer: dict[str, Any]) -> None:
+        for item in answer["evidence"]:
+            assert item.pop("places") == []  # a web page's evidence has none
+        answer["evidence"][0]["places"] = [{"start": "0", "place": "page 2"}]  # nor this
+
+    edit_answer(store, run_id, as_kept_before)
+    shown = CliRunner().invoke(
+        app, ["trace", run_id, "--verify", "--format", "json", "--store", str(store.path)]
+    )
+    assert shown.exit_code == 0, shown.output
+    body = json.loads(shown.stdout)
+    assert body["fields"] == kept["fields"]
+    assert {f["status"] for f in body["verification"]["fields"]} == {"supported"}

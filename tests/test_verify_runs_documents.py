@@ -1,8 +1,11 @@
 """A research run that read a PDF, graded again: ``verify_run`` against the passages kept in
-the answer, ``replay_run`` against the stored PDF, offline, its sentences linked by page."""
+the answer, ``replay_run`` against the stored PDF, offline, its sentences linked by page. The
+evidence keeps its place in the file, so ``trace`` names the page even when the file is gone,
+and a run kept before evidence had places still traces."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,7 @@ from citesift import SQLiteStore, replay_run, verify_run
 from citesift.agent.trace import trace
 from citesift.cli import app
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
-from citesift.model import Block
+from citesift.model import Block, Place
 from local_site import serve_bytes
 from made_documents import pdf
 from servers import MisbehavingServer
@@ -29,6 +32,24 @@ REPORT = pdf(
     ]
 )
 DATA = {"opened": 1998, "floors": 12}
+PAGED = pdf(
+    [
+        "Annual report of the parks and gardens\n"
+        "The rose garden was replanted with four hundred bushes.\n"
+        "Its old pond was dredged and lined with clay in March.\n"
+        "Two new paths now cross the meadow from the north gate.\n"
+        "The gardeners planted oaks, limes and beeches along them.\n"
+        "A hundred benches were mended and painted green again.\n"
+        "The glasshouse grew ferns and orchids for the summer show.\n"
+        "Its heating was renewed so the palms survive the winter.\n"
+        "The park cafe served tea by the lake from April to October.\n"
+        "Its hedges were cut back by hand.\n"
+        "Volunteers kept the lawns, paths and ponds open all season.",
+        "The City Museum opened in 1998.\nIt has 312 rooms on 12 floors.",
+    ]
+)
+"""A report whose first page fills a passage of its own: the museum's facts, on page 2, are
+a passage of their own, which begins there."""
 
 
 @pytest.fixture
@@ -42,6 +63,21 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
     store.close()
 
 
+@pytest.fixture
+def paged(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteStore, str]]:
+    """A finished run citing the passage on page 2 of a report, kept in a store."""
+    serve_bytes(server, "/paged", PAGED, "application/pdf")
+    store = SQLiteStore(tmp_path / "runs.db")
+    question = "When did the City Museum open and how many floors has it?"
+    answer = scripted_run(store, question, server.url("/paged"), DATA)
+    cited = answer.evidence[0]
+    assert cited.place == Place(page=2, paragraph=1), cited
+    assert cited.link().endswith("/paged#page=2")
+    assert any(e.place == Place(page=1, paragraph=1) for e in answer.evidence[1:])
+    yield store, str(answer.run_id)
+    store.close()
+
+
 def test_a_run_that_read_a_pdf_is_graded_again_and_replayed_from_it(
     stored: tuple[SQLiteStore, str],
 ) -> None:
@@ -52,8 +88,9 @@ def test_a_run_that_read_a_pdf_is_graded_again_and_replayed_from_it(
         floors = next(f for f in checked.fields if f.pointer == "/floors")
         (sentence,) = floors.supporting
         assert sentence.text == "It has 312 rooms on 12 floors."
-    replayed = replay_run(store, run_id, embedder=HashEmbedder()).fields[1].supporting[0]
-    assert replayed.fragment_url.endswith("/report#page=2")  # a text fragment means nothing there
+        # the passage kept begins on page 1; this sentence of it is on page 2
+        assert sentence.place == Place(page=2, paragraph=1), sentence
+        assert sentence.fragment_url.endswith("/report#page=2")  # no text fragment in a PDF
 
 
 def test_a_value_altered_after_a_run_that_read_a_pdf_is_flagged_on_replay(
@@ -105,3 +142,60 @@ def test_a_file_passage_starting_near_a_block_s_end_is_placed_where_it_starts() 
     evidence = "It ended in May." + BLOCK_SEPARATOR + "The second block."
     assert file_span(blocks, starts, 0, evidence) == (28, 28 + len(evidence))
     assert file_span(blocks, starts, 0, "Edited since.") == (0, 13)  # found nowhere: its start
+
+
+def test_a_run_citing_page_2_of_a_pdf_is_traced_verified_and_replayed_at_page_2(
+    paged: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = paged
+    where = ["--store", str(store.path)]
+    (span,) = trace(store, run_id, "/floors").fields[0].evidence
+    assert span.place == "page 2, paragraph 1" and span.link is not None
+    assert span.link.endswith("/paged#page=2")
+    for command in (["trace", run_id, "--verify"], ["replay", run_id]):
+        shown = CliRunner().invoke(app, [*command, *where])
+        assert shown.exit_code == 0, shown.output
+        assert "[E1] It has 312 rooms on 12 floors." in shown.stdout
+        assert "/paged#page=2 (page 2, paragraph 1)" in shown.stdout, shown.stdout
+        assert "#:~:text=" not in shown.stdout and "#page=1" not in shown.stdout
+    as_json = CliRunner().invoke(app, ["trace", run_id, "--verify", "--format", "json", *where])
+    body = json.loads(as_json.stdout)
+    traced = body["fields"][1]["evidence"][0]
+    assert traced["place"] == "page 2, paragraph 1" and traced["link"].endswith("#page=2")
+    (sentence,) = body["verification"]["fields"][1]["supporting"]
+    assert sentence["place"] == {**dict.fromkeys(["slide", "sheet", "row", "column"]),
+                                 "page": 2, "paragraph": 1}  # fmt: skip
+    assert sentence["fragment_url"].endswith("/paged#page=2")
+
+
+def test_trace_names_the_page_a_run_kept_when_its_file_is_no_longer_stored(
+    paged: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = paged
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM snapshots")
+    (span,) = trace(store, run_id, "/floors").fields[0].evidence
+    assert span.span is None and span.place == "page 2, paragraph 1"
+    assert span.link is not None and span.link.endswith("/paged#page=2")
+    shown = CliRunner().invoke(app, ["trace", run_id, "/floors", "--store", str(store.path)])
+    assert "not in the store" in shown.stdout
+    assert "page 2, paragraph 1: " in shown.stdout and "/paged#page=2" in shown.stdout
+
+
+def test_a_run_kept_before_evidence_had_places_still_traces_and_verifies(
+    paged: tuple[SQLiteStore, str],
+) -> None:
+    store, run_id = paged
+
+    def as_kept_before(answer: dict[str, Any]) -> None:
+        for item in answer["evidence"]:
+            del item["places"]
+
+    edit_answer(store, run_id, as_kept_before)
+    (span,) = trace(store, run_id, "/floors").fields[0].evidence  # the stored file names it
+    assert span.place == "page 2, paragraph 1" and span.link is not None
+    shown = CliRunner().invoke(app, ["trace", run_id, "--verify", "--store", str(store.path)])
+    assert shown.exit_code == 0, shown.output
+    assert "now: supported" in shown.stdout and "It has 312 rooms on 12 floors." in shown.stdout
+    (floors,) = verify_run(store, run_id, "/floors", embedder=HashEmbedder()).fields
+    assert floors.status == "supported" and floors.supporting[0].place is None

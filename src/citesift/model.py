@@ -84,6 +84,15 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class TextPlace:
+    """Where part of a passage read from a PDF or Office file lies: its text from position
+    ``start`` on comes from the block at ``place`` (until the next ``TextPlace``)."""
+
+    start: int
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
 class Block:
     """One unit of readable text with its place in the decoded source.
 

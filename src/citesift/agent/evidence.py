@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 
 from citesift.index import bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
-from citesift.model import Block, Licence, Match, SourceDocument
+from citesift.model import Block, Licence, Match, Place, SourceDocument, TextPlace
 from citesift.store import SQLiteStore
+from citesift.text.places import link_to, places_in
 
 PASSAGE_CHARS = 600
 """The size of a passage shown as evidence: a few sentences, enough to carry a value and its
@@ -26,7 +27,10 @@ class Evidence:
     """One passage the model may cite: ``id`` (``E1``…), where it came from (``url``,
     ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
     in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
-    ``kind`` says what it is: a page ``passage``, a ``search result`` or an ``extract``."""
+    ``kind`` says what it is: a page ``passage``, a ``search result`` or an ``extract``.
+    Evidence from a PDF or Office file, where a span of the source means nothing, has
+    ``places``: where in ``text`` each block it spans begins, and that block's page, slide
+    or sheet (none for a web page)."""
 
     id: str
     url: str
@@ -38,6 +42,17 @@ class Evidence:
     block: int | None = None
     source_start: int | None = None
     source_end: int | None = None
+    places: tuple[TextPlace, ...] = ()
+
+    @property
+    def place(self) -> Place | None:
+        """Where the evidence begins in its file (None for a web page)."""
+        return self.places[0].place if self.places else None
+
+    def link(self) -> str:
+        """A link to the evidence: the page of a file it begins on (``#page=N``), or a text
+        fragment of it in a web page."""
+        return link_to(self.url, self.text, self.place)
 
     def block_text(self) -> str:
         """How the evidence is shown to the model."""
@@ -72,7 +87,8 @@ class EvidenceLog:
         self._rag.ingest(documents)
         found: list[Evidence] = []
         for document in documents:
-            wanted = {"document_id": as_ingest_doc(document).id}
+            ingested = as_ingest_doc(document)
+            wanted = {"document_id": ingested.id}
             for match in self._rag.search(query, top_k=per_page, filter=wanted):
                 where = match.provenance
                 if where is None:
@@ -89,6 +105,7 @@ class EvidenceLog:
                         where.block,
                         where.source_start,
                         where.source_end,
+                        places_in(document.blocks, ingested.block_starts, where.start, where.end),
                     )
                 )
                 if item is not None:
@@ -103,20 +120,22 @@ class EvidenceLog:
         if not runs:
             return None
         texts = [_run_text(document.blocks, first, last) for first, last in runs]
-        best = best_first(texts, intent)[0]
+        best = best_first([text for text, _ in texts], intent)[0]
         first, last = runs[best]
+        text, places = texts[best]
         return self.add(
             Evidence(
                 "",
                 document.url,
                 "extract",
-                texts[best][:EXTRACT_CHARS],
+                text[:EXTRACT_CHARS],
                 document.title,
                 document.licence,
                 document.snapshot_id,
                 first,
                 document.blocks[first].source_start,
                 document.blocks[last].source_end,
+                tuple(p for p in places if p.start < EXTRACT_CHARS),
             )
         )
 
@@ -157,8 +176,16 @@ def _listed_runs(blocks: Sequence[Block]) -> list[tuple[int, int]]:
     return runs
 
 
-def _run_text(blocks: Sequence[Block], first: int, last: int) -> str:
-    """A run's items one a line, under the section path it sits in."""
+def _run_text(blocks: Sequence[Block], first: int, last: int) -> tuple[str, list[TextPlace]]:
+    """A run's items one a line, under the section path it sits in, and the place of each
+    item read from a file (where its line begins)."""
     section = " > ".join(blocks[first].section)
-    items = "\n".join(f"- {b.text}" for b in blocks[first : last + 1])
-    return f"{section}\n{items}" if section else items
+    lines = [section] if section else []
+    places: list[TextPlace] = []
+    at = len(section) + 1 if section else 0
+    for block in blocks[first : last + 1]:
+        if block.place is not None:
+            places.append(TextPlace(at, block.place))
+        lines.append(f"- {block.text}")
+        at += len(lines[-1]) + 1
+    return "\n".join(lines), places

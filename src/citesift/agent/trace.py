@@ -11,11 +11,12 @@ from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document, snapshot_text
 from citesift.extract.sniff import document_kind
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
-from citesift.model import Block, Place, Snapshot
+from citesift.model import Block, Snapshot
 from citesift.store import AnyStore
 from citesift.store.runs import cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
 from citesift.text.passages import place_link
+from citesift.text.places import place_words, stored_places
 
 CONTEXT_CHARS = 200
 """How much of the snapshot is shown on each side of a span."""
@@ -30,7 +31,7 @@ class SpanTrace:
     ``after`` it. The snapshot fields are None when the page was not kept. Evidence of a
     PDF or Office file is shown in the file's text as read (the block or blocks it lies in,
     never its bytes), with its ``place`` (``page 2, paragraph 1``) and a ``link`` to the
-    page it begins on."""
+    page it begins on, both as the run kept them when the file itself is not kept."""
 
     id: str
     url: str
@@ -87,9 +88,10 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
 
     def traced(item: dict[str, Any]) -> SpanTrace:
         kept = item.get("snapshot_id")
+        (start, end), (place, link) = _offsets(item), _kept_place(item)
         found = SpanTrace(
             item["id"], _text(item.get("url")), _text(item.get("kind")), _text(item.get("text")),
-            kept if isinstance(kept, str) else None, *_offsets(item),
+            kept if isinstance(kept, str) else None, start, end, place=place, link=link,
         )  # fmt: skip
         if found.snapshot_id is None or found.source_start is None or found.source_end is None:
             return found
@@ -105,12 +107,12 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
         if isinstance(source, _FileText):
             return source.traced(found, item.get("block"))
         start, end = found.source_start, found.source_end
-        return SpanTrace(
-            found.id, found.url, found.kind, found.text, found.snapshot_id, start, end,
-            source[max(start - CONTEXT_CHARS, 0) : start],
-            source[start : min(end, start + MAX_SPAN_CHARS)],
-            source[end : end + CONTEXT_CHARS],
-        )  # fmt: skip
+        return replace(
+            found,
+            before=source[max(start - CONTEXT_CHARS, 0) : start],
+            span=source[start : min(end, start + MAX_SPAN_CHARS)],
+            after=source[end : end + CONTEXT_CHARS],
+        )
 
     return RunTrace(
         run.id,
@@ -149,7 +151,7 @@ class _FileText:
         end = min(end, len(self.text))
         last = max(bisect.bisect_right(self.starts, max(end - 1, start)) - 1, block)
         first, final = self.blocks[block].place, self.blocks[last].place
-        place = _place_words(first, final)
+        place = place_words(first, final)
         return replace(
             found,
             before=self.text[max(start - CONTEXT_CHARS, self.starts[block]) : start],
@@ -162,14 +164,14 @@ class _FileText:
         )
 
 
-def _place_words(first: Place | None, final: Place | None) -> str | None:
-    """Where a passage of a file lies: its block's place, or the places of the first and
-    last blocks it spans (``page 1, paragraph 2 to page 2, paragraph 1``)."""
-    if first is None:
-        return None
-    if final is None or final == first:
-        return first.label()
-    return f"{first.label()} to {final.label()}"
+def _kept_place(item: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Where a stored piece of evidence of a file lies, in words, and a link to the page it
+    begins on, as the run kept them (None for a web page, or a run kept without them)."""
+    places = stored_places(item.get("places"))
+    if not places:
+        return None, None
+    first, final = places[0].place, places[-1].place
+    return place_words(first, final), place_link(_text(item.get("url")), first)
 
 
 def _readable(snapshot: Snapshot) -> str | _FileText | None:

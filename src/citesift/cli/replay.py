@@ -74,7 +74,8 @@ def graded(grade: Grader, store: AnyStore, run: str, pointer: str | None) -> Run
 
 def field_lines(check: FieldCheck) -> list[str]:
     """A field's verdict, for people: the claim checked, the label, score and reason, each
-    supporting sentence with its link, and a flag when the run had called it verified."""
+    supporting sentence with its link (and its place in a file), and a flag when the run had
+    called it verified."""
     was = " — the run had marked it verified" if check.verified and check.flagged else ""
     lines = [
         f"  now: {check.status} (score {check.score:.2f}){was}",
@@ -83,5 +84,6 @@ def field_lines(check: FieldCheck) -> list[str]:
     ]
     for sentence in check.supporting:
         lines.append(f"    [{sentence.evidence_id}] {' '.join(sentence.text.split())}")
-        lines.append(f"      {sentence.fragment_url}")
+        where = f" ({sentence.place.label()})" if sentence.place is not None else ""
+        lines.append(f"      {sentence.fragment_url}{where}")
     return lines

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from citesift.agent.evidence import Evidence
 from citesift.agent.research import aresearch
 from citesift.agent.run import Answer
 from citesift.agent.trace import RunTrace, trace
@@ -30,7 +31,6 @@ from citesift.cli.replay import Pointer, RunId, field_lines, graded, on_store
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.store import AnyStore
-from citesift.text.fragments import fragment_url
 from citesift.verify.runs import RunCheck, verify_run
 
 Report = Annotated[
@@ -190,7 +190,7 @@ def _report(answer: Answer) -> str:
     for field in answer.fields:
         mark = "" if field.verified else "  (unverified)"
         cited = [evidence[i] for i in field.evidence_ids if i in evidence]
-        links = ", ".join(f"{e.id} {fragment_url(e.url, e.text)}" for e in cited) or "none"
+        links = ", ".join(_evidence_link(e) for e in cited) or "none"
         lines.append(f"  {field.pointer or '/'}: {links}{mark}")
     if not answer.fields:
         lines.append("  none")
@@ -200,6 +200,12 @@ def _report(answer: Answer) -> str:
         lines += ["", f"Message: {answer.message}"]
     lines += ["", f"Status: {answer.status} ({answer.stop_reason})", f"Run: {answer.run_id}"]
     return "\n".join(lines)
+
+
+def _evidence_link(evidence: Evidence) -> str:
+    """A piece of evidence as a source line names it: its id, link and place in a file."""
+    where = f" ({evidence.place.label()})" if evidence.place is not None else ""
+    return f"{evidence.id} {evidence.link()}{where}"
 
 
 @app.command("trace")
@@ -243,6 +249,8 @@ def _traced(traced: RunTrace, checked: RunCheck | None) -> str:
             lines.append(f"    passage: {' '.join(span.text.split())}")
             if span.span is None:
                 lines.append("    the page's snapshot is not in the store")
+                if span.place is not None:
+                    lines.append(f"    {span.place}: {span.link}")
                 continue
             if span.place is not None or span.link is not None:
                 lines.append(f"    snapshot {span.snapshot_id}, {span.place or 'the file'}:")

@@ -1,8 +1,8 @@
 """A stored research run graded again: each field of its answer, as a claim, against the
 sentences of the evidence it cites. ``verify_run`` reads the passages kept in the answer;
 ``replay_run`` reads them again from the stored snapshots, so a value or passage changed
-after the run (or a page that was never kept) shows, all without the network. A stored PDF
-or Office file is read again as it was read in the run, its sentences linked by page."""
+after the run (or a page that was never kept) shows, all without the network. A sentence
+of a PDF or Office file, read again or as kept, is linked by its page and names its place."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from citesift.extract.document import extract_document
 from citesift.index import Embedder
 from citesift.index.documents import block_starts, file_span
 from citesift.index.embedders import CachedEmbedder
-from citesift.model import Block, Passage, Snapshot
+from citesift.model import Block, Passage, Place, Snapshot
 from citesift.store import AnyStore, SQLiteStore
 from citesift.store.location import is_postgres_url
 from citesift.store.runs import StoredRun, cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
-from citesift.text.fragments import fragment_url
+from citesift.text.places import link_to, place_at, stored_places
 from citesift.text.sentences import sentence_spans
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
@@ -39,12 +39,15 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """One sentence of cited evidence: the evidence id, its URL and a text-fragment link."""
+    """One sentence of cited evidence: the evidence id, its URL and a link to it: a text
+    fragment in a web page; in a PDF or Office file, its page (``#page=N``), with its
+    ``place`` there (None in a web page, or in evidence kept without its place)."""
 
     evidence_id: str
     text: str
     url: str
     fragment_url: str
+    place: Place | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,12 +178,14 @@ def _check(
 
 
 def _kept(item: Mapping[str, Any]) -> list[Sentence]:
-    """The sentences of a passage as kept in the answer."""
+    """The sentences of a passage as kept in the answer, each at its place in a file."""
     text, url, item_id = str(item.get("text") or ""), str(item.get("url") or ""), item["id"]
-    return [
-        Sentence(item_id, text[a:b], url, fragment_url(url, text[a:b]))
-        for a, b in sentence_spans(text)
-    ]
+    places = stored_places(item.get("places"))
+    sentences = []
+    for a, b in sentence_spans(text):
+        place = place_at(places, a)
+        sentences.append(Sentence(item_id, text[a:b], url, link_to(url, text[a:b], place), place))
+    return sentences
 
 
 class _SnapshotSentences:
@@ -212,7 +217,7 @@ class _SnapshotSentences:
         if page.in_file:
             start, end = page.file_span(item.get("block"), str(item.get("text") or ""))
         return [
-            Sentence(item["id"], p.content.strip(), p.url, p.fragment_url)
+            Sentence(item["id"], p.content.strip(), p.url, p.fragment_url, p.place)
             for p, (a, b) in zip(page.passages, page.spans, strict=True)
             if a < end and b > start and p.content.strip()
         ]

@@ -1,0 +1,87 @@
+"""The places of a passage read from a PDF or Office file: where each block it spans begins
+in its text and that block's page, slide or sheet, so each of its sentences can be linked to
+its own page. Places kept as JSON are read back leniently: a run stored before places were
+kept (or edited by hand) has none, and its passages are linked by their text."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Any
+
+from citesift.model import Block, Place, TextPlace
+from citesift.text.fragments import fragment_url
+from citesift.text.passages import place_link
+
+_NUMBERED = ("page", "slide", "paragraph", "row", "column")
+"""The fields of a ``Place`` that are numbers (its ``sheet`` is a name)."""
+
+
+def places_in(
+    blocks: Sequence[Block], starts: Sequence[int], start: int, end: int
+) -> tuple[TextPlace, ...]:
+    """The places of ``text[start:end]``, ``text`` being the blocks joined as ingested (block
+    ``i`` beginning at ``starts[i]``): each block it spans that has a place, from where that
+    block begins in the passage (the first from 0)."""
+    if not blocks or end <= start:
+        return ()
+    first = max(bisect.bisect_right(starts, start) - 1, 0)
+    last = max(bisect.bisect_left(starts, end) - 1, first)
+    return tuple(
+        TextPlace(max(starts[i] - start, 0), place)
+        for i in range(first, last + 1)
+        if (place := blocks[i].place) is not None
+    )
+
+
+def place_at(places: Sequence[TextPlace], pos: int) -> Place | None:
+    """The place of position ``pos`` of a passage's text (None when it has no places)."""
+    found = places[0].place if places else None
+    for item in places:
+        if item.start > pos:
+            break
+        found = item.place
+    return found
+
+
+def place_words(first: Place | None, final: Place | None) -> str | None:
+    """Where a passage of a file lies: its block's place, or the places of the first and
+    last blocks it spans (``page 1, paragraph 2 to page 2, paragraph 1``)."""
+    if first is None:
+        return None
+    if final is None or final == first:
+        return first.label()
+    return f"{first.label()} to {final.label()}"
+
+
+def link_to(url: str, text: str, place: Place | None) -> str:
+    """A link to ``text`` of ``url``: its page in a file (``#page=N``), a text fragment in a
+    web page (a PDF viewer follows no text fragment)."""
+    return place_link(url, place) if place is not None else fragment_url(url, text)
+
+
+def stored_places(value: object) -> tuple[TextPlace, ...]:
+    """Places as JSON keeps them (``[{"start": 0, "place": {"page": 2, ...}}]``), in order;
+    an item that is not one is left out, and a value that is no list gives none."""
+    if not isinstance(value, list):
+        return ()
+    found: list[TextPlace] = []
+    for item in value:
+        place = _stored_place(item.get("place")) if isinstance(item, dict) else None
+        start = item.get("start") if isinstance(item, dict) else None
+        if place is not None and type(start) is int and start >= (found[-1].start if found else 0):
+            found.append(TextPlace(start, place))
+    return tuple(found)
+
+
+def _stored_place(value: object) -> Place | None:
+    """A ``Place`` from its JSON object: its numbers counted from 1 and its sheet's name;
+    anything else there is left out."""
+    if not isinstance(value, dict):
+        return None
+    kept: dict[str, Any] = {
+        name: value[name] for name in _NUMBERED if type(value.get(name)) is int and value[name] >= 1
+    }
+    if isinstance(value.get("sheet"), str):
+        kept["sheet"] = value["sheet"]
+    return Place(**kept) if kept else None
