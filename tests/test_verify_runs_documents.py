@@ -5,6 +5,7 @@ and a run kept before evidence had places still traces."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,12 +15,15 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift import SQLiteStore, replay_run, verify_run
+from citesift.agent.evidence import EvidenceLog
 from citesift.agent.trace import trace
 from citesift.cli import app
+from citesift.extract.document import extract_document
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
-from citesift.model import Block, Place
+from citesift.model import Block, Place, Snapshot
+from citesift.text.places import place_at, stored_places
 from local_site import serve_bytes
-from made_documents import pdf
+from made_documents import pdf, sheets_file
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
 from test_verify_runs import edit_answer, scripted_run, set_value
@@ -199,3 +203,21 @@ def test_a_run_kept_before_evidence_had_places_still_traces_and_verifies(
     assert "now: supported" in shown.stdout and "It has 312 rooms on 12 floors." in shown.stdout
     (floors,) = verify_run(store, run_id, "/floors", embedder=HashEmbedder()).fields
     assert floors.status == "supported" and floors.supporting[0].place is None
+
+
+def test_an_extract_of_a_spreadsheet_keeps_each_cell_s_place_through_json() -> None:
+    kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    url = "https://example.org/sales.xlsx"
+    body = sheets_file()
+    document = extract_document(Snapshot("s1", url, url, 200, (), kind, None, 0, body))
+    log = EvidenceLog()
+    item = log.extract(document, "sales by region")
+    log.close()
+    assert item is not None and item.text.startswith("Sales\n- Region\n- Total\n- North\n- 42")
+    assert [item.text[p.start :].split("\n")[0] for p in item.places][:4] == [
+        "- Region", "- Total", "- North", "- 42",
+    ]  # fmt: skip
+    assert place_at(item.places, item.text.index("42")) == Place(sheet="Sales", row=2, column=2)
+    assert item.link() == url and item.place is not None and item.place.label().startswith("sheet")
+    kept = json.loads(json.dumps(dataclasses.asdict(item)))["places"]
+    assert stored_places(kept) == item.places

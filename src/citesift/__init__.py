@@ -86,6 +86,7 @@ from citesift.model import (
     Snapshot,
     SourceDocument,
     SourceHit,
+    TextPlace,
 )
 from citesift.net import (
     ClientIdentity,
@@ -284,6 +285,7 @@ __all__ = [
     "SourceSetup",
     "StoreCopy",
     "TavilySearch",
+    "TextPlace",
     "TrainedJudge",
     "VerifiedResponse",
     "VoyageReranker",
