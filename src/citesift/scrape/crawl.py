@@ -58,7 +58,7 @@ from citesift.scrape.decision import decide
 from citesift.scrape.map import match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import derived
-from citesift.scrape.urls import host_of, normalise
+from citesift.scrape.urls import LINK_SECONDS, PageLinks, host_of, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import RENDERED, SavingFetcher
 from citesift.store import AnyStore
@@ -90,6 +90,8 @@ STALL_SECONDS = 2.0
 that has run out of time decides no more links (each such search stalls every page of the
 run, and a page holds thousands of links)."""
 UNDECIDED = "links the include or exclude patterns could not decide in time were not followed"
+UNREAD = "anchors left unread past a page's cap on links or its deadline"
+"""The start of the run's warning of pages whose links were not all read (one line)."""
 MAX_WHY_CHARS = 300
 """How much of why no browser could start its warning quotes."""
 POLL_S = 0.25
@@ -399,6 +401,8 @@ class _Run:
         self.stalled = 0.0
         self.words = set(words_of(options.query)) if options.query else set()
         self.warnings: list[str] = []
+        self.link_seconds = min(LINK_SECONDS, policy.deadline)
+        self.unread = (0, 0)  # pages whose links were not all read, anchors left unread
 
     async def go(
         self,
@@ -524,17 +528,33 @@ class _Run:
             if why:
                 return _Page(reason=why)
             read = await self._rendered(outcome) if kind == "html" else outcome
-            page = read_crawled_page(read, kind, entry.depth, self.options.formats)
+            page = read_crawled_page(
+                read, kind, entry.depth, self.options.formats, self.link_seconds
+            )
         except (CitesiftError, ValueError) as error:
             return _Page(reason=f"could not be read: {error}")
+        self._count_unread(page.links)
         found: list[Entry] = []
         if entry.depth < self.options.max_depth:
             found = [
                 Entry(url, host_of(url), entry.depth + 1, match_score(url, text, self.words))
-                for url, text in page.links.items()
+                for url, text in page.links.found.items()
                 if self._follows(url)
             ]
         return _Page(record=page.record, found=found)
+
+    def _count_unread(self, links: PageLinks) -> None:
+        """Count a page whose links were not all read in the run's one warning of them."""
+        if not links.unread:
+            return
+        pages, anchors = self.unread
+        self.unread = (pages + 1, anchors + links.unread)
+        line = (
+            f"{UNREAD}: {anchors + links.unread:,} on {pages + 1:,} page(s) (a page's first"
+            f" {links.cap:,} links are read, within {self.link_seconds:g} s)"
+        )
+        kept = [w for w in self.warnings if not w.startswith(UNREAD)]
+        self.warnings[:] = [*kept, line]
 
     async def _rendered(self, static: Snapshot) -> Snapshot:
         """The page as the run's browser shows it, kept in the store beside the static one,

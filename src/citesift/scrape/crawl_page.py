@@ -15,7 +15,7 @@ from citesift.extract import blocks_to_markdown, extract_document
 from citesift.extract.document import snapshot_text
 from citesift.extract.sniff import document_kind
 from citesift.model import Snapshot, SourceDocument
-from citesift.scrape.urls import page_links
+from citesift.scrape.urls import LINK_SECONDS, PageLinks, page_links
 
 PAGE_FORMATS = ("markdown", "text", "blocks", "links", "metadata")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -33,23 +33,27 @@ def page_kind(snapshot: Snapshot) -> PageKind | None:
 @dataclass(frozen=True)
 class CrawledPage:
     """A page's record (address, status, title, depth, snapshot and the formats asked
-    for) and its links (normalised URL → anchor text, in page order)."""
+    for) and its links (with how many anchors were left unread)."""
 
     record: dict[str, Any]
-    links: dict[str, str]
+    links: PageLinks
 
 
 def read_crawled_page(
-    snapshot: Snapshot, kind: PageKind, depth: int, formats: tuple[str, ...]
+    snapshot: Snapshot,
+    kind: PageKind,
+    depth: int,
+    formats: tuple[str, ...],
+    link_seconds: float = LINK_SECONDS,
 ) -> CrawledPage:
     """The record of the page or file ``snapshot`` of ``kind`` (``depth`` links from the
-    crawl's start) with ``formats``, and its links."""
+    crawl's start) with ``formats``, and its links (read within ``link_seconds``)."""
     html: str | None = None
-    links: dict[str, str] = {}
+    links = PageLinks({}, 0)
     if kind == "html":
         html = snapshot_text(snapshot)
         document = extract_document(html, url=snapshot.url)
-        links = page_links(html, snapshot.url)
+        links = page_links(html, snapshot.url, seconds=link_seconds)
     else:
         document = extract_document(snapshot, url=snapshot.url)
     record: dict[str, Any] = {
@@ -76,7 +80,7 @@ def read_crawled_page(
             for block in document.blocks
         ]
     if "links" in formats:
-        record["links"] = [{"url": link, "text": text} for link, text in links.items()]
+        record["links"] = [{"url": link, "text": text} for link, text in links.found.items()]
     if "metadata" in formats:
         record["metadata"] = _metadata(document)
     return CrawledPage(record, links)

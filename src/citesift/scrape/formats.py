@@ -17,7 +17,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 from citesift.extract import blocks_to_markdown
 from citesift.model import SourceDocument
-from citesift.scrape.links import page_links
+from citesift.scrape.links import scrape_links
+from citesift.scrape.urls import LINK_SECONDS
 from citesift.text import citation_sources
 
 CLEANED_AWAY = ("script", "style", "noscript", "template", "iframe", "object", "embed", "svg")
@@ -32,13 +33,14 @@ PAGE_ONLY_FORMATS = ("html", "raw_html", "links", "screenshot")
 class Page:
     """What the formats are made from: the document read, the HTML it was read from, the
     page as received (or rendered) before any narrowing (both None for a file), a
-    screenshot, and its address."""
+    screenshot, its address, and the seconds its links may be read in."""
 
     document: SourceDocument
     read_html: str | None
     raw_html: str | None
     url: str
     screenshot: bytes | None = None
+    link_seconds: float = LINK_SECONDS
 
 
 def text(page: Page) -> str:
@@ -104,16 +106,22 @@ MAKERS: dict[str, Callable[[Page], Any]] = {
     "passages": lambda page: [dataclasses.asdict(p) for p in citation_sources(page.document)],
     "html": cleaned_html,
     "raw_html": lambda page: page.raw_html,
-    "links": lambda page: (
-        None
-        if page.raw_html is None
-        else [dataclasses.asdict(link) for link in page_links(page.raw_html, page.url)]
-    ),
     "metadata": metadata,
     "screenshot": lambda page: page.screenshot,
 }
 
 
-def formats(page: Page, asked: tuple[str, ...]) -> dict[str, Any]:
-    """Each format ``asked`` and its value."""
-    return {name: MAKERS[name](page) for name in asked}
+def links(page: Page, warnings: list[str]) -> list[dict[str, str]] | None:
+    """The page's links (None for a file); what was left unread is added to ``warnings``."""
+    if page.raw_html is None:
+        return None
+    found = scrape_links(page.raw_html, page.url, warnings, page.link_seconds)
+    return [dataclasses.asdict(link) for link in found]
+
+
+def formats(page: Page, asked: tuple[str, ...], warnings: list[str]) -> dict[str, Any]:
+    """Each format ``asked`` and its value; what a format could not give whole is added to
+    ``warnings``."""
+    return {
+        name: links(page, warnings) if name == "links" else MAKERS[name](page) for name in asked
+    }

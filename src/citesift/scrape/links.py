@@ -1,54 +1,33 @@
-"""A page's links: absolute http(s) addresses, each once, with the text of its first anchor."""
+"""A scrape's ``links`` format: a page's absolute http(s) addresses, each once, with the text
+of its first anchor, read as a crawl reads them (``citesift.scrape.urls.page_links``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urldefrag, urljoin, urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
-
-from citesift.scrape.urls import MAX_URL_CHARS
+from citesift.scrape.urls import LINK_SECONDS, page_links
 
 MAX_LINKS = 10_000
-"""Links kept from one page; a page with more is cut at this many."""
+"""Links kept from one page; a page with more is cut at this many (and a warning says so)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """One link of a page: where it goes (absolute, no fragment) and what its anchor says."""
+    """One link of a page: where it goes (absolute, normalised, no fragment) and what its
+    anchor says."""
 
     url: str
     text: str
 
 
-def page_links(html: str, base: str) -> list[Link]:
-    """The http(s) links of ``html`` resolved against its ``<base href>`` or ``base``, in page
-    order, each address once (with the first non-empty anchor text it has)."""
-    tree = LexborHTMLParser(html)
-    stated = tree.css_first("base[href]")
-    if stated is not None:
-        base = urljoin(base, (stated.attributes.get("href") or "").strip())
-    found: dict[str, str] = {}
-    for anchor in tree.css("a[href]"):
-        url = _absolute(anchor.attributes.get("href") or "", base)
-        if url is None:
-            continue
-        text = " ".join(anchor.text(deep=True).split())
-        if not found.get(url):
-            found[url] = text
-            if len(found) >= MAX_LINKS:
-                break
-    return [Link(url, text) for url, text in found.items()]
-
-
-def _absolute(href: str, base: str) -> str | None:
-    """``href`` made absolute without its fragment, or None when it is not http(s) or longer
-    than any server answers (a page of 100 KB links would fill the links it gives)."""
-    if len(href) > MAX_URL_CHARS:
-        return None
-    try:
-        url = urldefrag(urljoin(base, href.strip())).url
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return url if parts.scheme in ("http", "https") and parts.hostname else None
+def scrape_links(
+    html: str, base: str, warnings: list[str], seconds: float = LINK_SECONDS
+) -> list[Link]:
+    """The links of ``html`` resolved against its ``<base href>`` or ``base``, in page
+    order, at most ``MAX_LINKS`` read within ``seconds``; what was left unread is added
+    to ``warnings``."""
+    read = page_links(html, base, MAX_LINKS, seconds)
+    problem = read.problem()
+    if problem is not None:
+        warnings.append(f"links: {problem}")
+    return [Link(url, text) for url, text in read.found.items()]

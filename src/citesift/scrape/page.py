@@ -42,6 +42,7 @@ from citesift.scrape.formats import PAGE_ONLY_FORMATS, Page, formats, metadata
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
 from citesift.scrape.tags import NARROWING_HEADER, narrowed, narrowing
+from citesift.scrape.urls import LINK_SECONDS
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import (
     DERIVED_HEADER,
@@ -293,6 +294,7 @@ class _Run:
             html,
             read.final_url,
             rendered.screenshot if rendered else None,
+            min(LINK_SECONDS, self.policy.deadline),
         )
         return self._made(static, page, record, (static, snapshot, read))
 
@@ -304,7 +306,7 @@ class _Run:
         read: tuple[Snapshot | None, ...],
     ) -> ScrapeResult:
         """The result: the formats asked for made from ``page``, the snapshots ``read``."""
-        made = formats(page, self.options.formats)
+        made = formats(page, self.options.formats, self.warnings)
         self.lap("extract")
         self.timings["total"] = round(sum(self.timings.values()), 1)
         return ScrapeResult(

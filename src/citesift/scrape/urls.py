@@ -4,7 +4,8 @@
 (scheme and host case, a default port, the fragment, dot segments, an empty path, the
 percent-escapes of letters, digits and ``-._~`` and the case of the others' hex digits), so
 two spellings of one page become one key and no two pages become one. ``page_links`` reads the
-``<a href>`` of a page (after its ``<base href>``) in one linear scan, capped in count.
+``<a href>`` of a page (after its ``<base href>``) in one linear scan, capped in count and in
+time, and says how many anchors it left unread.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import html as htmllib
 import re
 import string
+import time
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from citesift.extract.chars import unescape_attribute
@@ -20,6 +23,10 @@ from citesift.extract.tokens import RAW_TEXT_ENDS, TOKEN, attributes, raw_text_e
 MAX_LINKS = 2_000
 """Links read from one page at most (a page of a million links reads its first ones)."""
 ANCHORS_PER_LINK = 4
+LINK_SECONDS = 5.0
+"""Seconds reading one page's links may take at most (a caller's shorter deadline wins)."""
+CLOCK_EVERY = 256
+"""Anchors read between two looks at the clock."""
 MAX_URL_CHARS = 8_192
 """A link longer than this is passed over (servers refuse far shorter request lines)."""
 MAX_ANCHOR_TEXT = 200
@@ -29,6 +36,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 _TAG = re.compile(r"<[^>]*>?")
+_ANCHOR = re.compile(r"<a[\t\n\f\r />]", re.IGNORECASE)
 _OPENERS = re.compile(
     "<(?:!--|/?(?:a|base|" + "|".join(RAW_TEXT_ENDS) + r")(?=[\t\n\f\r />]))", re.IGNORECASE
 )
@@ -96,19 +104,47 @@ def same_site(url: str, start: str) -> bool:
     return host_of(url) == host_of(start)
 
 
-def page_links(html: str, base: str, cap: int = MAX_LINKS) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class PageLinks:
+    """A page's links (normalised URL → anchor text, in page order), the cap they were read
+    to, how many anchors were left unread past it or the deadline, and whether the deadline
+    cut the reading."""
+
+    found: dict[str, str]
+    cap: int
+    unread: int = 0
+    late: bool = False
+
+    def problem(self) -> str | None:
+        """What was left unread, in words, for a warning (None when nothing was)."""
+        if not self.unread:
+            return None
+        why = "its links are read within a deadline, which passed" if self.late else (
+            f"a page's first {self.cap:,} links are read, from"
+            f" {self.cap * ANCHORS_PER_LINK:,} anchors at most"
+        )  # fmt: skip
+        return f"{self.unread:,} anchor(s) of the page were not read: {why}"
+
+
+def page_links(
+    html: str, base: str, cap: int = MAX_LINKS, seconds: float = LINK_SECONDS
+) -> PageLinks:
     """The page's http(s) links, normalised and deduplicated, in page order, each with its
-    anchor text (the first anchor's, when several link the same URL); ``cap`` at most.
+    anchor text (the first anchor's, when several link the same URL); ``cap`` at most, read
+    within ``seconds``.
 
     One scan for the tags it needs, each read by the extraction tokenizer (linear whatever
     the markup), raw-text bodies and comments skipped; a ``<base href>`` before the first
     link sets the base. At most ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read,
     so a page of a million anchors to nowhere costs no more than its first ones; an
-    address repeated (menus, footers) is resolved once."""
+    address repeated (menus, footers, fragments of one page) is resolved once. The anchors
+    after the last one read are counted (one search), so a caller can say what it left."""
+    until = time.monotonic() + seconds
     found: dict[str, str] = {}
     resolved: dict[str, str | None] = {}
     opened: tuple[str | None, int] = (None, 0)  # the open anchor's URL, where its text starts
     pos, anchors = 0, cap * ANCHORS_PER_LINK
+    begun, late = 0, False  # where the last anchor read begins; whether the clock ran out
     while len(found) < cap and anchors and (opener := _OPENERS.search(html, pos)) is not None:
         token = TOKEN.match(html, opener.start())
         if token is None:  # not reached: every opener starts a token
@@ -129,15 +165,21 @@ def page_links(html: str, base: str, cap: int = MAX_LINKS) -> dict[str, str]:
         if name == "base":
             base = base if found else normalise(unescape_attribute(href), base) or base
             continue
-        anchors -= 1
+        anchors, begun = anchors - 1, token.start()
+        if anchors % CLOCK_EVERY == 0 and time.monotonic() > until:
+            late = True
+            break
         if len(href) > MAX_URL_CHARS:
             continue  # no server answers such an address; it would only fill the frontier
-        if href not in resolved:
-            resolved[href] = normalise(unescape_attribute(href), base)
-        opened = (resolved[href], pos)
+        target = unescape_attribute(href).partition("#")[0]  # one key for ``#1``… ``#9999``
+        if target not in resolved:
+            resolved[target] = normalise(target, base)
+        opened = (resolved[target], pos)
     if len(found) < cap:
         _keep(found, opened, html, len(html))
-    return found
+    pending = opened[0] is not None and opened[0] not in found  # its link not kept: the cap
+    dropped = late or (len(found) >= cap and pending)
+    return PageLinks(found, cap, len(_ANCHOR.findall(html, begun if dropped else pos)), late)
 
 
 def _keep(found: dict[str, str], opened: tuple[str | None, int], html: str, end: int) -> None:
