@@ -1,7 +1,8 @@
 """Redirect chains in a crawl: each hop joins the frontier, and a chain is cut at the bound a
-single fetch keeps (``PAGE_REDIRECTS``) whatever the crawl's limit, in either store; a loop
-ends at the first URL met again; a frontier stored before hops were counted is migrated in
-place and its crawl goes on."""
+single fetch keeps (the policy's ``max_redirects``: ``PAGE_REDIRECTS`` for web pages, fewer or
+none when the caller says so) whatever the crawl's limit, in either store; a loop ends at the
+first URL met again; a frontier stored before hops were counted is migrated in place and its
+crawl goes on."""
 
 from __future__ import annotations
 
@@ -25,10 +26,12 @@ def endless(request: Request, query: Query) -> None:
     request.answer(302, b"", {"Location": f"/hop?n={hop + 1}"})
 
 
-def crawled(server: MisbehavingServer, start: str, location: str) -> None:
+def crawled(
+    server: MisbehavingServer, start: str, location: str, redirects: int = PAGE_REDIRECTS
+) -> None:
     with open_store(location) as store:
-        crawl(server.url(start), limit=100, policy=loopback_policy(), store=store,
-              fetcher=loopback_fetcher(), concurrency=1)  # fmt: skip
+        crawl(server.url(start), limit=100, policy=loopback_policy(max_redirects=redirects),
+              store=store, fetcher=loopback_fetcher(), concurrency=1)  # fmt: skip
 
 
 def test_an_endless_redirect_chain_is_cut_at_the_fetch_bound_not_the_crawl_limit(
@@ -43,9 +46,29 @@ def test_an_endless_redirect_chain_is_cut_at_the_fetch_bound_not_the_crawl_limit
         last = server.url(f"/hop?n={PAGE_REDIRECTS}")
         assert dict(frontier.failures(crawl_of)) == {
             last: f"redirect to {server.url(f'/hop?n={PAGE_REDIRECTS + 1}')} not followed:"
-            f" a chain of more than {PAGE_REDIRECTS} redirects"
+            f" a chain of more than {PAGE_REDIRECTS} redirect(s)"
         }
         assert frontier.counts(crawl_of)["moved"] == PAGE_REDIRECTS
+
+
+@pytest.mark.parametrize("redirects", [0, 2])
+def test_a_chain_is_cut_at_the_callers_max_redirects(
+    server: MisbehavingServer, tmp_path: Path, redirects: int
+) -> None:
+    """A policy following fewer redirects (or none) cuts a crawl's chains there too."""
+    server.route("/hop", endless)
+    crawled(server, "/hop?n=0", str(tmp_path / "s.db"), redirects)
+    assert server.hits("/hop") == redirects + 1
+    with SQLiteStore(tmp_path / "s.db") as store:
+        frontier = Frontier(store)
+        crawl_of = crawl_id(server.url("/hop?n=0"), CrawlOptions(limit=100))
+        assert dict(frontier.failures(crawl_of)) == {
+            server.url(
+                f"/hop?n={redirects}"
+            ): f"redirect to {server.url(f'/hop?n={redirects + 1}')}"
+            f" not followed: a chain of more than {redirects} redirect(s)"
+        }
+        assert frontier.counts(crawl_of)["moved"] == redirects
 
 
 def test_a_chain_a_page_links_to_counts_its_hops_from_the_link(

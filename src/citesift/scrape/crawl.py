@@ -12,8 +12,9 @@ limiter always hold; several hosts are read at once, each by at most ``per_host`
 a time. A redirect is not followed by the fetch: its target joins the frontier like a found
 link (at the same depth), so a target out of scope is never asked for and a target already
 read is not read again; a chain of redirects is cut, as a failure naming the bound, past the
-``PAGE_REDIRECTS`` hops a single page's fetch follows (else only ``limit`` would end a site
-that redirects to a new URL every time). With ``render="auto"`` a page whose static HTML
+hops the caller's policy lets a single fetch follow (its ``max_redirects``: ``PAGE_REDIRECTS``
+for a web-page policy, none for a policy that follows none), else only ``limit`` would end a
+site that redirects to a new URL every time. With ``render="auto"`` a page whose static HTML
 needs JavaScript (``decide``) is rendered by one lazy browser the run shares, kept and cited
 as rendered (as served when no browser can start, which the run's ``warnings`` say); by
 default (``never``) every page is read as served.
@@ -50,7 +51,6 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
-from citesift.net.policy import PAGE_REDIRECTS
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
@@ -336,7 +336,7 @@ async def acrawl(
     if options.render == "auto" and browser is None:
         own_browser = Browser(executable, lazy=True)
     rendering = (browser or own_browser) if options.render == "auto" else None
-    run = _Run(crawl, start, options, polite, saving, rendering)
+    run = _Run(crawl, start, options, polite, saving, rendering, policy.max_redirects)
     try:
         async with own_browser or nullcontext():
             return await run.go(frontier, on_result, on_progress)
@@ -387,8 +387,10 @@ class _Run:
         policy: FetchPolicy,
         fetcher: SavingFetcher,
         browser: Browser | None,
+        max_redirects: int,
     ) -> None:
         self.crawl = crawl
+        self.max_redirects = max_redirects
         self.start = start
         self.options = options
         self.policy = policy
@@ -578,14 +580,14 @@ class _Run:
 
     def _moved(self, entry: Entry, location: str) -> _Page:
         """A redirect: its target queued (when in scope, still to be read, and within the
-        hops a fetch follows), one more hop down its chain."""
+        hops the caller's policy lets a fetch follow), one more hop down its chain."""
         target = normalise(location)
         if target is None or not self._in_scope(target):
             return _Page(reason=f"redirected out of scope, to {location}")
         if target == entry.url:
             return _Page(reason=f"redirect loop back to {target}")
-        if entry.hops >= PAGE_REDIRECTS:
-            why = f"a chain of more than {PAGE_REDIRECTS} redirects"
+        if entry.hops >= self.max_redirects:
+            why = f"a chain of more than {self.max_redirects} redirect(s)"
             return _Page(reason=f"redirect to {target} not followed: {why}")
         hop = Entry(target, host_of(target), entry.depth, hops=entry.hops + 1)
         return _Page(reason=f"redirected to {target}", found=[hop], moved=True)
