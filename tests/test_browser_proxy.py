@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,7 +27,7 @@ from citesift.scrape.browser import (
     RenderFailed,
     find_executable,
 )
-from citesift.scrape.egress import MAX_HEAD_BYTES, EgressProxy
+from citesift.scrape.egress import MAX_CHUNKED_BODY, MAX_HEAD_BYTES, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 from servers import MisbehavingServer, loopback_policy, serve
 from test_scrape import page_route
@@ -248,6 +248,106 @@ def test_the_proxy_forwards_http_to_the_checked_address_and_closes_after_it(
     assert seen.headers["Host"] == f"named.test:{server.port}" and seen.headers["X-Trace"] == "7"
     assert "Proxy-Connection" not in seen.headers and seen.headers["Connection"] == "close"
     assert dns.lookups == {"named.test": 1} and noted == []
+
+
+def test_a_chunked_body_is_decoded_and_passed_on_with_its_length(
+    server: MisbehavingServer,
+) -> None:
+    parts = [b"high water ", b"at noon, ", b"low at dusk" * 500]
+
+    async def streamed() -> AsyncIterator[bytes]:
+        for part in parts:
+            yield part
+
+    async def exchange() -> httpx.Response:
+        async with EgressProxy().door(loopback_policy(), [].append) as door, through(door) as c:
+            return await c.post(server.url("/ok"), content=streamed())
+
+    answer = asyncio.run(exchange())
+    assert answer.status_code == 200
+    (seen,) = server.seen
+    assert seen.body == b"".join(parts) and "Transfer-Encoding" not in seen.headers
+    assert seen.headers["Content-Length"] == str(len(seen.body))
+
+
+def test_a_chunked_body_with_extensions_and_trailers_reaches_the_server_without_them(
+    server: MisbehavingServer,
+) -> None:
+    body = b"5;name=tide\r\nhigh \r\n5 ; x\r\nwater\r\n0\r\nX-Sum: 9\r\n\r\n"
+
+    async def answer() -> bytes:
+        async with EgressProxy().door(loopback_policy(), [].append) as door:
+            return await ask(door, posting(server, "Transfer-Encoding: chunked") + body)
+
+    assert asyncio.run(answer()).startswith(b"HTTP/1.1 200 ")
+    (seen,) = server.seen
+    assert seen.body == b"high water" and "X-Sum" not in seen.headers
+
+
+UP_TO_THE_CAP = (b"10000\r\n" + b"a" * 0x10000 + b"\r\n") * (MAX_CHUNKED_BODY // 0x10000)
+"""Chunks of 64 KiB holding as many bytes as a chunked body may."""
+
+
+def posting(server: MisbehavingServer, *headers: str) -> bytes:
+    """The head of a POST to the server's /ok through the proxy, with ``headers``."""
+    lines = [f"POST {server.url('/ok')} HTTP/1.1", *headers, "", ""]
+    return "\r\n".join(lines).encode()
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status"),
+    [
+        (("Transfer-Encoding: chunked",), b"FFFFFFFFFFFF\r\n", 413),  # declared past the cap
+        (("Transfer-Encoding: chunked",), UP_TO_THE_CAP + b"1\r\n", 413),  # one byte past it
+        (("Transfer-Encoding: chunked",), b"zz\r\n", 400),
+        (("Transfer-Encoding: chunked",), b"1" * 17 + b"\r\n", 400),  # 17 digits
+        (("Transfer-Encoding: chunked",), b"1;" + b"x" * 5000 + b"\r\n", 400),
+        (("Transfer-Encoding: chunked",), b"1" + b"x" * 70_000, 400),  # a line without end
+        (("Transfer-Encoding: chunked",), b"2\r\nabXY", 400),  # no CRLF after the data
+        (("Transfer-Encoding: gzip, chunked",), b"0\r\n\r\n", 501),
+        (("Transfer-Encoding: chunked", "Content-Length: 5"), b"0\r\n\r\n", 400),
+    ],
+)
+def test_a_hostile_chunked_body_is_refused_at_once_and_nothing_is_sent(
+    server: MisbehavingServer, headers: tuple[str, ...], body: bytes, status: int
+) -> None:
+    async def answer() -> tuple[bytes, float]:
+        async with EgressProxy().door(loopback_policy(), [].append) as door:
+            started = asyncio.get_running_loop().time()
+            said = await ask(door, posting(server, *headers) + body)
+            return said, asyncio.get_running_loop().time() - started
+
+    said, seconds = asyncio.run(answer())
+    assert said.startswith(f"HTTP/1.1 {status} ".encode()) and seconds < 5
+    assert server.seen == []
+
+
+def test_a_chunked_body_that_never_ends_is_refused_at_the_idle_timeout(
+    server: MisbehavingServer,
+) -> None:
+    async def answer() -> tuple[bytes, float]:
+        async with EgressProxy(idle_timeout=0.5).door(loopback_policy(), [].append) as door:
+            port = int(door.rsplit(":", 1)[1])
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(posting(server, "Transfer-Encoding: chunked"))
+            started = asyncio.get_running_loop().time()
+
+            async def trickle() -> None:  # a chunk every 0.1 s: never idle, never done
+                while True:
+                    writer.write(b"1\r\na\r\n")
+                    await writer.drain()
+                    await asyncio.sleep(0.1)
+
+            sending = asyncio.ensure_future(trickle())
+            said = await asyncio.wait_for(reader.read(), 10)
+            sending.cancel()
+            await asyncio.gather(sending, return_exceptions=True)
+            writer.close()
+            return said, asyncio.get_running_loop().time() - started
+
+    said, seconds = asyncio.run(answer())
+    assert said.startswith(b"HTTP/1.1 408 ") and seconds < 3
+    assert server.seen == []
 
 
 def test_the_proxy_tunnels_https_to_the_checked_address() -> None:

@@ -9,9 +9,11 @@ through a door of its own (a port on 127.0.0.1) that holds that page's ``FetchPo
 (http: forwarded as it streams, one exchange per connection) the door resolves the host
 once with the policy's resolver, applies its address rules, and connects to the address it
 checked; a refused one is answered 403 and noted for the page. The door Chromium is
-launched with holds no policy and refuses everything. Bounded: a connect timeout, an idle
-timeout, connections at once (all doors together, and each door its share), and the size of
-a request's or an answer's head.
+launched with holds no policy and refuses everything. A request body of unknown length
+(``Transfer-Encoding: chunked``, as a page's streaming fetch sends) is read whole first,
+its chunks decoded, and passed on with its length. Bounded: a connect timeout, an idle
+timeout, connections at once (all doors together, and each door its share), the size of a
+request's or an answer's head, and a chunked body's size, chunk lines and time to arrive.
 """
 
 from __future__ import annotations
@@ -50,6 +52,13 @@ of those, such as WebSockets, which Chromium pools apart."""
 MAX_HEAD_BYTES = 64 * 1024
 """Bytes of a request's or an answer's head, request line or status line included."""
 CHUNK = 64 * 1024
+MAX_CHUNKED_BODY = 1 << 20
+"""Bytes of a chunked request body, which is held whole before it is passed on (a page's
+fetch and XHR bodies are small; one of known length is streamed and has no such cap)."""
+MAX_CHUNK_LINE = 4096
+"""Bytes of a chunk's size line (its size and extensions) or of a trailer line."""
+MAX_CHUNK_DIGITS = 16
+_HEX = re.compile(rb"[0-9A-Fa-f]+")
 HOP_HEADERS = frozenset(
     {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer"}
     | {"proxy-authenticate", "upgrade", "host"}
@@ -60,6 +69,8 @@ AUTHORITY = re.compile(r"^[A-Za-z0-9._~%!$&'()*+,;=:\[\]-]+:[0-9]{1,5}$")
 REASONS = {
     400: "Bad Request",
     403: "Forbidden",
+    408: "Request Timeout",
+    413: "Content Too Large",
     431: "Request Header Fields Too Large",
     501: "Not Implemented",
     502: "Bad Gateway",
@@ -238,16 +249,22 @@ class EgressProxy:
         headers: list[tuple[str, str]],
         client: _Client,
     ) -> None:
-        """One http exchange passed on to the checked address, the request's body and the
-        answer streamed; the answer says ``Connection: close``. The client hanging up ends
-        it, while the answer's head is awaited too."""
+        """One http exchange passed on to the checked address, the request's body (a chunked
+        one read whole first, then sent with its length) and the answer streamed; the answer
+        says ``Connection: close``. The client hanging up ends it, while the answer's head is
+        awaited too."""
         url = _absolute(target)
-        if _values(headers, "transfer-encoding"):
-            raise _Refusal(501, "a request body of unknown length")
-        length = _length(headers)
+        body = b""
+        if _chunked(headers):
+            body = await _chunked_body(client.reader, self.idle_timeout)
+            headers = [(k, v) for k, v in headers if k.lower() != "transfer-encoding"]
+            headers.append(("Content-Length", str(len(body))))
+            length = 0  # read already: passed on with the head
+        else:
+            length = _length(headers)
         upstream, sink = await self._connect(door, str(url), target)
         try:
-            sink.write(_request_head(method, url, headers))
+            sink.write(_request_head(method, url, headers) + body)
             activity = _Activity()
             async with _running(_send_body(client.reader, sink, length, activity)) as sending:
                 answer = await _answer(upstream, sending, self.idle_timeout)
@@ -428,6 +445,65 @@ def _length(headers: list[tuple[str, str]]) -> int:
     if len(values) > 1 or not is_decimal(next(iter(values))):
         raise _Refusal(400, "a malformed Content-Length")
     return int(next(iter(values)))
+
+
+def _chunked(headers: list[tuple[str, str]]) -> bool:
+    """Whether the request's body is chunked: ``chunked`` its only coding (another coding is
+    501), with no ``Content-Length`` beside it (a request two ways long is 400: the server
+    could read it otherwise than the proxy)."""
+    codings = [
+        c.strip().lower() for v in _values(headers, "transfer-encoding") for c in v.split(",")
+    ]
+    if not codings:
+        return False
+    if codings != ["chunked"]:
+        raise _Refusal(501, f"a request body coded {', '.join(codings)}")
+    if _values(headers, "content-length"):
+        raise _Refusal(400, "a request with both a Content-Length and a Transfer-Encoding")
+    return True
+
+
+async def _chunked_body(client: asyncio.StreamReader, seconds: float) -> bytes:
+    """A chunked request body decoded (extensions and trailers dropped): 413 past
+    ``MAX_CHUNKED_BODY`` (a chunk declared larger is refused before it is read), 400 for a
+    malformed or overlong chunk line, 408 unless the whole body comes within ``seconds``."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                line = await _chunk_line(client)
+                digits = line.split(b";", 1)[0].strip(b" \t")
+                if len(digits) > MAX_CHUNK_DIGITS or not _HEX.fullmatch(digits):
+                    raise _Refusal(400, "a malformed chunk size")
+                chunk = int(digits, 16)
+                if chunk == 0:
+                    break
+                size += chunk
+                if size > MAX_CHUNKED_BODY:
+                    raise _Refusal(413, f"a chunked body over {MAX_CHUNKED_BODY} bytes")
+                parts.append(await client.readexactly(chunk))
+                if await client.readexactly(2) != b"\r\n":
+                    raise _Refusal(400, "a chunk not ended by CRLF")
+            trailers = 0
+            while line := await _chunk_line(client):
+                trailers += len(line)
+                if trailers > MAX_HEAD_BYTES:
+                    raise _Refusal(400, "the chunked body's trailers are too large")
+    except TimeoutError:
+        raise _Refusal(408, f"the chunked body took over {seconds:g} s") from None
+    return b"".join(parts)
+
+
+async def _chunk_line(client: asyncio.StreamReader) -> bytes:
+    """A chunk's size line or a trailer line, without its CRLF; 400 past ``MAX_CHUNK_LINE``."""
+    try:
+        line = await client.readuntil(b"\r\n")
+    except asyncio.LimitOverrunError:
+        raise _Refusal(400, "a chunk line too long") from None
+    if len(line) > MAX_CHUNK_LINE + 2:
+        raise _Refusal(400, "a chunk line too long")
+    return line[:-2]
 
 
 def _absolute(target: str) -> httpx.URL:
