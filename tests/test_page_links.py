@@ -43,6 +43,16 @@ def test_a_base_after_the_first_link_is_ignored_and_the_cap_holds() -> None:
     assert page_links(html, BASE, cap=60).problem() is None
 
 
+def test_only_the_first_base_counts_as_in_html() -> None:
+    html = "<base href='/one/'><base href='/two/'><a href='x'>X</a>"
+    assert page_links(html, BASE).found == {"https://example.org/one/x": "X"}
+
+
+def test_a_link_keeps_the_first_text_one_of_its_anchors_has() -> None:
+    html = "<a href='/'><img src=logo.png></a><a href='/'>Home</a><a href='/'>Start</a>"
+    assert page_links(html, BASE).found == {"https://example.org/": "Home"}
+
+
 def test_fragments_of_one_address_are_one_link_and_the_anchors_past_the_budget_counted() -> None:
     html = "".join(f"<a href='#part-{i}'>{i}</a>" for i in range(100)) + "<a href='/last'>L</a>"
     read = page_links(html, BASE, cap=5)

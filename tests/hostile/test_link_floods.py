@@ -1,5 +1,7 @@
 """A 10 MB page of 600,000 relative links: a map and a crawl read its first links in
-bounded time and say how many anchors they left unread, as other caps do."""
+bounded time and say how many anchors they left unread, as other caps do; 6 MB pages of tags
+that are no links (``<base href>``, bare or named anchors, closing tags) are held to the
+deadline too."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 
 from citesift.scrape.crawl import UNREAD, crawl
 from citesift.scrape.map import map_site
-from citesift.scrape.urls import MAX_LINKS
+from citesift.scrape.urls import MAX_LINKS, page_links
 from citesift.store import SQLiteStore
 from local_site import serve_page
 from servers import MisbehavingServer, loopback_fetcher, loopback_policy
@@ -26,6 +28,22 @@ def flood() -> bytes:
     """An HTML page of ``ANCHORS`` relative links, each to a page of its own."""
     anchors = "".join(f"<a href=p{n}>x</a>" for n in range(ANCHORS))
     return f"<html><body><p>Index of the ledger.</p>{anchors}</body></html>".encode()
+
+
+TAG_FLOODS = ("<base href='/x/'>", "<a>", "<a name=x>", "</a>")
+FLOOD_SECONDS = 0.5
+
+
+@pytest.mark.parametrize("tag", TAG_FLOODS)
+def test_a_page_of_tags_that_are_no_links_is_cut_at_the_deadline(tag: str) -> None:
+    html = tag * ((6 << 20) // len(tag)) + "<a href=/last>Last</a>"
+    started = time.monotonic()
+    read = page_links(html, "https://example.org/", seconds=FLOOD_SECONDS)
+    assert time.monotonic() - started < FLOOD_SECONDS + 3.0  # seconds past it before
+    assert read.late and not read.found
+    anchors = html.count("<a")  # the flood's own anchors, and the link after them
+    assert (1 < read.unread < anchors) if tag.startswith("<a") else read.unread == 1
+    assert "deadline" in (read.problem() or "")
 
 
 def big_pages() -> dict[str, int]:

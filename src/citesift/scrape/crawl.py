@@ -51,6 +51,7 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
+from citesift.net.policy import PAGE_REDIRECTS
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
@@ -58,7 +59,7 @@ from citesift.scrape.decision import decide
 from citesift.scrape.map import match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import derived
-from citesift.scrape.urls import LINK_SECONDS, PageLinks, host_of, normalise
+from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import RENDERED, SavingFetcher
 from citesift.store import AnyStore
@@ -403,7 +404,7 @@ class _Run:
         self.stalled = 0.0
         self.words = set(words_of(options.query)) if options.query else set()
         self.warnings: list[str] = []
-        self.link_seconds = min(LINK_SECONDS, policy.deadline)
+        self.link_seconds = link_seconds(policy.deadline)
         self.unread = (0, 0)  # pages whose links were not all read, anchors left unread
 
     async def go(
@@ -587,10 +588,19 @@ class _Run:
         if target == entry.url:
             return _Page(reason=f"redirect loop back to {target}")
         if entry.hops >= self.max_redirects:
-            why = f"a chain of more than {self.max_redirects} redirect(s)"
-            return _Page(reason=f"redirect to {target} not followed: {why}")
+            return _Page(reason=f"redirect to {target} not followed: {self._unfollowed()}")
         hop = Entry(target, host_of(target), entry.depth, hops=entry.hops + 1)
         return _Page(reason=f"redirected to {target}", found=[hop], moved=True)
+
+    def _unfollowed(self) -> str:
+        """Why a redirect is not followed: the chain's bound, or (a policy following none,
+        as a plain ``FetchPolicy``) that none are."""
+        if not self.max_redirects:
+            return (
+                "redirects are not followed under this policy (max_redirects 0;"
+                f" FetchPolicy.for_pages follows {PAGE_REDIRECTS})"
+            )
+        return f"a chain of more than {self.max_redirects} redirect(s)"
 
     def _in_scope(self, url: str) -> bool:
         return self.options.allow_external or host_of(url) == host_of(self.start)

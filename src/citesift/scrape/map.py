@@ -23,7 +23,7 @@ from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
 from citesift.numbers import number_in
 from citesift.scrape.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, read_sitemap
-from citesift.scrape.urls import LINK_SECONDS, host_of, normalise, page_links
+from citesift.scrape.urls import host_of, link_seconds, normalise, page_links
 from citesift.sources.challenge import stand_in
 
 MAP_LIMIT = 5_000
@@ -179,7 +179,7 @@ class _Reader:
             return
         final = normalise(outcome.final_url) or self.start
         self.hosts.add(host_of(final))
-        links = page_links(outcome.text(), final, seconds=min(LINK_SECONDS, self.policy.deadline))
+        links = page_links(outcome.text(), final, seconds=link_seconds(self.policy.deadline))
         problem = links.problem()
         if problem is not None:
             self.problems.append(f"{self.start}: {problem}")

@@ -42,7 +42,7 @@ from citesift.scrape.formats import PAGE_ONLY_FORMATS, Page, formats, metadata
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.result import ScrapeFailure, ScrapeOutcome, ScrapeResult
 from citesift.scrape.tags import NARROWING_HEADER, narrowed, narrowing
-from citesift.scrape.urls import LINK_SECONDS
+from citesift.scrape.urls import link_seconds
 from citesift.sources.challenge import stand_in
 from citesift.sources.snapshots import (
     DERIVED_HEADER,
@@ -294,7 +294,7 @@ class _Run:
             html,
             read.final_url,
             rendered.screenshot if rendered else None,
-            min(LINK_SECONDS, self.policy.deadline),
+            link_seconds(self.policy.deadline),
         )
         return self._made(static, page, record, (static, snapshot, read))
 

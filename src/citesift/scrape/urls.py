@@ -26,7 +26,8 @@ ANCHORS_PER_LINK = 4
 LINK_SECONDS = 5.0
 """Seconds reading one page's links may take at most (a caller's shorter deadline wins)."""
 CLOCK_EVERY = 256
-"""Anchors read between two looks at the clock."""
+"""Tags read between two looks at the clock (every tag the scan stops at counts, so a page
+of bare anchors, closing tags or ``<base>`` is held to the deadline as one of links is)."""
 MAX_URL_CHARS = 8_192
 """A link longer than this is passed over (servers refuse far shorter request lines)."""
 MAX_ANCHOR_TEXT = 200
@@ -126,26 +127,39 @@ class PageLinks:
         return f"{self.unread:,} anchor(s) of the page were not read: {why}"
 
 
+def link_seconds(deadline: float) -> float:
+    """Seconds a page's links may be read in under a fetch's ``deadline``: ``LINK_SECONDS``,
+    or the deadline when it is shorter."""
+    return min(LINK_SECONDS, deadline)
+
+
 def page_links(
     html: str, base: str, cap: int = MAX_LINKS, seconds: float = LINK_SECONDS
 ) -> PageLinks:
     """The page's http(s) links, normalised and deduplicated, in page order, each with its
-    anchor text (the first anchor's, when several link the same URL); ``cap`` at most, read
-    within ``seconds``.
+    anchor text (the first that one of its anchors has, when several link the same URL);
+    ``cap`` at most, read within ``seconds``.
 
     One scan for the tags it needs, each read by the extraction tokenizer (linear whatever
-    the markup), raw-text bodies and comments skipped; a ``<base href>`` before the first
-    link sets the base. At most ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read,
-    so a page of a million anchors to nowhere costs no more than its first ones; an
-    address repeated (menus, footers, fragments of one page) is resolved once. The anchors
-    after the last one read are counted (one search), so a caller can say what it left."""
+    the markup), raw-text bodies and comments skipped; the first ``<base href>``, when it
+    comes before the first link, sets the base (as in HTML, later ones count for nothing).
+    At most ``ANCHORS_PER_LINK`` anchors per link of ``cap`` are read, so a page of a
+    million anchors to nowhere costs no more than its first ones; an address repeated
+    (menus, footers, fragments of one page) is resolved once. The clock is read every
+    ``CLOCK_EVERY`` tags, whatever they are. The anchors after the last one read are
+    counted (one search), so a caller can say what it left."""
     until = time.monotonic() + seconds
     found: dict[str, str] = {}
     resolved: dict[str, str | None] = {}
     opened: tuple[str | None, int] = (None, 0)  # the open anchor's URL, where its text starts
-    pos, anchors = 0, cap * ANCHORS_PER_LINK
+    pos, anchors, tags = 0, cap * ANCHORS_PER_LINK, 0
     begun, late = 0, False  # where the last anchor read begins; whether the clock ran out
+    based = False  # whether a ``<base href>`` was met (only the first counts)
     while len(found) < cap and anchors and (opener := _OPENERS.search(html, pos)) is not None:
+        tags += 1
+        if tags % CLOCK_EVERY == 0 and time.monotonic() > until:
+            late, begun = True, opener.start()
+            break
         token = TOKEN.match(html, opener.start())
         if token is None:  # not reached: every opener starts a token
             break
@@ -163,12 +177,11 @@ def page_links(
         if href is None:
             continue
         if name == "base":
-            base = base if found else normalise(unescape_attribute(href), base) or base
+            if not (based or found):
+                base = normalise(unescape_attribute(href), base) or base
+            based = True
             continue
         anchors, begun = anchors - 1, token.start()
-        if anchors % CLOCK_EVERY == 0 and time.monotonic() > until:
-            late = True
-            break
         if len(href) > MAX_URL_CHARS:
             continue  # no server answers such an address; it would only fill the frontier
         target = unescape_attribute(href).partition("#")[0]  # one key for ``#1``… ``#9999``
@@ -176,16 +189,18 @@ def page_links(
             resolved[target] = normalise(target, base)
         opened = (resolved[target], pos)
     if len(found) < cap:
-        _keep(found, opened, html, len(html))
+        _keep(found, opened, html, begun if late else len(html))
     pending = opened[0] is not None and opened[0] not in found  # its link not kept: the cap
     dropped = late or (len(found) >= cap and pending)
-    return PageLinks(found, cap, len(_ANCHOR.findall(html, begun if dropped else pos)), late)
+    unread = sum(1 for _ in _ANCHOR.finditer(html, begun if dropped else pos))
+    return PageLinks(found, cap, unread, late)
 
 
 def _keep(found: dict[str, str], opened: tuple[str | None, int], html: str, end: int) -> None:
     """Count the anchor ``opened`` (when it links somewhere) with the text of its markup,
-    which ends at ``end``."""
+    which ends at ``end``: a link's text is its first anchor's that has any (an image's
+    anchor before a named one leaves the name)."""
     url, start = opened
-    if url is not None and url not in found:
+    if url is not None and not found.get(url):
         text = _TAG.sub(" ", html[start : min(end, start + MAX_ANCHOR_MARKUP)])
         found[url] = " ".join(htmllib.unescape(text).split())[:MAX_ANCHOR_TEXT]
