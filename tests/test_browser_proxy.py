@@ -350,6 +350,54 @@ def test_a_chunked_body_that_never_ends_is_refused_at_the_idle_timeout(
     assert server.seen == []
 
 
+SMUGGLED = b"GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+"""A request hidden in a body: the server would read it as a request of its own were the
+body sent without its length."""
+
+
+@pytest.mark.parametrize(
+    ("headers", "body"),
+    [
+        ((f"Content-Length: {len(SMUGGLED)}",), SMUGGLED),
+        (("Transfer-Encoding: chunked",), b"%x\r\n%b\r\n0\r\n\r\n" % (len(SMUGGLED), SMUGGLED)),
+    ],
+    ids=["content-length", "chunked"],
+)
+def test_a_connection_header_naming_the_length_cannot_unframe_the_body(
+    server: MisbehavingServer, headers: tuple[str, ...], body: bytes
+) -> None:
+    """``Connection: content-length, transfer-encoding`` leaves the body's length in place
+    (the one the client sent, or the one the proxy set for a chunked body)."""
+    request = posting(server, *headers, "Connection: content-length, transfer-encoding")
+
+    async def answer() -> bytes:
+        async with EgressProxy().door(loopback_policy(), [].append) as door:
+            return await ask(door, request + body)
+
+    assert asyncio.run(answer()).startswith(b"HTTP/1.1 200 ")
+    (seen,) = server.seen
+    assert seen.body == SMUGGLED and seen.headers["Content-Length"] == str(len(SMUGGLED))
+
+
+def test_a_chunked_body_to_a_refused_address_is_refused_before_it_is_read() -> None:
+    """The address is checked first: a body that is never sent does not hold the refusal
+    until the idle timeout."""
+    noted: list[str] = []
+
+    async def answer(port: int) -> tuple[bytes, float]:
+        async with EgressProxy(idle_timeout=5).door(loopback_policy(), noted.append) as door:
+            started = asyncio.get_running_loop().time()
+            head = f"POST http://{REFUSED_HOST}:{port}/ HTTP/1.1\r\n"
+            said = await ask(door, f"{head}Transfer-Encoding: chunked\r\n\r\n".encode())
+            return said, asyncio.get_running_loop().time() - started
+
+    with watched() as (port, listener):
+        said, seconds = asyncio.run(answer(port))
+        assert connections(listener) == 0
+    assert said.startswith(b"HTTP/1.1 403 ") and seconds < 2
+    assert noted == [f"http://{REFUSED_HOST}:{port}/"]
+
+
 def test_the_proxy_tunnels_https_to_the_checked_address() -> None:
     dns = StubDNS({"secure.test": ["127.0.0.1"]})
 

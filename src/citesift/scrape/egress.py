@@ -10,10 +10,12 @@ through a door of its own (a port on 127.0.0.1) that holds that page's ``FetchPo
 once with the policy's resolver, applies its address rules, and connects to the address it
 checked; a refused one is answered 403 and noted for the page. The door Chromium is
 launched with holds no policy and refuses everything. A request body of unknown length
-(``Transfer-Encoding: chunked``, as a page's streaming fetch sends) is read whole first,
-its chunks decoded, and passed on with its length. Bounded: a connect timeout, an idle
-timeout, connections at once (all doors together, and each door its share), the size of a
-request's or an answer's head, and a chunked body's size, chunk lines and time to arrive.
+(``Transfer-Encoding: chunked``, as a page's streaming fetch sends) is read whole once its
+address is allowed, its chunks decoded, and passed on with its length; ``Content-Length``
+and ``Transfer-Encoding`` are passed on even when ``Connection`` names them. Bounded: a
+connect timeout, an idle timeout, connections at once (all doors together, and each door
+its share), the size of a request's or an answer's head, and a chunked body's size, chunk
+lines and time to arrive.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any, TypeVar
 import httpx
 
 from citesift.errors import CitesiftError
-from citesift.net import AddressRefused, FetchPolicy
+from citesift.net import AddressRefused, FetchPolicy, Target
 from citesift.net.address import parse_url
 from citesift.numbers import is_decimal
 
@@ -64,6 +66,10 @@ HOP_HEADERS = frozenset(
     | {"proxy-authenticate", "upgrade", "host"}
 )
 """Headers of one hop, not passed on (``Host`` is written again from the URL checked)."""
+FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding"})
+"""Headers that say where a message ends: passed on even when ``Connection`` names them
+(a request sent without the length it is read by would have its body read by the server
+as a request of its own)."""
 AUTHORITY = re.compile(r"^[A-Za-z0-9._~%!$&'()*+,;=:\[\]-]+:[0-9]{1,5}$")
 """``host:port`` as a ``CONNECT`` names it: no path, no user, a port always."""
 REASONS = {
@@ -230,7 +236,8 @@ class EgressProxy:
         hangs up (a TLS or WebSocket client never half-closes: its end is the tunnel's)."""
         if not AUTHORITY.match(authority):
             raise _Refusal(400, "CONNECT names host:port")
-        upstream, sink = await self._connect(door, f"https://{authority}/", f"https://{authority}")
+        checked = await self._check(door, f"https://{authority}/", f"https://{authority}")
+        upstream, sink = await self._connect(checked)
         try:
             client.answer(b"HTTP/1.1 200 Connection established\r\n\r\n")
             await client.writer.drain()
@@ -250,19 +257,19 @@ class EgressProxy:
         client: _Client,
     ) -> None:
         """One http exchange passed on to the checked address, the request's body (a chunked
-        one read whole first, then sent with its length) and the answer streamed; the answer
-        says ``Connection: close``. The client hanging up ends it, while the answer's head is
-        awaited too."""
+        one read whole once the address is allowed, then sent with its length) and the answer
+        streamed; the answer says ``Connection: close``. The client hanging up ends it, while
+        the answer's head is awaited too."""
         url = _absolute(target)
         body = b""
-        if _chunked(headers):
+        chunked = _chunked(headers)
+        length = 0 if chunked else _length(headers)  # a chunked body is sent with the head
+        checked = await self._check(door, str(url), target)
+        if chunked:
             body = await _chunked_body(client.reader, self.idle_timeout)
             headers = [(k, v) for k, v in headers if k.lower() != "transfer-encoding"]
             headers.append(("Content-Length", str(len(body))))
-            length = 0  # read already: passed on with the head
-        else:
-            length = _length(headers)
-        upstream, sink = await self._connect(door, str(url), target)
+        upstream, sink = await self._connect(checked)
         try:
             sink.write(_request_head(method, url, headers) + body)
             activity = _Activity()
@@ -276,18 +283,20 @@ class EgressProxy:
         finally:
             sink.close()
 
-    async def _connect(
-        self, door: _Door, url: str, note: str
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """A connection to the address ``url``'s host was checked to have, the first of its
-        addresses that answers; ``note`` is what a refusal notes."""
+    async def _check(self, door: _Door, url: str, note: str) -> Target:
+        """``url`` checked by the door's policy (before anything more is read from the
+        client); a 403 refusal, ``note`` noted, when its address is refused."""
         if door.policy is None:
             raise _Refusal(403, "no page is served through this door")
         try:
-            checked = await door.policy.check(url)
+            return await door.policy.check(url)
         except AddressRefused:
             door.noted(note)
             raise _Refusal(403, "the address rules refuse this address") from None
+
+    async def _connect(self, checked: Target) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection to the address ``checked``'s host was checked to have, the first of
+        its addresses that answers."""
         port = checked.url.port or (443 if checked.url.scheme == "https" else 80)
         for address in checked.addresses:
             try:
@@ -518,13 +527,14 @@ def _absolute(target: str) -> httpx.URL:
 
 
 def _hop_names(headers: list[tuple[str, str]]) -> frozenset[str]:
-    """The headers not passed on: the hop's own and those its ``Connection`` names."""
+    """The headers not passed on: the hop's own and those its ``Connection`` names, save
+    those saying where the message ends (``Connection: content-length`` cannot unframe it)."""
     named = (
         name.strip().lower()
         for value in _values(headers, "connection")
         for name in value.split(",")
     )
-    return HOP_HEADERS | set(named)
+    return HOP_HEADERS | (set(named) - FRAMING_HEADERS)
 
 
 def _request_head(method: str, url: httpx.URL, headers: list[tuple[str, str]]) -> bytes:
