@@ -13,10 +13,12 @@ import pytest
 from firecrawl.v2.utils.error_handler import BadRequestError
 
 from citesift.settings import Settings
+from local_site import serve_bytes
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
 from serving import CONTACT, client, running
 from test_agent_run import CHAT, MUSEUM, act, site
+from test_verify_runs_documents import PAGED
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -63,14 +65,7 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
             sources={"/opened": ["E1"], "/floors": ["E1"]},
         ),
     )
-    planned = Settings(
-        contact=CONTACT,
-        allow_private=True,
-        browser="/nonexistent/chromium",
-        model="scripted",
-        base_url=model.base_url,
-        store=str(tmp_path / "store.db"),
-    )
+    planned = _planned(model, tmp_path)
     schema = {"type": "object", "properties": {"opened": {"type": "integer"}}}
     with running(settings=planned) as base:
         done = client(base).agent(
@@ -88,6 +83,26 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
     evidence = fields["/opened"]["evidence"][0]
     assert evidence["url"] == museum and "opened in 1998" in evidence["quote"]
     assert "opened in 1998" in MUSEUM.decode()[evidence["sourceStart"] : evidence["sourceEnd"]]
+    assert evidence["link"].startswith(f"{museum}#:~:text=") and evidence["place"] is None
+
+
+def test_the_agent_s_evidence_from_a_pdf_names_its_page_and_links_to_it(
+    server: MisbehavingServer, model: ScriptedServer, tmp_path: Path
+) -> None:
+    serve_bytes(server, "/paged", PAGED, "application/pdf")
+    report = server.url("/paged")
+    model.script(
+        CHAT,
+        act(action="scrape", urls=[report], query="opened floors"),
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
+    )
+    with running(settings=_planned(model, tmp_path)) as base:
+        done = client(base).agent(urls=[report], prompt="How many floors?", poll_interval=1)
+        raw = httpx.get(f"{base}/v2/agent/{done.id}").json()
+    assert done.status == "completed" and done.data == {"floors": 12}
+    (quoted,) = raw["citesift"]["fields"][0]["evidence"]
+    assert "12 floors" in quoted["quote"] and quoted["place"] == "page 2, paragraph 1"
+    assert quoted["link"] == f"{report}#page=2", quoted
 
 
 @pytest.mark.parametrize(
@@ -110,3 +125,15 @@ def test_an_agent_without_pages_or_a_search_source_is_a_400_naming_urls() -> Non
     with running() as base:
         answer = httpx.post(f"{base}/v2/agent", json={"prompt": "anything"})
     assert answer.status_code == 400 and answer.json()["details"][0]["path"] == ["urls"]
+
+
+def _planned(model: ScriptedServer, tmp_path: Path) -> Settings:
+    """A server whose research runs the scripted model plans, kept in a store."""
+    return Settings(
+        contact=CONTACT,
+        allow_private=True,
+        browser="/nonexistent/chromium",
+        model="scripted",
+        base_url=model.base_url,
+        store=str(tmp_path / "store.db"),
+    )

@@ -5,7 +5,6 @@ and a run kept before evidence had places still traces."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from citesift.cli import app
 from citesift.extract.document import extract_document
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
 from citesift.model import Block, Place, Snapshot
-from citesift.text.places import place_at, stored_places
+from citesift.text.places import places_at, stored_places
 from local_site import serve_bytes
 from made_documents import pdf, sheets_file
 from servers import MisbehavingServer
@@ -217,7 +216,10 @@ def test_an_extract_of_a_spreadsheet_keeps_each_cell_s_place_through_json() -> N
     assert [item.text[p.start :].split("\n")[0] for p in item.places][:4] == [
         "- Region", "- Total", "- North", "- 42",
     ]  # fmt: skip
-    assert place_at(item.places, item.text.index("42")) == Place(sheet="Sales", row=2, column=2)
+    assert places_at(item.places, [item.text.index("42")]) == [
+        Place(sheet="Sales", row=2, column=2)
+    ]
     assert item.link() == url and item.place is not None and item.place.label().startswith("sheet")
-    kept = json.loads(json.dumps(dataclasses.asdict(item)))["places"]
-    assert stored_places(kept) == item.places
+    kept = json.loads(json.dumps(item.to_dict()))
+    assert stored_places(kept["places"], len(kept["text"])) == item.places
+    assert kept["places"][0] == {"start": 6, "place": {"sheet": "Sales", "row": 1, "column": 1}}

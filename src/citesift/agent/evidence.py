@@ -4,13 +4,14 @@ in the order they were found, and chosen from the pages read by the retrieval la
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 from citesift.index import bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
 from citesift.model import Block, Licence, Match, Place, SourceDocument, TextPlace
 from citesift.store import SQLiteStore
-from citesift.text.places import link_to, places_in
+from citesift.text.places import link_to, places_in, places_json
 
 PASSAGE_CHARS = 600
 """The size of a passage shown as evidence: a few sentences, enough to carry a value and its
@@ -53,6 +54,11 @@ class Evidence:
         """A link to the evidence: the page of a file it begins on (``#page=N``), or a text
         fragment of it in a web page."""
         return link_to(self.url, self.text, self.place)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The evidence as plain JSON-ready values, its places compact (only the fields each
+        place has: a spreadsheet's extract has one for each cell)."""
+        return asdict(replace(self, places=())) | {"places": places_json(self.places)}
 
     def block_text(self) -> str:
         """How the evidence is shown to the model."""
@@ -119,23 +125,22 @@ class EvidenceLog:
         runs = _listed_runs(document.blocks)
         if not runs:
             return None
-        texts = [_run_text(document.blocks, first, last) for first, last in runs]
-        best = best_first([text for text, _ in texts], intent)[0]
+        texts = ["\n".join(_run_lines(document.blocks, first, last)) for first, last in runs]
+        best = best_first(texts, intent)[0]
         first, last = runs[best]
-        text, places = texts[best]
         return self.add(
             Evidence(
                 "",
                 document.url,
                 "extract",
-                text[:EXTRACT_CHARS],
+                texts[best][:EXTRACT_CHARS],
                 document.title,
                 document.licence,
                 document.snapshot_id,
                 first,
                 document.blocks[first].source_start,
                 document.blocks[last].source_end,
-                tuple(p for p in places if p.start < EXTRACT_CHARS),
+                _run_places(document.blocks, first, last),
             )
         )
 
@@ -176,16 +181,24 @@ def _listed_runs(blocks: Sequence[Block]) -> list[tuple[int, int]]:
     return runs
 
 
-def _run_text(blocks: Sequence[Block], first: int, last: int) -> tuple[str, list[TextPlace]]:
-    """A run's items one a line, under the section path it sits in, and the place of each
-    item read from a file (where its line begins)."""
+def _run_lines(blocks: Sequence[Block], first: int, last: int) -> list[str]:
+    """A run's items one a line, under the section path it sits in."""
     section = " > ".join(blocks[first].section)
-    lines = [section] if section else []
+    return ([section] if section else []) + [
+        f"- {block.text}" for block in blocks[first : last + 1]
+    ]
+
+
+def _run_places(blocks: Sequence[Block], first: int, last: int) -> tuple[TextPlace, ...]:
+    """The place of each item of a run read from a file, where its line begins in the run's
+    text (``_run_lines``), within the ``EXTRACT_CHARS`` an extract keeps."""
+    lines, items = _run_lines(blocks, first, last), blocks[first : last + 1]
+    at = sum(len(line) + 1 for line in lines[: len(lines) - len(items)])  # the section's
     places: list[TextPlace] = []
-    at = len(section) + 1 if section else 0
-    for block in blocks[first : last + 1]:
+    for block, line in zip(items, lines[len(lines) - len(items) :], strict=True):
+        if at >= EXTRACT_CHARS:
+            break
         if block.place is not None:
             places.append(TextPlace(at, block.place))
-        lines.append(f"- {block.text}")
-        at += len(lines[-1]) + 1
-    return "\n".join(lines), places
+        at += len(line) + 1
+    return tuple(places)

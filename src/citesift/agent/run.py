@@ -89,8 +89,10 @@ class Answer:
         return [f.pointer for f in self.fields if not f.verified]
 
     def to_dict(self) -> dict[str, Any]:
-        """The answer as plain JSON-ready values."""
-        return dataclasses.asdict(self)
+        """The answer as plain JSON-ready values (its evidence as ``Evidence.to_dict``)."""
+        values = dataclasses.asdict(dataclasses.replace(self, evidence=()))
+        values["evidence"] = [item.to_dict() for item in self.evidence]
+        return values
 
 
 OnCancel = Callable[[Answer], None]
@@ -331,7 +333,7 @@ class _Run:
         documents, lines = await self.read_pages(urls, wanted)
         found = self.state.evidence.read(documents, query)
         self.show(found)
-        self.record("evidence", [dataclasses.asdict(e) for e in found])
+        self.record("evidence", [e.to_dict() for e in found])
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"{len(documents)} page(s) read, evidence {ids}"
@@ -344,7 +346,7 @@ class _Run:
             lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
             found = self.state.evidence.read(documents, intent)
         self.show(found)
-        self.record("evidence", [dataclasses.asdict(e) for e in found])
+        self.record("evidence", [e.to_dict() for e in found])
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"evidence {ids}"

@@ -88,13 +88,13 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
 
     def traced(item: dict[str, Any]) -> SpanTrace:
         kept = item.get("snapshot_id")
-        (start, end), (place, link) = _offsets(item), _kept_place(item)
+        start, end = _offsets(item)
         found = SpanTrace(
             item["id"], _text(item.get("url")), _text(item.get("kind")), _text(item.get("text")),
-            kept if isinstance(kept, str) else None, start, end, place=place, link=link,
+            kept if isinstance(kept, str) else None, start, end,
         )  # fmt: skip
         if found.snapshot_id is None or found.source_start is None or found.source_end is None:
-            return found
+            return _kept_place(found, item)
         if found.snapshot_id not in texts:
             try:
                 snapshot = snapshots.get(found.snapshot_id)
@@ -103,9 +103,9 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             texts[found.snapshot_id] = None if snapshot is None else _readable(snapshot)
         source = texts[found.snapshot_id]
         if source is None:
-            return found
+            return _kept_place(found, item)
         if isinstance(source, _FileText):
-            return source.traced(found, item.get("block"))
+            return source.traced(found, item.get("block")) or _kept_place(found, item)
         start, end = found.source_start, found.source_end
         return replace(
             found,
@@ -114,6 +114,8 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             after=source[end : end + CONTEXT_CHARS],
         )
 
+    cited = dict.fromkeys(i for f in fields for i in cited_ids(f) if i in evidence)
+    traces = {i: traced(evidence[i]) for i in cited}  # evidence many fields cite, traced once
     return RunTrace(
         run.id,
         run.task,
@@ -125,7 +127,7 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
                 f.get("value"),
                 bool(f.get("verified")),
                 bool(f.get("corrected")),
-                tuple(traced(evidence[i]) for i in cited_ids(f) if i in evidence),
+                tuple(traces[i] for i in cited_ids(f) if i in evidence),
             )
             for f in fields
         ),
@@ -142,11 +144,12 @@ class _FileText:
     starts: tuple[int, ...]
     text: str
 
-    def traced(self, found: SpanTrace, block: object) -> SpanTrace:
+    def traced(self, found: SpanTrace, block: object) -> SpanTrace | None:
         """``found`` with its passage as it lies in the file's text, from where it begins in
-        ``block`` (as ``replay_run`` reads it), its context kept within the blocks it spans."""
+        ``block`` (as ``replay_run`` reads it), its context kept within the blocks it spans;
+        None when ``block`` is none of the file's."""
         if type(block) is not int or not 0 <= block < len(self.blocks):
-            return found
+            return None
         start, end = file_span(self.blocks, self.starts, block, found.text)
         end = min(end, len(self.text))
         last = max(bisect.bisect_right(self.starts, max(end - 1, start)) - 1, block)
@@ -164,14 +167,15 @@ class _FileText:
         )
 
 
-def _kept_place(item: dict[str, Any]) -> tuple[str | None, str | None]:
-    """Where a stored piece of evidence of a file lies, in words, and a link to the page it
-    begins on, as the run kept them (None for a web page, or a run kept without them)."""
-    places = stored_places(item.get("places"))
+def _kept_place(found: SpanTrace, item: dict[str, Any]) -> SpanTrace:
+    """``found``, a piece of evidence not traced in its file, with where in the file it lies,
+    in words, and a link to the page it begins on, as the run kept them (none for a web
+    page, or a run kept without them)."""
+    places = stored_places(item.get("places"), len(found.text))
     if not places:
-        return None, None
+        return found
     first, final = places[0].place, places[-1].place
-    return place_words(first, final), place_link(_text(item.get("url")), first)
+    return replace(found, place=place_words(first, final), link=place_link(found.url, first))
 
 
 def _readable(snapshot: Snapshot) -> str | _FileText | None:

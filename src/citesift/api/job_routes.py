@@ -21,6 +21,7 @@ from citesift.jobs import KEEP_SECONDS, JobsBusy, Work, batch_work, crawl_work, 
 from citesift.scrape.browser import Browser
 from citesift.scrape.result import TIMEOUT, ScrapeFailure
 from citesift.store.jobs import PAGE_ITEMS, ItemKind, Job
+from citesift.text.places import link_to, stored_places
 
 router = APIRouter(prefix="/v2", tags=["firecrawl jobs"])
 Shared = Annotated[Serving, Depends(serving)]
@@ -251,10 +252,17 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _quoted(evidence: dict[str, Any]) -> dict[str, Any]:
-    """A piece of evidence as the status shows it: URL, quote and the stored span."""
+    """A piece of evidence as the status shows it: URL, quote, the stored span, and a link to
+    it (its page in a PDF or Office file, whose ``place`` it names; a text fragment in a web
+    page)."""
+    url, text = evidence["url"], evidence["text"]
+    places = stored_places(evidence.get("places"), len(text))
+    place = places[0].place if places else None
     return {
-        "url": evidence["url"],
-        "quote": evidence["text"],
+        "url": url,
+        "quote": text,
+        "link": link_to(url, text, place),
+        "place": place.label() if place is not None else None,
         "snapshotId": evidence["snapshot_id"],
         "sourceStart": evidence["source_start"],
         "sourceEnd": evidence["source_end"],

@@ -155,7 +155,7 @@ def research_command(
             )
         finally:
             kept.close()
-    body = asdict(answer)
+    body = answer.to_dict()
     if out is not None:
         out.write_text(safe_json(body, indent=2) + "\n", encoding="utf-8")
     say(safe_json(body, indent=2) if output is ListFormat.json else _report(answer))

@@ -10,6 +10,7 @@ from typing import Any
 from citesift.agent import Evidence
 from citesift.model import Licence, Match, Passage
 from citesift.text import fragment_url
+from citesift.text.places import stored_place
 from citesift.verify import CitationCheck
 
 Item = dict[str, Any]
@@ -27,12 +28,14 @@ def licence_item(licence: Licence | Mapping[str, Any] | None) -> Item | None:
 def passage_item(passage: Passage | Mapping[str, Any]) -> Item:
     """A passage (or a scrape's passage as JSON) with its citation and its span."""
     given = dataclasses.asdict(passage) if isinstance(passage, Passage) else passage
+    place = passage.place if isinstance(passage, Passage) else stored_place(given.get("place"))
     return {
         "text": given["content"],
         "url": given["url"],
         "title": given["title"],
         "licence": licence_item(given.get("licence")),
         "link": given["fragment_url"],
+        "place": place.label() if place else None,
         "snapshot_id": given.get("snapshot_id"),
         "block": given.get("block"),
         "source_start": given.get("source_start"),

@@ -79,7 +79,7 @@ class RunStore:
 
     def add(self, run_id: str, kind: str, body: Any) -> None:
         """Append one event to the run."""
-        text = json.dumps(body, ensure_ascii=False, default=str)
+        text = _json(body)
         with self.store.transaction() as conn:
             conn.execute(
                 self._sql(
@@ -91,7 +91,7 @@ class RunStore:
 
     def finish(self, run_id: str, answer: Any) -> None:
         """Keep the run's answer."""
-        text = json.dumps(answer, ensure_ascii=False, default=str)
+        text = _json(answer)
         with self.store.transaction() as conn:
             conn.execute(self._sql("UPDATE runs SET answer = ? WHERE id = ?"), (text, run_id))
 
@@ -133,6 +133,11 @@ def cited_ids(field: dict[str, Any]) -> list[str]:
     return (
         list(dict.fromkeys(i for i in ids if isinstance(i, str))) if isinstance(ids, list) else []
     )
+
+
+def _json(value: Any) -> str:
+    """``value`` as a run keeps it: compact JSON (an answer can list thousands of places)."""
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
 
 
 def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from citesift.model import Block, Place, TextPlace
@@ -34,14 +35,13 @@ def places_in(
     )
 
 
-def place_at(places: Sequence[TextPlace], pos: int) -> Place | None:
-    """The place of position ``pos`` of a passage's text (None when it has no places)."""
-    found = places[0].place if places else None
-    for item in places:
-        if item.start > pos:
-            break
-        found = item.place
-    return found
+def places_at(places: Sequence[TextPlace], positions: Sequence[int]) -> list[Place | None]:
+    """The place of each of ``positions`` of a passage's text (None when it has no places),
+    found by binary search over where its places begin (a passage may have thousands)."""
+    if not places:
+        return [None] * len(positions)
+    starts = [item.start for item in places]
+    return [places[max(bisect.bisect_right(starts, pos) - 1, 0)].place for pos in positions]
 
 
 def place_words(first: Place | None, final: Place | None) -> str | None:
@@ -60,21 +60,37 @@ def link_to(url: str, text: str, place: Place | None) -> str:
     return place_link(url, place) if place is not None else fragment_url(url, text)
 
 
-def stored_places(value: object) -> tuple[TextPlace, ...]:
-    """Places as JSON keeps them (``[{"start": 0, "place": {"page": 2, ...}}]``), in order;
-    an item that is not one is left out, and a value that is no list gives none."""
+def places_json(places: Sequence[TextPlace]) -> list[dict[str, Any]]:
+    """Places as JSON keeps them, compactly: each place with only the fields it has
+    (``[{"start": 0, "place": {"page": 2, "paragraph": 1}}]``, as ``stored_places`` reads)."""
+    return [
+        {
+            "start": item.start,
+            "place": {k: v for k, v in asdict(item.place).items() if v is not None},
+        }
+        for item in places
+    ]
+
+
+def stored_places(value: object, length: int) -> tuple[TextPlace, ...]:
+    """Places as JSON keeps them, of a passage of ``length`` characters. A stored run is
+    read as untrusted: an item that is no place, or whose start is not past the one before
+    or not within the text, is left out (so there are at most ``length``), and a value that
+    is no list gives none."""
     if not isinstance(value, list):
         return ()
     found: list[TextPlace] = []
     for item in value:
-        place = _stored_place(item.get("place")) if isinstance(item, dict) else None
         start = item.get("start") if isinstance(item, dict) else None
-        if place is not None and type(start) is int and start >= (found[-1].start if found else 0):
+        if type(start) is not int or not (found[-1].start if found else -1) < start < length:
+            continue
+        place = stored_place(item.get("place"))
+        if place is not None:
             found.append(TextPlace(start, place))
     return tuple(found)
 
 
-def _stored_place(value: object) -> Place | None:
+def stored_place(value: object) -> Place | None:
     """A ``Place`` from its JSON object: its numbers counted from 1 and its sheet's name;
     anything else there is left out."""
     if not isinstance(value, dict):

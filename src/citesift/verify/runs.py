@@ -23,7 +23,7 @@ from citesift.store.location import is_postgres_url
 from citesift.store.runs import StoredRun, cited_ids, runs_in
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
-from citesift.text.places import link_to, place_at, stored_places
+from citesift.text.places import link_to, places_at, stored_places
 from citesift.text.sentences import sentence_spans
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
@@ -141,13 +141,13 @@ def _graded(
         raise invalid("run", run_id, "the id of a stored run")
     fields = _fields(run, pointer)
     evidence = {e["id"]: e for e in run.listed("evidence") if isinstance(e.get("id"), str)}
-    read = _SnapshotSentences(store) if from_snapshots else None
+    read = _SnapshotSentences(store) if from_snapshots else _KeptSentences()
     with SQLiteStore(":memory:") as vectors:  # a passage cited by many fields is embedded once
         remembering = CachedEmbedder(embedder or shared_embedder(), vectors)
         checks = []
         for field in fields:
             cited = [evidence[i] for i in cited_ids(field) if i in evidence]
-            sentences = [s for item in cited for s in (read(item) if read else _kept(item))]
+            sentences = [s for item in cited for s in read(item)]
             checks.append(_check(field, sentences, judge, remembering))
     return RunCheck(run.id, run.task, from_snapshots, tuple(checks))
 
@@ -177,15 +177,28 @@ def _check(
     )
 
 
+class _KeptSentences:
+    """The sentences of passages as kept in the answer, each at its place in a file (each
+    passage read once, however many fields cite it)."""
+
+    def __init__(self) -> None:
+        self.passages: dict[str, list[Sentence]] = {}
+
+    def __call__(self, item: Mapping[str, Any]) -> list[Sentence]:
+        if item["id"] not in self.passages:
+            self.passages[item["id"]] = _kept(item)
+        return self.passages[item["id"]]
+
+
 def _kept(item: Mapping[str, Any]) -> list[Sentence]:
     """The sentences of a passage as kept in the answer, each at its place in a file."""
     text, url, item_id = str(item.get("text") or ""), str(item.get("url") or ""), item["id"]
-    places = stored_places(item.get("places"))
-    sentences = []
-    for a, b in sentence_spans(text):
-        place = place_at(places, a)
-        sentences.append(Sentence(item_id, text[a:b], url, link_to(url, text[a:b], place), place))
-    return sentences
+    spans = sentence_spans(text)
+    places = places_at(stored_places(item.get("places"), len(text)), [a for a, _ in spans])
+    return [
+        Sentence(item_id, text[a:b], url, link_to(url, text[a:b], place), place)
+        for (a, b), place in zip(spans, places, strict=True)
+    ]
 
 
 class _SnapshotSentences:
