@@ -163,6 +163,19 @@ def sheets_file() -> bytes:
     return out.getvalue()
 
 
+def long_sheet(rows: int) -> bytes:
+    """An Excel file of one sheet, ``Sales``, of ``rows`` rows of two one-digit numbers: a
+    place for every few characters of its text."""
+    book = openpyxl.Workbook()
+    sales = book.active
+    sales.title = "Sales"
+    for row in range(rows):
+        sales.append([row % 10, row % 7])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
 def with_member(package: bytes, name: str, size: int, declared: int | None = None) -> bytes:
     """``package`` (a zip) with member ``name`` replaced by ``size`` bytes of one letter,
     compressed; ``declared`` makes the central directory claim that size instead."""

@@ -356,6 +356,13 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         assert filed["items"][0]["status"] == "supported"
         assert filed["items"][0]["link"] == report_pdf + "#page=2"
         assert filed["items"][0]["place"] == "page 2, paragraph 1"
+        claim = "The mill was built in 1820."
+        in_file = await call(client, "verify_claim", claim=claim, url=report_pdf)
+        assert in_file["items"][0]["place"] == "page 2, paragraph 1", in_file
+        assert verdict["items"][0]["place"] is None
+        read = await call(client, "scrape", url=report_pdf, format="passages", render="never")
+        places = [item["place"] for item in read["items"]]
+        assert places[0] == "page 1, paragraph 1" and places[-1] == "page 2, paragraph 1"
         given = [CITED.split(". ")[0] + ".", "The mill by the river was built in 1820."]
         listed = await call(
             client, "verify_claim", claim="The mill dates from 1820.", sentences=given

@@ -49,12 +49,20 @@ def stored(server: MisbehavingServer, tmp_path: Path) -> Iterator[tuple[SQLiteSt
     store.close()
 
 
-def scripted_run(store: SQLiteStore, question: str, url: str, data: dict[str, Any]) -> Answer:
-    """A finished run of ``question``, kept in ``store``: the scripted model reads ``url``,
-    then answers ``data``, each field citing what it read."""
+def scripted_run(
+    store: SQLiteStore,
+    question: str,
+    url: str,
+    data: dict[str, Any],
+    read: dict[str, Any] | None = None,
+) -> Answer:
+    """A finished run of ``question``, kept in ``store``: the scripted model reads ``url``
+    (scrapes it, or takes the ``read`` action), then answers ``data``, each field citing
+    what it read first."""
     sources = {f"/{key}": ["E1"] for key in data}
+    read = read or {"action": "scrape", "urls": [url], "query": question}
     replies = [
-        chat_reply(json.dumps({"action": "scrape", "urls": [url], "query": question})),
+        chat_reply(json.dumps(read)),
         chat_reply(json.dumps({"action": "finish", "data": data, "sources": sources})),
     ]
     api: ScriptedServer

@@ -6,6 +6,7 @@ and a run kept before evidence had places still traces."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,15 +15,16 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift import SQLiteStore, replay_run, verify_run
-from citesift.agent.evidence import EvidenceLog
+from citesift.agent.evidence import EXTRACT_CHARS, EvidenceLog
 from citesift.agent.trace import trace
 from citesift.cli import app
 from citesift.extract.document import extract_document
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
-from citesift.model import Block, Place, Snapshot
+from citesift.model import Block, Place, Snapshot, TextPlace
+from citesift.store.runs import runs_in
 from citesift.text.places import places_at, stored_places
 from local_site import serve_bytes
-from made_documents import pdf, sheets_file
+from made_documents import long_sheet, pdf, sheets_file
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
 from test_verify_runs import edit_answer, scripted_run, set_value
@@ -223,3 +225,60 @@ def test_an_extract_of_a_spreadsheet_keeps_each_cell_s_place_through_json() -> N
     kept = json.loads(json.dumps(item.to_dict()))
     assert stored_places(kept["places"], len(kept["text"])) == item.places
     assert kept["places"][0] == {"start": 6, "place": {"sheet": "Sales", "row": 1, "column": 1}}
+
+
+def test_a_run_extracting_a_long_spreadsheet_keeps_its_places_compactly(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """One place for every four characters: each is stored once, in the answer, with the
+    fields it has; the event of the reading records the evidence without them."""
+    kind = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    serve_bytes(server, "/sales", long_sheet(3_000), kind)
+    url = server.url("/sales")
+    read = {"action": "extract", "url": url, "intent": "sales"}
+    with SQLiteStore(tmp_path / "runs.db") as store:
+        answer = scripted_run(store, "List the sales", url, {"first": 0}, read)
+        with store.reading() as conn:
+            (kept,) = conn.execute("SELECT answer FROM runs").fetchone()
+            events = conn.execute("SELECT kind, body FROM run_events").fetchall()
+    (item,) = answer.evidence
+    assert len(item.text) == EXTRACT_CHARS and len(item.places) == 1_999
+    assert item.places[-1].place == Place(sheet="Sales", row=1_000, column=1)
+    (evidence,) = json.loads(kept)["evidence"]
+    assert stored_places(evidence["places"], len(evidence["text"])) == item.places
+    assert len(kept) < 150_000, len(kept)  # 248,087 with each place's empty fields
+    (read_event,) = [json.loads(body) for k, body in events if k == "evidence"]
+    assert read_event[0]["text"] == item.text and "places" not in read_event[0]
+    assert sum(len(body) for _, body in events) < 30_000  # 258,824 with the places
+
+
+def test_a_stored_run_with_a_flood_of_places_traces_and_verifies_quickly(tmp_path: Path) -> None:
+    """A store is read as untrusted: a passage of 100,000 characters kept with 20,000 places
+    (and others out of order or past its end), cited by three fields, is traced and graded
+    about as fast as without them, each sentence at the place where it begins."""
+    text = "".join(f"Hall {n} has twelve floors and a roof. " for n in range(2_600))[:100_000]
+    flood = [{"start": n * 5, "place": {"page": n + 1}} for n in range(20_000)]
+    back, past = ({"start": at, "place": {"page": 1}} for at in (3, 10**9))
+    claim = "Hall 2000 has twelve floors and a roof."
+    fields = [{"pointer": f"/f{n}", "value": claim, "evidence_ids": ["E1"]} for n in range(3)]
+    item = {"id": "E1", "url": "https://example.org/r.pdf", "kind": "passage", "text": text,
+            "snapshot_id": "gone", "source_start": 0, "source_end": 10, "block": 0}  # fmt: skip
+    with SQLiteStore(tmp_path / "runs.db") as store:
+        took = []
+        for places in ([], [*flood[:2], back, *flood[2:], past]):
+            runs = runs_in(store)
+            run_id = runs.start("Which hall has twelve floors?")
+            answer = {"fields": fields, "evidence": [item | {"places": places}]}
+            runs.finish(run_id, answer)
+            began = time.monotonic()
+            traced = trace(store, run_id)
+            checked = verify_run(store, run_id, embedder=HashEmbedder())
+            took.append(time.monotonic() - began)
+    assert took[1] < took[0] + 3, took  # 10 s more when each sentence searched them in turn
+    assert {f.evidence[0].place for f in traced.fields} == {"page 1 to page 20000"}
+    assert stored_places(answer["evidence"][0]["places"], len(text))[2:4] == (
+        TextPlace(10, Place(page=3)), TextPlace(15, Place(page=4)),
+    )  # fmt: skip
+    sentence = checked.fields[0].supporting[0]
+    assert sentence.text == claim and sentence.place == Place(page=text.index(claim) // 5 + 1)
+    assert sentence.fragment_url == f"https://example.org/r.pdf#page={sentence.place.page}"
