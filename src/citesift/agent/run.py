@@ -333,7 +333,7 @@ class _Run:
         documents, lines = await self.read_pages(urls, wanted)
         found = self.state.evidence.read(documents, query)
         self.show(found)
-        self.record("evidence", _read(found))
+        self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"{len(documents)} page(s) read, evidence {ids}"
@@ -346,7 +346,7 @@ class _Run:
             lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
             found = self.state.evidence.read(documents, intent)
         self.show(found)
-        self.record("evidence", _read(found))
+        self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"evidence {ids}"
@@ -499,7 +499,7 @@ async def run_research(
         run.state.evidence.close()
 
 
-def _read(found: Sequence[Evidence]) -> list[dict[str, Any]]:
+def _read_event(found: Sequence[Evidence]) -> list[dict[str, Any]]:
     """Evidence as the event of its reading records it: each piece's id, source and text;
     its places (one for each cell of a spreadsheet's extract) are kept once, in the answer,
     and the stored file gives them again."""

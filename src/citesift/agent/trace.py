@@ -94,7 +94,7 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             kept if isinstance(kept, str) else None, start, end,
         )  # fmt: skip
         if found.snapshot_id is None or found.source_start is None or found.source_end is None:
-            return _kept_place(found, item)
+            return _with_kept_place(found, item)
         if found.snapshot_id not in texts:
             try:
                 snapshot = snapshots.get(found.snapshot_id)
@@ -103,9 +103,9 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
             texts[found.snapshot_id] = None if snapshot is None else _readable(snapshot)
         source = texts[found.snapshot_id]
         if source is None:
-            return _kept_place(found, item)
+            return _with_kept_place(found, item)
         if isinstance(source, _FileText):
-            return source.traced(found, item.get("block")) or _kept_place(found, item)
+            return source.traced(found, item.get("block")) or _with_kept_place(found, item)
         start, end = found.source_start, found.source_end
         return replace(
             found,
@@ -167,7 +167,7 @@ class _FileText:
         )
 
 
-def _kept_place(found: SpanTrace, item: dict[str, Any]) -> SpanTrace:
+def _with_kept_place(found: SpanTrace, item: dict[str, Any]) -> SpanTrace:
     """``found``, a piece of evidence not traced in its file, with where in the file it lies,
     in words, and a link to the page it begins on, as the run kept them (none for a web
     page, or a run kept without them)."""
