@@ -138,3 +138,26 @@ def test_sources_that_are_not_a_json_list_are_a_usage_error(tmp_path: Path) -> N
     sources.write_text('{"content": "x"}', encoding="utf-8")
     result = runner.invoke(app, ["verify", "answer", "-", str(sources)], input="Some claim here.")
     assert result.exit_code == EXIT_USAGE
+
+
+def test_an_answer_stating_another_date_than_its_source_is_contradicted(tmp_path: Path) -> None:
+    sources = tmp_path / "sources.json"
+    content = (
+        "Mozilla officially sponsored the Rust project in 2009. "
+        "The first stable release, Rust 1.0, was published on May 15, 2015."
+    )
+    sources.write_text(json.dumps([{"content": content, "url": "https://r/"}]), encoding="utf-8")
+    answer = (
+        "Mozilla sponsored Rust in 2011. Mozilla never sponsored Rust. "
+        "Rust 1.0 was published on May 15, 2019. Rust 1.0 was published in May 2015."
+    )
+    args = ["verify", "answer", "-", str(sources), "--format", "json"]
+    result = runner.invoke(app, args, input=answer)
+    assert result.exit_code == 1, result.output
+    response = json.loads(result.stdout)
+    verdicts = ["contradicted"] * 3 + ["supported"]
+    assert [c["verdict"] for c in response["claims"]] == verdicts
+    assert response["overall_grounded"] is False
+    cosine = runner.invoke(app, [*args, "--nli", "none"], input=answer)
+    assert cosine.exit_code == 0, cosine.output
+    assert {c["verdict"] for c in json.loads(cosine.stdout)["claims"]} == {"supported"}

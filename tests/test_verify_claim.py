@@ -197,11 +197,12 @@ def test_the_nli_judge_rejects_a_contradiction_and_abstains_on_failure(
         "Snow is white in winter.", sentences, NLIJudge(word_nli), embedder=minilm
     )
     assert (rejected.label, rejected.supporting) == ("not_supported", ())
-    assert rejected.reason == "sentence 0 contradicts the claim"
+    assert rejected.reason == "“Snow is not white in the…” contradicts the claim"
     partial = verify_claim(
         "Grass is green in spring.", sentences, NLIJudge(word_nli), embedder=minilm
     )
     assert (partial.label, partial.supporting) == ("partially_supported", (1,))
+    assert partial.reason == "the NLI model finds “Grass is green.” partly entail the claim"
 
     def failing(premise: str, hypothesis: str) -> dict[str, float]:
         raise RuntimeError("out of memory")
@@ -268,6 +269,34 @@ def test_the_llm_judge_keeps_only_what_holds_in_its_answer(
     check = verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)
     assert (check.label, check.supporting) == (label, supporting)
     assert 0.0 <= check.score <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("reply", "label", "lowest", "highest"),
+    [
+        (["supported", [0], 0.95], "partially_supported", 0.0, 0.49),
+        (["not_supported", [], 0.9], "not_supported", 0.0, 0.49),
+        (["partially_supported", [0], 0.99], "partially_supported", 0.0, 0.49),
+        (["supported", [1], 0.2], "supported", 0.51, 1.0),
+    ],
+)
+def test_the_llm_judge_is_held_to_the_rules_and_its_score_to_its_label(
+    api: ScriptedServer,
+    minilm: Embedder,
+    reply: list[object],
+    label: str,
+    lowest: float,
+    highest: float,
+) -> None:
+    sentences = ["Mozilla officially sponsored the Rust project in 2011.", *SENTENCES]
+    claim = "Mozilla sponsored Rust in 2009." if reply[1] == [0] else "Paris is in France."
+    verdict = dict(zip(("label", "supporting", "score"), reply, strict=True))
+    api.script("/v1/chat/completions", chat_reply(json.dumps({**verdict, "reason": "it says"})))
+    check = verify_claim(claim, sentences, llm(api), embedder=minilm)
+    assert check.label == label
+    assert lowest <= check.score <= highest
+    if reply[0] == "supported" and label != "supported":
+        assert check.reason == "it says; not found: 2009"
 
 
 def test_the_llm_judge_failing_raises_a_client_error(api: ScriptedServer, minilm: Embedder) -> None:

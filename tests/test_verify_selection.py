@@ -132,7 +132,7 @@ def test_a_sentence_far_from_the_support_adding_one_word_is_read_but_not_named()
     assert [m.coverage for m in read if m is not None] == [1.0, 1.0]
     assert [m.apart for m in read if m is not None] == [(), (8,)]
     reason = OfflineJudge().judge(claim, far, find_candidates(claim, far)).reason
-    assert "some in sentences 8, read but not named" in reason
+    assert "some in “Ferries crossed the bay every hour.”, read but not named" in reason
     dated = ["Harbour news", "Ada Brooks designed the harbour bridge.", *filler, "May 2, 1932"]
     assert chosen(f"{claim[:-1]} in 1932.", dated) == (1, 8)
 

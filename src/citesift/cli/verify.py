@@ -15,11 +15,13 @@ from rich.console import Console
 
 from citesift.cli.app import group
 from citesift.cli.options import usage_error
+from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.terminal import safe_json, say
 from citesift.index.embedders import default_embedder
 from citesift.sources.files import MAX_FILE_BYTES, FileRefused, file_bytes, file_text
 from citesift.verify import (
     CitationVerifier,
+    FactContradiction,
     Judge,
     LLMJudge,
     OfflineJudge,
@@ -39,6 +41,13 @@ class JudgeName(StrEnum):
     offline = "offline"
     trained = "trained"
     llm = "llm"
+
+
+class NliName(StrEnum):
+    """What turns a supported claim whose source states otherwise into a contradicted one."""
+
+    offline = "offline"
+    none = "none"
 
 
 class Format(StrEnum):
@@ -98,20 +107,34 @@ def answer(
     unverifiable_threshold: Annotated[
         float, typer.Option(help="Cosine below which no source.")
     ] = 0.3,
+    nli: Annotated[
+        NliName,
+        typer.Option(
+            help="offline: a supported claim whose source states another number, date or "
+            "name, or the opposite, is contradicted; none: the cosine alone decides."
+        ),
+    ] = NliName.offline,
     output: Output = Format.text,
 ) -> None:
-    """Each claim of TEXT graded by its closest source in SOURCES (embedding cosine)."""
+    """Each claim of TEXT graded by its closest source in SOURCES (embedding cosine), a
+    supported one checked against that source's facts; exit 1 when a claim is contradicted."""
     listed = _sources(sources)
     with Console(stderr=True).status("Grading the claims…"):
-        verifier = CitationVerifier(default_embedder(), support_threshold, unverifiable_threshold)
+        embedder = default_embedder()
+        checker = FactContradiction(embedder) if nli is NliName.offline else None
+        verifier = CitationVerifier(
+            embedder, support_threshold, unverifiable_threshold, nli=checker
+        )
         response = verifier.verify(_read(text), listed)
     if output is Format.json:
         say(safe_json(dataclasses.asdict(response), indent=2))
-        return
-    for verdict in response.claims:
-        where = f" [{verdict.source_index}]" if verdict.source_index is not None else ""
-        say(f"{verdict.verdict:12} {verdict.confidence:.2f}{where}  {verdict.text}")
-    say(format_verified_response(response))
+    else:
+        for verdict in response.claims:
+            where = f" [{verdict.source_index}]" if verdict.source_index is not None else ""
+            say(f"{verdict.verdict:12} {verdict.confidence:.2f}{where}  {verdict.text}")
+        say(format_verified_response(response))
+    if not response.overall_grounded:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _judge(name: JudgeName, path: Path | None, url: str | None, model: str | None) -> Judge:

@@ -4,6 +4,7 @@ from citesift.verify.candidates import Candidates, find_candidates
 from citesift.verify.citations import Citation, find_citations
 from citesift.verify.claim_check import verify_claim
 from citesift.verify.claims import extract_claims
+from citesift.verify.contradiction import FactContradiction
 from citesift.verify.document_check import CitationCheck, DocumentCheck, check_citations
 from citesift.verify.judges import (
     ClaimCheck,
@@ -32,6 +33,7 @@ __all__ = [
     "Citation",
     "CitationCheck",
     "DocumentCheck",
+    "FactContradiction",
     "FieldCheck",
     "check_citations",
     "find_citations",

@@ -3,13 +3,17 @@ numbered candidate sentences and answers a verdict as JSON.
 
 The sentences are quoted as data and the model is told so; its answer is untrusted too: only
 a known label, indices among the sentences it was shown and a 0–1 score are kept, and an
-answer that cannot be read is an abstention, never a support.
+answer that cannot be read is an abstention, never a support. The rules of ``rules.py`` hold
+over what it says as over the offline judges: a number, date, name or negation the sentences
+it names do not share keeps the claim from being supported, and the score lies in its
+label's band.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from citesift.clients import ChatClient
@@ -17,6 +21,8 @@ from citesift.net import run_sync
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Label
+from citesift.verify.judges.features import measure
+from citesift.verify.judges.rules import banded, held, lacking
 
 MAX_REASON_CHARS = 300
 MAX_SENTENCE_CHARS = 1_000
@@ -62,11 +68,39 @@ class LLMJudge:
         quoted = "\n".join(f"[{i}] {sentences[i][:MAX_SENTENCE_CHARS]}" for i in shown)
         user = f"Claim: {claim}\n\nSentences:\n{quoted}"
         reply = run_sync(self.client.complete(INSTRUCTIONS, user))
-        return read_verdict(reply.content, frozenset(shown))
+        return ruled(read_verdict(reply.content, frozenset(shown)), claim, sentences, candidates)
+
+
+def ruled(
+    check: ClaimCheck, claim: str, sentences: Sequence[str], candidates: Candidates
+) -> ClaimCheck:
+    """``check`` held to the rules (``rules.held``), the claim measured against the
+    sentences the model named (as the offline judge measures its own choice): a fact the
+    rules require that they lack makes a supported claim partly supported, said in the
+    reason."""
+    if check.label == "not_supported":
+        return check
+    named = Candidates(
+        check.supporting,
+        tuple((i,) for i in check.supporting),
+        candidates.lexical,
+        candidates.dense,
+        candidates.short & frozenset(check.supporting),
+        candidates.vectors,
+    )
+    measured = measure(claim, sentences, named)
+    if measured is None:
+        return check
+    label, score = held(check.label, check.score, measured)
+    if label == check.label:
+        return check
+    reason = "; ".join(filter(None, [check.reason, *lacking(measured)]))
+    return replace(check, label=label, score=score, reason=reason)
 
 
 def read_verdict(reply: str, shown: frozenset[int]) -> ClaimCheck:
-    """The verdict in a model's ``reply``, held to the sentences it was ``shown``."""
+    """The verdict in a model's ``reply``, held to the sentences it was ``shown``, its score
+    to its label's band (``rules.banded``)."""
     answer = _json_object(reply) or {}
     label = answer.get("label")
     if label not in LABELS:
@@ -84,7 +118,7 @@ def read_verdict(reply: str, shown: frozenset[int]) -> ClaimCheck:
     return ClaimCheck(
         checked,
         supporting if checked != "not_supported" else (),
-        DEFAULT_SCORES[checked] if score is None else score,
+        banded(checked, DEFAULT_SCORES[checked] if score is None else score),
         reason,
     )
 

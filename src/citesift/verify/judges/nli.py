@@ -15,6 +15,7 @@ from citesift.errors import invalid
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck
+from citesift.verify.judges.quoting import quote, quoted
 
 ENTAILMENT = 0.7
 """Entailment at or above this supports the claim."""
@@ -52,18 +53,21 @@ class NLIJudge:
             except Exception as exc:  # a failing model abstains, never supports
                 return ClaimCheck("not_supported", (), 0.0, f"the NLI model failed: {exc}"[:300])
             if entail >= ENTAILMENT:
-                return ClaimCheck("supported", premise, entail, _said("entail", premise))
+                return ClaimCheck("supported", premise, entail, _said("entail", premise, sentences))
             if entail > best[0]:
                 best = (entail, premise)
             if contra >= CONTRADICTION and contradicted is None and len(premise) == 1:
                 contradicted = premise[0]
         if best[0] >= PARTIAL:
             return ClaimCheck(
-                "partially_supported", best[1], best[0], _said("partly entail", best[1])
+                "partially_supported", best[1], best[0], _said("partly entail", best[1], sentences)
             )
         if contradicted is not None:
             return ClaimCheck(
-                "not_supported", (), best[0], f"sentence {contradicted} contradicts the claim"
+                "not_supported",
+                (),
+                best[0],
+                f"{quote(sentences[contradicted])} contradicts the claim",
             )
         return ClaimCheck("not_supported", (), best[0], "no sentence entails the claim")
 
@@ -81,6 +85,5 @@ def _probabilities(answer: Any) -> tuple[float, float]:
     return float(entail), float(contra)
 
 
-def _said(what: str, premise: tuple[int, ...]) -> str:
-    which = ", ".join(str(i) for i in premise)
-    return f"the NLI model finds sentence{'s' if len(premise) > 1 else ''} {which} {what} the claim"
+def _said(what: str, premise: tuple[int, ...], sentences: Sequence[str]) -> str:
+    return f"the NLI model finds {quoted(sentences, premise)} {what} the claim"

@@ -58,7 +58,7 @@ class OfflineJudge:
         """The grade of ``claim`` from the sentences in ``candidates``' windows."""
         measured = measure(claim, sentences, candidates)
         if measured is None:
-            return graded("not_supported", 0.0, None)
+            return graded("not_supported", 0.0, None, sentences)
         dense = candidates.dense
         closeness = max((dense[i] for i in measured.chosen), default=0.0) if dense else 0.0
         label = _label(measured)
@@ -66,12 +66,12 @@ class OfflineJudge:
         if label == "not_supported" and measured.chosen:
             meant = self._by_meaning(claim, sentences, candidates)
             if meant:
-                check = graded("partially_supported", score, measured)
+                check = graded("partially_supported", score, measured, sentences)
                 room = max(MAX_SUPPORTING - len(check.supporting), 0)
                 supporting = tuple(sorted({*check.supporting, *meant[:room]}))
                 reason = f"{check.reason}; {IN_OTHER_WORDS}"
                 return replace(check, supporting=supporting, reason=reason)
-        return graded(label, score, measured)
+        return graded(label, score, measured, sentences)
 
     def _by_meaning(
         self, claim: str, sentences: Sequence[str], candidates: Candidates

@@ -1,17 +1,23 @@
-"""The rules every offline judge obeys over whatever its weights say: a claim whose number
-or date is not found, whose polarity its support does not share, or that names what the
-page never names, is never supported; a
-claim judged not supported names no sentence, however close the least bad one is. They hold
-for any page, so they are stated, not fitted."""
+"""The rules every judge's verdict is held to, whoever gave it (the offline judges' weights
+or a chat model): a claim whose number or date is not found, whose polarity its support
+does not share, or that names what the page never names, is never supported; a claim
+judged not supported names no sentence, however close the least bad one is; and the score
+is above one half exactly when the label is supported. They hold for any page, so they are
+stated, not fitted."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import Measured
+from citesift.verify.judges.quoting import quoted
 
 BLOCKED_SCORE = 0.49
-"""The highest score of a claim a rule keeps from being supported (below one half, as the
-claim is more likely not supported in full than supported)."""
+"""The highest score of a claim not supported in full (below one half, as the claim is
+then more likely not supported in full than supported)."""
+SUPPORTED_SCORE = 0.51
+"""The lowest score of a supported claim."""
 NO_FACT = "the claim states no checkable fact"
 
 
@@ -26,32 +32,51 @@ def blocked(measured: Measured) -> bool:
     )
 
 
-def graded(label: Label, score: float, measured: Measured | None) -> ClaimCheck:
-    """The check a judge's ``label`` and ``score`` give once the rules are applied."""
+def held(label: Label, score: float, measured: Measured) -> tuple[Label, float]:
+    """``label`` and ``score`` once a rule blocking support (``blocked``) has been applied
+    and the score put in the label's band (``banded``)."""
+    if label == "supported" and blocked(measured):
+        label = "partially_supported"
+    return label, banded(label, score)
+
+
+def banded(label: Label, score: float) -> float:
+    """``score`` moved into ``label``'s band: above one half for a supported claim, at most
+    ``BLOCKED_SCORE`` for any other."""
+    return max(score, SUPPORTED_SCORE) if label == "supported" else min(score, BLOCKED_SCORE)
+
+
+def graded(
+    label: Label, score: float, measured: Measured | None, sentences: Sequence[str]
+) -> ClaimCheck:
+    """The check a judge's ``label`` and ``score`` give once the rules are applied (the
+    ``sentences`` the claim was measured against are quoted in the reason)."""
     if measured is None:
         return ClaimCheck("not_supported", (), 0.0, NO_FACT)
-    if blocked(measured):
-        score = min(score, BLOCKED_SCORE)
-        if label == "supported":
-            label = "partially_supported"
-    if not measured.chosen:
-        label = "not_supported"
+    label, score = held("not_supported" if not measured.chosen else label, score, measured)
     supporting = () if label == "not_supported" else tuple(sorted(measured.chosen))
-    return ClaimCheck(label, supporting, score, _reason(label, measured))
+    return ClaimCheck(label, supporting, score, _reason(label, measured, sentences))
 
 
-def _reason(label: Label, measured: Measured) -> str:
-    parts = [f"the sentences cover {round(100 * measured.coverage)}% of the claim's facts"]
-    if measured.apart:
-        shown = ", ".join(str(i) for i in measured.apart[:5])
-        parts.append(f"some in sentences {shown}, read but not named as they stand apart")
+def lacking(measured: Measured) -> list[str]:
+    """What the support lacks of the claim, in words: the facts not found, the names the
+    page never states, a negation not shared."""
+    parts = []
     if measured.missed:
-        shown = ", ".join(m.split(":", 1)[-1] for m in measured.missed[:5])
-        parts.append(f"not found: {shown}")
+        parts.append(f"not found: {', '.join(m.split(':', 1)[-1] for m in measured.missed[:5])}")
     if measured.absent:
         parts.append(f"the page never names: {', '.join(measured.absent[:5])}")
     if measured.negation:
         parts.append("the claim and its support differ in negation")
+    return parts
+
+
+def _reason(label: Label, measured: Measured, sentences: Sequence[str]) -> str:
+    parts = [f"the sentences cover {round(100 * measured.coverage)}% of the claim's facts"]
+    if measured.apart:
+        where = quoted(sentences, measured.apart)
+        parts.append(f"some in {where}, read but not named as far from the rest")
+    parts.extend(lacking(measured))
     if label == "not_supported":
         parts.append("nothing in the source supports it")
     return "; ".join(parts)

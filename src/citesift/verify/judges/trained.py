@@ -31,7 +31,7 @@ class TrainedJudge:
         """The grade of ``claim`` from the sentences in ``candidates``' windows."""
         measured = measure(claim, sentences, candidates)
         if measured is None:
-            return graded("not_supported", 0.0, None)
+            return graded("not_supported", 0.0, None, sentences)
         probabilities = self.model.probabilities(measured.features)
         label: Label = max(probabilities, key=lambda k: probabilities[k])
-        return graded(label, self.model.score(probabilities["supported"]), measured)
+        return graded(label, self.model.score(probabilities["supported"]), measured, sentences)

@@ -1,0 +1,23 @@
+"""Sentences named in a reason by their first words, not by their place in a list: a
+reader sees the sentences, not the indices a judge counts them by."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+QUOTED_WORDS = 6
+"""Words of a sentence a reason quotes: enough to find it on the page, short for a line."""
+
+
+def quote(sentence: str) -> str:
+    """The first ``QUOTED_WORDS`` words of ``sentence`` in quotation marks, ``…`` when cut."""
+    words = sentence.split()
+    shown = " ".join(words[:QUOTED_WORDS])
+    return f"“{shown}{'…' if len(words) > QUOTED_WORDS else ''}”"
+
+
+def quoted(sentences: Sequence[str], indices: Sequence[int], at_most: int = 2) -> str:
+    """The sentences at ``indices`` quoted (``at_most`` of them, then how many more)."""
+    shown = " and ".join(quote(sentences[i]) for i in indices[:at_most])
+    more = len(indices) - at_most
+    return f"{shown} and {more} more" if more > 0 else shown
