@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from citesift import CitationVerifier, Embedder, FactContradiction, MiniLMEmbedder
+from citesift.errors import InvalidArgument
 from citesift.verify.verifier import CONTRADICTION_SCORE
 
 SOURCE = (
@@ -73,3 +74,8 @@ def test_grounded_means_no_claim_contradicted_as_the_seed_defines_it(minilm: Emb
     response = CitationVerifier(minilm, nli=FactContradiction(minilm)).verify(claims, sources)
     assert [c.verdict for c in response.claims] == ["supported", "unverifiable"]
     assert response.overall_grounded and response.supported_ratio == 0.5
+
+
+def test_what_is_not_text_is_refused(minilm: Embedder) -> None:
+    with pytest.raises(InvalidArgument, match="two strings"):
+        FactContradiction(minilm)(SOURCE, None)  # type: ignore[arg-type]

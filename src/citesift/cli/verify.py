@@ -17,8 +17,9 @@ from citesift.cli.app import group
 from citesift.cli.options import usage_error
 from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.terminal import safe_json, say
-from citesift.index.embedders import default_embedder
+from citesift.index.embedders import CachedEmbedder, default_embedder
 from citesift.sources.files import MAX_FILE_BYTES, FileRefused, file_bytes, file_text
+from citesift.store import SQLiteStore
 from citesift.verify import (
     CitationVerifier,
     FactContradiction,
@@ -119,8 +120,8 @@ def answer(
     """Each claim of TEXT graded by its closest source in SOURCES (embedding cosine), a
     supported one checked against that source's facts; exit 1 when a claim is contradicted."""
     listed = _sources(sources)
-    with Console(stderr=True).status("Grading the claims…"):
-        embedder = default_embedder()
+    with Console(stderr=True).status("Grading the claims…"), SQLiteStore(":memory:") as vectors:
+        embedder = CachedEmbedder(default_embedder(), vectors)  # a source's sentences once
         checker = FactContradiction(embedder) if nli is NliName.offline else None
         verifier = CitationVerifier(
             embedder, support_threshold, unverifiable_threshold, nli=checker

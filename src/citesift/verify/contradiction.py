@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from citesift.errors import invalid
 from citesift.index import Embedder
 from citesift.text.sentences import sentence_spans
 from citesift.verify.candidates import find_candidates
@@ -34,14 +35,17 @@ class FactContradiction:
     ``entailment`` when the judge finds it supported; ``neutral`` otherwise.
 
     ``embedder`` ranks the premise's sentences by meaning (the bundled MiniLM when None,
-    loaded at the first call)."""
+    loaded at the first call). A source is embedded sentence by sentence for each claim
+    checked against it: a ``CachedEmbedder`` embeds each sentence once for all its claims
+    (as ``citesift verify answer`` does)."""
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
 
     def __call__(self, premise: str, hypothesis: str) -> NliResult:
-        spans = sentence_spans(premise)
-        sentences = [premise[start:end] for start, end in spans]
+        if not isinstance(premise, str) or not isinstance(hypothesis, str):
+            raise invalid("premise and hypothesis", (premise, hypothesis), "two strings")
+        sentences = [premise[start:end] for start, end in sentence_spans(premise)]
         sentences = sentences[: read_far(sentences)]
         if not sentences or not hypothesis.strip() or len(hypothesis) > MAX_CLAIM_CHARS:
             return NEUTRAL
