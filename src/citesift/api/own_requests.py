@@ -14,10 +14,11 @@ from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.wikipedia import PAGE_PATH
 from citesift.verify.candidates import DEFAULT_TOP
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES
-from citesift.verify.document_check import MAX_SERVED_SECONDS, SERVED_MAX_SECONDS
-
-MAX_DOCUMENT_CHARS = 1 << 20
-"""Characters of a document whose citations are checked (the request body's bound)."""
+from citesift.verify.document_check import (
+    MAX_SERVED_DOCUMENT_CHARS,
+    MAX_SERVED_SECONDS,
+    SERVED_MAX_SECONDS,
+)
 
 
 class WikipediaPassagesRequest(OwnBody):
@@ -52,7 +53,7 @@ class CitationsRequest(OwnBody):
     """A Markdown or HTML document whose citations are each checked against the page it
     cites (``base_url``: where its relative links point), within ``max_seconds`` seconds."""
 
-    text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
+    text: str = Field(min_length=1, max_length=MAX_SERVED_DOCUMENT_CHARS)
     kind: Literal["markdown", "html"] = "markdown"
     base_url: str | None = Field(None, max_length=8192)
     max_seconds: float = Field(SERVED_MAX_SECONDS, gt=0, le=MAX_SERVED_SECONDS)

@@ -11,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from citesift.agent import aresearch
+from citesift.agent.run import MAX_TASK_CHARS
 from citesift.errors import invalid
 from citesift.mcp_server.failures import anticipated, gave_nothing
 from citesift.mcp_server.paging import Item, pieces
@@ -19,14 +20,16 @@ from citesift.mcp_server.state import Shared, web_url
 from citesift.model import Document, SourceHit
 from citesift.text import citation_sources
 from citesift.verify import ClaimCheck, check_citations, verify_claim
-from citesift.verify.claim_check import MAX_SENTENCES, verify_read_far
-from citesift.verify.document_check import MAX_SERVED_SECONDS, SERVED_MAX_SECONDS
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, verify_read_far
+from citesift.verify.document_check import (
+    MAX_SERVED_DOCUMENT_CHARS,
+    MAX_SERVED_SECONDS,
+    SERVED_MAX_SECONDS,
+)
 
 Cursor = Annotated[
     str | None, Field(description="A next_cursor from an earlier call: read on from there.")
 ]
-MAX_DOCUMENT_CHARS = 200_000
-"""Characters of a document check_citations reads at most."""
 
 
 def register(server: MCPServer, shared: Shared) -> None:
@@ -35,7 +38,7 @@ def register(server: MCPServer, shared: Shared) -> None:
     @server.tool(name="verify_claim")
     @anticipated
     async def verify_claim_tool(
-        claim: Annotated[str, Field(max_length=2000, description="The claim to check.")],
+        claim: Annotated[str, Field(max_length=MAX_CLAIM_CHARS, description="The claim to check.")],
         url: Annotated[
             str | None, Field(description="The page that should support it (or sentences).")
         ] = None,
@@ -68,7 +71,8 @@ def register(server: MCPServer, shared: Shared) -> None:
     @anticipated
     async def check_citations_tool(
         text: Annotated[
-            str, Field(max_length=MAX_DOCUMENT_CHARS, description="The document, with links.")
+            str,
+            Field(max_length=MAX_SERVED_DOCUMENT_CHARS, description="The document, with links."),
         ],
         kind: Literal["markdown", "html"] = "markdown",
         base_url: Annotated[
@@ -105,7 +109,7 @@ def register(server: MCPServer, shared: Shared) -> None:
     @server.tool(name="research")
     @anticipated
     async def research_tool(
-        task: Annotated[str, Field(max_length=4000, description="What to find out.")],
+        task: Annotated[str, Field(max_length=MAX_TASK_CHARS, description="What to find out.")],
         urls: Annotated[
             list[str] | None,
             Field(description="Pages to start from; the run keeps to their sites."),

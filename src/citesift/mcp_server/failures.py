@@ -1,13 +1,15 @@
-"""Tool failures the model reads: a library error or an outcome that gave nothing becomes
-the SDK's ``ToolError``, answered as an error result with its reason, never a crash."""
+"""Tool failures the model reads: a library error, an outcome that gave nothing or an
+argument out of its bounds becomes the SDK's ``ToolError``, answered as an error result
+with its reason in one plain line, never a crash."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from citesift.errors import CitesiftError
 from citesift.sources.reasons import describe
@@ -32,3 +34,45 @@ def anticipated(tool: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
 def gave_nothing(doing: str, outcome: object) -> ToolError:
     """The error for an outcome that gave nothing: what was done and why it failed."""
     return ToolError(f"{doing}: {describe(outcome)}")
+
+
+_BOUNDS = {
+    "string_too_long": "a string of at most {max_length:,} characters",
+    "string_too_short": "a string of at least {min_length:,} characters",
+    "too_long": "a list of at most {max_length:,} items",
+    "too_short": "a list of at least {min_length:,} items",
+    "less_than_equal": "at most {le:,}",
+    "less_than": "below {lt:,}",
+    "greater_than_equal": "at least {ge:,}",
+    "greater_than": "above {gt:,}",
+    "missing": "given",
+}
+"""What an argument takes, by the kind of bound it broke (pydantic's error type)."""
+
+
+def refused_arguments(tool: str, error: ValidationError) -> ToolError:
+    """The error for arguments ``tool`` does not take, in one line: the first argument
+    wrong and the bound it breaks (with its value's length or value), not the validator's
+    own text of several lines and links."""
+    errors = error.errors(include_url=False)
+    first = errors[0]
+    name = ".".join(str(part) for part in first["loc"]) or "arguments"
+    bound = _BOUNDS.get(first["type"])
+    if bound is None:
+        said = f"{name}: {first['msg']}"
+    else:
+        said = f"{name} must be {bound.format(**_whole(first.get('ctx', {})))}"
+    if bound is not None and first["type"] != "missing":
+        given = first["input"]
+        said += (
+            f" (given {len(given):,})"
+            if isinstance(given, str | list)
+            else f" (given {given!r:.40})"
+        )
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return ToolError(f"{tool}: {said}{more}")
+
+
+def _whole(bounds: dict[str, Any]) -> dict[str, Any]:
+    """``bounds`` with each whole float as an int, so that 3600.0 reads 3,600."""
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in bounds.items()}

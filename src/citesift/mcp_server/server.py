@@ -5,11 +5,17 @@ made on the server's event loop and closed when it stops."""
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
 
 from citesift.jobs import JobRunner
 from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
+from citesift.mcp_server.failures import refused_arguments
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
 from citesift.mcp_server.stdio import run_stdio
@@ -25,9 +31,24 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(shared: Shared) -> MCPServer:
+class Server(MCPServer[Any]):
+    """The SDK's server, its tools' arguments out of their bounds refused in one plain
+    line naming the argument and the bound (the SDK answers with the validator's text)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            if isinstance(error.__cause__, ValidationError):
+                raise refused_arguments(name, error.__cause__) from None
+            raise
+
+
+def build_server(shared: Shared) -> MCPServer[Any]:
     """The server with every tool, each reading ``shared``."""
-    server: MCPServer = MCPServer(
+    server = Server(
         "citesift", version=version_text(), instructions=INSTRUCTIONS, log_level="WARNING"
     )
     reading.register(server, shared)

@@ -43,6 +43,9 @@ SERVED_MAX_SECONDS = 300.0
 thousands of slow addresses would otherwise hold one of its workers for hours."""
 MAX_SERVED_SECONDS = 3_600.0
 """The longest time limit a server lets its caller ask for a check."""
+MAX_SERVED_DOCUMENT_CHARS = 1 << 20
+"""Characters of a document a server (HTTP or MCP) checks at most: as many as its request
+may carry, a body or a line of at most 1 MiB."""
 TIME_LIMIT_REACHED = "time limit reached"
 """The reason of a citation the check had no time left to read."""
 UNDEFINED = "the note it cites is not defined"

@@ -1,0 +1,94 @@
+"""The MCP tools take the bounds the command line and the HTTP API take, from the same
+constants, and refuse an argument past its bound in one plain line naming it and the
+bound; the server is driven in process by the official ``mcp`` client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp import Client
+
+from citesift.api.own_requests import CitationsRequest, ClaimRequest
+from citesift.mcp_server.config import McpConfig
+from citesift.mcp_server.paging import Pager
+from citesift.mcp_server.server import build_server
+from citesift.mcp_server.state import Shared
+from citesift.settings import Settings
+from citesift.verify.claim_check import MAX_CLAIM_CHARS
+from citesift.verify.document_check import MAX_SERVED_DOCUMENT_CHARS, MAX_SERVED_SECONDS
+
+
+def served(scenario: Callable[[Client], Awaitable[None]]) -> None:
+    config = McpConfig()
+    shared = Shared(config, Settings(), Pager(config.page_chars, config.held_results))
+
+    async def run() -> None:
+        async with Client(build_server(shared)) as client:
+            await scenario(client)
+
+    asyncio.run(run())
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def test_tools_take_the_bounds_of_the_http_api_and_the_library() -> None:
+    http_claim = ClaimRequest.model_json_schema()["properties"]["claim"]["maxLength"]
+    http_text = CitationsRequest.model_json_schema()["properties"]["text"]["maxLength"]
+    assert (http_claim, http_text) == (MAX_CLAIM_CHARS, MAX_SERVED_DOCUMENT_CHARS)
+
+    async def scenario(client: Client) -> None:
+        tools = {
+            tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools
+        }
+        assert tools["verify_claim"]["claim"]["maxLength"] == MAX_CLAIM_CHARS
+        assert tools["check_citations"]["text"]["maxLength"] == MAX_SERVED_DOCUMENT_CHARS
+        assert tools["check_citations"]["max_seconds"]["maximum"] == MAX_SERVED_SECONDS
+        at_bound = await client.call_tool(
+            "verify_claim", {"claim": "x" * MAX_CLAIM_CHARS, "sentences": []}
+        )
+        assert not at_bound.is_error, text_of(at_bound)
+        assert at_bound.structured_content is not None
+        assert at_bound.structured_content["reason"] == "no source"
+
+    served(scenario)
+
+
+def test_an_argument_past_its_bound_is_refused_in_one_plain_line() -> None:
+    past = "x" * (MAX_CLAIM_CHARS + 1)
+    refusals = {
+        ("verify_claim", "claim", past): (
+            "verify_claim: claim must be a string of at most 10,000 characters (given 10,001)"
+        ),
+        ("check_citations", "text", "y" * (MAX_SERVED_DOCUMENT_CHARS + 1)): (
+            "check_citations: text must be a string of at most 1,048,576 characters "
+            "(given 1,048,577)"
+        ),
+        ("check_citations", "max_seconds", 3601): (
+            "check_citations: max_seconds must be at most 3,600 (given 3601)"
+        ),
+        ("check_citations", "max_seconds", 0): (
+            "check_citations: max_seconds must be above 0 (given 0)"
+        ),
+        ("search_passages", "top_k", 101): (
+            "search_passages: top_k must be at most 100 (given 101)"
+        ),
+    }
+
+    async def scenario(client: Client) -> None:
+        for (tool, name, value), said in refusals.items():
+            arguments = {"text": "a [b](https://a.example/)", "query": "q", name: value}
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error and text_of(result) == said
+        missing = await client.call_tool("verify_claim", {"sentences": ["s"]})
+        assert missing.is_error and text_of(missing) == "verify_claim: claim must be given"
+        both = await client.call_tool("check_citations", {"text": 5, "kind": "pdf"})
+        shown = text_of(both)
+        assert shown.startswith("check_citations: text: ") and shown.endswith(" (and 1 more)")
+        for result in (missing, both):
+            assert "\n" not in text_of(result) and "pydantic" not in text_of(result)
+
+    served(scenario)
