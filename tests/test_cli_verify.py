@@ -133,11 +133,22 @@ def test_an_answer_is_graded_against_sources(tmp_path: Path) -> None:
     assert text.stdout.rstrip().endswith("1/2 claims verified (50%)")
 
 
-def test_sources_that_are_not_a_json_list_are_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("listed", "said"),
+    [
+        ({"content": "x"}, "expected a JSON list of sources"),
+        (["a bare string"], "a source must be"),
+        ([{"content": 5}], "a source's content must be a string"),
+        ([{"content": "x", "url": ["u"]}], "a source's url must be a string or None"),
+    ],
+)
+def test_sources_that_are_not_a_json_list_of_sources_are_a_usage_error(
+    tmp_path: Path, listed: object, said: str
+) -> None:
     sources = tmp_path / "sources.json"
-    sources.write_text('{"content": "x"}', encoding="utf-8")
+    sources.write_text(json.dumps(listed), encoding="utf-8")
     result = runner.invoke(app, ["verify", "answer", "-", str(sources)], input="Some claim here.")
-    assert result.exit_code == EXIT_USAGE
+    assert result.exit_code == EXIT_USAGE and said in result.stderr, result.output
 
 
 def test_an_answer_stating_another_date_than_its_source_is_contradicted(tmp_path: Path) -> None:

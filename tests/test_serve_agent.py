@@ -74,6 +74,11 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
         raw = httpx.get(f"{base}/v2/agent/{done.id}").json()
         run = raw["citesift"]["runId"]
         traced = httpx.get(f"{base}/citesift/runs/{run}", params={"pointer": "/opened"}).json()
+        unknown = httpx.get(f"{base}/citesift/runs/ffffffffffffffff")
+        bad_pointer = httpx.get(f"{base}/citesift/runs/{run}", params={"pointer": "/rooms"})
+    assert unknown.status_code == 404 and unknown.json()["code"] == "NOT_FOUND"
+    assert "the id of a stored run" in unknown.json()["error"]
+    assert bad_pointer.status_code == 400  # the run is there: the pointer is what is wrong
     assert done.status == "completed" and done.data == {"opened": 1998, "floors": 12}
     assert traced["task"] == "When did the museum open?" and len(traced["fields"]) == 1
     span = traced["fields"][0]["evidence"][0]

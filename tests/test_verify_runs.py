@@ -199,8 +199,13 @@ def test_trace_verify_and_replay_on_the_command_line(stored: tuple[SQLiteStore, 
     body = json.loads(flagged.stdout)
     assert body["flagged"] == ["/floors"] and body["from_snapshots"] is True
     as_json = CliRunner().invoke(app, ["trace", run_id, "--verify", "--format", "json", *where])
+    assert as_json.exit_code == 1  # as replay: a field not supported now fails the check
     verification = json.loads(as_json.stdout)["verification"]
     assert [f["status"] for f in verification["fields"]][1] != "supported"
+    as_text = CliRunner().invoke(app, ["trace", run_id, "--verify", *where])
+    assert as_text.exit_code == 1 and "now: " in as_text.stdout
+    unchecked = CliRunner().invoke(app, ["trace", run_id, *where])
+    assert unchecked.exit_code == 0, unchecked.output  # tracing alone grades nothing
     missing = CliRunner().invoke(app, ["replay", "ffffffffffffffff", *where])
     assert missing.exit_code == 1 and "a stored run" in missing.stderr
 

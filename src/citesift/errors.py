@@ -17,6 +17,11 @@ class InvalidArgument(CitesiftError, ValueError):
     """A value the caller passed makes no sense; the message names the argument."""
 
 
+class NotFound(InvalidArgument):
+    """An argument naming something kept that is not there (a stored run): a bad argument
+    still, which the HTTP API answers with 404."""
+
+
 class ConfigError(CitesiftError, ValueError):
     """A setting (flag, ``CITESIFT_*`` variable or ``citesift.toml`` key) that cannot be used."""
 

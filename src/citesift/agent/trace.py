@@ -13,7 +13,7 @@ from citesift.extract.sniff import document_kind
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
 from citesift.model import Block, Snapshot
 from citesift.store import AnyStore
-from citesift.store.runs import cited_ids, runs_in
+from citesift.store.runs import cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
 from citesift.text.passages import place_link
 from citesift.text.places import place_words, stored_places
@@ -73,9 +73,7 @@ class RunTrace:
 def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     """The trace of run ``run_id`` (a unique prefix will do) in ``store``: every field, or
     only ``pointer``'s. ``InvalidArgument`` for a run or pointer there is not."""
-    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
-    if run is None:
-        raise invalid("run", run_id, "the id of a stored run")
+    run = stored_run(store, run_id)
     answer = run.answer if isinstance(run.answer, dict) else {}
     fields = [f for f in run.listed("fields") if isinstance(f.get("pointer"), str)]
     if pointer is not None:

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from citesift.errors import CitesiftError, InvalidArgument, StoreBusy
+from citesift.errors import CitesiftError, InvalidArgument, NotFound, StoreBusy
 
 NOT_SUPPORTED = "not supported by citesift"
 
@@ -71,6 +71,8 @@ async def _invalid_body(_: Request, error: RequestValidationError) -> JSONRespon
 
 
 async def _invalid_argument(_: Request, error: InvalidArgument) -> JSONResponse:
+    if isinstance(error, NotFound):
+        return failure(404, str(error), "NOT_FOUND")
     path = error.path if isinstance(error, Unsupported) else []
     return bad_request([{"path": path, "message": str(error)}])
 

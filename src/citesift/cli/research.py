@@ -27,6 +27,7 @@ from citesift.cli.options import (
     source_setup,
     usage_error,
 )
+from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.replay import Pointer, RunId, field_lines, graded, on_store
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
@@ -221,7 +222,8 @@ def trace_command(
     """Show, for each field of a stored run's answer (or POINTER's), its value, its evidence,
     and the exact span of the stored page it came from, with its context (for a PDF or
     Office file, its text as read, its page and a link to it); with --verify,
-    each field graded again against the passages it cites (as ``verify_run``)."""
+    each field graded again against the passages it cites (as ``verify_run``), exiting 1
+    when any is not supported now."""
 
     def traced_and_checked(kept: AnyStore) -> tuple[RunTrace, RunCheck | None]:
         traced = trace(kept, run, pointer)
@@ -233,6 +235,8 @@ def trace_command(
         say(safe_json(body, indent=2))
     else:
         say(_traced(traced, checked))
+    if checked is not None and checked.flagged:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _traced(traced: RunTrace, checked: RunCheck | None) -> str:

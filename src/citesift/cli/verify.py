@@ -8,7 +8,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -17,10 +17,12 @@ from citesift.cli.app import group
 from citesift.cli.options import usage_error
 from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.terminal import safe_json, say
+from citesift.errors import InvalidArgument
 from citesift.index.embedders import CachedEmbedder, default_embedder
 from citesift.sources.files import MAX_FILE_BYTES, FileRefused, file_bytes, file_text
 from citesift.store import SQLiteStore
 from citesift.verify import (
+    CitationSource,
     CitationVerifier,
     FactContradiction,
     Judge,
@@ -32,6 +34,7 @@ from citesift.verify import (
 )
 from citesift.verify.candidates import DEFAULT_TOP
 from citesift.verify.judges.judge_model import ModelFileError
+from citesift.verify.verifier import citation_source
 
 verify_app = group("verify", "Grade claims against the sentences of their sources.")
 
@@ -167,11 +170,15 @@ def _read(name: str) -> str:
         usage_error(f"{'standard input' if name == '-' else name}: {refusal}")
 
 
-def _sources(path: Path) -> list[Any]:
+def _sources(path: Path) -> list[CitationSource]:
+    """The sources a JSON file lists; a file that is no list of them is a usage error."""
     try:
         listed = json.loads(_read(str(path)))
     except ValueError:
         usage_error(f"{path}: not JSON")
     if not isinstance(listed, list):
         usage_error(f"{path}: expected a JSON list of sources")
-    return listed
+    try:
+        return [citation_source(item) for item in listed]
+    except InvalidArgument as refusal:
+        usage_error(f"{path}: {refusal}")

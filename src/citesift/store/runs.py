@@ -11,7 +11,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from citesift.errors import StoreCorrupt
+from citesift.errors import NotFound, StoreCorrupt, invalid
 from citesift.store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -138,6 +138,15 @@ def cited_ids(field: dict[str, Any]) -> list[str]:
 def _json(value: Any) -> str:
     """``value`` as a run keeps it: compact JSON (an answer can list thousands of places)."""
     return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+def stored_run(store: SQLiteStore | PostgresStore, run_id: object) -> StoredRun:
+    """The run ``run_id`` (a unique prefix of it will do) kept in ``store``; ``NotFound``
+    when there is none."""
+    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
+    if run is None:
+        raise NotFound(str(invalid("run", run_id, "the id of a stored run")))
+    return run
 
 
 def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:

@@ -20,7 +20,7 @@ from citesift.index.embedders import CachedEmbedder
 from citesift.model import Block, Passage, Place, Snapshot
 from citesift.store import AnyStore, SQLiteStore
 from citesift.store.location import is_postgres_url
-from citesift.store.runs import StoredRun, cited_ids, runs_in
+from citesift.store.runs import StoredRun, cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.places import link_to, places_at, stored_places
@@ -136,9 +136,7 @@ def _graded(
 ) -> RunCheck:
     if not isinstance(store, SQLiteStore) and not is_postgres_url(getattr(store, "url", None)):
         raise invalid("store", store, "a SQLite or PostgreSQL store")
-    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
-    if run is None:
-        raise invalid("run", run_id, "the id of a stored run")
+    run = stored_run(store, run_id)
     fields = _fields(run, pointer)
     evidence = {e["id"]: e for e in run.listed("evidence") if isinstance(e.get("id"), str)}
     read = _SnapshotSentences(store) if from_snapshots else _KeptSentences()

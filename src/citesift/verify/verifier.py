@@ -138,7 +138,7 @@ class CitationVerifier:
         sources, or more than ``MAX_CHARS`` characters in them all are ``InvalidArgument``,
         refused before anything is embedded."""
         claims = self._claims(text_or_claims)
-        checked = [_source(s) for s in _sequence("sources", sources)]
+        checked = [citation_source(s) for s in _sequence("sources", sources)]
         if len(claims) + len(checked) > MAX_TEXTS:
             raise invalid(
                 "text_or_claims and sources", (len(claims), len(checked)), f"{MAX_TEXTS:,} at most"
@@ -254,8 +254,9 @@ def _sequence(name: str, value: object) -> list[Any]:
     return list(value)
 
 
-def _source(value: object) -> CitationSource:
-    """A source from what callers hold: a ``CitationSource``, a passage, a match or a mapping."""
+def citation_source(value: object) -> CitationSource:
+    """A source from what callers hold: a ``CitationSource``, a passage, a match or a mapping
+    (``InvalidArgument`` for anything else, so that a caller can check its sources first)."""
     if isinstance(value, CitationSource):
         found = value
     elif isinstance(value, Passage):
