@@ -20,8 +20,11 @@ from citesift.agent.provenance import (
     leaves,
     resolves,
     unescape,
+    value_link,
 )
 from citesift.errors import InvalidArgument
+from citesift.model import Place, TextPlace
+from citesift.text.fragments import fragment_url
 
 
 def ev(n: int, text: str) -> Evidence:
@@ -206,3 +209,45 @@ def test_every_leaf_pointer_resolves_to_its_value(data: object) -> None:
 def test_a_number_is_never_found_inside_a_longer_one(value: int, other: int) -> None:
     text = f"Room {other} is here."
     assert appears(value, text) is (str(value) == str(other))
+
+
+PASSAGE = (
+    "City Museum\n\nThe City Museum opened in 1998. It has 312 rooms on 12 floors.\n\n"
+    "Its director was named in\n2015 by the board."
+)
+URL = "https://site.example/museum"
+
+
+@pytest.mark.parametrize(
+    ("value", "sentence"),
+    [
+        (12, "It has 312 rooms on 12 floors."),  # whole words: not the 12 of 312
+        (1998.0, "The City Museum opened in 1998."),
+        (
+            "1998. It has 312 rooms",
+            "The City Museum opened in 1998. It has 312 rooms on 12 floors.",
+        ),
+        ("named in 2015", "City Museum"),  # runs across a line: no link joins them
+        (14, "City Museum"),  # said nowhere: the passage's first sentence
+        (True, "City Museum"),
+        ("x " * 100, "City Museum"),
+    ],
+)
+def test_a_field_links_its_evidence_at_the_sentence_holding_its_value(
+    value: object, sentence: str
+) -> None:
+    """Never at the whole passage: it begins in a heading and runs on into a paragraph,
+    where a text fragment finds nothing."""
+    assert value_link(URL, PASSAGE, (), value) == (fragment_url(URL, sentence), None)
+
+
+def test_a_field_read_from_a_file_links_the_page_of_the_sentence_holding_its_value() -> None:
+    text = "Annual report\n\nThe museum opened in 1998.\n\nIt has 12 floors."
+    places = (TextPlace(0, Place(page=1, paragraph=1)), TextPlace(43, Place(page=2, paragraph=1)))
+    assert text[43:] == "It has 12 floors."
+    assert value_link(URL, text, places, 12) == (f"{URL}#page=2", Place(page=2, paragraph=1))
+    assert value_link(URL, text, places, 1998) == (f"{URL}#page=1", Place(page=1, paragraph=1))
+    assert value_link(URL, "   ", places, 12) == (f"{URL}#page=1", Place(page=1, paragraph=1))
+    assert value_link(URL, "", (), 12) == (URL, None)
+    item = Evidence("E1", URL, "passage", text, places=places)
+    assert item.link() == f"{URL}#page=1"  # the evidence itself: at its first sentence

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.text.fragments import fragment_url
 from local_site import serve_page
 from openai_server import ScriptedServer, chat_reply, serve_openai
 from servers import MisbehavingServer
@@ -61,8 +62,11 @@ def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
     assert result.exit_code == 0, result.output
     assert f"reading: {page}" in result.stderr
     assert '"lit": 1874' in result.stdout
-    assert f"/lit: E1 {page}#:~:text=" in result.stdout
-    assert "/height: E1" in result.stdout and "(unverified)" in result.stdout
+    # each field linked at the sentence holding its value, never across the <h1> and <p>
+    said = fragment_url(page, "The lighthouse was first lit in 1874 and stands 42 metres tall.")
+    assert f"/lit: E1 {said}\n" in result.stdout
+    unsaid = fragment_url(page, "Lighthouse")  # 40 is said nowhere: the first sentence
+    assert f"/height: E1 {unsaid}  (unverified)" in result.stdout
     assert "Missing:\n  keeper" in result.stdout
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["data"] == {"lit": 1874, "height": 40} and saved["status"] == "completed"
@@ -77,6 +81,7 @@ def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
     )
     fields = json.loads(as_json.stdout)["fields"]
     assert [f["pointer"] for f in fields] == ["/lit", "/height"]
+    assert [f["evidence"][0]["link"] for f in fields] == [said, unsaid]  # as research linked
     missing = CliRunner().invoke(app, ["trace", "ffffffffffffffff", "--store", str(store)])
     assert missing.exit_code == 1 and "a stored run" in missing.stderr
 

@@ -390,6 +390,9 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         for field in fields:
             assert resolve(data, field["pointer"]) is not None
             assert set(field["evidence_ids"]) <= set(evidence)
+            assert len(field["links"]) == len(field["evidence_ids"])
+            for named, link in zip(field["evidence_ids"], field["links"], strict=True):
+                assert link.startswith(evidence[named]["url"].split("#")[0] + "#")
         for item in evidence.values():
             assert item["url"] and item["link"].startswith(item["url"].split("#")[0])
 

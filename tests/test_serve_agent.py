@@ -13,6 +13,7 @@ import pytest
 from firecrawl.v2.utils.error_handler import BadRequestError
 
 from citesift.settings import Settings
+from citesift.text.fragments import fragment_url
 from local_site import serve_bytes
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
@@ -88,7 +89,12 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
     evidence = fields["/opened"]["evidence"][0]
     assert evidence["url"] == museum and "opened in 1998" in evidence["quote"]
     assert "opened in 1998" in MUSEUM.decode()[evidence["sourceStart"] : evidence["sourceEnd"]]
-    assert evidence["link"].startswith(f"{museum}#:~:text=") and evidence["place"] is None
+    opened = fragment_url(museum, "The City Museum opened in 1998.")
+    assert evidence["link"] == opened and evidence["place"] is None  # the value's sentence
+    assert fields["/floors"]["evidence"][0]["link"] == fragment_url(
+        museum, "It has 312 rooms on 12 floors."
+    )
+    assert span["link"] == opened  # the trace links it as the answer does
 
 
 def test_the_agent_s_evidence_from_a_pdf_names_its_page_and_links_to_it(

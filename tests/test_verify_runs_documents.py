@@ -130,12 +130,16 @@ def test_trace_of_a_field_read_from_a_pdf_shows_its_text_and_page_not_the_files_
     assert span.span is not None and "It has 312 rooms on 12 floors." in span.span
     assert span.span.startswith("City Museum annual report")  # the passage spans both pages
     assert span.place == "page 1, paragraph 1 to page 2, paragraph 1", span.place
-    assert span.link is not None and span.link.endswith("/report#page=1")
+    # linked at the sentence holding the value, on page 2, not where the passage begins
+    assert span.link is not None and span.link.endswith("/report#page=2")
     assert "%PDF" not in f"{span.before}{span.span}{span.after}"
     plain = CliRunner().invoke(app, ["trace", run_id, "/floors", "--store", str(store.path)])
     assert plain.exit_code == 0, plain.output
     assert "It has 312 rooms on 12 floors." in plain.stdout and "page 2" in plain.stdout
-    assert "/report#page=1" in plain.stdout and "%PDF" not in plain.stdout
+    assert "/report#page=2" in plain.stdout and "%PDF" not in plain.stdout
+    edit_answer(store, run_id, set_value("/floors", 14))  # said nowhere: its first sentence
+    (moved,) = trace(store, run_id, "/floors").fields[0].evidence
+    assert moved.link is not None and moved.link.endswith("/report#page=1")
 
 
 def test_a_file_passage_starting_near_a_block_s_end_is_placed_where_it_starts() -> None:

@@ -11,7 +11,7 @@ from citesift.index import bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
 from citesift.model import Block, Licence, Match, Place, SourceDocument, TextPlace
 from citesift.store import SQLiteStore
-from citesift.text.places import link_to, places_in, places_json
+from citesift.text.places import places_in, places_json, sentence_link
 
 PASSAGE_CHARS = 600
 """The size of a passage shown as evidence: a few sentences, enough to carry a value and its
@@ -51,9 +51,9 @@ class Evidence:
         return self.places[0].place if self.places else None
 
     def link(self) -> str:
-        """A link to the evidence: the page of a file it begins on (``#page=N``), or a text
-        fragment of it in a web page."""
-        return link_to(self.url, self.text, self.place)
+        """A link to the evidence's first sentence: the page of a file it is on
+        (``#page=N``), or a text fragment of it in a web page."""
+        return sentence_link(self.url, self.text, self.places)[0]
 
     def to_dict(self) -> dict[str, Any]:
         """The evidence as plain JSON-ready values, its places compact (only the fields each

@@ -1,6 +1,7 @@
 """Field provenance: every leaf of an answer named by its JSON Pointer (RFC 6901), the
 evidence it cites, and whether its value is really written there (whole words, so ``12``
-never matches ``312``); a citation that misses is moved to evidence that has the value."""
+never matches ``312``); a citation that misses is moved to evidence that has the value.
+Each piece of evidence a field cites is linked at the sentence that holds its value."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from citesift.agent.evidence import Evidence
+from citesift.model import Place, TextPlace
+from citesift.text.places import sentence_link
 
 MAX_VERIFIED_WORDS = 40
 """A longer text value is a summary in the model's words: it is never said to be verified."""
@@ -106,6 +109,19 @@ def appears(value: Any, text: str) -> bool:
     """Whether ``value`` is written in ``text`` as whole words."""
     wanted = value_text(value)
     return wanted is not None and words(wanted) in words(text)
+
+
+def value_link(
+    url: str, text: str, places: Sequence[TextPlace], value: Any
+) -> tuple[str, Place | None]:
+    """A link to where a passage (``text`` of ``url``) says ``value``, and its place in a
+    file: the sentence that holds it as whole words (as a field is verified), or the few
+    of one line that hold it together; the passage's first sentence when none does."""
+    wanted = value_text(value)
+    if wanted is None:
+        return sentence_link(url, text, places)
+    found = words(wanted)
+    return sentence_link(url, text, places, lambda piece: found in words(piece))
 
 
 def cited_ids(pointer: str, cited: Mapping[str, Sequence[str]]) -> tuple[str, ...]:

@@ -27,12 +27,12 @@ from citesift.agent.answers import finish_problem, schema_validator
 from citesift.agent.budget import Budget, Spend
 from citesift.agent.evidence import Evidence, EvidenceLog, best_first, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
-from citesift.agent.provenance import FieldSource, field_sources
+from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
 from citesift.agent.tools import Tools
 from citesift.clients import ChatClient, ClientError
 from citesift.errors import invalid
-from citesift.model import SourceDocument
+from citesift.model import Place, SourceDocument
 from citesift.store.runs import RunStore
 
 Progress = Callable[[str], None]
@@ -87,6 +87,14 @@ class Answer:
     def unverified(self) -> list[str]:
         """The pointers of fields whose value was not found in the evidence they cite."""
         return [f.pointer for f in self.fields if not f.verified]
+
+    def links(self, field: FieldSource) -> list[tuple[Evidence, str, Place | None]]:
+        """Each piece of evidence ``field`` cites, with a link to its sentence that holds
+        the field's value (its first sentence when none does) and that sentence's place in
+        a file."""
+        known = {e.id: e for e in self.evidence}
+        cited = [known[i] for i in field.evidence_ids if i in known]
+        return [(e, *value_link(e.url, e.text, e.places, field.value)) for e in cited]
 
     def to_dict(self) -> dict[str, Any]:
         """The answer as plain JSON-ready values (its evidence as ``Evidence.to_dict``)."""

@@ -1,5 +1,6 @@
 """Tracing a stored run: for each field of its answer, the value, the evidence it cites,
-and the exact span of the stored snapshot that evidence came from, with its context."""
+the exact span of the stored snapshot that evidence came from, with its context, and a link
+to the sentence of it that holds the value."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ import bisect
 from dataclasses import dataclass, replace
 from typing import Any
 
+from citesift.agent.provenance import value_link
 from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document, snapshot_text
 from citesift.extract.sniff import document_kind
 from citesift.index.documents import BLOCK_SEPARATOR, block_starts, file_span
-from citesift.model import Block, Snapshot
+from citesift.model import Block, Snapshot, TextPlace
 from citesift.store import AnyStore
 from citesift.store.runs import cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
-from citesift.text.passages import place_link
-from citesift.text.places import place_words, stored_places
+from citesift.text.places import place_words, places_in, stored_places
 
 CONTEXT_CHARS = 200
 """How much of the snapshot is shown on each side of a span."""
@@ -30,8 +31,10 @@ class SpanTrace:
     in its decoded text, the span itself (``span``) and what comes ``before`` and
     ``after`` it. The snapshot fields are None when the page was not kept. Evidence of a
     PDF or Office file is shown in the file's text as read (the block or blocks it lies in,
-    never its bytes), with its ``place`` (``page 2, paragraph 1``) and a ``link`` to the
-    page it begins on, both as the run kept them when the file itself is not kept."""
+    never its bytes), with its ``place`` (``page 1, paragraph 2 to page 2, paragraph 1``),
+    as the run kept it when the file itself is not kept. ``link`` leads to the sentence of
+    the evidence that holds the field's value (its first sentence when none does): a text
+    fragment in a web page, the sentence's page in a file (``#page=2``)."""
 
     id: str
     url: str
@@ -84,7 +87,9 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     snapshots = snapshots_in(store)
     texts: dict[str, str | _FileText | None] = {}
 
-    def traced(item: dict[str, Any]) -> SpanTrace:
+    def traced(item: dict[str, Any]) -> tuple[SpanTrace, tuple[TextPlace, ...]]:
+        """The evidence ``item`` traced to its bytes, and the places its sentences are
+        linked by (none in a web page)."""
         kept = item.get("snapshot_id")
         start, end = _offsets(item)
         found = SpanTrace(
@@ -105,12 +110,19 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
         if isinstance(source, _FileText):
             return source.traced(found, item.get("block")) or _with_kept_place(found, item)
         start, end = found.source_start, found.source_end
-        return replace(
+        spanned = replace(
             found,
             before=source[max(start - CONTEXT_CHARS, 0) : start],
             span=source[start : min(end, start + MAX_SPAN_CHARS)],
             after=source[end : end + CONTEXT_CHARS],
         )
+        return spanned, ()
+
+    def linked(field: dict[str, Any], evidence_id: str) -> SpanTrace:
+        """The evidence traced, linked at its sentence that holds the field's value."""
+        span, places = traces[evidence_id]
+        link, _ = value_link(span.url, span.text, places, field.get("value"))
+        return replace(span, link=link)
 
     cited = dict.fromkeys(i for f in fields for i in cited_ids(f) if i in evidence)
     traces = {i: traced(evidence[i]) for i in cited}  # evidence many fields cite, traced once
@@ -125,7 +137,7 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
                 f.get("value"),
                 bool(f.get("verified")),
                 bool(f.get("corrected")),
-                tuple(traces[i] for i in cited_ids(f) if i in evidence),
+                tuple(linked(f, i) for i in cited_ids(f) if i in evidence),
             )
             for f in fields
         ),
@@ -142,38 +154,40 @@ class _FileText:
     starts: tuple[int, ...]
     text: str
 
-    def traced(self, found: SpanTrace, block: object) -> SpanTrace | None:
+    def traced(
+        self, found: SpanTrace, block: object
+    ) -> tuple[SpanTrace, tuple[TextPlace, ...]] | None:
         """``found`` with its passage as it lies in the file's text, from where it begins in
-        ``block`` (as ``replay_run`` reads it), its context kept within the blocks it spans;
-        None when ``block`` is none of the file's."""
+        ``block`` (as ``replay_run`` reads it), its context kept within the blocks it spans,
+        and the places of those blocks; None when ``block`` is none of the file's."""
         if type(block) is not int or not 0 <= block < len(self.blocks):
             return None
         start, end = file_span(self.blocks, self.starts, block, found.text)
         end = min(end, len(self.text))
         last = max(bisect.bisect_right(self.starts, max(end - 1, start)) - 1, block)
         first, final = self.blocks[block].place, self.blocks[last].place
-        place = place_words(first, final)
-        return replace(
+        spanned = replace(
             found,
             before=self.text[max(start - CONTEXT_CHARS, self.starts[block]) : start],
             span=self.text[start : min(end, start + MAX_SPAN_CHARS)],
             after=self.text[
                 end : min(end + CONTEXT_CHARS, self.starts[last] + len(self.blocks[last].text))
             ],
-            place=place,
-            link=place_link(self.url, first) if first is not None else self.url,
+            place=place_words(first, final),
         )
+        return spanned, places_in(self.blocks, self.starts, start, end)
 
 
-def _with_kept_place(found: SpanTrace, item: dict[str, Any]) -> SpanTrace:
+def _with_kept_place(
+    found: SpanTrace, item: dict[str, Any]
+) -> tuple[SpanTrace, tuple[TextPlace, ...]]:
     """``found``, a piece of evidence not traced in its file, with where in the file it lies,
-    in words, and a link to the page it begins on, as the run kept them (none for a web
-    page, or a run kept without them)."""
+    in words, and its places, as the run kept them (none for a web page, or a run kept
+    without them)."""
     places = stored_places(item.get("places"), len(found.text))
     if not places:
-        return found
-    first, final = places[0].place, places[-1].place
-    return replace(found, place=place_words(first, final), link=place_link(found.url, first))
+        return found, ()
+    return replace(found, place=place_words(places[0].place, places[-1].place)), places
 
 
 def _readable(snapshot: Snapshot) -> str | _FileText | None:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
+from citesift.agent.provenance import value_link
 from citesift.api.crawl_request import CrawlRequest
 from citesift.api.documents import crawl_document, document, failure_item
 from citesift.api.firecrawl import scrape_within
@@ -21,7 +22,7 @@ from citesift.jobs import KEEP_SECONDS, JobsBusy, Work, batch_work, crawl_work, 
 from citesift.scrape.browser import Browser
 from citesift.scrape.result import TIMEOUT, ScrapeFailure
 from citesift.store.jobs import PAGE_ITEMS, ItemKind, Job
-from citesift.text.places import link_to, stored_places
+from citesift.text.places import stored_places
 
 router = APIRouter(prefix="/v2", tags=["firecrawl jobs"])
 Shared = Annotated[Serving, Depends(serving)]
@@ -235,7 +236,9 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
             "pointer": field["pointer"],
             "value": field["value"],
             "verified": field["verified"],
-            "evidence": [_quoted(evidence[i]) for i in field["evidence_ids"] if i in evidence],
+            "evidence": [
+                _quoted(evidence[i], field["value"]) for i in field["evidence_ids"] if i in evidence
+            ],
         }
         for field in answer.get("fields", ())
     ]
@@ -251,17 +254,17 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
     }
 
 
-def _quoted(evidence: dict[str, Any]) -> dict[str, Any]:
+def _quoted(evidence: dict[str, Any], value: Any = None) -> dict[str, Any]:
     """A piece of evidence as the status shows it: URL, quote, the stored span, and a link to
-    it (its page in a PDF or Office file, whose ``place`` it names; a text fragment in a web
-    page)."""
+    its sentence that holds the field's ``value`` (its first sentence when none does or no
+    field cites it): its page in a PDF or Office file, whose ``place`` it names; a text
+    fragment in a web page."""
     url, text = evidence["url"], evidence["text"]
-    places = stored_places(evidence.get("places"), len(text))
-    place = places[0].place if places else None
+    link, place = value_link(url, text, stored_places(evidence.get("places"), len(text)), value)
     return {
         "url": url,
         "quote": text,
-        "link": link_to(url, text, place),
+        "link": link,
         "place": place.label() if place is not None else None,
         "snapshotId": evidence["snapshot_id"],
         "sourceStart": evidence["source_start"],

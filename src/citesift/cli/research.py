@@ -31,6 +31,7 @@ from citesift.cli.reading import EXIT_FAILED
 from citesift.cli.replay import Pointer, RunId, field_lines, graded, on_store
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
+from citesift.model import Place
 from citesift.store import AnyStore
 from citesift.verify.runs import RunCheck, verify_run
 
@@ -186,12 +187,10 @@ def _schema(path: Path) -> dict[str, Any]:
 
 def _report(answer: Answer) -> str:
     """The answer, a line per field with its source link, what is missing, the run id."""
-    evidence = {e.id: e for e in answer.evidence}
     lines = ["Answer:", json.dumps(answer.data, ensure_ascii=False, indent=2), "", "Sources:"]
     for field in answer.fields:
         mark = "" if field.verified else "  (unverified)"
-        cited = [evidence[i] for i in field.evidence_ids if i in evidence]
-        links = ", ".join(_evidence_link(e) for e in cited) or "none"
+        links = ", ".join(_evidence_link(*cited) for cited in answer.links(field)) or "none"
         lines.append(f"  {field.pointer or '/'}: {links}{mark}")
     if not answer.fields:
         lines.append("  none")
@@ -203,10 +202,11 @@ def _report(answer: Answer) -> str:
     return "\n".join(lines)
 
 
-def _evidence_link(evidence: Evidence) -> str:
-    """A piece of evidence as a source line names it: its id, link and place in a file."""
-    where = f" ({evidence.place.label()})" if evidence.place is not None else ""
-    return f"{evidence.id} {evidence.link()}{where}"
+def _evidence_link(evidence: Evidence, link: str, place: Place | None) -> str:
+    """A piece of evidence as a source line names it: its id, the link to the sentence that
+    holds the field's value and that sentence's place in a file."""
+    where = f" ({place.label()})" if place is not None else ""
+    return f"{evidence.id} {link}{where}"
 
 
 @app.command("trace")

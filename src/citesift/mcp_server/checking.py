@@ -125,8 +125,9 @@ def register(server: MCPServer, shared: Shared) -> None:
         the configured chat model, else extractive. The whole answer comes in pages of
         items, each naming its part: "data" (the answer's JSON in pieces: join every json in
         order, then parse), "field" (a pointer into the data, the evidence ids it cites,
-        whether they were verified), "missing" (a pointer not found) and "evidence" (a
-        passage with its id, URL, title, licence and link)."""
+        whether they were verified, a link for each to its sentence holding the value),
+        "missing" (a pointer not found) and "evidence" (a passage with its id, URL, title,
+        licence and a link to its first sentence)."""
         if cursor:
             return shared.pager.next("research", cursor)
         setup = shared.sources
@@ -152,7 +153,8 @@ def register(server: MCPServer, shared: Shared) -> None:
         items: list[Item] = [
             *({"part": "data", "json": piece} for piece in data),
             *({"part": "field", "pointer": f.pointer, "evidence_ids": list(f.evidence_ids),
-               "verified": f.verified} for f in answer.fields),
+               "verified": f.verified, "links": [link for _, link, _ in answer.links(f)]}
+              for f in answer.fields),
             *({"part": "missing", "pointer": pointer} for pointer in answer.missing),
             *({"part": "evidence", **evidence_item(e)} for e in answer.evidence),
         ]  # fmt: skip

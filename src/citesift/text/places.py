@@ -1,21 +1,29 @@
 """The places of a passage read from a PDF or Office file: where each block it spans begins
 in its text and that block's page, slide or sheet, so each of its sentences can be linked to
 its own page. Places kept as JSON are read back leniently: a run stored before places were
-kept (or edited by hand) has none, and its passages are linked by their text."""
+kept (or edited by hand) has none, and its passages are linked by their text. A passage is
+linked by one of its sentences, never whole: it can begin in one block (a heading) and run
+on into the next, and a text fragment that runs across them finds nothing."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from citesift.model import Block, Place, TextPlace
 from citesift.text.fragments import fragment_url
 from citesift.text.passages import place_link
+from citesift.text.sentences import sentence_spans
 
 _NUMBERED = ("page", "slide", "paragraph", "row", "column")
 """The fields of a ``Place`` that are numbers (its ``sheet`` is a name)."""
+LINKED_SENTENCES = 3
+"""The most sentences of one line a link names together, when none of them alone holds
+what is looked for."""
+SentencePlace = tuple[int, int, Place | None]
+"""A sentence of a passage: where it begins and ends in the text, and its place in a file."""
 
 
 def places_in(
@@ -42,6 +50,48 @@ def places_at(places: Sequence[TextPlace], positions: Sequence[int]) -> list[Pla
         return [None] * len(positions)
     starts = [item.start for item in places]
     return [places[max(bisect.bisect_right(starts, pos) - 1, 0)].place for pos in positions]
+
+
+def sentence_places(text: str, places: Sequence[TextPlace]) -> list[SentencePlace]:
+    """Each sentence of a passage: where it begins and ends in ``text``, and its place in
+    a file (None in a web page, or a passage kept without its places)."""
+    spans = sentence_spans(text)
+    found = places_at(places, [start for start, _ in spans])
+    return [(start, end, place) for (start, end), place in zip(spans, found, strict=True)]
+
+
+def sentence_link(
+    url: str,
+    text: str,
+    places: Sequence[TextPlace],
+    holds: Callable[[str], bool] | None = None,
+) -> tuple[str, Place | None]:
+    """A link to the sentence of a passage (``text`` of ``url``) that ``holds`` is true of,
+    else to the fewest sentences running on in one line (at most ``LINKED_SENTENCES``) it is
+    true of together, else to the passage's first sentence (its page in a file, a text
+    fragment in a web page), and that sentence's place in a file."""
+    sentences = sentence_places(text, places)
+    if not sentences:
+        place = places[0].place if places else None
+        return link_to(url, text, place), place
+    held = _holding(text, sentences, holds) if holds is not None else None
+    start, end, place = held or sentences[0]
+    return link_to(url, text[start:end], place), place
+
+
+def _holding(
+    text: str, sentences: Sequence[SentencePlace], holds: Callable[[str], bool]
+) -> SentencePlace | None:
+    """The first sentence ``holds`` is true of, else the first shortest run of sentences in
+    one line it is true of (None when there is none: ``text`` is asked first)."""
+    if not holds(text):
+        return None
+    for width in range(1, LINKED_SENTENCES + 1):
+        for first, last in zip(sentences, sentences[width - 1 :], strict=False):
+            piece = text[first[0] : last[1]]
+            if (width == 1 or len(piece.splitlines()) == 1) and holds(piece):
+                return first[0], last[1], first[2]
+    return None
 
 
 def place_words(first: Place | None, final: Place | None) -> str | None:

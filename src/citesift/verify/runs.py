@@ -23,8 +23,7 @@ from citesift.store.location import is_postgres_url
 from citesift.store.runs import StoredRun, cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
-from citesift.text.places import link_to, places_at, stored_places
-from citesift.text.sentences import sentence_spans
+from citesift.text.places import link_to, sentence_places, stored_places
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
@@ -191,11 +190,10 @@ class _KeptSentences:
 def _kept(item: Mapping[str, Any]) -> list[Sentence]:
     """The sentences of a passage as kept in the answer, each at its place in a file."""
     text, url, item_id = str(item.get("text") or ""), str(item.get("url") or ""), item["id"]
-    spans = sentence_spans(text)
-    places = places_at(stored_places(item.get("places"), len(text)), [a for a, _ in spans])
+    places = stored_places(item.get("places"), len(text))
     return [
         Sentence(item_id, text[a:b], url, link_to(url, text[a:b], place), place)
-        for (a, b), place in zip(spans, places, strict=True)
+        for a, b, place in sentence_places(text, places)
     ]
 
 
