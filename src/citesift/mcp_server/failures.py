@@ -62,15 +62,13 @@ def refused_arguments(tool: str, error: ValidationError) -> ToolError:
         said = f"{name}: {first['msg']}"
     else:
         said = f"{name} must be {bound.format(**_whole(first.get('ctx', {})))}"
-    if bound is not None and first["type"] != "missing":
         given = first["input"]
-        said += (
-            f" (given {len(given):,})"
-            if isinstance(given, str | list)
-            else f" (given {given!r:.40})"
-        )
+        if isinstance(given, str | list):
+            said += f" (given {len(given):,})"
+        elif first["type"] != "missing":
+            said += f" (given {given!r:.40})"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return ToolError(f"{tool}: {said}{more}")
+    return ToolError(" ".join(f"{tool}: {said}{more}".split()))
 
 
 def _whole(bounds: dict[str, Any]) -> dict[str, Any]:
