@@ -1,10 +1,13 @@
 """The citations of a document: each sentence that cites a source, with the address cited.
 
-Markdown: inline links ``[text](url)``, footnotes ``[^1]`` and numbered references ``[3]``
-(or reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
-``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address). HTML: ``<a href>`` and ``<cite>``
-holding an address. A marker standing just after a sentence's full stop belongs to it.
-Markers and links inside code (spans, fenced or indented blocks) are no citations.
+Markdown: inline links ``[text](url)``, autolinks ``<url>`` and addresses written out in a
+sentence, footnotes ``[^1]`` and numbered references ``[3]`` (``[1, 3]``, ``[1-3]``, or
+reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
+``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address), author–year citations
+(``[Smith 2020]``, ``(Smith et al., 2020)``) resolved through the reference list entry of
+that author and year. HTML: ``<a href>`` and ``<cite>`` holding an address. A marker
+standing just after a sentence's full stop belongs to it. Markers and links inside code
+(spans, fenced or indented blocks) are no citations.
 
 Every pattern is read in time linear in the document: link text holds at most one level of
 nested brackets, a tag ends before the next ``<``, and each sentence is cleaned once however
@@ -23,8 +26,10 @@ from urllib.parse import urljoin
 
 from citesift.errors import invalid
 from citesift.extract import strip_tags
-from citesift.net import without_credentials
 from citesift.text import sentence_spans
+from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
+from citesift.verify.written_urls import URL as _URL
+from citesift.verify.written_urls import URL_PATTERN, in_attribute, web_url, written_url
 
 Kind = Literal["markdown", "html"]
 MAX_CITATIONS = 2_000
@@ -34,8 +39,6 @@ MAX_DOCUMENT_CHARS = 10_000_000
 LABEL_CHARS = 1_000
 """How far after an ``<a>`` its closing tag is looked for (the link's text)."""
 
-_URL = re.compile(r"(?i:https?)://(?:\[[\w:.%]+\][^\s<>\"')\]]*|[^\s<>\"')\]]+)")
-"""An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
 _SCHEMES = ("http://", "https://")
 _FOOTNOTE = r"\[(\^[^\[\]\s]+)\]:"
 """A footnote's definition opening (GFM: a label holds no space nor bracket)."""
@@ -60,6 +63,14 @@ _INLINE = re.compile(
 """A link and its address, written out or in angle brackets (where it may hold spaces)."""
 _REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
 _MARKER = re.compile(r"\[(\^?[\w.-]+)\]")
+_RANGE = r"\d{1,9}(?:[ \t]*[-–][ \t]*\d{1,9})?"
+_GROUP = re.compile(rf"\[({_RANGE}(?:[ \t]*,[ \t]*{_RANGE})*)\]")
+"""Numbered references cited together: ``[1, 3]``, ``[1-3]``, ``[1–3, 5]``."""
+_SEPARATOR = re.compile(r"[,–-]")
+MAX_RANGE = 10
+"""The most numbers a range of references (``[1-10]``) names."""
+_WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
+"""An address written out in a sentence, with the brackets around it that hold only it."""
 _EMPHASIS = re.compile(r"[*_`]+")
 _ANCHOR = re.compile(r"<a\b([^<>]*)>", re.I)
 _HREF = re.compile(r"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
@@ -132,28 +143,42 @@ def find_citations_capped(
 def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
     named: set[str] = set()  # every label given a definition, with an address or not
-    pieces, done = [], 0
+    lists: list[tuple[int, int]] = []  # definitions and entries cited: no prose of their own
     lined = text.translate(_AS_LINES)
     code = _code_blocks(lined)
     code += _code_spans(_blanked(lined, code))
     code.sort()
-    for match in _DEFINITION.finditer(_blanked(lined, code)):
+    uncoded = _blanked(lined, code)
+    for match in _DEFINITION.finditer(uncoded):
         label = (match.group(1) or match.group(3) or match.group(4)).casefold()
         address = _URL.search(match.group(2) if match.group(1) else match.group(5))
         named.add(label)
-        if address is None:
+        url = written_url(address) if address else None
+        if url is None:
             continue
-        definitions.setdefault(label, _web(address.group(0).rstrip(".,;")))
-        pieces += [
-            text[done : match.start()],
-            _NOT_BREAK.sub(" ", text[match.start() : match.end()]),
-        ]
-        done = match.end()
-    prose = "".join(pieces) + text[done:]
+        definitions.setdefault(label, url)
+        lists.append(match.span())
+    author_year = author_year_citations(uncoded)
+    lists = _merged(lists + [c.entry for c in author_year if c.entry])
+    starts = [start for start, _ in lists]
+    prose = _blanked(text, lists)
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
-    spans = sentence_spans(_MARKER.sub(notes.blank, scanned))
-    return _cited_sentences(prose, spans, _markdown_marks(scanned, prose, notes), _plain_markdown)
+    outside = [c for c in author_year if not _inside(lists, starts, c.start)]
+    marks, markers = _markdown_marks(scanned, prose, notes, outside)
+    spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
+    return _cited_sentences(prose, spans, marks, _plain_markdown)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, those that overlap made one."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _code_blocks(lined: str) -> list[tuple[int, int]]:
@@ -238,25 +263,70 @@ class _Notes:
             return None
         return None if _CHARACTER_CLASS.fullmatch(marker.group(1)) else ""
 
+    def numbered(self, group: re.Match[str]) -> list[tuple[str, str]]:
+        """The (marker, address) of each reference a group of them cites (``[1, 3]``,
+        ``[1-3]``, ``[2, 4–6]``): none unless each number written names a reference, nor
+        for a range of more than ``MAX_RANGE`` numbers, which is more likely an interval."""
+        numbers: list[int] = []
+        if _link_follows(group) or not _SEPARATOR.search(group.group(1)):
+            return []
+        for part in group.group(1).split(","):
+            low, _, high = part.replace("–", "-").partition("-")
+            first, last = int(low), int(high or low)
+            written = (str(first), str(last))
+            if not first <= last < first + MAX_RANGE or not self.named.issuperset(written):
+                return []
+            numbers += range(first, last + 1)
+        cited = (str(n) for n in dict.fromkeys(numbers))
+        return [(f"[{n}]", self.definitions[n]) for n in cited if n in self.definitions]
+
     def blank(self, marker: re.Match[str]) -> str:
         """A citing marker blanked, so that a full stop before it still ends its sentence."""
         noted = self.cited(marker) is not None
         return " " * len(marker.group(0)) if noted else marker.group(0)
 
 
-def _markdown_marks(scanned: str, prose: str, notes: _Notes) -> list[tuple[int, str, str]]:
-    """(position, address, marker) of every inline link, reference link and marker of
-    ``scanned``, the ``prose`` without its code; a link's text is read whole in ``prose``."""
+def _markdown_marks(
+    scanned: str, prose: str, notes: _Notes, author_year: list[AuthorYear]
+) -> tuple[list[tuple[int, str, str]], list[tuple[int, int]]]:
+    """(position, address, marker) of every inline link, reference link, marker, group of
+    markers, address written out and author–year citation of ``scanned``, the ``prose``
+    without its code (a link's text is read whole in ``prose``); and the spans of the
+    groups and author–year brackets that cite, which no more end a sentence than a marker."""
     definitions = notes.definitions
-    marks = [(m.start(), _inline_address(m), _text(prose, m)) for m in _INLINE.finditer(scanned)]
+    inline = list(_INLINE.finditer(scanned))
+    references = list(_REFERENCE.finditer(scanned))
+    marks = [(m.start(), _inline_address(m), _text(prose, m)) for m in inline]
     marks += [
         (m.start(), definitions[m.group(2).casefold()], _text(prose, m))
-        for m in _REFERENCE.finditer(scanned)
+        for m in references
         if m.group(2).casefold() in definitions
     ]
     cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(scanned))
     marks += [(start, url, marker) for start, url, marker in cited if url is not None]
-    return marks
+    markers = []
+    for group in _GROUP.finditer(scanned):
+        numbered = notes.numbered(group)
+        markers += [group.span()] if numbered else []
+        marks += [(group.start(), url, marker) for marker, url in numbered]
+    marks += _written_out(scanned, _merged([m.span() for m in inline + references]))
+    marks += [(c.start, c.url, c.marker) for c in author_year]
+    markers += dict.fromkeys((c.start, c.end) for c in author_year)
+    return marks, sorted(markers)
+
+
+def _written_out(scanned: str, links: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
+    """(position, address, address) of each address written out in ``scanned`` (bare or
+    as an autolink ``<url>``) outside ``links`` and HTML attributes."""
+    starts = [start for start, _ in links]
+    found = []
+    for match in _URL.finditer(scanned):
+        if _inside(links, starts, match.start()) or in_attribute(scanned, match.start()):
+            continue
+        url = written_url(match)
+        if url is not None:
+            found.append((match.start(), url, url))
+    return found
 
 
 def _text(prose: str, link: re.Match[str]) -> str:
@@ -267,7 +337,7 @@ def _text(prose: str, link: re.Match[str]) -> str:
 def _inline_address(link: re.Match[str]) -> str:
     """The address of an inline link; one in angle brackets has its spaces escaped."""
     bracketed = link.group(2)
-    return _web(bracketed.strip().replace(" ", "%20") if bracketed else link.group(3))
+    return web_url(bracketed.strip().replace(" ", "%20") if bracketed else link.group(3))
 
 
 def _link_follows(match: re.Match[str]) -> bool:
@@ -278,7 +348,7 @@ def _plain_markdown(sentence: str) -> str:
     """A Markdown sentence as read: links become their text, markers and emphasis go."""
     text = _INLINE.sub(lambda m: m.group(1), sentence)
     text = _REFERENCE.sub(lambda m: m.group(1), text)
-    text = _MARKER.sub("", text)
+    text = _MARKER.sub("", _GROUP.sub("", without_author_year(text)))
     return _tidy(_EMPHASIS.sub("", text))
 
 
@@ -315,8 +385,9 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     for match in _CITE.finditer(html):
         address = _URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
-            cited = _web(address.group(0))  # the marker shown is the address, as cleaned
-            marks.append((match.start(), cited, cited))
+            cited = written_url(address)  # the marker shown is the address, as cleaned
+            if cited is not None:
+                marks.append((match.start(), cited, cited))
     notes.sort()
     note_starts = [start for start, _ in notes]
     kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
@@ -333,16 +404,8 @@ def _joined(base_url: str | None, href: str) -> str | None:
 
 
 def _web_only(url: str | None) -> str | None:
-    """``url`` as ``_web`` writes it when it is a web address, else None."""
-    return _web(url) if url is not None and url[:8].lower().startswith(_SCHEMES) else None
-
-
-def _web(url: str) -> str:
-    """A web address as it is read: its scheme in lower case (``HTTPS://`` is ``https://``,
-    one page cited both ways is one page) and without the user name and password it may
-    hold, which a fetch never sends and a report or a stored page should not show."""
-    scheme, colon, rest = url.partition(":")
-    return without_credentials(scheme.lower() + colon + rest)
+    """``url`` as ``web_url`` writes it when it is a web address, else None."""
+    return web_url(url) if url is not None and url[:8].lower().startswith(_SCHEMES) else None
 
 
 def _plain_html(sentence: str) -> str:
@@ -415,4 +478,4 @@ def _owning_sentence(
 def _tidy(text: str) -> str:
     """White space collapsed, addresses written out in the text dropped, and no space left
     before punctuation where a marker was taken out."""
-    return _BEFORE_STOP.sub(r"\1", " ".join(_URL.sub("", text).split()))
+    return _BEFORE_STOP.sub(r"\1", " ".join(_WRITTEN.sub("", text).split()))

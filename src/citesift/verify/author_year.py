@@ -1,0 +1,125 @@
+"""Author–year citations of a Markdown document: ``[Smith 2020]``, ``[Smith et al., 2020]``,
+``(Smith, 2020)``, several in one bracket apart by ``;``, each resolved against the reference
+list entry (a line) that begins with its author and holds its year and an address
+(``Smith, J. (2020). Title. https://...``).
+
+A bracketed one no entry resolves cites nothing, as a footnote defined nowhere does. A year
+in parentheses is common prose, so a parenthetical one cites only when an entry resolves it
+or, in a document whose reference list resolves others, when it is plainly a citation (a
+comma before its year, ``et al.``, a second author).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citesift.verify.written_urls import URL, written_url
+
+ENTRY_CHARS = 4_000
+"""How far into a reference list entry its years are looked for."""
+ENTRY_YEARS = 8
+"""How many years of one entry it can be cited by (an entry names one or two)."""
+ENTRY_WORDS = 6
+"""How many words an entry's author may hold (``World Health Organization``)."""
+_UPPER = r"[A-Z\u00c0-\u00d6\u00d8-\u00de]"
+_WORD = rf"{_UPPER}[\w'’-]*"
+_NAME = (
+    rf"(?:(?:van|von|de|der|den|da|di|del|du|la|le|ter|ten)[ \t]+){{0,2}}"
+    rf"{_WORD}(?:[ \t]+{_WORD}){{0,2}}"
+)
+_ITEM = re.compile(
+    rf"(?P<author>{_NAME})(?P<others>[ \t]+(?:and|&)[ \t]+{_NAME}|[ \t]+et[ \t]+al\.?)?"
+    r"(?P<comma>,)?[ \t]+(?P<year>(?:1[5-9]|20)\d\d[a-z]?)"
+    r"(?:,[ \t]*(?:pp?\.|ch\.)[ \t]*\d+(?:[-–]\d+)?)?"
+)
+"""One author–year citation: the first author, others (``& Lee``, ``et al.``), the year
+(``2020a`` for one of two works of a year) and a page (``p. 4``)."""
+_BRACKET = re.compile(r"\[([^\[\]\n]{6,300})\](?![(\[:])|\(([^()\n]{6,300})\)")
+"""Brackets that may hold author–year citations: not a link's text nor a label defined."""
+_LINE = re.compile(r"[^\n]+")
+_ENTRY_START = re.compile(
+    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|\[[^\[\]\n]{1,40}\]:?[ \t]+)?[*_]*"
+)
+"""What may open an entry before its author: a quote, a list item, a label."""
+_AUTHOR_WORDS = re.compile(rf"[\w'’-]+(?:[ \t]+[\w'’-]+){{0,{ENTRY_WORDS - 1}}}")
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?:[a-z](?![a-z\d]))?(?!\d)")
+
+Entry = tuple[str, tuple[int, int]]
+"""A reference list entry's address and its line's span."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorYear:
+    """An author–year citation: its bracket's span, how it reads (``(Smith, 2020)``), the
+    address of its entry (``""`` when none resolves it) and the entry's span (None then)."""
+
+    start: int
+    end: int
+    marker: str
+    url: str
+    entry: tuple[int, int] | None
+
+
+def author_year_citations(text: str) -> list[AuthorYear]:
+    """The author–year citations of ``text`` (a document with its code blanked and its line
+    breaks as newlines) in document order, as the module says which cite."""
+    entries = _entries(text)
+    found = []
+    for bracket in _BRACKET.finditer(text):
+        for marker, key, plainly in _items(bracket) or ():
+            found.append((bracket, marker, entries.get(key), plainly))
+    resolving = any(entry for _, _, entry, _ in found)
+    return [
+        AuthorYear(
+            bracket.start(),
+            bracket.end(),
+            marker,
+            entry[0] if entry else "",
+            entry[1] if entry else None,
+        )
+        for bracket, marker, entry, plainly in found
+        if entry or bracket.group(1) is not None or (plainly and resolving)
+    ]
+
+
+def without_author_year(sentence: str) -> str:
+    """``sentence`` without the brackets of author–year citations it holds."""
+    return _BRACKET.sub(lambda m: "" if _items(m) else m.group(0), sentence)
+
+
+def _items(bracket: re.Match[str]) -> list[tuple[str, tuple[str, str], bool]] | None:
+    """Each citation of a bracket: how it reads, its (author, year) key and whether it is
+    plainly one; None unless every part of the bracket is an author–year citation."""
+    square = bracket.group(1) is not None
+    opening, closing = ("[", "]") if square else ("(", ")")
+    items = []
+    for part in (bracket.group(1) if square else bracket.group(2)).split(";"):
+        item = _ITEM.fullmatch(part.strip())
+        if item is None:
+            return None
+        key = (" ".join(item["author"].split()).casefold(), item["year"])
+        plainly = bool(item["comma"] or item["others"])
+        items.append((f"{opening}{part.strip()}{closing}", key, plainly))
+    return items
+
+
+def _entries(text: str) -> dict[tuple[str, str], Entry]:
+    """The lines of ``text`` holding an address, by each (first words, year) they may be
+    cited by: the first such line for each."""
+    entries: dict[tuple[str, str], Entry] = {}
+    for line in _LINE.finditer(text):
+        if "://" not in line.group(0):
+            continue
+        address = next((u for u in map(written_url, URL.finditer(line.group(0))) if u), None)
+        opening = _ENTRY_START.match(line.group(0))
+        words = _AUTHOR_WORDS.match(line.group(0), opening.end() if opening else 0)
+        if address is None or words is None:
+            continue
+        years = dict.fromkeys(m.group(0) for m in _YEAR.finditer(line.group(0), 0, ENTRY_CHARS))
+        named = words.group(0).split()
+        for year in list(years)[:ENTRY_YEARS]:
+            for count in range(1, len(named) + 1):
+                author = " ".join(named[:count]).casefold()
+                entries.setdefault((author, year), (address, line.span()))
+    return entries

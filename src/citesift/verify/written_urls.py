@@ -1,0 +1,46 @@
+"""Web addresses written out in a document's text, read where a reader sees them end.
+
+An address ends before white space, a quote, an angle bracket or a bracket it does not
+open itself: parentheses inside it are kept when balanced (``Foo_(bar)``); a marker
+written against it (``https://a.example/b[1]``) and punctuation closing the sentence
+around it (``.,;:!?``, emphasis ``*``) are not part of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citesift.net import without_credentials
+
+_CHAR = r"[^\s<>\"'()\]`]"
+_PATH = rf"(?:{_CHAR}|\({_CHAR}*\))"
+URL_PATTERN = rf"(?i:https?)://(?:\[[\w:.%]+\]{_PATH}*|{_PATH}+)"
+"""An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
+URL = re.compile(URL_PATTERN)
+_TRAILING = ".,;:!?*"
+_ATTRIBUTE = ("=", '="', "='")
+"""What stands before an address given as an HTML attribute's value (``src=``, ``href=``)."""
+
+
+def written_url(match: re.Match[str]) -> str | None:
+    """The address ``URL`` matched, without the punctuation after it and cleaned as
+    ``web_url`` cleans it; None when nothing but a scheme is left."""
+    url = match.group(0)
+    if match.string.startswith("]", match.end()) and "[" in url:
+        url = url[: url.rindex("[")]
+    url = url.rstrip(_TRAILING)
+    return web_url(url) if url.partition("://")[2] else None
+
+
+def web_url(url: str) -> str:
+    """A web address as it is read: its scheme in lower case (``HTTPS://`` is ``https://``,
+    one page cited both ways is one page) and without the user name and password it may
+    hold, which a fetch never sends and a report or a stored page should not show."""
+    scheme, colon, rest = url.partition(":")
+    return without_credentials(scheme.lower() + colon + rest)
+
+
+def in_attribute(text: str, start: int) -> bool:
+    """Whether the address at ``start`` is an HTML attribute's value (an image's source, a
+    link's target), not an address the prose gives."""
+    return text[max(start - 2, 0) : start].endswith(_ATTRIBUTE)
