@@ -6,7 +6,8 @@ list entry (a line) that begins with its author and holds its year and an addres
 A bracketed one no entry resolves cites nothing, as a footnote defined nowhere does. A year
 in parentheses is common prose, so a parenthetical one cites only when an entry resolves it
 or, in a document whose reference list resolves others, when it is plainly a citation (a
-comma before its year, ``et al.``, a second author).
+comma before its year, ``et al.``, a second author). The entries are no claims of their
+own: those cited, and the lines shaped as one (``Surname, I. (2020). ...``), are set apart.
 """
 
 from __future__ import annotations
@@ -45,42 +46,43 @@ _ENTRY_START = re.compile(
 _AUTHOR_WORDS = re.compile(rf"[\w'’-]+(?:[ \t]+[\w'’-]+){{0,{ENTRY_WORDS - 1}}}")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?:[a-z](?![a-z\d]))?(?!\d)")
 
+_SHAPE = re.compile(
+    rf"{_NAME}(?:,[ \t]+{_UPPER}|[ \t]+et[ \t]+al\.|\.?[ \t]+\(\d)"
+    r".*?(?:\((?:1[5-9]|20)\d\d[a-z]?[),]|[ \t](?:1[5-9]|20)\d\d[a-z]?\.)"
+)
+"""A line shaped as a reference list entry: its authors, then its year."""
+
 Entry = tuple[str, tuple[int, int]]
 """A reference list entry's address and its line's span."""
 
 
 @dataclass(frozen=True, slots=True)
 class AuthorYear:
-    """An author–year citation: its bracket's span, how it reads (``(Smith, 2020)``), the
-    address of its entry (``""`` when none resolves it) and the entry's span (None then)."""
+    """An author–year citation: its bracket's span, how it reads (``(Smith, 2020)``) and
+    the address of its entry (``""`` when none resolves it)."""
 
     start: int
     end: int
     marker: str
     url: str
-    entry: tuple[int, int] | None
 
 
-def author_year_citations(text: str) -> list[AuthorYear]:
+def author_year_citations(text: str) -> tuple[list[AuthorYear], list[tuple[int, int]]]:
     """The author–year citations of ``text`` (a document with its code blanked and its line
-    breaks as newlines) in document order, as the module says which cite."""
-    entries = _entries(text)
+    breaks as newlines) in document order, as the module says which cite, and the spans of
+    the reference list's entries: the lines cited and the lines shaped as an entry."""
+    entries, shaped = _entries(text)
     found = []
     for bracket in _BRACKET.finditer(text):
         for marker, key, plainly in _items(bracket) or ():
             found.append((bracket, marker, entries.get(key), plainly))
     resolving = any(entry for _, _, entry, _ in found)
-    return [
-        AuthorYear(
-            bracket.start(),
-            bracket.end(),
-            marker,
-            entry[0] if entry else "",
-            entry[1] if entry else None,
-        )
+    citations = [
+        AuthorYear(bracket.start(), bracket.end(), marker, entry[0] if entry else "")
         for bracket, marker, entry, plainly in found
         if entry or bracket.group(1) is not None or (plainly and resolving)
     ]
+    return citations, shaped + [entry[1] for _, _, entry, _ in found if entry]
 
 
 def without_author_year(sentence: str) -> str:
@@ -104,10 +106,11 @@ def _items(bracket: re.Match[str]) -> list[tuple[str, tuple[str, str], bool]] | 
     return items
 
 
-def _entries(text: str) -> dict[tuple[str, str], Entry]:
+def _entries(text: str) -> tuple[dict[tuple[str, str], Entry], list[tuple[int, int]]]:
     """The lines of ``text`` holding an address, by each (first words, year) they may be
-    cited by: the first such line for each."""
+    cited by (the first such line for each); and the spans of those shaped as an entry."""
     entries: dict[tuple[str, str], Entry] = {}
+    shaped: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
         if "://" not in line.group(0):
             continue
@@ -118,8 +121,10 @@ def _entries(text: str) -> dict[tuple[str, str], Entry]:
             continue
         years = dict.fromkeys(m.group(0) for m in _YEAR.finditer(line.group(0), 0, ENTRY_CHARS))
         named = words.group(0).split()
+        if _SHAPE.match(line.group(0)[:ENTRY_CHARS], words.start()):
+            shaped.append(line.span())
         for year in list(years)[:ENTRY_YEARS]:
             for count in range(1, len(named) + 1):
                 author = " ".join(named[:count]).casefold()
                 entries.setdefault((author, year), (address, line.span()))
-    return entries
+    return entries, shaped

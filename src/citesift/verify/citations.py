@@ -29,7 +29,7 @@ from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
 from citesift.verify.written_urls import URL as _URL
-from citesift.verify.written_urls import URL_PATTERN, in_attribute, web_url, written_url
+from citesift.verify.written_urls import in_attribute, web_url, without_addresses, written_url
 
 Kind = Literal["markdown", "html"]
 MAX_CITATIONS = 2_000
@@ -69,8 +69,6 @@ _GROUP = re.compile(rf"\[({_RANGE}(?:[ \t]*,[ \t]*{_RANGE})*)\]")
 _SEPARATOR = re.compile(r"[,–-]")
 MAX_RANGE = 10
 """The most numbers a range of references (``[1-10]``) names."""
-_WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
-"""An address written out in a sentence, with the brackets around it that hold only it."""
 _EMPHASIS = re.compile(r"[*_`]+")
 _ANCHOR = re.compile(r"<a\b([^<>]*)>", re.I)
 _HREF = re.compile(r"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
@@ -87,6 +85,8 @@ NOTE_CHARS = 4_000
 _NOTE_END = re.compile(r"</li\s*>|</p\s*>|</div\s*>", re.I)
 _BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
 _LEFTOVER = re.compile(r"\[(?:\^?\w{1,4})\]|\s+")
+_SAYS_NOTHING = re.compile(r"[\W_]*(?:\w+(?:[ \t]+\w+)?[ \t]*:[\W_]*)?")
+"""A sentence that says nothing once its addresses are gone: marks, a label (``Source:``)."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _INDENTED = re.compile(r" {4}| {0,3}\t")
 _CONTAINER = re.compile(rf"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{{1,9}}[.)])(?:[ \t]|$)|{_FOOTNOTE})")
@@ -158,8 +158,8 @@ def _markdown_citations(text: str) -> list[Citation]:
             continue
         definitions.setdefault(label, url)
         lists.append(match.span())
-    author_year = author_year_citations(uncoded)
-    lists = _merged(lists + [c.entry for c in author_year if c.entry])
+    author_year, entries = author_year_citations(uncoded)
+    lists = _merged(lists + entries)
     starts = [start for start, _ in lists]
     prose = _blanked(text, lists)
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
@@ -420,17 +420,31 @@ def _cited_sentences(
     plain: Callable[[str], str],
 ) -> list[Citation]:
     """A citation for each (position, address, marker), in document order, with its owning
-    sentence made ``plain`` once however many marks it holds."""
+    sentence made ``plain`` once however many marks it holds. An address written out where
+    nothing else is said (``Source: https://...``, ``(https://...)`` after a full stop)
+    cites the sentence just before it, on its line or the line above, when that one says
+    something; else nothing (an address in a list of sources cites no sentence)."""
     starts = [start for start, _ in spans]
-    read: dict[tuple[int, int], str] = {}
+    read: dict[tuple[int, int], tuple[str, bool]] = {}
+
+    def said(span: tuple[int, int]) -> tuple[str, bool]:
+        """The sentence as read, and whether it says anything."""
+        if span not in read:
+            text = plain(prose[span[0] : span[1]])
+            read[span] = (text, not _SAYS_NOTHING.fullmatch(text))
+        return read[span]
+
     out = []
     for position, url, marker in marks:
-        start, end = _owning_sentence(prose, spans, starts, position, marker)
-        if start == end:  # in no sentence: it cites nothing said
+        span = _owning_sentence(prose, spans, starts, position, marker)
+        if span[0] < span[1] and marker == url and not said(span)[1]:
+            index = bisect_right(starts, span[0]) - 1
+            before = spans[index - 1] if index > 0 else span
+            next_line = prose.count("\n", before[1], span[0]) <= 1
+            span = before if before != span and said(before)[1] and next_line else (0, 0)
+        if span[0] == span[1]:  # in no sentence: it cites nothing said
             continue
-        if (start, end) not in read:
-            read[start, end] = plain(prose[start:end])
-        out.append(Citation(read[start, end], url, marker, start, end))
+        out.append(Citation(said(span)[0], url, marker, *span))
     return sorted(out, key=lambda c: c.start)
 
 
@@ -478,4 +492,4 @@ def _owning_sentence(
 def _tidy(text: str) -> str:
     """White space collapsed, addresses written out in the text dropped, and no space left
     before punctuation where a marker was taken out."""
-    return _BEFORE_STOP.sub(r"\1", " ".join(_WRITTEN.sub("", text).split()))
+    return _BEFORE_STOP.sub(r"\1", " ".join(without_addresses(text).split()))

@@ -17,6 +17,8 @@ _PATH = rf"(?:{_CHAR}|\({_CHAR}*\))"
 URL_PATTERN = rf"(?i:https?)://(?:\[[\w:.%]+\]{_PATH}*|{_PATH}+)"
 """An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
 URL = re.compile(URL_PATTERN)
+_WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
+"""An address written out, with the brackets around it that hold only it."""
 _TRAILING = ".,;:!?*"
 _ATTRIBUTE = ("=", '="', "='")
 """What stands before an address given as an HTML attribute's value (``src=``, ``href=``)."""
@@ -44,3 +46,14 @@ def in_attribute(text: str, start: int) -> bool:
     """Whether the address at ``start`` is an HTML attribute's value (an image's source, a
     link's target), not an address the prose gives."""
     return text[max(start - 2, 0) : start].endswith(_ATTRIBUTE)
+
+
+def without_addresses(text: str) -> str:
+    """``text`` without the addresses written out in it (and the brackets holding only
+    one), the punctuation after them kept: the sentence as it reads around them."""
+    return _WRITTEN.sub(_punctuation_after, text)
+
+
+def _punctuation_after(match: re.Match[str]) -> str:
+    written = match.group(0)
+    return "" if written[0] in "(<" else written[len(written.rstrip(_TRAILING)) :]

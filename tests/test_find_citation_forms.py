@@ -1,0 +1,157 @@
+"""The citation forms of real documents and model answers beyond links and notes: addresses
+written out in a sentence or as autolinks, author–year citations resolved through their
+reference list, and numbered references cited together (``[1, 3]``, ``[1-3]``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citesift import find_citations
+
+WIKI = "https://en.wikipedia.org/wiki/Rust_(programming_language)"
+
+
+def cited(text: str) -> list[tuple[str, str, str]]:
+    return [(c.sentence, c.url, c.marker) for c in find_citations(text)]
+
+
+def test_an_address_written_out_ends_where_the_sentence_goes_on() -> None:
+    """A model's answer giving its sources as plain addresses cited nothing, so its check
+    passed with no source read; the punctuation after an address is the sentence's."""
+    answer = (
+        "Rust 1.0 was released on May 15, 2015 (https://blog.rust-lang.org/2015/05/15/Rust-1.0.html). "
+        f"Its article is at {WIKI}, which names Graydon Hoare as its creator. "
+        "The Book is published at <https://doc.rust-lang.org/book/>. "
+        'Cargo is "https://doc.rust-lang.org/cargo/"; it builds crates. '
+        "Crates are listed on **https://user:secret@crates.io/**! "
+        "The survey is at https://blog.rust-lang.org/2024/02/19/2023-Rust-Annual-Survey-2023-results.html.\n"
+    )  # fmt: skip
+    assert cited(answer) == [
+        ("Rust 1.0 was released on May 15, 2015.",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"),
+        ("Its article is at, which names Graydon Hoare as its creator.", WIKI, WIKI),
+        ("The Book is published at.", "https://doc.rust-lang.org/book/",
+         "https://doc.rust-lang.org/book/"),
+        ('Cargo is ""; it builds crates.', "https://doc.rust-lang.org/cargo/",
+         "https://doc.rust-lang.org/cargo/"),
+        ("Crates are listed on!", "https://crates.io/", "https://crates.io/"),
+        ("The survey is at.",
+         "https://blog.rust-lang.org/2024/02/19/2023-Rust-Annual-Survey-2023-results.html",
+         "https://blog.rust-lang.org/2024/02/19/2023-Rust-Annual-Survey-2023-results.html"),
+    ]  # fmt: skip
+
+
+def test_addresses_in_code_links_and_attributes_are_not_cited_again() -> None:
+    text = (
+        "Run `curl https://sh.rustup.rs` to install it. "
+        "It is [documented](https://doc.rust-lang.org/) well. "
+        'It has a logo <img src="https://www.rust-lang.org/logo.svg"> too.\n\n'
+        "```sh\ncurl --proto '=https' https://sh.rustup.rs | sh\n```\n"
+    )
+    assert cited(text) == [
+        ("It is documented well.", "https://doc.rust-lang.org/", "documented"),
+    ]
+
+
+def test_an_address_after_what_it_supports_cites_that_sentence() -> None:
+    """``Source: https://...`` under a sentence supports it; a list of sources under a
+    heading supports no one sentence, so it cites none."""
+    answer = (
+        "Rust was first released in 2015. Source: https://blog.rust-lang.org/2015/05/15/Rust-1.0.html\n"
+        "Cargo is its package manager.\n"
+        "See: https://doc.rust-lang.org/cargo/\n\n"
+        "Further reading:\n\n"
+        "- https://www.rust-lang.org/\n"
+        "- <https://doc.rust-lang.org/book/>\n"
+    )  # fmt: skip
+    assert [(sentence, url) for sentence, url, _ in cited(answer)] == [
+        ("Rust was first released in 2015.",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"),
+        ("Cargo is its package manager.", "https://doc.rust-lang.org/cargo/"),
+    ]  # fmt: skip
+
+
+PAPER = (
+    "Ownership types make aliasing explicit [Clarke et al., 1998]. The borrow checker "
+    "builds on them (Jung et al., 2018). Stacked Borrows refines the model (Jung, 2020a; "
+    "Clarke & Potter, 1998). A later paper extends it [Jung 2020b].\n\n"
+    "## References\n\n"
+    "- Clarke, D. G., Potter, J. M., & Noble, J. (1998). Ownership types for flexible alias "
+    "protection. https://doi.org/10.1145/286936.286947\n"
+    "- Jung, R., Jourdan, J.-H., Krebbers, R., & Dreyer, D. (2018). RustBelt. "
+    "https://doi.org/10.1145/3158154\n"
+    "- Jung, R. (2020a). Understanding and evolving the Rust programming language. "
+    "https://publikationen.sulb.uni-saarland.de/handle/20.500.11880/29647.\n"
+    "- Jung, R., Dang, H.-H., Kang, J., & Dreyer, D. (2020b). Stacked Borrows. "
+    "https://doi.org/10.1145/3371109\n"
+)
+
+
+def test_author_year_citations_cite_the_address_of_their_entry() -> None:
+    """``[Smith 2020]`` and ``(Smith, 2020)`` cited nothing: a paper citing its sources so
+    was passed by its check with no source read; the entries are no claims of their own."""
+    assert cited(PAPER) == [
+        ("Ownership types make aliasing explicit.", "https://doi.org/10.1145/286936.286947",
+         "[Clarke et al., 1998]"),
+        ("The borrow checker builds on them.", "https://doi.org/10.1145/3158154",
+         "(Jung et al., 2018)"),
+        ("Stacked Borrows refines the model.",
+         "https://publikationen.sulb.uni-saarland.de/handle/20.500.11880/29647",
+         "(Jung, 2020a)"),
+        ("Stacked Borrows refines the model.", "https://doi.org/10.1145/286936.286947",
+         "(Clarke & Potter, 1998)"),
+        ("A later paper extends it.", "https://doi.org/10.1145/3371109", "[Jung 2020b]"),
+    ]  # fmt: skip
+
+
+def test_an_author_year_citation_no_entry_resolves_cites_nothing() -> None:
+    """Like a footnote defined nowhere, a citation of a work the reference list lacks is a
+    citation of nothing (it fails the check), never dropped without a word."""
+    text = PAPER.replace("[Jung 2020b]", "[Jung 2021]") + "It was fast (Matsakis, 2014).\n"
+    found = cited(text)
+    assert found[-2:] == [
+        ("A later paper extends it.", "", "[Jung 2021]"),
+        ("It was fast.", "", "(Matsakis, 2014)"),
+    ]
+
+
+def test_a_year_in_parentheses_is_no_citation_unless_a_reference_list_says_so() -> None:
+    """Prose holds years in parentheses (``(May 2015)``, ``(Mozilla, 2009)``): with no
+    reference list entry to resolve them they cite nothing, while a bracketed author–year
+    citation no entry resolves still fails the check."""
+    text = (
+        "Rust 1.0 came out (May 2015) after years of work (Mozilla, 2009). "
+        "Its model is sound [Jung 2018].\n"
+    )
+    assert cited(text) == [("Its model is sound.", "", "[Jung 2018]")]
+    assert cited(PAPER + "\nRust 1.0 came out (May 2015).\n")[-1][2] == "[Jung 2020b]"
+
+
+def test_references_cited_together_each_cite_their_address() -> None:
+    text = (
+        "Rust began as a personal project [1, 3]. Mozilla sponsored it from 2009 [1-3]. "
+        "It reached 1.0 in 2015 [2–3]. Scores lie in [0, 1] here. Or in [1-40].\n\n"
+        "[1]: https://a.example/history\n"
+        "[2] The announcement, https://b.example/1.0\n"
+        "3. https://c.example/mozilla\n"
+    )
+    assert cited(text) == [
+        ("Rust began as a personal project.", "https://a.example/history", "[1]"),
+        ("Rust began as a personal project.", "https://c.example/mozilla", "[3]"),
+        ("Mozilla sponsored it from 2009.", "https://a.example/history", "[1]"),
+        ("Mozilla sponsored it from 2009.", "https://b.example/1.0", "[2]"),
+        ("Mozilla sponsored it from 2009.", "https://c.example/mozilla", "[3]"),
+        ("It reached 1.0 in 2015.", "https://b.example/1.0", "[2]"),
+        ("It reached 1.0 in 2015.", "https://c.example/mozilla", "[3]"),
+    ]
+
+
+@pytest.mark.parametrize("marker", ["[1, 2]", "[1-2]", "[Smith 2020]", "(Smith, 2020)"])
+def test_a_marker_after_the_full_stop_belongs_to_its_sentence(marker: str) -> None:
+    text = (
+        f"Rust is fast. It is safe.{marker} Cargo builds it.\n\n"
+        "[1]: https://a.example/1\n[2]: https://a.example/2\n"
+        "Smith, J. (2020). Safety. https://a.example/s\n"
+    )
+    assert {sentence for sentence, _, _ in cited(text)} == {"It is safe."}
