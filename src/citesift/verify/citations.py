@@ -421,11 +421,12 @@ def _cited_sentences(
 ) -> list[Citation]:
     """A citation for each (position, address, marker), in document order, with its owning
     sentence made ``plain`` once however many marks it holds. An address written out where
-    nothing else is said (``Source: https://...``, ``(https://...)`` after a full stop)
+    nothing else is said (``Source: https://...``, ``<https://...>`` on a line of its own)
     cites the sentence just before it, on its line or the line above, when that one says
     something; else nothing (an address in a list of sources cites no sentence)."""
     starts = [start for start, _ in spans]
     read: dict[tuple[int, int], tuple[str, bool]] = {}
+    before: dict[tuple[int, int], tuple[int, int]] = {}
 
     def said(span: tuple[int, int]) -> tuple[str, bool]:
         """The sentence as read, and whether it says anything."""
@@ -438,10 +439,12 @@ def _cited_sentences(
     for position, url, marker in marks:
         span = _owning_sentence(prose, spans, starts, position, marker)
         if span[0] < span[1] and marker == url and not said(span)[1]:
-            index = bisect_right(starts, span[0]) - 1
-            before = spans[index - 1] if index > 0 else span
-            next_line = prose.count("\n", before[1], span[0]) <= 1
-            span = before if before != span and said(before)[1] and next_line else (0, 0)
+            if span not in before:
+                index = bisect_right(starts, span[0]) - 1
+                last = spans[index - 1] if index > 0 else span
+                near = prose.count("\n", last[1], span[0]) <= 1
+                before[span] = last if last != span and said(last)[1] and near else (0, 0)
+            span = before[span]
         if span[0] == span[1]:  # in no sentence: it cites nothing said
             continue
         out.append(Citation(said(span)[0], url, marker, *span))
