@@ -19,7 +19,8 @@ def test_an_address_written_out_ends_where_the_sentence_goes_on() -> None:
     """A model's answer giving its sources as plain addresses cited nothing, so its check
     passed with no source read; the punctuation after an address is the sentence's."""
     answer = (
-        "Rust 1.0 was released on May 15, 2015 (https://blog.rust-lang.org/2015/05/15/Rust-1.0.html). "
+        "Rust 1.0 was released on May 15, 2015 "
+        "(https://blog.rust-lang.org/2015/05/15/Rust-1.0.html). "
         f"Its article is at {WIKI}, which names Graydon Hoare as its creator. "
         "The Book is published at <https://doc.rust-lang.org/book/>. "
         'Cargo is "https://doc.rust-lang.org/cargo/"; it builds crates. '

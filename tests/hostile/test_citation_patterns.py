@@ -56,6 +56,19 @@ FRAGMENTS: list[tuple[Kind, str]] = [
     ("markdown", "\n    [^a] "),
     ("markdown", "> - 1. [^a]:\n  "),
     ("markdown", "[^a]:"),
+    ("markdown", "https://a.example/("),
+    ("markdown", "https://a.example/(x)"),
+    ("markdown", "(https://a.example/). "),
+    ("markdown", "<https://a.example/x>"),
+    ("markdown", "- https://a.example/x\n"),
+    ("markdown", "Source: https://a.example/\n"),
+    ("markdown", "(Smith, 2020) "),
+    ("markdown", "[Smith et al., 2020] "),
+    ("markdown", "(Smith, 2020; "),
+    ("markdown", "Smith, J. (2020). https://a.example/ "),
+    ("markdown", "Smith, J. (2020). https://a.example/\n"),
+    ("markdown", "[1, 2, "),
+    ("markdown", "[1-2] "),
     ("html", "<a href=x "),
     ("html", "<a href='https://a.example/'"),
     ("html", "<a href='https://a.example/'>"),
@@ -95,6 +108,23 @@ def test_a_document_of_one_repeated_fragment_is_read_in_linear_time(
     kind: Kind, fragment: str
 ) -> None:
     assert_linear(repeated(fragment), kind)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("claim", "sources"),
+    [
+        ("It holds [1-10]. ", "".join(f"\n[{n}]: https://a.example/{n}" for n in range(1, 11))),
+        ("It holds (Smith, 2020; Lee, 2019). ", "\nSmith, J. (2020). https://a.example/s"),
+        ("It holds. Source: https://a.example/\n", ""),
+    ],
+)
+def test_claims_citing_together_or_by_author_are_read_in_linear_time(
+    claim: str, sources: str
+) -> None:
+    """Each number of a range, each author of a bracket and each address written out is a
+    citation of its own: a document of nothing else is still read in linear time."""
+    assert_linear(repeated(claim) + sources, "markdown")
 
 
 @pytest.mark.timeout(300)
