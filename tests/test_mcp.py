@@ -350,9 +350,11 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         filed = await call(
             client,
             "check_citations",
-            text=f"The mill was built in 1820 [1].\n\n[1] {report_pdf}\n\nIt is red.[^9]",
+            text=f"The mill was built in 1820 [1].\n\n[1] {report_pdf}\n\nIt is red.[^9] "
+            "It is old [Hopper 1820].",
         )
         assert (filed["items"][1]["url"], filed["items"][1]["marker"]) == ("", "[^9]")
+        assert (filed["items"][2]["url"], filed["items"][2]["marker"]) == ("", "[Hopper 1820]")
         assert filed["items"][0]["status"] == "supported"
         assert filed["items"][0]["link"] == report_pdf + "#page=2"
         assert filed["items"][0]["place"] == "page 2, paragraph 1"

@@ -28,8 +28,7 @@ from citesift.errors import invalid
 from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
-from citesift.verify.written_urls import URL as _URL
-from citesift.verify.written_urls import in_attribute, web_url, without_addresses, written_url
+from citesift.verify.written_urls import URL, in_attribute, web_url, without_addresses, written_url
 
 Kind = Literal["markdown", "html"]
 MAX_CITATIONS = 2_000
@@ -151,7 +150,7 @@ def _markdown_citations(text: str) -> list[Citation]:
     uncoded = _blanked(lined, code)
     for match in _DEFINITION.finditer(uncoded):
         label = (match.group(1) or match.group(3) or match.group(4)).casefold()
-        address = _URL.search(match.group(2) if match.group(1) else match.group(5))
+        address = URL.search(match.group(2) if match.group(1) else match.group(5))
         named.add(label)
         url = written_url(address) if address else None
         if url is None:
@@ -320,7 +319,7 @@ def _written_out(scanned: str, links: list[tuple[int, int]]) -> list[tuple[int, 
     as an autolink ``<url>``) outside ``links`` and HTML attributes."""
     starts = [start for start, _ in links]
     found = []
-    for match in _URL.finditer(scanned):
+    for match in URL.finditer(scanned):
         if _inside(links, starts, match.start()) or in_attribute(scanned, match.start()):
             continue
         url = written_url(match)
@@ -383,7 +382,7 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
             label = prose[match.end() : closing if closing >= 0 else match.end()]
             marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
     for match in _CITE.finditer(html):
-        address = _URL.search(strip_tags(match.group(1)))
+        address = URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
             cited = written_url(address)  # the marker shown is the address, as cleaned
             if cited is not None:
