@@ -156,3 +156,14 @@ def test_a_marker_after_the_full_stop_belongs_to_its_sentence(marker: str) -> No
         "Smith, J. (2020). Safety. https://a.example/s\n"
     )
     assert {sentence for sentence, _, _ in cited(text)} == {"It is safe."}
+
+
+def test_an_entry_labelled_as_it_is_cited_is_found_by_its_label() -> None:
+    text = (
+        "The borrow checker is sound [Jung 2018].\n\n"
+        "[Jung 2018]: https://doi.org/10.1145/3158154\n"
+        "[Lee 2019]: https://lee.example/borrowing\n"
+    )
+    assert cited(text) == [
+        ("The borrow checker is sound.", "https://doi.org/10.1145/3158154", "[Jung 2018]"),
+    ]

@@ -40,9 +40,11 @@ _BRACKET = re.compile(r"\[([^\[\]\n]{6,300})\](?![(\[:])|\(([^()\n]{6,300})\)")
 """Brackets that may hold author–year citations: not a link's text nor a label defined."""
 _LINE = re.compile(r"[^\n]+")
 _ENTRY_START = re.compile(
-    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|\[[^\[\]\n]{1,40}\]:?[ \t]+)?[*_]*"
+    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|\[(?P<label>[^\[\]\n]{1,40})\]:?[ \t]+)?"
+    r"[*_]*"
 )
-"""What may open an entry before its author: a quote, a list item, a label."""
+"""What may open an entry before its author: a quote, a list item, a label (which, when it
+reads as a citation, ``[Smith 2020]: ...``, is one way to cite the entry)."""
 _AUTHOR_WORDS = re.compile(rf"[\w'’-]+(?:[ \t]+[\w'’-]+){{0,{ENTRY_WORDS - 1}}}")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?:[a-z](?![a-z\d]))?(?!\d)")
 
@@ -100,7 +102,7 @@ def _items(bracket: re.Match[str]) -> list[tuple[str, tuple[str, str], bool]] | 
         item = _ITEM.fullmatch(part.strip())
         if item is None:
             return None
-        key = (" ".join(item["author"].split()).casefold(), item["year"])
+        key = _key(item)
         plainly = bool(item["comma"] or item["others"])
         items.append((f"{opening}{part.strip()}{closing}", key, plainly))
     return items
@@ -112,19 +114,29 @@ def _entries(text: str) -> tuple[dict[tuple[str, str], Entry], list[tuple[int, i
     entries: dict[tuple[str, str], Entry] = {}
     shaped: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
-        if "://" not in line.group(0):
+        written = line.group(0)
+        if "://" not in written:
             continue
-        address = next((u for u in map(written_url, URL.finditer(line.group(0))) if u), None)
-        opening = _ENTRY_START.match(line.group(0))
-        words = _AUTHOR_WORDS.match(line.group(0), opening.end() if opening else 0)
+        address = next((u for u in map(written_url, URL.finditer(written)) if u), None)
+        opening = _ENTRY_START.match(written)
+        label = opening["label"] if opening else None
+        words = _AUTHOR_WORDS.match(written, opening.end() if opening else 0)
         if address is None or words is None:
             continue
-        years = dict.fromkeys(m.group(0) for m in _YEAR.finditer(line.group(0), 0, ENTRY_CHARS))
-        named = words.group(0).split()
-        if _SHAPE.match(line.group(0)[:ENTRY_CHARS], words.start()):
+        labelled = _ITEM.fullmatch(label.strip()) if label else None
+        if labelled or _SHAPE.match(written[:ENTRY_CHARS], words.start()):
             shaped.append(line.span())
+        if labelled:
+            entries.setdefault(_key(labelled), (address, line.span()))
+        years = dict.fromkeys(m.group(0) for m in _YEAR.finditer(written, 0, ENTRY_CHARS))
+        named = words.group(0).split()
         for year in list(years)[:ENTRY_YEARS]:
             for count in range(1, len(named) + 1):
                 author = " ".join(named[:count]).casefold()
                 entries.setdefault((author, year), (address, line.span()))
     return entries, shaped
+
+
+def _key(item: re.Match[str]) -> tuple[str, str]:
+    """The (author, year) an author–year citation or an entry's label names."""
+    return " ".join(item["author"].split()).casefold(), item["year"]
