@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -130,13 +131,19 @@ def find_citations_capped(
     if base_url is not None and (not isinstance(base_url, str) or _joined(base_url, "/") is None):
         raise invalid("base_url", base_url, "an address or None")  # "/" makes it parse base_url
     found = _html_citations(text, base_url) if kind == "html" else _markdown_citations(text)
-    seen: set[tuple[int, str]] = set()
-    unique = []
-    for citation in found:
-        if (citation.start, citation.url) not in seen and citation.sentence:
-            seen.add((citation.start, citation.url))
+    unique: list[Citation] = []
+    more, start, urls = 0, -1, set[str]()  # the addresses the sentence at ``start`` cites
+    for citation in found:  # in their sentences' order: each sentence's citations together
+        if citation.start != start:
+            start, urls = citation.start, set()
+        if citation.url in urls or not citation.sentence:
+            continue
+        urls.add(citation.url)
+        if len(unique) < MAX_CITATIONS:
             unique.append(citation)
-    return unique[:MAX_CITATIONS], max(len(unique) - MAX_CITATIONS, 0)
+        else:
+            more += 1
+    return unique, more
 
 
 def _markdown_citations(text: str) -> list[Citation]:
@@ -277,7 +284,7 @@ class _Notes:
                 return []
             numbers += range(first, last + 1)
         cited = (str(n) for n in dict.fromkeys(numbers))
-        return [(f"[{n}]", self.definitions[n]) for n in cited if n in self.definitions]
+        return [(sys.intern(f"[{n}]"), self.definitions[n]) for n in cited if n in self.definitions]
 
     def blank(self, marker: re.Match[str]) -> str:
         """A citing marker blanked, so that a full stop before it still ends its sentence."""
@@ -307,7 +314,8 @@ def _markdown_marks(
     for group in _GROUP.finditer(scanned):
         numbered = notes.numbered(group)
         markers += [group.span()] if numbered else []
-        marks += [(group.start(), url, marker) for marker, url in numbered]
+        at = group.start()  # one number for all its marks: a document may hold millions
+        marks += [(at, url, marker) for marker, url in numbered]
     marks += _written_out(scanned, _merged([m.span() for m in inline + references]))
     marks += [(c.start, c.url, c.marker) for c in author_year]
     markers += dict.fromkeys((c.start, c.end) for c in author_year)
