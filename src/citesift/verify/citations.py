@@ -149,7 +149,7 @@ def find_citations_capped(
 def _markdown_citations(text: str) -> list[Citation]:
     definitions: dict[str, str] = {}
     named: set[str] = set()  # every label given a definition, with an address or not
-    lists: list[tuple[int, int]] = []  # definitions and entries cited: no prose of their own
+    lists: list[tuple[int, int]] = []  # definitions and reference list entries: no prose
     lined = text.translate(_AS_LINES)
     code = _code_blocks(lined)
     code += _code_spans(_blanked(lined, code))
