@@ -167,3 +167,24 @@ def test_an_entry_labelled_as_it_is_cited_is_found_by_its_label() -> None:
     assert cited(text) == [
         ("The borrow checker is sound.", "https://doi.org/10.1145/3158154", "[Jung 2018]"),
     ]
+
+
+def test_a_numbered_list_no_marker_cites_is_prose_whose_addresses_cite() -> None:
+    """``1. ...`` holding an address was read as the definition of ``[1]`` though nothing
+    cited ``[1]``: a model's answer listing its facts with their sources cited nothing."""
+    answer = (
+        "Key facts about Rust:\n\n"
+        "1. Rust 1.0 was released in May 2015 (https://blog.rust-lang.org/2015/05/15/Rust-1.0.html).\n"
+        "2. Cargo is its package manager: https://doc.rust-lang.org/cargo/\n"
+        "3. It is memory safe [4].\n\n"
+        "Sources:\n\n1. https://www.rust-lang.org/\n2. <https://doc.rust-lang.org/book/>\n\n"
+        "4. https://four.example/safety\n"
+    )  # fmt: skip
+    assert cited(answer) == [
+        ("1. Rust 1.0 was released in May 2015.",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"),
+        ("2. Cargo is its package manager:", "https://doc.rust-lang.org/cargo/",
+         "https://doc.rust-lang.org/cargo/"),
+        ("3. It is memory safe.", "https://four.example/safety", "[4]"),
+    ]  # fmt: skip

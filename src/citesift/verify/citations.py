@@ -85,8 +85,9 @@ NOTE_CHARS = 4_000
 _NOTE_END = re.compile(r"</li\s*>|</p\s*>|</div\s*>", re.I)
 _BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
 _LEFTOVER = re.compile(r"\[(?:\^?\w{1,4})\]|\s+")
-_SAYS_NOTHING = re.compile(r"[\W_]*(?:\w+(?:[ \t]+\w+)?[ \t]*:[\W_]*)?")
-"""A sentence that says nothing once its addresses are gone: marks, a label (``Source:``)."""
+_SAYS_NOTHING = re.compile(r"[\W_]*(?:\d{1,9}[.)][\W_]*)?(?:\w+(?:[ \t]+\w+)?[ \t]*:[\W_]*)?")
+"""A sentence that says nothing once its addresses are gone: marks, a list item's number,
+a label (``Source:``)."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _INDENTED = re.compile(r" {4}| {0,3}\t")
 _CONTAINER = re.compile(rf"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{{1,9}}[.)])(?:[ \t]|$)|{_FOOTNOTE})")
@@ -155,8 +156,11 @@ def _markdown_citations(text: str) -> list[Citation]:
     code += _code_spans(_blanked(lined, code))
     code.sort()
     uncoded = _blanked(lined, code)
+    numbers = _numbers_cited(uncoded)
     for match in _DEFINITION.finditer(uncoded):
         label = (match.group(1) or match.group(3) or match.group(4)).casefold()
+        if match.group(4) and label not in numbers:
+            continue  # an item of a numbered list: prose, unless a marker cites its number
         address = URL.search(match.group(2) if match.group(1) else match.group(5))
         named.add(label)
         url = written_url(address) if address else None
@@ -174,6 +178,17 @@ def _markdown_citations(text: str) -> list[Citation]:
     marks, markers = _markdown_marks(scanned, prose, notes, outside)
     spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
     return _cited_sentences(prose, spans, marks, _plain_markdown)
+
+
+def _numbers_cited(text: str) -> set[str]:
+    """The numbers the markers and groups of markers of ``text`` name (``[3]``, ``[1-3]``)."""
+    numbers: set[str] = set()
+    for group in _GROUP.finditer(text):
+        for part in group.group(1).split(","):
+            low, _, high = part.replace("–", "-").partition("-")
+            first, last = int(low), int(high or low)
+            numbers.update(map(str, range(first, min(last, first + MAX_RANGE - 1) + 1)))
+    return numbers
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
