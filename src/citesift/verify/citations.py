@@ -3,7 +3,8 @@
 Markdown: inline links ``[text](url)``, autolinks ``<url>`` and addresses written out in a
 sentence, footnotes ``[^1]`` and numbered references ``[3]`` (``[1, 3]``, ``[1-3]``, or
 reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
-``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address), author–year citations
+``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address; a numbered list's item only when
+a marker cites its number), author–year citations
 (``[Smith 2020]``, ``(Smith et al., 2020)``) resolved through the reference list entry of
 that author and year. HTML: ``<a href>`` and ``<cite>`` holding an address. A marker
 standing just after a sentence's full stop belongs to it. Markers and links inside code
