@@ -106,6 +106,7 @@ from citesift.scrape.crawl import (
     CrawlProgress,
     acrawl,
     crawl,
+    crawl_failures,
     crawl_id,
     crawl_results,
 )
@@ -311,6 +312,7 @@ __all__ = [
     "copy_store",
     "cosine_similarity",
     "crawl",
+    "crawl_failures",
     "crawl_id",
     "crawl_results",
     "create_app",

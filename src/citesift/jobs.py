@@ -26,9 +26,7 @@ from citesift.errors import CitesiftError
 from citesift.net import Fetcher, FetchPolicy
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser
-from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl
-from citesift.scrape.failures import reason_code
-from citesift.store.frontier import frontier_in
+from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl, crawl_failures
 from citesift.store.jobs import ItemKind, Job, JobStore
 from citesift.store.location import AnyStore
 from citesift.store.sqlite import SQLiteStore
@@ -225,9 +223,9 @@ def crawl_work(
                 browser=browser,
             )
             progress(ended)
-            for failed, why in frontier_in(kept).failures(sink.job):
-                if failed not in listed:
-                    sink.error({"url": failed, "error": why, "code": reason_code(why)})
+            for failure in crawl_failures(kept, sink.job):
+                if failure["url"] not in listed:
+                    sink.error(failure)
 
     return work
 

@@ -3,8 +3,11 @@
 The frontier and results are kept in the store, so the same command run again (or
 ``--resume ID``) goes on where a killed run stopped. ``--out FILE`` is written afresh on
 every run from the results already stored, then each new page as it is done, so it holds
-every page of the crawl once; without it the pages go to standard output. A progress line
-(done, queued, failed, pages per second) goes to standard error. ``--workers N`` reads the
+every page of the crawl once; without it the pages go to standard output. Each page that
+failed follows the pages as a line of its own (``url``, ``error``: why, ``code``), and
+standard error says how many failed and why, the most frequent reasons first with the first
+URLs of each; the command exits 1 when no page could be read. A progress line (done,
+queued, failed, pages per second) goes to standard error. ``--workers N`` reads the
 crawl with N processes sharing its frontier; the same command started on other machines
 against one PostgreSQL store (``--store postgresql://...``) shares it too.
 """
@@ -12,6 +15,7 @@ against one PostgreSQL store (``--store postgresql://...``) shares it too.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from contextlib import AbstractContextManager, nullcontext
 from enum import StrEnum
@@ -32,8 +36,10 @@ from citesift.scrape.crawl import (
     CrawlOptions,
     CrawlProgress,
     acrawl,
+    crawl_failures,
     crawl_id,
     crawl_results,
+    stored_start,
 )
 from citesift.scrape.crawl_workers import crawl_with_workers
 from citesift.scrape.map import start_url
@@ -42,6 +48,17 @@ from citesift.store.frontier import LEASE_S
 
 PROGRESS_EVERY = 1.0
 """Seconds between two progress lines."""
+FAILURE_GROUPS_SHOWN = 5
+"""Reasons of failure the summary names (the most frequent first)."""
+FAILED_URLS_SHOWN = 3
+"""URLs the summary names for each reason (the first that failed for it)."""
+MAX_FAILURE_GROUPS = 1_000
+"""Distinct reasons counted apart: the pages failing for any further reason are counted
+together (a summary of a huge crawl stays small)."""
+OTHER_REASONS = "other reasons"
+_ADDRESS = re.compile(r"https?://\S+")
+"""An address in a reason of failure (a redirect's target): left out, so that pages failing
+the same way are counted together."""
 
 
 class CrawlRender(StrEnum):
@@ -148,8 +165,13 @@ def crawl_command(
         if kept is None:
             usage_error("a crawl keeps its frontier in a store: name one with --store")
         executable = _browser(setup.settings) if render is CrawlRender.auto else None
-        say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
+        if resume is not None:
+            try:
+                stored_start(kept, resume)
+            except InvalidArgument as error:
+                usage_error(str(error))
         with _output(out) as sink:
+            say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
             written = _Written(sink)
             for record in crawl_results(kept, crawl):
                 written(record)
@@ -171,8 +193,16 @@ def crawl_command(
                 usage_error(str(error))
             except CitesiftError as error:  # every worker process failed
                 fail(str(error))
+            failures = _FailureSummary()
+            for failure in crawl_failures(kept, crawl):
+                written(failure)
+                failures.add(failure)
     progress.warn(ended)
+    for line in failures.lines():
+        say(line, err=True)
     say(_progress_line(ended), err=True)
+    if ended.done == 0:
+        fail("no page of the crawl could be read")
 
 
 def _browser(settings: Settings) -> str | None:
@@ -206,6 +236,41 @@ class _Written:
             return
         self.sink.write(line + "\n")
         self.sink.flush()
+
+
+class _FailureSummary:
+    """The pages that failed grouped by why (addresses in the reasons left out), each group
+    counted with its first few URLs, to say in a few lines of standard error."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, tuple[int, list[str]]] = {}
+        self.total = 0
+
+    def add(self, failure: dict[str, str]) -> None:
+        """Count one failed page (``url``, ``error``) in its group."""
+        self.total += 1
+        why = _ADDRESS.sub("…", " ".join(failure["error"].split())) or "no reason kept"
+        if why not in self.groups and len(self.groups) >= MAX_FAILURE_GROUPS:
+            why = OTHER_REASONS
+        count, urls = self.groups.get(why, (0, []))
+        if len(urls) < FAILED_URLS_SHOWN:
+            urls.append(failure["url"])
+        self.groups[why] = (count + 1, urls)
+
+    def lines(self) -> list[str]:
+        """The summary: a line saying how many failed, then the most frequent reasons."""
+        if not self.total:
+            return []
+        ranked = sorted(self.groups.items(), key=lambda group: -group[1][0])
+        lines = [f"{self.total:,} page(s) failed:"]
+        for why, (count, urls) in ranked[:FAILURE_GROUPS_SHOWN]:
+            more = ", …" if count > len(urls) else ""
+            lines.append(f"  {count:,} × {why}: {', '.join(urls)}{more}")
+        rest = ranked[FAILURE_GROUPS_SHOWN:]
+        if rest:
+            left = sum(count for _, (count, _) in rest)
+            lines.append(f"  {left:,} more for {len(rest):,} other reason(s)")
+        return lines
 
 
 class _Progress:

@@ -56,11 +56,13 @@ from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
 from citesift.scrape.decision import decide
+from citesift.scrape.failures import reason_code
 from citesift.scrape.map import match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
+from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import RENDERED, SavingFetcher
 from citesift.store import AnyStore
 from citesift.store.frontier import LEASE_S, MAX_LEASE_S, MIN_LEASE_S, Entry, Frontier, frontier_in
@@ -243,7 +245,8 @@ def crawl(
     executable: str | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` (see the module docstring); the results are in the store
-    (``crawl_results``) and passed to ``on_result`` as each page is done. Returns where
+    (``crawl_results``) and passed to ``on_result`` as each page is done, and so are the
+    pages that failed, with why (``crawl_failures``). Returns where
     the crawl ended; ``acrawl`` from async code, and to resume a crawl by its id. With
     ``workers`` above 1 the crawl is read by that many processes (see
     ``citesift.scrape.crawl_workers``), each fetching with limiters made by ``limiter``
@@ -289,10 +292,7 @@ def start_crawl(
     ``resume`` (run with ``options``' concurrency and lease)."""
     frontier = frontier_in(store, lease_s=(options or CrawlOptions()).lease)
     if resume is not None:
-        stored = frontier.options(resume) if isinstance(resume, str) else None
-        if stored is None:
-            raise invalid("resume", resume, "the id of a crawl in the store")
-        start, keyed = stored
+        start, keyed = _stored(frontier, resume)
         options = _stored_options(keyed, options)
         crawl = resume
     else:
@@ -349,6 +349,28 @@ async def acrawl(
 def crawl_results(store: AnyStore, crawl: str) -> Iterator[dict[str, Any]]:
     """The results of the stored crawl ``crawl``, in the order they were done."""
     return frontier_in(store).results(crawl)
+
+
+def crawl_failures(store: AnyStore, crawl: str) -> Iterator[dict[str, str]]:
+    """The pages of the stored crawl ``crawl`` that failed, in the order they were found:
+    each its ``url``, why it failed (``error``) and the failure ``code`` that reason means
+    (the shape of a crawl job's errors, Firecrawl's)."""
+    for url, why in frontier_in(store).failures(crawl):
+        yield {"url": url, "error": why, "code": reason_code(why)}
+
+
+def stored_start(store: AnyStore, crawl: str) -> str:
+    """The start URL of the crawl ``crawl`` kept in ``store``; an ``InvalidArgument`` naming
+    ``resume`` when the store has no such crawl."""
+    return _stored(frontier_in(store), crawl)[0]
+
+
+def _stored(frontier: Frontier, crawl: object) -> tuple[str, dict[str, Any]]:
+    """The start URL and options of the stored crawl ``crawl`` (to resume)."""
+    stored = frontier.options(crawl) if isinstance(crawl, str) else None
+    if stored is None:
+        raise invalid("resume", crawl, "the id of a crawl in the store")
+    return stored
 
 
 def ended_at(
@@ -520,8 +542,7 @@ class _Run:
         if isinstance(outcome, Skipped):
             if outcome.location is not None:
                 return self._moved(entry, outcome.location)
-            shown = f"HTTP {outcome.status}: " if outcome.status else ""
-            return _Page(reason=shown + outcome.reason)
+            return _Page(reason=skipped_reason(outcome.status, outcome.reason))
         try:
             kind = page_kind(outcome)
             if kind is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
+
 from citesift.model import Limited
 from citesift.net.exchange import BLOCKING_STATUSES
 
@@ -22,3 +24,20 @@ def asks_to_wait(outcome: object) -> bool:
     """Whether an outcome that gave nothing means "try again later": our own limit, or the
     host answering 429 or 503 (the first such answer too, before the block is recorded)."""
     return isinstance(outcome, Limited) or getattr(outcome, "status", None) in BLOCKING_STATUSES
+
+
+def status_text(status: int) -> str:
+    """An HTTP status with its phrase (``404 Not Found``), the number alone when it has none."""
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def skipped_reason(status: int | None, reason: str) -> str:
+    """Why a fetch gave no page, starting with the HTTP status and its phrase when one came
+    (``HTTP 404 Not Found``), the reason's own ``HTTP 404`` not said twice."""
+    if status is None:
+        return reason
+    said = reason.removeprefix(f"HTTP {status}").removeprefix(":").strip()
+    return f"HTTP {status_text(status)}" + (f": {said}" if said else "")

@@ -293,15 +293,21 @@ class Frontier:
         return [((0, int(seq)), json.loads(record)) for seq, record in rows]
 
     def failures(self, crawl: str) -> Iterator[tuple[str, str]]:
-        """The failed URLs of ``crawl`` and why each failed."""
-        with self.store.reading() as conn:
-            rows = self._run(
-                conn,
-                "SELECT url, reason FROM crawl_frontier WHERE crawl = ? AND state = 'failed'"
-                " ORDER BY seq",
-                (crawl,),
-            ).fetchall()
-        yield from ((url, reason or "") for url, reason in rows)
+        """The failed URLs of ``crawl`` and why each failed, in the order they were found,
+        read a page at a time (a crawl may fail millions)."""
+        after = 0
+        while True:
+            with self.store.reading() as conn:
+                rows = self._run(
+                    conn,
+                    "SELECT seq, url, reason FROM crawl_frontier WHERE crawl = ?"
+                    " AND state = 'failed' AND seq > ? ORDER BY seq LIMIT ?",
+                    (crawl, after, PAGE),
+                ).fetchall()
+            if not rows:
+                return
+            after = int(rows[-1][0])
+            yield from ((url, reason or "") for _, url, reason in rows)
 
     def _queue(self, conn: Any, crawl: str, entries: Iterable[Entry]) -> int:
         """Queue the entries not yet in the crawl's frontier; returns how many were new."""

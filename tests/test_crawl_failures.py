@@ -1,0 +1,145 @@
+"""A crawl's failures are visible: ``crawl_failures`` lists each page that failed with why,
+and ``citesift crawl`` writes them after the pages, sums them up on standard error, exits 1
+when no page could be read, and checks its arguments before it says anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift import SQLiteStore, crawl, crawl_failures, crawl_results
+from citesift.cli import app
+from citesift.sources.reasons import skipped_reason
+from local_site import page, serve_page
+from servers import MisbehavingServer, loopback_policy
+
+pytestmark = pytest.mark.timeout(60)
+CONTACT = "https://example.org/contact"
+
+
+def crawl_args(server: MisbehavingServer, path: str, *more: str) -> list[str]:
+    return ["crawl", server.url(path), "--allow-private", "--contact", CONTACT, *more]
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty directory to run in (its default store is its own)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_crawl_failures_lists_each_failed_page_with_why_and_its_code(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    serve_page(server, "/", page("Home", ["/a", "/missing", "/private"]))
+    serve_page(server, "/a", page("A", []))
+    with SQLiteStore(tmp_path / "crawl.db") as store:
+        policy = loopback_policy().with_(robots=True)
+        ended = crawl(server.url("/"), policy=policy, store=store)
+        failed = list(crawl_failures(store, ended.crawl))
+        assert len(list(crawl_results(store, ended.crawl))) == 2
+    by_url = {failure["url"]: failure for failure in failed}
+    assert set(by_url) == {server.url("/missing"), server.url("/private")}
+    assert by_url[server.url("/missing")]["error"].startswith("HTTP 404")
+    assert "robots.txt" in by_url[server.url("/private")]["error"]
+    assert by_url[server.url("/private")]["code"] == "ROBOTS_DISALLOWED"
+    assert ended.failed == 2
+
+
+def test_a_crawl_whose_start_page_fails_says_why_and_exits_1(
+    server: MisbehavingServer, here: Path
+) -> None:
+    result = CliRunner().invoke(app, crawl_args(server, "/nothere"))
+    assert result.exit_code == 1, result.output
+    [line] = result.stdout.splitlines()
+    failure = json.loads(line)
+    assert failure["url"] == server.url("/nothere") and failure["error"].startswith("HTTP 404")
+    assert "1 page(s) failed:" in result.stderr
+    assert "1 × HTTP 404 Not Found" in result.stderr and server.url("/nothere") in result.stderr
+    assert "0 done, 0 queued, 1 failed" in result.stderr
+    assert "error: no page of the crawl could be read" in result.stderr
+
+
+def test_a_start_page_robots_txt_forbids_is_a_failure_with_its_reason(
+    server: MisbehavingServer, here: Path
+) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /\n")
+    serve_page(server, "/", page("Home", []))
+    result = CliRunner().invoke(app, crawl_args(server, "/"))
+    assert result.exit_code == 1, result.output
+    assert json.loads(result.stdout)["code"] == "ROBOTS_DISALLOWED"
+    assert "robots.txt" in result.stderr
+    assert server.hits("/") == 0
+
+
+def test_failures_are_grouped_by_reason_and_follow_the_pages_in_out(
+    server: MisbehavingServer, here: Path
+) -> None:
+    missing = [f"/gone{i}" for i in range(5)]
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    serve_page(server, "/", page("Home", [*missing, "/private", "/a"]))
+    serve_page(server, "/a", page("A", []))
+    out = here / "pages.jsonl"
+    result = CliRunner().invoke(app, crawl_args(server, "/", "--out", str(out)))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    pages = [r["url"] for r in records if "error" not in r]
+    failed = [r["url"] for r in records if "error" in r]
+    assert pages == [server.url("/"), server.url("/a")]
+    assert sorted(failed) == sorted(server.url(p) for p in [*missing, "/private"])
+    assert records[: len(pages)] == [r for r in records if "error" not in r]  # pages first
+    summary = result.stderr.splitlines()
+    assert "6 page(s) failed:" in summary
+    [grouped] = [line for line in summary if line.startswith("  5 × HTTP 404")]
+    assert grouped.endswith(", …") and grouped.count(server.url("")) == 3  # the first three
+    assert any(line.startswith("  1 × ") and "robots.txt" in line for line in summary)
+    again = CliRunner().invoke(app, crawl_args(server, "/", "--out", str(out)))
+    assert again.exit_code == 0 and out.read_text().splitlines() == [
+        json.dumps(r, ensure_ascii=False) for r in records
+    ]  # a run again writes every page and every failure once
+
+
+def test_redirect_targets_in_reasons_do_not_split_a_group(
+    server: MisbehavingServer, here: Path
+) -> None:
+    def away(target: str) -> object:
+        def handler(request: object, query: object) -> None:
+            request.answer(302, b"", {"Location": target})  # type: ignore[attr-defined]
+
+        return handler
+
+    links = [f"/out{i}" for i in range(3)]
+    for i, path in enumerate(links):
+        server.route(path, away(f"https://elsewhere{i}.example/"))  # type: ignore[arg-type]
+    serve_page(server, "/", page("Home", links))
+    result = CliRunner().invoke(app, crawl_args(server, "/"))
+    assert result.exit_code == 0, result.output
+    assert "  3 × redirected out of scope, to …:" in result.stderr
+
+
+def test_arguments_are_checked_before_the_crawl_is_announced(
+    server: MisbehavingServer, here: Path
+) -> None:
+    unknown = CliRunner().invoke(app, ["crawl", "--resume", "nosuchid", "--contact", CONTACT])
+    assert unknown.exit_code == 64 and "resume" in unknown.stderr
+    assert "crawl nosuchid" not in unknown.stderr
+    serve_page(server, "/", page("Home", []))
+    folder = CliRunner().invoke(app, crawl_args(server, "/", "--out", str(here)))
+    assert folder.exit_code == 64 and "cannot write" in folder.stderr
+    assert "run the same command" not in folder.stderr
+    assert server.hits("/") == 0
+
+
+def test_a_reason_names_the_status_with_its_phrase_once() -> None:
+    assert skipped_reason(404, "HTTP 404") == "HTTP 404 Not Found"
+    blocked = "HTTP 503: the host asked us to wait; it is blocked"
+    assert skipped_reason(503, blocked) == (
+        "HTTP 503 Service Unavailable: the host asked us to wait; it is blocked"
+    )
+    assert skipped_reason(599, "HTTP 599") == "HTTP 599"
+    assert skipped_reason(None, "disallowed by robots.txt") == "disallowed by robots.txt"
