@@ -12,7 +12,9 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.settings import ConfigError, Settings, load_settings
+from local_site import serve_bytes
 from servers import SAMPLE_TEXT, MisbehavingServer
+from test_scrape_documents import REPORT
 
 pytestmark = pytest.mark.timeout(60)
 CONTACT = "https://example.org/contact"
@@ -262,3 +264,15 @@ def test_other_commands_that_fetch_keep_a_hosts_block_between_runs(
     assert again.exit_code == 75 and "blocked" in again.stderr  # type: ignore[attr-defined]
     assert re.search(r"try again in (59\d|600) s", again.stderr)  # type: ignore[attr-defined]
     assert server.hits("/ok") == 0
+
+
+def test_text_of_a_binary_body_names_the_commands_that_read_it(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    serve_bytes(server, "/report", REPORT, "application/octet-stream")
+    url = server.url("/report")
+    result = fetch(runner, url, "--allow-private", "--contact", CONTACT, "--format", "text")
+    assert result.exit_code == 1 and result.stdout == ""  # type: ignore[attr-defined]
+    said = result.stderr  # type: ignore[attr-defined]
+    assert "binary (application/octet-stream): use --format raw" in said
+    assert "`citesift page URL` or `citesift scrape URL` to read a PDF" in said

@@ -115,3 +115,18 @@ def test_a_host_asking_to_wait_exits_try_again_later(
 ) -> None:
     result = scrape(runner, server.url("/status?code=429&retry-after=30"))
     assert result.exit_code == 75 and "scrape failed: RATE_LIMITED" in result.stderr  # type: ignore[attr-defined]
+
+
+def test_a_page_answered_with_404_is_a_failure_its_json_keeps(
+    runner: CliRunner, server: MisbehavingServer
+) -> None:
+    page_route(server, "/gone", RICH, status=404)
+    shown = scrape(runner, server.url("/gone"))
+    assert shown.exit_code == 1 and shown.stdout == ""  # type: ignore[attr-defined]
+    assert "error: the server answered 404 Not Found" in shown.stderr  # type: ignore[attr-defined]
+    body = scrape(runner, server.url("/gone"), "--format", "json")
+    assert body.exit_code == 1  # type: ignore[attr-defined]
+    answered = json.loads(body.stdout)  # type: ignore[attr-defined]
+    assert answered["status"] == 404 and answered["success"] is True  # as Firecrawl answers
+    assert "The river rises" in answered["formats"]["markdown"]
+    assert "the server answered 404 Not Found" in body.stderr  # type: ignore[attr-defined]

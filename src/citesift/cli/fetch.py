@@ -135,7 +135,9 @@ def render(
         return 0
     say(summary(outcome, saved=saved), err=True)
     if outcome.charset is None:
-        say(f"error: the body is binary ({outcome.content_type}): use --format raw", err=True)
+        say(f"error: the body is binary ({outcome.content_type}): use --format raw for its"
+            " bytes, or `citesift page URL` or `citesift scrape URL` to read a PDF or an Office"
+            " file", err=True)  # fmt: skip
         return EXIT_FAILED
     say(readable_text(outcome))
     return 0

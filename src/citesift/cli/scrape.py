@@ -21,13 +21,14 @@ from citesift.cli.options import (
     source_setup,
     usage_error,
 )
-from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail, run_with_status
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, exit_status, fail, run_with_status
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.numbers import is_decimal
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import HOST_COOLDOWN, RATE_LIMITED, ScrapeFailure, ScrapeResult
+from citesift.sources.reasons import status_text
 from citesift.sources.web import is_web_url
 
 
@@ -166,7 +167,8 @@ def _headers(given: list[str]) -> dict[str, str]:
 
 
 def _print(outcome: ScrapeResult | ScrapeFailure, output: ScrapeFormat, shot: Path | None) -> None:
-    """The result as asked (warnings on standard error), or why there is none."""
+    """The result as asked (warnings on standard error), or why there is none; a page the
+    server answered with an error status (a 404) is a failure, printed only as JSON."""
     if isinstance(outcome, ScrapeFailure):
         code = EXIT_LIMITED if outcome.code in LIMITED_CODES else EXIT_FAILED
         fail(f"scrape failed: {outcome.code}: {outcome.message}", code)
@@ -176,6 +178,10 @@ def _print(outcome: ScrapeResult | ScrapeFailure, output: ScrapeFormat, shot: Pa
     say(f"render: {done}: {outcome.render.why}", err=True)
     formats = dict(outcome.formats)
     png = formats.pop("screenshot", None)
+    answered = f"the server answered {status_text(outcome.status)}"
+    refused = answered if outcome.status >= 400 else None
+    if refused and output is not ScrapeFormat.json:
+        fail(f"{refused} (--format json prints the page it answered)", exit_status(outcome))
     if output is not ScrapeFormat.json and formats[output.value] is None:
         fail(f"scrape gave no {output.value}: {'; '.join(outcome.warnings)}", EXIT_FAILED)
     if shot is not None and isinstance(png, bytes):
@@ -186,6 +192,8 @@ def _print(outcome: ScrapeResult | ScrapeFailure, output: ScrapeFormat, shot: Pa
         say(safe_json(body, indent=2))
     else:
         say(_shown(formats[output.value]), nl=False)
+    if refused:  # the JSON says the status, as Firecrawl's does; the exit status too
+        fail(refused, exit_status(outcome))
 
 
 def _shown(value: Any) -> str:
