@@ -169,3 +169,36 @@ def test_the_map_command_prints_one_url_a_line_made_safe(
     assert json.loads(ranked.stdout)["urls"] == [f"{base}/b"]
     refused = CliRunner().invoke(app, [*args, "--limit", "0"])
     assert refused.exit_code == 64 and "limit" in refused.stderr
+
+
+def test_a_start_page_that_fails_is_not_listed_and_the_map_command_exits_1(
+    server: MisbehavingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    base = server.url("")
+    serve_bytes(server, "/sitemap.xml", urlset([f"{base}/a", f"{base}/b"]), "application/xml")
+    found = map_site(server.url("/nothere"), policy=loopback_policy(), fetcher=loopback_fetcher())
+    assert paths(found.urls, server) == ["/a", "/b"]
+    assert found.start_failure == f"{base}/nothere: HTTP 404 Not Found"
+    assert found.start_failure in found.problems
+    args = ["map", server.url("/nothere"), "--allow-private", "--contact", "https://example.org/c"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [f"{base}/a", f"{base}/b"]
+    assert result.stderr.splitlines()[-1] == (
+        f"error: the start page could not be read: {base}/nothere: HTTP 404 Not Found"
+    )
+    assert "note:" not in result.stderr  # said once, as the error
+    listed = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert listed.exit_code == 1
+    assert json.loads(listed.stdout)["start_failure"] == found.start_failure
+
+
+def test_a_start_page_robots_txt_forbids_is_a_start_failure(server: MisbehavingServer) -> None:
+    server.robots = (200, "User-agent: *\nDisallow: /\n")
+    serve_page(server, "/", page("Home", ["/open"]))
+    found = map_site(
+        server.url("/"), policy=loopback_policy(robots=True), fetcher=loopback_fetcher()
+    )
+    assert found.urls == () and found.start_failure is not None
+    assert "robots.txt" in found.start_failure and server.hits("/") == 0

@@ -17,7 +17,7 @@ from citesift.cli.options import (
     source_setup,
     usage_error,
 )
-from citesift.cli.reading import run_with_status
+from citesift.cli.reading import fail, run_with_status
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
 from citesift.scrape.map import MAP_LIMIT, amap_site, start_url
@@ -39,7 +39,8 @@ def map_command(
     deadline: Deadline = None,
 ) -> None:
     """List a site's URLs (robots.txt sitemaps, /sitemap.xml, the start page's links), one a
-    line; what could not be read is said on standard error."""
+    line; what could not be read is said on standard error, and a start page that could not
+    be read makes the command exit 1 (after the URLs its sitemaps list)."""
     try:
         start_url(url)
     except InvalidArgument as error:
@@ -53,10 +54,14 @@ def map_command(
         except InvalidArgument as error:
             usage_error(str(error))
     for problem in found.problems:
-        say(f"note: {problem}", err=True)
+        if problem != found.start_failure:
+            say(f"note: {problem}", err=True)
     if output is ListFormat.json:
-        listed = {"url": found.url, "urls": list(found.urls), "sitemaps": list(found.sitemaps)}
+        listed = {"url": found.url, "urls": list(found.urls), "sitemaps": list(found.sitemaps),
+                  "start_failure": found.start_failure}  # fmt: skip
         say(safe_json(listed))
-        return
-    for address in found.urls:
-        say(address)
+    else:
+        for address in found.urls:
+            say(address)
+    if found.start_failure is not None:
+        fail(f"the start page could not be read: {found.start_failure}")

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from citesift.errors import invalid
-from citesift.model import MAX_BODY_BYTES, Snapshot
+from citesift.model import MAX_BODY_BYTES, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
 from citesift.numbers import number_in
 from citesift.scrape.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, read_sitemap
 from citesift.scrape.urls import host_of, link_seconds, normalise, page_links
 from citesift.sources.challenge import stand_in
+from citesift.sources.reasons import skipped_reason
 
 MAP_LIMIT = 5_000
 MAX_MAP_LIMIT = 100_000
@@ -37,13 +38,16 @@ _SITEMAP_LINE = re.compile(r"^\s*sitemap\s*:\s*(\S+)", re.IGNORECASE | re.MULTIL
 
 @dataclass(frozen=True)
 class SiteMap:
-    """A site's URLs (the start first unless ``search`` ranks them), the sitemap files read,
-    and what could not be read or was cut short (``problems``)."""
+    """A site's URLs (the start first unless ``search`` ranks them, or it could not be read),
+    the sitemap files read, what could not be read or was cut short (``problems``), and why
+    the start page could not be read (``start_failure``, one of the problems; the start is
+    then listed only where a sitemap names it)."""
 
     url: str
     urls: tuple[str, ...]
     sitemaps: tuple[str, ...]
     problems: tuple[str, ...]
+    start_failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,8 @@ async def amap_site(
     if search and search.strip():
         words = set(words_of(search))
         urls.sort(key=lambda found: -match_score(found, reader.found[found], words))
-    return SiteMap(start, tuple(urls[:limit]), tuple(reader.read), tuple(reader.problems))
+    listed = tuple(urls[:limit])
+    return SiteMap(start, listed, tuple(reader.read), tuple(reader.problems), reader.start_failure)
 
 
 def start_url(url: object) -> str:
@@ -150,6 +155,7 @@ class _Reader:
         self.found: dict[str, str] = {start: ""}
         self.read: list[str] = []
         self.problems: list[str] = []
+        self.start_failure: str | None = None
 
     def add(self, address: str, text: str = "", base: str | None = None) -> None:
         """Count ``address`` once when it is an http(s) URL in scope, until ``wanted`` are
@@ -171,12 +177,11 @@ class _Reader:
         """The start page's links (and its host, when it redirects to another)."""
         outcome = await self.fetcher.fetch(self.start, self.policy)
         if not isinstance(outcome, Snapshot):
-            self.problems.append(f"{self.start}: {outcome.reason}")
-            return
+            status = outcome.status if isinstance(outcome, Skipped) else None
+            return self._start_failed(skipped_reason(status, outcome.reason))
         why = stand_in(outcome)
         if why:
-            self.problems.append(f"{self.start}: {why}")
-            return
+            return self._start_failed(why)
         final = normalise(outcome.final_url) or self.start
         self.hosts.add(host_of(final))
         links = page_links(outcome.text(), final, seconds=link_seconds(self.policy.deadline))
@@ -185,6 +190,13 @@ class _Reader:
             self.problems.append(f"{self.start}: {problem}")
         for link, text in links.found.items():
             self.add(link, text)
+
+    def _start_failed(self, why: str) -> None:
+        """Keep why the start page could not be read, and list it no more (a sitemap naming
+        it lists it again)."""
+        self.start_failure = f"{self.start}: {why}"
+        self.problems.append(self.start_failure)
+        del self.found[self.start]
 
     async def read_sitemaps(self) -> None:
         """The sitemaps robots.txt lists and ``/sitemap.xml``, indexes followed breadth-first."""
