@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from citesift import SQLiteStore, crawl, crawl_failures, crawl_results
 from citesift.cli import app
+from citesift.cli.crawl import _FailureSummary
 from citesift.sources.reasons import skipped_reason
 from local_site import page, serve_page
 from servers import MisbehavingServer, loopback_policy
@@ -143,3 +144,18 @@ def test_a_reason_names_the_status_with_its_phrase_once() -> None:
     )
     assert skipped_reason(599, "HTTP 599") == "HTTP 599"
     assert skipped_reason(None, "disallowed by robots.txt") == "disallowed by robots.txt"
+
+
+def test_the_summary_names_the_most_frequent_reasons_and_counts_the_rest() -> None:
+    summary = _FailureSummary()
+    for kind in range(7):
+        for n in range(kind + 1):
+            url = f"https://a.example/{kind}/{n}" + "x" * (500 if n == 0 else 0)
+            summary.add({"url": url, "error": f"reason {kind}\n  said twice", "code": "X"})
+    lines = summary.lines()
+    assert lines[0] == "28 page(s) failed:"
+    assert [line.split(":")[0] for line in lines[1:6]] == [
+        f"  {k + 1} × reason {k} said twice" for k in range(6, 1, -1)
+    ]
+    assert lines[6] == "  3 more for 2 other reason(s)" and len(lines) == 7
+    assert all(len(line) < 500 for line in lines)  # a long URL is cut short

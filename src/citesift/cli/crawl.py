@@ -56,6 +56,8 @@ MAX_FAILURE_GROUPS = 1_000
 """Distinct reasons counted apart: the pages failing for any further reason are counted
 together (a summary of a huge crawl stays small)."""
 OTHER_REASONS = "other reasons"
+MAX_REASON_CHARS, MAX_URL_CHARS = 200, 120
+"""How much of a reason and of a URL the summary shows (a line stays readable)."""
 _ADDRESS = re.compile(r"https?://\S+")
 """An address in a reason of failure (a redirect's target): left out, so that pages failing
 the same way are counted together."""
@@ -250,11 +252,12 @@ class _FailureSummary:
         """Count one failed page (``url``, ``error``) in its group."""
         self.total += 1
         why = _ADDRESS.sub("…", " ".join(failure["error"].split())) or "no reason kept"
+        why = _cut(why, MAX_REASON_CHARS)
         if why not in self.groups and len(self.groups) >= MAX_FAILURE_GROUPS:
             why = OTHER_REASONS
         count, urls = self.groups.get(why, (0, []))
         if len(urls) < FAILED_URLS_SHOWN:
-            urls.append(failure["url"])
+            urls.append(_cut(failure["url"], MAX_URL_CHARS))
         self.groups[why] = (count + 1, urls)
 
     def lines(self) -> list[str]:
@@ -271,6 +274,11 @@ class _FailureSummary:
             left = sum(count for _, (count, _) in rest)
             lines.append(f"  {left:,} more for {len(rest):,} other reason(s)")
         return lines
+
+
+def _cut(text: str, most: int) -> str:
+    """``text``, ending with an ellipsis past its first ``most`` characters."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 class _Progress:
