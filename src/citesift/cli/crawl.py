@@ -142,7 +142,8 @@ def crawl_command(
     deadline: Deadline = None,
 ) -> None:
     """Crawl a site breadth-first (best-first with --query), politely (robots.txt, its
-    Crawl-delay, per-host limits), keeping its frontier in the store."""
+    Crawl-delay, per-host limits), keeping its frontier in the store; the pages that failed
+    follow the pages, with why, and the command exits 1 when no page could be read."""
     if (url is None) == (resume is None):
         usage_error("give a URL to crawl, or --resume ID, not both")
     try:

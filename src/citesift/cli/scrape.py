@@ -111,7 +111,8 @@ def scrape_command(
     offline: Offline = False,
     deadline: Deadline = None,
 ) -> None:
-    """Scrape one page: rendered when it needs it, in the format asked."""
+    """Scrape one page: rendered when it needs it, in the format asked; a page the server
+    answers with an error status (a 404) exits 1, printed only with --format json."""
     if not is_web_url(url):
         usage_error(f"not an http(s) URL with a host: {url}")
     chosen: dict[str, Any] = {
