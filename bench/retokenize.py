@@ -8,9 +8,10 @@ Fills the (empty) database with ``--chunks`` generated passages, ten a document,
 share ``--share``, drawn passage by passage with a fixed seed, holds text that is not ASCII
 (vocalised Arabic, Thai, Hindi, decomposed accents, among made-up words), each with a random
 unit vector of ``--dim`` numbers (0: none), as an embedded store's passages have: a passage
-made again gets a new row number, so its vector goes into the HNSW index again. Marks the
-store as made by the rules of version 1, then times the open that makes the postings again,
-and a second open, which finds nothing to do. ``bench/pgserver.py`` starts a server.
+made again gets a new number for its postings, beside its row, which (with its vector in the
+HNSW index) is left as it is. Marks the store as made by the rules of version 1, then times
+the open that makes the postings again, and a second open, which finds nothing to do.
+``bench/pgserver.py`` starts a server.
 """
 
 from __future__ import annotations
@@ -107,13 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     with psycopg.connect(args.store) as conn:
         conn.execute("UPDATE bm25_tokenizer SET version = 1")
-        [(before,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
+        [(before,)] = conn.execute("SELECT max(number) FROM chunk_owners").fetchall()
     for label in ("open making the postings again", "open with nothing to do"):
         started = time.perf_counter()
         PostgresIndex(args.store).close()
         print(f"{label}: {time.perf_counter() - started:.2f} s", flush=True)
     with psycopg.connect(args.store) as conn:
-        [(after,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
+        [(after,)] = conn.execute("SELECT max(number) FROM chunk_owners").fetchall()
         [(version,)] = conn.execute("SELECT version FROM bm25_tokenizer").fetchall()
     print(f"passages made again: {after - before:,}; the store's rules now: version {version}")
     return 0

@@ -98,9 +98,12 @@ def _bm25(counts: dict[str, Counter[str]], terms: list[str]) -> dict[str, float]
 
 
 def stored_in_order(url: str, chunks: dict[str, StoredChunk]) -> list[StoredChunk]:
-    """The chunks held, in the order the store wrote them (its row numbers)."""
+    """The chunks held, in the order the store numbered them for their postings."""
     with psycopg.connect(url) as conn:
-        rows = conn.execute("SELECT id FROM chunks ORDER BY row_number").fetchall()
+        rows = conn.execute(
+            "SELECT c.id FROM chunks c JOIN chunk_owners o ON o.chunk = c.row_number"
+            " ORDER BY o.number"
+        ).fetchall()
     return [chunks[i] for (i,) in rows]
 
 
@@ -160,7 +163,7 @@ def test_deleted_chunks_postings_are_dropped_once_tombstones_are_many(
     index.delete(sorted({c.document_id for c in many}))
     with psycopg.connect(postgres_url) as conn:
         dead = conn.execute("SELECT count(*) FROM dead_postings WHERE list = 'chunks'").fetchone()
-        live = {n for (n,) in conn.execute("SELECT row_number FROM chunks").fetchall()}
+        live = {n for (n,) in conn.execute("SELECT number FROM chunk_owners").fetchall()}
         data = conn.execute("SELECT data FROM chunks_postings").fetchall()
     owners = np.frombuffer(b"".join(d for (d,) in data), dtype=RECORD)["owner"]
     assert dead == (0,) and set(owners.tolist()) == live
@@ -186,7 +189,7 @@ def test_a_purge_in_slices_of_terms_keeps_every_live_posting(
             compact(cursor, name, purge_after=0, slice_bytes=1)
     with psycopg.connect(postgres_url) as conn:
         dead = conn.execute("SELECT count(*) FROM dead_postings").fetchone()
-        live = {n for (n,) in conn.execute("SELECT row_number FROM chunks").fetchall()}
+        live = {n for (n,) in conn.execute("SELECT number FROM chunk_owners").fetchall()}
         data = conn.execute("SELECT data FROM chunks_postings").fetchall()
         blocks = conn.execute(
             "SELECT b.postings, sum(octet_length(p.data)) FROM posting_blocks b"
@@ -322,6 +325,54 @@ def test_a_store_of_the_row_per_posting_schema_is_migrated_and_ranks_alike(
         fresh = made_chunks(rng, "old4", 3)
         index.upsert(["old4"], fresh)
         held = {i: c for i, c in held.items() if c.document_id not in {"old2", "old4"}}
+        assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in fresh})
+    finally:
+        index.close()
+
+
+def test_a_store_numbering_postings_by_row_is_migrated_and_numbers_past_its_tombstones(
+    postgres_url: str,
+) -> None:
+    """A store from before chunks were numbered beside their rows keeps its postings' numbers
+    (its row numbers), and numbers new chunks past every row number it gave, so no new chunk
+    takes a number a tombstone still hides."""
+    rng = random.Random(9)
+    chunks = [c for n in range(6) for c in made_chunks(rng, f"old{n}", 3)]
+    with PostgresStore(postgres_url) as store:
+        store.migrate(COMPONENT, MIGRATIONS[:4])
+        with psycopg.connect(postgres_url) as conn:
+            _old_rows(conn, chunks)
+        store.migrate(COMPONENT, MIGRATIONS[:-1])  # packed postings, numbered by row
+    with psycopg.connect(postgres_url) as conn:  # the last document dropped as that store did
+        for table, number, name in (
+            ("chunks", "row_number", "chunks"),
+            ("document_texts", "version", "documents"),
+        ):
+            [(count, length)] = conn.execute(
+                f"WITH gone AS (DELETE FROM {table} WHERE document_id = 'old5'"
+                f" RETURNING {number} AS number, length), dead AS (INSERT INTO dead_postings"
+                f" SELECT '{name}', number FROM gone) SELECT count(*), sum(length)"
+                " FROM gone".encode()
+            ).fetchall()
+            totals = (-count, -length, 0, 0) if name == "chunks" else (0, 0, -count, -length)
+            conn.execute("INSERT INTO bm25_totals VALUES (%s, %s, %s, %s)", totals)
+    held = {c.id: c for c in chunks if c.document_id != "old5"}
+    index = PostgresIndex(postgres_url)
+    try:
+        with psycopg.connect(postgres_url) as conn:
+            kept = conn.execute(
+                "SELECT count(*) FROM chunks c JOIN chunk_owners o ON o.chunk = c.row_number"
+                " WHERE o.number = c.row_number"
+            ).fetchone()
+        assert kept == (len(held),)
+        fresh = made_chunks(rng, "new", 3)
+        index.upsert([], fresh)
+        with psycopg.connect(postgres_url) as conn:
+            [(low,)] = conn.execute(
+                "SELECT min(o.number) FROM chunks c JOIN chunk_owners o"
+                " ON o.chunk = c.row_number WHERE c.document_id = 'new'"
+            ).fetchall()
+        assert low > len(chunks)  # past the last row number, whose tombstone is held
         assert_ranks_as_brute_force(index, postgres_url, held | {c.id: c for c in fresh})
     finally:
         index.close()

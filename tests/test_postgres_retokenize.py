@@ -31,7 +31,7 @@ from citesift.store.postgres.chunks import COMPONENT, MIGRATIONS, PostgresChunkT
 
 pytestmark = pytest.mark.timeout(300)
 
-VERSION_STEP = len(MIGRATIONS) - 1
+VERSION_STEP = next(n for n, step in enumerate(MIGRATIONS) if "bm25_tokenizer" in step)
 """The chunks step that began keeping the tokenizer's version."""
 TEXTS = {
     "arabic": [
@@ -177,10 +177,17 @@ def assert_totals_hold(url: str) -> None:
             "SELECT sum(chunks), sum(chunk_length), sum(documents), sum(document_length)"
             " FROM bm25_totals"
         ).fetchone()
-        chunks = conn.execute("SELECT count(*), sum(length) FROM chunks").fetchone()
+        chunks = conn.execute("SELECT count(*), sum(length) FROM chunk_owners").fetchone()
         texts = conn.execute("SELECT count(*), sum(length) FROM document_texts").fetchone()
     assert totals is not None and chunks is not None and texts is not None
     assert tuple(int(n) for n in totals) == (*map(int, chunks), *map(int, texts))
+
+
+def last_number(url: str) -> int:
+    """The highest number a chunk's postings name it by (each pass gives a chunk a new one)."""
+    with psycopg.connect(url) as conn:
+        [(number,)] = conn.execute("SELECT max(number) FROM chunk_owners").fetchall()
+    return int(number)
 
 
 def state(url: str) -> tuple[Any, ...]:
@@ -233,7 +240,10 @@ def test_a_pass_that_fails_between_batches_is_resumed_by_the_next_open(
         with pytest.raises(RuntimeError):
             table.retokenize(*args, batch=2)
     with psycopg.connect(postgres_url) as conn:
-        rows = conn.execute("SELECT id FROM chunks ORDER BY row_number DESC LIMIT 4").fetchall()
+        rows = conn.execute(
+            "SELECT c.id FROM chunks c JOIN chunk_owners o ON o.chunk = c.row_number"
+            " ORDER BY o.number DESC LIMIT 4"
+        ).fetchall()
     version, target, done, last = state(postgres_url)
     assert (version, target) == (1, TOKENIZER_VERSION)
     assert 0 < done < last
@@ -242,9 +252,7 @@ def test_a_pass_that_fails_between_batches_is_resumed_by_the_next_open(
     index = PostgresIndex(postgres_url)
     try:
         assert state(postgres_url) == (TOKENIZER_VERSION, None, 0, 0)
-        with psycopg.connect(postgres_url) as conn:
-            [(renumbered,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
-        assert renumbered == len(chunks) + not_ascii(chunks)  # each made again once
+        assert last_number(postgres_url) == len(chunks) + not_ascii(chunks)  # each made again once
         assert_totals_hold(postgres_url)
         assert_ranks_as(index, embedded)
     finally:
@@ -300,9 +308,7 @@ def test_a_process_killed_inside_a_batch_leaves_the_pass_to_the_next_open(
     index = PostgresIndex(postgres_url)
     try:
         assert state(postgres_url) == (TOKENIZER_VERSION, None, 0, 0)
-        with psycopg.connect(postgres_url) as conn:
-            [(renumbered,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
-        assert renumbered == len(chunks) + not_ascii(chunks)
+        assert last_number(postgres_url) == len(chunks) + not_ascii(chunks)
         assert_ranks_as(index, embedded)
     finally:
         index.close()
@@ -335,9 +341,7 @@ def test_two_processes_opening_at_once_share_the_pass(
     assert not errors
     assert sum(map(len, taken)) == not_ascii(chunks)  # each chunk taken by one of them
     assert all(taken)  # both took part
-    with psycopg.connect(postgres_url) as conn:
-        [(renumbered,)] = conn.execute("SELECT max(row_number) FROM chunks").fetchall()
-    assert renumbered == len(chunks) + not_ascii(chunks)
+    assert last_number(postgres_url) == len(chunks) + not_ascii(chunks)
     assert_totals_hold(postgres_url)
     index = PostgresIndex(postgres_url)
     try:
@@ -348,7 +352,7 @@ def test_two_processes_opening_at_once_share_the_pass(
 
 def rows_written(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Each BM25 table's rows with their row versions (``xmin``: a rewrite changes it)."""
-    tables = ("chunks", "chunks_postings", "documents_postings", "document_texts")
+    tables = ("chunks", "chunk_owners", "chunks_postings", "documents_postings", "document_texts")
     with psycopg.connect(url) as conn:
         return {
             t: conn.execute(
@@ -428,6 +432,14 @@ def blocked_by(url: str, pid: int) -> bool:
     return row is not None and row[0] > 0
 
 
+def owner_row(chunk: str) -> str:
+    """The statement taking the row of ``chunk``'s postings number, as a writer would."""
+    return (
+        "UPDATE chunk_owners SET length = length WHERE chunk ="
+        f" (SELECT row_number FROM chunks WHERE id = '{chunk}')"
+    )
+
+
 def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: str) -> None:
     chunks = corpus(TEXTS)
     old_store(postgres_url, chunks)
@@ -441,11 +453,11 @@ def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: 
             except BaseException as error:
                 outcome.append(error)
 
-        # A writer setting vectors locks the batch's second chunk, then its first, while the
-        # batch has locked its first and waits on its second. Only the batch's session finds
+        # A writer takes the number of the batch's second chunk, then its first, while the
+        # batch has taken its first and waits on its second. Only the batch's session finds
         # the deadlock (the writer's waits a minute first), so the batch is the one ended.
         writer.execute("SET deadlock_timeout = '1min'")
-        writer.execute("UPDATE chunks SET embedder = 'e' WHERE id = 'arabic#1'")
+        writer.execute(owner_row("arabic#1").encode())
         thread = threading.Thread(target=run)
         thread.start()
         for _ in range(600):
@@ -454,19 +466,56 @@ def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: 
             thread.join(0.05)
         else:
             pytest.fail("the batch never waited on the writer")
-        writer.execute("UPDATE chunks SET embedder = 'e' WHERE id = 'arabic#0'")
+        writer.execute(owner_row("arabic#0").encode())
         writer.commit()  # the batch's first try ended, so the writer went on
         thread.join(60)
     assert outcome == [2]  # its second try took the two chunks
     with psycopg.connect(postgres_url) as conn:
         rows = conn.execute(
-            "SELECT id, embedder, row_number FROM chunks WHERE id LIKE 'arabic#%' ORDER BY id"
+            "SELECT c.id, o.number FROM chunks c JOIN chunk_owners o ON o.chunk = c.row_number"
+            " WHERE c.id LIKE 'arabic#%' ORDER BY c.id"
         ).fetchall()
-    assert [(i, e) for i, e, _ in rows] == [
-        ("arabic#0", "e"),
-        ("arabic#1", "e"),
-        ("arabic#2", None),
-    ]
-    assert rows[0][2] > len(chunks) and rows[1][2] > len(chunks)  # made again, after the writer
+    assert [i for i, _ in rows] == ["arabic#0", "arabic#1", "arabic#2"]
+    assert rows[0][1] > len(chunks) and rows[1][1] > len(chunks)  # made again, after the writer
+    assert rows[2][1] <= len(chunks)
     assert state(postgres_url)[2] > 0
     assert_totals_hold(postgres_url)
+
+
+def test_a_pass_rewrites_no_chunk_and_waits_on_no_writer_of_vectors(
+    postgres_url: str, embedded: LocalStore
+) -> None:
+    """Making postings again gives chunks new numbers beside their rows: no chunk row is
+    written (nor its vector indexed again), so a writer setting vectors holds nothing the
+    pass needs."""
+    chunks = corpus(TEXTS)
+    old_store(postgres_url, chunks)
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute(
+            "UPDATE chunks SET embedder = 'e', dim = 2, vector = '[1,0]' WHERE id LIKE 'bees#%'"
+        )
+    before = rows_written(postgres_url)["chunks"]
+    outcome: list[object] = []
+    with PostgresStore(postgres_url) as store, psycopg.connect(postgres_url) as writer:
+        table = PostgresChunkTable(store)
+
+        def run() -> None:
+            try:
+                while (n := table.retokenize(TOKENIZER_VERSION, 1, *TERMS, batch=2)) is not None:
+                    outcome.append(n)
+            except BaseException as error:
+                outcome.append(error)
+
+        writer.execute("UPDATE chunks SET embedder = 'e', dim = 2, vector = '[0,1]'")
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(60)
+        assert not thread.is_alive(), "the pass waited on the writer"
+        writer.rollback()
+    assert sum(n for n in outcome if isinstance(n, int)) == not_ascii(chunks), outcome
+    assert state(postgres_url) == (TOKENIZER_VERSION, None, 0, 0)
+    assert rows_written(postgres_url)["chunks"] == before
+    assert last_number(postgres_url) == len(chunks) + not_ascii(chunks)
+    assert_totals_hold(postgres_url)
+    with closing(PostgresIndex(postgres_url)) as index:
+        assert_ranks_as(index, embedded)

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 RECORD = np.dtype([("owner", ">i8"), ("tf", ">f4"), ("length", ">i4"), ("key", ">i8")])
-"""One posting: its owner's number (a chunk's row number, a document text's version), the
-term's count in it, the owner's length in terms, and a key (the owner's document)."""
+"""One posting: its owner's number (a chunk's in ``chunk_owners``, a document text's
+version), the term's count in it, the owner's length in terms, and a key (the owner's
+document)."""
 LISTS = ("chunks", "documents")
 """The posting lists kept, each in its table ``<list>_postings``."""
 FANOUT = 8
