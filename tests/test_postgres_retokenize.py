@@ -1,7 +1,8 @@
 """A PostgreSQL store whose postings were made by earlier tokenizer rules makes them again
 when it is opened: a batch a transaction, resumed after a failure or a killed process,
 shared by two processes opening it at once, a pure-ASCII store left untouched; then it
-ranks and scores as the embedded store does over the same passages."""
+ranks and scores as the embedded store does over the same passages. The step that moved
+chunks' numbers beside their rows numbers a chunk an older writer adds meanwhile."""
 
 from __future__ import annotations
 
@@ -433,14 +434,17 @@ def blocked_by(url: str, pid: int) -> bool:
 
 
 def owner_row(chunk: str) -> str:
-    """The statement taking the row of ``chunk``'s postings number, as a writer would."""
+    """A statement taking the row of ``chunk``'s postings number without its document's lock
+    (as SQL run by hand might: no writer of ours does)."""
     return (
         "UPDATE chunk_owners SET length = length WHERE chunk ="
         f" (SELECT row_number FROM chunks WHERE id = '{chunk}')"
     )
 
 
-def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: str) -> None:
+def test_a_batch_ended_by_a_deadlock_with_another_transaction_is_tried_again(
+    postgres_url: str,
+) -> None:
     chunks = corpus(TEXTS)
     old_store(postgres_url, chunks)
     outcome: list[object] = []
@@ -453,9 +457,10 @@ def test_a_batch_ended_by_a_deadlock_with_a_writer_is_tried_again(postgres_url: 
             except BaseException as error:
                 outcome.append(error)
 
-        # A writer takes the number of the batch's second chunk, then its first, while the
-        # batch has taken its first and waits on its second. Only the batch's session finds
-        # the deadlock (the writer's waits a minute first), so the batch is the one ended.
+        # A session of SQL by hand takes the number of the batch's second chunk, then its
+        # first, while the batch has taken its first and waits on its second. Only the
+        # batch's session finds the deadlock (the other waits a minute first), so the batch
+        # is the one ended.
         writer.execute("SET deadlock_timeout = '1min'")
         writer.execute(owner_row("arabic#1").encode())
         thread = threading.Thread(target=run)
@@ -519,3 +524,50 @@ def test_a_pass_rewrites_no_chunk_and_waits_on_no_writer_of_vectors(
     assert_totals_hold(postgres_url)
     with closing(PostgresIndex(postgres_url)) as index:
         assert_ranks_as(index, embedded)
+
+
+def test_the_step_numbering_chunks_beside_their_rows_waits_for_an_older_writer(
+    postgres_url: str,
+) -> None:
+    """A writer of the schema before ``chunk_owners`` (which never takes the migration's
+    lock) holding a new chunk uncommitted while the step runs: the step waits for it, so
+    that chunk is numbered too, and no later chunk takes its number."""
+    old = "INSERT INTO chunks (id, document_id, seq, start, stop, content, content_hash, length)"
+    with PostgresStore(postgres_url) as store:
+        store.migrate(COMPONENT, MIGRATIONS[:-1])
+    with psycopg.connect(postgres_url) as conn:
+        conn.execute(f"{old} VALUES ('kept#0', 'kept', 0, 0, 4, 'kept', 'h', 1)".encode())
+        conn.execute("INSERT INTO bm25_totals VALUES (1, 1, 0, 0)")
+    outcome: list[BaseException] = []
+    with psycopg.connect(postgres_url) as writer, PostgresStore(postgres_url) as store:
+        writer.execute(f"{old} VALUES ('late#0', 'late', 0, 0, 9, 'late text', 'h', 2)".encode())
+        writer.execute("INSERT INTO bm25_totals VALUES (1, 2, 0, 0)")
+
+        def run() -> None:
+            try:
+                PostgresChunkTable(store)
+            except BaseException as error:
+                outcome.append(error)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        for _ in range(600):
+            if blocked_by(postgres_url, writer.info.backend_pid):
+                break
+            thread.join(0.05)
+        else:
+            pytest.fail("the step never waited on the writer")
+        writer.commit()
+        thread.join(60)
+        assert not thread.is_alive() and not outcome
+        table = PostgresChunkTable(store)
+        fresh = corpus({"new": ["a new chunk"]})
+        table.replace(["new"], fresh, [new_chunk_terms(fresh[0])], new_document_terms)
+    with psycopg.connect(postgres_url) as conn:
+        owners = conn.execute(
+            "SELECT c.id, o.number, o.length FROM chunks c"
+            " LEFT JOIN chunk_owners o ON o.chunk = c.row_number ORDER BY c.row_number"
+        ).fetchall()
+    assert [(i, length) for i, _, length in owners] == [("kept#0", 1), ("late#0", 2), ("new#0", 2)]
+    assert len({n for _, n, _ in owners}) == 3
+    assert_totals_hold(postgres_url)
