@@ -490,6 +490,21 @@ def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
             assert conn.execute("SELECT count(*) FROM demo").fetchone() == (0,)
 
 
+def test_a_postgresql_store_of_a_newer_schema_is_refused_not_misread(postgres_url: str) -> None:
+    from citesift.errors import StoreError
+    from citesift.store.postgres import PostgresStore
+
+    steps = ["CREATE TABLE demo (id INTEGER);", "ALTER TABLE demo ADD COLUMN v TEXT;"]
+    with PostgresStore(postgres_url) as store:
+        store.migrate("demo", steps)  # a newer version's two steps
+        with pytest.raises(StoreError, match=r"written by a newer citesift: its demo tables"):
+            store.migrate("demo", steps[:1])
+        store.migrate("demo", steps)  # the version that wrote it goes on
+        store.migrate("other", ["CREATE TABLE other (id INTEGER);"])  # by its own steps
+        with store.reading() as conn:
+            assert conn.execute("SELECT count(*) FROM schema_steps").fetchone() == (3,)
+
+
 def test_workers_claim_each_url_once_within_the_crawl_limit(store_location: str) -> None:
     """Threads on their own handles claim a crawl's URLs: none twice, and no more than the
     limit in all, however the claims interleave."""

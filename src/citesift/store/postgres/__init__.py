@@ -67,12 +67,19 @@ class PostgresStore:
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
         """Apply the steps of ``component`` not applied yet, in order, one transaction each
-        (finding them all applied is a read)."""
+        (finding them all applied is a read). A store holding steps past ``steps`` was
+        written by a newer citesift, whose tables this one would misread: a ``StoreError``."""
         with self.reading() as conn:
             rows = conn.execute(
                 "SELECT step FROM schema_steps WHERE component = %s", (component,)
             ).fetchall()
         done = {row[0] for row in rows}
+        if done and max(done) >= len(steps):
+            raise StoreError(
+                f"the store {self.name} was written by a newer citesift: its {component}"
+                f" tables are at step {max(done)}, this version knows steps up to"
+                f" {len(steps) - 1}; upgrade citesift to use it"
+            )
         for number, sql in enumerate(steps):
             if number not in done:
                 self._apply(component, number, sql)
