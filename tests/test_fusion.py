@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from citesift.errors import InvalidArgument
 from citesift.index.fusion import (
     fusion_weights,
+    min_max,
+    on_rank_scale,
     reciprocal_rank_fusion,
     weighted_fusion,
     z_scores,
@@ -92,9 +94,31 @@ def test_zscore_fusion_gives_a_hit_missing_from_a_list_that_lists_lowest_score()
     out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), hits(("a", 2), ("d", 1)))
     low = -math.sqrt(1.5)  # the z-score of 1 among 3, 2, 1
     assert [h.id for h in out] == ["a", "b", "d", "c"]  # d and c tie: d ranks higher
-    assert [h.score for h in out] == pytest.approx(
-        [(-low + 1) / 2, (0 - 1) / 2, (low - 1) / 2, (low - 1) / 2]
-    )
+    fused = [(-low + 1) / 2, (0 - 1) / 2, (low - 1) / 2, (low - 1) / 2]  # wv·z + wb·z
+    rrf_low, rrf_high = 1 / 63, 1 / 61 + 1 / 61  # c, third in one list; a, first in both
+    on_scale = [rrf_low + (f - fused[3]) / (fused[0] - fused[3]) * (rrf_high - rrf_low)
+                for f in fused]  # fmt: skip
+    assert [h.score for h in out] == pytest.approx(on_scale)
+
+
+def test_a_lone_match_scores_as_both_lists_ranking_it_first_not_zero() -> None:
+    """A standard score is 0 for the one hit of a list: fused, the only match of a one-chunk
+    index must not look worthless."""
+    (only,) = zscore_fusion(hits(("a", 0.8)), hits(("a", 4.2)))
+    assert only.score == pytest.approx(2 / 61)
+    match, other = zscore_fusion(hits(("a", 0.8), ("b", 0.05)), hits(("a", 4.2)))
+    assert (match.id, other.id) == ("a", "b") and match.score > other.score > 0  # type: ignore[operator]
+
+
+def test_on_rank_scale_keeps_the_order_and_the_proportions_of_the_gaps() -> None:
+    fused = hits(("a", 3.0), ("b", 1.0), ("c", 0.0), ("d", -1.0))
+    rankings = [hits(("c", 1), ("a", 1), ("d", 1)), hits(("b", 1), ("a", 1))]
+    out = on_rank_scale(fused, rankings)
+    assert [h.id for h in out] == ["a", "b", "c", "d"]
+    assert min_max(out) == pytest.approx(min_max(fused))  # what rerank fusion takes
+    assert out[0].score == pytest.approx(2 / 62) and out[-1].score == pytest.approx(1 / 63)
+    assert [h.score for h in on_rank_scale(hits(("x", 0), ("y", 0)), rankings)] == [2 / 62] * 2
+    assert on_rank_scale([], rankings) == []
 
 
 def test_z_scores_of_equal_huge_or_no_scores_stay_finite() -> None:
@@ -227,8 +251,8 @@ scores_lists = st.lists(
 def test_fusions_are_always_finite_sorted_and_bounded(
     vector: list[tuple[str, float]], keyword: list[tuple[str, float]], weights: tuple[float, float]
 ) -> None:
-    bound = math.sqrt(len(vector) + len(keyword))  # no z-score passes sqrt(n - 1)
-    for fuse, low, high in ((weighted_fusion, 0, 1), (zscore_fusion, -bound, bound)):
+    ranks = 1 / (60 + 6)  # six ids at most: a hit found ranks 6th at worst
+    for fuse, low, high in ((weighted_fusion, 0, 1), (zscore_fusion, ranks, 2 / 61)):
         out = fuse(hits(*vector), hits(*keyword), *weights)
         values = [h.score for h in out]
         assert all(math.isfinite(v) and low - 1e-9 <= v <= high + 1e-9 for v in values)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from citesift.errors import InvalidArgument
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import INGEST_BATCH, create_rag
 from citesift.ingest.add import _ingest
+from citesift.ingest.report import Tally
 from test_rag_helpers import HashEmbedder
 from wikipedia_server import Answer, fresh_stand_in
 
@@ -173,7 +174,7 @@ def test_the_indexing_progress_moves_while_chunks_are_embedded(tmp_path: Path) -
         for i in range(INGEST_BATCH + 10)
     ]  # distinct chunks: the cache embeds a repeated text once
     with rag:
-        _ingest(rag, docs, lambda *said: heard.append(said))
+        _ingest(rag, Tally(), {d.id: d for d in docs}, lambda *said: heard.append(said))
     assert heard[-1] == ("Indexing documents", 74, 74)
     assert seen == sorted(seen) and len(seen) > 3
     assert any(0 < at < INGEST_BATCH for at in seen)  # moved inside the first batch of documents

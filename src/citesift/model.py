@@ -83,6 +83,29 @@ class Place:
         )
 
 
+_NUMBERED = ("page", "slide", "paragraph", "row", "column")
+"""The fields of a ``Place`` that are numbers (its ``sheet`` is a name)."""
+
+
+def place_json(place: Place) -> dict[str, Any]:
+    """A ``Place`` as JSON keeps it, compactly: only the fields it has (``{"page": 2}``), as
+    ``stored_place`` reads it back."""
+    return {name: value for name in Place.__slots__ if (value := getattr(place, name)) is not None}
+
+
+def stored_place(value: object) -> Place | None:
+    """A ``Place`` from its JSON object: its numbers counted from 1 and its sheet's name;
+    anything else there is left out."""
+    if not isinstance(value, dict):
+        return None
+    kept: dict[str, Any] = {
+        name: value[name] for name in _NUMBERED if type(value.get(name)) is int and value[name] >= 1
+    }
+    if isinstance(value.get("sheet"), str):
+        kept["sheet"] = value["sheet"]
+    return Place(**kept) if kept else None
+
+
 @dataclass(frozen=True, slots=True)
 class TextPlace:
     """Where part of a passage read from a PDF or Office file lies: its text from position
@@ -194,8 +217,10 @@ class Provenance:
 
     ``start``/``end`` are offsets in the document's text as ingested (blocks joined by a
     blank line); ``block`` is the block the chunk starts in, ``source_start``/``source_end``
-    its span in the decoded source of snapshot ``snapshot_id``. A document ingested as a
-    plain mapping has only the first four.
+    its span in the decoded source of snapshot ``snapshot_id``; for a document read from a
+    PDF or Office file, ``place`` is that block's page, slide or sheet (its span means
+    nothing there) and ``fragment_url`` links to its page. A document ingested as a plain
+    mapping has only the first four.
     """
 
     document_id: str
@@ -216,6 +241,8 @@ class Provenance:
     fragment_url: str | None = None
     section: tuple[str, ...] | None = None
     """The heading path over the block the chunk starts in (a heading heads its own)."""
+    place: Place | None = None
+    """Where the block the chunk starts in sits in a PDF or Office file."""
 
 
 @dataclass(frozen=True, slots=True)

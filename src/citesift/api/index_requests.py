@@ -53,8 +53,8 @@ class Refused(BaseModel):
 
 class IngestResponse(BaseModel):
     """What an ingest did, as ``index_add``'s report says: the pages ``added`` and their
-    ``chunks``, the pages ``refused`` and why (``unchanged``, ``removed`` and ``elsewhere``
-    count files and shared jobs, 0 for pages)."""
+    ``chunks``, the pages ``refused`` and why, the pages read ``empty`` (no text to index;
+    ``unchanged``, ``removed`` and ``elsewhere`` count files and shared jobs, 0 for pages)."""
 
     success: bool = True
     added: int
@@ -63,6 +63,7 @@ class IngestResponse(BaseModel):
     removed: int
     refused: list[Refused]
     elsewhere: int
+    empty: int = 0
 
 
 class IndexHit(BaseModel):

@@ -155,6 +155,8 @@ def _say(report: IndexAddReport) -> None:
         fail("nothing was indexed", _status(report.refused))
     if report.added:
         say(f"indexed {report.added} document(s) as {report.chunks} chunk(s)")
+    if report.empty:
+        say(f"skipped {report.empty} empty document(s): no text to index")
     if report.unchanged:
         say(f"{report.unchanged} document(s) unchanged")
     if report.removed:

@@ -20,7 +20,9 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import ClientError
+from citesift.errors import ClientError, InvalidArgument
+from citesift.index.arguments import count
+from citesift.index.query import query_text
 from citesift.index.rag import create_rag
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError
 from citesift.index.rerankers.by_name import RERANKERS, reranker_by_name
@@ -33,7 +35,7 @@ SNIPPET = 240
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
-    top_k: Annotated[int, typer.Option("--top-k", min=1, help="How many chunks.")] = 5,
+    top_k: Annotated[int, typer.Option("--top-k", help="How many chunks (1 to a million).")] = 5,
     retrieval: Retrieval = RetrievalMode.hybrid,
     rerank: Annotated[bool, typer.Option("--rerank", help="Rerank the candidates.")] = False,
     reranker: Annotated[
@@ -59,6 +61,11 @@ def search(
     store: Store = None,
 ) -> None:
     """Search the local index: the best chunks with their scores and sources."""
+    try:
+        count("top_k", top_k)
+        query_text(query)
+    except InvalidArgument as error:
+        usage_error(str(error))
     chosen = reranker or ("bm25" if rerank else None)
     ranker = _reranker(chosen, rerank_key, rerank_url, rerank_model) if chosen else None
     rag = create_rag(
@@ -95,7 +102,8 @@ def _reranker(name: str, key: str | None, url: str | None, model: str | None) ->
 
 
 def _line(rank: int, hit: Match) -> str:
-    """A hit as its rank, score and document id (and title), then a snippet of its text."""
+    """A hit as its rank, score and document id (and title, and its place in a PDF or
+    Office file), then a snippet of its text."""
     origin = hit.provenance
     doc_id = origin.document_id if origin else hit.id
     title = (origin.title if origin else None) or hit.metadata.get("title")
@@ -103,7 +111,8 @@ def _line(rank: int, hit: Match) -> str:
     snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"
     score = "-" if hit.score is None else f"{hit.score:.4f}"
     named = f"  {title}" if title else ""
-    return f"{rank}. [{score}] {doc_id}{named}\n   {snippet}"
+    placed = f" ({origin.place.label()})" if origin and origin.place else ""
+    return f"{rank}. [{score}] {doc_id}{named}{placed}\n   {snippet}"
 
 
 def _as_json(hit: Match) -> dict[str, Any]:

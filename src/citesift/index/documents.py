@@ -13,6 +13,7 @@ from citesift.errors import InvalidArgument
 from citesift.index.texts import clean_text
 from citesift.model import Block, Passage, Provenance, SourceDocument
 from citesift.text.chunking import Chunk
+from citesift.text.passages import place_link
 
 BLOCK_SEPARATOR = "\n\n"
 FILE_LEAD_CHARS = 40
@@ -64,7 +65,7 @@ def chunk_provenance(doc: IngestDoc, chunk: Chunk, seq: int) -> Provenance:
     if isinstance(item, Passage):
         return replace(
             credit, block=item.block, source_start=item.source_start,
-            source_end=item.source_end, fragment_url=item.fragment_url,
+            source_end=item.source_end, fragment_url=item.fragment_url, place=item.place,
         )  # fmt: skip
     if not doc.block_starts:
         return credit
@@ -151,16 +152,20 @@ def _from_passage(p: Passage) -> IngestDoc:
 def _source_span(
     here: Provenance, doc: SourceDocument, starts: Sequence[int], chunk: Chunk
 ) -> Provenance:
-    """``here`` with the block the chunk starts in and the chunk's span in the source."""
+    """``here`` with the block the chunk starts in and the chunk's span in the source; for a
+    block of a PDF or Office file, its place too, and a link to its page."""
     blocks = doc.blocks
     first = max(bisect.bisect_right(starts, chunk.start) - 1, 0)
     last = max(bisect.bisect_right(starts, max(chunk.end - 1, chunk.start)) - 1, first)
     end_in_block = min(chunk.end - starts[last], len(blocks[last].text))
+    place = blocks[first].place
     return replace(
         here,
         block=first,
         source_start=blocks[first].to_source(chunk.start - starts[first]),
         source_end=blocks[last].to_source(end_in_block),
+        place=place,
+        fragment_url=place_link(doc.url, place) if place is not None and doc.url else None,
     )
 
 

@@ -62,20 +62,48 @@ def zscore_fusion(
     bm25_weight: float = DEFAULT_BM25_WEIGHT,
     top_k: int | None = None,
 ) -> list[Match]:
-    """Fuse two scored lists: ``wv · z(vector) + wb · z(bm25)`` per id, best first, where
-    ``z`` is a score's distance from its list's mean in standard deviations.
+    """Fuse two scored lists, ordered by ``wv · z(vector) + wb · z(bm25)`` per id, best
+    first, where ``z`` is a score's distance from its list's mean in standard deviations;
+    each hit scored as ``on_rank_scale`` says (positive, in that order).
 
     A standard score places a hit against its whole list (its mean and spread), where
     min-max looks at the list's two ends only, so the two sides' scales count alike
     whatever their extremes. A hit missing from one list gets that list's lowest standard
-    score (it ranked below all of them there).
-    Weights go through ``fusion_weights``; equal scores are ordered as ``fusion_order``
-    says.
+    score (it ranked below all of them there). A standard score is only relative (the one
+    hit of a list scores 0, however well it matches), so it orders the hits but is not what
+    they score. Weights go through ``fusion_weights``; equal scores are ordered as
+    ``fusion_order`` says.
     """
     weights = fusion_weights(vector_weight, bm25_weight)
     z_v, z_b = z_scores(vector_hits), z_scores(bm25_hits)
     floor_v, floor_b = min(z_v.values(), default=0.0), min(z_b.values(), default=0.0)
-    return _two_sided(vector_hits, bm25_hits, weights, (z_v, floor_v), (z_b, floor_b), top_k)
+    fused = _two_sided(vector_hits, bm25_hits, weights, (z_v, floor_v), (z_b, floor_b), None)
+    k = count_or("top_k", top_k, len(fused), 0)
+    return on_rank_scale(fused, [vector_hits, bm25_hits])[:k]
+
+
+def on_rank_scale(
+    fused: Sequence[Match], rankings: Sequence[Sequence[Match]], k: float = RRF_K
+) -> list[Match]:
+    """``fused`` (best first) in the same order, rescored on the reciprocal-rank scale: its
+    scores mapped by one increasing linear map onto the range of the hits' reciprocal rank
+    fusion scores over ``rankings`` (every hit the highest of them when its scores are all
+    equal). So every hit found scores above 0, a hit both lists rank first scores about
+    ``2 / (k + 1)`` even alone in its index, and gaps between scores keep their proportions
+    (a min-max normalisation of them, as rerank fusion takes, is unchanged)."""
+    if not fused:
+        return []
+    rrf = [h.score or 0.0 for h in reciprocal_rank_fusion(rankings, k)]
+    low, high = min(rrf), max(rrf)
+    scores = [_finite_or_zero(h.score) for h in fused]
+    bottom, top = min(scores), max(scores)
+    if top == bottom:
+        return [replace(h, score=high) for h in fused]
+    span = top / 2 - bottom / 2  # halved: top - bottom itself can overflow to inf
+    return [
+        replace(h, score=min(high, low + (s / 2 - bottom / 2) / span * (high - low)))
+        for h, s in zip(fused, scores, strict=True)
+    ]
 
 
 def _two_sided(

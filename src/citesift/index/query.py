@@ -1,4 +1,5 @@
-"""One search as a chunk store receives it: text, vector, depth, filter and mode."""
+"""One search as a chunk store receives it: text, vector, depth, filter and mode; and the
+check that a query's text has something to look for."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+
+from citesift.errors import invalid
 
 Mode = Literal["hybrid", "bm25", "dense"]
 MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense")
@@ -21,3 +24,13 @@ class Query:
     vector: np.ndarray | None = None
     embedder: str | None = None
     filter: dict[str, Any] | None = None
+
+
+def query_text(query: object) -> str:
+    """``query`` as text to search, or ``InvalidArgument`` when it has nothing to look for:
+    empty, or only white space and control or format characters (which match nothing, so
+    every hit would be made up)."""
+    text = str(query)
+    if not any(char.isprintable() and not char.isspace() for char in text):
+        raise invalid("query", query, "text with something to look for")
+    return text

@@ -19,7 +19,7 @@ from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
 from citesift.index.local import DEFAULT_FUSION, LocalStore
-from citesift.index.query import MODES, Mode, Query
+from citesift.index.query import MODES, Mode, Query, query_text
 from citesift.index.rerankers.base import (
     DEFAULT_RERANK_WEIGHT,
     Reranker,
@@ -80,6 +80,9 @@ class Rag:
         self._embedder: Embedder | None = None
         self.progress: Progress | None = None
         """Hears ``(documents done, total)`` while ``ingest`` runs."""
+        self.kept: Callable[[str], object] | None = None
+        """Hears the id of each document ``ingest`` stored chunks of (one with no text has
+        none: its earlier chunks are only removed)."""
         self.backfill: Progress | None = None
         """Hears ``(chunks embedded, total)`` when a search first embeds chunks stored
         without vectors (indexed in BM25 mode); with no listener that is a warning."""
@@ -123,13 +126,17 @@ class Rag:
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Match]:
         """The ``top_k`` best chunks for ``query`` (restricted by a ``filter`` on metadata
-        and provenance fields); ``top_k`` None takes the Rag's."""
+        and provenance fields); ``top_k`` None takes the Rag's. A query with nothing to look
+        for (see ``query_text``) or a ``top_k`` out of 1 to a million is an
+        ``InvalidArgument``."""
         k = count_or("top_k", top_k, self.top_k)
         depth = max(k, DEFAULT_CANDIDATE_POOL) if self.reranker else k
-        return self.finish(str(query), self.candidates(str(query), depth, filter), k)
+        text = query_text(query)
+        return self.finish(text, self.candidates(text, depth, filter), k)
 
     def candidates(self, query: str, limit: int, filter: dict[str, Any] | None) -> list[Match]:
         """One store search for at most ``limit`` chunks, held to the scoring contract."""
+        query = query_text(query)
         hits = check_scores(self.store.search(self._query(query, limit, filter)))[:limit]
         if self.threshold is None:
             return hits
@@ -169,6 +176,9 @@ class Rag:
             vectors = embedder.embed([c.scored_text for c in chunks])
             chunks = [_vectored(c, embedder.name, v) for c, v in zip(chunks, vectors, strict=True)]
         self.store.upsert([d.id for d in docs], chunks)
+        if self.kept is not None:
+            for document_id in dict.fromkeys(c.document_id for c in chunks):
+                self.kept(document_id)
         return len(chunks)
 
     def _chunks(self, doc: IngestDoc) -> list[StoredChunk]:

@@ -125,8 +125,7 @@ def _index_here(rag: Rag, sources: Sequence[str], job: IngestJob, progress: Inde
                     progress(label, done, len(found))
             tally.items += len(found)
     if documents:
-        tally.chunks = _ingest(rag, list(documents.values()), progress)
-        tally.added = set(documents)
+        _ingest(rag, tally, documents, progress)
     return tally
 
 
@@ -150,9 +149,11 @@ def _index_by_workers(
     return tally, len(items) - tally.items, may_prune
 
 
-def _ingest(rag: Rag, documents: list[IngestDoc], progress: IndexProgress) -> int:
-    """``rag.ingest(documents)``, ``progress`` moving as chunks are embedded (the slow part
-    on a CPU), not only when a batch of documents is stored."""
+def _ingest(
+    rag: Rag, tally: Tally, documents: dict[str, IngestDoc], progress: IndexProgress
+) -> None:
+    """``tally.ingest(rag, documents)``, ``progress`` moving as chunks are embedded (the slow
+    part on a CPU), not only when a batch of documents is stored."""
     total, stored = len(documents), 0
 
     def on_stored(done: int, _: int) -> None:
@@ -167,7 +168,7 @@ def _ingest(rag: Rag, documents: list[IngestDoc], progress: IndexProgress) -> in
     rag.progress = on_stored
     if isinstance(rag.embedder, CachedEmbedder):
         rag.embedder.progress = on_embedded
-    return rag.ingest(documents)
+    tally.ingest(rag, documents)
 
 
 def _prune(rag: Rag, sources: Sequence[str], seen: set[str]) -> int:

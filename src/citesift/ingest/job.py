@@ -69,6 +69,5 @@ def read_and_index(
         tally.sort(read_item(item, pages, job.mode, job.files), documents)
         after_each()
     if documents:
-        tally.chunks = rag.ingest(list(documents.values()))
-        tally.added = set(documents)
+        tally.ingest(rag, documents)
     return tally

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from citesift.index.documents import IngestDoc, as_ingest_doc
+from citesift.index.rag import Rag
 from citesift.sources.gather import Found, SourceRefusal, Unchanged
 
 IndexProgress = Callable[[str, int, int], None]
@@ -18,7 +19,8 @@ class IndexAddReport:
     """``added``: documents indexed (new, or changed since last time) and ``chunks`` their
     chunks; ``unchanged``: files found indexed already at their present bytes; ``removed``:
     documents a prune removed; ``refused``: each source (or part of one) that gave nothing,
-    and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead."""
+    and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead;
+    ``empty``: documents read that hold no text, so not indexed (and no longer listed)."""
 
     added: int = 0
     chunks: int = 0
@@ -26,23 +28,26 @@ class IndexAddReport:
     removed: int = 0
     refused: tuple[SourceRefusal, ...] = ()
     elsewhere: int = 0
+    empty: int = 0
 
     @property
     def did_nothing(self) -> bool:
-        """Whether nothing was added, found up to date, removed or read by another command."""
-        return not (self.added or self.unchanged or self.removed or self.elsewhere)
+        """Whether nothing was added, found up to date or empty, removed or read by another
+        command."""
+        return not (self.added or self.unchanged or self.empty or self.removed or self.elsewhere)
 
 
 @dataclass
 class Tally:
-    """What reading did so far: the ids indexed and their chunks, the ids seen unchanged,
-    the refusals, and how many items were read."""
+    """What reading did so far: the ids indexed and their chunks, the ids read empty, the
+    ids seen unchanged, the refusals, and how many items were read."""
 
     added: set[str] = field(default_factory=set)
     chunks: int = 0
     unchanged: set[str] = field(default_factory=set)
     refused: list[SourceRefusal] = field(default_factory=list)
     items: int = 0
+    empty: set[str] = field(default_factory=set)
 
     def sort(self, found: Iterable[Found], documents: dict[str, IngestDoc]) -> None:
         """Each thing ``found`` counted, and each document put in ``documents`` by id (a
@@ -56,9 +61,22 @@ class Tally:
                 document = as_ingest_doc(each)
                 documents[document.id] = document
 
+    def ingest(self, rag: Rag, documents: dict[str, IngestDoc]) -> None:
+        """Index ``documents`` into ``rag``, counting their chunks, the documents kept and
+        those that held no text."""
+        kept: set[str] = set()
+        rag.kept = kept.add
+        try:
+            self.chunks += rag.ingest(list(documents.values()))
+        finally:
+            rag.kept = None
+        self.added |= kept
+        self.empty |= set(documents) - kept
+
     def merge(self, other: Tally) -> None:
         """Count what ``other`` (another worker's tally) did too."""
         self.added |= other.added
+        self.empty |= other.empty
         self.chunks += other.chunks
         self.unchanged |= other.unchanged
         self.refused.extend(other.refused)
@@ -67,4 +85,4 @@ class Tally:
     def report(self, removed: int, elsewhere: int) -> IndexAddReport:
         """The report of what was done, ``removed`` by a prune and read ``elsewhere``."""
         return IndexAddReport(len(self.added), self.chunks, len(self.unchanged), removed,
-                              tuple(self.refused), elsewhere)  # fmt: skip
+                              tuple(self.refused), elsewhere, len(self.empty))  # fmt: skip

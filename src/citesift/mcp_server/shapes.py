@@ -8,9 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from citesift.agent import Evidence
-from citesift.model import Licence, Match, Passage
+from citesift.model import Licence, Match, Passage, stored_place
 from citesift.text import fragment_url
-from citesift.text.places import stored_place
 from citesift.verify import CitationCheck
 
 Item = dict[str, Any]
@@ -56,6 +55,7 @@ def match_item(match: Match) -> Item:
         "title": (origin.title if origin else None) or match.metadata.get("title"),
         "licence": licence_item(origin.licence if origin else None),
         "link": link,
+        "place": origin.place.label() if origin and origin.place else None,
         "score": match.score,
         "document_id": origin.document_id if origin else match.id,
     }

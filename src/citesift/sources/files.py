@@ -15,7 +15,6 @@ import re
 import stat
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
 from citesift.encoding import decode_html
@@ -26,9 +25,8 @@ from citesift.extract.rules import Mode
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 
-NOTE_SUFFIXES = (".md", ".markdown")
-"""Text files read as Markdown notes (front matter, wikilinks, sections)."""
-TEXT_SUFFIXES = (".txt", *NOTE_SUFFIXES)
+TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+"""Text files, read as Markdown notes (front matter, wikilinks, sections)."""
 HTML_SUFFIXES = (".html", ".htm")
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx")
 """What a folder's files are named to be indexed; each file is read as what its bytes are."""
@@ -45,23 +43,22 @@ class FileRefused(CitesiftError):
     """A file that cannot be read into a document, and why."""
 
 
-def file_document(path: Path, mode: Mode = "article") -> dict[str, Any] | SourceDocument:
-    """A text file as a document dict; a Markdown note, an HTML file (in ``mode``) and a
-    PDF or Office file (whatever its name, told by its bytes) read into a ``SourceDocument``;
-    each is named by ``file_uri(path)`` and its revision is ``content_revision`` of its
-    bytes. ``FileRefused`` says why a file cannot be one (its kind, its size, binary
-    content, a broken or encrypted document, not a regular file, unreadable)."""
+def file_document(path: Path, mode: Mode = "article") -> SourceDocument:
+    """A file read into a ``SourceDocument``: an HTML file (in ``mode``), a PDF or Office
+    file (whatever its name, told by its bytes), and a Markdown note or plain text file (read
+    as a note: a plain text is one too), each named by ``file_uri(path)`` with its revision
+    the ``content_revision`` of its bytes, so each of its passages is attributed alike.
+    ``FileRefused`` says why a file cannot be one (its kind, its size, binary content, a
+    broken or encrypted document, not a regular file, unreadable)."""
     if path.suffix.lower() not in INDEXABLE_SUFFIXES:
         raise FileRefused(only_indexable())
     return body_document(path, file_bytes(path), mode)
 
 
-def body_document(
-    path: Path, body: bytes, mode: Mode = "article"
-) -> dict[str, Any] | SourceDocument:
+def body_document(path: Path, body: bytes, mode: Mode = "article") -> SourceDocument:
     """The bytes ``body`` read from ``path`` as ``file_document`` reads them, by their
-    content first (a PDF or Office file), else as text by the file's suffix: HTML, a
-    Markdown note, or plain text (any other name)."""
+    content first (a PDF or Office file), else as text by the file's suffix: HTML, or a
+    note (any other name: Markdown and plain text alike)."""
     suffix = path.suffix.lower()
     uri, revision = file_uri(path), content_revision(body)
     try:
@@ -76,11 +73,8 @@ def body_document(
     if suffix in HTML_SUFFIXES:
         document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
         return replace(document, revision=revision)
-    if suffix in NOTE_SUFFIXES:
-        name = readable_name(str(path))
-        return replace(note_document(text, uri, name, now_ms()), revision=revision)
-    metadata = {"title": readable_name(path.name), "url": uri, "site": "file"}
-    return {"id": uri, "content": text, "metadata": {**metadata, "revision": revision}}
+    name = readable_name(str(path))
+    return replace(note_document(text, uri, name, now_ms()), revision=revision)
 
 
 def only_indexable() -> str:

@@ -11,7 +11,7 @@ import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from citesift.errors import PEER_MISSING, InvalidArgument, LoadError
 from citesift.extract.rules import Mode
@@ -55,8 +55,8 @@ class Unchanged:
     name: str
 
 
-Found = dict[str, Any] | SourceDocument | SourceRefusal | Unchanged
-"""What reading an item gives: a document (a file's may be a mapping), or why none came."""
+Found = SourceDocument | SourceRefusal | Unchanged
+"""What reading an item gives: a document, or why none came."""
 
 
 @dataclass(frozen=True, slots=True)

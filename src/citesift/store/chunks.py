@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from citesift.model import Licence, Match, Provenance
+from citesift.model import Licence, Match, Provenance, place_json, stored_place
 from citesift.store.sqlite import SQLiteStore
 
 PARTITION_KEY = "_partition"
@@ -337,6 +337,8 @@ def provenance_json(provenance: Provenance | None) -> str:
     }
     if provenance.licence is not None:
         fields["licence"] = asdict(provenance.licence)
+    if provenance.place is not None:
+        fields["place"] = place_json(provenance.place)
     return json.dumps(fields, ensure_ascii=False)
 
 
@@ -350,6 +352,8 @@ def provenance_from(document_id: str, seq: int, start: int, end: int, extra: Any
         known["section"] = tuple(str(heading) for heading in known["section"])
     if isinstance(licence, dict):
         known["licence"] = Licence(str(licence.get("name")), str(licence.get("url") or ""))
+    if "place" in known:
+        known["place"] = stored_place(known["place"])
     return Provenance(document_id, seq, start, end, **known)
 
 

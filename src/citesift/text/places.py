@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from typing import Any
 
-from citesift.model import Block, Place, TextPlace
+from citesift.model import Block, Place, TextPlace, place_json, stored_place
 from citesift.text.fragments import fragment_url
 from citesift.text.passages import place_link
 from citesift.text.sentences import sentence_spans
 
-_NUMBERED = ("page", "slide", "paragraph", "row", "column")
-"""The fields of a ``Place`` that are numbers (its ``sheet`` is a name)."""
 LINKED_SENTENCES = 3
 """The most sentences of one line a link names together, when none of them alone holds
 what is looked for."""
@@ -116,7 +113,7 @@ def places_json(places: Sequence[TextPlace]) -> list[dict[str, Any]]:
     return [
         {
             "start": item.start,
-            "place": {k: v for k, v in asdict(item.place).items() if v is not None},
+            "place": place_json(item.place),
         }
         for item in places
     ]
@@ -138,16 +135,3 @@ def stored_places(value: object, length: int) -> tuple[TextPlace, ...]:
         if place is not None:
             found.append(TextPlace(start, place))
     return tuple(found)
-
-
-def stored_place(value: object) -> Place | None:
-    """A ``Place`` from its JSON object: its numbers counted from 1 and its sheet's name;
-    anything else there is left out."""
-    if not isinstance(value, dict):
-        return None
-    kept: dict[str, Any] = {
-        name: value[name] for name in _NUMBERED if type(value.get(name)) is int and value[name] >= 1
-    }
-    if isinstance(value.get("sheet"), str):
-        kept["sheet"] = value["sheet"]
-    return Place(**kept) if kept else None

@@ -10,7 +10,6 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from citesift.extract.rules import Mode
@@ -34,7 +33,7 @@ class LoadedFile:
 
     path: Path
     id: str
-    document: dict[str, Any] | SourceDocument | None = None
+    document: SourceDocument | None = None
     unchanged: bool = False
     refused: str | None = None
 
