@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerankers.http import VoyageReranker
-from citesift.sources.files import MAX_FILE_BYTES, content_revision
+from citesift.sources.files import MAX_FILE_BYTES, content_revision, file_uri
+from made_documents import pdf
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
@@ -349,7 +350,7 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     assert code == 0 and out.splitlines() == [
         f"{base}/leaf.html\t1\tLeaves",
         f"{base}/notes.md\t1\tTides",
-        f"{base}/tower.txt\t1\ttower.txt",
+        f"{base}/tower.txt\t1\ttower",
         f"{page}\t1\tComets",
     ]
     assert run("index", "rm", "leaf.html", "--store", store)[0] == 0  # an HTML file by its path
@@ -359,7 +360,7 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     tower = f"{base}/tower.txt"
     revision = content_revision((corpus / "tower.txt").read_bytes())
     assert listed == [
-        {"id": tower, "title": "tower.txt", "url": tower, "chunks": 1, "revision": revision}
+        {"id": tower, "title": "tower", "url": tower, "chunks": 1, "revision": revision}
     ]
 
 
@@ -376,3 +377,86 @@ def test_unusable_chunking_is_a_usage_error_before_any_read(
     code, out, err = run("index", "add", stand_in.origin + "/comets", *options, "--store", store,
                          "--contact", CONTACT, "--allow-private")  # fmt: skip
     assert (code, out) == (EXIT_USAGE, "") and message in err and stand_in.requests == []
+
+
+def test_a_text_file_s_hits_are_attributed_as_a_note_s_are(corpus: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
+    found = {}
+    for query in ("Eiffel", "Moon"):
+        out = run("search", query, "--store", store, "--retrieval", "bm25",
+                  "--format", "json", "--top-k", "1")[1]  # fmt: skip
+        found[query] = json.loads(out)[0]["provenance"]
+    tower, notes = found["Eiffel"], found["Moon"]
+    assert tower["title"] == "tower" and notes["title"] == "Tides"
+    uri = file_uri(corpus / "tower.txt")
+    assert (tower["url"], tower["key"], tower["site"]) == (uri, uri, "file")
+    assert tower["revision"] == content_revision((corpus / "tower.txt").read_bytes())
+    assert (tower["block"], tower["source_start"], tower["source_end"]) == (0, 0, 41)
+    assert all(notes[k] is not None for k in ("url", "key", "site", "revision", "block"))
+
+
+def test_a_pdf_s_hits_name_their_page_and_link_to_it(tmp_path: Path) -> None:
+    report = tmp_path / "report.pdf"
+    report.write_bytes(pdf(["Cover of the annual report", "Sea levels rise with the lunar pull."]))
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(report), "--store", store, "--retrieval", "bm25",
+               "--chunk-size", "40", "--chunk-overlap", "0")[0] == 0  # fmt: skip
+    code, out, _ = run("search", "lunar pull", "--store", store, "--retrieval", "bm25",
+                       "--format", "json", "--top-k", "1")  # fmt: skip
+    origin = json.loads(out)[0]["provenance"]
+    assert origin["place"]["page"] == 2 and origin["place"]["paragraph"] == 1
+    assert origin["fragment_url"] == file_uri(report) + "#page=2"
+    code, out, _ = run("search", "annual report", "--store", store, "--retrieval", "bm25")
+    assert code == 0 and out.splitlines()[0].endswith("(page 1, paragraph 1)")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (("",), "query must be text with something to look for"),
+        ((" \t",), "query must be"),
+        (("\x01\u200b",), "query must be"),
+        (("tides", "--top-k", "0"), "top_k must be a whole number from 1"),
+        (("tides", "--top-k", "99999999999999999999999"), "top_k must be a whole number from 1"),
+    ],
+)
+def test_a_search_with_nothing_to_look_for_or_a_bad_top_k_is_a_usage_error(
+    corpus: Path, tmp_path: Path, arguments: tuple[str, ...], said: str
+) -> None:
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")[0] == 0
+    code, out, err = run("search", *arguments, "--store", store, "--retrieval", "bm25")
+    assert (code, out) == (EXIT_USAGE, "") and said in err
+
+
+def test_an_empty_file_is_said_skipped_not_indexed(corpus: Path, tmp_path: Path) -> None:
+    store = str(tmp_path / "index.db")
+    (corpus / "empty.md").write_text("")
+    (corpus / "blank.txt").write_text("  \n\n")
+    code, out, _ = run("index", "add", str(corpus), "--store", store, "--retrieval", "bm25")
+    assert code == 0 and "indexed 3 document(s) as 3 chunk(s)" in out
+    assert "skipped 2 empty document(s)" in out
+    listed = run("index", "ls", "--store", store)[1]
+    assert "empty.md" not in listed and "blank.txt" not in listed and len(listed.splitlines()) == 3
+    assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
+    code, out, _ = run("index", "add", str(corpus / "empty.md"), "--store", store)
+    assert code == 0 and "skipped 1 empty document(s)" in out and "indexed" not in out
+
+
+def test_hybrid_scores_are_positive_and_an_unrelated_file_is_not_listed(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tides.md").write_text("The Moon's gravity raises tides in the oceans twice a day.")
+    store = str(tmp_path / "index.db")
+    assert run("index", "add", str(folder), "--store", store)[0] == 0
+    code, out, _ = run("search", "moon tides", "--store", store, "--format", "json")
+    assert code == 0
+    [alone] = json.loads(out)
+    assert alone["score"] == pytest.approx(2 / 61)  # first in both lists, not 0
+    (folder / "bread.md").write_text("Bread is baked from flour, water, salt and yeast.")
+    (folder / "sea.md").write_text("Sea levels rise and fall with the lunar pull.")
+    assert run("index", "add", str(folder), "--store", store)[0] == 0
+    hits = json.loads(run("search", "moon tides", "--store", store, "--format", "json")[1])
+    assert [h["provenance"]["title"] for h in hits] == ["tides", "sea"]  # bread: unrelated
+    assert hits[0]["score"] > hits[1]["score"] > 0

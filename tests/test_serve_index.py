@@ -13,11 +13,13 @@ import pytest
 
 from citesift.ingest import index_add
 from citesift.sources.page_access import PageAccess
-from local_site import page, serve_page
+from local_site import page, serve_bytes, serve_page
+from made_documents import pdf
 from servers import TEST_IDENTITY, MisbehavingServer
 
 pytestmark = pytest.mark.timeout(60)
 TIDES = "The tides of the northern bay rise twice a day, pulled by the moon over the shoals."
+LUNAR = "Sea levels rise and fall with the lunar pull."
 ORCHARD = "The orchard on the hill grows apples and pears that ripen late in the autumn."
 
 
@@ -52,6 +54,25 @@ def test_pages_added_to_the_index_are_found_with_their_provenance(
     assert origin["url"] == server.url("/orchard") and origin["snapshot_id"]
     source = page("Orchard", [], ORCHARD).decode()
     assert source[origin["source_start"] : origin["source_end"]].startswith("The orchard")
+
+
+def test_a_pdf_s_hits_name_their_page_and_link_to_it(
+    served: str, server: MisbehavingServer
+) -> None:
+    serve_bytes(server, "/report", pdf(["Cover of the report", LUNAR]), "application/pdf")
+    added = httpx.post(f"{served}/citesift/index/documents", timeout=30,
+                       json={"urls": [server.url("/report")], "retrieval": "bm25",
+                             "chunk_size": 60, "chunk_overlap": 0})  # fmt: skip
+    assert added.status_code == 200 and added.json()["added"] == 1, added.text
+    found = httpx.post(f"{served}/citesift/index/search",
+                       json={"query": "lunar pull", "top_k": 1, "retrieval": "bm25"})  # fmt: skip
+    [hit] = found.json()["hits"]
+    origin = hit["provenance"]
+    assert origin["place"] == {"page": 2, "slide": None, "sheet": None, "paragraph": 1,
+                               "row": None, "column": None}  # fmt: skip
+    assert origin["fragment_url"] == server.url("/report") + "#page=2"
+    blank = httpx.post(f"{served}/citesift/index/search", json={"query": " \u200b\x00"})
+    assert blank.status_code == 400 and "query" in blank.text
 
 
 def test_searching_an_empty_index_finds_nothing(served: str) -> None:
