@@ -247,9 +247,12 @@ def create_rag(
     ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
     it (scores are on each mode's own scale). Hybrid search fuses the two sides' standard
-    scores (z-scores) with equal weights (``fusion="zscore"``), their min-max normalised
-    scores (``fusion="weighted"``) or their reciprocal ranks (``fusion="rrf"``).
-    A value that makes no sense is an ``InvalidArgument`` naming it."""
+    scores (z-scores) with equal weights (``fusion="zscore"``: ordered by them, scored on
+    the reciprocal-rank scale, every hit above 0), their min-max normalised scores
+    (``fusion="weighted"``) or their reciprocal ranks (``fusion="rrf"``), and leaves out
+    chunks unrelated to the query (no word in common, dense similarity below
+    ``UNRELATED_SIMILARITY``). A value that makes no sense is an ``InvalidArgument`` naming
+    it."""
     if mode not in MODES:
         raise invalid("mode", mode, f"one of {', '.join(MODES)}")
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
