@@ -3,23 +3,28 @@ verify_claim checks (numbers, dates, names, negation), with the bundled MiniLM."
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from citesift import CitationVerifier, Embedder, FactContradiction, MiniLMEmbedder
+from citesift import CitationVerifier, Embedder, FactContradiction, MiniLMEmbedder, SQLiteStore
 from citesift.errors import InvalidArgument
-from citesift.verify.verifier import CONTRADICTION_SCORE
+from citesift.index.embedders import CachedEmbedder
+from citesift.verify.contradiction import OPPOSED_SCORE
+from citesift.verify.verifier import CONTRADICTION_SCORE, NliResult
+from test_rag_helpers import HashEmbedder
 
+BORN = "He was born in 1950 in Ohio, the second of 3 children."
 SOURCE = (
     "Mozilla officially sponsored the Rust project in 2009. "
     "The first stable release, Rust 1.0, was published on May 15, 2015. "
     "Graydon Hoare stepped down from Rust in 2013."
 )
-CONTRADICTED = [
+CONTRADICTED = [  # against SOURCE
     "Mozilla sponsored Rust in 2011.",
     "Mozilla never sponsored Rust.",
     "Rust 1.0 was published on May 15, 2019.",
     "Rust 1.0 was published on June 15, 2015.",
-    "Rust 1.0 was published on May 15, 2015 by Google.",
 ]
 
 
@@ -28,13 +33,44 @@ def minilm() -> Embedder:
     return MiniLMEmbedder()
 
 
-@pytest.mark.parametrize("claim", CONTRADICTED)
-def test_a_number_date_name_or_negation_the_source_states_otherwise_contradicts(
-    minilm: Embedder, claim: str
+@pytest.mark.parametrize(
+    ("premise", "claim"),
+    [
+        *((SOURCE, claim) for claim in CONTRADICTED),
+        ("He was born in 1950 in Ohio and died in 2012.", "He was born in 1950 and died in 2010."),
+        ("The bridge opened on 07 May 2015.", "The bridge opened on 6 May 2015."),
+        ("The city has 2.5 million residents.", "The city has 1.5 million residents."),
+        ("The city has twenty-two parks.", "The city has 21 parks."),
+    ],
+)
+def test_a_number_date_or_negation_the_source_states_otherwise_contradicts(
+    minilm: Embedder, premise: str, claim: str
 ) -> None:
-    answer = FactContradiction(minilm)(SOURCE, claim)
-    assert answer.label == "contradiction"
+    answer = FactContradiction(minilm)(premise, claim)
+    assert answer == NliResult("contradiction", OPPOSED_SCORE)
     assert answer.score > CONTRADICTION_SCORE
+
+
+def test_a_claim_not_contradicted_scores_no_contradiction(minilm: Embedder) -> None:
+    assert FactContradiction(minilm)(BORN, "He was born in 1950 and died in 2010.").score == 0.0
+
+
+def test_many_claims_against_a_long_source_read_it_once() -> None:
+    towns = ["Harbridge", "Millford", "Castleton", "Farmley", "Kingsbury"]
+    sentences = [
+        f"The mill of {towns[i % 5]} was rebuilt in {1700 + i % 300} by {i} workers."
+        for i in range(10_000)
+    ]
+    embedder = CachedEmbedder(HashEmbedder(), SQLiteStore(":memory:"))
+    check = FactContradiction(embedder)
+    premise = " ".join(sentences)
+    claims = [f"The mill of {towns[i % 5]} was rebuilt in 1650 by {i} workers." for i in range(200)]
+    started = time.monotonic()
+    answers = [check(premise, claim) for claim in claims]
+    assert time.monotonic() - started < 60  # read anew for each claim: about 300 s
+    assert "contradiction" in {a.label for a in answers}
+    for i in (0, 199):  # the source read once answers as a source read anew
+        assert FactContradiction(embedder)(premise, claims[i]) == answers[i]
 
 
 @pytest.mark.parametrize(
@@ -46,6 +82,22 @@ def test_a_number_date_name_or_negation_the_source_states_otherwise_contradicts(
         ("Rust 1.0 was published in May 2015.", "Rust 1.0 was published on May 15, 2015."),
         ("Honey bees live in colonies ruled by a queen.", "Mozilla sponsored Rust in 2011."),
         ("", "Mozilla sponsored Rust in 2011."),
+        # a name the source never mentions keeps the claim from support, and no more
+        (SOURCE, "Rust 1.0 was published on May 15, 2015 by Google."),
+        (
+            "Einstein won the Nobel Prize in Physics in 1921.",
+            "Einstein won the Nobel Prize in 1921 while living in Berlin.",
+        ),
+        # another number of another kind, or backing another statement, is no other value
+        (BORN, "He was born in 1950 and died in 2010."),
+        (
+            "He was born in 1950 in Ohio and married in 1975.",
+            "He was born in 1950 and died in 2010.",
+        ),
+        # one date or number written two ways
+        ("The bridge opened on 05/06/2015.", "The bridge opened on 6 May 2015."),
+        ("The city has 1,500,000 residents.", "The city has 1.5 million residents."),
+        ("The city has twenty-one parks.", "The city has 21 parks."),
     ],
 )
 def test_a_source_agreeing_silent_or_about_something_else_contradicts_nothing(

@@ -17,7 +17,7 @@ import pytest
 from citesift import Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore, verify_claim
 from citesift.index.embedders import CachedEmbedder
 from citesift.verify import find_candidates
-from citesift.verify.facts import facts
+from citesift.verify.facts import facts, number_kinds
 from judge_pages import judged
 
 
@@ -121,6 +121,27 @@ def test_a_name_the_support_leaves_out_keeps_the_claim_partly_supported() -> Non
     assert named.label == "partially_supported", named
     assert named.supporting == (3,)
     assert "emot" in named.reason
+
+
+def test_numbers_in_words_and_scaled_read_as_their_digits() -> None:
+    assert facts("1.5 million people").numbers == facts("1,500,000 people").numbers
+    assert facts("1.5 million people").numbers == {"1500000"}
+    assert facts("two billion").numbers == {"2000000000"}
+    assert facts("3 thousand").numbers != facts("3 million").numbers
+    assert facts("thirteen ships and forty sailors").numbers == {"13", "40"}
+    assert facts("twenty-one pilots").numbers == {"21"}
+    assert facts("ninety-nine").numbers == facts("99").numbers
+
+
+def test_a_number_is_read_with_its_kind_and_without_leading_zeros() -> None:
+    assert number_kinds("Born 6 May 2015, the second of 3.") == {
+        ("day", "6"),
+        ("year", "2015"),
+        ("count", "3"),
+    }
+    assert number_kinds("on May 05, 2015") == {("day", "5"), ("year", "2015")}
+    assert number_kinds("05/06/2015") == {("count", "5"), ("count", "6"), ("year", "2015")}
+    assert number_kinds("agent 007") == {("count", "7")}
 
 
 def test_one_of_a_group_counts_nothing() -> None:

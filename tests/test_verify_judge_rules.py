@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from citesift.verify.judges.quoting import QUOTED_CHARS, quote
 from citesift.verify.judges.subclaims import split_claim
 from judge_pages import PAGE, judged
 
@@ -114,3 +115,12 @@ def test_a_dateline_far_from_the_candidates_completes_a_date() -> None:
     check = judged("Rivers became the podcast's host in 2017.", page)
     assert check.label == "supported", check
     assert check.supporting == (0, 31)
+
+
+def test_a_quoted_sentence_is_short_and_printable() -> None:
+    assert quote("Mozilla officially sponsored the Rust project in 2009.") == (
+        "“Mozilla officially sponsored the Rust project…”"
+    )
+    assert quote("Paid\u202e\u200b to \x1b[31mus\tnow") == "“Paid to [31mus now”"
+    long = quote("Donaudampfschifffahrtsgesellschaftskapitän" * 5 + " was here")
+    assert len(long) == QUOTED_CHARS + 2 and long.endswith("…”")

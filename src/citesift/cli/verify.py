@@ -114,8 +114,8 @@ def answer(
     nli: Annotated[
         NliName,
         typer.Option(
-            help="offline: a supported claim whose source states another number, date or "
-            "name, or the opposite, is contradicted; none: the cosine alone decides."
+            help="offline: a supported claim whose source states another number or date, "
+            "or the opposite, is contradicted; none: the cosine alone decides."
         ),
     ] = NliName.offline,
     output: Output = Format.text,

@@ -74,19 +74,37 @@ def find_candidates(
 ) -> Candidates:
     """The ``top`` sentences by fused BM25 and cosine rank (BM25 alone without an embedder),
     leaving out sentences that share no term with the claim and are not close to it."""
-    lexical = _lexical(claim, sentences)
     vectors = (
         unit_vectors(embedder, [claim, *sentences]) if embedder is not None and sentences else None
     )
-    dense = None if vectors is None else np.clip(vectors[1:] @ vectors[0], -1.0, 1.0)
-    fused = np.zeros(len(sentences))
+    lexical = lexical_scores(lexical_index(sentences), claim, len(sentences))
+    if vectors is None:
+        return fused(sentences, lexical, None, None, top)
+    return fused(sentences, lexical, vectors[0], vectors[1:], top)
+
+
+def fused(
+    sentences: Sequence[str],
+    lexical: np.ndarray,
+    claim_vector: np.ndarray | None,
+    vectors: np.ndarray | None,
+    top: int = DEFAULT_TOP,
+) -> Candidates:
+    """The candidates of ``find_candidates`` from what it computes, so that a caller checking
+    many claims against one source indexes and embeds its sentences once: the sentences'
+    ``lexical`` scores for the claim, and the claim's unit vector with the sentences' ones
+    (``vectors``; None without an embedder)."""
+    dense = None
+    if claim_vector is not None and vectors is not None:
+        dense = np.clip(vectors @ claim_vector, -1.0, 1.0)
+    ranking = np.zeros(len(sentences))
     for scores in (lexical, dense):
         if scores is not None:
             order = np.argsort(-scores, kind="stable")
             ranks = np.empty(len(scores))
             ranks[order] = np.arange(1, len(scores) + 1)
-            fused += np.where(scores > 0, 1.0 / (RRF_K + ranks), 0.0)
-    ranked = [int(i) for i in np.argsort(-fused, kind="stable")[:top] if fused[i] > 0]
+            ranking += np.where(scores > 0, 1.0 / (RRF_K + ranks), 0.0)
+    ranked = [int(i) for i in np.argsort(-ranking, kind="stable")[:top] if ranking[i] > 0]
     windows = _windows(ranked, len(sentences))
     return Candidates(
         tuple(ranked),
@@ -94,7 +112,7 @@ def find_candidates(
         tuple(float(x) for x in lexical),
         None if dense is None else tuple(float(x) for x in dense),
         frozenset(i for window in windows for i in window if few_words(sentences[i])),
-        None if vectors is None else vectors[1:],
+        None if dense is None else vectors,
     )
 
 
@@ -105,12 +123,19 @@ def few_words(line: str) -> bool:
     return len(_WORD.findall(line)) <= FEW_WORDS
 
 
-def _lexical(claim: str, sentences: Sequence[str]) -> np.ndarray:
+def lexical_index(sentences: Sequence[str]) -> BM25Index:
+    """A BM25 index of ``sentences``, each under its position."""
     index = BM25Index()
     index.add([str(i) for i in range(len(sentences))], list(sentences))
-    scores = index.scores(claim) if sentences else np.zeros(0)
+    return index
+
+
+def lexical_scores(index: BM25Index, claim: str, count: int) -> np.ndarray:
+    """Each of the ``count`` sentences of ``index``'s BM25 score for ``claim`` over the best
+    one's (0 to 1)."""
+    scores = index.scores(claim) if count else np.zeros(0)
     peak = float(scores.max(initial=0.0))
-    out: np.ndarray = scores / peak if peak > 0 else np.zeros(len(sentences))
+    out: np.ndarray = scores / peak if peak > 0 else np.zeros(count)
     return out
 
 

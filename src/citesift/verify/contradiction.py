@@ -4,78 +4,149 @@
 The premise (a source) is cut into sentences and the hypothesis (a claim) graded against
 them by the offline judge. A claim the source backs in part, held back from support by a
 rule of ``judges/rules.py``, is contradicted when the source states the opposite: a
-negation not shared, or, where the claim's number, date or name is not found, the
-support stating another of that kind (the year 2009 where the claim says 2011). A source
-that is merely silent on the fact (a year it does not give) contradicts nothing.
+negation not shared, or, where the claim's number or date is not found, the sentences
+backing that statement of the claim stating another of that kind (the year 2009 where the
+claim says 2011, not a count of children where it says a year). A source that is merely
+silent on the fact (a year it does not give), or never names a name of the claim,
+contradicts nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from citesift.errors import invalid
 from citesift.index import Embedder
+from citesift.index.lexical import BM25Index
 from citesift.text.sentences import sentence_spans
-from citesift.verify.candidates import find_candidates
-from citesift.verify.claim_check import MAX_CLAIM_CHARS, read_far
-from citesift.verify.facts import Facts, facts
-from citesift.verify.judges.features import Measured, measure
+from citesift.verify.candidates import fused, lexical_index, lexical_scores, unit_vectors
+from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, read_far
+from citesift.verify.facts import facts, number_kinds, without_zeros
+from citesift.verify.judges.features import Measured, fact_keys, measure
 from citesift.verify.judges.meaning import shared_embedder
-from citesift.verify.judges.offline import OfflineJudge
+from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
+from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.verifier import NliResult
 
 NEUTRAL = NliResult("neutral", 0.0)
+OPPOSED_SCORE = 0.9
+"""The score of a contradiction: the rule (``opposed``) decides, so its answer is one level,
+above the bar an NLI model's score must pass (``verifier.CONTRADICTION_SCORE``)."""
+KEPT_SOURCES = 4
+"""Sources whose sentences, index and vectors are kept for the next claim: an answer's
+claims are checked against a few sources, each many times."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A premise read once for all the claims checked against it: its sentences (as far
+    as one check reads), their BM25 index and unit vectors."""
+
+    sentences: tuple[str, ...]
+    index: BM25Index
+    vectors: np.ndarray | None
 
 
 class FactContradiction:
-    """``nli(premise, hypothesis)`` answering ``contradiction`` when the premise states a
-    number, date, name or polarity against the hypothesis, scored by how surely the
-    offline judge finds the hypothesis not supported in full (one minus its score);
-    ``entailment`` when the judge finds it supported; ``neutral`` otherwise.
+    """``nli(premise, hypothesis)`` answering ``contradiction`` (score ``OPPOSED_SCORE``)
+    when the premise states a number, date or polarity against the hypothesis (``opposed``);
+    ``entailment`` with the offline judge's score when it finds the hypothesis supported;
+    ``neutral`` (score 0) otherwise.
 
     ``embedder`` ranks the premise's sentences by meaning (the bundled MiniLM when None,
-    loaded at the first call). A source is embedded sentence by sentence for each claim
-    checked against it: a ``CachedEmbedder`` embeds each sentence once for all its claims
-    (as ``citesift verify answer`` does)."""
+    loaded at the first call). A premise is split, indexed and embedded once for all the
+    claims checked against it (the last ``KEPT_SOURCES`` are kept), as far as one check of
+    ``verify_claim`` reads (``claim_check.read_far``)."""
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
+        self._sources: OrderedDict[str, _Source] = OrderedDict()
 
     def __call__(self, premise: str, hypothesis: str) -> NliResult:
         if not isinstance(premise, str) or not isinstance(hypothesis, str):
             raise invalid("premise and hypothesis", (premise, hypothesis), "two strings")
-        sentences = [premise[start:end] for start, end in sentence_spans(premise)]
-        sentences = sentences[: read_far(sentences)]
-        if not sentences or not hypothesis.strip() or len(hypothesis) > MAX_CLAIM_CHARS:
+        if not hypothesis.strip() or len(hypothesis) > MAX_CLAIM_CHARS:
             return NEUTRAL
         embedder = self.embedder or shared_embedder()
-        candidates = find_candidates(hypothesis, sentences, embedder)
-        check = OfflineJudge(embedder).judge(hypothesis, sentences, candidates)
+        source = self._read(premise, embedder)
+        sentences = source.sentences
+        if not sentences:
+            return NEUTRAL
+        lexical = lexical_scores(source.index, hypothesis, len(sentences))
+        claim_vector = unit_vectors(embedder, [hypothesis])[0]
+        candidates = fused(sentences, lexical, claim_vector, source.vectors)
+        measured = measure(hypothesis, sentences, candidates)
+        check = OfflineJudge(embedder).grade(hypothesis, sentences, candidates, measured)
         if check.label == "supported":
             return NliResult("entailment", check.score)
-        measured = measure(hypothesis, sentences, candidates)
-        if check.label == "not_supported" or measured is None:
-            return NEUTRAL
-        support = [facts(sentences[i]) for i in (*measured.chosen, *measured.apart)]
-        if opposed(facts(hypothesis), support, measured):
-            return NliResult("contradiction", 1.0 - check.score)
-        return NliResult("neutral", 1.0 - check.score)
+        partly = check.label == "partially_supported"
+        if partly and measured is not None and opposed(hypothesis, sentences, measured):
+            return NliResult("contradiction", OPPOSED_SCORE)
+        return NEUTRAL
+
+    def _read(self, premise: str, embedder: Embedder) -> _Source:
+        """``premise`` split, indexed and embedded, or as kept from an earlier claim."""
+        kept = self._sources.get(premise)
+        if kept is None:
+            sentences = tuple(_sentences(premise))
+            vectors = unit_vectors(embedder, sentences) if sentences else None
+            kept = _Source(sentences, lexical_index(sentences), vectors)
+            self._sources[premise] = kept
+            while len(self._sources) > KEPT_SOURCES:
+                self._sources.popitem(last=False)
+        self._sources.move_to_end(premise)
+        return kept
 
 
-def opposed(claim: Facts, support: list[Facts], measured: Measured) -> bool:
-    """The support states the opposite of the claim: their polarity differs, or a number,
-    month or name of the claim is missing (``measured.missed``, ``measured.absent``) where
-    the support states one of that kind the claim does not."""
+def _sentences(premise: str) -> list[str]:
+    """The sentences of ``premise`` one check reads (``read_far``); only its first
+    ``MAX_SOURCE_CHARS`` characters are split, as no more are read (the last sentence of a
+    longer premise is left out, as it may be cut)."""
+    head = premise[:MAX_SOURCE_CHARS]
+    spans = sentence_spans(head)
+    if len(premise) > len(head):
+        spans = spans[:-1]
+    sentences = [head[start:end] for start, end in spans]
+    return sentences[: read_far(sentences)]
+
+
+def opposed(claim: str, sentences: Sequence[str], measured: Measured) -> bool:
+    """The support states the opposite of ``claim``: their polarity differs, or a number or
+    month of a statement of the claim (``subclaims.split_claim``) is missing
+    (``measured.missed``) where the support's sentences backing that statement
+    (``_backing``) state another of its kind (``facts.number_kinds``: a year against a year,
+    a day of a date against a day, a count against a count)."""
     if measured.negation:
         return True
-    kinds = {m.split(":", 1)[0] for m in measured.missed if ":" in m}
+    support = [sentences[i] for i in (*measured.chosen, *measured.apart)]
+    missed = frozenset(measured.missed)
+    claim_kinds = number_kinds(claim)
+    claim_numbers = {number for _, number in claim_kinds}
+    claim_months = facts(claim).months
+    for part in split_claim(claim):
+        keys = fact_keys(facts(part))
+        lacking = keys & missed
+        if not any(m.startswith(("n:", "m:")) for m in lacking):
+            continue
+        numbers = {without_zeros(m[2:]) for m in lacking if m.startswith("n:")}
+        kinds = {kind for kind, number in claim_kinds | number_kinds(part) if number in numbers}
+        backing = _backing(keys - missed, support)
+        stated = {number for s in backing for kind, number in number_kinds(s) if kind in kinds}
+        months = frozenset().union(*(facts(s).months for s in backing))
+        if stated - claim_numbers or (
+            any(m.startswith("m:") for m in lacking) and months - claim_months
+        ):
+            return True
+    return False
 
-    def other(kind: Callable[[Facts], frozenset[Any]]) -> bool:
-        return bool(frozenset().union(*map(kind, support)) - kind(claim))
 
-    return (
-        ("n" in kinds and other(lambda f: f.numbers))
-        or ("m" in kinds and other(lambda f: f.months))
-        or (bool(measured.absent) and other(lambda f: f.entities))
-    )
+def _backing(units: frozenset[str], support: Sequence[str]) -> list[str]:
+    """The ``support`` sentences backing a statement whose facts, but for those missed, are
+    ``units``: each holding ``judges.offline.STATEMENT_BACKED`` of them at least (every
+    sentence when the statement has no other fact)."""
+    least = STATEMENT_BACKED * len(units)
+    return [s for s in support if len(units & fact_keys(facts(s))) >= least]

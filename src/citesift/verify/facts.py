@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from itertools import pairwise
 
@@ -208,28 +209,44 @@ MONTH_NAMES = (
 )
 """Each month's names, in order: the full name first, then its abbreviations."""
 MONTHS = {name: number for number, names in enumerate(MONTH_NAMES, start=1) for name in names}
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
+    **{word: str(value) for value, word in enumerate(_UNITS)},
+    **{tens: str(20 + 10 * i) for i, tens in enumerate(_TENS)},
+    **{
+        f"{tens}-{unit}": str(21 + 10 * i + j)
+        for i, tens in enumerate(_TENS)
+        for j, unit in enumerate(_UNITS[1:10])
+    },
 }
-"""Small numbers written as words, read as the digits a source may use instead; but *one of*
-picks one of a group (*one of the highest*, *one of its members*) and counts nothing."""
+"""Numbers below a hundred written as words (``twenty-one`` with its hyphen), read as the
+digits a source may use instead; but *one of* picks one of a group (*one of the highest*,
+*one of its members*) and counts nothing."""
+SCALES = {"thousand": 3, "million": 6, "billion": 9}
+"""Words multiplying the number before them by a power of ten: ``1.5 million`` is read as
+``1500000``, the value a source may write in digits instead."""
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
@@ -268,12 +285,7 @@ def facts(text: str) -> Facts:
     words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
     lowered = [w.lower() for w in words]
     stem = _tokenizer()
-    numbers = {_plain_number(w) for w in words if _NUMBER.fullmatch(w)}
-    numbers |= {
-        NUMBER_WORDS[w]
-        for w, after in pairwise([*lowered, ""])
-        if w in NUMBER_WORDS and not (w == "one" and after == "of")
-    }
+    numbers = {number for _, number in _numbers(words, lowered)}
     months = {MONTHS[w] for w, raw in zip(lowered, words, strict=True) if _is_month(w, raw)}
     entities = {
         s
@@ -351,9 +363,58 @@ def _singular(stem: str) -> str:
     return stem[:-1] if len(stem) > 3 and stem.endswith("s") and not stem.endswith("ss") else stem
 
 
+@lru_cache(maxsize=1 << 12)
+def number_kinds(text: str) -> frozenset[tuple[str, str]]:
+    """Each number of ``text`` with its kind: ``year`` (four digits from 1000 to 2099),
+    ``day`` (1 to 31 beside a month's name: ``May 15``, ``15 May``) or ``count``; written as
+    in ``Facts.numbers`` but for leading zeros, dropped (``05`` is ``5``, as in a date). Two
+    numbers disagree only when they are of one kind: a year is no count."""
+    words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _NUMERIC_DATE.sub(_spelled_date, text)))
+    lowered = [w.lower() for w in words]
+    found = set()
+    for i, number in _numbers(words, lowered):
+        whole = without_zeros(number)
+        beside = [j for j in (i - 1, i + 1) if 0 <= j < len(words)]
+        if re.fullmatch(r"1\d{3}|20\d\d", words[i]):
+            found.add(("year", whole))
+        elif (
+            whole.isdigit()
+            and 1 <= int(whole) <= 31
+            and any(_is_month(lowered[j], words[j]) for j in beside)
+        ):
+            found.add(("day", whole))
+        else:
+            found.add(("count", whole))
+    return frozenset(found)
+
+
+def without_zeros(number: str) -> str:
+    """A whole number as ``_plain_number`` writes it without its leading zeros (``05`` is
+    ``5``); any other left as it is."""
+    return (number.lstrip("0") or "0") if number.isdigit() else number
+
+
+def _numbers(words: list[str], lowered: list[str]) -> list[tuple[int, str]]:
+    """The numbers of a text's ``words`` (digits or ``NUMBER_WORDS``) with their positions,
+    each as ``_plain_number`` writes it; one followed by a word of ``SCALES`` multiplied
+    out."""
+    numbers = []
+    for i, (word, after) in enumerate(pairwise([*lowered, ""])):
+        if _NUMBER.fullmatch(word):
+            number = _plain_number(words[i])
+        elif word in NUMBER_WORDS and not (word == "one" and after == "of"):
+            number = NUMBER_WORDS[word]
+        else:
+            continue
+        if after in SCALES and re.fullmatch(r"\d+(?:\.\d+)?", number):
+            number = _plain_number(format(Decimal(number).scaleb(SCALES[after]), "f"))
+        numbers.append((i, number))
+    return numbers
+
+
 def _plain_number(word: str) -> str:
-    """``1,200`` and ``1200`` alike; a decimal point kept (``41.3``), trailing zeros of a
-    decimal part dropped (``2.50`` is ``2.5``)."""
+    """``1,200`` and ``1200`` alike, ``05`` and ``5`` too; a decimal point kept (``41.3``),
+    trailing zeros of a decimal part dropped (``2.50`` is ``2.5``)."""
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", word):
         word = word.replace(",", "")
     if "." in word and re.fullmatch(r"\d+\.\d+", word):

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from citesift.verify.candidates import Candidates
@@ -24,6 +25,9 @@ FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
 CAP = 3
 """Counts of missed facts are capped here: a fourth miss tells nothing a third did not."""
+PAGES_KEPT = 4
+"""Pages whose whole-page measures (``_page``) are kept for the next claim checked against
+them."""
 MIN_ROOT = 5
 """Letters a stem needs before a longer word starting with it counts as its kin (shorter
 stems begin too many unrelated words: *art* and *article*)."""
@@ -89,13 +93,13 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     """The features of ``claim`` against the sentences of ``candidates``' windows; None when
     the claim states no checkable fact."""
     claim_facts = facts(claim)
-    lines = page_lines(sentences)
+    lines, document = _page(tuple(sentences))
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
-    units = _units(claim_facts, sentences)
+    units = _units(claim_facts, document, len(sentences))
     total = math.fsum(units.weights.values())
     if total == 0:
         return None
-    pool = {i: _matched(units, _keys(found)) for i, found in sentence_facts.items()}
+    pool = {i: _matched(units, fact_keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
     chosen, covered, aside = choose(units.weights, units.hard, pool, candidates, lines, parts)
     coverage = math.fsum(units.weights[u] for u in covered) / total
@@ -122,7 +126,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     statements = _statements(parts, units, covered)
     names = {m for m in missed if ":" not in m}
     for sentence in sentences if names else ():
-        names -= _matched(units, _keys(facts(sentence)))
+        names -= _matched(units, fact_keys(facts(sentence)))
     absent = tuple(sorted(names))
     named = tuple(i for i in chosen if i not in aside)
     apart = tuple(sorted(i for i in chosen if i in aside))
@@ -131,7 +135,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
 
 def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:
     """The claim's units each of its statements (``subclaims.split_claim``) holds."""
-    return [_keys(facts(part)) & units.weights.keys() for part in split_claim(claim)]
+    return [fact_keys(facts(part)) & units.weights.keys() for part in split_claim(claim)]
 
 
 def _statements(
@@ -153,7 +157,7 @@ def _share(wanted: frozenset[Any], found: Sequence[frozenset[Any]]) -> float:
     return len(wanted & frozenset().union(*found)) / len(wanted)
 
 
-def _keys(found: Facts) -> frozenset[str]:
+def fact_keys(found: Facts) -> frozenset[str]:
     """The facts of a text as comparable keys (``n:``, ``m:`` and plain stems)."""
     return found.stems | {f"n:{n}" for n in found.numbers} | {f"m:{m}" for m in found.months}
 
@@ -181,12 +185,19 @@ def _kin(a: str, b: str) -> bool:
     return long.startswith(short) and len(long) - len(short) <= MAX_SUFFIX
 
 
-def _units(claim: Facts, sentences: Sequence[str]) -> _Units:
-    """The claim's keys weighted by rarity among ``sentences`` (rarer weighs more)."""
-    keys = _keys(claim)
+@lru_cache(maxsize=PAGES_KEPT)
+def _page(sentences: tuple[str, ...]) -> tuple[frozenset[int], Counter[str]]:
+    """What ``measure`` reads of the whole page for every claim, read once per page: its
+    datelines (``selection.page_lines``) and how many of its sentences hold each fact key."""
+    return page_lines(sentences), Counter(k for s in sentences for k in fact_keys(facts(s)))
+
+
+def _units(claim: Facts, document: Counter[str], size: int) -> _Units:
+    """The claim's keys weighted by rarity among a page's ``size`` sentences, ``document``
+    counting the sentences holding each key (rarer weighs more)."""
+    keys = fact_keys(claim)
     hard = {f"n:{n}" for n in claim.numbers} | {f"m:{m}" for m in claim.months} | claim.entities
-    document = Counter(k for s in sentences for k in _keys(facts(s)) & keys)
-    count = max(len(sentences), 1)
+    count = max(size, 1)
     weights = {
         k: math.log(1 + count / (1 + document[k])) * (FACT_WEIGHT if k in hard else 1.0)
         for k in keys

@@ -56,7 +56,17 @@ class OfflineJudge:
 
     def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
         """The grade of ``claim`` from the sentences in ``candidates``' windows."""
-        measured = measure(claim, sentences, candidates)
+        return self.grade(claim, sentences, candidates, measure(claim, sentences, candidates))
+
+    def grade(
+        self,
+        claim: str,
+        sentences: Sequence[str],
+        candidates: Candidates,
+        measured: Measured | None,
+    ) -> ClaimCheck:
+        """``judge`` from what ``features.measure`` found of ``claim`` in ``candidates``'
+        windows (``measured``), for a caller that reads the measure too."""
         if measured is None:
             return graded("not_supported", 0.0, None, sentences)
         dense = candidates.dense
