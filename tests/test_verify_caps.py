@@ -154,6 +154,6 @@ def test_the_mcp_tool_refuses_one_sentence_over_the_cap(world: World) -> None:  
         refused = await client.call_tool("verify_claim", asked)
         assert time.monotonic() - started < QUICK
         assert refused.is_error and "sentences" in _text(refused)
-        assert f"{MAX_SENTENCES}" in _text(refused)
+        assert f"{MAX_SENTENCES:,}" in _text(refused)
 
     stdio(world, scenario)
