@@ -356,6 +356,11 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         assert (filed["items"][1]["url"], filed["items"][1]["marker"]) == ("", "[^9]")
         assert (filed["items"][2]["url"], filed["items"][2]["marker"]) == ("", "[Hopper 1820]")
         assert filed["items"][0]["status"] == "supported"
+        text = "The mill was built in 1820 [1].\n\n[1]: /cited\n"  # relative in Markdown too
+        based = await call(
+            client, "check_citations", text=text, base_url=world.site.url("/notes/mill.md")
+        )
+        assert [(item["url"], item["status"]) for item in based["items"]] == [(cited, "supported")]
         assert filed["items"][0]["link"] == report_pdf + "#page=2"
         assert filed["items"][0]["place"] == "page 2, paragraph 1"
         claim = "The mill was built in 1820."

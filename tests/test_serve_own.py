@@ -111,6 +111,24 @@ def test_each_citation_of_a_document_is_checked_against_its_page(
     assert answer["passed"] is False and server.hits("/museum") == 1
 
 
+def test_a_markdown_documents_relative_links_are_read_against_base_url(
+    served: str, server: MisbehavingServer
+) -> None:
+    """``base_url`` was used for HTML only: a Markdown document's relative links were
+    dropped, and it passed with no citation."""
+    site(server)
+    text = "The City Museum opened in 1998 [1].\n\n[1]: /museum\n"
+    asked = {"text": text, "base_url": server.url("/reports/2024.md")}
+    answer = httpx.post(f"{served}/citesift/check", json=asked, timeout=60).json()
+    (citation,) = answer["citations"]
+    assert (citation["url"], citation["status"]) == (server.url("/museum"), "supported")
+    alone = httpx.post(f"{served}/citesift/check", json={"text": text}, timeout=60).json()
+    assert [(c["url"], c["status"]) for c in alone["citations"]] == [
+        ("/museum", "source unavailable")
+    ]
+    assert alone["passed"] is False and server.hits("/museum") == 1
+
+
 def test_a_cited_pdf_is_checked_and_its_page_given(served: str, server: MisbehavingServer) -> None:
     serve_bytes(server, "/report", pdf(["Cover", "The City Museum opened in 1998."]), PDF_TYPE)
     text = f"The City Museum opened in 1998 [1].\n\n[1] {server.url('/report')}\n"

@@ -20,7 +20,13 @@ from timing import assert_at_most, best_time
 
 from citesift import find_citations
 from citesift.errors import InvalidArgument
-from citesift.verify.citations import MAX_CITATIONS, MAX_DOCUMENT_CHARS, Kind
+from citesift.verify.citations import (
+    MAX_CITATIONS,
+    MAX_DOCUMENT_CHARS,
+    UNPARSEABLE,
+    Kind,
+    unreadable,
+)
 
 DOCUMENT_CHARS = 200_000
 TIMES_NORMAL = 20  # the linear patterns stay under ~8x; the quadratic ones were 100x and more
@@ -210,18 +216,27 @@ def test_self_referring_and_duplicate_notes_cite_their_first_definition() -> Non
 
 
 @pytest.mark.parametrize("href", ["http://[::1", "//[zz]/x", "https://["])
-def test_a_link_that_cannot_be_parsed_cites_nothing_and_the_others_still_count(href: str) -> None:
-    """One such link in a page ended the whole search with a ValueError before."""
+def test_a_link_that_cannot_be_parsed_is_kept_to_be_reported_and_the_others_count(
+    href: str,
+) -> None:
+    """One such link in a page ended the whole search with a ValueError before, and then
+    was dropped without a word: it is kept as written, for the check to say it cannot be
+    parsed."""
     html = (
         f"<p><a href='{href}'>One</a> claim here. "
         "<a href='https://b.example/s'>Two</a> claim here.</p>"
     )
     found = find_citations(html, "html", "https://page.example/doc")
-    assert [(c.sentence, c.url) for c in found] == [("Two claim here.", "https://b.example/s")]
+    assert [(c.sentence, c.url) for c in found] == [
+        ("One claim here.", href),
+        ("Two claim here.", "https://b.example/s"),
+    ]
+    assert unreadable(found[0].url) == UNPARSEABLE
+    assert unreadable(found[1].url) is None
 
 
 def test_a_base_address_that_cannot_be_parsed_is_refused_clearly() -> None:
-    with pytest.raises(InvalidArgument, match="base_url must be an address"):
+    with pytest.raises(InvalidArgument, match="base_url must be a web address"):
         find_citations("<p><a href='/x'>A</a> claim.</p>", "html", "http://[")
 
 
@@ -289,7 +304,7 @@ def test_links_in_angle_brackets_and_labels_in_any_case_are_cited() -> None:
         "Three claims.[^Note]\n\n[ref]: https://c.example/r\n[^note]: https://d.example/n\n"
     )
     assert [(c.sentence, c.url) for c in find_citations(text)] == [
-        ("One claim here.", "https://a.example/a%20b"),
+        ("One claim.", "https://a.example/a%20b"),
         ("Two claims two.", "https://c.example/r"),
         ("Three claims.", "https://d.example/n"),
     ]
@@ -324,9 +339,9 @@ def test_markers_and_links_in_code_are_no_citations() -> None:
     )
     found = [(c.sentence, c.url, c.marker, text[c.start : c.end]) for c in find_citations(text)]
     assert found == [
-        ("A claim here.", "https://b.example/1", "here",
+        ("A claim.", "https://b.example/1", "here",
          "A `[^c]` claim [here](https://b.example/1)."),
-        ("A claim here.", "https://c.example/1", "[^1]",
+        ("A claim.", "https://c.example/1", "[^1]",
          "A `[^c]` claim [here](https://b.example/1)."),
     ]  # fmt: skip
 

@@ -31,7 +31,7 @@ from citesift.sources import WebPageSource
 from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations
-from citesift.verify.citations import MAX_CITATIONS, Kind
+from citesift.verify.citations import MAX_CITATIONS, Kind, checked_base_url
 from citesift.verify.document_check import checked_max_seconds
 
 MaxSeconds = Annotated[
@@ -39,6 +39,14 @@ MaxSeconds = Annotated[
     typer.Option(
         help="Seconds of wall time for the whole check: citations not reached by then are "
         "'source unavailable' (time limit reached) and the check fails."
+    ),
+]
+
+BaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        help="The address the document's relative links start from (a page read from its "
+        "URL starts from that URL). Without it a relative link is 'source unavailable'."
     ),
 ]
 
@@ -64,24 +72,31 @@ def check(
     offline: Offline = False,
     deadline: Deadline = None,
     max_seconds: MaxSeconds = None,
+    base_url: BaseUrl = None,
 ) -> None:
     """Check each citation of a document against the page it cites: the verdict and the
     source's best supporting sentence, with a link to it. Exits 1 unless all are supported."""
     try:
         if max_seconds is not None:
             checked_max_seconds(max_seconds)
+        checked_base_url(base_url)
     except InvalidArgument as error:
         usage_error(str(error))
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         pages = setup.web_pages("page")
-        text, kind, base = _document(document, pages)
+        text, kind, read_from = _document(document, pages)
         with Console(stderr=True).status("Checking citations…") as status:
 
             def progress(done: int, total: int) -> None:
                 status.update(f"Checking citations… {done}/{total}")
 
             report = check_citations(
-                text, pages, kind, base_url=base, progress=progress, max_seconds=max_seconds
+                text,
+                pages,
+                kind,
+                base_url=base_url or read_from,
+                progress=progress,
+                max_seconds=max_seconds,
             )
     if output is CheckFormat.json:
         say(safe_json(_as_json(report), indent=2))

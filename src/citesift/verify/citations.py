@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from citesift.errors import invalid
 from citesift.extract import strip_tags
@@ -58,10 +58,28 @@ _LINK_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
 """A link's text: brackets inside it nest one level deep at most."""
 _INLINE = re.compile(
     rf"\[{_LINK_TEXT}\]\(\s*(?:<((?i:https?)://[^<>\n]*)>|"
-    r"((?i:https?)://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*))"
+    r"((?i:https?)://(?:\[[\w:.%]+\])?(?:[^\s()\[\]]|\([^\s()]*\))*)|"
+    r"((?![a-zA-Z][\w+.-]*:|#)(?:[^\s()\[\]<>]|\([^\s()]*\))+))"
     r"(?:\s+\"[^\"\n]*\")?\s*\)"
 )
-"""A link and its address, written out or in angle brackets (where it may hold spaces)."""
+"""A link and its address: a web address written out or in angle brackets (where it may
+hold spaces), or a relative one (``rust.html``, ``/wiki/Rust``; no other scheme, no
+fragment of the document itself)."""
+_PAREN_LINKS = re.compile(rf"\(\s*(?:{_INLINE.pattern}\s*(?:[,;]\s*)?)+\)")
+"""Links standing alone in parentheses: they name the sources, they say nothing."""
+_CITING_WORDS = re.compile(
+    r"[\s\[(]*(?i:sources?|links?|here|refs?|references?|citations?|cited|see|more|"
+    r"read more|via)[\s\])]*"
+)
+"""A link's text that only points at its source (``source``, ``here``): no claim word."""
+_EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*(?:(?i:see|cf\.?|via)\s*)?[)\]]")
+_SCHEME = re.compile(r"[a-zA-Z][\w+.-]*:")
+_DESTINATION = re.compile(r"<?([^\s<>]+)>?(?:\s+[\"'(].*)?")
+"""A reference definition's address alone, with its title (``[3]: /rust.html "title"``)."""
+_FILE_NAME = re.compile(r"\.[A-Za-z]\w{1,4}(?:[?#]|$)")
+RELATIVE = "a relative link, and no base address to read it against"
+"""Why a relative link of a document read from no address cannot be checked."""
+UNPARSEABLE = "the address cannot be parsed"
 _REFERENCE = re.compile(rf"\[{_LINK_TEXT}\]\[([\w.-]+)\]")
 _MARKER = re.compile(r"\[(\^?[\w.-]+)\]")
 _RANGE = r"\d{1,9}(?:[ \t]*[-–][ \t]*\d{1,9})?"
@@ -74,7 +92,18 @@ _EMPHASIS = re.compile(r"[*_`]+")
 _ANCHOR = re.compile(r"<a\b([^<>]*)>", re.I)
 _HREF = re.compile(r"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
 _CITE = re.compile(r"<cite\b[^<>]*>((?:[^<]|<(?!/?cite\b))*)</cite\s*>", re.I)
-_ID = re.compile(r"\bid\s*=\s*[\"']?([^\"'\s<>]+)[\"'\s>]")
+_ID = re.compile(r"\b(?:id|name)\s*=\s*[\"']?([^\"'\s<>]+)[\"'\s>]")
+"""A place a link may point to (``id``, or an anchor's older ``name``)."""
+_LIST_OPEN = re.compile(r"<[ou]l\b", re.I)
+_LIST_CLOSE = re.compile(r"</[ou]l\s*>", re.I)
+_SUP = re.compile(r"<sup\b[^<>]*>((?:[^<]|<(?!/?sup\b)){0,300})</sup\s*>", re.I)
+"""A superscript, read at most 300 characters far: a note marker is short."""
+_SUP_SPLIT = re.compile(r"[\s\[\],;–-]+")
+_SUP_WORD = re.compile(r"\d{1,4}|[a-z]{1,4}\d{0,4}")
+"""A word of a note marker: ``7``, ``a``, ``note``, ``nb``, ``n1``."""
+_ENDS = tuple(".,;:!?)\"'”’")
+_OPEN_BEFORE = re.compile(r"\(\s*$")
+_CLOSE_AFTER = re.compile(r"\s*\)")
 _BLOCK_END = re.compile(
     r"</(?:p|li|h[1-6]|div|td|th|blockquote|section|article)\s*>|<br\s*/?>", re.I
 )
@@ -130,9 +159,8 @@ def find_citations_capped(
         raise invalid("text", text, f"a string of at most {MAX_DOCUMENT_CHARS:,} characters")
     if kind not in ("markdown", "html"):
         raise invalid("kind", kind, "'markdown' or 'html'")
-    if base_url is not None and (not isinstance(base_url, str) or _joined(base_url, "/") is None):
-        raise invalid("base_url", base_url, "an address or None")  # "/" makes it parse base_url
-    found = _html_citations(text, base_url) if kind == "html" else _markdown_citations(text)
+    checked_base_url(base_url)
+    found = (_html_citations if kind == "html" else _markdown_citations)(text, base_url)
     unique: list[Citation] = []
     more, start, urls = 0, -1, set[str]()  # the addresses the sentence at ``start`` cites
     for citation in found:  # in their sentences' order: each sentence's citations together
@@ -148,7 +176,54 @@ def find_citations_capped(
     return unique, more
 
 
-def _markdown_citations(text: str) -> list[Citation]:
+def checked_base_url(base_url: object) -> str | None:
+    """``base_url`` when it is None or a web address relative links can be read against."""
+    if base_url is not None and (not isinstance(base_url, str) or unreadable(base_url)):
+        raise invalid("base_url", base_url, "a web address (http or https) or None")
+    return base_url
+
+
+def unreadable(url: str) -> str | None:
+    """Why a cited address cannot be asked for as it is written: a relative link that no
+    base address resolved (``RELATIVE``), or an address that cannot be parsed
+    (``UNPARSEABLE``); None when it can be."""
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # a malformed IPv6 host or port raises here
+    except ValueError:
+        return UNPARSEABLE
+    if not url[:8].lower().startswith(_SCHEMES):
+        return RELATIVE
+    return None if host else UNPARSEABLE
+
+
+def _address(base_url: str | None, href: str) -> str | None:
+    """The address a link cites: ``href`` read against ``base_url`` when it is relative;
+    as written when it cannot be (no base, or it cannot be parsed), so that the check says
+    why it is unavailable rather than drop it; None when it names no source (a place in the
+    document itself, an e-mail address, a script)."""
+    if not href or href.startswith("#"):
+        return None
+    if _SCHEME.match(href) and not href[:8].lower().startswith(_SCHEMES):
+        return None
+    try:
+        joined = urljoin(base_url, href) if base_url else href
+    except ValueError:
+        joined = href
+    return web_url(joined) if joined[:8].lower().startswith(_SCHEMES) else joined
+
+
+def _relative_definition(text: str, base_url: str | None) -> str | None:
+    """The address a reference definition (``[3]: /rust.html``) gives as a path or a
+    file's name, read against ``base_url``; None for a definition holding words."""
+    found = _DESTINATION.fullmatch(text.strip())
+    path = found.group(1) if found else ""
+    if "/" not in path and not _FILE_NAME.search(path):
+        return None
+    return _address(base_url, path)
+
+
+def _markdown_citations(text: str, base_url: str | None) -> list[Citation]:
     definitions: dict[str, str] = {}
     named: set[str] = set()  # every label given a definition, with an address or not
     lists: list[tuple[int, int]] = []  # definitions and reference list entries: no prose
@@ -165,6 +240,8 @@ def _markdown_citations(text: str) -> list[Citation]:
         address = URL.search(match.group(2) if match.group(1) else match.group(5))
         named.add(label)
         url = written_url(address) if address else None
+        if url is None and match.group(3) and uncoded.startswith("]:", match.end(3)):
+            url = _relative_definition(match.group(5), base_url)
         if url is None:
             continue
         definitions.setdefault(label, url)
@@ -176,7 +253,7 @@ def _markdown_citations(text: str) -> list[Citation]:
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
     outside = [c for c in author_year if not _inside(lists, starts, c.start)]
-    marks, markers = _markdown_marks(scanned, prose, notes, outside)
+    marks, markers = _markdown_marks(scanned, prose, notes, outside, base_url)
     spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
     return _cited_sentences(prose, spans, marks, _plain_markdown)
 
@@ -309,16 +386,22 @@ class _Notes:
 
 
 def _markdown_marks(
-    scanned: str, prose: str, notes: _Notes, author_year: list[AuthorYear]
+    scanned: str,
+    prose: str,
+    notes: _Notes,
+    author_year: list[AuthorYear],
+    base_url: str | None,
 ) -> tuple[list[tuple[int, str, str]], list[tuple[int, int]]]:
     """(position, address, marker) of every inline link, reference link, marker, group of
     markers, address written out and author–year citation of ``scanned``, the ``prose``
     without its code (a link's text is read whole in ``prose``); and the spans of the
-    groups and author–year brackets that cite, which no more end a sentence than a marker."""
+    groups and author–year brackets that cite, which no more end a sentence than a marker.
+    A relative link is read against ``base_url``."""
     definitions = notes.definitions
     inline = list(_INLINE.finditer(scanned))
     references = list(_REFERENCE.finditer(scanned))
-    marks = [(m.start(), _inline_address(m), _text(prose, m)) for m in inline]
+    addresses = ((m, _inline_address(m, base_url)) for m in inline)
+    marks = [(m.start(), url, _text(prose, m)) for m, url in addresses if url is not None]
     marks += [
         (m.start(), definitions[m.group(2).casefold()], _text(prose, m))
         for m in references
@@ -357,10 +440,12 @@ def _text(prose: str, link: re.Match[str]) -> str:
     return prose[link.start(1) : link.end(1)]
 
 
-def _inline_address(link: re.Match[str]) -> str:
-    """The address of an inline link; one in angle brackets has its spaces escaped."""
+def _inline_address(link: re.Match[str], base_url: str | None) -> str | None:
+    """The address of an inline link (see ``_address``); one in angle brackets has its
+    spaces escaped."""
     bracketed = link.group(2)
-    return web_url(bracketed.strip().replace(" ", "%20") if bracketed else link.group(3))
+    written = link.group(3) or link.group(4)
+    return _address(base_url, bracketed.strip().replace(" ", "%20") if bracketed else written)
 
 
 def _link_follows(match: re.Match[str]) -> bool:
@@ -368,17 +453,27 @@ def _link_follows(match: re.Match[str]) -> bool:
 
 
 def _plain_markdown(sentence: str) -> str:
-    """A Markdown sentence as read: links become their text, markers and emphasis go."""
-    text = _INLINE.sub(lambda m: m.group(1), sentence)
-    text = _REFERENCE.sub(lambda m: m.group(1), text)
+    """A Markdown sentence as read: links become their text, but for those standing alone
+    in parentheses or saying only where the source is (``[source](...)``); markers and
+    emphasis go."""
+    text = _INLINE.sub(_link_words, _PAREN_LINKS.sub("", sentence))
+    text = _REFERENCE.sub(_link_words, text)
     text = _MARKER.sub("", _GROUP.sub("", without_author_year(text)))
     return _tidy(_EMPHASIS.sub("", text))
 
 
+def _link_words(link: re.Match[str]) -> str:
+    """A link's text as a claim's words: none when it only points at the source."""
+    return "" if _CITING_WORDS.fullmatch(link.group(1)) else link.group(1)
+
+
 def _html_citations(html: str, base_url: str | None) -> list[Citation]:
-    """Sentences of the page's text holding an ``<a href>`` to the web or a ``<cite>``
-    naming an address (offsets are the page's, as ``strip_tags`` keeps them). A link to a
-    note on the page cites the address in that note; the notes' own links cite nothing."""
+    """Sentences of the page's text holding an ``<a href>`` (a relative one read against
+    ``base_url``) or a ``<cite>`` naming an address (offsets are the page's, as
+    ``strip_tags`` keeps them). A link to a note on the page cites the address in that note;
+    the links of the list holding the notes cite nothing, nor does any other link to a place
+    on the page (a note's way back to its marker, say). A note marker (``<sup>``) and a
+    link's text naming only its source are no words of the claim."""
     stripped, pieces, done = strip_tags(html), [], 0
     for match in _BLOCK_END.finditer(html):  # a block's end ends its sentence
         pieces += [stripped[done : match.start()], "\n"]
@@ -387,48 +482,97 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     ids: dict[str, int] = {}
     for match in _ID.finditer(html):
         ids.setdefault(match.group(1), match.start())
+    lists = _Lists.of(html)
     notes: list[tuple[int, int]] = []
     marks: list[tuple[int, str, str]] = []
+    unsaid = _sup_markers(html, prose)
     joined: dict[str, str | None] = {}  # a page links to one address many times over
     for match in _ANCHOR.finditer(html):
         found = _HREF.search(match.group(1))
         if found is None:
             continue
         href = htmllib.unescape(next(g for g in found.groups() if g is not None)).strip()
-        note = _note(html, ids.get(href[1:])) if href.startswith("#") else None
+        target = ids.get(href[1:], -1) if href.startswith("#") else -1
+        note = _note(html, target) if target > match.end() else None  # not a way back
         if note is not None:
-            notes.append(note)
-        if href not in joined:
-            joined[href] = _web_only(_joined(base_url, href))
-        url = _web_only(_note_address(html, note) if note else None) or joined[href]
-        if url is not None:
-            closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
-            label = prose[match.end() : closing if closing >= 0 else match.end()]
-            marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
+            notes.append(lists.holding(note, match.start()))
+            url = _note_address(html, note, base_url)
+        else:
+            if href not in joined:
+                joined[href] = _address(base_url, href)
+            url = joined[href]
+        if url is None:
+            continue
+        closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
+        label = prose[match.end() : closing if closing >= 0 else match.end()]
+        marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
+        if closing >= 0:
+            unsaid += _source_words(html, prose, match.start(), match.end(), closing)
     for match in _CITE.finditer(html):
         address = URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
             cited = written_url(address)  # the marker shown is the address, as cleaned
             if cited is not None:
                 marks.append((match.start(), cited, cited))
-    notes.sort()
+    notes = _merged(notes)
     note_starts = [start for start, _ in notes]
     kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
-    return _cited_sentences(prose, sentence_spans(prose), kept, _plain_html)
+    said = _blanked(prose, _merged(unsaid))
+    return _cited_sentences(said, sentence_spans(said), kept, _plain_html)
 
 
-def _joined(base_url: str | None, href: str) -> str | None:
-    """``href`` read against ``base_url``; an address that cannot be parsed (a malformed
-    IPv6 host, say) cites nothing, as a link to nowhere would."""
-    try:
-        return urljoin(base_url, href) if base_url else href
-    except ValueError:
-        return None
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """Where the lists (``<ol>``, ``<ul>``) of a page open and close, to find the list that
+    holds a note: the page's notes, whose links are the sources the markers cite."""
+
+    opens: list[int]
+    closes: list[int]
+
+    @classmethod
+    def of(cls, html: str) -> _Lists:
+        """The lists of ``html``."""
+        opens = [m.start() for m in _LIST_OPEN.finditer(html)]
+        return cls(opens, [m.end() for m in _LIST_CLOSE.finditer(html)])
+
+    def holding(self, note: tuple[int, int], marker: int) -> tuple[int, int]:
+        """The span of the list holding ``note`` when the ``marker`` citing it lies outside
+        that list; else the note's own span."""
+        opened = bisect_right(self.opens, note[0]) - 1
+        closed = bisect_right(self.closes, note[0])
+        if opened < 0 or closed == len(self.closes):
+            return note
+        start, end = self.opens[opened], self.closes[closed]
+        if (closed > 0 and self.closes[closed - 1] > start) or start <= marker < end:
+            return note
+        return start, end
 
 
-def _web_only(url: str | None) -> str | None:
-    """``url`` as ``web_url`` writes it when it is a web address, else None."""
-    return web_url(url) if url is not None and url[:8].lower().startswith(_SCHEMES) else None
+def _sup_markers(html: str, prose: str) -> list[tuple[int, int]]:
+    """The spans of the note markers of a page: a ``<sup>`` holding only note numbers
+    (``7``, ``[7]``, ``[a]``, ``[note 1]``) that holds a link, brackets them or stands
+    after a sentence's punctuation (``2`` in ``mc<sup>2</sup>`` is a power)."""
+    spans = []
+    for match in _SUP.finditer(html):
+        words = [w for w in _SUP_SPLIT.split(strip_tags(match.group(1))) if w]
+        if not words or len(words) > MAX_RANGE or not all(map(_SUP_WORD.fullmatch, words)):
+            continue
+        before = prose[max(match.start() - 40, 0) : match.start()].rstrip()
+        if "<a" in match.group(1).lower() or "[" in match.group(1) or before[-1:] in _ENDS:
+            spans.append(match.span())
+    return spans
+
+
+def _source_words(
+    html: str, prose: str, start: int, text_start: int, text_end: int
+) -> list[tuple[int, int]]:
+    """What of a link is no claim word: the link and its parentheses when it stands alone
+    in them (``(<a>source</a>)``), else its text when it only points at its source."""
+    opening = _OPEN_BEFORE.search(prose, max(start - 40, 0), start)
+    closing = _CLOSE_AFTER.match(prose, html.find(">", text_end) + 1 or text_end)
+    if opening and closing:
+        return [(opening.start(), closing.end())]
+    return [(text_start, text_end)] if _CITING_WORDS.fullmatch(prose[text_start:text_end]) else []
 
 
 def _plain_html(sentence: str) -> str:
@@ -482,18 +626,23 @@ def _inside(spans: list[tuple[int, int]], starts: list[int], position: int) -> b
     return index >= 0 and spans[index][0] <= position < spans[index][1]
 
 
-def _note(html: str, found: int | None) -> tuple[int, int] | None:
-    """The span of the note whose ``id`` starts at ``found`` (a reference list entry)."""
-    if found is None:
-        return None
+def _note(html: str, found: int) -> tuple[int, int]:
+    """The span of the note whose ``id`` starts at ``found`` (a reference list entry), from
+    the tag holding the ``id`` (an anchor in it may be the note's link)."""
+    start = max(html.rfind("<", max(found - LABEL_CHARS, 0), found), 0)
     ending = _NOTE_END.search(html, found, found + NOTE_CHARS)
-    return found, ending.start() if ending else min(len(html), found + NOTE_CHARS)
+    return start, ending.start() if ending else min(len(html), found + NOTE_CHARS)
 
 
-def _note_address(html: str, note: tuple[int, int]) -> str | None:
-    """The first web address linked in a note."""
-    link = re.search(r"href\s*=\s*[\"']?(https?://[^\"'\s>]+)", html[note[0] : note[1]], re.I)
-    return link.group(1) if link else None
+def _note_address(html: str, note: tuple[int, int], base_url: str | None) -> str | None:
+    """The first address a note links to (a relative one read against ``base_url``)."""
+    for anchor in _ANCHOR.finditer(html, note[0], note[1]):
+        found = _HREF.search(anchor.group(1))
+        href = htmllib.unescape(next(g for g in found.groups() if g)).strip() if found else ""
+        url = _address(base_url, href)
+        if url is not None:
+            return url
+    return None
 
 
 def _space_or_nothing(match: re.Match[str]) -> str:
@@ -518,4 +667,5 @@ def _owning_sentence(
 def _tidy(text: str) -> str:
     """White space collapsed, addresses written out in the text dropped, and no space left
     before punctuation where a marker was taken out."""
-    return _BEFORE_STOP.sub(r"\1", " ".join(without_addresses(text).split()))
+    text = _EMPTY_BRACKETS.sub("", " ".join(without_addresses(text).split()))
+    return _BEFORE_STOP.sub(r"\1", text)

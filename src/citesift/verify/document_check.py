@@ -6,7 +6,9 @@ PDF viewers open at), or as the file itself, with its ``place`` in the file name
 
 A source that cannot be read (an error status, a timeout, a bot check standing in for the
 page, a file encrypted, corrupt or past the bounds of reading one) makes its citations
-"source unavailable", never "supported". So does a time limit that
+"source unavailable", never "supported". So does a link that cannot be asked for (a
+relative one with no base address to read it against, one that cannot be parsed), with the
+reason, rather than being left out. So does a time limit that
 passes before a citation is reached, or while its page is being read: the read is abandoned
 then, whatever its own deadline, so the check ends in bounded time and says it was cut short.
 """
@@ -26,7 +28,7 @@ from citesift.net import run_sync
 from citesift.numbers import number_in
 from citesift.store import SQLiteStore
 from citesift.text import citation_sources
-from citesift.verify.citations import Citation, Kind, find_citations_capped
+from citesift.verify.citations import Citation, Kind, find_citations_capped, unreadable
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
@@ -121,6 +123,10 @@ def check_citations(
     its own deadline; a page read in time is still graded, so the check may run past the
     limit by the grading of one page (bounded by the page's text budget).
 
+    ``base_url`` is the address the document's relative links start from, in either kind;
+    without it each relative link is "source unavailable" (``RELATIVE``), as is an address
+    that cannot be parsed (``UNPARSEABLE``).
+
     Only the first ``MAX_CITATIONS`` citations are checked: the report counts the others as
     ``unchecked`` and does not pass."""
     ends = None if max_seconds is None else time.monotonic() + checked_max_seconds(max_seconds)
@@ -130,7 +136,8 @@ def check_citations(
     cut_short = False
     for url, cited in _by_page(citations).items():
         cut_short = cut_short or _passed(ends)
-        page = None if cut_short else run_sync(_read(reader, url, ends)) if url else UNDEFINED
+        why = unreadable(url) if url else UNDEFINED
+        page = None if cut_short else why or run_sync(_read(reader, url, ends))
         passages = _passages(page)
         with SQLiteStore(":memory:") as vectors:  # the page is embedded once for all its citations
             remembering = CachedEmbedder(model, vectors)
