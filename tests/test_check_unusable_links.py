@@ -44,6 +44,7 @@ def server() -> Iterator[MisbehavingServer]:
 def test_relative_links_are_kept_as_written_without_a_base_and_read_against_one() -> None:
     markdown = (
         "Rust is fast [a](rust.html). Rust is safe [1]. Rust is old [b](#history).\n\n"
+        "Its logo ![logo](logo.png) is red ![r](https://a.example/r.png).\n\n"
         '[1]: /wiki/Rust "Rust"\n[2]: Ibid.\n'
     )
     html = (
@@ -52,7 +53,7 @@ def test_relative_links_are_kept_as_written_without_a_base_and_read_against_one(
     assert [(c.sentence, c.url) for c in find_citations(markdown)] == [
         ("Rust is fast a.", "rust.html"),
         ("Rust is safe.", "/wiki/Rust"),
-    ]  # a place in the document itself and a definition holding a word cite nothing
+    ]  # a place in the document itself, images and a definition holding a word cite nothing
     assert [(c.sentence, c.url) for c in find_citations(html, "html")] == [
         ("Rust is fast a.", "rust.html")
     ]

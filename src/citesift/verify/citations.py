@@ -65,6 +65,8 @@ _INLINE = re.compile(
 """A link and its address: a web address written out or in angle brackets (where it may
 hold spaces), or a relative one (``rust.html``, ``/wiki/Rust``; no other scheme, no
 fragment of the document itself)."""
+_IMAGE = re.compile(rf"!{_INLINE.pattern}")
+"""An image (``![alt](logo.png)``): it shows, it cites nothing."""
 _PAREN_LINKS = re.compile(rf"\(\s*(?:{_INLINE.pattern}\s*(?:[,;]\s*)?)+\)")
 """Links standing alone in parentheses: they name the sources, they say nothing."""
 _CITING_WORDS = re.compile(
@@ -398,7 +400,8 @@ def _markdown_marks(
     groups and author–year brackets that cite, which no more end a sentence than a marker.
     A relative link is read against ``base_url``."""
     definitions = notes.definitions
-    inline = list(_INLINE.finditer(scanned))
+    links = list(_INLINE.finditer(scanned))  # images among them, which cite nothing
+    inline = [m for m in links if not (m.start() and scanned[m.start() - 1] == "!")]
     references = list(_REFERENCE.finditer(scanned))
     addresses = ((m, _inline_address(m, base_url)) for m in inline)
     marks = [(m.start(), url, _text(prose, m)) for m, url in addresses if url is not None]
@@ -415,7 +418,7 @@ def _markdown_marks(
         markers += [group.span()] if numbered else []
         at = group.start()  # one number for all its marks: a document may hold millions
         marks += [(at, url, marker) for marker, url in numbered]
-    marks += _written_out(scanned, _merged([m.span() for m in inline + references]))
+    marks += _written_out(scanned, _merged([m.span() for m in links + references]))
     marks += [(c.start, c.url, c.marker) for c in author_year]
     markers += dict.fromkeys((c.start, c.end) for c in author_year)
     return marks, sorted(markers)
@@ -454,9 +457,9 @@ def _link_follows(match: re.Match[str]) -> bool:
 
 def _plain_markdown(sentence: str) -> str:
     """A Markdown sentence as read: links become their text, but for those standing alone
-    in parentheses or saying only where the source is (``[source](...)``); markers and
-    emphasis go."""
-    text = _INLINE.sub(_link_words, _PAREN_LINKS.sub("", sentence))
+    in parentheses or saying only where the source is (``[source](...)``); images, markers
+    and emphasis go."""
+    text = _INLINE.sub(_link_words, _PAREN_LINKS.sub("", _IMAGE.sub("", sentence)))
     text = _REFERENCE.sub(_link_words, text)
     text = _MARKER.sub("", _GROUP.sub("", without_author_year(text)))
     return _tidy(_EMPHASIS.sub("", text))
