@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp import Client
+from pydantic import BaseModel
 
 from citesift.api.own_requests import CitationsRequest, ClaimRequest
 from citesift.mcp_server.config import McpConfig
@@ -92,3 +93,26 @@ def test_an_argument_past_its_bound_is_refused_in_one_plain_line() -> None:
             assert "\n" not in text_of(result) and "pydantic" not in text_of(result)
 
     served(scenario)
+
+
+def test_a_crash_inside_a_tool_is_not_answered_as_an_argument_error() -> None:
+    config = McpConfig()
+    shared = Shared(config, Settings(), Pager(config.page_chars, config.held_results))
+    server = build_server(shared)
+
+    class Inner(BaseModel):
+        secret_field: int
+
+    @server.tool()
+    async def breaks(word: str) -> str:
+        """Builds a model from a value it was never meant to hold."""
+        return str(Inner(secret_field=word))  # type: ignore[arg-type]
+
+    async def run() -> None:
+        async with Client(server) as client:
+            crashed = await client.call_tool("breaks", {"word": "internal-value"})
+            assert crashed.is_error and text_of(crashed) == "Error executing tool breaks"
+            refused = await client.call_tool("breaks", {})
+            assert refused.is_error and text_of(refused) == "breaks: word must be given"
+
+    asyncio.run(run())

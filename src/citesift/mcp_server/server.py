@@ -33,7 +33,10 @@ INSTRUCTIONS = (
 
 class Server(MCPServer[Any]):
     """The SDK's server, its tools' arguments out of their bounds refused in one plain
-    line naming the argument and the bound (the SDK answers with the validator's text)."""
+    line naming the argument and the bound (the SDK answers with the validator's text).
+    Only the SDK's own argument check is reworded: a crash inside a tool
+    (``UnexpectedToolError``, even one caused by a pydantic model) goes on as the SDK
+    answers it, naming no internal field or value."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -41,7 +44,7 @@ class Server(MCPServer[Any]):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
-            if isinstance(error.__cause__, ValidationError):
+            if type(error) is ToolError and isinstance(error.__cause__, ValidationError):
                 raise refused_arguments(name, error.__cause__) from None
             raise
 
