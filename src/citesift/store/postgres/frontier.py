@@ -90,6 +90,9 @@ STEPS = [
     """
     ALTER TABLE crawl_frontier ADD COLUMN hops INTEGER NOT NULL DEFAULT 0;
     """,
+    """
+    CREATE INDEX crawl_frontier_found ON crawl_frontier (crawl, state, seq);
+    """,
 ]
 
 
