@@ -13,7 +13,7 @@ from typing import Any
 
 from citesift.agent.evidence import Evidence
 from citesift.model import Place, TextPlace
-from citesift.text.places import sentence_link
+from citesift.text.places import SentencePlace, sentence_link
 
 MAX_VERIFIED_WORDS = 40
 """A longer text value is a summary in the model's words: it is never said to be verified."""
@@ -112,16 +112,21 @@ def appears(value: Any, text: str) -> bool:
 
 
 def value_link(
-    url: str, text: str, places: Sequence[TextPlace], value: Any
+    url: str,
+    text: str,
+    places: Sequence[TextPlace],
+    value: Any,
+    sentences: Sequence[SentencePlace] | None = None,
 ) -> tuple[str, Place | None]:
     """A link to where a passage (``text`` of ``url``) says ``value``, and its place in a
     file: the sentence that holds it as whole words (as a field is verified), or the few
-    of one line that hold it together; the passage's first sentence when none does."""
+    of one line that hold it together; the passage's first sentence when none does.
+    ``sentences``: the passage's ``sentence_places``, when found once for many values."""
     wanted = value_text(value)
     if wanted is None:
-        return sentence_link(url, text, places)
+        return sentence_link(url, text, places, sentences=sentences)
     found = words(wanted)
-    return sentence_link(url, text, places, lambda piece: found in words(piece))
+    return sentence_link(url, text, places, lambda piece: found in words(piece), sentences)
 
 
 def cited_ids(pointer: str, cited: Mapping[str, Sequence[str]]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from citesift.model import Block, Snapshot, TextPlace
 from citesift.store import AnyStore
 from citesift.store.runs import cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
-from citesift.text.places import place_words, places_in, stored_places
+from citesift.text.places import place_words, places_in, sentence_places, stored_places
 
 CONTEXT_CHARS = 200
 """How much of the snapshot is shown on each side of a span."""
@@ -121,11 +121,13 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     def linked(field: dict[str, Any], evidence_id: str) -> SpanTrace:
         """The evidence traced, linked at its sentence that holds the field's value."""
         span, places = traces[evidence_id]
-        link, _ = value_link(span.url, span.text, places, field.get("value"))
+        value = field.get("value")
+        link, _ = value_link(span.url, span.text, places, value, sentences[evidence_id])
         return replace(span, link=link)
 
     cited = dict.fromkeys(i for f in fields for i in cited_ids(f) if i in evidence)
     traces = {i: traced(evidence[i]) for i in cited}  # evidence many fields cite, traced once
+    sentences = {i: sentence_places(span.text, places) for i, (span, places) in traces.items()}
     return RunTrace(
         run.id,
         run.task,

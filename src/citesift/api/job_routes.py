@@ -19,10 +19,11 @@ from citesift.api.job_requests import AgentRequest, BatchScrapeRequest, ExtractR
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving
 from citesift.jobs import KEEP_SECONDS, JobsBusy, Work, batch_work, crawl_work, research_work
+from citesift.model import TextPlace
 from citesift.scrape.browser import Browser
 from citesift.scrape.result import TIMEOUT, ScrapeFailure
 from citesift.store.jobs import PAGE_ITEMS, ItemKind, Job
-from citesift.text.places import stored_places
+from citesift.text.places import SentencePlace, sentence_places, stored_places
 
 router = APIRouter(prefix="/v2", tags=["firecrawl jobs"])
 Shared = Annotated[Serving, Depends(serving)]
@@ -231,20 +232,27 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
     evidence it cites, with URL, quote and source span; a partial answer also shows all the
     evidence read before the run stopped, cited or not."""
     evidence = {item["id"]: item for item in answer.get("evidence", ())}
+    split: dict[str, _Split] = {}
+
+    def quoted(evidence_id: str, value: Any = None) -> dict[str, Any]:
+        """The evidence quoted, its sentences found once however many fields cite it."""
+        item = evidence[evidence_id]
+        if evidence_id not in split:
+            split[evidence_id] = _split(item)
+        return _quoted(item, split[evidence_id], value)
+
     fields = [
         {
             "pointer": field["pointer"],
             "value": field["value"],
             "verified": field["verified"],
-            "evidence": [
-                _quoted(evidence[i], field["value"]) for i in field["evidence_ids"] if i in evidence
-            ],
+            "evidence": [quoted(i, field["value"]) for i in field["evidence_ids"] if i in evidence],
         }
         for field in answer.get("fields", ())
     ]
     shown = {"fields": fields, "missing": answer.get("missing", []), "runId": answer.get("run_id")}
     if key == "partial":
-        shown["evidence"] = [_quoted(item) for item in evidence.values()]
+        shown["evidence"] = [quoted(i) for i in evidence]
     tokens = (answer.get("tokens_in") or 0) + (answer.get("tokens_out") or 0)
     return {
         key: answer.get("data"),
@@ -254,13 +262,24 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
     }
 
 
-def _quoted(evidence: dict[str, Any], value: Any = None) -> dict[str, Any]:
+_Split = tuple[tuple[TextPlace, ...], list[SentencePlace]]
+"""A piece of evidence's places in its file and its sentences (``sentence_places``)."""
+
+
+def _split(evidence: dict[str, Any]) -> _Split:
+    """The stored evidence's places and its sentences, found once for all that link it."""
+    text = evidence["text"]
+    places = stored_places(evidence.get("places"), len(text))
+    return places, sentence_places(text, places)
+
+
+def _quoted(evidence: dict[str, Any], split: _Split, value: Any = None) -> dict[str, Any]:
     """A piece of evidence as the status shows it: URL, quote, the stored span, and a link to
     its sentence that holds the field's ``value`` (its first sentence when none does or no
     field cites it): its page in a PDF or Office file, whose ``place`` it names; a text
-    fragment in a web page."""
+    fragment in a web page. ``split``: its places and sentences, as ``_split`` gives them."""
     url, text = evidence["url"], evidence["text"]
-    link, place = value_link(url, text, stored_places(evidence.get("places"), len(text)), value)
+    link, place = value_link(url, text, split[0], value, split[1])
     return {
         "url": url,
         "quote": text,

@@ -62,12 +62,16 @@ def sentence_link(
     text: str,
     places: Sequence[TextPlace],
     holds: Callable[[str], bool] | None = None,
+    sentences: Sequence[SentencePlace] | None = None,
 ) -> tuple[str, Place | None]:
     """A link to the sentence of a passage (``text`` of ``url``) that ``holds`` is true of,
     else to the fewest sentences running on in one line (at most ``LINKED_SENTENCES``) it is
     true of together, else to the passage's first sentence (its page in a file, a text
-    fragment in a web page), and that sentence's place in a file."""
-    sentences = sentence_places(text, places)
+    fragment in a web page), and that sentence's place in a file. ``sentences`` are the
+    passage's ``sentence_places`` when already found (a passage linked for many values is
+    split once)."""
+    if sentences is None:
+        sentences = sentence_places(text, places)
     if not sentences:
         place = places[0].place if places else None
         return link_to(url, text, place), place
