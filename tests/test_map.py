@@ -171,14 +171,15 @@ def test_the_map_command_prints_one_url_a_line_made_safe(
     assert refused.exit_code == 64 and "limit" in refused.stderr
 
 
-def test_a_start_page_that_fails_is_not_listed_and_the_map_command_exits_1(
+def test_a_start_page_that_fails_is_listed_by_the_map_not_the_command_which_exits_1(
     server: MisbehavingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     base = server.url("")
     serve_bytes(server, "/sitemap.xml", urlset([f"{base}/a", f"{base}/b"]), "application/xml")
     found = map_site(server.url("/nothere"), policy=loopback_policy(), fetcher=loopback_fetcher())
-    assert paths(found.urls, server) == ["/a", "/b"]
+    assert paths(found.urls, server) == ["/nothere", "/a", "/b"]  # as Firecrawl's map lists it
+    assert paths(found.readable_urls(), server) == ["/a", "/b"]
     assert found.start_failure == f"{base}/nothere: HTTP 404 Not Found"
     assert found.start_failure in found.problems
     args = ["map", server.url("/nothere"), "--allow-private", "--contact", "https://example.org/c"]
@@ -200,5 +201,16 @@ def test_a_start_page_robots_txt_forbids_is_a_start_failure(server: MisbehavingS
     found = map_site(
         server.url("/"), policy=loopback_policy(robots=True), fetcher=loopback_fetcher()
     )
-    assert found.urls == () and found.start_failure is not None
+    assert found.urls == (server.url("/"),) and found.readable_urls() == ()
+    assert found.start_failure is not None
     assert "robots.txt" in found.start_failure and server.hits("/") == 0
+
+
+def test_a_start_page_that_fails_but_a_sitemap_names_is_readable(
+    server: MisbehavingServer,
+) -> None:
+    base = server.url("")
+    serve_bytes(server, "/sitemap.xml", urlset([f"{base}/a", f"{base}/gone"]), "application/xml")
+    found = map_site(server.url("/gone"), policy=loopback_policy(), fetcher=loopback_fetcher())
+    assert found.start_failure is not None and found.start_in_sitemap
+    assert paths(found.readable_urls(), server) == ["/gone", "/a"]

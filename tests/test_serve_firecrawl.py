@@ -191,6 +191,17 @@ def test_a_map_option_citesift_cannot_honour_is_a_400_naming_it(
     assert server.hits("/") == 0
 
 
+def test_a_map_lists_a_start_page_that_fails_first_and_warns_why(
+    served: str, server: MisbehavingServer
+) -> None:
+    base = server.url("")
+    serve_bytes(server, "/sitemap.xml", urlset([f"{base}/a"]), "application/xml")
+    answer = httpx.post(f"{served}/v2/map", json={"url": server.url("/nothere")}, timeout=10)
+    assert answer.status_code == 200
+    assert [link["url"] for link in answer.json()["links"]] == [f"{base}/nothere", f"{base}/a"]
+    assert f"{base}/nothere: HTTP 404 Not Found" in answer.json()["warning"]
+
+
 def test_a_map_past_its_timeout_is_a_408(served: str, server: MisbehavingServer) -> None:
     serve_page(server, "/", page("Home", []), delay=3)
     answer = httpx.post(

@@ -327,7 +327,7 @@ class _Run:
         except ValueError as error:
             self.tell(f"{url} cannot be mapped: {error}")
             return "refused"
-        kept = [u for u in found.urls if self.tools.refusal(u) is None]
+        kept = [u for u in found.readable_urls() if self.tools.refusal(u) is None]
         for address in kept:
             self.state.candidates.setdefault(address, Candidate(address))
         problems = "".join(f"- {p}\n" for p in found.problems[:MAX_PROBLEMS])

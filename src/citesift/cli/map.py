@@ -56,12 +56,13 @@ def map_command(
     for problem in found.problems:
         if problem != found.start_failure:
             say(f"note: {problem}", err=True)
+    urls = found.readable_urls()  # a start that could not be read is said below, not listed
     if output is ListFormat.json:
-        listed = {"url": found.url, "urls": list(found.urls), "sitemaps": list(found.sitemaps),
+        listed = {"url": found.url, "urls": list(urls), "sitemaps": list(found.sitemaps),
                   "start_failure": found.start_failure}  # fmt: skip
         say(safe_json(listed))
     else:
-        for address in found.urls:
+        for address in urls:
             say(address)
     if found.start_failure is not None:
         fail(f"the start page could not be read: {found.start_failure}")

@@ -38,16 +38,24 @@ _SITEMAP_LINE = re.compile(r"^\s*sitemap\s*:\s*(\S+)", re.IGNORECASE | re.MULTIL
 
 @dataclass(frozen=True)
 class SiteMap:
-    """A site's URLs (the start first unless ``search`` ranks them, or it could not be read),
-    the sitemap files read, what could not be read or was cut short (``problems``), and why
-    the start page could not be read (``start_failure``, one of the problems; the start is
-    then listed only where a sitemap names it)."""
+    """A site's URLs (the start first unless ``search`` ranks them, listed even when it
+    could not be read, as Firecrawl's map lists it), the sitemap files read, what could not
+    be read or was cut short (``problems``), why the start page could not be read
+    (``start_failure``, one of the problems) and whether a sitemap names the start."""
 
     url: str
     urls: tuple[str, ...]
     sitemaps: tuple[str, ...]
     problems: tuple[str, ...]
     start_failure: str | None = None
+    start_in_sitemap: bool = False
+
+    def readable_urls(self) -> tuple[str, ...]:
+        """``urls`` without the start when it could not be read and no sitemap names it:
+        the pages worth reading, not the site's list as a copy of Firecrawl's map gives it."""
+        if self.start_failure is None or self.start_in_sitemap:
+            return self.urls
+        return tuple(url for url in self.urls if url != self.url)
 
 
 @dataclass(frozen=True)
@@ -121,8 +129,14 @@ async def amap_site(
     if search and search.strip():
         words = set(words_of(search))
         urls.sort(key=lambda found: -match_score(found, reader.found[found], words))
-    listed = tuple(urls[:limit])
-    return SiteMap(start, listed, tuple(reader.read), tuple(reader.problems), reader.start_failure)
+    return SiteMap(
+        start,
+        tuple(urls[:limit]),
+        tuple(reader.read),
+        tuple(reader.problems),
+        reader.start_failure,
+        reader.start_in_sitemap,
+    )
 
 
 def start_url(url: object) -> str:
@@ -156,6 +170,7 @@ class _Reader:
         self.read: list[str] = []
         self.problems: list[str] = []
         self.start_failure: str | None = None
+        self.start_in_sitemap = False
 
     def add(self, address: str, text: str = "", base: str | None = None) -> None:
         """Count ``address`` once when it is an http(s) URL in scope, until ``wanted`` are
@@ -192,11 +207,9 @@ class _Reader:
             self.add(link, text)
 
     def _start_failed(self, why: str) -> None:
-        """Keep why the start page could not be read, and list it no more (a sitemap naming
-        it lists it again)."""
+        """Keep why the start page could not be read (it stays listed first)."""
         self.start_failure = f"{self.start}: {why}"
         self.problems.append(self.start_failure)
-        del self.found[self.start]
 
     async def read_sitemaps(self) -> None:
         """The sitemaps robots.txt lists and ``/sitemap.xml``, indexes followed breadth-first."""
@@ -227,6 +240,7 @@ class _Reader:
             if found.problem:
                 self.problems.append(f"{url}: {found.problem}")
             for page in found.urls:
+                self.start_in_sitemap = self.start_in_sitemap or normalise(page) == self.start
                 self.add(page)
             for child in map(normalise, found.sitemaps):
                 if child is None or child in seen or host_of(child) not in self.hosts:
