@@ -159,3 +159,16 @@ def test_the_summary_names_the_most_frequent_reasons_and_counts_the_rest() -> No
     ]
     assert lines[6] == "  3 more for 2 other reason(s)" and len(lines) == 7
     assert all(len(line) < 500 for line in lines)  # a long URL is cut short
+
+
+def test_a_crawl_its_limit_stops_before_a_page_is_read_exits_75_not_1(
+    server: MisbehavingServer, here: Path
+) -> None:
+    serve_page(server, "/a", page("A", []))
+    result = CliRunner().invoke(app, crawl_args(server, "/redirect?to=/a", "--limit", "1"))
+    assert result.exit_code == 75, result.output
+    assert "0 done, 1 queued, 0 failed" in result.stderr
+    assert "error: the crawl reached its --limit before a page was read (1 queued)" in (
+        result.stderr
+    )
+    assert "could not be read" not in result.stderr and server.hits("/a") == 0
