@@ -133,3 +133,27 @@ def test_wikipedia_search_feeds_a_run_and_articles_are_read_as_wikipedia(
         assert first.url == article and first.title == "MOSFET"
         assert first.licence is not None and first.licence.name == "CC BY-SA 4.0"
         assert any("/api/rest_v1/page/html/MOSFET" in p for p in wiki.paths())
+
+
+def test_an_article_wikipedia_does_not_have_is_told_to_the_model_once_with_its_status(
+    wikipedia_fixtures: Path, api: ScriptedServer
+) -> None:
+    with WikipediaStandIn(wikipedia_fixtures) as wiki:
+        missing = f"{wiki.origin}/wiki/No_such_article"
+        api.script(
+            "/v1/chat/completions",
+            chat_reply(json.dumps({"action": "scrape", "urls": [missing], "query": "anything"})),
+            chat_reply(json.dumps({"action": "finish", "data": None, "missing": ["all"]})),
+        )
+        research(
+            "What is in the article?",
+            identity=TEST_IDENTITY,
+            model="scripted",
+            base_url=api.base_url,
+            search="wikipedia",
+            search_url=wiki.origin,
+            allow_private=True,
+            fetcher=loopback_fetcher(),
+        )
+        prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
+        assert "HTTP 404 Not Found" in prompts[1] and "HTTP 404: HTTP 404" not in prompts[1]

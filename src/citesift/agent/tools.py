@@ -21,6 +21,7 @@ from citesift.scrape.options import RenderChoice, ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeResult
 from citesift.sources import WikipediaSourceProvider
+from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import fetching
 from citesift.store import AnyStore
 
@@ -114,10 +115,9 @@ class WebPages:
 
 
 def _reason(outcome: Limited | Skipped) -> str:
-    """Why a read gave nothing, in words for the model."""
-    reason = outcome.reason or type(outcome).__name__.lower()
-    status = getattr(outcome, "status", None)
-    return f"HTTP {status}: {reason}" if status else reason
+    """Why a read gave nothing, in words for the model (an HTTP status said once)."""
+    status = outcome.status if isinstance(outcome, Skipped) else None
+    return skipped_reason(status, outcome.reason or type(outcome).__name__.lower())
 
 
 class WikipediaSearch:
