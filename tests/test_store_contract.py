@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from citesift.errors import InvalidArgument, NotFound
 from citesift.index.embedders.base import normalise_rows
 from citesift.index.rag import Rag, create_rag
 from citesift.model import Snapshot
@@ -27,7 +28,7 @@ from citesift.store.embeddings import (
 )
 from citesift.store.frontier import Entry, frontier_in
 from citesift.store.limits import budget_in
-from citesift.store.runs import runs_in
+from citesift.store.runs import runs_in, stored_run
 from citesift.store.snapshots import SnapshotCorrupted, snapshots_in
 
 pytestmark = pytest.mark.timeout(90)
@@ -627,3 +628,22 @@ def test_listing_a_crawls_failures_takes_time_in_proportion_to_them(store: AnySt
     small = _listing_seconds(store, "small", 1_000)
     large = _listing_seconds(store, "large", 40_000)
     assert large < 150 * small, (small, large)
+
+
+def test_a_prefix_of_several_runs_ids_is_refused_naming_them_not_as_absent(
+    store: AnyStore,
+) -> None:
+    """Of seventeen runs, two ids begin with one hex digit: that digit names no one run."""
+    runs = runs_in(store)
+    ids = [runs.start(f"task {n}") for n in range(17)]
+    shared = next(i[0] for i in ids if sum(j[0] == i[0] for j in ids) > 1)
+    begun = sorted(i for i in ids if i[0] == shared)
+    with pytest.raises(InvalidArgument) as refused:
+        stored_run(store, shared)
+    assert not isinstance(refused.value, NotFound)
+    assert str(refused.value).startswith(
+        f"run must be a prefix of one stored run's id, not of several ({begun[0]}, {begun[1]}"
+    )
+    assert stored_run(store, begun[0]).id == begun[0]  # a whole id names its run
+    with pytest.raises(NotFound, match="run must be the id of a stored run"):
+        stored_run(store, "g")

@@ -125,6 +125,18 @@ class RunStore:
         except (TypeError, ValueError, RecursionError) as error:
             raise StoreCorrupt(f"run {found} is damaged in the store: {error}"[:300]) from None
 
+    def ids_begun_by(self, prefix: str, most: int = 3) -> list[str]:
+        """The ids (``most`` of them at most, in order) of the runs ``prefix`` begins: more
+        than one when it is too short to name a run."""
+        if not prefix.isascii() or not prefix.isalnum() or len(prefix) > MAX_RUN_ID:
+            return []
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                self._sql("SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT ?"),
+                (prefix + "%", most),
+            ).fetchall()
+        return [str(row[0]) for row in rows]
+
 
 def cited_ids(field: dict[str, Any]) -> list[str]:
     """The evidence ids a stored answer's field cites, each once in the order first cited
@@ -142,11 +154,17 @@ def _json(value: Any) -> str:
 
 def stored_run(store: SQLiteStore | PostgresStore, run_id: object) -> StoredRun:
     """The run ``run_id`` (a unique prefix of it will do) kept in ``store``; ``NotFound``
-    when there is none."""
-    run = runs_in(store).get(run_id) if isinstance(run_id, str) else None
-    if run is None:
-        raise NotFound(str(invalid("run", run_id, "the id of a stored run")))
-    return run
+    when there is none, ``InvalidArgument`` naming the runs it begins when it begins more
+    than one."""
+    runs = runs_in(store)
+    run = runs.get(run_id) if isinstance(run_id, str) else None
+    if run is not None:
+        return run
+    begun = runs.ids_begun_by(run_id) if isinstance(run_id, str) else []
+    if len(begun) > 1:
+        named = ", ".join(begun[:2]) + (", ..." if len(begun) > 2 else "")
+        raise invalid("run", run_id, f"a prefix of one stored run's id, not of several ({named})")
+    raise NotFound(str(invalid("run", run_id, "the id of a stored run")))
 
 
 def runs_in(store: SQLiteStore | PostgresStore) -> RunStore:
