@@ -69,11 +69,11 @@ _IMAGE = re.compile(rf"!{_INLINE.pattern}")
 """An image (``![alt](logo.png)``): it shows, it cites nothing."""
 _PAREN_LINKS = re.compile(rf"\(\s*(?:{_INLINE.pattern}\s*(?:[,;]\s*)?)+\)")
 """Links standing alone in parentheses: they name the sources, they say nothing."""
-_CITING_WORDS = re.compile(
-    r"[\s\[(]*(?i:sources?|links?|here|refs?|references?|citations?|cited|see|more|"
-    r"read more|via)[\s\])]*"
-)
-"""A link's text that only points at its source (``source``, ``here``): no claim word."""
+_CITING_WORDS = re.compile(r"[\s\[(]*(?i:sources?|links?|here)[\s\])]*")
+"""A link's text that only points at its source (``source``, ``here``, ``link``)."""
+_ENDS_SENTENCE = re.compile(r"(?:[^\S\n]|[)\]\"'”’»]|\[[^\[\]\n]{1,40}\])*(?:[.?!…‽]|\n|$)")
+"""What may follow a link that ends its sentence: closing brackets and quotes, note markers,
+then the sentence's final punctuation or its line's end."""
 _EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*(?:(?i:see|cf\.?|via)\s*)?[)\]]")
 _SCHEME = re.compile(r"[a-zA-Z][\w+.-]*:")
 _DESTINATION = re.compile(r"<?([^\s<>]+)>?(?:\s+[\"'(].*)?")
@@ -103,6 +103,8 @@ _SUP = re.compile(r"<sup\b[^<>]*>((?:[^<]|<(?!/?sup\b)){0,300})</sup\s*>", re.I)
 _SUP_SPLIT = re.compile(r"[\s\[\],;–-]+")
 _SUP_WORD = re.compile(r"\d{1,4}|[a-z]{1,4}\d{0,4}")
 """A word of a note marker: ``7``, ``a``, ``note``, ``nb``, ``n1``."""
+_NOTE_LABEL = re.compile(r"\d{1,4}|[a-z]|[a-z]{1,4}\d{1,4}|\[[^\[\]]{1,60}\]")
+"""A link's text that may name a note: ``1``, ``a``, ``n1``, or words in brackets."""
 _ENDS = tuple(".,;:!?)\"'”’")
 _OPEN_BEFORE = re.compile(r"\(\s*$")
 _CLOSE_AFTER = re.compile(r"\s*\)")
@@ -466,8 +468,12 @@ def _plain_markdown(sentence: str) -> str:
 
 
 def _link_words(link: re.Match[str]) -> str:
-    """A link's text as a claim's words: none when it only points at the source."""
-    return "" if _CITING_WORDS.fullmatch(link.group(1)) else link.group(1)
+    """A link's text as a claim's words: none when it only points at the source and ends
+    the sentence (``Go is compiled [source](…).``); else they say something (``Go is a
+    [reference](…) language.``)."""
+    if _CITING_WORDS.fullmatch(link.group(1)) and _ENDS_SENTENCE.match(link.string, link.end()):
+        return ""
+    return link.group(1)
 
 
 def _html_citations(html: str, base_url: str | None) -> list[Citation]:
@@ -486,19 +492,26 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     for match in _ID.finditer(html):
         ids.setdefault(match.group(1), match.start())
     lists = _Lists.of(html)
+    sups = [m.span() for m in _SUP.finditer(html)]
+    sup_starts = [start for start, _ in sups]
     notes: list[tuple[int, int]] = []
     marks: list[tuple[int, str, str]] = []
     unsaid = _sup_markers(html, prose)
+    unmarked = _blanked(prose, unsaid)  # what follows a link, read past its note markers
     joined: dict[str, str | None] = {}  # a page links to one address many times over
     for match in _ANCHOR.finditer(html):
         found = _HREF.search(match.group(1))
         if found is None:
             continue
         href = htmllib.unescape(next(g for g in found.groups() if g is not None)).strip()
+        closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
+        label = prose[match.end() : closing if closing >= 0 else match.end()]
         target = ids.get(href[1:], -1) if href.startswith("#") else -1
-        note = _note(html, target) if target > match.end() else None  # not a way back
-        if note is not None:
+        marker = _inside(sups, sup_starts, match.start()) or _names_a_note(label.strip())
+        note = _note(html, target) if marker and target > match.end() else None
+        if note is not None:  # a marker citing a note further down, not its way back
             notes.append(lists.holding(note, match.start()))
+            unsaid.append((match.end(), match.end() + len(label)))  # a marker is no claim word
             url = _note_address(html, note, base_url)
         else:
             if href not in joined:
@@ -506,11 +519,9 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
             url = joined[href]
         if url is None:
             continue
-        closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
-        label = prose[match.end() : closing if closing >= 0 else match.end()]
         marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
         if closing >= 0:
-            unsaid += _source_words(html, prose, match.start(), match.end(), closing)
+            unsaid += _source_words(html, unmarked, match.start(), match.end(), closing)
     for match in _CITE.finditer(html):
         address = URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
@@ -557,8 +568,7 @@ def _sup_markers(html: str, prose: str) -> list[tuple[int, int]]:
     after a sentence's punctuation (``2`` in ``mc<sup>2</sup>`` is a power)."""
     spans = []
     for match in _SUP.finditer(html):
-        words = [w for w in _SUP_SPLIT.split(strip_tags(match.group(1))) if w]
-        if not words or len(words) > MAX_RANGE or not all(map(_SUP_WORD.fullmatch, words)):
+        if not _note_words(strip_tags(match.group(1))):
             continue
         before = prose[max(match.start() - 40, 0) : match.start()].rstrip()
         if "<a" in match.group(1).lower() or "[" in match.group(1) or before[-1:] in _ENDS:
@@ -566,16 +576,33 @@ def _sup_markers(html: str, prose: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _note_words(text: str) -> bool:
+    """Whether ``text`` holds only the words of note markers (``7``, ``[7]``, ``[a]``,
+    ``[note 1]``, ``1–3``), and no more of them than a range names."""
+    words = [w for w in _SUP_SPLIT.split(text) if w]
+    return 0 < len(words) <= MAX_RANGE and all(map(_SUP_WORD.fullmatch, words))
+
+
+def _names_a_note(label: str) -> bool:
+    """Whether a link's text is a note marker (``1``, ``[1]``, ``a``, ``[note 2]``): a link
+    to a place on the page saying more (``Jump to history``) cites nothing."""
+    return _NOTE_LABEL.fullmatch(label) is not None and _note_words(label)
+
+
 def _source_words(
     html: str, prose: str, start: int, text_start: int, text_end: int
 ) -> list[tuple[int, int]]:
     """What of a link is no claim word: the link and its parentheses when it stands alone
-    in them (``(<a>source</a>)``), else its text when it only points at its source."""
+    in them (``(<a>source</a>)``), else its text when it only points at its source and
+    ends the sentence (``see <a>here</a>.``, not ``a <a>source</a> language``)."""
     opening = _OPEN_BEFORE.search(prose, max(start - 40, 0), start)
-    closing = _CLOSE_AFTER.match(prose, html.find(">", text_end) + 1 or text_end)
+    after = html.find(">", text_end) + 1 or text_end
+    closing = _CLOSE_AFTER.match(prose, after)
     if opening and closing:
         return [(opening.start(), closing.end())]
-    return [(text_start, text_end)] if _CITING_WORDS.fullmatch(prose[text_start:text_end]) else []
+    if _CITING_WORDS.fullmatch(prose[text_start:text_end]) and _ENDS_SENTENCE.match(prose, after):
+        return [(text_start, text_end)]
+    return []
 
 
 def _plain_html(sentence: str) -> str:
