@@ -479,10 +479,11 @@ def _link_words(link: re.Match[str]) -> str:
 def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     """Sentences of the page's text holding an ``<a href>`` (a relative one read against
     ``base_url``) or a ``<cite>`` naming an address (offsets are the page's, as
-    ``strip_tags`` keeps them). A link to a note on the page cites the address in that note;
-    the links of the list holding the notes cite nothing, nor does any other link to a place
-    on the page (a note's way back to its marker, say). A note marker (``<sup>``) and a
-    link's text naming only its source are no words of the claim."""
+    ``strip_tags`` keeps them). A note marker (a link in a ``<sup>`` or named as a note,
+    ``[1]``) to a note further down cites the address in that note; the links of the list
+    holding the notes cite nothing, nor does any other link to a place on the page (a note's
+    way back to its marker, a table of contents). A note marker and a link's text naming
+    only its source at the sentence's end are no words of the claim."""
     stripped, pieces, done = strip_tags(html), [], 0
     for match in _BLOCK_END.finditer(html):  # a block's end ends its sentence
         pieces += [stripped[done : match.start()], "\n"]
