@@ -444,7 +444,9 @@ def test_an_empty_file_is_said_skipped_not_indexed(corpus: Path, tmp_path: Path)
     assert code == 0 and "skipped 1 empty document(s)" in out and "indexed" not in out
 
 
-def test_hybrid_scores_are_positive_and_an_unrelated_file_is_not_listed(tmp_path: Path) -> None:
+def test_hybrid_scores_are_positive_and_min_similarity_leaves_out_unrelated(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "tides.md").write_text("The Moon's gravity raises tides in the oceans twice a day.")
@@ -458,5 +460,11 @@ def test_hybrid_scores_are_positive_and_an_unrelated_file_is_not_listed(tmp_path
     (folder / "sea.md").write_text("Sea levels rise and fall with the lunar pull.")
     assert run("index", "add", str(folder), "--store", store)[0] == 0
     hits = json.loads(run("search", "moon tides", "--store", store, "--format", "json")[1])
-    assert [h["provenance"]["title"] for h in hits] == ["tides", "sea"]  # bread: unrelated
-    assert hits[0]["score"] > hits[1]["score"] > 0
+    assert [h["provenance"]["title"] for h in hits] == ["tides", "sea", "bread"]
+    assert hits[0]["score"] > hits[1]["score"] > hits[2]["score"] > 0
+    code, out, _ = run("search", "moon tides", "--store", store, "--format", "json",
+                       "--min-similarity", "0.3")  # fmt: skip
+    assert code == 0
+    kept = json.loads(out)
+    assert [h["provenance"]["title"] for h in kept] == ["tides", "sea"]  # bread: unrelated
+    assert [h["score"] for h in kept] == [h["score"] for h in hits[:2]]

@@ -20,7 +20,8 @@ from test_rag_helpers import HashEmbedder, ListStore
     [{"top_k": 0}, {"top_k": 2.5}, {"chunk_size": -1}, {"chunk_size": -10}, {"chunk_size": 0},
      {"chunk_overlap": -3}, {"chunk_size": 100, "chunk_overlap": 100}, {"threshold": math.nan},
      {"rerank_weight": 1.5}, {"rerank_weight": math.nan}, {"mode": "fuzzy"},
-     {"fusion": "average"}, {"top_k": 10**9}],
+     {"fusion": "average"}, {"top_k": 10**9}, {"min_similarity": 1.5},
+     {"min_similarity": math.nan}, {"threshold": 0.05}],
 )  # fmt: skip
 def test_options_that_make_no_sense_are_refused_by_name(tmp_path, option: dict) -> None:
     name = next(reversed(option))
@@ -335,6 +336,29 @@ def test_threshold_drops_low_scores_and_none_means_none(
     rag = create_rag(HashEmbedder(), store, mode="bm25", threshold=threshold)
     rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
     assert [h.provenance.document_id for h in rag.search("x")] == kept
+
+
+def test_a_hybrid_threshold_is_on_the_reciprocal_rank_scale(tmp_path) -> None:
+    with pytest.raises(InvalidArgument, match=r"threshold must be at most 2/61 \(0\.0328\)"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", threshold=0.5)
+    assert create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", threshold=0.5)
+    top = create_rag(HashEmbedder(), tmp_path / "s.db", threshold=2 / 61)
+    top.ingest([{"id": "a", "content": "solar panels"}, {"id": "b", "content": "bread"}])
+    assert [h.provenance.document_id for h in top.search("solar panels")] == ["a"]
+
+
+@pytest.mark.parametrize(
+    "min_similarity,kept", [(None, ["a", "b"]), (0.5, ["a"]), (-1, ["a", "b"])]
+)
+def test_min_similarity_leaves_out_unrelated_hybrid_hits_only_when_set(
+    tmp_path, min_similarity: float | None, kept: list[str]
+) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", min_similarity=min_similarity)
+    rag.ingest([{"id": "a", "content": "solar panels power homes"},
+                {"id": "b", "content": "bread is baked from flour"}])  # fmt: skip
+    hits = rag.search("solar energy")
+    assert [h.provenance.document_id for h in hits] == kept
+    assert all(h.score is not None and h.score > 0 for h in hits)
 
 
 def test_rerank_by_name_with_its_weight(tmp_path) -> None:

@@ -57,6 +57,15 @@ def search(
         float,
         typer.Option(min=0, max=1, help="The reranker's share of the score; the rest stays."),
     ] = DEFAULT_RERANK_WEIGHT,
+    min_similarity: Annotated[
+        float | None,
+        typer.Option(
+            min=-1,
+            max=1,
+            help="Hybrid: leave out chunks sharing no word with the query and less similar "
+            "than this (the embedder's cosine; default: keep all).",
+        ),
+    ] = None,
     output: Listing = ListFormat.text,
     store: Store = None,
 ) -> None:
@@ -69,7 +78,11 @@ def search(
     chosen = reranker or ("bm25" if rerank else None)
     ranker = _reranker(chosen, rerank_key, rerank_url, rerank_model) if chosen else None
     rag = create_rag(
-        store=index_store(store), mode=retrieval.value, rerank=ranker, rerank_weight=rerank_weight
+        store=index_store(store),
+        mode=retrieval.value,
+        rerank=ranker,
+        rerank_weight=rerank_weight,
+        min_similarity=min_similarity,
     )
     rag.backfill = _say_backfill
     try:

@@ -15,6 +15,8 @@ from citesift.model import Match
 from citesift.numbers import is_finite_number, number_in
 
 RRF_K = 60
+HYBRID_TOP_SCORE = 2 / (RRF_K + 1)
+"""The highest score of a hybrid hit (the reciprocal-rank scale: first in both lists)."""
 MAX_RRF_K = 1e9
 DEFAULT_VECTOR_WEIGHT = 0.5
 DEFAULT_BM25_WEIGHT = 0.5

@@ -44,10 +44,6 @@ vectors take minutes)."""
 HYBRID_DEPTH = 300
 """How many candidates each side of a hybrid search brings to the fusion (at least): deep
 enough that the documents behind them, cut into several passages each, are many."""
-UNRELATED_SIMILARITY = 0.3
-"""The dense similarity (cosine) below which a chunk that shares no word with the query is
-taken as unrelated, and left out of hybrid results: sentence embedders such as the default
-MiniLM score unrelated texts about -0.1 to 0.25, and a paraphrase 0.5 or more."""
 FUSIONS = ("zscore", "weighted", "rrf")
 DEFAULT_FUSION = "zscore"
 PASSAGES, DOCUMENTS = "passages", "documents"
@@ -414,7 +410,8 @@ def search_by_mode(
 ) -> list[Match]:
     """The hits of ``query`` by its mode: BM25 alone (always when it has no vector), dense
     alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``zscore``, ``weighted``
-    or ``rrf``), less the unrelated ones (see ``related``)."""
+    or ``rrf``), less the unrelated ones when the query sets ``min_similarity`` (see
+    ``related``)."""
     if query.mode == "bm25" or query.vector is None:
         return lexical(query, query.top_k)
     if query.mode == "dense":
@@ -427,17 +424,22 @@ def search_by_mode(
         fused = weighted_fusion(dense_hits, lexical_hits)
     else:
         fused = zscore_fusion(dense_hits, lexical_hits)
-    kept = related(lexical_hits, dense_hits)
+    if query.min_similarity is None:
+        return fused[: query.top_k]
+    kept = related(lexical_hits, dense_hits, query.min_similarity)
     return [hit for hit in fused if hit.id in kept][: query.top_k]
 
 
-def related(lexical_hits: Sequence[Match], dense_hits: Sequence[Match]) -> set[str]:
+def related(
+    lexical_hits: Sequence[Match], dense_hits: Sequence[Match], min_similarity: float
+) -> set[str]:
     """The ids a hybrid search lists: each the lexical side found (it shares a word with the
-    query), and each whose dense similarity reaches ``UNRELATED_SIMILARITY``. A chunk with
-    neither is unrelated, however the fusion scores it against the others (with two chunks,
-    the one that is no match is still the second)."""
+    query), and each whose dense similarity reaches ``min_similarity``. A chunk with neither
+    is unrelated, however the fusion scores it against the others (with two chunks, the one
+    that is no match is still the second). What similarity parts related from unrelated
+    depends on the embedder (and a true paraphrase can score low), so none is assumed."""
     kept = {hit.id for hit in lexical_hits}
-    kept.update(hit.id for hit in dense_hits if (hit.score or 0.0) >= UNRELATED_SIMILARITY)
+    kept.update(hit.id for hit in dense_hits if (hit.score or 0.0) >= min_similarity)
     return kept
 
 

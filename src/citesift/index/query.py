@@ -16,7 +16,9 @@ MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense")
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A search: ``vector`` (from ``embedder``) is None in BM25 mode."""
+    """A search: ``vector`` (from ``embedder``) is None in BM25 mode; ``min_similarity``
+    (None: none) leaves out of hybrid results each chunk that shares no word with the query
+    and whose dense similarity is below it."""
 
     text: str
     top_k: int
@@ -24,6 +26,7 @@ class Query:
     vector: np.ndarray | None = None
     embedder: str | None = None
     filter: dict[str, Any] | None = None
+    min_similarity: float | None = None
 
 
 def query_text(query: object) -> str:

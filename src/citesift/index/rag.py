@@ -18,6 +18,7 @@ from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_context, ch
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
+from citesift.index.fusion import HYBRID_TOP_SCORE, RRF_K
 from citesift.index.local import DEFAULT_FUSION, LocalStore
 from citesift.index.query import MODES, Mode, Query, query_text
 from citesift.index.rerankers.base import (
@@ -72,9 +73,11 @@ class Rag:
         threshold: float | None = None,
         rerank_weight: float = DEFAULT_RERANK_WEIGHT,
         owns_store: bool = False,
+        min_similarity: float | None = None,
     ) -> None:
         self.store, self.mode, self.top_k, self.reranker = store, mode, top_k, reranker
         self.threshold, self.rerank_weight = threshold, rerank_weight
+        self.min_similarity = min_similarity
         self.chunk_size, self.chunk_overlap, self.split = chunk_size, chunk_overlap, split
         self._make_embedder = embedder
         self._embedder: Embedder | None = None
@@ -204,7 +207,9 @@ class Rag:
             return Query(text, top_k, "bm25", filter=check_filter(filter))
         self._backfill(embedder)
         vector = _uncached(embedder).embed([text])[0]
-        return Query(text, top_k, self.mode, vector, embedder.name, check_filter(filter))
+        return Query(
+            text, top_k, self.mode, vector, embedder.name, check_filter(filter), self.min_similarity
+        )
 
     def _backfill(self, embedder: Embedder) -> None:
         """Embed chunks the store holds without a vector of this embedder (a store that
@@ -235,6 +240,7 @@ def create_rag(
     rerank: Reranker | bool | str | None = None,
     fusion: str = DEFAULT_FUSION,
     rerank_weight: float = DEFAULT_RERANK_WEIGHT,
+    min_similarity: float | None = None,
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
     default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
@@ -246,17 +252,20 @@ def create_rag(
     ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True`` means
     ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
-    it (scores are on each mode's own scale). Hybrid search fuses the two sides' standard
-    scores (z-scores) with equal weights (``fusion="zscore"``: ordered by them, scored on
-    the reciprocal-rank scale, every hit above 0), their min-max normalised scores
-    (``fusion="weighted"``) or their reciprocal ranks (``fusion="rrf"``), and leaves out
-    chunks unrelated to the query (no word in common, dense similarity below
-    ``UNRELATED_SIMILARITY``). A value that makes no sense is an ``InvalidArgument`` naming
-    it."""
+    it, on each mode's own scale: in hybrid mode the reciprocal-rank scale, above 0 and at
+    most ``HYBRID_TOP_SCORE`` (2/61, a hit both sides rank first), so a higher one is
+    refused. Hybrid search fuses the two sides' standard scores (z-scores) with equal
+    weights (``fusion="zscore"``: ordered by them, scored on the reciprocal-rank scale),
+    their min-max normalised scores (``fusion="weighted"``) or their reciprocal ranks
+    (``fusion="rrf"``); ``min_similarity`` (-1 to 1; None: keep all) leaves out chunks that
+    share no word with the query and whose dense similarity is below it (what parts related
+    from unrelated depends on the embedder). A value that makes no sense is an
+    ``InvalidArgument`` naming it."""
     if mode not in MODES:
         raise invalid("mode", mode, f"one of {', '.join(MODES)}")
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
-    limit = None if threshold is None else number_in("threshold", threshold, -math.inf, math.inf)
+    limit = checked_threshold(threshold, mode)
+    similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)
     chunks = chunk_store(store, fusion)
     return Rag(
@@ -271,7 +280,20 @@ def create_rag(
         threshold=limit,
         rerank_weight=weight,
         owns_store=chunks is not store,
+        min_similarity=similar,
     )
+
+
+def checked_threshold(threshold: float | None, mode: str) -> float | None:
+    """``threshold`` as a float, refused (``InvalidArgument`` naming the range) when it is
+    not a number, or in hybrid mode when it is above every score the mode gives."""
+    if threshold is None:
+        return None
+    limit = number_in("threshold", threshold, -math.inf, math.inf)
+    if mode == "hybrid" and limit > HYBRID_TOP_SCORE:
+        scale = f"at most 2/{RRF_K + 1} ({HYBRID_TOP_SCORE:.4f})"
+        raise invalid("threshold", threshold, f"{scale} in hybrid mode (reciprocal-rank scale)")
+    return limit
 
 
 def _reranker(rerank: Reranker | bool | str | None) -> Reranker | None:

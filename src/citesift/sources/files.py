@@ -21,12 +21,15 @@ from citesift.encoding import decode_html
 from citesift.errors import CitesiftError, DocumentError
 from citesift.extract.document import extract_document, now_ms
 from citesift.extract.notes import note_document
+from citesift.extract.plaintext import text_document
 from citesift.extract.rules import Mode
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown")
-"""Text files, read as Markdown notes (front matter, wikilinks, sections)."""
+NOTE_SUFFIXES = (".md", ".markdown")
+"""Text files read as Markdown notes (front matter, wikilinks, sections)."""
+TEXT_SUFFIXES = (".txt", *NOTE_SUFFIXES)
+"""Text files: Markdown notes, and plain text (read as it stands, no markup)."""
 HTML_SUFFIXES = (".html", ".htm")
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx")
 """What a folder's files are named to be indexed; each file is read as what its bytes are."""
@@ -45,8 +48,8 @@ class FileRefused(CitesiftError):
 
 def file_document(path: Path, mode: Mode = "article") -> SourceDocument:
     """A file read into a ``SourceDocument``: an HTML file (in ``mode``), a PDF or Office
-    file (whatever its name, told by its bytes), and a Markdown note or plain text file (read
-    as a note: a plain text is one too), each named by ``file_uri(path)`` with its revision
+    file (whatever its name, told by its bytes), a Markdown note and a plain text file (its
+    paragraphs as they stand, whole), each named by ``file_uri(path)`` with its revision
     the ``content_revision`` of its bytes, so each of its passages is attributed alike.
     ``FileRefused`` says why a file cannot be one (its kind, its size, binary content, a
     broken or encrypted document, not a regular file, unreadable)."""
@@ -57,8 +60,8 @@ def file_document(path: Path, mode: Mode = "article") -> SourceDocument:
 
 def body_document(path: Path, body: bytes, mode: Mode = "article") -> SourceDocument:
     """The bytes ``body`` read from ``path`` as ``file_document`` reads them, by their
-    content first (a PDF or Office file), else as text by the file's suffix: HTML, or a
-    note (any other name: Markdown and plain text alike)."""
+    content first (a PDF or Office file), else as text by the file's suffix: HTML, a
+    Markdown note, or plain text (any other name)."""
     suffix = path.suffix.lower()
     uri, revision = file_uri(path), content_revision(body)
     try:
@@ -74,7 +77,8 @@ def body_document(path: Path, body: bytes, mode: Mode = "article") -> SourceDocu
         document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
         return replace(document, revision=revision)
     name = readable_name(str(path))
-    return replace(note_document(text, uri, name, now_ms()), revision=revision)
+    read = note_document if suffix in NOTE_SUFFIXES else text_document
+    return replace(read(text, uri, name, now_ms()), revision=revision)
 
 
 def only_indexable() -> str:
