@@ -25,8 +25,10 @@ from citesift.verify.citations import (
     MAX_DOCUMENT_CHARS,
     UNPARSEABLE,
     Kind,
+    find_citations_capped,
     unreadable,
 )
+from measure import traced
 
 DOCUMENT_CHARS = 200_000
 TIMES_NORMAL = 20  # the linear patterns stay under ~8x; the quadratic ones were 100x and more
@@ -137,6 +139,20 @@ def test_claims_citing_together_or_by_author_are_read_in_linear_time(
 @pytest.mark.parametrize("tag", ["a href=x", "cite"])
 def test_tags_closed_once_at_the_very_end_are_read_in_linear_time(tag: str) -> None:
     assert_linear(repeated(f"<{tag} ") + ">", "html")
+
+
+@pytest.mark.timeout(300)
+def test_citations_past_the_cap_are_counted_without_being_read() -> None:
+    """A megabyte of ranges cites some 600,000 times: past the first ``MAX_CITATIONS`` the
+    pairs are only counted, so the cost in time and memory stays near a normal document's."""
+    sources = "".join(f"\n[{n}]: https://a.example/{n}" for n in range(1, 11))
+    hostile = repeated("It holds [1-10]. ", 1_000_000) + sources
+    normal = normal_document("markdown", len(hostile))
+    (found, more), hostile_s, hostile_peak = traced(lambda: find_citations_capped(hostile))
+    _, normal_s, normal_peak = traced(lambda: find_citations_capped(normal))
+    assert len(found) == MAX_CITATIONS and more == 58_823 * 10 - MAX_CITATIONS
+    assert hostile_s < TIMES_NORMAL * normal_s
+    assert hostile_peak < 4 * normal_peak, (hostile_peak, normal_peak)
 
 
 def test_brackets_nested_a_hundred_thousand_deep_are_read_quickly() -> None:

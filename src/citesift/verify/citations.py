@@ -17,11 +17,12 @@ many citations it holds.
 
 from __future__ import annotations
 
+import heapq
 import html as htmllib
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
@@ -33,6 +34,8 @@ from citesift.verify.author_year import AuthorYear, author_year_citations, witho
 from citesift.verify.written_urls import URL, in_attribute, web_url, without_addresses, written_url
 
 Kind = Literal["markdown", "html"]
+Mark = tuple[int, str, str]
+"""Where a document cites an address (position, address, marker)."""
 MAX_CITATIONS = 2_000
 """Citations beyond this many in one document are not checked."""
 MAX_DOCUMENT_CHARS = 10_000_000
@@ -164,20 +167,8 @@ def find_citations_capped(
     if kind not in ("markdown", "html"):
         raise invalid("kind", kind, "'markdown' or 'html'")
     checked_base_url(base_url)
-    found = (_html_citations if kind == "html" else _markdown_citations)(text, base_url)
-    unique: list[Citation] = []
-    more, start, urls = 0, -1, set[str]()  # the addresses the sentence at ``start`` cites
-    for citation in found:  # in their sentences' order: each sentence's citations together
-        if citation.start != start:
-            start, urls = citation.start, set()
-        if citation.url in urls or not citation.sentence:
-            continue
-        urls.add(citation.url)
-        if len(unique) < MAX_CITATIONS:
-            unique.append(citation)
-        else:
-            more += 1
-    return unique, more
+    finder = _html_citations if kind == "html" else _markdown_citations
+    return finder(text, base_url, MAX_CITATIONS)
 
 
 def checked_base_url(base_url: object) -> str | None:
@@ -227,7 +218,7 @@ def _relative_definition(text: str, base_url: str | None) -> str | None:
     return _address(base_url, path)
 
 
-def _markdown_citations(text: str, base_url: str | None) -> list[Citation]:
+def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list[Citation], int]:
     definitions: dict[str, str] = {}
     named: set[str] = set()  # every label given a definition, with an address or not
     lists: list[tuple[int, int]] = []  # definitions and reference list entries: no prose
@@ -259,7 +250,7 @@ def _markdown_citations(text: str, base_url: str | None) -> list[Citation]:
     outside = [c for c in author_year if not _inside(lists, starts, c.start)]
     marks, markers = _markdown_marks(scanned, prose, notes, outside, base_url)
     spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
-    return _cited_sentences(prose, spans, marks, _plain_markdown)
+    return _cited_sentences(prose, spans, marks, _plain_markdown, cap)
 
 
 def _numbers_cited(text: str) -> set[str]:
@@ -395,12 +386,13 @@ def _markdown_marks(
     notes: _Notes,
     author_year: list[AuthorYear],
     base_url: str | None,
-) -> tuple[list[tuple[int, str, str]], list[tuple[int, int]]]:
+) -> tuple[Iterator[Mark], list[tuple[int, int]]]:
     """(position, address, marker) of every inline link, reference link, marker, group of
     markers, address written out and author–year citation of ``scanned``, the ``prose``
-    without its code (a link's text is read whole in ``prose``); and the spans of the
-    groups and author–year brackets that cite, which no more end a sentence than a marker.
-    A relative link is read against ``base_url``."""
+    without its code (a link's text is read whole in ``prose``), in position order; and the
+    spans of the groups and author–year brackets that cite, which no more end a sentence
+    than a marker. A relative link is read against ``base_url``. The marks of groups are
+    given one at a time: a megabyte of ranges (``[1-10]``) names some 600,000."""
     definitions = notes.definitions
     links = list(_INLINE.finditer(scanned))  # images among them, which cite nothing
     inline = [m for m in links if not (m.start() and scanned[m.start() - 1] == "!")]
@@ -414,19 +406,28 @@ def _markdown_marks(
     ]
     cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(scanned))
     marks += [(start, url, marker) for start, url, marker in cited if url is not None]
-    markers = []
+    markers, groups = [], []
+    known: dict[tuple[str, bool], list[tuple[str, str]]] = {}  # a group written many times
     for group in _GROUP.finditer(scanned):
-        numbered = notes.numbered(group)
-        markers += [group.span()] if numbered else []
-        at = group.start()  # one number for all its marks: a document may hold millions
-        marks += [(at, url, marker) for marker, url in numbered]
+        key = (group.group(1), _link_follows(group))
+        if key not in known:
+            known[key] = notes.numbered(group)
+        if known[key]:
+            markers.append(group.span())
+            groups.append((group.start(), known[key]))
     marks += _written_out(scanned, _merged([m.span() for m in links + references]))
     marks += [(c.start, c.url, c.marker) for c in author_year]
     markers += dict.fromkeys((c.start, c.end) for c in author_year)
-    return marks, sorted(markers)
+    marks.sort(key=_position)
+    numbered = ((at, url, marker) for at, cites in groups for marker, url in cites)
+    return heapq.merge(marks, numbered, key=_position), sorted(markers)
 
 
-def _written_out(scanned: str, links: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
+def _position(mark: Mark) -> int:
+    return mark[0]
+
+
+def _written_out(scanned: str, links: list[tuple[int, int]]) -> list[Mark]:
     """(position, address, address) of each address written out in ``scanned`` (bare or
     as an autolink ``<url>``) outside ``links`` and HTML attributes."""
     starts = [start for start, _ in links]
@@ -476,7 +477,7 @@ def _link_words(link: re.Match[str]) -> str:
     return link.group(1)
 
 
-def _html_citations(html: str, base_url: str | None) -> list[Citation]:
+def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Citation], int]:
     """Sentences of the page's text holding an ``<a href>`` (a relative one read against
     ``base_url``) or a ``<cite>`` naming an address (offsets are the page's, as
     ``strip_tags`` keeps them). A note marker (a link in a ``<sup>`` or named as a note,
@@ -496,7 +497,7 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
     sups = [m.span() for m in _SUP.finditer(html)]
     sup_starts = [start for start, _ in sups]
     notes: list[tuple[int, int]] = []
-    marks: list[tuple[int, str, str]] = []
+    marks: list[Mark] = []
     unsaid = _sup_markers(html, prose)
     unmarked = _blanked(prose, unsaid)  # what follows a link, read past its note markers
     joined: dict[str, str | None] = {}  # a page links to one address many times over
@@ -531,9 +532,9 @@ def _html_citations(html: str, base_url: str | None) -> list[Citation]:
                 marks.append((match.start(), cited, cited))
     notes = _merged(notes)
     note_starts = [start for start, _ in notes]
-    kept = [mark for mark in marks if not _inside(notes, note_starts, mark[0])]
+    kept = sorted((m for m in marks if not _inside(notes, note_starts, m[0])), key=_position)
     said = _blanked(prose, _merged(unsaid))
-    return _cited_sentences(said, sentence_spans(said), kept, _plain_html)
+    return _cited_sentences(said, sentence_spans(said), kept, _plain_html, cap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,17 +615,19 @@ def _plain_html(sentence: str) -> str:
 def _cited_sentences(
     prose: str,
     spans: list[tuple[int, int]],
-    marks: list[tuple[int, str, str]],
+    marks: Iterable[Mark],
     plain: Callable[[str], str],
-) -> list[Citation]:
-    """A citation for each (position, address, marker), in document order, with its owning
-    sentence made ``plain`` once however many marks it holds. An address written out where
-    nothing else is said (``Source: https://...``, ``<https://...>`` on a line of its own)
-    cites the sentence just before it, on its line or the line above, when that one says
-    something; else nothing (an address in a list of sources cites no sentence)."""
+    cap: int,
+) -> tuple[list[Citation], int]:
+    """The first ``cap`` citations, one for each (sentence, address) the (position,
+    address, marker) ``marks`` give in position order, with each owning sentence made
+    ``plain`` once however many marks it holds; and how many more (sentence, address) pairs
+    the marks give, counted only. An address written out where nothing else is said
+    (``Source: https://...``, ``<https://...>`` on a line of its own) cites the sentence
+    just before it, on its line or the line above, when that one says something; else
+    nothing (an address in a list of sources cites no sentence)."""
     starts = [start for start, _ in spans]
     read: dict[tuple[int, int], tuple[str, bool]] = {}
-    before: dict[tuple[int, int], tuple[int, int]] = {}
 
     def said(span: tuple[int, int]) -> tuple[str, bool]:
         """The sentence as read, and whether it says anything."""
@@ -633,20 +636,38 @@ def _cited_sentences(
             read[span] = (text, not _SAYS_NOTHING.fullmatch(text))
         return read[span]
 
-    out = []
-    for position, url, marker in marks:
-        span = _owning_sentence(prose, spans, starts, position, marker)
-        if span[0] < span[1] and marker == url and not said(span)[1]:
-            if span not in before:
-                index = bisect_right(starts, span[0]) - 1
-                last = spans[index - 1] if index > 0 else span
-                near = prose.count("\n", last[1], span[0]) <= 1
-                before[span] = last if last != span and said(last)[1] and near else (0, 0)
-            span = before[span]
-        if span[0] == span[1]:  # in no sentence: it cites nothing said
+    def before(span: tuple[int, int]) -> tuple[int, int]:
+        """The sentence an address alone in ``span`` cites (an empty span: none)."""
+        index = bisect_right(starts, span[0]) - 1
+        last = spans[index - 1] if index > 0 else span
+        near = prose.count("\n", last[1], span[0]) <= 1
+        return last if last != span and said(last)[1] and near else (0, 0)
+
+    out: list[Citation] = []
+    seen: set[tuple[int, str]] = set()  # (sentence start, address) of those found
+    more, counting, counted = 0, -1, set[str]()  # past the cap: one sentence's addresses
+    place, span = (-1, False), (0, 0)
+    for at, url, marker in marks:
+        key = (at, bool(_NOTE.fullmatch(marker)))
+        if key != place:  # the marks of a group of references share one position
+            place, span = key, _owning_sentence(prose, spans, starts, at, marker)
+        if len(out) == cap:  # counted only: no sentence read, no citation made
+            if span[0] != counting:
+                counting, counted = span[0], set()
+            if span[0] < span[1] and url not in counted and (span[0], url) not in seen:
+                counted.add(url)
+                more += 1
             continue
-        out.append(Citation(said(span)[0], url, marker, *span))
-    return sorted(out, key=lambda c: c.start)
+        cited = span
+        if cited[0] < cited[1] and marker == url and not said(cited)[1]:
+            cited = before(cited)
+        if cited[0] == cited[1] or (cited[0], url) in seen:  # in no sentence: cites nothing
+            continue
+        text = said(cited)[0]
+        if text:
+            seen.add((cited[0], url))
+            out.append(Citation(text, url, marker, *cited))
+    return sorted(out, key=lambda c: c.start), more
 
 
 def _inside(spans: list[tuple[int, int]], starts: list[int], position: int) -> bool:
