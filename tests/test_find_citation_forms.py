@@ -34,13 +34,42 @@ def test_an_address_written_out_ends_where_the_sentence_goes_on() -> None:
         ("Its article is at, which names Graydon Hoare as its creator.", WIKI, WIKI),
         ("The Book is published at.", "https://doc.rust-lang.org/book/",
          "https://doc.rust-lang.org/book/"),
-        ('Cargo is ""; it builds crates.', "https://doc.rust-lang.org/cargo/",
-         "https://doc.rust-lang.org/cargo/"),
         ("Crates are listed on!", "https://crates.io/", "https://crates.io/"),
         ("The survey is at.",
          "https://blog.rust-lang.org/2024/02/19/2023-Rust-Annual-Survey-2023-results.html",
          "https://blog.rust-lang.org/2024/02/19/2023-Rust-Annual-Survey-2023-results.html"),
     ]  # fmt: skip
+
+
+def test_an_address_ends_before_typographic_quotes_dashes_and_emphasis() -> None:
+    """Curly quotes, dashes and an underscore's emphasis close an address; an apostrophe
+    inside one is part of its path, and only a closing one is left out."""
+    text = (
+        "It was said (https://f.org/g”). It is https://x.org/a—and so on. "
+        "It is _https://x.org/b_ here. It is https://x.org/c–d here. "
+        "It is https://en.wikipedia.org/wiki/Hitchhiker's_Guide here. "
+        "It is at https://x.org/e', here."
+    )
+    assert [url for _, url, _ in cited(text)] == [
+        "https://f.org/g",
+        "https://x.org/a",
+        "https://x.org/b",
+        "https://x.org/c",
+        "https://en.wikipedia.org/wiki/Hitchhiker's_Guide",
+        "https://x.org/e",
+    ]
+
+
+def test_an_address_in_quotes_or_on_an_example_domain_is_shown_not_cited() -> None:
+    """A page explaining a form of address (``such as "https://site.org/page"``) cites no
+    source by it, nor by one on a domain reserved for examples."""
+    text = (
+        'Give an address such as "https://site.org/page" here. '
+        "Or one such as “https://site.org/other” or 'https://site.org/third' there. "
+        "It answers at https://example.com/api and https://www.example.org/x now. "
+        "It is measured at https://example.community/y daily."
+    )
+    assert [url for _, url, _ in cited(text)] == ["https://example.community/y"]
 
 
 def test_addresses_in_code_links_and_attributes_are_not_cited_again() -> None:

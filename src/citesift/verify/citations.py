@@ -31,7 +31,14 @@ from citesift.errors import invalid
 from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
-from citesift.verify.written_urls import URL, in_attribute, web_url, without_addresses, written_url
+from citesift.verify.written_urls import (
+    URL,
+    an_example,
+    in_attribute,
+    web_url,
+    without_addresses,
+    written_url,
+)
 
 Kind = Literal["markdown", "html"]
 Mark = tuple[int, str, str]
@@ -429,11 +436,14 @@ def _position(mark: Mark) -> int:
 
 def _written_out(scanned: str, links: list[tuple[int, int]]) -> list[Mark]:
     """(position, address, address) of each address written out in ``scanned`` (bare or
-    as an autolink ``<url>``) outside ``links`` and HTML attributes."""
+    as an autolink ``<url>``) outside ``links`` and HTML attributes, but for examples (in
+    quotes, or on a domain reserved for them)."""
     starts = [start for start, _ in links]
     found = []
     for match in URL.finditer(scanned):
         if _inside(links, starts, match.start()) or in_attribute(scanned, match.start()):
+            continue
+        if an_example(match):
             continue
         url = written_url(match)
         if url is not None:

@@ -1,9 +1,10 @@
 """Web addresses written out in a document's text, read where a reader sees them end.
 
-An address ends before white space, a quote, an angle bracket or a bracket it does not
-open itself: parentheses inside it are kept when balanced (``Foo_(bar)``); a marker
-written against it (``https://a.example/b[1]``) and punctuation closing the sentence
-around it (``.,;:!?``, emphasis ``*``) are not part of it.
+An address ends before white space, a double or typographic quote, a dash, an angle bracket
+or a bracket it does not open itself: parentheses inside it are kept when balanced
+(``Foo_(bar)``), an apostrophe inside it too (``Hitchhiker's_Guide``); a marker written
+against it (``https://a.example/b[1]``) and punctuation closing the sentence around it
+(``.,;:!?``, a closing apostrophe, emphasis ``*`` ``_``) are not part of it.
 """
 
 from __future__ import annotations
@@ -12,16 +13,20 @@ import re
 
 from citesift.net import without_credentials
 
-_CHAR = r"[^\s<>\"'()\]`]"
+_CHAR = r"[^\s<>\"()\]`“”‘’«»—–]"
 _PATH = rf"(?:{_CHAR}|\({_CHAR}*\))"
 URL_PATTERN = rf"(?i:https?)://(?:\[[\w:.%]+\]{_PATH}*|{_PATH}+)"
 """An address written out (its scheme in any case); a host in brackets (IPv6) is read whole."""
 URL = re.compile(URL_PATTERN)
 _WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
 """An address written out, with the brackets around it that hold only it."""
-_TRAILING = ".,;:!?*"
+_TRAILING = ".,;:!?*_'"
 _ATTRIBUTE = ("=", '="', "='")
 """What stands before an address given as an HTML attribute's value (``src=``, ``href=``)."""
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
+"""The quotes an address may be written between, each with its closing one."""
+_EXAMPLE = re.compile(r"(?i:https?)://(?:[^/?#\s]*[.@])?example\.(?:com|org|net)(?![\w.-])")
+"""An address on a domain reserved for examples (``example.com``, ``www.example.org``)."""
 
 
 def written_url(match: re.Match[str]) -> str | None:
@@ -46,6 +51,17 @@ def in_attribute(text: str, start: int) -> bool:
     """Whether the address at ``start`` is an HTML attribute's value (an image's source, a
     link's target), not an address the prose gives."""
     return text[max(start - 2, 0) : start].endswith(_ATTRIBUTE)
+
+
+def an_example(match: re.Match[str]) -> bool:
+    """Whether the address ``URL`` matched is shown rather than cited: written between
+    quotes (``such as "https://site/page"``) or on a domain reserved for examples."""
+    text, start = match.string, match.start()
+    closing = _QUOTES.get(text[start - 1 : start]) if start else None
+    quoted = closing is not None and text.startswith(
+        closing, len(match.group(0).rstrip(_TRAILING)) + start
+    )
+    return quoted or bool(_EXAMPLE.match(match.group(0)))
 
 
 def without_addresses(text: str) -> str:
