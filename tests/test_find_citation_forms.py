@@ -217,3 +217,20 @@ def test_a_numbered_list_no_marker_cites_is_prose_whose_addresses_cite() -> None
          "https://doc.rust-lang.org/cargo/"),
         ("3. It is memory safe.", "https://four.example/safety", "[4]"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("link", ["[2](https://x.org/two)", "[2][ref]"])
+def test_a_numbered_link_makes_no_list_item_a_reference(link: str) -> None:
+    """A link whose text is a number cites its own address, not a reference numbered so:
+    the list's second item stays prose, and its address cites it."""
+    text = (
+        f"Rust is fast [1]. See {link} too.\n\n"
+        "1. First https://a.org/one\n"
+        "2. It ships a compiler, https://b.org/two\n\n"
+        "[ref]: https://x.org/two\n"
+    )
+    assert [(sentence, url) for sentence, url, _ in cited(text)] == [
+        ("Rust is fast.", "https://a.org/one"),
+        ("See 2 too.", "https://x.org/two"),
+        ("2. It ships a compiler,", "https://b.org/two"),
+    ]

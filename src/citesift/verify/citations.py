@@ -261,14 +261,24 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
 
 
 def _numbers_cited(text: str) -> set[str]:
-    """The numbers the markers and groups of markers of ``text`` name (``[3]``, ``[1-3]``)."""
+    """The numbers the markers and groups of markers of ``text`` name (``[3]``, ``[1-3]``),
+    but for a numbered link's text (``[2](https://...)``, ``[2][ref]``)."""
     numbers: set[str] = set()
     for group in _GROUP.finditer(text):
-        for part in group.group(1).split(","):
-            low, _, high = part.replace("–", "-").partition("-")
-            first, last = int(low), int(high or low)
+        if _link_follows(group):
+            continue
+        for first, last in _group_numbers(group.group(1)):
             numbers.update(map(str, range(first, min(last, first + MAX_RANGE - 1) + 1)))
     return numbers
+
+
+def _group_numbers(written: str) -> list[tuple[int, int]]:
+    """The (first, last) number of each part of a group of markers (``1, 3-5``)."""
+    parts = []
+    for part in written.split(","):
+        low, _, high = part.replace("–", "-").partition("-")
+        parts.append((int(low), int(high or low)))
+    return parts
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -371,9 +381,7 @@ class _Notes:
         numbers: list[int] = []
         if _link_follows(group) or not _SEPARATOR.search(group.group(1)):
             return []
-        for part in group.group(1).split(","):
-            low, _, high = part.replace("–", "-").partition("-")
-            first, last = int(low), int(high or low)
+        for first, last in _group_numbers(group.group(1)):
             written = (str(first), str(last))
             if not first <= last < first + MAX_RANGE or not self.named.issuperset(written):
                 return []
