@@ -93,13 +93,13 @@ def test_the_command_and_the_api_name_a_work_the_reference_list_lacks(
     posted = httpx.post(
         f"{served}/citesift/check",
         json={
-            "text": f"The bridge opened in 1932 [Freeman 1930]. Its main span is 503 metres "
-            f"long ({page(server, 5)}).\n"
+            "text": "The bridge opened in 1932 [Freeman et al. 1930]. Its main span is 503 "
+            f"metres long (Bradfield, 1924).\n\nBradfield, J. (1924). Plans. {page(server, 5)}\n"
         },
         timeout=120,
     ).json()
     assert [(c["url"], c["marker"], c["status"]) for c in posted["citations"]] == [
-        ("", "[Freeman 1930]", "source unavailable"),
-        (page(server, 5), page(server, 5), "supported"),
+        ("", "[Freeman et al. 1930]", "source unavailable"),
+        (page(server, 5), "(Bradfield, 1924)", "supported"),
     ]
     assert posted["passed"] is False

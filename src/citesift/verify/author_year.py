@@ -3,11 +3,12 @@
 list entry (a line) that begins with its author and holds its year and an address
 (``Smith, J. (2020). Title. https://...``).
 
-A bracketed one no entry resolves cites nothing, as a footnote defined nowhere does. A year
-in parentheses is common prose, so a parenthetical one cites only when an entry resolves it
-or, in a document whose reference list resolves others, when it is plainly a citation (a
-comma before its year, ``et al.``, a second author). The entries are no claims of their
-own: those cited, and the lines shaped as one (``Surname, I. (2020). ...``), are set apart.
+A name and a year in brackets or parentheses are common prose (``[Windows 2000]``,
+``(May 2015)``), so one cites only when an entry resolves it or, in a document whose
+reference list resolves others, when it is plainly a citation (a comma before its year,
+``et al.``, a second author): then, no entry resolving it, it cites nothing. The entries
+are no claims of their own: those cited, and the lines shaped as one (``Surname, I.
+(2020). ...``), are set apart.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def author_year_citations(text: str) -> tuple[list[AuthorYear], list[tuple[int, 
     citations = [
         AuthorYear(bracket.start(), bracket.end(), marker, entry[0] if entry else "")
         for bracket, marker, entry, plainly in found
-        if entry or bracket.group(1) is not None or (plainly and resolving)
+        if entry or (plainly and resolving)
     ]
     return citations, shaped + [entry[1] for _, _, entry, _ in found if entry]
 
