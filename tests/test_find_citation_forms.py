@@ -233,3 +233,19 @@ def test_a_numbered_link_makes_no_list_item_a_reference(link: str) -> None:
         ("See 2 too.", "https://x.org/two"),
         ("2. It ships a compiler,", "https://b.org/two"),
     ]
+
+
+def test_prose_giving_an_address_is_no_reference_list_entry() -> None:
+    """A line of prose holding an address is read as prose: it resolves no author–year
+    citation (``(Q3 2020)``, ``(In 2020)``) and keeps its own citation; a line citing in
+    brackets is never set apart as an entry."""
+    text = (
+        "Sales grew (Q3 2020).\n\nQ3 2020 figures are online: https://q.org/f\n\n"
+        "In 2020 rates rose, per https://cdc.gov/x. Later it fell (In 2020).\n\n"
+        "- Acme said sales grew (Acme, 2020), https://acme.org/r\n"
+    )
+    assert cited(text) == [
+        ("Q3 2020 figures are online:", "https://q.org/f", "https://q.org/f"),
+        ("In 2020 rates rose, per.", "https://cdc.gov/x", "https://cdc.gov/x"),
+        ("- Acme said sales grew,", "https://acme.org/r", "(Acme, 2020)"),
+    ]

@@ -14,6 +14,7 @@ are no claims of their own: those cited, and the lines shaped as one (``Surname,
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from citesift.verify.written_urls import URL, written_url
@@ -41,11 +42,12 @@ _BRACKET = re.compile(r"\[([^\[\]\n]{6,300})\](?![(\[:])|\(([^()\n]{6,300})\)")
 """Brackets that may hold author–year citations: not a link's text nor a label defined."""
 _LINE = re.compile(r"[^\n]+")
 _ENTRY_START = re.compile(
-    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+|\[(?P<label>[^\[\]\n]{1,40})\]:?[ \t]+)?"
-    r"[*_]*"
+    r"[ \t]*(?:>[ \t]*)*"
+    r"(?:(?P<item>[-+*]|\d{1,9}[.)])[ \t]+|\[(?P<label>[^\[\]\n]{1,40})\]:?[ \t]+)?[*_]*"
 )
 """What may open an entry before its author: a quote, a list item, a label (which, when it
-reads as a citation, ``[Smith 2020]: ...``, is one way to cite the entry)."""
+reads as a citation, ``[Smith 2020]: ...``, is one way to cite the entry). A line holding an
+address is an entry only when opened so or shaped as one: prose gives addresses too."""
 _AUTHOR_WORDS = re.compile(rf"[\w'’-]+(?:[ \t]+[\w'’-]+){{0,{ENTRY_WORDS - 1}}}")
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?:[a-z](?![a-z\d]))?(?!\d)")
 
@@ -85,7 +87,15 @@ def author_year_citations(text: str) -> tuple[list[AuthorYear], list[tuple[int, 
         for bracket, marker, entry, plainly in found
         if entry or (plainly and resolving)
     ]
-    return citations, shaped + [entry[1] for _, _, entry, _ in found if entry]
+    citing = [citation.start for citation in citations]
+    lines = shaped + [entry[1] for _, _, entry, _ in found if entry]
+    return citations, [line for line in lines if not _holding(citing, line)]
+
+
+def _holding(starts: list[int], line: tuple[int, int]) -> bool:
+    """Whether one of ``starts`` (sorted) lies in ``line``: a line citing is prose."""
+    index = bisect_left(starts, line[0])
+    return index < len(starts) and starts[index] < line[1]
 
 
 def without_author_year(sentence: str) -> str:
@@ -110,8 +120,9 @@ def _items(bracket: re.Match[str]) -> list[tuple[str, tuple[str, str], bool]] | 
 
 
 def _entries(text: str) -> tuple[dict[tuple[str, str], Entry], list[tuple[int, int]]]:
-    """The lines of ``text`` holding an address, by each (first words, year) they may be
-    cited by (the first such line for each); and the spans of those shaped as an entry."""
+    """The entries of ``text`` (lines holding an address, opened by a list item's mark or a
+    label, or shaped as an entry) by each (first words, year) they may be cited by (the
+    first such line for each); and the spans of those shaped as an entry."""
     entries: dict[tuple[str, str], Entry] = {}
     shaped: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
@@ -127,6 +138,8 @@ def _entries(text: str) -> tuple[dict[tuple[str, str], Entry], list[tuple[int, i
         labelled = _ITEM.fullmatch(label.strip()) if label else None
         if labelled or _SHAPE.match(written[:ENTRY_CHARS], words.start()):
             shaped.append(line.span())
+        elif not (label or (opening and opening["item"])):
+            continue  # prose giving an address: ``In 2020 rates rose, per https://...``
         if labelled:
             entries.setdefault(_key(labelled), (address, line.span()))
         years = dict.fromkeys(m.group(0) for m in _YEAR.finditer(written, 0, ENTRY_CHARS))
