@@ -354,7 +354,7 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
             "It is old [Hopper 1820].",
         )
         assert (filed["items"][1]["url"], filed["items"][1]["marker"]) == ("", "[^9]")
-        assert (filed["items"][2]["url"], filed["items"][2]["marker"]) == ("", "[Hopper 1820]")
+        assert len(filed["items"]) == 2  # [Hopper 1820], no reference list resolving any: prose
         assert filed["items"][0]["status"] == "supported"
         text = "The mill was built in 1820 [1].\n\n[1]: /cited\n"  # relative in Markdown too
         based = await call(
