@@ -1,10 +1,14 @@
 """A plain text file is read as it stands: its paragraphs whole, no Markdown read into it,
-attributed as a note is, and never cut short below the file size cap."""
+attributed as a note is, and cut short (saying so) only past a bound on its characters and
+paragraphs, so a hostile file costs bounded memory."""
 
 from pathlib import Path
 
 from citesift import create_rag
+from citesift.extract.html import MAX_SOURCE_CHARS
+from citesift.extract.plaintext import MAX_TEXT_BLOCKS
 from citesift.sources.files import file_document, file_uri
+from measure import traced
 
 MARKED = """---
 title: not front matter
@@ -58,3 +62,22 @@ def test_a_large_text_file_is_read_whole_and_its_end_is_found(tmp_path: Path) ->
         [hit] = rag.search("zeppelin", top_k=1)
     assert hit.provenance is not None and hit.provenance.document_id == file_uri(path)
     assert hit.content.endswith("The final entry names a zeppelin.")
+
+
+def test_a_file_of_a_million_paragraphs_is_cut_at_the_block_cap(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.txt"
+    path.write_text("a\n\n" * 1_000_000)
+    document, _, peak = traced(lambda: file_document(path))
+    assert document.truncated and len(document.blocks) == MAX_TEXT_BLOCKS
+    assert document.blocks[-1].source_start == 3 * (MAX_TEXT_BLOCKS - 1)
+    assert peak < 40_000_000  # the file's text and 100,000 blocks; a block each: 160 MB
+
+
+def test_a_text_past_the_character_bound_is_cut_after_a_line_break(tmp_path: Path) -> None:
+    line = "word " * 19 + "word\n"
+    path = tmp_path / "long.txt"
+    path.write_text(line * (MAX_SOURCE_CHARS // len(line) + 10))
+    document = file_document(path)
+    [block] = document.blocks
+    assert document.truncated and block.text.endswith("word")
+    assert len(block.text) == (MAX_SOURCE_CHARS // len(line)) * len(line) - 1

@@ -1,17 +1,24 @@
 """A plain text file as a ``SourceDocument``: a block per run of lines between blank
 lines, each block's text the raw slice it spans, nothing read as markup (no front matter,
-headings, code or links), so a quote of it is the file's own words."""
+headings, code or links), so a quote of it is the file's own words. At most
+``MAX_SOURCE_CHARS`` characters and ``MAX_TEXT_BLOCKS`` blocks are read (the document is
+then truncated), so a hostile file costs bounded memory."""
 
 from __future__ import annotations
 
 import re
 
+from citesift.extract.html import MAX_SOURCE_CHARS
+from citesift.extract.notes.document import line_cut
 from citesift.extract.notes.note import file_title
 from citesift.model import Block, SourceDocument
 
 _PARAGRAPH = re.compile(r"\S[^\r\n]*(?:(?:\r\n|\r|\n)[^\S\r\n]*\S[^\r\n]*)*")
 """Lines that are not blank, one after another, from the first character that is not white
 space (blank lines part paragraphs)."""
+MAX_TEXT_BLOCKS = 100_000
+"""The most paragraphs read from a text file: a file of one-letter lines between blank
+lines would otherwise cost a block (some 160 bytes) for every three bytes it holds."""
 
 
 def text_document(
@@ -20,6 +27,7 @@ def text_document(
     """The plain text ``raw`` (read from ``path``, named by ``url``) as a document titled
     by its file name, its blocks the paragraphs of ``raw`` whole, each with its span in it;
     its metadata holds ``path``, as a note's does."""
+    blocks, truncated = text_blocks(raw)
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -28,17 +36,23 @@ def text_document(
         revision=None,
         read_at=read_at,
         licence=None,
-        blocks=tuple(text_blocks(raw)),
+        blocks=tuple(blocks),
         metadata={"path": path},
+        truncated=truncated,
     )
 
 
-def text_blocks(raw: str) -> list[Block]:
+def text_blocks(raw: str) -> tuple[list[Block], bool]:
     """A paragraph block per run of non-blank lines of ``raw``, its text ``raw[start:end]``
-    (trailing white space left out)."""
-    blocks = []
-    for found in _PARAGRAPH.finditer(raw):
+    (trailing white space left out), from the first ``MAX_SOURCE_CHARS`` characters (cut
+    after a line break) and at most ``MAX_TEXT_BLOCKS`` of them; and whether ``raw`` holds
+    text beyond those bounds."""
+    end = line_cut(raw, MAX_SOURCE_CHARS)
+    blocks: list[Block] = []
+    for found in _PARAGRAPH.finditer(raw, 0, end):
+        if len(blocks) == MAX_TEXT_BLOCKS:
+            return blocks, True
         text = found.group().rstrip()
         start = found.start()
         blocks.append(Block(text, "paragraph", (), start, start + len(text)))
-    return blocks
+    return blocks, end < len(raw)

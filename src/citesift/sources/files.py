@@ -140,11 +140,15 @@ def file_bytes(path: Path) -> bytes:
     except OSError as error:
         raise FileRefused(f"cannot be read: {error.strerror or error}") from error
     try:
-        kind = os.fstat(handle).st_mode
-        if not stat.S_ISREG(kind):
-            raise FileRefused("a folder, not a file" if stat.S_ISDIR(kind) else NOT_REGULAR)
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode):
+            folder = stat.S_ISDIR(status.st_mode)
+            raise FileRefused("a folder, not a file" if folder else NOT_REGULAR)
         with open(handle, "rb", closefd=False) as file:
-            body = file.read(MAX_FILE_BYTES + 1)
+            # a buffer of the file's size, not of the cap; the rest of a file that grew
+            body = file.read(min(status.st_size, MAX_FILE_BYTES) + 1)
+            if len(body) > status.st_size:
+                body += file.read(MAX_FILE_BYTES + 1 - len(body))
     except OSError as error:
         raise FileRefused(f"cannot be read: {error.strerror or error}") from error
     finally:

@@ -71,10 +71,16 @@ def note_document(
 
 def _head(raw: str) -> str:
     """The first ``MAX_NOTE_CHARS`` of ``raw``, cut after its last line break there."""
-    if len(raw) <= MAX_NOTE_CHARS:
-        return raw
-    cut = max(raw.rfind("\n", 0, MAX_NOTE_CHARS), raw.rfind("\r", 0, MAX_NOTE_CHARS))
-    return raw[: cut + 1 if cut > 0 else MAX_NOTE_CHARS]
+    return raw[: line_cut(raw, MAX_NOTE_CHARS)]
+
+
+def line_cut(raw: str, limit: int) -> int:
+    """Where reading at most ``limit`` characters of ``raw`` ends: after the last line
+    break among them (at ``limit`` when there is none), or at the end of a shorter text."""
+    if len(raw) <= limit:
+        return len(raw)
+    cut = max(raw.rfind("\n", 0, limit), raw.rfind("\r", 0, limit))
+    return cut + 1 if cut > 0 else limit
 
 
 def note_metadata(note: Note) -> dict[str, Any]:
