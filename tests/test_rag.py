@@ -347,6 +347,14 @@ def test_a_hybrid_threshold_is_on_the_reciprocal_rank_scale(tmp_path) -> None:
     assert [h.provenance.document_id for h in top.search("solar panels")] == ["a"]
 
 
+def test_a_weighted_hybrid_threshold_is_on_the_min_max_scale(tmp_path) -> None:
+    with pytest.raises(InvalidArgument, match=r"threshold must be at most 1 in hybrid mode"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", fusion="weighted", threshold=1.5)
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", fusion="weighted", threshold=0.5)
+    rag.ingest([{"id": "a", "content": "solar panels"}, {"id": "b", "content": "bread"}])
+    assert [h.provenance.document_id for h in rag.search("solar panels")] == ["a"]
+
+
 @pytest.mark.parametrize(
     "min_similarity,kept", [(None, ["a", "b"]), (0.5, ["a"]), (-1, ["a", "b"])]
 )

@@ -253,7 +253,8 @@ def create_rag(
     ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
     it, on each mode's own scale: in hybrid mode the reciprocal-rank scale, above 0 and at
-    most ``HYBRID_TOP_SCORE`` (2/61, a hit both sides rank first), so a higher one is
+    most ``HYBRID_TOP_SCORE`` (2/61, a hit both sides rank first), or with
+    ``fusion="weighted"`` the weighted sum of min-max scores (0 to 1); a higher one is
     refused. Hybrid search fuses the two sides' standard scores (z-scores) with equal
     weights (``fusion="zscore"``: ordered by them, scored on the reciprocal-rank scale),
     their min-max normalised scores (``fusion="weighted"``) or their reciprocal ranks
@@ -264,7 +265,7 @@ def create_rag(
     if mode not in MODES:
         raise invalid("mode", mode, f"one of {', '.join(MODES)}")
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
-    limit = checked_threshold(threshold, mode)
+    limit = checked_threshold(threshold, mode, fusion)
     similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)
     chunks = chunk_store(store, fusion)
@@ -284,13 +285,22 @@ def create_rag(
     )
 
 
-def checked_threshold(threshold: float | None, mode: str) -> float | None:
+def checked_threshold(
+    threshold: float | None, mode: str, fusion: str = DEFAULT_FUSION
+) -> float | None:
     """``threshold`` as a float, refused (``InvalidArgument`` naming the range) when it is
-    not a number, or in hybrid mode when it is above every score the mode gives."""
+    not a number, or in hybrid mode when it is above every score ``fusion`` gives: 1 for
+    min-max weighted sums, ``HYBRID_TOP_SCORE`` for the fusions on the reciprocal-rank
+    scale."""
     if threshold is None:
         return None
     limit = number_in("threshold", threshold, -math.inf, math.inf)
-    if mode == "hybrid" and limit > HYBRID_TOP_SCORE:
+    if mode != "hybrid":
+        return limit
+    if fusion == "weighted":
+        if limit > 1:
+            raise invalid("threshold", threshold, "at most 1 in hybrid mode with weighted fusion")
+    elif limit > HYBRID_TOP_SCORE:
         scale = f"at most 2/{RRF_K + 1} ({HYBRID_TOP_SCORE:.4f})"
         raise invalid("threshold", threshold, f"{scale} in hybrid mode (reciprocal-rank scale)")
     return limit
