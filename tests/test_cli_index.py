@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rerankers.http import VoyageReranker
-from citesift.sources.files import MAX_FILE_BYTES, content_revision, file_uri
+from citesift.sources.files import MAX_FILE_BYTES, file_revision, file_uri
 from made_documents import pdf
 from openai_server import Received, Reply, serve_json
 from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
@@ -358,7 +358,7 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
     assert run("index", "rm", page, "--store", store)[0] == 0
     listed = json.loads(run("index", "ls", "--store", store, "--format", "json")[1])
     tower = f"{base}/tower.txt"
-    revision = content_revision((corpus / "tower.txt").read_bytes())
+    revision = file_revision(corpus / "tower.txt", (corpus / "tower.txt").read_bytes())
     assert listed == [
         {"id": tower, "title": "tower", "url": tower, "chunks": 1, "revision": revision}
     ]
@@ -391,7 +391,9 @@ def test_a_text_file_s_hits_are_attributed_as_a_note_s_are(corpus: Path, tmp_pat
     assert tower["title"] == "tower" and notes["title"] == "Tides"
     uri = file_uri(corpus / "tower.txt")
     assert (tower["url"], tower["key"], tower["site"]) == (uri, uri, "file")
-    assert tower["revision"] == content_revision((corpus / "tower.txt").read_bytes())
+    assert tower["revision"] == file_revision(
+        corpus / "tower.txt", (corpus / "tower.txt").read_bytes()
+    )
     assert (tower["block"], tower["source_start"], tower["source_end"]) == (0, 0, 41)
     assert all(notes[k] is not None for k in ("url", "key", "site", "revision", "block"))
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.model import SourceDocument
-from citesift.sources.files import content_revision, file_uri
+from citesift.sources.files import content_revision, file_revision, file_uri
 from citesift.sources.loaders import folder_files, gone, load_file, load_folder
 from made_documents import pdf
 
@@ -71,13 +71,23 @@ def test_a_link_cycle_ends(tree: Path) -> None:
 def test_unchanged_files_are_not_read_again_and_changed_ones_are(tree: Path) -> None:
     first = {f.id: f for f in load_folder(tree)}
     assert all(f.document is not None for f in first.values())
-    known = {i: content_revision(f.path.read_bytes()) for i, f in first.items()}
+    known = {i: file_revision(f.path, f.path.read_bytes()) for i, f in first.items()}
     (tree / "a.md").write_text("# Alpha\n\nChanged.", encoding="utf-8")
     again = {f.id: f for f in load_folder(tree, known=known)}
     changed = file_uri(tree / "a.md")
     assert [i for i, f in again.items() if not f.unchanged] == [changed]
     document = again[changed].document
     assert isinstance(document, SourceDocument) and document.blocks[-1].text == "Changed."
+
+
+def test_a_text_file_indexed_before_plain_text_reading_is_read_again(tree: Path) -> None:
+    known = {file_uri(tree / name): content_revision((tree / name).read_bytes())
+             for name in ("a.md", "b.txt")}  # fmt: skip
+    again = {f.path.name: f for f in load_folder(tree, known=known)}
+    assert again["a.md"].unchanged and not again["b.txt"].unchanged
+    document = again["b.txt"].document
+    assert document is not None and document.revision == known[file_uri(tree / "b.txt")] + ":text"
+    assert load_file(tree / "b.txt", known={file_uri(tree / "b.txt"): document.revision}).unchanged
 
 
 def test_gone_lists_only_deleted_files_under_the_folder(tree: Path, tmp_path: Path) -> None:

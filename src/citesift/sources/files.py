@@ -34,6 +34,9 @@ HTML_SUFFIXES = (".html", ".htm")
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".xlsx")
 """What a folder's files are named to be indexed; each file is read as what its bytes are."""
 INDEXABLE_SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES + DOCUMENT_SUFFIXES
+TEXT_READER = ":text"
+"""What a plain text file's revision ends with: the reader that read it (a file indexed when
+``.txt`` was read as Markdown has its content hash alone, and is read again)."""
 MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
@@ -77,8 +80,9 @@ def body_document(path: Path, body: bytes, mode: Mode = "article") -> SourceDocu
         document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
         return replace(document, revision=revision)
     name = readable_name(str(path))
-    read = note_document if suffix in NOTE_SUFFIXES else text_document
-    return replace(read(text, uri, name, now_ms()), revision=revision)
+    if suffix in NOTE_SUFFIXES:
+        return replace(note_document(text, uri, name, now_ms()), revision=revision)
+    return replace(text_document(text, uri, name, now_ms()), revision=revision + TEXT_READER)
 
 
 def only_indexable() -> str:
@@ -89,6 +93,19 @@ def only_indexable() -> str:
 def content_revision(body: bytes) -> str:
     """A file's revision: the sha256 of its bytes, so an unchanged file is known as such."""
     return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+def file_revision(path: Path, body: bytes) -> str:
+    """The revision ``body_document`` gives the file at ``path`` holding ``body``: its
+    ``content_revision``, tagged ``TEXT_READER`` when it is read as plain text, so a file
+    indexed before that reader existed is read again."""
+    revision = content_revision(body)
+    if path.suffix.lower() in (*NOTE_SUFFIXES, *HTML_SUFFIXES, *DOCUMENT_SUFFIXES):
+        return revision
+    try:
+        return revision if document_kind(body) is not None else revision + TEXT_READER
+    except DocumentError:  # refused when read, whatever its revision
+        return revision
 
 
 def file_uri(path: Path) -> str:

@@ -1,7 +1,7 @@
 """Local files and folders loaded for the index, again and again: a file whose bytes have
-not changed since it was indexed (its content hash is the revision it was indexed at) is
-not read again, a changed one is read anew, and the indexed files of a folder that are gone
-can be listed for removal."""
+not changed since it was indexed (its content hash, tagged by the reader of plain text, is
+the revision it was indexed at) is not read again, a changed one is read anew, and the
+indexed files of a folder that are gone can be listed for removal."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from citesift.sources.files import (
     INDEXABLE_SUFFIXES,
     FileRefused,
     body_document,
-    content_revision,
     file_bytes,
+    file_revision,
     file_uri,
     only_indexable,
 )
@@ -52,7 +52,7 @@ def load_file(
         if not any_name and path.suffix.lower() not in INDEXABLE_SUFFIXES:
             raise FileRefused(only_indexable())
         body = file_bytes(path)
-        if known is not None and known.get(uri) == content_revision(body):
+        if known is not None and known.get(uri) == file_revision(path, body):
             return LoadedFile(path, uri, unchanged=True)
         return LoadedFile(path, uri, body_document(path, body, mode))
     except FileRefused as refusal:
