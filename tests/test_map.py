@@ -190,6 +190,8 @@ def test_a_start_page_that_fails_is_listed_by_the_map_not_the_command_which_exit
         f"error: the start page could not be read: {base}/nothere: HTTP 404 Not Found"
     )
     assert "note:" not in result.stderr  # said once, as the error
+    limited = CliRunner().invoke(app, [*args, "--limit", "2"])  # the failed start costs none
+    assert limited.stdout.splitlines() == [f"{base}/a", f"{base}/b"]
     listed = CliRunner().invoke(app, [*args, "--format", "json"])
     assert listed.exit_code == 1
     assert json.loads(listed.stdout)["start_failure"] == found.start_failure

@@ -34,7 +34,7 @@ from citesift.sources import PAGE_PATH
 from citesift.store import open_store
 from citesift.store.jobs import JobStore
 from citesift.store.runs import runs_in
-from local_site import page, serve_page
+from local_site import page, serve_bytes, serve_page, urlset
 from made_documents import pdf
 from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
@@ -220,6 +220,18 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
             assert item["licence"]["name"].startswith("CC BY-SA")
         more = await call(client, "wiki_passages", key="Dog", cursor=read["next_cursor"])
         assert more["items"] and more["items"][0] != read["items"][0]
+
+    stdio(world, scenario)
+
+
+def test_a_map_leaves_out_a_start_page_that_failed_and_keeps_its_limit(world: World) -> None:
+    listed = [world.site.url(p) for p in ("/long", "/b", "/cited")]
+    serve_bytes(world.site, "/sitemap.xml", urlset(listed), "application/xml")
+
+    async def scenario(client: Client) -> None:
+        mapped = await call(client, "map", url=world.site.url("/nothere"), limit=2)
+        assert [item["url"] for item in mapped["items"]] == listed[:2]
+        assert any("404" in problem for problem in mapped["problems"])
 
     stdio(world, scenario)
 

@@ -20,7 +20,7 @@ from citesift.cli.options import (
 from citesift.cli.reading import fail, run_with_status
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
-from citesift.scrape.map import MAP_LIMIT, amap_site, start_url
+from citesift.scrape.map import MAP_LIMIT, areadable_map, start_url
 
 
 @app.command("map")
@@ -46,17 +46,16 @@ def map_command(
     except InvalidArgument as error:
         usage_error(str(error))
     with source_setup(contact, allow_private, store, deadline=deadline) as setup:
-        call = amap_site(
+        call = areadable_map(
             url, search, limit, policy=setup.settings.fetch_policy(), fetcher=setup.fetcher
         )
-        try:
-            found = run_with_status(f"Mapping {url}…", call)
+        try:  # a start that could not be read is said below, not listed
+            found, urls = run_with_status(f"Mapping {url}…", call)
         except InvalidArgument as error:
             usage_error(str(error))
     for problem in found.problems:
         if problem != found.start_failure:
             say(f"note: {problem}", err=True)
-    urls = found.readable_urls()  # a start that could not be read is said below, not listed
     if output is ListFormat.json:
         listed = {"url": found.url, "urls": list(urls), "sitemaps": list(found.sitemaps),
                   "start_failure": found.start_failure}  # fmt: skip

@@ -16,7 +16,7 @@ from citesift.mcp_server.paging import pieces
 from citesift.mcp_server.shapes import match_item, passage_item
 from citesift.mcp_server.state import Shared, web_url
 from citesift.model import Document, Hits, SourceHit
-from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, amap_site
+from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, areadable_map
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure
@@ -149,9 +149,9 @@ def register(server: MCPServer, shared: Shared) -> None:
         if cursor:
             return shared.pager.next("map", cursor)
         setup = shared.sources
-        found = await amap_site(
+        found, urls = await areadable_map(
             web_url(url), search, limit, policy=setup.settings.fetch_policy(),
             fetcher=setup.fetcher,
         )  # fmt: skip
-        items = [{"url": address} for address in found.urls]
+        items = [{"url": address} for address in urls]
         return shared.pager.first("map", items, problems=list(found.problems))

@@ -139,6 +139,18 @@ async def amap_site(
     )
 
 
+async def areadable_map(
+    url: str, search: str | None, limit: int, *, policy: FetchPolicy, fetcher: Fetches | None
+) -> tuple[SiteMap, tuple[str, ...]]:
+    """The site's map asked for one URL more than ``limit``, and its ``readable_urls()``
+    cut to ``limit``: a start page that could not be read, listed first by the map, costs
+    none of the ``limit`` URLs (but one at ``MAX_MAP_LIMIT``)."""
+    number_in("limit", limit, 1, MAX_MAP_LIMIT, whole=True)
+    more = min(limit + 1, MAX_MAP_LIMIT)
+    found = await amap_site(url, search, more, policy=policy, fetcher=fetcher)
+    return found, found.readable_urls()[:limit]
+
+
 def start_url(url: object) -> str:
     """``url`` normalised, or ``InvalidArgument`` unless it is an http(s) URL with a host."""
     start = normalise(url) if isinstance(url, str) else None
