@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from citesift import SQLiteStore, crawl, crawl_failures, crawl_results
+from citesift import CrawlProgress, SQLiteStore, crawl, crawl_failures, crawl_results
 from citesift.cli import app
-from citesift.cli.crawl import _FailureSummary
+from citesift.cli.crawl import _FailureSummary, unread_ending
 from citesift.sources.reasons import skipped_reason
 from local_site import page, serve_page
 from servers import MisbehavingServer, loopback_policy
@@ -168,7 +168,21 @@ def test_a_crawl_its_limit_stops_before_a_page_is_read_exits_75_not_1(
     result = CliRunner().invoke(app, crawl_args(server, "/redirect?to=/a", "--limit", "1"))
     assert result.exit_code == 75, result.output
     assert "0 done, 1 queued, 0 failed" in result.stderr
-    assert "error: the crawl reached its --limit before a page was read (1 queued)" in (
+    assert "error: the crawl reached its --limit before a page was read (1 queued);" in (
         result.stderr
     )
+    assert "raise --limit to go on" in result.stderr
     assert "could not be read" not in result.stderr and server.hits("/a") == 0
+
+
+@pytest.mark.parametrize(
+    ("done", "queued", "failed", "status"),
+    [(1, 5, 3, None), (0, 2, 0, 75), (0, 2, 1, 1), (0, 0, 1, 1), (0, 0, 0, 1)],
+)
+def test_a_crawl_that_read_nothing_exits_75_only_when_its_limit_alone_stopped_it(
+    done: int, queued: int, failed: int, status: int | None
+) -> None:
+    ending = unread_ending(CrawlProgress("c", done, queued, failed, 0.0))
+    assert (ending and ending[1]) == status
+    if ending is not None and failed:  # a retry would fail again: no "retry later"
+        assert "--limit" not in ending[0]

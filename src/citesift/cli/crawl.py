@@ -7,10 +7,11 @@ every page of the crawl once; without it the pages go to standard output. Each p
 failed follows the pages as a line of its own (``url``, ``error``: why, ``code``), and
 standard error says how many failed and why, the most frequent reasons first with the first
 URLs of each; the command exits 1 when no page could be read, and 75 when its ``--limit``
-stopped it with pages queued before one was read. A progress line (done,
-queued, failed, pages per second) goes to standard error. ``--workers N`` reads the
-crawl with N processes sharing its frontier; the same command started on other machines
-against one PostgreSQL store (``--store postgresql://...``) shares it too.
+stopped it with pages queued before one was read and none failed (a larger limit goes
+on). A progress line (done, queued, failed, pages per second) goes to standard error.
+``--workers N`` reads the crawl with N processes sharing its frontier; the same command
+started on other machines against one PostgreSQL store (``--store postgresql://...``)
+shares it too.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Deadline, Store, source_setup, usage_error
-from citesift.cli.reading import EXIT_LIMITED, fail
+from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import CitesiftError, ConfigError, InvalidArgument
 from citesift.scrape.crawl import (
@@ -145,7 +146,7 @@ def crawl_command(
     """Crawl a site breadth-first (best-first with --query), politely (robots.txt, its
     Crawl-delay, per-host limits), keeping its frontier in the store; the pages that failed
     follow the pages, with why, and the command exits 1 when no page could be read (75 when
-    its --limit stopped it with pages queued before one was read)."""
+    its --limit stopped it with pages queued before one was read and none failed)."""
     if (url is None) == (resume is None):
         usage_error("give a URL to crawl, or --resume ID, not both")
     try:
@@ -206,11 +207,24 @@ def crawl_command(
     for line in failures.lines():
         say(line, err=True)
     say(_progress_line(ended), err=True)
-    if ended.done == 0 and ended.queued > 0:  # stopped at a limit with pages still to read
-        fail(f"the crawl reached its --limit before a page was read ({ended.queued} queued)",
-             EXIT_LIMITED)  # fmt: skip
-    if ended.done == 0:
-        fail("no page of the crawl could be read")
+    ending = unread_ending(ended)
+    if ending is not None:
+        fail(*ending)
+
+
+def unread_ending(ended: CrawlProgress) -> tuple[str, int] | None:
+    """Why a crawl that read no page ends, and its exit status (None when a page was read):
+    75 when its limit stopped it with pages queued and none failed (a larger limit goes
+    on), 1 when pages failed or none is left to read (the same command would end alike)."""
+    if ended.done > 0:
+        return None
+    if ended.queued > 0 and ended.failed == 0:
+        return (
+            f"the crawl reached its --limit before a page was read ({ended.queued} queued);"
+            " raise --limit to go on",
+            EXIT_LIMITED,
+        )
+    return "no page of the crawl could be read", EXIT_FAILED
 
 
 def _browser(settings: Settings) -> str | None:
