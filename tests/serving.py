@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import uvicorn
 from firecrawl import Firecrawl
@@ -14,6 +15,7 @@ from firecrawl import Firecrawl
 from citesift.api.config import ServeConfig
 from citesift.api.run import create_app
 from citesift.settings import Settings
+from openai_server import ScriptedServer
 
 CONTACT = "https://example.org/contact"
 LOCAL = Settings(contact=CONTACT, allow_private=True, browser="/nonexistent/chromium")
@@ -43,3 +45,15 @@ def running(config: ServeConfig | None = None, settings: Settings = LOCAL) -> It
 def client(base: str) -> Firecrawl:
     """The firecrawl-py SDK against the API at ``base`` (any key; one retry)."""
     return Firecrawl(api_key="any-key", api_url=base, max_retries=1)
+
+
+def with_model(model: ScriptedServer, tmp_path: Path) -> Settings:
+    """Settings that reach the local site and plan with the scripted model, kept in a store."""
+    return Settings(
+        contact=CONTACT,
+        allow_private=True,
+        browser="/nonexistent/chromium",
+        model="scripted",
+        base_url=model.base_url,
+        store=str(tmp_path / "store.db"),
+    )

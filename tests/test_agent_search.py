@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from citesift.agent.research import research
+from citesift.agent.run import Answer
 from citesift.clients import BraveSearch, ClientError, SearxngSearch, TavilySearch, WebResult
 from citesift.errors import InvalidArgument
 from openai_server import Reply, ScriptedServer, chat_reply, serve_json, serve_openai
@@ -105,6 +106,20 @@ def api() -> Iterator[ScriptedServer]:
         yield running
 
 
+def researched_on_wikipedia(question: str, wiki: WikipediaStandIn, api: ScriptedServer) -> Answer:
+    """A research run the scripted model plans, searching and reading the local Wikipedia."""
+    return research(
+        question,
+        identity=TEST_IDENTITY,
+        model="scripted",
+        base_url=api.base_url,
+        search="wikipedia",
+        search_url=wiki.origin,
+        allow_private=True,
+        fetcher=loopback_fetcher(),
+    )
+
+
 def test_wikipedia_search_feeds_a_run_and_articles_are_read_as_wikipedia(
     wikipedia_fixtures: Path, api: ScriptedServer
 ) -> None:
@@ -116,16 +131,7 @@ def test_wikipedia_search_feeds_a_run_and_articles_are_read_as_wikipedia(
             chat_reply(json.dumps({"action": "scrape", "urls": [article], "query": "invented"})),
             chat_reply(json.dumps({"action": "finish", "data": None, "missing": ["all"]})),
         )
-        answer = research(
-            "Who invented the MOSFET?",
-            identity=TEST_IDENTITY,
-            model="scripted",
-            base_url=api.base_url,
-            search="wikipedia",
-            search_url=wiki.origin,
-            allow_private=True,
-            fetcher=loopback_fetcher(),
-        )
+        answer = researched_on_wikipedia("Who invented the MOSFET?", wiki, api)
         prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
         assert f"- {article} | MOSFET |" in prompts[1]
         assert answer.evidence, prompts[2]
@@ -145,15 +151,6 @@ def test_an_article_wikipedia_does_not_have_is_told_to_the_model_once_with_its_s
             chat_reply(json.dumps({"action": "scrape", "urls": [missing], "query": "anything"})),
             chat_reply(json.dumps({"action": "finish", "data": None, "missing": ["all"]})),
         )
-        research(
-            "What is in the article?",
-            identity=TEST_IDENTITY,
-            model="scripted",
-            base_url=api.base_url,
-            search="wikipedia",
-            search_url=wiki.origin,
-            allow_private=True,
-            fetcher=loopback_fetcher(),
-        )
+        researched_on_wikipedia("What is in the article?", wiki, api)
         prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
         assert "HTTP 404 Not Found" in prompts[1] and "HTTP 404: HTTP 404" not in prompts[1]

@@ -433,6 +433,16 @@ def blocked_by(url: str, pid: int) -> bool:
     return row is not None and row[0] > 0
 
 
+def wait_until_blocked(url: str, pid: int, thread: threading.Thread, what: str) -> None:
+    """Wait (30 s at most) until some session waits on a lock session ``pid`` holds; fail
+    naming ``what`` never waited."""
+    for _ in range(600):
+        if blocked_by(url, pid):
+            return
+        thread.join(0.05)
+    pytest.fail(f"{what} never waited on the writer")
+
+
 def owner_row(chunk: str) -> str:
     """A statement taking the row of ``chunk``'s postings number without its document's lock
     (as SQL run by hand might: no writer of ours does)."""
@@ -465,12 +475,7 @@ def test_a_batch_ended_by_a_deadlock_with_another_transaction_is_tried_again(
         writer.execute(owner_row("arabic#1").encode())
         thread = threading.Thread(target=run)
         thread.start()
-        for _ in range(600):
-            if blocked_by(postgres_url, writer.info.backend_pid):
-                break
-            thread.join(0.05)
-        else:
-            pytest.fail("the batch never waited on the writer")
+        wait_until_blocked(postgres_url, writer.info.backend_pid, thread, "the batch")
         writer.execute(owner_row("arabic#0").encode())
         writer.commit()  # the batch's first try ended, so the writer went on
         thread.join(60)
@@ -551,12 +556,7 @@ def test_the_step_numbering_chunks_beside_their_rows_waits_for_an_older_writer(
 
         thread = threading.Thread(target=run)
         thread.start()
-        for _ in range(600):
-            if blocked_by(postgres_url, writer.info.backend_pid):
-                break
-            thread.join(0.05)
-        else:
-            pytest.fail("the step never waited on the writer")
+        wait_until_blocked(postgres_url, writer.info.backend_pid, thread, "the step")
         writer.commit()
         thread.join(60)
         assert not thread.is_alive() and not outcome

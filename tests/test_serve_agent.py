@@ -12,12 +12,11 @@ import httpx
 import pytest
 from firecrawl.v2.utils.error_handler import BadRequestError
 
-from citesift.settings import Settings
 from citesift.text.fragments import fragment_url
 from local_site import serve_bytes
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
-from serving import CONTACT, client, running
+from serving import client, running, with_model
 from test_agent_run import CHAT, MUSEUM, act, site
 from test_verify_runs_documents import PAGED
 
@@ -66,7 +65,7 @@ def test_a_scripted_model_plans_the_run_and_each_field_cites_its_span(
             sources={"/opened": ["E1"], "/floors": ["E1"]},
         ),
     )
-    planned = _planned(model, tmp_path)
+    planned = with_model(model, tmp_path)
     schema = {"type": "object", "properties": {"opened": {"type": "integer"}}}
     with running(settings=planned) as base:
         done = client(base).agent(
@@ -107,7 +106,7 @@ def test_the_agent_s_evidence_from_a_pdf_names_its_page_and_links_to_it(
         act(action="scrape", urls=[report], query="opened floors"),
         act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
     )
-    with running(settings=_planned(model, tmp_path)) as base:
+    with running(settings=with_model(model, tmp_path)) as base:
         done = client(base).agent(urls=[report], prompt="How many floors?", poll_interval=1)
         raw = httpx.get(f"{base}/v2/agent/{done.id}").json()
     assert done.status == "completed" and done.data == {"floors": 12}
@@ -136,15 +135,3 @@ def test_an_agent_without_pages_or_a_search_source_is_a_400_naming_urls() -> Non
     with running() as base:
         answer = httpx.post(f"{base}/v2/agent", json={"prompt": "anything"})
     assert answer.status_code == 400 and answer.json()["details"][0]["path"] == ["urls"]
-
-
-def _planned(model: ScriptedServer, tmp_path: Path) -> Settings:
-    """A server whose research runs the scripted model plans, kept in a store."""
-    return Settings(
-        contact=CONTACT,
-        allow_private=True,
-        browser="/nonexistent/chromium",
-        model="scripted",
-        base_url=model.base_url,
-        store=str(tmp_path / "store.db"),
-    )

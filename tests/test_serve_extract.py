@@ -18,7 +18,6 @@ import pytest
 from firecrawl import Firecrawl
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
 
-from citesift.settings import Settings
 from citesift.store import SQLiteStore
 from citesift.store.jobs import JobStore
 from citesift.store.runs import runs_in
@@ -26,7 +25,7 @@ from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_page
 from openai_server import ScriptedServer, serve_openai
 from servers import MisbehavingServer
-from serving import CONTACT, client, running
+from serving import client, running, with_model
 from test_agent_run import CHAT, MUSEUM, act, site
 
 pytestmark = pytest.mark.timeout(60)
@@ -42,18 +41,6 @@ SCHEMA: dict[str, Any] = {
 def model() -> Iterator[ScriptedServer]:
     with serve_openai() as scripted:
         yield scripted
-
-
-def with_model(model: ScriptedServer, tmp_path: Path) -> Settings:
-    """Settings that reach the local site and plan with the scripted model."""
-    return Settings(
-        contact=CONTACT,
-        allow_private=True,
-        browser="/nonexistent/chromium",
-        model="scripted",
-        base_url=model.base_url,
-        store=str(tmp_path / "store.db"),
-    )
 
 
 def extract(fc: Firecrawl, urls: list[str], **options: Any) -> Any:
