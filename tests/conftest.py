@@ -3,9 +3,12 @@ HTTP API on loopback, a short temporary folder of a test's own for the browser's
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +23,13 @@ WIKIPEDIA_FIXTURES = FIXTURES / "wikipedia"
 """Recorded Wikipedia API responses, as the stand-in serves them (see fixtures/README.md)."""
 ARTICLE_PAGES = sorted((FIXTURES / "pages").glob("*.html"))
 """Real news and blog article pages, as a browser received them."""
+
+# Hypothesis shows a failing example as a patch made with libcst when that is installed, and
+# libcst's import warns (a deprecation in mypy_extensions): under -W error that warning would
+# end the whole run in place of the failure's report. It is imported here first, quietly.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):
+    warnings.simplefilter("ignore", DeprecationWarning)
+    importlib.import_module("libcst")
 
 # Bounded time is each test's pytest timeout, not hypothesis's per-example deadline, which a
 # busy machine can overrun on a first call. The default run draws the same examples every

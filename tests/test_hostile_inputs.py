@@ -296,7 +296,8 @@ def test_ingest_takes_or_refuses_hostile_documents(
     added = clearly(lambda: rag.ingest([{"id": doc_id, "content": content, "metadata": metadata}]))
     if added is not None:
         assert added >= 0
-        assert clearly(lambda: rag.retrieve(query=content)) is not None or not utf8(content)
+        looked_for = utf8(content) and any(c.isprintable() and not c.isspace() for c in content)
+        assert clearly(lambda: rag.retrieve(query=content)) is not None or not looked_for
 
 
 @pytest.mark.timeout(60)
