@@ -224,13 +224,17 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
     stdio(world, scenario)
 
 
-def test_a_map_leaves_out_a_start_page_that_failed_and_keeps_its_limit(world: World) -> None:
+def test_a_map_leaves_out_a_start_page_that_failed_and_what_robots_txt_disallows(
+    world: World,
+) -> None:
     listed = [world.site.url(p) for p in ("/long", "/b", "/cited")]
     serve_bytes(world.site, "/sitemap.xml", urlset(listed), "application/xml")
+    world.site.robots = (200, "User-agent: *\nDisallow: /b\n")
 
     async def scenario(client: Client) -> None:
         mapped = await call(client, "map", url=world.site.url("/nothere"), limit=2)
-        assert [item["url"] for item in mapped["items"]] == listed[:2]
+        assert [item["url"] for item in mapped["items"]] == [listed[0], listed[2]]
+        assert mapped["disallowed"] == 1
         assert any("404" in problem for problem in mapped["problems"])
 
     stdio(world, scenario)

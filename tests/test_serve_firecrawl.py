@@ -202,6 +202,22 @@ def test_a_map_lists_a_start_page_that_fails_first_and_warns_why(
     assert f"{base}/nothere: HTTP 404 Not Found" in answer.json()["warning"]
 
 
+def test_a_map_leaves_out_what_robots_txt_disallows_and_says_how_many(
+    served: str, server: MisbehavingServer
+) -> None:
+    base = server.url("")
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    serve_bytes(server, "/sitemap.xml", urlset([f"{base}/a", f"{base}/private"]), "text/xml")
+    serve_page(server, "/", page("Home", ["/private/too"]))
+    answer = httpx.post(f"{served}/v2/map", json={"url": server.url("/")}, timeout=10).json()
+    assert [link["url"] for link in answer["links"]] == [f"{base}/", f"{base}/a"]
+    assert answer["disallowed"] == 2
+    assert "2 URL(s) left out: robots.txt disallows them" in answer["warning"]
+    found = [link.url for link in client(served).map(server.url("/")).links]
+    assert found == [f"{base}/", f"{base}/a"]  # a Firecrawl client reads the answer as ever
+    assert server.hits("/private") == 0 and server.hits("/private/too") == 0
+
+
 def test_a_map_past_its_timeout_is_a_408(served: str, server: MisbehavingServer) -> None:
     serve_page(server, "/", page("Home", []), delay=3)
     answer = httpx.post(

@@ -75,8 +75,10 @@ async def map_urls(body: MapRequest, shared: Shared) -> JSONResponse | dict[str,
     except TimeoutError:
         return failure(408, f"the map took over {body.timeout} ms", "MAP_TIMEOUT")
     answer: dict[str, Any] = {"success": True, "links": [{"url": url} for url in found.urls]}
-    if found.problems:
-        answer["warning"] = "; ".join(found.problems)
+    answer["disallowed"] = found.disallowed  # citesift's own: Firecrawl clients ignore it
+    warnings = [*found.problems, found.disallowed_note() or ""]
+    if any(warnings):
+        answer["warning"] = "; ".join(filter(None, warnings))
     return answer
 
 

@@ -38,9 +38,10 @@ def map_command(
     store: Store = None,
     deadline: Deadline = None,
 ) -> None:
-    """List a site's URLs (robots.txt sitemaps, /sitemap.xml, the start page's links), one a
-    line; what could not be read is said on standard error, and a start page that could not
-    be read makes the command exit 1 (after the URLs its sitemaps list)."""
+    """List a site's URLs (robots.txt sitemaps, /sitemap.xml, the start page's links) one a
+    line, leaving out those robots.txt disallows; how many were left out and what could not
+    be read is said on standard error, and a start page that could not be read makes the
+    command exit 1 (after the URLs its sitemaps list)."""
     try:
         start_url(url)
     except InvalidArgument as error:
@@ -53,12 +54,14 @@ def map_command(
             found, urls = run_with_status(f"Mapping {url}…", call)
         except InvalidArgument as error:
             usage_error(str(error))
-    for problem in found.problems:
-        if problem != found.start_failure:
-            say(f"note: {problem}", err=True)
+    notes = [problem for problem in found.problems if problem != found.start_failure]
+    for note in [*notes, found.disallowed_note()]:
+        if note is not None:
+            say(f"note: {note}", err=True)
     if output is ListFormat.json:
         listed = {"url": found.url, "urls": list(urls), "sitemaps": list(found.sitemaps),
-                  "start_failure": found.start_failure}  # fmt: skip
+                  "start_failure": found.start_failure,
+                  "disallowed": found.disallowed}  # fmt: skip
         say(safe_json(listed))
     else:
         for address in urls:

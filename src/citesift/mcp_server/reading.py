@@ -145,7 +145,8 @@ def register(server: MCPServer, shared: Shared) -> None:
         ),
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        """A site's URLs, from its sitemaps and its start page's links."""
+        """A site's URLs, from its sitemaps and its start page's links; ``disallowed``: how
+        many were left out because robots.txt disallows them."""
         if cursor:
             return shared.pager.next("map", cursor)
         setup = shared.sources
@@ -154,4 +155,6 @@ def register(server: MCPServer, shared: Shared) -> None:
             fetcher=setup.fetcher,
         )  # fmt: skip
         items = [{"url": address} for address in urls]
-        return shared.pager.first("map", items, problems=list(found.problems))
+        return shared.pager.first(
+            "map", items, problems=list(found.problems), disallowed=found.disallowed
+        )

@@ -28,7 +28,7 @@ from citesift.net.limiter import LimiterRefused, LimiterRegistry, OnSend, Source
 from citesift.net.loops import run_sync
 from citesift.net.policy import FetchPolicy
 from citesift.net.pool import MAX_HOSTS, HostPools
-from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS, RobotsCache
+from citesift.net.robots import ROBOTS_MAX_BYTES, ROBOTS_REDIRECTS, RobotsCache, RobotsRules
 from citesift.numbers import number_in
 
 ROBOTS_DEADLINE = 10.0
@@ -42,6 +42,10 @@ class Fetches(Protocol):
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
     ) -> FetchOutcome:
         """``url`` under ``policy`` (see ``Fetcher.fetch``)."""
+        ...
+
+    async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
+        """The robots.txt rules of ``url``'s origin (see ``Fetcher.robots_rules``)."""
         ...
 
 
@@ -88,6 +92,16 @@ class Fetcher:
     ) -> FetchOutcome:
         """``fetch`` for synchronous code (also inside a running event loop)."""
         return run_sync(self.fetch(url, policy, on_send=on_send))
+
+    async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
+        """The robots.txt rules of ``url``'s origin, read from the cache fetches share (the
+        file is fetched once per origin, under ``policy``'s bounds, whether or not the policy
+        honours it), or None when ``url`` is refused or the limiter refused the file."""
+        target = await _checked(url, policy, _Spent())
+        if isinstance(target, Skipped):
+            return None
+        rules = await self._rules(target, policy)
+        return rules if isinstance(rules, RobotsRules) else None
 
     def blocked_seconds(self, url: str) -> float:
         """Seconds until ``url``'s host may be asked again after a 429/503 (0 when it may)."""
@@ -175,6 +189,19 @@ class Fetcher:
         self, target: Target, policy: FetchPolicy, limiter: SourceLimiter
     ) -> Skipped | Limited | None:
         """Why robots.txt forbids ``target`` now (Disallow, or unreachable), or None."""
+        rules = await self._rules(target, policy)
+        if isinstance(rules, Limited):
+            return rules
+        agent = policy.identity.name
+        delay = rules.crawl_delay(agent)
+        if delay:
+            limiter.slow_to(delay)
+        why = rules.verdict(str(target.url), agent)
+        return Skipped(None, why) if why else None
+
+    async def _rules(self, target: Target, policy: FetchPolicy) -> RobotsRules | Limited:
+        """The rules of ``target``'s origin, its robots.txt fetched within ``policy``'s
+        deadline (at most ``ROBOTS_DEADLINE``) when the cache has none."""
         robots_policy = policy.with_(
             robots=False,
             error_pages=True,
@@ -184,15 +211,7 @@ class Fetcher:
             accept="text/plain",
             deadline=min(policy.deadline, ROBOTS_DEADLINE),
         )
-        rules = await self.robots.rules_for(target.url, lambda u: self.fetch(u, robots_policy))
-        if isinstance(rules, Limited):
-            return rules
-        agent = policy.identity.name
-        delay = rules.crawl_delay(agent)
-        if delay:
-            limiter.slow_to(delay)
-        why = rules.verdict(str(target.url), agent)
-        return Skipped(None, why) if why else None
+        return await self.robots.rules_for(target.url, lambda u: self.fetch(u, robots_policy))
 
 
 async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:

@@ -42,8 +42,13 @@ class RobotsRules:
     def verdict(self, url: str, agent: str) -> str | None:
         """Why ``agent`` may not fetch ``url``, or None when it may."""
         if self.parser is not None:
-            return None if self.parser.can_fetch(url, agent) else "disallowed by robots.txt"
+            return "disallowed by robots.txt" if self.forbids(url, agent) else None
         return None if self.allow_all else self.reason
+
+    def forbids(self, url: str, agent: str) -> bool:
+        """Whether the file's rules disallow ``url`` to ``agent`` (not: whether the file
+        could not be had)."""
+        return self.parser is not None and not self.parser.can_fetch(url, agent)
 
     @property
     def unreachable(self) -> bool:

@@ -5,22 +5,28 @@ site's robots.txt and ``/sitemap.xml`` (indexes followed to ``max_depth`` levels
 ``max_sitemaps`` files, each capped in bytes and URLs: ``citesift.scrape.sitemaps``), and
 the links of the start page. Every URL is normalised (``citesift.scrape.urls``), counted
 once, and kept only on the start's host (or the host its start page redirects to) unless
-``allow_external``. With ``search``, URLs whose address or anchor text hold more of its
-words come first. Every request goes through the fetcher, so robots.txt and the per-host
-limiter hold as for any fetch.
+``allow_external`` (a sitemap, too, is read only when so in scope). With ``search``, URLs
+whose address or anchor text hold more of its words come first. Every request goes through
+the fetcher, so robots.txt and the per-host limiter hold as for any fetch; when the policy
+honours robots.txt, URLs it disallows to the policy's agent are left out of the map and
+counted (``disallowed``), by the rules the fetcher already keeps (robots.txt is fetched
+once per origin). A host that holds the map back (a Crawl-delay longer than the limiter
+waits, a 429 or 503 with Retry-After) is waited for, ``max_wait`` seconds in all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import deque
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from citesift.errors import invalid
-from citesift.model import MAX_BODY_BYTES, Skipped, Snapshot
+from citesift.model import MAX_BODY_BYTES, FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
-from citesift.net.robots import ROBOTS_MAX_BYTES
+from citesift.net.exchange import BLOCKING_STATUSES
+from citesift.net.robots import RobotsRules
 from citesift.numbers import number_in
 from citesift.scrape.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, read_sitemap
 from citesift.scrape.urls import host_of, link_seconds, normalise, page_links
@@ -31,9 +37,17 @@ MAP_LIMIT = 5_000
 MAX_MAP_LIMIT = 100_000
 MAX_SITEMAPS = 50
 SITEMAP_DEPTH = 3
+MAX_ROBOTS_ORIGINS = 20
+"""Origins whose robots.txt a map reads to leave out what it disallows (with
+``allow_external`` a page may link to thousands of hosts)."""
+MAP_WAIT = 30.0
+"""Seconds a map waits in all for hosts that hold it back (Crawl-delay, Retry-After)."""
+WAIT_POLL = 1.0
+"""Seconds before a request the limiter refused for its spacing is tried again."""
+MAX_SENDS = 3
+"""Requests a map sends for one file to a host answering 429 or 503."""
 SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5"
 _WORDS = re.compile(r"[^\W_]+")
-_SITEMAP_LINE = re.compile(r"^\s*sitemap\s*:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -41,7 +55,8 @@ class SiteMap:
     """A site's URLs (the start first unless ``search`` ranks them, listed even when it
     could not be read, as Firecrawl's map lists it), the sitemap files read, what could not
     be read or was cut short (``problems``), why the start page could not be read
-    (``start_failure``, one of the problems) and whether a sitemap names the start."""
+    (``start_failure``, one of the problems), whether a sitemap names the start, and how
+    many URLs found were left out because robots.txt disallows them (``disallowed``)."""
 
     url: str
     urls: tuple[str, ...]
@@ -49,6 +64,13 @@ class SiteMap:
     problems: tuple[str, ...]
     start_failure: str | None = None
     start_in_sitemap: bool = False
+    disallowed: int = 0
+
+    def disallowed_note(self) -> str | None:
+        """What ``disallowed`` means, in a line, when URLs were left out."""
+        if not self.disallowed:
+            return None
+        return f"{self.disallowed} URL(s) left out: robots.txt disallows them to this client"
 
     def readable_urls(self) -> tuple[str, ...]:
         """``urls`` without the start when it could not be read and no sitemap names it:
@@ -60,19 +82,22 @@ class SiteMap:
 
 @dataclass(frozen=True)
 class SitemapBounds:
-    """How much of a site's sitemaps a map reads; a value that makes no sense is an
+    """How much of a site's sitemaps a map reads, and how long in all it waits for hosts
+    that hold it back (``max_wait`` seconds); a value that makes no sense is an
     ``InvalidArgument`` naming it."""
 
     max_sitemaps: int = MAX_SITEMAPS
     max_depth: int = SITEMAP_DEPTH
     max_bytes: int = MAX_SITEMAP_BYTES
     max_urls: int = MAX_SITEMAP_URLS
+    max_wait: float = MAP_WAIT
 
     def __post_init__(self) -> None:
         number_in("max_sitemaps", self.max_sitemaps, 0, 10_000, whole=True)
         number_in("max_depth", self.max_depth, 0, 10, whole=True)
         number_in("max_bytes", self.max_bytes, 1, MAX_SITEMAP_BYTES * 20, whole=True)
         number_in("max_urls", self.max_urls, 1, MAX_SITEMAP_URLS * 20, whole=True)
+        number_in("max_wait", self.max_wait, 0, 600)
 
 
 def map_site(
@@ -136,6 +161,7 @@ async def amap_site(
         tuple(reader.problems),
         reader.start_failure,
         reader.start_in_sitemap,
+        len(reader.disallowed),
     )
 
 
@@ -160,7 +186,8 @@ def start_url(url: object) -> str:
 
 
 class _Reader:
-    """What a map has found so far: URLs in order with anchor text, files read, problems."""
+    """What a map has found so far: URLs in order with anchor text, files read, problems,
+    URLs left out because robots.txt disallows them, and the seconds waited for hosts."""
 
     def __init__(
         self,
@@ -183,26 +210,76 @@ class _Reader:
         self.problems: list[str] = []
         self.start_failure: str | None = None
         self.start_in_sitemap = False
+        self.rules: dict[str, RobotsRules | None] = {}
+        self.disallowed: set[str] = set()
+        self.unchecked = 0
+        self.waited = 0.0
 
-    def add(self, address: str, text: str = "", base: str | None = None) -> None:
-        """Count ``address`` once when it is an http(s) URL in scope, until ``wanted`` are
-        found (then nothing more is even read: a site's sitemaps may name millions)."""
+    def in_scope(self, url: str) -> bool:
+        """Whether ``url`` (a page or a sitemap) is on a host the map may list or read."""
+        return self.allow_external or host_of(url) in self.hosts
+
+    async def add(self, address: str, text: str = "", base: str | None = None) -> None:
+        """Count ``address`` once when it is an http(s) URL in scope that robots.txt does not
+        disallow, until ``wanted`` are found (then nothing more is even read: a site's
+        sitemaps may name millions)."""
         if self.enough:
             return
         url = normalise(address, base)
-        if url is None or url in self.found:
+        if url is None or url in self.found or not self.in_scope(url):
             return
-        if self.allow_external or host_of(url) in self.hosts:
-            self.found[url] = text
+        if await self._forbidden(url):
+            if len(self.disallowed) < MAX_MAP_LIMIT:  # each counted once, in bounded memory
+                self.disallowed.add(url)
+            return
+        self.found[url] = text
+
+    async def _forbidden(self, url: str) -> bool:
+        """Whether robots.txt disallows ``url`` to the policy's agent, when the policy honours
+        it. Each origin's rules are asked of the fetcher once (its cache holds the file the
+        fetches read), of ``MAX_ROBOTS_ORIGINS`` origins at most: URLs on further ones are
+        listed unchecked (a fetch of one still checks it)."""
+        if not self.policy.robots:
+            return False
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self.rules:
+            if len(self.rules) >= MAX_ROBOTS_ORIGINS:
+                self.unchecked += 1
+                return False
+            self.rules[origin] = await self.fetcher.robots_rules(url, self.policy)
+        rules = self.rules[origin]
+        return rules is not None and rules.forbids(url, self.policy.identity.name)
 
     @property
     def enough(self) -> bool:
         """Whether as many URLs as the map can give are found."""
         return len(self.found) >= self.wanted
 
+    async def fetch(self, url: str, policy: FetchPolicy) -> FetchOutcome:
+        """``url`` fetched; when its host holds the map back (a Crawl-delay longer than the
+        limiter waits, a block after a 429 or 503) it is waited for and asked again, while
+        the map's ``max_wait`` seconds of waiting last (a host answering 429 or 503 is sent
+        the request ``MAX_SENDS`` times at most)."""
+        sent = 0
+        while True:
+            outcome = await self.fetcher.fetch(url, policy)
+            if isinstance(outcome, Skipped) and outcome.status in BLOCKING_STATUSES:
+                sent += 1
+                if sent >= MAX_SENDS:
+                    return outcome
+                continue  # the host is blocked now: the next try says for how long
+            if not isinstance(outcome, Limited) or outcome.reason not in ("wait", "blocked"):
+                return outcome
+            pause = outcome.retry_in or WAIT_POLL  # a spacing refusal gives no length
+            if self.waited + pause > self.bounds.max_wait:
+                return outcome
+            await asyncio.sleep(pause)
+            self.waited += pause
+
     async def read_start_page(self) -> None:
         """The start page's links (and its host, when it redirects to another)."""
-        outcome = await self.fetcher.fetch(self.start, self.policy)
+        outcome = await self.fetch(self.start, self.policy)
         if not isinstance(outcome, Snapshot):
             status = outcome.status if isinstance(outcome, Skipped) else None
             return self._start_failed(skipped_reason(status, outcome.reason))
@@ -216,7 +293,7 @@ class _Reader:
         if problem is not None:
             self.problems.append(f"{self.start}: {problem}")
         for link, text in links.found.items():
-            self.add(link, text)
+            await self.add(link, text)
 
     def _start_failed(self, why: str) -> None:
         """Keep why the start page could not be read (it stays listed first)."""
@@ -224,13 +301,15 @@ class _Reader:
         self.problems.append(self.start_failure)
 
     async def read_sitemaps(self) -> None:
-        """The sitemaps robots.txt lists and ``/sitemap.xml``, indexes followed breadth-first."""
+        """The sitemaps robots.txt lists and ``/sitemap.xml`` (each in scope as a link is),
+        indexes followed breadth-first; a host that holds the map back past its waiting
+        ends the reading."""
         origin = f"{urlsplit(self.start).scheme}://{host_of(self.start)}"
         queue: deque[tuple[str, int]] = deque()
         seen: set[str] = set()
-        for address in [*await self._robots_sitemaps(origin), f"{origin}/sitemap.xml"]:
+        for address in [*await self._robots_sitemaps(), f"{origin}/sitemap.xml"]:
             url = normalise(address)
-            if url is not None and url not in seen:
+            if url is not None and url not in seen and self.in_scope(url):
                 seen.add(url)
                 queue.append((url, 0))
         policy = self.policy.with_(
@@ -239,9 +318,14 @@ class _Reader:
             max_declared_bytes=MAX_BODY_BYTES,
             accept=SITEMAP_ACCEPT,
         )
+        why_left = "past the files' cap"
         while queue and len(self.read) < self.bounds.max_sitemaps and not self.enough:
             url, depth = queue.popleft()
-            outcome = await self.fetcher.fetch(url, policy)
+            outcome = await self.fetch(url, policy)
+            if isinstance(outcome, Limited):
+                queue.appendleft((url, depth))
+                why_left = f"the host held the map back ({outcome.reason}) past its waiting"
+                break
             if not isinstance(outcome, Snapshot):
                 self.problems.append(f"{url}: {outcome.reason}")
                 continue
@@ -253,9 +337,9 @@ class _Reader:
                 self.problems.append(f"{url}: {found.problem}")
             for page in found.urls:
                 self.start_in_sitemap = self.start_in_sitemap or normalise(page) == self.start
-                self.add(page)
+                await self.add(page)
             for child in map(normalise, found.sitemaps):
-                if child is None or child in seen or host_of(child) not in self.hosts:
+                if child is None or child in seen or not self.in_scope(child):
                     continue
                 if depth >= self.bounds.max_depth:
                     self.problems.append(f"{child}: nested past {self.bounds.max_depth} levels")
@@ -263,17 +347,18 @@ class _Reader:
                 seen.add(child)
                 queue.append((child, depth + 1))
         if queue and not self.enough:
-            self.problems.append(f"{len(queue)} sitemap(s) left unread past the files' cap")
+            self.problems.append(f"{len(queue)} sitemap(s) left unread: {why_left}")
+        if self.unchecked:
+            self.problems.append(
+                f"{self.unchecked} URL(s) listed unchecked: robots.txt is read for"
+                f" {MAX_ROBOTS_ORIGINS} hosts at most"
+            )
 
-    async def _robots_sitemaps(self, origin: str) -> list[str]:
-        """The ``Sitemap:`` lines of the origin's robots.txt (none when it cannot be read)."""
-        policy = self.policy.with_(
-            robots=False, truncate=True, max_body_bytes=ROBOTS_MAX_BYTES, accept="text/plain"
-        )
-        outcome = await self.fetcher.fetch(f"{origin}/robots.txt", policy)
-        if not isinstance(outcome, Snapshot):
-            return []
-        return _SITEMAP_LINE.findall(outcome.body.decode("utf-8", errors="replace"))
+    async def _robots_sitemaps(self) -> list[str]:
+        """The ``Sitemap:`` lines of the start's robots.txt, from the file the fetcher keeps
+        for its fetches (none when it cannot be had)."""
+        rules = await self.fetcher.robots_rules(self.start, self.policy)
+        return rules.sitemaps() if rules is not None else []
 
 
 def words_of(text: str) -> list[str]:

@@ -19,6 +19,7 @@ from citesift.errors import StoreError
 from citesift.model import FetchOutcome, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry
 from citesift.net.limiter import OnSend
+from citesift.net.robots import RobotsRules
 from citesift.store import AnyStore
 from citesift.store.limits import budget_in
 from citesift.store.snapshots import Snapshots, snapshots_in
@@ -59,6 +60,10 @@ class ReplayingFetcher:
             return Skipped(None, f"the store cannot answer: {error}")
         return found if found is not None else Skipped(None, "not in the store")
 
+    async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
+        """None: a replay sends nothing, so no robots.txt is read."""
+        return None
+
 
 class SavingFetcher:
     """Fetches through ``inner`` and keeps every snapshot it answers in ``store``."""
@@ -80,6 +85,10 @@ class SavingFetcher:
         except (sqlite3.Error, StoreError) as error:
             return Skipped(outcome.status, f"fetched but not kept: {error}")
         return outcome
+
+    async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
+        """``inner``'s rules for ``url``'s origin (robots.txt is not kept in the store)."""
+        return await self.inner.robots_rules(url, policy)
 
 
 def fetching(fetcher: Fetcher, store: AnyStore | None, offline: bool) -> Fetches:
