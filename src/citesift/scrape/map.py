@@ -324,7 +324,10 @@ class _Reader:
             outcome = await self.fetch(url, policy)
             if isinstance(outcome, Limited):
                 queue.appendleft((url, depth))
-                why_left = f"the host held the map back ({outcome.reason}) past its waiting"
+                why_left = (
+                    f"the host held the map back ({outcome.reason}) longer than its"
+                    f" {self.bounds.max_wait:g} s of waiting"
+                )
                 break
             if not isinstance(outcome, Snapshot):
                 self.problems.append(f"{url}: {outcome.reason}")
