@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.scrape.crawl import UNDECIDED, CrawlOptions, crawl, crawl_id, crawl_results
+from citesift.scrape.crawl import (
+    UNDECIDED,
+    CrawlOptions,
+    crawl,
+    crawl_failures,
+    crawl_id,
+    crawl_results,
+)
+from citesift.scrape.map import MAX_SENDS
 from citesift.store import SQLiteStore
 from citesift.store.frontier import Frontier
 from local_site import HTML, page, serve_page
@@ -245,6 +253,45 @@ def test_crawl_delay_spaces_the_requests(server: MisbehavingServer, tmp_path: Pa
     times = [seen.at for seen in server.seen if seen.path != "/robots.txt"]
     assert len(times) == 3
     assert all(later - earlier >= 0.35 for earlier, later in itertools.pairwise(times))
+
+
+def answers_429(server: MisbehavingServer, path: str, times: int) -> None:
+    """Answer ``path``'s first ``times`` requests 429 (Retry-After: 1 s), then a page."""
+
+    def handler(request: Request, query: Query) -> None:
+        if server.hits(path) <= times:
+            request.answer(429, b"slow down", {"Retry-After": "1"})
+        else:
+            request.answer(200, page("Later", []), {"Content-Type": HTML})
+
+    server.route(path, handler)
+
+
+def test_a_page_answered_429_is_asked_again_after_its_retry_after(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/a", "/b"]))
+    answers_429(server, "/a", 1)
+    serve_page(server, "/b", page("B", []))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        assert sorted(paths(run(server, store), server)) == ["/", "/a", "/b"]
+    asked = [seen.at for seen in server.seen if seen.path == "/a"]
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9
+
+
+def test_a_page_answered_429_every_time_fails_after_a_few_requests(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/a"]))
+    answers_429(server, "/a", 100)
+    with SQLiteStore(tmp_path / "s.db") as store:
+        ended = crawl(
+            server.url("/"), policy=loopback_policy(), store=store, fetcher=loopback_fetcher()
+        )
+        [failure] = crawl_failures(store, ended.crawl)
+    assert ended.done == 1 and ended.failed == 1
+    assert failure["url"] == server.url("/a") and "429" in failure["error"]
+    assert server.hits("/a") == MAX_SENDS
 
 
 def test_several_hosts_are_crawled_at_once_each_within_its_limit(tmp_path: Path) -> None:

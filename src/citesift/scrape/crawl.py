@@ -8,16 +8,19 @@ redirecting). URLs are normalised and each is read once; only the start's host i
 unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
 Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and the per-host
-limiter always hold; several hosts are read at once, each by at most ``per_host`` requests at
-a time. A redirect is not followed by the fetch: its target joins the frontier like a found
-link (at the same depth), so a target out of scope is never asked for and a target already
-read is not read again; a chain of redirects is cut, as a failure naming the bound, past the
-hops the caller's policy lets a single fetch follow (its ``max_redirects``: ``PAGE_REDIRECTS``
-for a web-page policy, none for a policy that follows none), else only ``limit`` would end a
-site that redirects to a new URL every time. With ``render="auto"`` a page whose static HTML
-needs JavaScript (``decide``) is rendered by one lazy browser the run shares, kept and cited
-as rendered (as served when no browser can start, which the run's ``warnings`` say); by
-default (``never``) every page is read as served.
+limiter always hold (a host the limiter holds back is left alone until it may be asked, its
+block after a 429 or 503 until the Retry-After has passed; a page answered 429 or 503 is
+asked for ``MAX_SENDS`` times before it fails); several hosts are read at once, each by at
+most ``per_host`` requests at a time. A redirect is not followed by the fetch: its target
+joins the frontier like a found link (at the same depth), so a target out of scope is never
+asked for and a target already read is not read again; a chain of redirects is cut, as a
+failure naming the bound, past the hops the caller's policy lets a single fetch follow (its
+``max_redirects``: ``PAGE_REDIRECTS`` for a web-page policy, none for a policy that follows
+none), else only ``limit`` would end a site that redirects to a new URL every time. With
+``render="auto"`` a page whose static HTML needs JavaScript (``decide``) is rendered by one
+lazy browser the run shares, kept and cited as rendered (as served when no browser can
+start, which the run's ``warnings`` say); by default (``never``) every page is read as
+served.
 
 The frontier and the results live in the store (``citesift.store.frontier``): a page is
 marked done in the transaction that stores its result, so a crawl killed at any moment
@@ -51,13 +54,14 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
+from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.net.policy import PAGE_REDIRECTS
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
 from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
-from citesift.scrape.map import match_score, start_url, words_of
+from citesift.scrape.map import MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
@@ -76,7 +80,7 @@ CONCURRENCY = 8
 PER_HOST = 2
 LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
-again, not failed)."""
+again, not failed), or until its block ends when it answered 429 or 503 (Retry-After)."""
 RENDER_OPTIONS = ScrapeOptions(render="auto")
 """How a crawled page is rendered: a scrape's defaults (its timeout, viewport), and the
 crawl's ``wait_for``."""
@@ -217,6 +221,8 @@ class _Page:
     reason: str | None = None
     found: list[Entry] = field(default_factory=list)
     limited: bool = False
+    pause: float = LIMITED_PAUSE
+    """Seconds its host is left alone when it is ``limited``."""
     moved: bool = False
     new: int = 0
     """How many of the links it adds were new to the frontier (once it is finished there)."""
@@ -428,6 +434,7 @@ class _Run:
         self.warnings: list[str] = []
         self.link_seconds = link_seconds(policy.deadline)
         self.unread = (0, 0)  # pages whose links were not all read, anchors left unread
+        self.sent: Counter[str] = Counter()  # requests answered 429/503, of pages to ask again
 
     async def go(
         self,
@@ -500,7 +507,7 @@ class _Run:
                     page = task.result()
                     if page.limited:
                         frontier.release(self.crawl, entry.url)
-                        paused[entry.host] = loop.time() + LIMITED_PAUSE
+                        paused[entry.host] = loop.time() + page.pause
                         waiting.add(entry.host)
                         tally.queued += 1
                         continue
@@ -538,7 +545,9 @@ class _Run:
         """Fetch and read one page."""
         outcome = await self.fetcher.fetch(entry.url, self.policy)
         if isinstance(outcome, Limited):
-            return _Page(reason=f"the limiter refused ({outcome.reason})", limited=True)
+            return _Page(limited=True, pause=max(LIMITED_PAUSE, outcome.retry_in or 0.0))
+        if self._asked_again(entry.url, outcome):
+            return _Page(limited=True)  # the host is blocked now: the next try says how long
         if isinstance(outcome, Skipped):
             if outcome.location is not None:
                 return self._moved(entry, outcome.location)
@@ -566,6 +575,19 @@ class _Run:
                 if self._follows(url)
             ]
         return _Page(record=page.record, found=found)
+
+    def _asked_again(self, url: str, outcome: Snapshot | Skipped) -> bool:
+        """Whether a page whose host answered 429 or 503 is queued again (its limiter holds
+        the host until the Retry-After has passed) rather than failed: a page is asked for
+        ``MAX_SENDS`` times at most."""
+        if not (isinstance(outcome, Skipped) and outcome.status in BLOCKING_STATUSES):
+            self.sent.pop(url, None)
+            return False
+        self.sent[url] += 1
+        if self.sent[url] < MAX_SENDS:
+            return True
+        del self.sent[url]
+        return False
 
     def _count_unread(self, links: PageLinks) -> None:
         """Count a page whose links were not all read in the run's one warning of them."""
