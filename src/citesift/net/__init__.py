@@ -27,8 +27,10 @@ The public surface::
   ``on_send`` runs before every request sent for the caller (each redirect hop), not for
   robots.txt. The deadline bounds name lookups and sending to the last body byte, all hops
   together. ``fetch(url, policy)`` / ``fetch_sync`` are one-off conveniences with a fetcher
-  of their own. ``Fetches`` is the protocol a fetcher composed over one (replaying from a
-  store, saving to one: ``citesift.sources.snapshots``) also keeps.
+  of their own. ``robots_rules(url, policy)``: the robots.txt rules of ``url``'s origin
+  from the cache its fetches use (fetched once per origin). ``Fetches`` is the protocol a
+  fetcher composed over one (replaying from a store, saving to one:
+  ``citesift.sources.snapshots``) also keeps.
 - Addresses: the host is resolved once (``policy.resolver``), every address checked (an
   IPv6 address by the IPv4 one it carries), and the request connects to the checked
   address, so DNS cannot be swapped after the check. Proxies from the environment are
