@@ -14,7 +14,10 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.errors import InvalidArgument
+from citesift.net import Fetcher
 from citesift.scrape.map import SitemapBounds, map_site
+from citesift.sources.snapshots import fetching
+from citesift.store import SQLiteStore
 from local_site import page, serve_bytes, serve_page, sitemap_index, urlset
 from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy, serve
 
@@ -55,6 +58,23 @@ def test_urls_robots_txt_disallows_to_our_agent_are_left_out_and_counted_once(
     )
     assert server.hits("/robots.txt") == 1  # the fetcher's file, read for the sitemap lines too
     assert paths(found.sitemaps, server) == ["/pages.xml"]
+
+
+def test_a_map_saving_to_a_store_leaves_out_the_same_and_a_replay_reads_no_robots_txt(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    private_site(server)
+    policy = loopback_policy(robots=True)
+    with SQLiteStore(tmp_path / "s.db") as store:
+        saved = map_site(
+            server.url("/"), policy=policy, fetcher=fetching(loopback_fetcher(), store, False)
+        )
+        assert paths(saved.urls, server) == ["/", "/b", "/a"] and saved.disallowed == 4
+        replayed = map_site(
+            server.url("/"), policy=policy, fetcher=fetching(Fetcher(), store, True)
+        )
+    assert paths(replayed.urls, server) == ["/", "/b", "/private/x", "/private/z"]
+    assert replayed.disallowed == 0 and server.hits("/robots.txt") == 1
 
 
 def test_with_robots_txt_not_honoured_nothing_is_left_out_and_its_sitemaps_are_read(
