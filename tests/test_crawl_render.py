@@ -87,7 +87,7 @@ def test_the_crawl_command_renders_with_render_auto(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     site(server)
-    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--max-depth", "1"]
     result = CliRunner().invoke(app, [*args, "--render", "auto"])
     assert result.exit_code == 0, result.output
     records = {json.loads(line)["url"]: json.loads(line) for line in result.stdout.splitlines()}
@@ -111,7 +111,7 @@ def test_the_crawl_renders_with_the_browser_citesift_toml_names_and_a_bad_one_is
     named = tmp_path / "named-chromium"
     named.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{find_executable()}" "$@"\n')
     named.chmod(0o755)
-    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--max-depth", "1"]
     (tmp_path / "citesift.toml").write_text(f'browser = "{named}"\n')
     result = CliRunner().invoke(app, [*args, "--render", "auto", "--wait-for", "#root h1"])
     assert result.exit_code == 0, result.output
@@ -153,7 +153,7 @@ def test_a_crawl_asked_to_render_when_no_browser_starts_reads_as_served_and_warn
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
     (tmp_path / "citesift.toml").write_text(f'browser = "{broken}"\n')
-    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--depth", "1"]
+    args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT, "--max-depth", "1"]
     result = CliRunner().invoke(app, [*args, "--render", "auto", "--store", "cli.db"])
     assert result.exit_code == 0, result.output
     assert len(result.stdout.splitlines()) == 3 and "left at noon" not in result.stdout

@@ -37,7 +37,7 @@ def command(server: MisbehavingServer, store: Path, out: Path) -> list[str]:
         str(store),
         "--out",
         str(out),
-        "--depth",
+        "--max-depth",
         "1",
         "--concurrency",
         "2",
@@ -90,17 +90,17 @@ def test_the_crawl_command_streams_pages_and_says_its_progress(
     serve_page(server, "/a", page("A", []))
     serve_page(server, "/b", page("B", []))
     args = ["crawl", server.url("/"), "--allow-private", "--contact", CONTACT]
-    result = CliRunner().invoke(app, [*args, "--format", "text", "--format", "links"])
+    result = CliRunner().invoke(app, [*args, "--formats", "text", "--formats", "links"])
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert sorted(r["url"] for r in records) == [server.url(p) for p in ("/", "/a", "/b")]
     assert records[0]["title"] == "Home\x1b]0;x" and "\x1b" not in result.stdout
     assert "page about Home" in records[0]["text"] and "markdown" not in records[0]
     assert "3 done, 0 queued, 0 failed" in result.stderr
-    again = CliRunner().invoke(app, [*args, "--format", "text", "--format", "links"])
+    again = CliRunner().invoke(app, [*args, "--formats", "text", "--formats", "links"])
     assert again.stdout == result.stdout  # the stored crawl, fetched no more
     assert len(server.seen) == 4  # robots.txt and three pages
-    refused = CliRunner().invoke(app, [*args, "--include", "("])
+    refused = CliRunner().invoke(app, [*args, "--include-paths", "("])
     assert refused.exit_code == 64 and "include_paths" in refused.stderr
     unknown = CliRunner().invoke(app, ["crawl", "--resume", "nope", "--contact", CONTACT])
     assert unknown.exit_code == 64 and "resume" in unknown.stderr

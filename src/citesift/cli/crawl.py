@@ -89,14 +89,14 @@ def crawl_command(
         typer.Argument(metavar="[URL]", help="The start page (http or https); none with --resume."),
     ] = None,
     limit: Annotated[int, typer.Option(help="Pages to read at most.")] = CRAWL_LIMIT,
-    depth: Annotated[int, typer.Option(help="Links to follow from the start, at most.")] = (
+    max_depth: Annotated[int, typer.Option(help="Links to follow from the start, at most.")] = (
         CRAWL_DEPTH
     ),
-    include: Annotated[
+    include_paths: Annotated[
         list[str] | None,
         typer.Option(help="Follow only links whose path (not query) matches (a regex)."),
     ] = None,
-    exclude: Annotated[
+    exclude_paths: Annotated[
         list[str] | None,
         typer.Option(help="Never follow links whose path (not query) matches (a regex)."),
     ] = None,
@@ -104,7 +104,8 @@ def crawl_command(
         bool, typer.Option("--allow-external", help="Follow links to other hosts too.")
     ] = False,
     formats: Annotated[
-        list[CrawlFormat] | None, typer.Option("--format", help="What each page carries.")
+        list[CrawlFormat] | None,
+        typer.Option(help="What each page carries (repeat for more; default: markdown)."),
     ] = None,
     query: Annotated[str | None, typer.Option(help="Read the links best-first by these words.")] = (
         None
@@ -152,9 +153,9 @@ def crawl_command(
     try:
         options = CrawlOptions(
             limit,
-            depth,
-            tuple(include or ()),
-            tuple(exclude or ()),
+            max_depth,
+            tuple(include_paths or ()),
+            tuple(exclude_paths or ()),
             allow_external,
             tuple(kind.value for kind in formats or [CrawlFormat.markdown]),
             query,
