@@ -233,7 +233,7 @@ def search_with_voyage(corpus: Path, tmp_path: Path, *options: str) -> tuple[str
 
 
 def test_search_reranks_with_a_named_http_reranker(corpus: Path, tmp_path: Path) -> None:
-    top, request = search_with_voyage(corpus, tmp_path, "--reranker", "voyage", "--rerank-key", "k")
+    top, request = search_with_voyage(corpus, tmp_path, "--rerank", "voyage", "--rerank-key", "k")
     assert "Tides" in top  # BM25 alone ranks the tower first
     assert request.headers["authorization"] == "Bearer k"
 
@@ -242,16 +242,16 @@ def test_search_reranker_key_from_the_environment(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CITESIFT_VOYAGE_API_KEY", "from-env")
-    _, request = search_with_voyage(corpus, tmp_path, "--reranker", "voyage")
+    _, request = search_with_voyage(corpus, tmp_path, "--rerank", "voyage")
     assert request.headers["authorization"] == "Bearer from-env"
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (("--reranker", "magic"), "unknown reranker"),
-        (("--reranker", "cross-encoder"), "model"),
-        (("--reranker", "voyage"), "set CITESIFT_VOYAGE_API_KEY or VOYAGE_API_KEY"),
+        (("--rerank", "magic"), "unknown reranker"),
+        (("--rerank", "cross-encoder"), "model"),
+        (("--rerank", "voyage"), "set CITESIFT_VOYAGE_API_KEY or VOYAGE_API_KEY"),
     ],
 )
 def test_search_refuses_an_unusable_reranker(
@@ -273,7 +273,7 @@ def test_a_failing_http_reranker_is_a_one_line_error(corpus: Path, tmp_path: Pat
     path = VoyageReranker.api.path
     with serve_json({path: lambda _: Reply({"error": "overloaded"}, status=500)}) as voyage:
         code, out, err = run("search", "tides", "--store", store, "--retrieval", "bm25",
-                             "--reranker", "voyage", "--rerank-key", "k",
+                             "--rerank", "voyage", "--rerank-key", "k",
                              "--rerank-url", voyage.url(""))  # fmt: skip
     assert (code, out) == (1, "") and err.startswith("error: voyage rerank: 500")
     assert len(err.splitlines()) == 1
@@ -290,7 +290,7 @@ def test_search_reranks_with_a_local_cross_encoder(corpus: Path, tmp_path: Path)
     query = ("search", "moon tides tower", "--store", store, "--retrieval", "bm25",
              "--format", "json")  # fmt: skip
     assert "Moon" in json.loads(run(*query)[1])[0]["content"]
-    code, out, err = run(*query, "--reranker", "cross-encoder", "--rerank-model", str(model),
+    code, out, err = run(*query, "--rerank", "cross-encoder", "--rerank-model", str(model),
                          "--rerank-weight", "1")  # fmt: skip
     assert code == 0, err
     assert "Eiffel" in json.loads(out)[0]["content"]  # the longer text wins

@@ -269,7 +269,7 @@ def test_sentence_cutters_that_misbehave_are_refused(text: Any, cut_answer: Any)
 def rag(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rag]:
     """A BM25 index in a temporary store with two documents."""
     store = tmp_path_factory.mktemp("hostile") / "index.db"
-    rag = create_rag(store=store, mode="bm25")
+    rag = create_rag(store=store, retrieval="bm25")
     rag.ingest([
         {"id": "tower", "content": "The Eiffel Tower opened in 1889.", "metadata": {"k": "a"}},
         {"id": "tides", "content": "The Moon raises two tides a day.", "metadata": {"k": "b"}},
@@ -331,7 +331,7 @@ def test_create_partitioned_rag_refuses_absurd_partitions(partition: Any, factor
 def test_store_paths_that_cannot_be_opened_are_clear(tmp_path: Path, name: Any, _: Any) -> None:
     fresh = tmp_path / uuid.uuid4().hex  # examples share tmp_path: "" would make a file here
     store = name if not isinstance(name, str) else str(fresh / "missing" / name[:50])
-    made = clearly(lambda: create_rag(store=store, mode="bm25"))
+    made = clearly(lambda: create_rag(store=store, retrieval="bm25"))
     plain = isinstance(name, str) and name[:50].isascii() and name[:50].isalnum()
     if name is None or plain:  # the default store (in the test's own home), or a plain name
         assert made is not None

@@ -35,7 +35,7 @@ def notes(folder: Path) -> Path:
 
 
 def ids(store: str) -> set[str]:
-    with create_rag(store=store, mode="bm25") as rag:
+    with create_rag(store=store, retrieval="bm25") as rag:
         return {document.id for document in rag.documents()}
 
 
@@ -50,7 +50,7 @@ def test_two_workers_index_a_folder_and_prune_a_removed_file(
                        progress=lambda *said: heard.append(said))  # fmt: skip
     assert (report.added, report.unchanged, report.removed, report.refused) == (NOTES, 0, 0, ())
     assert report.chunks >= NOTES and heard[-1] == ("Indexing", NOTES, NOTES)
-    with create_rag(store=store_location, mode="bm25") as rag:
+    with create_rag(store=store_location, retrieval="bm25") as rag:
         hits = rag.search("island7", 1)
         assert hits and hits[0].provenance.document_id == (folder / "note7.md").as_uri()
     (folder / "note3.md").unlink()
@@ -77,7 +77,7 @@ def test_workers_read_pages_as_the_page_access_says(
         report = index_add(sources, store=store, retrieval="bm25", workers=2, pages=pages)
     assert report.added == NOTES + 1
     assert [(r.name, r.kind) for r in report.refused] == [(site.origin + "/gone", "failed")]
-    with create_rag(store=store, mode="bm25") as rag:
+    with create_rag(store=store, retrieval="bm25") as rag:
         hits = rag.search("icy nuclei", 1)
         assert hits and hits[0].provenance.url == site.origin + "/comets"
         assert hits[0].provenance.snapshot_id  # the page kept as a snapshot in the same store

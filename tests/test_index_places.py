@@ -37,7 +37,7 @@ def test_a_pdf_s_chunks_keep_their_page_in_the_store_read_back(
     added = index_add([str(path)], store=store_location, retrieval="bm25", chunk_size=30,
                       chunk_overlap=0)  # fmt: skip
     assert added.added == 1 and added.chunks >= 3
-    with create_rag(store=store_location, mode="bm25") as rag:  # a new reader of the store
+    with create_rag(store=store_location, retrieval="bm25") as rag:  # a new reader of the store
         [hit] = rag.search("lunar pull", top_k=1)
         cover = rag.search("harbour", top_k=1)[0]
     assert hit.provenance is not None and cover.provenance is not None
@@ -106,10 +106,10 @@ def test_documents_with_no_text_are_counted_apart_and_not_listed(tmp_path: Path)
     store = tmp_path / "s.db"
     added = index_add([str(tmp_path)], store=store, retrieval="bm25", glob=("*.md", "*.txt"))
     assert (added.added, added.empty, added.chunks, added.did_nothing) == (1, 2, 1, False)
-    with create_rag(store=store, mode="bm25") as rag:
+    with create_rag(store=store, retrieval="bm25") as rag:
         assert [d.id for d in rag.documents()] == [file_uri(tmp_path / "a.md")]
     (tmp_path / "a.md").write_text("")  # emptied: its chunks go, and it is not listed
     again = index_add([str(tmp_path / "a.md")], store=store, retrieval="bm25")
     assert (again.added, again.empty) == (0, 1)
-    with create_rag(store=store, mode="bm25") as rag:
+    with create_rag(store=store, retrieval="bm25") as rag:
         assert rag.documents() == []

@@ -57,7 +57,7 @@ def test_two_commands_on_one_postgresql_read_each_file_once(
     assert sum(indexed(out) for out, _ in said) == NOTES  # each file once between them
     # a command whose files the other took first says so, and has not failed
     assert all(indexed(out) == NOTES or "read by another command" in out for out, _ in said)
-    with create_rag(store=postgres_url, mode="bm25") as rag:  # its pool closed here
+    with create_rag(store=postgres_url, retrieval="bm25") as rag:  # its pool closed here
         assert rag.stats().documents == NOTES
         for n in (0, NOTES - 1):
             hits = rag.search(f"harbour{n}", 1)
@@ -98,7 +98,7 @@ def test_workers_share_a_folder_on_a_sqlite_store(tmp_path: Path) -> None:
     out, err = run.communicate(timeout=200)
     assert run.returncode == 0, err
     assert indexed(out) == NOTES
-    rag = create_rag(store=store, mode="bm25")
+    rag = create_rag(store=store, retrieval="bm25")
     assert rag.stats().documents == NOTES and rag.search("harbour7", 1)
 
 
@@ -126,7 +126,7 @@ def test_a_killed_worker_fails_the_command_and_running_it_again_goes_on(tmp_path
     unchanged = re.search(r"(\d+) document\(s\) unchanged", out)
     assert unchanged and int(unchanged.group(1)) >= 3  # what was indexed before is kept
     assert indexed(out) + int(unchanged.group(1)) == many
-    with create_rag(store=store, mode="bm25") as rag:
+    with create_rag(store=store, retrieval="bm25") as rag:
         assert rag.stats().documents == many
 
 
@@ -137,7 +137,7 @@ def _worker_once_indexing(run: subprocess.Popen[str], store: str) -> int:
         assert run.poll() is None, "the command ended before a worker was killed"
         workers = [pid for pid in _children(run.pid) if b"spawn_main" in _command(pid)]
         if workers and Path(store).exists():
-            with create_rag(store=store, mode="bm25") as rag:
+            with create_rag(store=store, retrieval="bm25") as rag:
                 if rag.stats().documents >= 3:
                     return workers[0]
         time.sleep(0.05)

@@ -457,7 +457,7 @@ def test_index_passages_carry_their_citation(world: World) -> None:
     with source_setup(settings) as setup:
         read = setup.wikipedia(world.wiki.origin, PAGE_PATH).read_sync(SourceHit("Dog", "Dog"))
     assert isinstance(read, Document)
-    create_rag(store=world.store, mode="bm25").ingest([read.document])
+    create_rag(store=world.store, retrieval="bm25").ingest([read.document])
 
     async def scenario(client: Client) -> None:
         found = await call(client, "search_passages", query="domesticated wolf", retrieval="bm25")

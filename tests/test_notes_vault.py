@@ -115,7 +115,7 @@ def test_a_note_with_broken_front_matter_keeps_its_text(vault: Path) -> None:
 
 
 def test_a_search_over_the_vault_names_title_and_section(vault: Path, tmp_path: Path) -> None:
-    rag = create_rag(store=tmp_path / "index.db", mode="bm25", chunk_size=70)
+    rag = create_rag(store=tmp_path / "index.db", retrieval="bm25", chunk_size=70)
     rag.ingest([note(path) for path in sorted(vault.rglob("*.[mM][dD]"))])
     hit = rag.search("subscription revenue north region", top_k=1)[0]
     assert "subscription revenue" in hit.content

@@ -46,7 +46,7 @@ def test_same_document_id_never_collides(honour: bool) -> None:
 
 def test_one_store_search_with_the_candidate_limit_and_the_partition_filter() -> None:
     store = ListStore()
-    a, _, seen = partitions(store, mode="bm25")
+    a, _, seen = partitions(store, retrieval="bm25")
     a.search("anything")
     [query] = store.searches
     assert query.top_k == 20
@@ -56,7 +56,7 @@ def test_one_store_search_with_the_candidate_limit_and_the_partition_filter() ->
 
 def test_foreign_candidates_crowding_out_return_nothing() -> None:
     store = ListStore(honour_filter=False)
-    a, b, seen = partitions(store, mode="bm25", overfetch_factor=2)
+    a, b, seen = partitions(store, retrieval="bm25", overfetch_factor=2)
     b.ingest([{"id": "x", "content": "B1|B2|B3"}])
     a.ingest([{"id": "y", "content": "A1"}])
     assert a.search("A1", top_k=1) == []
@@ -65,7 +65,7 @@ def test_foreign_candidates_crowding_out_return_nothing() -> None:
 
 def test_store_ignoring_top_k_is_capped_at_the_candidate_limit() -> None:
     store = ListStore(honour_filter=False, honour_top_k=False)
-    a, _, seen = partitions(store, mode="bm25", overfetch_factor=1)
+    a, _, seen = partitions(store, retrieval="bm25", overfetch_factor=1)
     a.ingest([{"id": "y", "content": "A1|A2|A3|A4"}])
     assert [h.content for h in a.search("A", top_k=2)] == ["A1", "A2"]
     assert (seen[-1].examined, seen[-1].returned) == (2, 2)
@@ -73,7 +73,7 @@ def test_store_ignoring_top_k_is_capped_at_the_candidate_limit() -> None:
 
 def test_missing_or_foreign_metadata_fails_closed() -> None:
     store = ListStore(honour_filter=False)
-    a, _, _ = partitions(store, mode="bm25")
+    a, _, _ = partitions(store, retrieval="bm25")
     a.ingest([{"id": "own", "content": "A", "metadata": {"_partition": "b"}}])
     store.chunks.append(type(store.chunks[0])("raw", "raw", 0, 0, 1, "R", {}))
     hits = a.search("A R")
@@ -102,7 +102,7 @@ def test_partition_is_required_and_diagnostics_are_optional() -> None:
         create_partitioned_rag("", on_diagnostics=lambda d: None, store=ListStore())
     with pytest.raises(InvalidArgument, match="on_diagnostics must be"):
         create_partitioned_rag("a", on_diagnostics="print", store=ListStore())
-    quiet = create_partitioned_rag("a", store=ListStore(), mode="bm25")
+    quiet = create_partitioned_rag("a", store=ListStore(), retrieval="bm25")
     quiet.ingest([{"id": "d", "content": "words"}])
     assert [h.id for h in quiet.search("words")] == ["d_chunk_0"]
 
@@ -118,7 +118,7 @@ def test_a_failing_diagnostics_listener_rejects_the_search() -> None:
     def broken(diagnostics: PartitionDiagnostics) -> None:
         raise RuntimeError("listener broke")
 
-    rag = create_partitioned_rag("a", on_diagnostics=broken, store=ListStore(), mode="bm25")
+    rag = create_partitioned_rag("a", on_diagnostics=broken, store=ListStore(), retrieval="bm25")
     with pytest.raises(RuntimeError, match="listener broke"):
         rag.search("q")
 
@@ -136,7 +136,7 @@ def test_persistent_store_keeps_isolation_when_reopened(tmp_path) -> None:
 
 def test_threshold_still_applies_in_a_partition() -> None:
     store = ListStore(scores=[0.9, 0.1])
-    a, _, seen = partitions(store, mode="bm25", threshold=0.5)
+    a, _, seen = partitions(store, retrieval="bm25", threshold=0.5)
     a.ingest([{"id": "doc", "content": "A|old"}])
     assert [h.content for h in a.search("A")] == ["A"]
     assert seen[-1].returned == 1

@@ -17,7 +17,7 @@ FILLER = "Nothing in this sentence names the subject at all. " * 6
 
 
 def test_a_query_matching_only_a_title_finds_the_documents_passages(tmp_path) -> None:
-    rag = create_rag(store=tmp_path / "s.db", mode="bm25", chunk_size=120, chunk_overlap=0)
+    rag = create_rag(store=tmp_path / "s.db", retrieval="bm25", chunk_size=120, chunk_overlap=0)
     rag.ingest([
         {"id": "a", "content": FILLER, "metadata": {"title": "Photosynthesis"}},
         {"id": "b", "content": FILLER + "Plants grow.", "metadata": {"title": "Geology"}},
@@ -25,7 +25,7 @@ def test_a_query_matching_only_a_title_finds_the_documents_passages(tmp_path) ->
     hits = rag.search("photosynthesis", top_k=10)
     assert len(hits) > 1 and {h.provenance.document_id for h in hits} == {"a"}  # type: ignore[union-attr]
     assert all("Photosynthesis" not in h.content for h in hits)
-    reopened = create_rag(store=tmp_path / "s.db", mode="bm25")  # the context is stored
+    reopened = create_rag(store=tmp_path / "s.db", retrieval="bm25")  # the context is stored
     assert [h.id for h in reopened.search("photosynthesis", top_k=10)] == [h.id for h in hits]
 
 
@@ -39,7 +39,7 @@ def test_a_section_heading_reaches_the_passages_under_it(tmp_path) -> None:
         Block(text, "paragraph", ("Guide", "Deserts"), 68, 68 + len(text)),
     )
     doc = SourceDocument("web", "g", "Guide", "https://example.org/g", None, 1, None, blocks)
-    rag = create_rag(store=tmp_path / "s.db", mode="bm25", chunk_size=45, chunk_overlap=0)
+    rag = create_rag(store=tmp_path / "s.db", retrieval="bm25", chunk_size=45, chunk_overlap=0)
     rag.ingest([doc])
     hits = [h for h in rag.search("deserts", top_k=10) if h.content == text]
     assert [h.provenance.block for h in hits] == [4, 2]  # type: ignore[union-attr]
@@ -47,7 +47,9 @@ def test_a_section_heading_reaches_the_passages_under_it(tmp_path) -> None:
 
 
 def test_the_whole_document_lifts_its_passages_over_an_equal_passage_elsewhere() -> None:
-    rag = create_rag(store=SQLiteStore(":memory:"), mode="bm25", chunk_size=80, chunk_overlap=0)
+    rag = create_rag(
+        store=SQLiteStore(":memory:"), retrieval="bm25", chunk_size=80, chunk_overlap=0
+    )
     same = "Comets carry ice from the outer edge of the solar system."
     rag.ingest([
         {"id": "about", "content": same + " " + "Their dust tails point away from the Sun."},
@@ -61,7 +63,7 @@ def test_the_whole_document_lifts_its_passages_over_an_equal_passage_elsewhere()
 
 def test_hits_keep_exact_offsets_in_the_document() -> None:
     content = FILLER + "Whales sing. " + FILLER
-    rag = create_rag(store=SQLiteStore(":memory:"), mode="bm25", chunk_overlap=0)
+    rag = create_rag(store=SQLiteStore(":memory:"), retrieval="bm25", chunk_overlap=0)
     rag.ingest([{"id": "w", "content": content, "metadata": {"title": "Sea"}}])
     for hit in rag.search("whales sea", top_k=5):
         where = hit.provenance

@@ -57,7 +57,7 @@ def test_a_large_text_file_is_read_whole_and_its_end_is_found(tmp_path: Path) ->
     document = file_document(path)
     assert not document.truncated and len(document.blocks) == 62_001
     assert document.blocks[-1].text == "The final entry names a zeppelin."
-    with create_rag(store=tmp_path / "index.db", mode="bm25", chunk_size=None) as rag:
+    with create_rag(store=tmp_path / "index.db", retrieval="bm25", chunk_size=None) as rag:
         rag.ingest([document])
         [hit] = rag.search("zeppelin", top_k=1)
     assert hit.provenance is not None and hit.provenance.document_id == file_uri(path)

@@ -393,7 +393,7 @@ def test_partitions_on_postgresql_rank_as_on_the_embedded_store(
     }
     stores = {"postgres": postgres_url, "embedded": str(tmp_path / "embedded.db")}
     opened = {
-        (kind, part): create_partitioned_rag(part, store=where, mode="bm25", chunk_size=80)
+        (kind, part): create_partitioned_rag(part, store=where, retrieval="bm25", chunk_size=80)
         for kind, where in stores.items()
         for part in texts
     }

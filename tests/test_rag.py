@@ -19,7 +19,7 @@ from test_rag_helpers import HashEmbedder, ListStore
     "option",
     [{"top_k": 0}, {"top_k": 2.5}, {"chunk_size": -1}, {"chunk_size": -10}, {"chunk_size": 0},
      {"chunk_overlap": -3}, {"chunk_size": 100, "chunk_overlap": 100}, {"threshold": math.nan},
-     {"rerank_weight": 1.5}, {"rerank_weight": math.nan}, {"mode": "fuzzy"},
+     {"rerank_weight": 1.5}, {"rerank_weight": math.nan}, {"retrieval": "fuzzy"},
      {"fusion": "average"}, {"top_k": 10**9}, {"min_similarity": 1.5},
      {"min_similarity": math.nan}, {"threshold": 0.05}],
 )  # fmt: skip
@@ -31,16 +31,16 @@ def test_options_that_make_no_sense_are_refused_by_name(tmp_path, option: dict) 
 
 def test_the_default_overlap_follows_a_small_size_and_none_means_no_limit() -> None:
     store = ListStore()
-    small = create_rag(HashEmbedder(), store, chunk_size=20, mode="bm25")
+    small = create_rag(HashEmbedder(), store, chunk_size=20, retrieval="bm25")
     assert (small.chunk_size, small.chunk_overlap) == (20, 19)
-    whole = create_rag(HashEmbedder(), store, chunk_size=None, mode="bm25")
+    whole = create_rag(HashEmbedder(), store, chunk_size=None, retrieval="bm25")
     whole.ingest([{"id": "d", "content": "word " * 500}])
     assert len(store.chunks) == 1
 
 
 def test_per_call_top_k_takes_the_default_or_refuses_nonsense() -> None:
     store = ListStore()
-    rag = create_rag(HashEmbedder(), store, top_k=3, mode="bm25")
+    rag = create_rag(HashEmbedder(), store, top_k=3, retrieval="bm25")
     rag.search("q")
     rag.search("q", top_k=7)
     assert [q.top_k for q in store.searches] == [3, 7]
@@ -66,7 +66,7 @@ def test_ingest_snapshots_content_and_metadata() -> None:
 @pytest.mark.parametrize("scores", [[1.0, None], [math.nan, 1.0], [1.0, math.inf]])
 def test_mixed_or_non_finite_store_scores_raise(scores: list[float | None]) -> None:
     store = ListStore(scores=scores)
-    rag = create_rag(HashEmbedder(), store, mode="bm25")
+    rag = create_rag(HashEmbedder(), store, retrieval="bm25")
     rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
     with pytest.raises(TypeError):
         rag.search("one")
@@ -74,7 +74,7 @@ def test_mixed_or_non_finite_store_scores_raise(scores: list[float | None]) -> N
 
 def test_unscored_store_results_keep_their_order() -> None:
     store = ListStore()
-    rag = create_rag(HashEmbedder(), store, mode="bm25")
+    rag = create_rag(HashEmbedder(), store, retrieval="bm25")
     rag.ingest([{"id": "b", "content": "second"}, {"id": "a", "content": "first"}])
     assert [h.id for h in rag.search("x")] == ["b_chunk_0", "a_chunk_0"]
 
@@ -103,9 +103,9 @@ def test_embedder_failure_stores_nothing_of_its_batch(tmp_path) -> None:
     assert rag.stats().chunks == 0
 
 
-@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
-def test_each_mode_finds_the_matching_document(tmp_path, mode: str) -> None:
-    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode=mode)
+@pytest.mark.parametrize("retrieval", ["bm25", "dense", "hybrid"])
+def test_each_retrieval_finds_the_matching_document(tmp_path, retrieval: str) -> None:
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval=retrieval)
     rag.ingest(
         [
             {"id": "tower", "content": "The Eiffel tower stands in Paris."},
@@ -121,14 +121,14 @@ def test_store_reopens_with_its_chunks_and_vectors(tmp_path) -> None:
     path = tmp_path / "s.db"
     create_rag(HashEmbedder(), path).ingest([{"id": "a", "content": "saved words here"}])
     embedder = HashEmbedder()
-    reopened = create_rag(embedder, path, mode="dense")
+    reopened = create_rag(embedder, path, retrieval="dense")
     assert [h.id for h in reopened.search("saved words")] == ["a_chunk_0"]
     assert embedder.calls == 1  # the query only: chunk vectors came from the store
 
 
 def test_bm25_mode_never_loads_an_embedder(tmp_path) -> None:
     embedder = HashEmbedder(fail_after=0)
-    rag = create_rag(embedder, tmp_path / "s.db", mode="bm25")
+    rag = create_rag(embedder, tmp_path / "s.db", retrieval="bm25")
     rag.ingest([{"id": "a", "content": "plain keyword text"}])
     assert rag.search("keyword")[0].id == "a_chunk_0"
     assert embedder.calls == 0
@@ -136,8 +136,10 @@ def test_bm25_mode_never_loads_an_embedder(tmp_path) -> None:
 
 def test_dense_search_embeds_chunks_ingested_without_vectors_and_says_so(tmp_path) -> None:
     path = tmp_path / "s.db"
-    create_rag(HashEmbedder(), path, mode="bm25").ingest([{"id": "a", "content": "late vectors"}])
-    rag = create_rag(HashEmbedder(), path, mode="dense")
+    create_rag(HashEmbedder(), path, retrieval="bm25").ingest(
+        [{"id": "a", "content": "late vectors"}]
+    )
+    rag = create_rag(HashEmbedder(), path, retrieval="dense")
     with pytest.warns(UserWarning, match="embedding 1 chunk"):
         assert rag.search("late vectors")[0].id == "a_chunk_0"
     assert rag.stats().embedded == {"test-hash/64": 1}
@@ -146,9 +148,9 @@ def test_dense_search_embeds_chunks_ingested_without_vectors_and_says_so(tmp_pat
 def test_a_backfill_listener_hears_the_embedding_instead_of_a_warning(tmp_path) -> None:
     path = tmp_path / "s.db"
     docs = [{"id": f"d{i}", "content": f"text {i}"} for i in range(3)]
-    create_rag(HashEmbedder(), path, mode="bm25").ingest(docs)
+    create_rag(HashEmbedder(), path, retrieval="bm25").ingest(docs)
     heard: list[tuple[int, int]] = []
-    rag = create_rag(HashEmbedder(), path, mode="hybrid")
+    rag = create_rag(HashEmbedder(), path, retrieval="hybrid")
     rag.backfill = lambda done, total: heard.append((done, total))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -194,10 +196,10 @@ DISAGREEING = [
 
 
 def test_rerank_true_reorders_by_bm25(tmp_path) -> None:
-    dense = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense")
+    dense = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="dense")
     dense.ingest(DISAGREEING)
     assert [h.id for h in dense.search("solar", top_k=2)] == ["a_chunk_0", "b_chunk_0"]
-    reranked = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=True)
+    reranked = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="dense", rerank=True)
     assert [h.id for h in reranked.search("solar", top_k=2)] == ["b_chunk_0", "a_chunk_0"]
 
 
@@ -209,9 +211,9 @@ def test_lone_surrogates_and_odd_metadata_are_stored(tmp_path) -> None:
     assert isinstance(hit.metadata["n"], str)
 
 
-def test_unknown_mode_and_document_kinds_are_refused(tmp_path) -> None:
-    with pytest.raises(ValueError, match="mode"):
-        create_rag(HashEmbedder(), tmp_path / "s.db", mode="fuzzy")
+def test_unknown_retrieval_and_document_kinds_are_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="retrieval"):
+        create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="fuzzy")
     rag = create_rag(HashEmbedder(), tmp_path / "s.db")
     with pytest.raises(TypeError, match="cannot ingest"):
         rag.ingest([42])
@@ -273,7 +275,7 @@ def test_passages_keep_their_fragment_links_and_snapshot(tmp_path) -> None:
 
 def test_provenance_survives_a_reopened_store(tmp_path) -> None:
     create_rag(HashEmbedder(), tmp_path / "s.db").ingest([source_document()])
-    [hit] = create_rag(HashEmbedder(), tmp_path / "s.db", mode="bm25").search("moon", top_k=1)
+    [hit] = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="bm25").search("moon", top_k=1)
     assert hit.provenance is not None and hit.provenance.snapshot_id == "ab12"
     assert hit.provenance.licence == LICENCE and hit.provenance.read_at == 1
     again = create_rag(HashEmbedder(), tmp_path / "s.db")
@@ -320,7 +322,7 @@ def test_ingest_streams_documents_and_keeps_finished_batches(tmp_path) -> None:
         raise RuntimeError("source dried up")
 
     seen: list[tuple[int, int]] = []
-    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="bm25")
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="bm25")
     rag.progress = lambda done, total: seen.append((done, total))
     with pytest.raises(RuntimeError, match="dried up"):
         rag.ingest(documents())
@@ -333,7 +335,7 @@ def test_threshold_drops_low_scores_and_none_means_none(
     threshold: float | None, kept: list[str]
 ) -> None:
     store = ListStore(scores=[0.9, 0.1])
-    rag = create_rag(HashEmbedder(), store, mode="bm25", threshold=threshold)
+    rag = create_rag(HashEmbedder(), store, retrieval="bm25", threshold=threshold)
     rag.ingest([{"id": "a", "content": "one"}, {"id": "b", "content": "two"}])
     assert [h.provenance.document_id for h in rag.search("x")] == kept
 
@@ -341,7 +343,7 @@ def test_threshold_drops_low_scores_and_none_means_none(
 def test_a_hybrid_threshold_is_on_the_reciprocal_rank_scale(tmp_path) -> None:
     with pytest.raises(InvalidArgument, match=r"threshold must be at most 2/61 \(0\.0328\)"):
         create_rag(HashEmbedder(), tmp_path / "s.db", threshold=0.5)
-    assert create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", threshold=0.5)
+    assert create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="dense", threshold=0.5)
     top = create_rag(HashEmbedder(), tmp_path / "s.db", threshold=2 / 61)
     top.ingest([{"id": "a", "content": "solar panels"}, {"id": "b", "content": "bread"}])
     assert [h.provenance.document_id for h in top.search("solar panels")] == ["a"]
@@ -370,10 +372,10 @@ def test_min_similarity_leaves_out_unrelated_hybrid_hits_only_when_set(
 
 
 def test_rerank_by_name_with_its_weight(tmp_path) -> None:
-    rag = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank="bm25")
+    rag = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="dense", rerank="bm25")
     rag.ingest(DISAGREEING)
     assert isinstance(rag.reranker, BM25Reranker) and rag.rerank_weight == 0.5
-    alone = create_rag(HashEmbedder(), tmp_path / "s.db", mode="dense", rerank=" BM25 ",
+    alone = create_rag(HashEmbedder(), tmp_path / "s.db", retrieval="dense", rerank=" BM25 ",
                        rerank_weight=1)  # fmt: skip
     assert [h.id for h in alone.search("solar", top_k=2)] == ["b_chunk_0", "a_chunk_0"]
     with pytest.raises(ValueError, match="unknown reranker"):

@@ -52,5 +52,5 @@ def test_killed_ingest_keeps_every_committed_batch(tmp_path: Path) -> None:
     assert len(kept) % INGEST_BATCH == 0 and len(kept) < 5000
     assert all(kept[f"d{i}"] == f"document number {i}" for i in range(len(kept)))
 
-    rag = create_rag(HashEmbedder(), path, mode="bm25")
+    rag = create_rag(HashEmbedder(), path, retrieval="bm25")
     assert rag.search("document number 77")[0].provenance.document_id == "d77"

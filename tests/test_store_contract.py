@@ -452,16 +452,16 @@ def test_what_opens_a_postgresql_store_from_its_url_closes_it(
         ran = runner.invoke(app, [*command, "--store", postgres_url])
         assert ran.exit_code == 0, (command, ran.output)
         assert pool_threads() == before, command
-    with create_rag(store=postgres_url, mode="bm25") as rag:
+    with create_rag(store=postgres_url, retrieval="bm25") as rag:
         assert rag.stats().documents == 0 and pool_threads() > before
     assert pool_threads() == before
-    with create_partitioned_rag("ours", store=postgres_url, mode="bm25") as part:
+    with create_partitioned_rag("ours", store=postgres_url, retrieval="bm25") as part:
         part.ingest([{"id": "mine", "content": "A partition's own note."}])
     assert pool_threads() == before
     with open_store(postgres_url) as handed:
-        with create_rag(store=handed, mode="bm25") as rag:
+        with create_rag(store=handed, retrieval="bm25") as rag:
             rag.ingest([{"id": "kept", "content": "The store stays open for its owner."}])
-        assert create_rag(store=handed, mode="bm25").stats().documents == 2
+        assert create_rag(store=handed, retrieval="bm25").stats().documents == 2
 
 
 def test_postgresql_sessions_run_without_the_jit_compiler(postgres_url: str) -> None:

@@ -25,10 +25,10 @@ ODD = {
 @pytest.mark.timeout(120)
 def test_odd_text_reads_back_as_it_was_kept(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
-    with create_rag(store=path, mode="bm25", chunk_size=None) as rag:
+    with create_rag(store=path, retrieval="bm25", chunk_size=None) as rag:
         rag.ingest([{"id": key, "content": text, "metadata": {"m": text[:40]}}
                     for key, text in ODD.items()])  # fmt: skip
-    with create_rag(store=path, mode="bm25", chunk_size=None) as rag:
+    with create_rag(store=path, retrieval="bm25", chunk_size=None) as rag:
         for query, key in [("beta", "nul"), ("epsilon", "bidi"), ("kappa", "zero-width"),
                            ("lambda", "marks"), ("句子", "cjk"), ("nu", "word")]:  # fmt: skip
             [hit] = [hit for hit in rag.search(query, top_k=10) if hit.id.startswith(key)]
@@ -40,7 +40,7 @@ def test_metadata_nested_past_what_json_writes_is_refused(shape: str) -> None:
     value: object = "leaf"
     for _ in range(5_000):
         value = [value] if shape == "lists" else {"a": value}
-    rag = create_rag(store=":memory:", mode="bm25")
+    rag = create_rag(store=":memory:", retrieval="bm25")
     with pytest.raises(InvalidArgument, match="metadata is nested too deep"):
         rag.ingest([{"id": "deep", "content": "Some text.", "metadata": {"deep": value}}])
     rag.ingest([{"id": "flat", "content": "Some text.", "metadata": {"deep": [[["leaf"]]]}}])

@@ -48,7 +48,7 @@ def test_vocalised_and_plain_arabic_are_the_same_terms() -> None:
     ids=["hindi", "vocalised-query", "vocalised-text", "thai"],
 )
 def test_a_search_in_a_script_with_marks_finds_its_text(content: str, query: str) -> None:
-    rag = create_rag(store=":memory:", mode="bm25")
+    rag = create_rag(store=":memory:", retrieval="bm25")
     rag.ingest([
         {"id": "wanted", "content": content, "metadata": {}},
         {"id": "other", "content": "Some English text about nothing much.", "metadata": {}},
@@ -58,13 +58,13 @@ def test_a_search_in_a_script_with_marks_finds_its_text(content: str, query: str
 
 def test_a_store_indexed_with_the_old_terms_is_indexed_again(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
-    with create_rag(store=path, mode="bm25") as rag:
+    with create_rag(store=path, retrieval="bm25") as rag:
         rag.ingest([{"id": "wanted", "content": HINDI, "metadata": {}}])
     with sqlite3.connect(path) as conn:  # as an earlier tokenizer kept it: no Hindi term
         conn.execute("UPDATE bm25_terms SET term = 'old-' || term")
         conn.execute("DELETE FROM schema_steps WHERE component = 'bm25' AND step > 0")
     conn.close()
-    with create_rag(store=path, mode="bm25") as rag:
+    with create_rag(store=path, retrieval="bm25") as rag:
         assert [hit.id.split("_chunk_")[0] for hit in rag.search("ज्ञानकोश")] == ["wanted"]
 
 

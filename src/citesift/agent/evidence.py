@@ -72,7 +72,7 @@ class EvidenceLog:
     def __init__(self) -> None:
         self.items: list[Evidence] = []
         self._store = SQLiteStore(":memory:")
-        self._rag = create_rag(store=self._store, mode="bm25", chunk_size=PASSAGE_CHARS)
+        self._rag = create_rag(store=self._store, retrieval="bm25", chunk_size=PASSAGE_CHARS)
         self._texts: set[tuple[str, str]] = set()
 
     def add(self, draft: Evidence) -> Evidence | None:

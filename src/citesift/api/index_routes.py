@@ -61,7 +61,7 @@ async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchRespons
     path = index_path(shared)
     if not path.exists():
         return IndexSearchResponse(hits=[])
-    with create_rag(store=path, mode=body.retrieval) as rag:
+    with create_rag(store=path, retrieval=body.retrieval) as rag:
         found = await asyncio.to_thread(rag.search, body.query, body.top_k)
     hits = [
         IndexHit(

@@ -175,7 +175,7 @@ def _status(refused: tuple[SourceRefusal, ...]) -> int:
 @index_app.command("ls")
 def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
     """The documents in the index: each one's id, number of chunks and title."""
-    with create_rag(store=index_store(store), mode="bm25") as rag:
+    with create_rag(store=index_store(store), retrieval="bm25") as rag:
         documents = rag.documents()
     if output is ListFormat.json:
         say(safe_json([asdict(d) for d in documents], indent=2))
@@ -187,7 +187,7 @@ def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
 @index_app.command("stats")
 def stats(store: Store = None) -> None:
     """Documents, chunks and embedded chunks in the index."""
-    with create_rag(store=index_store(store), mode="bm25") as rag:
+    with create_rag(store=index_store(store), retrieval="bm25") as rag:
         counts = rag.stats()
     typer.echo(json.dumps(asdict(counts), indent=2))
 
@@ -203,7 +203,7 @@ def rm(
     store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
-    with create_rag(store=index_store(store), mode="bm25") as rag:
+    with create_rag(store=index_store(store), retrieval="bm25") as rag:
         removed = rag.delete(document_ids(ids))
     if not removed:
         fail(f"no document with id {', '.join(ids)} in the index")

@@ -23,7 +23,7 @@ from citesift.cli.terminal import safe_json, say
 from citesift.errors import ClientError, InvalidArgument
 from citesift.index.arguments import count
 from citesift.index.query import query_text
-from citesift.index.rag import create_rag
+from citesift.index.rag import DEFAULT_TOP_K, create_rag
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError
 from citesift.index.rerankers.by_name import RERANKERS, reranker_by_name
 from citesift.model import Match
@@ -35,12 +35,16 @@ SNIPPET = 240
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
-    top_k: Annotated[int, typer.Option("--top-k", help="How many chunks (1 to a million).")] = 5,
+    top_k: Annotated[int, typer.Option("--top-k", help="How many chunks (1 to a million).")] = (
+        DEFAULT_TOP_K
+    ),
     retrieval: Retrieval = RetrievalMode.hybrid,
-    rerank: Annotated[bool, typer.Option("--rerank", help="Rerank the candidates.")] = False,
-    reranker: Annotated[
+    rerank: Annotated[
         str | None,
-        typer.Option(help=f"Which reranker ({', '.join(RERANKERS)}; implies --rerank)."),
+        typer.Option(
+            metavar="NAME",
+            help=f"Rerank the candidates with this reranker ({', '.join(RERANKERS)}).",
+        ),
     ] = None,
     rerank_key: Annotated[
         str | None,
@@ -75,11 +79,10 @@ def search(
         query_text(query)
     except InvalidArgument as error:
         usage_error(str(error))
-    chosen = reranker or ("bm25" if rerank else None)
-    ranker = _reranker(chosen, rerank_key, rerank_url, rerank_model) if chosen else None
+    ranker = _reranker(rerank, rerank_key, rerank_url, rerank_model) if rerank else None
     rag = create_rag(
         store=index_store(store),
-        mode=retrieval.value,
+        retrieval=retrieval.value,
         rerank=ranker,
         rerank_weight=rerank_weight,
         min_similarity=min_similarity,

@@ -57,14 +57,14 @@ class ChunkStore(Protocol):
 
 
 class Rag:
-    """Chunks documents, embeds the chunks, stores them, and searches them by ``mode``."""
+    """Chunks documents, embeds the chunks, stores them, and searches them by ``retrieval``."""
 
     def __init__(
         self,
         store: ChunkStore,
         embedder: Callable[[], Embedder] | None,
         *,
-        mode: Mode,
+        retrieval: Mode,
         chunk_size: int | None,
         chunk_overlap: int,
         split: Split | None,
@@ -75,7 +75,7 @@ class Rag:
         owns_store: bool = False,
         min_similarity: float | None = None,
     ) -> None:
-        self.store, self.mode, self.top_k, self.reranker = store, mode, top_k, reranker
+        self.store, self.retrieval, self.top_k, self.reranker = store, retrieval, top_k, reranker
         self.threshold, self.rerank_weight = threshold, rerank_weight
         self.min_similarity = min_similarity
         self.chunk_size, self.chunk_overlap, self.split = chunk_size, chunk_overlap, split
@@ -108,7 +108,7 @@ class Rag:
     @property
     def embedder(self) -> Embedder | None:
         """The embedder (made on first use, so BM25-only work never loads a model)."""
-        if self._embedder is None and self._make_embedder is not None and self.mode != "bm25":
+        if self._embedder is None and self._make_embedder is not None and self.retrieval != "bm25":
             self._embedder = self._make_embedder()
         return self._embedder
 
@@ -208,7 +208,13 @@ class Rag:
         self._backfill(embedder)
         vector = _uncached(embedder).embed([text])[0]
         return Query(
-            text, top_k, self.mode, vector, embedder.name, check_filter(filter), self.min_similarity
+            text,
+            top_k,
+            self.retrieval,
+            vector,
+            embedder.name,
+            check_filter(filter),
+            self.min_similarity,
         )
 
     def _backfill(self, embedder: Embedder) -> None:
@@ -231,7 +237,7 @@ class Rag:
 def create_rag(
     embed: Embedder | None = None,
     store: ChunkStore | AnyStore | str | Path | None = None,
-    mode: str = "hybrid",
+    retrieval: str = "hybrid",
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     chunk_overlap: int | None = None,
     split: Split | None = None,
@@ -243,36 +249,36 @@ def create_rag(
     min_similarity: float | None = None,
 ) -> Rag:
     """A RAG over ``store`` (a ``ChunkStore``, or a SQLite store or path for the embedded
-    default; none: the default path). ``embed`` defaults to the local MiniLM model, cached in
-    the store. Chunks are whole sentences packed up to ``chunk_size`` characters (None: whole
-    documents; a longer sentence is cut between words), repeating the previous chunk's last
-    sentences that fit in ``chunk_overlap`` (None: 50, kept below the size); searches answer
-    ``top_k`` chunks, each scored with its document's title (a source's, or a mapping's
-    ``metadata["title"]``) and section path, and in BM25 with its whole document's match.
-    ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True`` means
-    ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
-    ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below
-    it, on each mode's own scale: in hybrid mode the reciprocal-rank scale, above 0 and at
-    most ``HYBRID_TOP_SCORE`` (2/61, a hit both sides rank first), or with
-    ``fusion="weighted"`` the weighted sum of min-max scores (0 to 1); a higher one is
-    refused. Hybrid search fuses the two sides' standard scores (z-scores) with equal
-    weights (``fusion="zscore"``: ordered by them, scored on the reciprocal-rank scale),
-    their min-max normalised scores (``fusion="weighted"``) or their reciprocal ranks
-    (``fusion="rrf"``); ``min_similarity`` (-1 to 1; None: keep all) leaves out chunks that
-    share no word with the query and whose dense similarity is below it (what parts related
-    from unrelated depends on the embedder). A value that makes no sense is an
-    ``InvalidArgument`` naming it."""
-    if mode not in MODES:
-        raise invalid("mode", mode, f"one of {', '.join(MODES)}")
+    default; none: the default path), searched by ``retrieval``: ``bm25`` (words, no embedding),
+    ``dense`` (meaning) or ``hybrid`` (both fused). ``embed`` defaults to the local MiniLM
+    model, cached in the store. Chunks are whole sentences packed up to ``chunk_size``
+    characters (None: whole documents; a longer sentence is cut between words), repeating the
+    previous chunk's last sentences that fit in ``chunk_overlap`` (None: 50, kept below the
+    size); searches answer ``top_k`` chunks, each scored with its document's title (a source's,
+    or a mapping's ``metadata["title"]``) and section path, and in BM25 with its whole
+    document's match. ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True``
+    means ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
+    ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below it,
+    on each retrieval's own scale: in hybrid mode the reciprocal-rank scale, above 0 and at most
+    ``HYBRID_TOP_SCORE`` (2/61, a hit both sides rank first), or with ``fusion="weighted"`` the
+    weighted sum of min-max scores (0 to 1); a higher one is refused. Hybrid search fuses the
+    two sides' standard scores (z-scores) with equal weights (``fusion="zscore"``: ordered by
+    them, scored on the reciprocal-rank scale), their min-max normalised scores
+    (``fusion="weighted"``) or their reciprocal ranks (``fusion="rrf"``); ``min_similarity`` (-1
+    to 1; None: keep all) leaves out chunks that share no word with the query and whose dense
+    similarity is below it (what parts related from unrelated depends on the embedder). A value
+    that makes no sense is an ``InvalidArgument`` naming it."""
+    if retrieval not in MODES:
+        raise invalid("retrieval", retrieval, f"one of {', '.join(MODES)}")
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
-    limit = checked_threshold(threshold, mode, fusion)
+    limit = checked_threshold(threshold, retrieval, fusion)
     similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)
     chunks = chunk_store(store, fusion)
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
-        mode=mode,  # checked against MODES above
+        retrieval=retrieval,  # checked against MODES above
         chunk_size=size,
         chunk_overlap=overlap,
         split=split,
@@ -286,7 +292,7 @@ def create_rag(
 
 
 def checked_threshold(
-    threshold: float | None, mode: str, fusion: str = DEFAULT_FUSION
+    threshold: float | None, retrieval: str, fusion: str = DEFAULT_FUSION
 ) -> float | None:
     """``threshold`` as a float, refused (``InvalidArgument`` naming the range) when it is
     not a number, or in hybrid mode when it is above every score ``fusion`` gives: 1 for
@@ -295,7 +301,7 @@ def checked_threshold(
     if threshold is None:
         return None
     limit = number_in("threshold", threshold, -math.inf, math.inf)
-    if mode != "hybrid":
+    if retrieval != "hybrid":
         return limit
     if fusion == "weighted":
         if limit > 1:

@@ -32,7 +32,7 @@ class IngestJob:
 
     def rag(self) -> Rag:
         """The index, open (close it when done)."""
-        return create_rag(store=self.store, mode=self.retrieval, chunk_size=self.chunk_size,
+        return create_rag(store=self.store, retrieval=self.retrieval, chunk_size=self.chunk_size,
                           chunk_overlap=self.chunk_overlap)  # fmt: skip
 
 

@@ -47,7 +47,7 @@ def register(server: MCPServer, shared: Shared) -> None:
         store = shared.index_store()
         if store is None:
             return shared.pager.first("search_passages", [])
-        rag = create_rag(store=store, mode=retrieval)
+        rag = create_rag(store=store, retrieval=retrieval)
         found = await asyncio.to_thread(rag.search, query, top_k)
         return shared.pager.first("search_passages", [match_item(hit) for hit in found])
 
