@@ -88,8 +88,8 @@ def test_the_command_and_the_api_name_a_work_the_reference_list_lacks(
     ) in text.stdout
     shown = CliRunner().invoke(app, ["check", str(document), *flags, "--format", "json"])
     citations = json.loads(shown.stdout)["citations"]
-    assert citations[-1]["citation"]["marker"] == "(Freeman et al., 1930)"
-    assert (citations[-1]["citation"]["url"], citations[-1]["reason"]) == ("", UNDEFINED)
+    assert citations[-1]["marker"] == "(Freeman et al., 1930)"
+    assert (citations[-1]["url"], citations[-1]["reason"]) == ("", UNDEFINED)
     posted = httpx.post(
         f"{served}/citesift/check",
         json={

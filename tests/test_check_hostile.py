@@ -112,7 +112,7 @@ def test_the_command_reads_a_document_in_its_own_charset(tmp_path: Path, encodin
     )
     assert result.exit_code == 1, result.output
     (citation,) = json.loads(result.stdout)["citations"]
-    assert citation["citation"]["sentence"] == "Café prices rose in 2020."
+    assert citation["sentence"] == "Café prices rose in 2020."
     assert citation["status"] == "source unavailable"  # the private address is refused
 
 

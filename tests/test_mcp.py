@@ -122,12 +122,13 @@ def _text(result: CallToolResult) -> str:
     return " ".join(getattr(part, "text", "") for part in result.content)
 
 
-def assert_cited(item: dict[str, Any]) -> None:
-    """A passage carries its URL, title, licence (key) and a text-fragment link."""
+def assert_cited(item: dict[str, Any], link: str = "link") -> None:
+    """A passage carries its URL, title, licence (key) and a text-fragment link (under
+    ``link``: a citation's verdict calls it ``evidence_url``)."""
     assert item["url"].startswith("http://127.0.0.1:")
     assert item["title"]
     assert "licence" in item
-    assert item["link"].startswith(item["url"].split("#")[0] + "#:~:text=")
+    assert item[link].startswith(item["url"].split("#")[0] + "#:~:text=")
 
 
 def test_lists_every_tool_with_its_schema(world: World) -> None:
@@ -361,7 +362,7 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         assert statuses[0] == "supported" and statuses[1] != "supported"
         assert report["passed"] is False
         assert report["items"][0]["evidence"] == "The mill by the river was built in 1820."
-        assert_cited(report["items"][0])
+        assert_cited(report["items"][0], link="evidence_url")
         assert report["items"][0]["place"] is None  # a web page has no pages
         filed = await call(
             client,
@@ -377,8 +378,9 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
             client, "check_citations", text=text, base_url=world.site.url("/notes/mill.md")
         )
         assert [(item["url"], item["status"]) for item in based["items"]] == [(cited, "supported")]
-        assert filed["items"][0]["link"] == report_pdf + "#page=2"
-        assert filed["items"][0]["place"] == "page 2, paragraph 1"
+        assert filed["items"][0]["evidence_url"] == report_pdf + "#page=2"
+        placed = {key: value for key, value in filed["items"][0]["place"].items() if value}
+        assert placed == {"page": 2, "paragraph": 1}
         claim = "The mill was built in 1820."
         in_file = await call(client, "verify_claim", claim=claim, url=report_pdf)
         assert in_file["items"][0]["place"] == "page 2, paragraph 1", in_file

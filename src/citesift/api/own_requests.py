@@ -122,21 +122,27 @@ class ClaimResponse(BaseModel):
 
 
 class CitationOut(BaseModel):
-    """One citation's verdict: the citing sentence, the page cited and the marker citing it
-    (a note defined nowhere cites no page: its marker names it), the status, and the
-    page's best supporting sentence with a link to it (and, in a PDF or Office file, its
-    place: page, slide or sheet, paragraph, row, column)."""
+    """One citation's verdict, as ``citation_json`` gives it (the CLI's and the MCP tool's
+    too): the citing sentence, the page cited, the marker citing it (a note defined nowhere
+    cites no page: its marker names it) and the sentence's span in the document, the
+    status, and the page's best supporting sentence with a link to it, the page's title and
+    licence (and, in a PDF or Office file, its place: page, slide or sheet, paragraph, row,
+    column)."""
 
     sentence: str
     url: str
     marker: str
+    start: int
+    end: int
     status: str
     score: float
     reason: str
     evidence: str | None
     evidence_url: str | None
     snapshot_id: str | None
-    place: dict[str, Any] | None = None
+    title: str | None
+    licence: dict[str, Any] | None
+    place: dict[str, Any] | None
 
 
 class CitationsResponse(BaseModel):

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from citesift.agent.trace import trace
 from citesift.api.own_requests import (
-    CitationOut,
     CitationsRequest,
     CitationsResponse,
     ClaimRequest,
@@ -33,7 +32,7 @@ from citesift.sources.reasons import asks_to_wait, describe
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.web import is_web_url
 from citesift.text.passages import citation_sources
-from citesift.verify import CitationCheck, check_citations, verify_claim
+from citesift.verify import check_citations, check_json, verify_claim
 
 router = APIRouter(prefix="/citesift", tags=["citesift"])
 Shared = Annotated[Serving, Depends(serving)]
@@ -91,25 +90,7 @@ async def check(body: CitationsRequest, shared: Shared) -> CitationsResponse:
     finally:
         if fetcher is not None:
             await asyncio.to_thread(run_sync, fetcher.aclose())
-    citations = [
-        CitationOut(
-            sentence=c.citation.sentence,
-            url=c.citation.url,
-            marker=c.citation.marker,
-            **_verdict(c),
-        )
-        for c in report.citations
-    ]
-    return CitationsResponse(
-        citations=citations,
-        supported=report.supported,
-        partially_supported=report.partially_supported,
-        not_supported=report.not_supported,
-        unavailable=report.unavailable,
-        passed=report.passed,
-        cut_short=report.cut_short,
-        unchecked=report.unchecked,
-    )
+    return CitationsResponse.model_validate(check_json(report))
 
 
 @router.get("/runs/{run_id}", response_model=TraceResponse)
@@ -135,9 +116,3 @@ def _passages(outcome: ReadOutcome) -> JSONResponse | PassagesResponse:
     passages = [PassageOut.model_validate(dataclasses.asdict(p)) for p in citation_sources(read)]
     shown = {k: v for k, v in dataclasses.asdict(read).items() if k not in ("blocks", "metadata")}
     return PassagesResponse(document=SourceDocumentOut.model_validate(shown), passages=passages)
-
-
-def _verdict(check: CitationCheck) -> dict[str, Any]:
-    fields = dataclasses.asdict(check)
-    del fields["citation"]
-    return fields

@@ -4,7 +4,6 @@ a non-zero exit when any is not supported, so that it can gate a pipeline."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -30,7 +29,7 @@ from citesift.model import Snapshot
 from citesift.sources import WebPageSource
 from citesift.sources.files import FileRefused, file_bytes, file_text
 from citesift.sources.web import is_web_url
-from citesift.verify import CitationCheck, DocumentCheck, check_citations
+from citesift.verify import CitationCheck, DocumentCheck, check_citations, check_json
 from citesift.verify.citations import MAX_CITATIONS, Kind, checked_base_url
 from citesift.verify.document_check import checked_max_seconds
 
@@ -99,7 +98,7 @@ def check(
                 max_seconds=max_seconds,
             )
     if output is CheckFormat.json:
-        say(safe_json(_as_json(report), indent=2))
+        say(safe_json(check_json(report), indent=2))
     else:
         say(_as_text(report))
     if not report.passed:
@@ -119,19 +118,6 @@ def _document(name: str, pages: WebPageSource) -> tuple[str, Kind, str | None]:
         usage_error(f"{name}: {refusal}")
     html = name.lower().endswith((".html", ".htm", ".xhtml"))
     return text, "html" if html else "markdown", None
-
-
-def _as_json(report: DocumentCheck) -> dict[str, object]:
-    return {
-        "citations": [dataclasses.asdict(c) for c in report.citations],
-        "supported": report.supported,
-        "partially_supported": report.partially_supported,
-        "not_supported": report.not_supported,
-        "unavailable": report.unavailable,
-        "passed": report.passed,
-        "cut_short": report.cut_short,
-        "unchecked": report.unchecked,
-    }
 
 
 def _as_text(report: DocumentCheck) -> str:

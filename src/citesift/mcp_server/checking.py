@@ -15,11 +15,12 @@ from citesift.agent.run import MAX_TASK_CHARS
 from citesift.errors import invalid
 from citesift.mcp_server.failures import anticipated, gave_nothing
 from citesift.mcp_server.paging import Item, pieces
-from citesift.mcp_server.shapes import citation_item, evidence_item, passage_item
+from citesift.mcp_server.shapes import evidence_item, passage_item
 from citesift.mcp_server.state import Shared, web_url
 from citesift.model import Document, SourceHit
 from citesift.text import citation_sources
 from citesift.verify import ClaimCheck, check_citations, verify_claim
+from citesift.verify.check_json import check_counts, citation_json
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, verify_read_far
 from citesift.verify.document_check import (
     MAX_SERVED_DOCUMENT_CHARS,
@@ -98,13 +99,8 @@ def register(server: MCPServer, shared: Shared) -> None:
         report = await asyncio.to_thread(
             check_citations, text, pages, kind, base_url=base_url, max_seconds=max_seconds
         )
-        checks = [citation_item(check) for check in report.citations]
-        return shared.pager.first(
-            "check_citations", checks, passed=report.passed, supported=report.supported,
-            partially_supported=report.partially_supported,
-            not_supported=report.not_supported, unavailable=report.unavailable,
-            cut_short=report.cut_short, unchecked=report.unchecked,
-        )  # fmt: skip
+        checks = [citation_json(check) for check in report.citations]
+        return shared.pager.first("check_citations", checks, **check_counts(report))
 
     @server.tool(name="research")
     @anticipated

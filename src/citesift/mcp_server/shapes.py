@@ -10,7 +10,6 @@ from typing import Any
 from citesift.agent import Evidence
 from citesift.model import Licence, Match, Passage, stored_place
 from citesift.text import fragment_url
-from citesift.verify import CitationCheck
 
 Item = dict[str, Any]
 
@@ -75,24 +74,4 @@ def evidence_item(evidence: Evidence) -> Item:
         "snapshot_id": evidence.snapshot_id,
         "source_start": evidence.source_start,
         "source_end": evidence.source_end,
-    }
-
-
-def citation_item(check: CitationCheck) -> Item:
-    """A citation's verdict: the citing sentence, the page it cites and the marker citing it
-    (all a note defined nowhere gives), and the page's best
-    supporting sentence with the page's title and licence and a link to it."""
-    return {
-        "sentence": check.citation.sentence,
-        "status": check.status,
-        "score": check.score,
-        "reason": check.reason,
-        "evidence": check.evidence,
-        "url": check.citation.url,
-        "marker": check.citation.marker,
-        "title": check.title,
-        "licence": licence_item(check.licence),
-        "link": check.evidence_url,
-        "place": check.place.label() if check.place else None,
-        "snapshot_id": check.snapshot_id,
     }

@@ -1,6 +1,7 @@
 """Verification: claims graded against the sources meant to support them."""
 
 from citesift.verify.candidates import Candidates, find_candidates
+from citesift.verify.check_json import check_json, citation_json
 from citesift.verify.citations import Citation, find_citations
 from citesift.verify.claim_check import verify_claim
 from citesift.verify.claims import extract_claims
@@ -36,6 +37,8 @@ __all__ = [
     "FactContradiction",
     "FieldCheck",
     "check_citations",
+    "check_json",
+    "citation_json",
     "find_citations",
     "CitationSource",
     "CitationVerifier",
