@@ -61,7 +61,7 @@ def services(monkeypatch: pytest.MonkeyPatch) -> Iterator[MisbehavingServer]:
 
 def test_github_and_notion_sources_are_indexed(services: MisbehavingServer, tmp_path: Path) -> None:
     store = str(tmp_path / "index.db")
-    code, out, err = run("index", "add", "github:octo/kb@v2", "--filter", "*.md",
+    code, out, err = run("index", "add", "github:octo/kb@v2", "--glob", "*.md",
                          "notion:abc123", "--store", store, "--retrieval", "bm25")  # fmt: skip
     assert code == 0, err
     assert out == "indexed 3 document(s) as 3 chunk(s)\n"

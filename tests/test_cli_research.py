@@ -54,7 +54,7 @@ def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
     result = CliRunner().invoke(
         app,
         [
-            "research", "When was the lighthouse first lit?", "--url", page,
+            "research", "When was the lighthouse first lit?", "--urls", page,
             "--schema", str(schema), "--search", "none", "--model", "scripted",
             "--base-url", api.base_url, "--out", str(out), "--store", str(store), *CONTACT,
         ],
@@ -92,7 +92,7 @@ def test_research_without_a_model_answers_with_cited_passages_as_json(
     serve_page(server, "/light", PAGE)
     result = CliRunner().invoke(
         app,
-        ["research", "how tall is the lighthouse", "--url", server.url("/light"),
+        ["research", "how tall is the lighthouse", "--urls", server.url("/light"),
          "--search", "none", "--format", "json", "--store", str(tmp_path / "s.db"), *CONTACT],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -121,7 +121,7 @@ def test_the_budget_flags_reach_the_run(
     serve_page(server, "/light", PAGE)
     result = CliRunner().invoke(
         app,
-        ["research", "lighthouse", "--url", server.url("/light"), "--search", "none",
+        ["research", "lighthouse", "--urls", server.url("/light"), "--search", "none",
          "--model", "scripted", "--base-url", api.base_url, "--context-tokens", "600",
          "--max-tokens-in", "5", "--max-tokens-out", "5", "--store", str(tmp_path / "s.db"),
          *CONTACT],
@@ -143,7 +143,7 @@ def test_a_url_run_does_not_search_and_tokens_per_minute_size_and_pace_the_turns
     started = time.monotonic()
     result = CliRunner().invoke(
         app,
-        ["research", "When was the lighthouse first lit?", "--url", page, "--model", "scripted",
+        ["research", "When was the lighthouse first lit?", "--urls", page, "--model", "scripted",
          "--base-url", api.base_url, "--tokens-per-minute", "4000", "--max-seconds", "4",
          "--store", str(tmp_path / "s.db"), *CONTACT],
     )  # fmt: skip

@@ -217,7 +217,7 @@ def test_the_command_renders_writes_a_screenshot_and_leaves_no_browser(
     given = [
         "scrape", server.url("/js"), "--format", "text", "--wait-for", "#late",
         "--screenshot", str(shot), "--viewport", "400x300", "--viewport-only",
-        "--header", "X-Trace: harbour-7", "--allow-private", "--contact", CONTACT,
+        "--headers", "X-Trace: harbour-7", "--allow-private", "--contact", CONTACT,
     ]  # fmt: skip
     result = CliRunner().invoke(app, given, env={"CITESIFT_HOME": str(tmp_path / "home")})
     assert result.exit_code == 0, result.output

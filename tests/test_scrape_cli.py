@@ -53,7 +53,7 @@ def test_scrape_prints_links_as_json(runner: CliRunner, server: MisbehavingServe
 
 def test_scrape_json_holds_the_result(runner: CliRunner, server: MisbehavingServer) -> None:
     page_route(server, "/rich", RICH)
-    result = scrape(runner, server.url("/rich"), "--format", "json", "--exclude-tag", "p.lead")
+    result = scrape(runner, server.url("/rich"), "--format", "json", "--exclude-tags", "p.lead")
     body = json.loads(result.stdout)  # type: ignore[attr-defined]
     assert body["success"] is True and body["status"] == 200
     assert set(body["formats"]) == {"markdown", "links", "metadata"}
@@ -94,8 +94,8 @@ def test_bad_flags_are_usage_errors(runner: CliRunner, server: MisbehavingServer
     assert scrape(runner, server.url("/ok"), "--block-resources", "scripts").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--viewport", "wide").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, server.url("/ok"), "--viewport", "²x²").exit_code == 64  # type: ignore[attr-defined]
-    assert scrape(runner, server.url("/ok"), "--header", "no colon").exit_code == 64  # type: ignore[attr-defined]
-    assert scrape(runner, server.url("/ok"), "--header", "User-Agent: x").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--headers", "no colon").exit_code == 64  # type: ignore[attr-defined]
+    assert scrape(runner, server.url("/ok"), "--headers", "User-Agent: x").exit_code == 64  # type: ignore[attr-defined]
     assert scrape(runner, "ftp://x/").exit_code == 64  # type: ignore[attr-defined]
 
 

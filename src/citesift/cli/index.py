@@ -68,7 +68,6 @@ def add(
         list[str] | None,
         typer.Option(
             "--glob",
-            "--filter",
             help="Which files of a folder, repository or bucket to read, as .gitignore"
             " patterns ('*.md', 'docs/**/*.pdf'); repeat for more. Default for a folder:"
             " text, HTML, PDF and Office names.",

@@ -66,17 +66,17 @@ def research_command(
     schema: Annotated[
         Path | None, typer.Option(help="A JSON Schema file the answer must match.")
     ] = None,
-    url: Annotated[
+    urls: Annotated[
         list[str] | None,
         typer.Option(
-            "--url",
+            metavar="URL",
             help="A page to read (repeat): the run keeps to these pages and the pages they link"
             " to, and does not search unless --search is given.",
         ),
     ] = None,
     search: Annotated[
         SearchBackend | None,
-        typer.Option(help="Where to search the web (default: wikipedia; none with --url)."),
+        typer.Option(help="Where to search the web (default: wikipedia; none with --urls)."),
     ] = None,
     search_url: Annotated[
         str | None, typer.Option(help="The search service's address (SearXNG's is required).")
@@ -132,7 +132,7 @@ def research_command(
                     task,
                     identity=setup.identity,
                     schema=shape,
-                    urls=url or [],
+                    urls=urls or [],
                     search=None if search is None else search.value,
                     search_url=search_url,
                     search_key=search_key,

@@ -10,13 +10,10 @@ import typer
 
 from citesift.cli.app import app
 from citesift.cli.options import (
-    DEFAULT_READING,
     AllowPrivate,
     Contact,
     Deadline,
-    Mode,
     Offline,
-    ReadingMode,
     Store,
     source_setup,
     usage_error,
@@ -89,22 +86,28 @@ def scrape_command(
         list[str] | None,
         typer.Option(metavar="KIND", help="Resources the browser skips: images, fonts, media."),
     ] = None,
-    header: Annotated[
+    headers: Annotated[
         list[str] | None,
         typer.Option(metavar="'NAME: VALUE'", help="A header the browser sends (repeatable)."),
     ] = None,
-    include_tag: Annotated[
+    include_tags: Annotated[
         list[str] | None,
-        typer.Option("--include-tag", metavar="SELECTOR", help="CSS selector: read only these."),
+        typer.Option(metavar="SELECTOR", help="CSS selector: read only these (repeatable)."),
     ] = None,
-    exclude_tag: Annotated[
+    exclude_tags: Annotated[
         list[str] | None,
-        typer.Option("--exclude-tag", metavar="SELECTOR", help="CSS selector: drop these."),
+        typer.Option(metavar="SELECTOR", help="CSS selector: drop these (repeatable)."),
     ] = None,
     max_age: Annotated[
         float | None, typer.Option(help="Seconds: answer from a stored snapshot this young.")
     ] = None,
-    mode: Mode = DEFAULT_READING,
+    only_main_content: Annotated[
+        bool,
+        typer.Option(
+            "--only-main-content/--all-content",
+            help="Keep the page's article prose, or all it shows.",
+        ),
+    ] = ScrapeOptions.only_main_content,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -119,11 +122,11 @@ def scrape_command(
         "render": render.value,
         "full_page": full_page,
         "block_resources": tuple(block_resources or ()),
-        "headers": _headers(header or []),
-        "include_tags": tuple(include_tag or ()),
-        "exclude_tags": tuple(exclude_tag or ()),
+        "headers": _headers(headers or []),
+        "include_tags": tuple(include_tags or ()),
+        "exclude_tags": tuple(exclude_tags or ()),
         "max_age": max_age,
-        "only_main_content": mode is ReadingMode.article,
+        "only_main_content": only_main_content,
     }
     given = {"wait_for": wait_for, "timeout": timeout, "viewport": _size(viewport)}
     options = _options(
@@ -162,7 +165,7 @@ def _headers(given: list[str]) -> dict[str, str]:
     for line in given:
         name, colon, value = line.partition(":")
         if not colon:
-            usage_error(f"--header takes 'NAME: VALUE', not {line!r}")
+            usage_error(f"--headers takes 'NAME: VALUE', not {line!r}")
         headers[name.strip()] = value.strip()
     return headers
 
