@@ -131,7 +131,7 @@ def test_the_command_gates_on_unsupported_citations(site: WikipediaStandIn, tmp_
     assert failed.exit_code == 1
     report = json.loads(failed.stdout)
     assert report["passed"] is False and report["unavailable"] == 1
-    assert report["citations"][0]["citation"]["marker"] == "[1]"
+    assert report["citations"][0]["marker"] == "[1]"
     assert report["citations"][0]["status"] != "supported"
 
 

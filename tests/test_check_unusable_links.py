@@ -192,5 +192,5 @@ def test_the_command_reads_a_pages_relative_links_against_its_url(
     run = CliRunner().invoke(app, ["check", server.url("/docs/page"), *flags])
     assert run.exit_code == 0, run.output
     (citation,) = json.loads(run.stdout)["citations"]
-    assert citation["citation"]["url"] == server.url("/bridge")
-    assert citation["citation"]["sentence"] == "The bridge opened in 1932."
+    assert citation["url"] == server.url("/bridge")
+    assert citation["sentence"] == "The bridge opened in 1932."

@@ -120,4 +120,4 @@ def test_check_writes_no_control_that_reorders_text(tmp_path: Path, output: str)
     assert not BIDI.search(result.stdout) and "\\u202e" in result.stdout
     if output == "json":
         (citation,) = json.loads(result.stdout)["citations"]
-        assert citation["citation"]["url"] == url
+        assert citation["url"] == url
