@@ -412,9 +412,9 @@ def search_by_mode(
     alone, or both ``HYBRID_DEPTH`` deep, fused by ``fusion`` (``zscore``, ``weighted``
     or ``rrf``), less the unrelated ones when the query sets ``min_similarity`` (see
     ``related``)."""
-    if query.mode == "bm25" or query.vector is None:
+    if query.retrieval == "bm25" or query.vector is None:
         return lexical(query, query.top_k)
-    if query.mode == "dense":
+    if query.retrieval == "dense":
         return dense(query, query.top_k)
     depth = max(query.top_k, HYBRID_DEPTH)
     lexical_hits, dense_hits = lexical(query, depth), dense(query, depth)

@@ -1,4 +1,4 @@
-"""One search as a chunk store receives it: text, vector, depth, filter and mode; and the
+"""One search as a chunk store receives it: text, vector, depth, filter and retrieval; and the
 check that a query's text has something to look for."""
 
 from __future__ import annotations
@@ -10,19 +10,20 @@ import numpy as np
 
 from citesift.errors import invalid
 
-Mode = Literal["hybrid", "bm25", "dense"]
-MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense")
+Retrieval = Literal["hybrid", "bm25", "dense"]
+"""How chunks are scored: by their words (BM25), by their meaning (dense), or both fused."""
+RETRIEVALS: tuple[Retrieval, ...] = ("hybrid", "bm25", "dense")
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """A search: ``vector`` (from ``embedder``) is None in BM25 mode; ``min_similarity``
+    """A search: ``vector`` (from ``embedder``) is None in BM25 retrieval; ``min_similarity``
     (None: none) leaves out of hybrid results each chunk that shares no word with the query
     and whose dense similarity is below it."""
 
     text: str
     top_k: int
-    mode: Mode = "hybrid"
+    retrieval: Retrieval = "hybrid"
     vector: np.ndarray | None = None
     embedder: str | None = None
     filter: dict[str, Any] | None = None

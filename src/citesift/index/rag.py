@@ -20,7 +20,7 @@ from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
 from citesift.index.fusion import HYBRID_TOP_SCORE, RRF_K
 from citesift.index.local import DEFAULT_FUSION, LocalStore
-from citesift.index.query import MODES, Mode, Query, query_text
+from citesift.index.query import RETRIEVALS, Query, Retrieval, query_text
 from citesift.index.rerankers.base import (
     DEFAULT_RERANK_WEIGHT,
     Reranker,
@@ -64,7 +64,7 @@ class Rag:
         store: ChunkStore,
         embedder: Callable[[], Embedder] | None,
         *,
-        retrieval: Mode,
+        retrieval: Retrieval,
         chunk_size: int | None,
         chunk_overlap: int,
         split: Split | None,
@@ -268,8 +268,8 @@ def create_rag(
     to 1; None: keep all) leaves out chunks that share no word with the query and whose dense
     similarity is below it (what parts related from unrelated depends on the embedder). A value
     that makes no sense is an ``InvalidArgument`` naming it."""
-    if retrieval not in MODES:
-        raise invalid("retrieval", retrieval, f"one of {', '.join(MODES)}")
+    if retrieval not in RETRIEVALS:
+        raise invalid("retrieval", retrieval, f"one of {', '.join(RETRIEVALS)}")
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     limit = checked_threshold(threshold, retrieval, fusion)
     similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
@@ -278,7 +278,7 @@ def create_rag(
     return Rag(
         chunks,
         _embedder_factory(embed, chunks),
-        retrieval=retrieval,  # checked against MODES above
+        retrieval=retrieval,  # checked against RETRIEVALS above
         chunk_size=size,
         chunk_overlap=overlap,
         split=split,
