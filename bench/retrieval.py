@@ -41,7 +41,7 @@ DEFAULT_STORE = os.environ.get("CITESIFT_BENCH_STORE") or str(
 )
 OURS = ("bm25", "dense", "hybrid", "hybrid+rerank", "defaults-bm25", "defaults")
 DEFAULTS = {"defaults-bm25": "bm25", "defaults": "hybrid"}
-"""Rows that call ``create_rag`` with its defaults (their mode aside) over passages."""
+"""Rows that call ``create_rag`` with its defaults (their retrieval aside) over passages."""
 THEIRS = ("bm25s", "tantivy", "tantivy-flat")
 SPEED_K = 10
 """The depth the evaluation tool times queries at."""
@@ -94,15 +94,15 @@ class RagSystem:
     def __init__(self, name: str, store: Any, embedder: Any, progress: Any) -> None:
         from citesift.index.rag import create_rag
 
-        mode = "bm25" if name == "bm25" else ("dense" if name == "dense" else "hybrid")
+        retrieval = "bm25" if name == "bm25" else ("dense" if name == "dense" else "hybrid")
         self.name = f"citesift {name}"
         self.embedder = embedder
         self.passages = name in DEFAULTS
-        if self.passages:  # as a user calls it: every argument but the mode left to default
+        if self.passages:  # as a user calls it: every argument but the retrieval left to default
             self.rag = create_rag(embedder, store, DEFAULTS[name])
         else:  # chunk_size None: one chunk per document (BEIR "flat")
             self.rag = create_rag(
-                embedder, store, mode, chunk_size=None, rerank=name.endswith("rerank")
+                embedder, store, retrieval, chunk_size=None, rerank=name.endswith("rerank")
             )
         self.rag.progress = progress
         self.cached = False

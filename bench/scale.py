@@ -170,10 +170,10 @@ def server_cpu_s(store: str, sessions_only: bool = False) -> float | None:
         return None
 
 
-def open_rag(store: str, embedder: Any = None, mode: str = "bm25") -> Any:
+def open_rag(store: str, embedder: Any = None, retrieval: str = "bm25") -> Any:
     from citesift.index.rag import create_rag
 
-    return create_rag(embedder, store, mode)
+    return create_rag(embedder, store, retrieval)
 
 
 def emptied(store: str) -> None:
