@@ -13,7 +13,17 @@ from typing import Any
 import pytest
 from typer.main import get_command
 
-from citesift import ScrapeOptions, aresearch, crawl, create_rag, index_add, map_site, scrape
+from citesift import (
+    ScrapeOptions,
+    aresearch,
+    check_citations,
+    crawl,
+    create_rag,
+    extract_document,
+    index_add,
+    map_site,
+    scrape,
+)
 from citesift.cli import app
 from citesift.index.rag import Rag
 from citesift.scrape.crawl import acrawl
@@ -27,6 +37,8 @@ COMMANDS: dict[str, tuple[tuple[Callable[..., Any] | type, ...], set[str]]] = {
     "map": ((map_site,), READING | {"output"}),
     "research": ((aresearch,), READING | {"out", "output"}),
     "scrape": ((scrape, ScrapeOptions), READING | {"output", "screenshot"}),
+    "check": ((check_citations,), READING | {"document", "output"}),
+    "extract": ((extract_document,), {"file", "output", "sample"}),
 }
 """Each command, the functions (or options class) it calls, and the options only it has:
 ``rerank_*`` build the reranker ``rerank`` names (``reranker_by_name``'s ``api_key``,
