@@ -2,13 +2,16 @@
 ``nli`` hook, built on what ``verify_claim`` checks.
 
 The premise (a source) is cut into sentences and the hypothesis (a claim) graded against
-them by the offline judge. A claim the source backs in part, held back from support by a
-rule of ``judges/rules.py``, is contradicted when the source states the opposite: a
-negation not shared, or, where the claim's number or date is not found, the sentences
-backing that statement of the claim stating another of that kind (the year 2009 where the
-claim says 2011, not a count of children where it says a year). A source that is merely
-silent on the fact (a year it does not give), or never names a name of the claim,
-contradicts nothing.
+them by the offline judge. A claim is contradicted when one of its best candidate sentences
+states it with the other polarity (``polarity.opposite``: *was never rebuilt* against *was
+rebuilt in 1952*, *did not win* against *won*), which the judge, matching words, may miss or
+even call support; or when the judge finds it backed in part, held back from support by a
+rule of ``judges/rules.py``, and, where the claim's number or date is not found, the
+sentences backing that statement of the claim state another of that kind (the year 2009
+where the claim says 2011, not a count of children where it says a year). A source that is
+merely silent on the fact (a year it does not give), or never names a name of the claim,
+contradicts nothing; nor does a negation the two sides do not share of another thing, or
+two negations cancelling.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from citesift.verify.judges.features import Measured, fact_keys, measure
 from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
+from citesift.verify.polarity import opposite
 from citesift.verify.verifier import NliResult
 
 NEUTRAL = NliResult("neutral", 0.0)
@@ -53,7 +57,9 @@ class _Source:
 
 class FactContradiction:
     """``nli(premise, hypothesis)`` answering ``contradiction`` (score ``OPPOSED_SCORE``)
-    when the premise states a number, date or polarity against the hypothesis (``opposed``);
+    when one of the hypothesis's best candidate sentences denies it or it denies one
+    (``polarity.opposite``), or the premise states a number or date against it
+    (``opposed``);
     ``entailment`` with the offline judge's score when it finds the hypothesis supported;
     ``neutral`` (score 0) otherwise.
 
@@ -79,6 +85,8 @@ class FactContradiction:
         lexical = lexical_scores(source.index, hypothesis, len(sentences))
         claim_vector = unit_vectors(embedder, [hypothesis])[0]
         candidates = fused(sentences, lexical, claim_vector, source.vectors)
+        if any(opposite(hypothesis, sentences[i]) for i in candidates.ranked):
+            return NliResult("contradiction", OPPOSED_SCORE)
         measured = measure(hypothesis, sentences, candidates)
         check = OfflineJudge(embedder).grade(hypothesis, sentences, candidates, measured)
         if check.label == "supported":
@@ -115,13 +123,11 @@ def _sentences(premise: str) -> list[str]:
 
 
 def opposed(claim: str, sentences: Sequence[str], measured: Measured) -> bool:
-    """The support states the opposite of ``claim``: their polarity differs, or a number or
-    month of a statement of the claim (``subclaims.split_claim``) is missing
-    (``measured.missed``) where the support's sentences backing that statement
-    (``_backing``) state another of its kind (``facts.number_kinds``: a year against a year,
-    a day of a date against a day, a count against a count)."""
-    if measured.negation:
-        return True
+    """The support states the opposite of ``claim``: a number or month of a statement of the
+    claim (``subclaims.split_claim``) is missing (``measured.missed``) where the support's
+    sentences backing that statement (``_backing``) state another of its kind
+    (``facts.number_kinds``: a year against a year, a day of a date against a day, a count
+    against a count)."""
     support = [sentences[i] for i in (*measured.chosen, *measured.apart)]
     missed = frozenset(measured.missed)
     claim_kinds = number_kinds(claim)

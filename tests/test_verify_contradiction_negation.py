@@ -1,0 +1,133 @@
+"""FactContradiction against a negation worded apart from the source: sentences of the
+recorded Bill Clinton article, altered by a negation the page does not state, are
+contradicted; as written, or with a negation of something else, a quoted one, two that
+cancel, or a hedge, they are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from citesift import CitationVerifier, FactContradiction, MiniLMEmbedder, SQLiteStore
+from citesift.extract import html_to_blocks
+from citesift.index.embedders import CachedEmbedder
+from citesift.verify.contradiction import OPPOSED_SCORE
+from citesift.verify.verifier import CONTRADICTION_SCORE, NliResult
+from conftest import WIKIPEDIA_FIXTURES
+
+WON = "In 1964 and 1965, Clinton won elections for class president."
+PAID = "Clinton later agreed to an out-of-court settlement and paid Jones $850,000."
+FREEMASON = (
+    "Clinton was also a member of the Order of DeMolay, a youth group affiliated with "
+    "Freemasonry, but he never became a Freemason."
+)
+STUDIES = (
+    "He is an Honorary Fellow of University College, Oxford, which he attended as a Rhodes "
+    "Scholar, although he did not complete his studies there."
+)
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    """The recorded article's paragraphs, as one source."""
+    html = (WIKIPEDIA_FIXTURES / "pages" / "Bill_Clinton.html").read_text(encoding="utf-8")
+    text = " ".join(b.text for b in html_to_blocks(html) if b.kind == "paragraph")
+    assert all(s in text for s in (WON, PAID, FREEMASON, STUDIES))
+    return text
+
+
+@pytest.fixture(scope="module")
+def check(page: str) -> FactContradiction:
+    """One check for the module, so the page is split and embedded once."""
+    return FactContradiction(CachedEmbedder(MiniLMEmbedder(), SQLiteStore(":memory:")))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # the page states it; the claim denies it, in the verb's other tense forms
+        "In 1964 and 1965, Clinton did not win elections for class president.",
+        "Clinton never won elections for class president.",
+        "Clinton did not pay Jones $850,000.",
+        "Clinton refused to pay Jones $850,000.",
+        "Clinton failed to pay Jones $850,000.",
+        "Clinton later agreed to an out-of-court settlement and never paid Jones $850,000.",
+        # the page denies it; the claim states it
+        "Clinton became a Freemason.",
+        "Clinton was a member of the Order of DeMolay and became a Freemason in 1968.",
+        "He completed his studies at University College, Oxford.",
+    ],
+)
+def test_a_negation_worded_apart_from_the_page_contradicts(
+    page: str, check: FactContradiction, claim: str
+) -> None:
+    answer = check(page, claim)
+    assert answer == NliResult("contradiction", OPPOSED_SCORE)
+    assert answer.score > CONTRADICTION_SCORE
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # as the page writes them, its own negations shared
+        WON,
+        PAID,
+        FREEMASON,
+        "Clinton never became a Freemason.",
+        "He did not complete his studies at Oxford.",
+        # a negation of something the page does not state
+        "Clinton paid Jones $850,000, not Broaddrick.",
+        "In 1964 and 1965, Clinton won elections for class president but not for mayor.",
+        # not only … but: both stated
+        "Clinton not only won elections for class president but also became a Rhodes Scholar.",
+        # someone else's words quoted
+        'Jones said "Clinton never paid me $850,000."',
+        # two negations cancelling
+        "It is not true that Clinton never won elections for class president.",
+        "Clinton did not fail to pay Jones $850,000.",
+        # not … until says when
+        "Clinton did not pay Jones $850,000 until he agreed to an out-of-court settlement.",
+        # a hedge alone
+        "Clinton probably paid Jones $850,000.",
+        "Clinton reportedly won elections for class president in 1964 and 1965.",
+    ],
+)
+def test_the_page_as_written_or_a_negation_not_of_its_statement_contradicts_nothing(
+    page: str, check: FactContradiction, claim: str
+) -> None:
+    assert check(page, claim).label != "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("premise", "claim", "label"),
+    [
+        ("The bridge was rebuilt in 1952.", "The bridge was never rebuilt.", "contradiction"),
+        ("The bridge was never rebuilt.", "The bridge was rebuilt in 1952.", "contradiction"),
+        ("X won the award in 2001.", "X did not win the award.", "contradiction"),
+        ("The museum opened in 1990.", "The museum was not opened.", "contradiction"),
+        ("The museum opened in 1990.", "The museum is no longer open.", "contradiction"),
+        # a denial of the more specific statement does not deny the general one
+        ("The bridge was not rebuilt by the army.", "The bridge was rebuilt.", "other"),
+        ("The bridge was rebuilt in 1952.", "The bridge was rebuilt, not repainted.", "other"),
+        ("The bridge was rebuilt in 1952.", "The bridge may have been rebuilt.", "other"),
+        ("If the bridge is not rebuilt, the ferry runs.", "The bridge was rebuilt.", "other"),
+    ],
+)
+def test_short_sources_and_claims(
+    check: FactContradiction, premise: str, claim: str, label: str
+) -> None:
+    answer = check(premise, claim)
+    assert (answer.label if answer.label == "contradiction" else "other") == label
+
+
+def test_the_verifier_with_it_turns_a_negated_sentence_of_the_page_to_contradicted(
+    check: FactContradiction,
+) -> None:
+    embedder = check.embedder
+    assert embedder is not None
+    sources = [{"content": PAID, "url": "https://en.wikipedia.org/wiki/Bill_Clinton"}]
+    claims = ["Clinton did not pay Jones $850,000.", "Clinton paid Jones $850,000."]
+    seed = CitationVerifier(embedder).verify(claims, sources)
+    assert [c.verdict for c in seed.claims] == ["supported", "supported"]
+    checked = CitationVerifier(embedder, nli=check).verify(claims, sources)
+    assert [c.verdict for c in checked.claims] == ["contradicted", "supported"]
+    assert not checked.overall_grounded
