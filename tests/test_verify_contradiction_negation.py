@@ -51,6 +51,7 @@ def check(page: str) -> FactContradiction:
         "Clinton refused to pay Jones $850,000.",
         "Clinton failed to pay Jones $850,000.",
         "Clinton later agreed to an out-of-court settlement and never paid Jones $850,000.",
+        "It is not true that Clinton won elections for class president.",
         # the page denies it; the claim states it
         "Clinton became a Freemason.",
         "Clinton was a member of the Order of DeMolay and became a Freemason in 1968.",

@@ -8,8 +8,8 @@ and the words its negation denies when it holds an odd number of them (two cance
 that … never*). One side denies the other when it denies a word the other states plainly
 and says nothing the other does not: a denial of something more specific (*not in 2001*)
 does not deny the general statement. A negation quoted from someone, *not only … but*,
-*not … until* (which says when), hedges (*probably*, *may*) and a negation of a word the
-other side does not state deny nothing.
+*not … until* (which says when), a negation in a condition (*if … not*), hedges
+(*probably*, *may*) and a negation of a word the other side does not state deny nothing.
 """
 
 from __future__ import annotations
@@ -283,20 +283,22 @@ def _negation(words: tuple[str, ...], i: int) -> int:
 
 def _target(rest: tuple[str, ...]) -> list[str]:
     """The stems a negation followed by ``rest`` denies (see ``_denied``)."""
-    content = [w for w in rest if _stems((w,)) and w not in NEGATIONS | NEGATING_VERBS]
+    content = [w for w in rest if _stems((w,)) and w not in NEGATING_VERBS]
     if content[:1] and content[0] in TRUTH and "that" in rest:
-        return list(_stems(rest[rest.index("that") :]))
+        return list(_stems(_stated(rest[rest.index("that") :])))
     kept = content[:2] if content[:1] and content[0].endswith("ly") else content[:1]
     return list(_stems(tuple(kept)))
 
 
 def _stated(words: tuple[str, ...]) -> tuple[str, ...]:
-    """``words`` without the verbs of a denial (*failed* of *failed to win*): they say the
-    act did not happen, not an act of their own."""
+    """``words`` without the verbs of a denial (*failed* of *failed to win*), which say the
+    act did not happen, not an act of their own, nor the word of a *true that*, which says
+    the clause after it holds."""
     return tuple(
         w
         for i, w in enumerate(words)
         if not (w in NEGATING_VERBS and words[i + 1 : i + 2] == ("to",))
+        and not (w in TRUTH and "that" in words[i + 1 : i + 3])
     )
 
 
@@ -318,7 +320,7 @@ def _stems(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(
         term
         for w in words
-        if w not in HEDGES and w not in NEGATIONS and w not in TRUTH
+        if w not in HEDGES and w not in NEGATIONS
         for term in ((w,) if _NUMBER.fullmatch(w) else stem(PAST_FORMS.get(w, w)))
     )
 
