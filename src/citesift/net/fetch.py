@@ -200,18 +200,24 @@ class Fetcher:
         return Skipped(None, why) if why else None
 
     async def _rules(self, target: Target, policy: FetchPolicy) -> RobotsRules | Limited:
-        """The rules of ``target``'s origin, its robots.txt fetched within ``policy``'s
-        deadline (at most ``ROBOTS_DEADLINE``) when the cache has none."""
-        robots_policy = policy.with_(
-            robots=False,
-            error_pages=True,
-            max_redirects=ROBOTS_REDIRECTS,
-            max_body_bytes=ROBOTS_MAX_BYTES,
-            truncate=True,
-            accept="text/plain",
-            deadline=min(policy.deadline, ROBOTS_DEADLINE),
-        )
-        return await self.robots.rules_for(target.url, lambda u: self.fetch(u, robots_policy))
+        """The rules of ``target``'s origin, its robots.txt fetched under ``robots_policy``
+        when the cache has none."""
+        bounded = robots_policy(policy)
+        return await self.robots.rules_for(target.url, lambda u: self.fetch(u, bounded))
+
+
+def robots_policy(policy: FetchPolicy) -> FetchPolicy:
+    """How a robots.txt is fetched for ``policy``: within its deadline (at most
+    ``ROBOTS_DEADLINE``), its error pages kept (a 404 means no rules), its body capped."""
+    return policy.with_(
+        robots=False,
+        error_pages=True,
+        max_redirects=ROBOTS_REDIRECTS,
+        max_body_bytes=ROBOTS_MAX_BYTES,
+        truncate=True,
+        accept="text/plain",
+        deadline=min(policy.deadline, ROBOTS_DEADLINE),
+    )
 
 
 async def fetch(url: str, policy: FetchPolicy, *, on_send: OnSend | None = None) -> FetchOutcome:

@@ -140,6 +140,15 @@ def robots_url(url: httpx.URL) -> str:
     return str(url.copy_with(path="/robots.txt", query=None, fragment=None, userinfo=b""))
 
 
+def robots_address(url: str) -> str | None:
+    """The robots.txt address of ``url``'s origin, or None when ``url`` is no http(s) URL."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return None
+    return robots_url(parsed) if parsed.scheme in ("http", "https") and parsed.host else None
+
+
 def read_robots(outcome: FetchOutcome) -> RobotsRules:
     """The rules an attempt to fetch robots.txt implies (RFC 9309, section 2.3.1)."""
     if isinstance(outcome, Snapshot) and 200 <= outcome.status < 300:

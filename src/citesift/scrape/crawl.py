@@ -9,8 +9,10 @@ unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular exp
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
 Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and the per-host
 limiter always hold (a host the limiter holds back is left alone until it may be asked, its
-block after a 429 or 503 until the Retry-After has passed; a page answered 429 or 503 is
-asked for ``MAX_SENDS`` times before it fails); several hosts are read at once, each by at
+block after a 429 or 503 until the Retry-After has passed, when that is ``MAX_PAUSE`` at
+most: else its pages fail; a page answered 429 or 503 is asked for ``MAX_SENDS`` times
+before it fails, and once a host has so answered ``MAX_SENDS`` times in a row its next
+pages fail at their first such answer); several hosts are read at once, each by at
 most ``per_host`` requests at a time. A redirect is not followed by the fetch: its target
 joins the frontier like a found link (at the same depth), so a target out of scope is never
 asked for and a target already read is not read again; a chain of redirects is cut, as a
@@ -61,7 +63,7 @@ from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
 from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
-from citesift.scrape.map import MAX_SENDS, match_score, start_url, words_of
+from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
@@ -81,6 +83,9 @@ PER_HOST = 2
 LIMITED_PAUSE = 1.0
 """Seconds a host is left alone after its limiter refused a request (the page is queued
 again, not failed), or until its block ends when it answered 429 or 503 (Retry-After)."""
+MAX_PAUSE = MAP_WAIT
+"""Seconds of a host's block (Retry-After) a crawl waits for at most: a page of a host
+blocked for longer fails (as a map stops reading it)."""
 RENDER_OPTIONS = ScrapeOptions(render="auto")
 """How a crawled page is rendered: a scrape's defaults (its timeout, viewport), and the
 crawl's ``wait_for``."""
@@ -435,6 +440,7 @@ class _Run:
         self.link_seconds = link_seconds(policy.deadline)
         self.unread = (0, 0)  # pages whose links were not all read, anchors left unread
         self.sent: Counter[str] = Counter()  # requests answered 429/503, of pages to ask again
+        self.strikes: Counter[str] = Counter()  # 429/503 answers in a row, by host
 
     async def go(
         self,
@@ -545,8 +551,14 @@ class _Run:
         """Fetch and read one page."""
         outcome = await self.fetcher.fetch(entry.url, self.policy)
         if isinstance(outcome, Limited):
-            return _Page(limited=True, pause=max(LIMITED_PAUSE, outcome.retry_in or 0.0))
-        if self._asked_again(entry.url, outcome):
+            pause = outcome.retry_in or 0.0
+            if pause > MAX_PAUSE:
+                return _Page(
+                    reason=f"the host asked to wait {pause:.0f} s, longer than a crawl waits"
+                    f" ({MAX_PAUSE:g} s)"
+                )
+            return _Page(limited=True, pause=max(LIMITED_PAUSE, pause))
+        if self._asked_again(entry, outcome):
             return _Page(limited=True)  # the host is blocked now: the next try says how long
         if isinstance(outcome, Skipped):
             if outcome.location is not None:
@@ -576,17 +588,21 @@ class _Run:
             ]
         return _Page(record=page.record, found=found)
 
-    def _asked_again(self, url: str, outcome: Snapshot | Skipped) -> bool:
+    def _asked_again(self, entry: Entry, outcome: Snapshot | Skipped) -> bool:
         """Whether a page whose host answered 429 or 503 is queued again (its limiter holds
         the host until the Retry-After has passed) rather than failed: a page is asked for
-        ``MAX_SENDS`` times at most."""
+        ``MAX_SENDS`` times at most, and none again once its host has answered so
+        ``MAX_SENDS`` times in a row (a bot check answers every page alike)."""
         if not (isinstance(outcome, Skipped) and outcome.status in BLOCKING_STATUSES):
-            self.sent.pop(url, None)
+            self.sent.pop(entry.url, None)
+            if isinstance(outcome, Snapshot) or outcome.status is not None:
+                self.strikes.pop(entry.host, None)  # the host answered otherwise
             return False
-        self.sent[url] += 1
-        if self.sent[url] < MAX_SENDS:
+        self.strikes[entry.host] += 1
+        self.sent[entry.url] += 1
+        if self.sent[entry.url] < MAX_SENDS and self.strikes[entry.host] <= MAX_SENDS:
             return True
-        del self.sent[url]
+        del self.sent[entry.url]
         return False
 
     def _count_unread(self, links: PageLinks) -> None:

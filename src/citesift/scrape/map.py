@@ -10,15 +10,21 @@ whose address or anchor text hold more of its words come first. Every request go
 the fetcher, so robots.txt and the per-host limiter hold as for any fetch; when the policy
 honours robots.txt, URLs it disallows to the policy's agent are left out of the map and
 counted (``disallowed``), by the rules the fetcher already keeps (robots.txt is fetched
-once per origin). A host that holds the map back (a Crawl-delay longer than the limiter
-waits, a 429 or 503 with Retry-After) is waited for, ``max_wait`` seconds in all.
+once per origin). Only URLs on the hosts the map reads pages of are so checked, within
+``ROBOTS_CHECK_SECONDS`` (a hostile file can make each check slow); the others are listed
+unchecked and counted in a problem (a fetch of one still checks it). The sitemaps the
+start's robots.txt names are read wherever they are (a site may keep them on another host);
+the URLs they list are kept to scope as any. A host that holds the map back (a Crawl-delay
+longer than the limiter waits, a 429 or 503 with Retry-After) is waited for, ``max_wait``
+seconds in all; past that, its other sitemaps are left unread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections import deque
+import time
+from collections import Counter, deque
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
@@ -37,9 +43,11 @@ MAP_LIMIT = 5_000
 MAX_MAP_LIMIT = 100_000
 MAX_SITEMAPS = 50
 SITEMAP_DEPTH = 3
-MAX_ROBOTS_ORIGINS = 20
-"""Origins whose robots.txt a map reads to leave out what it disallows (with
-``allow_external`` a page may link to thousands of hosts)."""
+ROBOTS_CHECK_SECONDS = 5.0
+"""Seconds a map spends checking found URLs against robots.txt at most (a policy's shorter
+deadline wins); URLs found later are listed unchecked."""
+YIELD_SECONDS = 0.05
+"""Seconds of robots.txt checks between two yields to the event loop."""
 MAP_WAIT = 30.0
 """Seconds a map waits in all for hosts that hold it back (Crawl-delay, Retry-After)."""
 WAIT_POLL = 1.0
@@ -161,7 +169,7 @@ async def amap_site(
         tuple(reader.problems),
         reader.start_failure,
         reader.start_in_sitemap,
-        len(reader.disallowed),
+        len(reader.disallowed) + reader.disallowed_past,
     )
 
 
@@ -210,9 +218,14 @@ class _Reader:
         self.problems: list[str] = []
         self.start_failure: str | None = None
         self.start_in_sitemap = False
-        self.rules: dict[str, RobotsRules | None] = {}
+        self.rules: dict[str, RobotsRules] = {}
+        self.unknown: dict[str, float] = {}  # origin -> loop time its rules may be asked again
         self.disallowed: set[str] = set()
-        self.unchecked = 0
+        self.disallowed_past = 0  # disallowed past MAX_MAP_LIMIT (not deduplicated)
+        self.unchecked: Counter[str] = Counter()  # URLs listed unchecked, by why
+        self.check_seconds = min(ROBOTS_CHECK_SECONDS, policy.deadline)
+        self.checked = 0.0  # seconds spent checking
+        self.unyielded = 0.0  # of which since the last yield to the loop
         self.waited = 0.0
 
     def in_scope(self, url: str) -> bool:
@@ -226,30 +239,65 @@ class _Reader:
         if self.enough:
             return
         url = normalise(address, base)
-        if url is None or url in self.found or not self.in_scope(url):
+        if url is None or url in self.found or url in self.disallowed or not self.in_scope(url):
             return
-        if await self._forbidden(url):
-            if len(self.disallowed) < MAX_MAP_LIMIT:  # each counted once, in bounded memory
-                self.disallowed.add(url)
-            return
+        if self.policy.robots:
+            forbidden = await self._forbidden(url)
+            if forbidden:
+                if len(self.disallowed) < MAX_MAP_LIMIT:  # each counted once, in bounded memory
+                    self.disallowed.add(url)
+                else:
+                    self.disallowed_past += 1
+                return
+            if forbidden is None:
+                self.unchecked[self._unchecked_why(url)] += 1
         self.found[url] = text
 
-    async def _forbidden(self, url: str) -> bool:
-        """Whether robots.txt disallows ``url`` to the policy's agent, when the policy honours
-        it. Each origin's rules are asked of the fetcher once (its cache holds the file the
-        fetches read), of ``MAX_ROBOTS_ORIGINS`` origins at most: URLs on further ones are
-        listed unchecked (a fetch of one still checks it)."""
-        if not self.policy.robots:
-            return False
+    async def _forbidden(self, url: str) -> bool | None:
+        """Whether robots.txt disallows ``url`` to the policy's agent, or None when it is not
+        checked (see ``_unchecked_why``). A check is timed: ``check_seconds`` in all, the
+        loop given a turn every ``YIELD_SECONDS`` of them."""
+        if host_of(url) not in self.hosts or self.checked >= self.check_seconds:
+            return None
+        rules = await self._rules(url)
+        if rules is None:
+            return None
+        began = time.perf_counter()
+        forbidden = rules.forbids(url, self.policy.identity.name)
+        spent = time.perf_counter() - began
+        self.checked += spent
+        self.unyielded += spent
+        if self.unyielded >= YIELD_SECONDS:
+            self.unyielded = 0.0
+            await asyncio.sleep(0)
+        return forbidden
+
+    def _unchecked_why(self, url: str) -> str:
+        """Why ``url`` was listed without being checked against robots.txt."""
+        if host_of(url) not in self.hosts:
+            return "on hosts whose pages the map does not read"
+        if self.checked >= self.check_seconds:
+            return f"past the {self.check_seconds:g} s the map checks for"
+        return "their robots.txt could not be had"
+
+    async def _rules(self, url: str) -> RobotsRules | None:
+        """The rules of ``url``'s origin, asked of the fetcher once (its cache holds the file
+        its fetches read); when it has none (the limiter refused the file), asked again no
+        sooner than ``WAIT_POLL`` seconds later, None meanwhile."""
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
-        if origin not in self.rules:
-            if len(self.rules) >= MAX_ROBOTS_ORIGINS:
-                self.unchecked += 1
-                return False
-            self.rules[origin] = await self.fetcher.robots_rules(url, self.policy)
-        rules = self.rules[origin]
-        return rules is not None and rules.forbids(url, self.policy.identity.name)
+        found = self.rules.get(origin)
+        if found is not None:
+            return found
+        now = asyncio.get_running_loop().time()
+        if self.unknown.get(origin, now) > now:
+            return None
+        rules = await self.fetcher.robots_rules(url, self.policy)
+        if rules is None:
+            self.unknown[origin] = asyncio.get_running_loop().time() + WAIT_POLL
+        else:
+            self.rules[origin] = rules
+        return rules
 
     @property
     def enough(self) -> bool:
@@ -301,15 +349,15 @@ class _Reader:
         self.problems.append(self.start_failure)
 
     async def read_sitemaps(self) -> None:
-        """The sitemaps robots.txt lists and ``/sitemap.xml`` (each in scope as a link is),
-        indexes followed breadth-first; a host that holds the map back past its waiting
-        ends the reading."""
+        """The sitemaps robots.txt lists (wherever they are) and ``/sitemap.xml``, indexes
+        followed breadth-first to sitemaps in scope or on the index's own host; a host that
+        holds the map back past its waiting has its other sitemaps left unread."""
         origin = f"{urlsplit(self.start).scheme}://{host_of(self.start)}"
         queue: deque[tuple[str, int]] = deque()
         seen: set[str] = set()
         for address in [*await self._robots_sitemaps(), f"{origin}/sitemap.xml"]:
             url = normalise(address)
-            if url is not None and url not in seen and self.in_scope(url):
+            if url is not None and url not in seen:
                 seen.add(url)
                 queue.append((url, 0))
         policy = self.policy.with_(
@@ -318,49 +366,68 @@ class _Reader:
             max_declared_bytes=MAX_BODY_BYTES,
             accept=SITEMAP_ACCEPT,
         )
-        why_left = "past the files' cap"
+        held: dict[str, str] = {}  # host -> why it held the map back
+        left: Counter[str] = Counter()  # host held back -> its sitemaps left unread
         while queue and len(self.read) < self.bounds.max_sitemaps and not self.enough:
             url, depth = queue.popleft()
+            host = host_of(url)
+            if host in held:
+                left[host] += 1
+                continue
             outcome = await self.fetch(url, policy)
+            if isinstance(outcome, Limited) and outcome.reason in ("wait", "blocked"):
+                held[host] = outcome.reason
+                left[host] += 1
+                continue
             if isinstance(outcome, Limited):
-                queue.appendleft((url, depth))
-                why_left = (
-                    f"the host held the map back ({outcome.reason}) longer than its"
-                    f" {self.bounds.max_wait:g} s of waiting"
-                )
-                break
+                self.problems.append(f"{url}: the limiter refused ({outcome.reason})")
+                continue
             if not isinstance(outcome, Snapshot):
                 self.problems.append(f"{url}: {outcome.reason}")
                 continue
-            self.read.append(url)
-            found = read_sitemap(outcome.body, self.bounds.max_bytes, self.bounds.max_urls)
-            if found.capped or len(outcome.body) >= self.bounds.max_bytes:
-                self.problems.append(f"{url}: cut short at its cap; the rest was not read")
-            if found.problem:
-                self.problems.append(f"{url}: {found.problem}")
-            for page in found.urls:
-                self.start_in_sitemap = self.start_in_sitemap or normalise(page) == self.start
-                await self.add(page)
-            for child in map(normalise, found.sitemaps):
-                if child is None or child in seen or not self.in_scope(child):
+            for child in await self._read_sitemap(url, outcome):
+                if child in seen or not (self.in_scope(child) or host_of(child) == host):
                     continue
                 if depth >= self.bounds.max_depth:
                     self.problems.append(f"{child}: nested past {self.bounds.max_depth} levels")
                     continue
                 seen.add(child)
                 queue.append((child, depth + 1))
-        if queue and not self.enough:
-            self.problems.append(f"{len(queue)} sitemap(s) left unread: {why_left}")
-        if self.unchecked:
+        self._note_left(held, left, len(queue))
+
+    async def _read_sitemap(self, url: str, outcome: Snapshot) -> list[str]:
+        """Add the pages of the sitemap ``url`` answered; the sitemaps it names."""
+        self.read.append(url)
+        found = read_sitemap(outcome.body, self.bounds.max_bytes, self.bounds.max_urls)
+        if found.capped or len(outcome.body) >= self.bounds.max_bytes:
+            self.problems.append(f"{url}: cut short at its cap; the rest was not read")
+        if found.problem:
+            self.problems.append(f"{url}: {found.problem}")
+        for page in found.urls:
+            self.start_in_sitemap = self.start_in_sitemap or normalise(page) == self.start
+            await self.add(page)
+        return [child for child in map(normalise, found.sitemaps) if child is not None]
+
+    def _note_left(self, held: dict[str, str], left: Counter[str], queued: int) -> None:
+        """Say which sitemaps were left unread and why, and how many URLs went unchecked."""
+        for host, count in left.items():
             self.problems.append(
-                f"{self.unchecked} URL(s) listed unchecked: robots.txt is read for"
-                f" {MAX_ROBOTS_ORIGINS} hosts at most"
+                f"{host}: {count} sitemap(s) left unread: the host held the map back"
+                f" ({held[host]}) longer than its {self.bounds.max_wait:g} s of waiting"
+            )
+        if queued and not self.enough:
+            self.problems.append(f"{queued} sitemap(s) left unread: past the files' cap")
+        if self.unchecked:
+            whys = "; ".join(f"{count} {why}" for why, count in self.unchecked.items())
+            self.problems.append(
+                f"{self.unchecked.total()} URL(s) listed unchecked against robots.txt ({whys});"
+                " a fetch of one still checks it"
             )
 
     async def _robots_sitemaps(self) -> list[str]:
         """The ``Sitemap:`` lines of the start's robots.txt, from the file the fetcher keeps
         for its fetches (none when it cannot be had)."""
-        rules = await self.fetcher.robots_rules(self.start, self.policy)
+        rules = await self._rules(self.start)
         return rules.sitemaps() if rules is not None else []
 
 

@@ -7,7 +7,9 @@ narrowed by selectors is kept too, but only a part of the page: the page it was 
 from answers for it. A save
 keeps each ``Snapshot`` the inner fetcher answers (only whole bodies become snapshots: a
 body cut short is a ``Skipped`` and never stored); a store that cannot keep it turns the
-answer into ``Skipped``, so nothing is cited that cannot be replayed.
+answer into ``Skipped``, so nothing is cited that cannot be replayed. The robots.txt rules
+a map asks for are read from the file a save fetches through itself (so it is kept) and a
+replay answers from the store, so a replayed map leaves out what the saved one did.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import asyncio
 import sqlite3
 
 from citesift.errors import StoreError
-from citesift.model import FetchOutcome, Skipped, Snapshot
+from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry
+from citesift.net.fetch import robots_policy
 from citesift.net.limiter import OnSend
-from citesift.net.robots import RobotsRules
+from citesift.net.robots import RobotsRules, read_robots, robots_address
 from citesift.store import AnyStore
 from citesift.store.limits import budget_in
 from citesift.store.snapshots import Snapshots, snapshots_in
@@ -61,8 +64,11 @@ class ReplayingFetcher:
         return found if found is not None else Skipped(None, "not in the store")
 
     async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
-        """None: a replay sends nothing, so no robots.txt is read."""
-        return None
+        """The rules of the robots.txt of ``url``'s origin kept in the store (a save keeps
+        it), or None when it holds none."""
+        address = robots_address(url)
+        found = await self.fetch(address, policy) if address is not None else None
+        return read_robots(found) if isinstance(found, Snapshot) else None
 
 
 class SavingFetcher:
@@ -87,8 +93,13 @@ class SavingFetcher:
         return outcome
 
     async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
-        """``inner``'s rules for ``url``'s origin (robots.txt is not kept in the store)."""
-        return await self.inner.robots_rules(url, policy)
+        """The rules of the robots.txt of ``url``'s origin, fetched through ``fetch`` (so the
+        store keeps it for a replay), or None when it is no URL or the limiter refused it."""
+        address = robots_address(url)
+        if address is None:
+            return None
+        outcome = await self.fetch(address, robots_policy(policy))
+        return None if isinstance(outcome, Limited) else read_robots(outcome)
 
 
 def fetching(fetcher: Fetcher, store: AnyStore | None, offline: bool) -> Fetches:
