@@ -5,6 +5,7 @@ and a second run of the same crawl that fetches nothing again."""
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 
 from citesift.errors import InvalidArgument
 from citesift.scrape.crawl import (
+    MAX_PAUSE,
     UNDECIDED,
     CrawlOptions,
     crawl,
@@ -292,6 +294,44 @@ def test_a_page_answered_429_every_time_fails_after_a_few_requests(
     assert ended.done == 1 and ended.failed == 1
     assert failure["url"] == server.url("/a") and "429" in failure["error"]
     assert server.hits("/a") == MAX_SENDS
+
+
+def test_a_host_asking_to_wait_longer_than_a_crawl_waits_fails_its_pages_at_once(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    serve_page(server, "/", page("Home", ["/a", "/b"]))
+    server.route("/a", lambda r, q: r.answer(429, b"later", {"Retry-After": "3600"}))
+    serve_page(server, "/b", page("B", []))
+    began = time.monotonic()
+    with SQLiteStore(tmp_path / "s.db") as store:
+        ended = crawl(
+            server.url("/"), policy=loopback_policy(), store=store, fetcher=loopback_fetcher(),
+            concurrency=1,
+        )  # fmt: skip
+        failures = list(crawl_failures(store, ended.crawl))
+    assert time.monotonic() - began < 10
+    assert ended.done == 1 and ended.failed == 2 and server.hits("/a") == 1
+    assert server.hits("/b") == 0  # failed without being asked: its host is blocked
+    [waited] = [f["error"] for f in failures if f["url"] == server.url("/a")]
+    bound = rf"longer than a crawl waits \({MAX_PAUSE:g} s\)"
+    assert re.fullmatch(rf"the host asked to wait 3[56]\d\d s more, {bound}", waited)
+
+
+def test_a_host_answering_every_page_503_has_its_later_pages_failed_at_their_first_answer(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    pages = ["/a", "/b", "/c", "/d"]
+    serve_page(server, "/", page("Home", pages))
+    for path in pages:
+        server.route(path, lambda r, q: r.answer(503, b"checking", {"Retry-After": "1"}))
+    with SQLiteStore(tmp_path / "s.db") as store:
+        ended = crawl(
+            server.url("/"), policy=loopback_policy(), store=store, fetcher=loopback_fetcher(),
+            concurrency=1,
+        )  # fmt: skip
+    assert ended.done == 1 and ended.failed == len(pages)
+    asked = sum(server.hits(path) for path in pages)  # three times a page before
+    assert MAX_SENDS + len(pages) - 1 <= asked <= MAX_SENDS + len(pages)
 
 
 def test_several_hosts_are_crawled_at_once_each_within_its_limit(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
@@ -554,8 +555,8 @@ class _Run:
             pause = outcome.retry_in or 0.0
             if pause > MAX_PAUSE:
                 return _Page(
-                    reason=f"the host asked to wait {pause:.0f} s, longer than a crawl waits"
-                    f" ({MAX_PAUSE:g} s)"
+                    reason=f"the host asked to wait {math.ceil(pause)} s more, longer than a crawl"
+                    f" waits ({MAX_PAUSE:g} s)"
                 )
             return _Page(limited=True, pause=max(LIMITED_PAUSE, pause))
         if self._asked_again(entry, outcome):
