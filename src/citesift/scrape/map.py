@@ -5,7 +5,8 @@ site's robots.txt and ``/sitemap.xml`` (indexes followed to ``max_depth`` levels
 ``max_sitemaps`` files, each capped in bytes and URLs: ``citesift.scrape.sitemaps``), and
 the links of the start page. Every URL is normalised (``citesift.scrape.urls``), counted
 once, and kept only on the start's host (or the host its start page redirects to) unless
-``allow_external`` (a sitemap, too, is read only when so in scope). With ``search``, URLs
+``allow_external`` (a sitemap, too, is read only when so in scope, or on the host of the
+index naming it). With ``search``, URLs
 whose address or anchor text hold more of its words come first. Every request goes through
 the fetcher, so robots.txt and the per-host limiter hold as for any fetch; when the policy
 honours robots.txt, URLs it disallows to the policy's agent are left out of the map and
