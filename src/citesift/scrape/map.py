@@ -256,14 +256,16 @@ class _Reader:
 
     async def _forbidden(self, url: str) -> bool | None:
         """Whether robots.txt disallows ``url`` to the policy's agent, or None when it is not
-        checked (see ``_unchecked_why``). A check is timed: ``check_seconds`` in all, the
-        loop given a turn every ``YIELD_SECONDS`` of them."""
+        checked (see ``_unchecked_why``). Checks are timed, asking for the rules included:
+        ``check_seconds`` in all, the loop given a turn every ``YIELD_SECONDS`` of them."""
         if host_of(url) not in self.hosts or self.checked >= self.check_seconds:
             return None
+        asked = time.perf_counter()
         rules = await self._rules(url)
+        began = time.perf_counter()
+        self.checked += began - asked
         if rules is None:
             return None
-        began = time.perf_counter()
         forbidden = rules.forbids(url, self.policy.identity.name)
         spent = time.perf_counter() - began
         self.checked += spent
