@@ -5,8 +5,9 @@ sentence, footnotes ``[^1]`` and numbered references ``[3]`` (``[1, 3]``, ``[1-3
 reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
 ``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address; a numbered list's item only when
 a marker cites its number), author–year citations
-(``[Smith 2020]``, ``(Smith et al., 2020)``) resolved through the reference list entry of
-that author and year. HTML: ``<a href>`` and ``<cite>`` holding an address. A marker
+(``[Smith 2020]``, ``(Smith et al., 2020)``, ``Smith (2020) found``) resolved through the
+reference list entry of that author and year; a definition or entry wrapped over several
+lines is one. HTML: ``<a href>`` and ``<cite>`` holding an address. A marker
 standing just after a sentence's full stop belongs to it. Markers and links inside code
 (spans, fenced or indented blocks) are no citations.
 
@@ -31,6 +32,7 @@ from citesift.errors import invalid
 from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
+from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
     URL,
     an_example,
@@ -235,26 +237,27 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
     code.sort()
     uncoded = _blanked(lined, code)
     numbers = _numbers_cited(uncoded)
-    for match in _DEFINITION.finditer(uncoded):
+    joined = joined_lines(uncoded)  # an entry wrapped over lines is one
+    for match in _DEFINITION.finditer(joined):
         label = (match.group(1) or match.group(3) or match.group(4)).casefold()
         if match.group(4) and label not in numbers:
             continue  # an item of a numbered list: prose, unless a marker cites its number
         address = URL.search(match.group(2) if match.group(1) else match.group(5))
         named.add(label)
         url = written_url(address) if address else None
-        if url is None and match.group(3) and uncoded.startswith("]:", match.end(3)):
+        if url is None and match.group(3) and joined.startswith("]:", match.end(3)):
             url = _relative_definition(match.group(5), base_url)
         if url is None:
             continue
         definitions.setdefault(label, url)
         lists.append(match.span())
-    author_year, entries = author_year_citations(uncoded)
+    author_year, entries = author_year_citations(joined)
     lists = _merged(lists + entries)
     starts = [start for start, _ in lists]
-    prose = _blanked(text, lists)
+    outside = [c for c in author_year if not _inside(lists, starts, c.start)]
+    prose = _blanked(text, _merged(lists + [(c.start, c.end) for c in outside]))
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
-    outside = [c for c in author_year if not _inside(lists, starts, c.start)]
     marks, markers = _markdown_marks(scanned, prose, notes, outside, base_url)
     spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
     return _cited_sentences(prose, spans, marks, _plain_markdown, cap)

@@ -1,0 +1,62 @@
+"""Citation forms of real papers the first reading missed: narrative author–year citations
+(``Smith (2020) found``) and reference list entries, footnotes and numbered references
+wrapped over several lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from citesift import find_citations
+
+REFERENCES = (
+    "## References\n\n"
+    "- Smith, J. (2020). Safety of\n  Rust programs. https://a.org/smith\n"
+    "- Smith, J., & Jones, K. (2019). Speed.\n  https://a.org/sj\n"
+    "- Lee, A., Park, B., & Kim, C. (2018). Measuring\n  things, in a wrapped entry\n"
+    "  https://a.org/lee\n"
+)
+
+
+def cited(text: str) -> list[tuple[str, str, str]]:
+    return [(c.sentence, c.url, c.marker) for c in find_citations(text)]
+
+
+def test_narrative_citations_cite_the_entry_of_their_author_and_year() -> None:
+    """``Smith (2020) found`` cited nothing though ``(Smith, 2020)`` did: a paper citing
+    its sources in the sentence passed its check with no source read."""
+    text = (
+        "Smith (2020) found that Rust is safe. Smith and Jones (2019) show that it is fast. "
+        "In turn, Lee et al. (2018, p. 4) measured it.\n\n"
+    )
+    assert cited(text + REFERENCES) == [
+        ("Smith found that Rust is safe.", "https://a.org/smith", "Smith (2020)"),
+        ("Smith and Jones show that it is fast.", "https://a.org/sj", "Smith and Jones (2019)"),
+        ("In turn, Lee et al. measured it.", "https://a.org/lee", "Lee et al. (2018, p. 4)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Obama (2009) spoke.", "Obama (2009–2017) served.", "Smith (2021) disagreed."]
+)
+def test_a_name_and_a_year_no_entry_resolves_are_prose(sentence: str) -> None:
+    """A year in parentheses after a name is common prose (``Obama (2009–2017)``): with no
+    entry of that author and year it cites nothing, not even a citation of nothing."""
+    assert cited(f"{sentence}\n\n{REFERENCES}") == []
+    assert cited(f"{sentence}\n") == []
+
+
+def test_wrapped_entries_footnotes_and_numbered_references_are_one_each() -> None:
+    """An entry whose text runs on (soft-wrapped, its address on the next line) was read
+    as its first line alone: its address was lost and the citation failed."""
+    text = (
+        "Rust began at Mozilla [1]. Its borrow checker is sound [^proof]. "
+        "It is fast (Smith et al., 2019).\n\n"
+        "1. Hoare, G. Rust history, a long title\n   https://a.org/one\n\n"
+        "[^proof]: A footnote that\nruns over lines https://a.org/proof\n\n"
+        "Smith, J., Jones, K., & Lee, A. (2019).\nSpeed of Rust. https://a.org/speed\n"
+    )
+    assert cited(text) == [
+        ("Rust began at Mozilla.", "https://a.org/one", "[1]"),
+        ("Its borrow checker is sound.", "https://a.org/proof", "[^proof]"),
+        ("It is fast.", "https://a.org/speed", "(Smith et al., 2019)"),
+    ]
