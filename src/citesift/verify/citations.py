@@ -32,6 +32,7 @@ from citesift.errors import invalid
 from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
+from citesift.verify.html_text import Entry, code_spans, entries, page_text, reference_sections
 from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
     URL,
@@ -120,9 +121,6 @@ _NOTE_LABEL = re.compile(r"\d{1,4}|[a-z]|[a-z]{1,4}\d{1,4}|\[[^\[\]]{1,60}\]")
 _ENDS = tuple(".,;:!?)\"'”’")
 _OPEN_BEFORE = re.compile(r"\(\s*$")
 _CLOSE_AFTER = re.compile(r"\s*\)")
-_BLOCK_END = re.compile(
-    r"</(?:p|li|h[1-6]|div|td|th|blockquote|section|article)\s*>|<br\s*/?>", re.I
-)
 _NOTE = re.compile(r"\[\^?\w{1,4}\]|\d{1,4}")
 """A marker that stands for a note, not a linked phrase."""
 _NOTES_ONLY = re.compile(r"(?:\s|\[\^?\w{1,4}\])*")
@@ -422,8 +420,23 @@ def _markdown_marks(
         for m in references
         if m.group(2).casefold() in definitions
     ]
+    single, markers, numbered = _numbered_marks(scanned, notes)
+    marks += single
+    marks += _written_out(scanned, _merged([m.span() for m in links + references]))
+    marks += [(c.start, c.url, c.marker) for c in author_year]
+    markers += dict.fromkeys((c.start, c.end) for c in author_year)
+    marks.sort(key=_position)
+    return heapq.merge(marks, numbered, key=_position), sorted(markers)
+
+
+def _numbered_marks(
+    scanned: str, notes: _Notes
+) -> tuple[list[Mark], list[tuple[int, int]], Iterator[Mark]]:
+    """(position, address, marker) of each marker of ``scanned`` citing a note or a
+    reference (``[3]``, ``[^1]``), the spans of the groups of markers that cite (``[1-3]``),
+    and the marks of those groups in position order, given one at a time."""
     cited = ((m.start(), notes.cited(m), m.group(0)) for m in _MARKER.finditer(scanned))
-    marks += [(start, url, marker) for start, url, marker in cited if url is not None]
+    marks = [(start, url, marker) for start, url, marker in cited if url is not None]
     markers, groups = [], []
     known: dict[tuple[str, bool], list[tuple[str, str]]] = {}  # a group written many times
     for group in _GROUP.finditer(scanned):
@@ -433,12 +446,8 @@ def _markdown_marks(
         if known[key]:
             markers.append(group.span())
             groups.append((group.start(), known[key]))
-    marks += _written_out(scanned, _merged([m.span() for m in links + references]))
-    marks += [(c.start, c.url, c.marker) for c in author_year]
-    markers += dict.fromkeys((c.start, c.end) for c in author_year)
-    marks.sort(key=_position)
     numbered = ((at, url, marker) for at, cites in groups for marker, url in cites)
-    return heapq.merge(marks, numbered, key=_position), sorted(markers)
+    return marks, markers, numbered
 
 
 def _position(mark: Mark) -> int:
@@ -506,11 +515,7 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
     holding the notes cite nothing, nor does any other link to a place on the page (a note's
     way back to its marker, a table of contents). A note marker and a link's text naming
     only its source at the sentence's end are no words of the claim."""
-    stripped, pieces, done = strip_tags(html), [], 0
-    for match in _BLOCK_END.finditer(html):  # a block's end ends its sentence
-        pieces += [stripped[done : match.start()], "\n"]
-        done = match.start() + 1
-    prose = "".join(pieces) + stripped[done:]
+    prose = page_text(html)
     ids: dict[str, int] = {}
     for match in _ID.finditer(html):
         ids.setdefault(match.group(1), match.start())
@@ -522,6 +527,7 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
     unsaid = _sup_markers(html, prose)
     unmarked = _blanked(prose, unsaid)  # what follows a link, read past its note markers
     joined: dict[str, str | None] = {}  # a page links to one address many times over
+    shown: list[tuple[int, int]] = []  # the links' texts: what they say, they cite by link
     for match in _ANCHOR.finditer(html):
         found = _HREF.search(match.group(1))
         if found is None:
@@ -529,6 +535,7 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
         href = htmllib.unescape(next(g for g in found.groups() if g is not None)).strip()
         closing = html.find("</a", match.end(), match.end() + LABEL_CHARS)
         label = prose[match.end() : closing if closing >= 0 else match.end()]
+        shown.append((match.end(), match.end() + len(label)))
         target = ids.get(href[1:], -1) if href.startswith("#") else -1
         marker = _inside(sups, sup_starts, match.start()) or _names_a_note(label.strip())
         note = _note(html, target) if marker and target > match.end() else None
@@ -551,11 +558,51 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
             cited = written_url(address)  # the marker shown is the address, as cleaned
             if cited is not None:
                 marks.append((match.start(), cited, cited))
-    notes = _merged(notes)
-    note_starts = [start for start, _ in notes]
-    kept = sorted((m for m in marks if not _inside(notes, note_starts, m[0])), key=_position)
+    written, numbered, apart = _text_marks(html, prose, shown, base_url, unsaid)
+    apart = _merged(notes + apart)  # the notes and the reference list: no claims
+    starts = [start for start, _ in apart]
+    marks = sorted(marks + written, key=_position)
+    kept = (
+        m for m in heapq.merge(marks, numbered, key=_position) if not _inside(apart, starts, m[0])
+    )
     said = _blanked(prose, _merged(unsaid))
     return _cited_sentences(said, sentence_spans(said), kept, _plain_html, cap)
+
+
+def _text_marks(
+    html: str,
+    prose: str,
+    shown: list[tuple[int, int]],
+    base_url: str | None,
+    unsaid: list[tuple[int, int]],
+) -> tuple[list[Mark], Iterator[Mark], list[tuple[int, int]]]:
+    """What a page's text (``prose``, its links' texts ``shown`` and its code left out)
+    cites as a Markdown document's would: addresses written out, author–year citations
+    and numbered markers (``[3]``) resolved through its reference list; the marks of groups
+    of markers apart, given one at a time; and the spans of the reference list. The spans
+    of the markers and brackets citing are added to ``unsaid``: they are no claim words."""
+    scanned = _blanked(prose, _merged(code_spans(html) + sorted(shown)))
+    sections = reference_sections(html)
+    items = entries(html, sections)
+    listed = [(e.start, e.end, _entry_address(html, scanned, e, base_url)) for e in items]
+    author_year, lines = author_year_citations(scanned, listed)
+    definitions = {
+        e.number: url for e, (_, _, url) in zip(items, listed, strict=True) if e.number and url
+    }
+    notes = _Notes(definitions, set(definitions))
+    marks, groups, numbered = _numbered_marks(scanned, notes)
+    unsaid += groups + [(at, at + len(marker)) for at, _, marker in marks]
+    unsaid += [(c.start, c.end) for c in author_year]
+    marks += [(c.start, c.url, c.marker) for c in author_year]
+    marks += _written_out(scanned, [])
+    return marks, numbered, sections + lines
+
+
+def _entry_address(html: str, scanned: str, entry: Entry, base_url: str | None) -> str:
+    """The address a page's reference list entry links to or writes out; ``""`` for none."""
+    linked = _note_address(html, (entry.start, entry.end), base_url)
+    written = URL.search(scanned, entry.start, entry.end)
+    return linked or (written_url(written) if written else None) or ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,68 @@
+"""A page's text cites as a Markdown document's does: addresses written out, author–year
+citations (in brackets or in the sentence) and numbered markers resolved through the page's
+reference list (a list, or the paragraphs under a heading ``References``); its code and its
+reference list cite nothing."""
+
+from __future__ import annotations
+
+from citesift import find_citations
+
+PAGE = """<html><body><article>
+<p>Rust 1.0 shipped in May 2015, as reported at https://blog.rust-lang.org/2015/05/15/Rust-1.0.html.
+Its borrow checker is sound (Jung et al., 2018). Smith (2020) found that
+Rust programs are safe. It is fast [2]. Obama (2009) spoke.</p>
+<p>Try <code>curl https://x.org/api [1]</code> to see.</p>
+<pre>(Jung et al., 2018) https://x.org/shown</pre>
+<h2>References</h2>
+<ol>
+<li>Jung, R., Jourdan, J.-H., Krebbers, R., &amp; Dreyer, D. (2018). RustBelt.
+  <a href="https://doi.org/10.1145/3158154">doi</a></li>
+<li><p>Matsakis, N. (2014). Rust speed. https://a.org/speed</p></li>
+</ol>
+<p>Smith, J. (2020). <a href="/papers/safety.pdf">Safety of Rust programs</a>.</p>
+<h2>Next</h2><p>More prose here https://b.org/more.</p>
+</article></body></html>"""
+
+
+def cited(html: str) -> list[tuple[str, str, str]]:
+    found = find_citations(html, "html", "https://site.org/doc")
+    return [(c.sentence, c.url, c.marker) for c in found]
+
+
+def test_a_pages_text_cites_through_its_reference_list() -> None:
+    """A page citing by addresses written out, author–year citations or numbered markers
+    had no citation found, so its check passed with no source read."""
+    assert cited(PAGE) == [
+        ("Rust 1.0 shipped in May 2015, as reported at.",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html",
+         "https://blog.rust-lang.org/2015/05/15/Rust-1.0.html"),
+        ("Its borrow checker is sound.", "https://doi.org/10.1145/3158154",
+         "(Jung et al., 2018)"),
+        ("Smith found that Rust programs are safe.", "https://site.org/papers/safety.pdf",
+         "Smith (2020)"),
+        ("It is fast.", "https://a.org/speed", "[2]"),
+        ("More prose here.", "https://b.org/more", "https://b.org/more"),
+    ]  # fmt: skip
+
+
+def test_a_paragraph_naming_the_sources_heads_the_reference_list() -> None:
+    """A model's answer in HTML lists its sources under a paragraph ``Sources:``; the
+    entries' addresses cite no sentence of their own, an unordered list numbers none, and
+    the section ends with its list: a paragraph after it is prose again."""
+    html = (
+        "<p>Rust began at Mozilla [1].\nCargo builds it [2, 3].</p>"
+        "<p><strong>Sources:</strong></p><ol start='2'>"
+        "<li>https://a.org/two</li><li>https://a.org/three</li></ol>"
+        "<ul><li>https://a.org/listed</li></ul>"
+        "<p>It is fast [4], see https://a.org/fast.</p>"
+    )
+    assert cited(html) == [
+        ("Cargo builds it.", "https://a.org/two", "[2]"),
+        ("Cargo builds it.", "https://a.org/three", "[3]"),
+        ("It is fast, see.", "https://a.org/fast", "https://a.org/fast"),
+    ]
+
+
+def test_a_sentence_wrapped_in_the_pages_source_is_one_sentence() -> None:
+    html = "<p>Rust was designed\nby Graydon Hoare\n<a href='https://a.org/h'>[1]</a>.</p>"
+    assert cited(html) == [("Rust was designed by Graydon Hoare.", "https://a.org/h", "[1]")]
