@@ -60,3 +60,20 @@ def test_wrapped_entries_footnotes_and_numbered_references_are_one_each() -> Non
         ("Its borrow checker is sound.", "https://a.org/proof", "[^proof]"),
         ("It is fast.", "https://a.org/speed", "(Smith et al., 2019)"),
     ]
+
+
+def test_a_sentence_soft_wrapped_over_lines_is_one_sentence() -> None:
+    """Markdown wrapped at a fixed width broke each sentence at its line ends: the claim
+    checked was its last line alone (``that is fast.``). A line saying one thing without
+    its full stop, as an answer writes it, stays a sentence of its own."""
+    text = (
+        "Rust is a systems programming language\nthat is fast [1]. It was designed by\n"
+        "Graydon Hoare, who began it in 2006 [2].\n"
+        "Cargo builds it [2]\nIt is fast.\n\n"
+        "[1]: https://a.org/one\n[2]: https://a.org/two\n"
+    )
+    assert cited(text) == [
+        ("Rust is a systems programming language that is fast.", "https://a.org/one", "[1]"),
+        ("It was designed by Graydon Hoare, who began it in 2006.", "https://a.org/two", "[2]"),
+        ("Cargo builds it", "https://a.org/two", "[2]"),
+    ]

@@ -6,8 +6,10 @@ reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``
 ``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address; a numbered list's item only when
 a marker cites its number), author–year citations
 (``[Smith 2020]``, ``(Smith et al., 2020)``, ``Smith (2020) found``) resolved through the
-reference list entry of that author and year; a definition or entry wrapped over several
-lines is one. HTML: ``<a href>`` and ``<cite>`` holding an address. A marker
+reference list entry of that author and year; a sentence, a definition or an entry
+soft-wrapped over several lines is one. HTML: ``<a href>`` and ``<cite>`` holding an address, and the page's
+text read by the rules of Markdown's (addresses written out, author–year and numbered
+citations resolved through the page's reference list: see ``html_text``). A marker
 standing just after a sentence's full stop belongs to it. Markers and links inside code
 (spans, fenced or indented blocks) are no citations.
 
@@ -235,7 +237,7 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
     code.sort()
     uncoded = _blanked(lined, code)
     numbers = _numbers_cited(uncoded)
-    joined = joined_lines(uncoded)  # an entry wrapped over lines is one
+    joined = joined_lines(uncoded, entries=True)  # an entry wrapped over lines is one
     for match in _DEFINITION.finditer(joined):
         label = (match.group(1) or match.group(3) or match.group(4)).casefold()
         if match.group(4) and label not in numbers:
@@ -257,7 +259,8 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
     marks, markers = _markdown_marks(scanned, prose, notes, outside, base_url)
-    spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, scanned), markers))
+    wrapped = joined_lines(scanned.translate(_AS_LINES))  # a sentence wrapped is one
+    spans = sentence_spans(_blanked(_MARKER.sub(notes.blank, wrapped), markers))
     return _cited_sentences(prose, spans, marks, _plain_markdown, cap)
 
 

@@ -1,6 +1,7 @@
-"""A Markdown document's wrapped blocks read as one line each: a reference list entry, a
-footnote or a list item whose text runs over several lines (soft-wrapped, or its address on
-the next line, indented or not) is one entry, whose address is found however it is wrapped.
+"""A Markdown document's wrapped blocks read as one line each: a sentence soft-wrapped over
+lines is one sentence, and a reference list entry, a footnote or a list item whose text runs
+over several lines (its address on the next line, indented or not) is one entry, whose
+address is found however it is wrapped.
 """
 
 from __future__ import annotations
@@ -15,18 +16,28 @@ _OPENS = re.compile(
 """A line opening a block of its own rather than continuing the one above: a blank line, a
 quote, a heading, a table row, HTML, a list item, a fence, a label or note (``[3] ...``,
 ``[^1]: ...``)."""
-_ENDS_BLOCK = re.compile(r"[ \t]*(?:#|\||`{3}|~{3}|<)|.*://")
-"""A line after which nothing continues: a heading, a table row, a fence, HTML, or a line
-holding an address (an entry's address closes it; the line after is the next entry's)."""
+_ENDS_BLOCK = re.compile(r"[ \t]*(?:#|\||`{3}|~{3}|<)")
+"""A line after which nothing continues: a heading, a table row, a fence, HTML."""
+_WRAPS = re.compile(r"(?:^|\s)(?![^\s]*://)[^\s]*[a-z,][ \t]*$")
+"""A line ending inside its sentence: on a word in lower case or a comma (no address)."""
+_ENDS_ENTRY = re.compile(rf"{_ENDS_BLOCK.pattern}|.*://")
+"""A line after which no entry continues: one holding an address closes its entry (the
+line after it is the next entry's, or prose)."""
 
 
-def joined_lines(lined: str) -> str:
+def joined_lines(lined: str, *, entries: bool = False) -> str:
     """``lined`` (its line breaks as newlines, its code blanked) with each line break that
-    continues a paragraph, a list item or a definition made a space; its length, hence
-    every offset, stays the same."""
+    continues a paragraph, a list item or a definition made a space. Its length, hence every
+    offset, stays the same. Read for ``entries``, a line goes on unless it holds an address;
+    read for sentences, only where the break falls inside a sentence (the line ends on a
+    word in lower case or a comma, or the next begins in lower case): a line of an answer
+    saying one thing without its full stop stays a sentence of its own."""
+    ends = _ENDS_ENTRY if entries else _ENDS_BLOCK
     lines = lined.split("\n")
     pieces = []
     for line, following in pairwise(lines):
-        goes_on = line.strip() and not _ENDS_BLOCK.match(line) and not _OPENS.match(following)
+        goes_on = line.strip() and not ends.match(line) and not _OPENS.match(following)
+        if goes_on and not entries:
+            goes_on = bool(_WRAPS.search(line)) or following.lstrip()[:1].islower()
         pieces += [line, " " if goes_on else "\n"]
     return "".join(pieces) + lines[-1]
