@@ -77,3 +77,19 @@ def test_a_sentence_soft_wrapped_over_lines_is_one_sentence() -> None:
         ("It was designed by Graydon Hoare, who began it in 2006.", "https://a.org/two", "[2]"),
         ("Cargo builds it", "https://a.org/two", "[2]"),
     ]
+
+
+def test_a_reference_list_written_as_a_table_resolves_its_markers() -> None:
+    """A table of sources (``| 1 | Smith, J. (2020). ... |``) resolved no marker: the
+    citations of a document listing its references so cited nothing."""
+    text = (
+        "Rust is safe [1]. It is fast [2]. Smith (2020) agrees.\n\n"
+        "| # | Source |\n|---|--------|\n"
+        "| 1 | Smith, J. (2020). Safety. https://a.org/s |\n"
+        "|[2]| https://a.org/fast |\n"
+    )
+    assert cited(text) == [
+        ("Rust is safe.", "https://a.org/s", "[1]"),
+        ("It is fast.", "https://a.org/fast", "[2]"),
+        ("Smith agrees.", "https://a.org/s", "Smith (2020)"),
+    ]

@@ -4,12 +4,12 @@ Markdown: inline links ``[text](url)``, autolinks ``<url>`` and addresses writte
 sentence, footnotes ``[^1]`` and numbered references ``[3]`` (``[1, 3]``, ``[1-3]``, or
 reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``,
 ``[3]: ...``, ``[3] ...``, ``3. ...`` holding an address; a numbered list's item only when
-a marker cites its number), author–year citations
-(``[Smith 2020]``, ``(Smith et al., 2020)``, ``Smith (2020) found``) resolved through the
-reference list entry of that author and year; a sentence, a definition or an entry
-soft-wrapped over several lines is one. HTML: ``<a href>`` and ``<cite>`` holding an address, and the page's
-text read by the rules of Markdown's (addresses written out, author–year and numbered
-citations resolved through the page's reference list: see ``html_text``). A marker
+a marker cites its number), author–year citations (``[Smith 2020]``, ``(Smith et al.,
+2020)``, ``Smith (2020) found``) resolved through the reference list entry of that author
+and year; a sentence, a definition or an entry soft-wrapped over several lines is one.
+HTML: ``<a href>`` and ``<cite>`` holding an address, and the page's text read by the
+rules of Markdown's (addresses written out, author–year and numbered citations resolved
+through the page's reference list: see ``html_text``). A marker
 standing just after a sentence's full stop belongs to it. Markers and links inside code
 (spans, fenced or indented blocks) are no citations.
 

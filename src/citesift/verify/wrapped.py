@@ -20,6 +20,9 @@ _ENDS_BLOCK = re.compile(r"[ \t]*(?:#|\||`{3}|~{3}|<)")
 """A line after which nothing continues: a heading, a table row, a fence, HTML."""
 _WRAPS = re.compile(r"(?:^|\s)(?![^\s]*://)[^\s]*[a-z,][ \t]*$")
 """A line ending inside its sentence: on a word in lower case or a comma (no address)."""
+_ROW = re.compile(r"^[ \t]*\|.*$", re.MULTILINE)
+"""A table's row: a reference list may be a table, a row to an entry."""
+_NUMBER_CELL = re.compile(r"[ \t]*\|([ \t]*)\[?(\d{1,9})\]?[ \t]*\|")
 _ENDS_ENTRY = re.compile(rf"{_ENDS_BLOCK.pattern}|.*://")
 """A line after which no entry continues: one holding an address closes its entry (the
 line after it is the next entry's, or prose)."""
@@ -40,4 +43,17 @@ def joined_lines(lined: str, *, entries: bool = False) -> str:
         if goes_on and not entries:
             goes_on = bool(_WRAPS.search(line)) or following.lstrip()[:1].islower()
         pieces += [line, " " if goes_on else "\n"]
-    return "".join(pieces) + lines[-1]
+    joined = "".join(pieces) + lines[-1]
+    return _ROW.sub(_row_as_entry, joined) if entries else joined
+
+
+def _row_as_entry(row: re.Match[str]) -> str:
+    """A table's row read as an entry: its cells apart by spaces, a first cell holding only
+    a number (``| 3 |``, ``| [3] |``) read as a numbered entry's ``3.``."""
+    text = row.group(0).replace("|", " ")
+    number = _NUMBER_CELL.match(row.group(0))
+    if number is None:
+        return text
+    opening = number.start(2) - (number.group(0)[number.start(2) - 1] == "[")
+    label = f"{number.group(2)}."
+    return text[:opening] + label.ljust(number.end() - opening) + text[number.end() :]
