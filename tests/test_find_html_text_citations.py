@@ -66,3 +66,19 @@ def test_a_paragraph_naming_the_sources_heads_the_reference_list() -> None:
 def test_a_sentence_wrapped_in_the_pages_source_is_one_sentence() -> None:
     html = "<p>Rust was designed\nby Graydon Hoare\n<a href='https://a.org/h'>[1]</a>.</p>"
     assert cited(html) == [("Rust was designed by Graydon Hoare.", "https://a.org/h", "[1]")]
+
+
+def test_a_quotation_cites_where_it_is_quoted_from() -> None:
+    """``<blockquote cite>`` and ``<q cite>`` name their source with no link: each
+    sentence quoted cites it, and the sentences around it do not."""
+    html = (
+        "<p>Hoare said it plainly.</p><blockquote cite='https://a.org/interview'><p>Rust is "
+        "a language\nfor writing safe code. It is fast.</p></blockquote>"
+        "<p>He called it <q cite='/q.html'>boring tech</q> once. It stuck.</p>"
+        "<p>See <cite>Smith (2020)</cite>.</p>"
+    )
+    assert cited(html) == [
+        ("Rust is a language for writing safe code.", "https://a.org/interview", ""),
+        ("It is fast.", "https://a.org/interview", ""),
+        ("He called it boring tech once.", "https://site.org/q.html", ""),
+    ]

@@ -7,11 +7,11 @@ reference links ``[text][3]``) resolved through their definitions (``[^1]: ...``
 a marker cites its number), author–year citations (``[Smith 2020]``, ``(Smith et al.,
 2020)``, ``Smith (2020) found``) resolved through the reference list entry of that author
 and year; a sentence, a definition or an entry soft-wrapped over several lines is one.
-HTML: ``<a href>`` and ``<cite>`` holding an address, and the page's text read by the
-rules of Markdown's (addresses written out, author–year and numbered citations resolved
-through the page's reference list: see ``html_text``). A marker
-standing just after a sentence's full stop belongs to it. Markers and links inside code
-(spans, fenced or indented blocks) are no citations.
+HTML: ``<a href>``, ``<cite>`` holding an address, a quotation's ``cite`` (each of its
+sentences cites it), and the page's text read by the rules of Markdown's (addresses written
+out, author–year and numbered citations resolved through the page's reference list: see
+``html_text``). A marker standing just after a sentence's full stop belongs to it.
+Markers and links inside code (spans, fenced or indented blocks) are no citations.
 
 Every pattern is read in time linear in the document: link text holds at most one level of
 nested brackets, a tag ends before the next ``<``, and each sentence is cleaned once however
@@ -108,6 +108,14 @@ MAX_RANGE = 10
 _EMPHASIS = re.compile(r"[*_`]+")
 _ANCHOR = re.compile(r"<a\b([^<>]*)>", re.I)
 _HREF = re.compile(r"\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
+_QUOTED = re.compile(
+    r"<(blockquote|q)\b[^<>]*?\bcite\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s<>]+))[^<>]*>",
+    re.I,
+)
+"""A quotation naming where it is quoted from (``<blockquote cite="...">``)."""
+_QUOTE_END = re.compile(r"</(blockquote|q)\b", re.I)
+QUOTE_CHARS = 20_000
+"""How far after a quotation's opening its closing is looked for (its sentences cite)."""
 _CITE = re.compile(r"<cite\b[^<>]*>((?:[^<]|<(?!/?cite\b))*)</cite\s*>", re.I)
 _ID = re.compile(r"\b(?:id|name)\s*=\s*[\"']?([^\"'\s<>]+)[\"'\s>]")
 """A place a link may point to (``id``, or an anchor's older ``name``)."""
@@ -569,7 +577,36 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
         m for m in heapq.merge(marks, numbered, key=_position) if not _inside(apart, starts, m[0])
     )
     said = _blanked(prose, _merged(unsaid))
-    return _cited_sentences(said, sentence_spans(said), kept, _plain_html, cap)
+    spans = sentence_spans(said)
+    quoted = _quoted(html, spans, base_url)
+    return _cited_sentences(said, spans, heapq.merge(kept, quoted, key=_position), _plain_html, cap)
+
+
+def _quoted(html: str, spans: list[tuple[int, int]], base_url: str | None) -> list[Mark]:
+    """(position, address, "") of each sentence of a quotation naming where it is quoted
+    from (``<blockquote cite="...">``, ``<q cite="...">``), in position order."""
+    marks: list[Mark] = []
+    starts = [start for start, _ in spans]
+    closings: dict[str, list[int]] = {"blockquote": [], "q": []}
+    for end in _QUOTE_END.finditer(html):
+        closings[end.group(1).lower()].append(end.start())
+    for match in _QUOTED.finditer(html):
+        href = htmllib.unescape(next(g for g in match.groups()[1:] if g is not None)).strip()
+        url = _address(base_url, href)
+        ends = closings[match.group(1).lower()]
+        index = bisect_right(ends, match.end())
+        closing = ends[index] if index < len(ends) else len(html)
+        if (
+            url is None
+            or closing > match.end() + QUOTE_CHARS
+            or (marks and match.start() < marks[-1][0])
+        ):
+            continue  # no source, no end within reach, or inside a quotation already read
+        if match.group(1).lower() == "q":  # a quotation in a sentence: that sentence
+            marks.append((match.end(), url, ""))
+        first, last = bisect_right(starts, match.end()), bisect_right(starts, closing)
+        marks += [(start, url, "") for start in starts[first:last]]
+    return marks
 
 
 def _text_marks(
