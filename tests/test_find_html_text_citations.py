@@ -82,3 +82,11 @@ def test_a_quotation_cites_where_it_is_quoted_from() -> None:
         ("It is fast.", "https://a.org/interview", ""),
         ("He called it boring tech once.", "https://site.org/q.html", ""),
     ]
+
+
+def test_an_address_written_out_with_an_entity_is_read_whole() -> None:
+    """A page writes ``&`` in an address as ``&amp;``: the address cited was cut at it."""
+    html = "<p>Search it at https://x.org/s?q=a&amp;b=2. It is fine.</p>"
+    assert cited(html) == [
+        ("Search it at.", "https://x.org/s?q=a&b=2", "https://x.org/s?q=a&b=2"),
+    ]

@@ -38,6 +38,7 @@ from citesift.verify.html_text import Entry, code_spans, entries, page_text, ref
 from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
     URL,
+    address_end,
     an_example,
     in_attribute,
     web_url,
@@ -634,8 +635,22 @@ def _text_marks(
     unsaid += groups + [(at, at + len(marker)) for at, _, marker in marks]
     unsaid += [(c.start, c.end) for c in author_year]
     marks += [(c.start, c.url, c.marker) for c in author_year]
-    marks += _written_out(scanned, [])
+    marks += _page_addresses(html, scanned, unsaid)
     return marks, numbered, sections + lines
+
+
+def _page_addresses(html: str, scanned: str, unsaid: list[tuple[int, int]]) -> list[Mark]:
+    """The addresses written out in a page's text (``scanned``): one holding an entity
+    (``&amp;``, which the text shows as ``&`` padded with spaces) read whole from the page's
+    source and unescaped, its span added to ``unsaid`` (no words of the claim)."""
+    marks = []
+    for at, url, _ in _written_out(scanned, []):
+        whole = URL.match(html, at)
+        if "&" in url and whole is not None and (written := written_url(whole)) is not None:
+            url = web_url(htmllib.unescape(written))
+            unsaid.append((at, address_end(whole)))
+        marks.append((at, url, url))
+    return marks
 
 
 def _entry_address(html: str, scanned: str, entry: Entry, base_url: str | None) -> str:

@@ -32,11 +32,17 @@ _EXAMPLE = re.compile(r"(?i:https?)://(?:[^/?#\s]*[.@])?example\.(?:com|org|net)
 def written_url(match: re.Match[str]) -> str | None:
     """The address ``URL`` matched, without the punctuation after it and cleaned as
     ``web_url`` cleans it; None when nothing but a scheme is left."""
+    url = match.string[match.start() : address_end(match)]
+    return web_url(url) if url.partition("://")[2] else None
+
+
+def address_end(match: re.Match[str]) -> int:
+    """Where the address ``URL`` matched ends: before the punctuation after it and a marker
+    written against it (``https://a.example/b[1]``)."""
     url = match.group(0)
     if match.string.startswith("]", match.end()) and "[" in url:
         url = url[: url.rindex("[")]
-    url = url.rstrip(_TRAILING)
-    return web_url(url) if url.partition("://")[2] else None
+    return match.start() + len(url.rstrip(_TRAILING))
 
 
 def web_url(url: str) -> str:
