@@ -93,3 +93,22 @@ def test_a_reference_list_written_as_a_table_resolves_its_markers() -> None:
         ("It is fast.", "https://a.org/fast", "[2]"),
         ("Smith agrees.", "https://a.org/s", "Smith (2020)"),
     ]
+
+
+def test_the_lines_under_a_references_heading_are_entries_whatever_their_shape() -> None:
+    """``Mozilla Foundation. Rust 1.0. 2015. https://...`` under ``## References`` was read
+    as a claim citing its own address, and resolved no citation of it."""
+    text = (
+        "Rust 1.0 shipped in 2015 (Mozilla Foundation, 2015). Hoare (2006) began it.\n\n"
+        "**Sources:**\n- The Rust book https://a.org/book\n\nIt is safe, see https://a.org/safe.\n\n"
+        "## References\n\n"
+        "Mozilla Foundation. Rust 1.0. 2015. https://a.org/one\n\n"
+        "Hoare. Rust, a language. 2006.\nhttps://a.org/hoare\n\n"
+        "It was fast (Matsakis, 2014).\n"
+    )
+    assert cited(text) == [
+        ("Rust 1.0 shipped in 2015.", "https://a.org/one", "(Mozilla Foundation, 2015)"),
+        ("Hoare began it.", "https://a.org/hoare", "Hoare (2006)"),
+        ("It is safe, see.", "https://a.org/safe", "https://a.org/safe"),
+        ("It was fast.", "", "(Matsakis, 2014)"),
+    ]

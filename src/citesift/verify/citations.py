@@ -35,6 +35,7 @@ from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
 from citesift.verify.html_text import Entry, code_spans, entries, page_text, reference_sections
+from citesift.verify.reference_sections import entry_lines, markdown_sections
 from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
     URL,
@@ -260,8 +261,9 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
             continue
         definitions.setdefault(label, url)
         lists.append(match.span())
-    author_year, entries = author_year_citations(joined)
-    lists = _merged(lists + entries)
+    sections = markdown_sections(uncoded)
+    author_year, entries = author_year_citations(joined, [(*span, "") for span in sections])
+    lists = _merged(lists + entries + entry_lines(joined, sections))
     starts = [start for start, _ in lists]
     outside = [c for c in author_year if not _inside(lists, starts, c.start)]
     prose = _blanked(text, _merged(lists + [(c.start, c.end) for c in outside]))

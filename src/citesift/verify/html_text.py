@@ -11,9 +11,11 @@ third). Every offset is the page's: the text is the page with its markup blanked
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from citesift.extract import strip_tags
+from citesift.verify.reference_sections import TITLES
 
 _BLOCK = re.compile(
     r"</?(?:p|li|h[1-6]|div|td|th|tr|blockquote|section|article|[ou]l|table|pre|d[dlt])\b"
@@ -26,12 +28,9 @@ _CODE = re.compile(r"<(pre|code|kbd|samp)\b[^<>]*>(?:[^<]|<(?!/\1\s*>))*</\1\s*>
 """Code on a page: its addresses and brackets are shown, not cited."""
 _HEADING = re.compile(r"<(h[1-6]|p|div|dt)\b[^<>]*>((?:[^<]|<(?!/?\1\b)){1,300})</\1\s*>", re.I)
 _SECTION_END = re.compile(r"<h([1-6])\b", re.I)
-_LIST_AFTER = re.compile(r"\s*<([ou]l)\b(?:[^<]|<(?!/[ou]l\s*>))*</[ou]l\s*>", re.I)
-"""A list right after a heading paragraph, to its first closing (its entries)."""
-_TITLES = frozenset(
-    {"references", "bibliography", "sources", "works cited", "notes and references"}
-)
-"""What a heading over a page's reference list says."""
+_LIST_AFTER = re.compile(r"\s*<[ou]l\b", re.I)
+"""A list right after a heading paragraph: its entries, to the list's first closing."""
+_LIST_CLOSE = re.compile(r"</[ou]l\s*>", re.I)
 _PART = re.compile(r"<(/?)(li|[ou]l|p)\b([^<>]*)>|<h[1-6]\b|</(?:div|section|article)\s*>", re.I)
 _START = re.compile(r"\bstart\s*=\s*[\"']?(-?\d{1,9})", re.I)
 
@@ -65,25 +64,26 @@ def code_spans(html: str) -> list[tuple[int, int]]:
 
 def reference_sections(html: str) -> list[tuple[int, int]]:
     """The spans of ``html`` under a heading of its reference list, each to the next
-    heading as high as its own (a heading paragraph's: to the next heading) or the end."""
+    heading as high as its own; a heading paragraph's (``<p>Sources:</p>``) to the end of
+    the list right after it, else to the next heading; sorted and apart."""
     spans: list[tuple[int, int]] = []
+    closes = [m.end() for m in _LIST_CLOSE.finditer(html)]
     for match in _HEADING.finditer(html):
         said = " ".join(strip_tags(match.group(2)).split()).rstrip(":").casefold()
-        if said not in _TITLES or (spans and match.start() < spans[-1][1]):
+        if said not in TITLES or (spans and match.start() < spans[-1][1]):
             continue
-        spans.append((match.end(), _section_end(html, match)))
+        spans.append((match.end(), _section_end(html, match, closes)))
     return spans
 
 
-def _section_end(html: str, heading: re.Match[str]) -> int:
-    """Where the section under ``heading`` ends: at the next heading as high as its own; a
-    heading paragraph's (``<p>Sources:</p>``) at the end of the list right after it, else
-    at the next heading."""
+def _section_end(html: str, heading: re.Match[str], closes: list[int]) -> int:
+    """Where the section under ``heading`` ends (``closes``: where the lists close)."""
     level = 6
     if heading.group(1)[0] in "hH":
         level = int(heading.group(1)[1])
-    elif (listed := _LIST_AFTER.match(html, heading.end())) is not None:
-        return listed.end()
+    elif _LIST_AFTER.match(html, heading.end()) is not None:
+        index = bisect_right(closes, heading.end())
+        return closes[index] if index < len(closes) else len(html)
     for match in _SECTION_END.finditer(html, heading.end()):
         if int(match.group(1)) <= level:
             return match.start()
