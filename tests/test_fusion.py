@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from citesift.errors import InvalidArgument
 from citesift.index.fusion import (
     fusion_weights,
+    lexical_side,
     min_max,
     on_rank_scale,
     reciprocal_rank_fusion,
@@ -91,7 +92,8 @@ def test_max_value_weights_fuse_to_finite_scores() -> None:
 
 
 def test_zscore_fusion_gives_a_hit_missing_from_a_list_that_lists_lowest_score() -> None:
-    out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), hits(("a", 2), ("d", 1)))
+    keyword = hits(("a", 2), ("d", 1))  # cut at its depth: c may be a match below d
+    out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), keyword, bm25_depth=2)
     low = -math.sqrt(1.5)  # the z-score of 1 among 3, 2, 1
     assert [h.id for h in out] == ["a", "b", "d", "c"]  # d and c tie: d ranks higher
     fused = [(-low + 1) / 2, (0 - 1) / 2, (low - 1) / 2, (low - 1) / 2]  # wv·z + wb·z
@@ -108,6 +110,29 @@ def test_a_lone_match_scores_as_both_lists_ranking_it_first_not_zero() -> None:
     assert only.score == pytest.approx(2 / 61)
     match, other = zscore_fusion(hits(("a", 0.8), ("b", 0.05)), hits(("a", 4.2)))
     assert (match.id, other.id) == ("a", "b") and match.score > other.score > 0  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("fuse", [zscore_fusion, weighted_fusion])
+def test_every_lexical_match_stands_above_the_documents_bm25_did_not_match(fuse: Any) -> None:
+    """The weakest of two matches, or the only one, gets more from the BM25 side than a
+    document it did not match, however little the dense side tells them apart."""
+    others = [(f"f{i}", 0.5) for i in range(40)]
+    out = fuse(hits(*others, ("moon", 0.5), ("sea", 0.5)), hits(("moon", 7.0), ("sea", 2.0)))
+    assert [h.id for h in out[:2]] == ["moon", "sea"]
+    assert out[0].score > out[1].score > out[2].score == out[-1].score
+    noisy = [(f"f{i}", 0.9 - i / 100) for i in range(40)]  # the match: last on the dense side
+    (first, *_) = fuse(hits(*noisy, ("moon", 0.2)), hits(("moon", 1.5)), bm25_depth=300)
+    assert first.id == "moon"
+
+
+def test_a_bm25_list_cut_at_its_depth_is_kept_and_a_shorter_one_takes_the_others_at_zero() -> None:
+    keyword, dense = hits(("a", 4.0), ("b", 1.0)), hits(("c", 0.9), ("a", 0.5))
+    assert lexical_side(keyword, dense, 2) == keyword
+    scored = [(h.id, h.score) for h in lexical_side(keyword, dense, 3)]
+    assert scored == [("a", 4.0), ("b", 1.0), ("c", 0.0)]
+    assert lexical_side(keyword, dense) == lexical_side(keyword, dense, 3)
+    with pytest.raises(InvalidArgument, match="bm25_depth must be"):
+        lexical_side(keyword, dense, -1)
 
 
 def test_on_rank_scale_keeps_the_order_and_the_proportions_of_the_gaps() -> None:
@@ -132,7 +157,8 @@ def test_z_scores_of_equal_huge_or_no_scores_stay_finite() -> None:
 
 
 def test_zscore_fusion_orders_ties_by_agreement_then_rank() -> None:
-    out = zscore_fusion(hits(("x", 0.9), ("y", 0.9)), hits(("z", 3.0), ("y", 3.0)))
+    keyword = hits(("z", 3.0), ("y", 3.0))  # cut at its depth: x may match as well as z
+    out = zscore_fusion(hits(("x", 0.9), ("y", 0.9)), keyword, bm25_depth=2)
     assert [h.id for h in out] == ["y", "x", "z"]
 
 

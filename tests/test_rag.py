@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import math
 import warnings
+import zlib
+from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from citesift.errors import InvalidArgument
@@ -115,6 +118,32 @@ def test_each_retrieval_finds_the_matching_document(tmp_path, retrieval: str) ->
     hits = rag.search("eiffel tower paris", top_k=1)
     assert [h.provenance.document_id for h in hits] == ["tower"]
     assert math.isfinite(hits[0].score)
+
+
+class NoiseEmbedder:
+    """Eight numbers a text seeds, unrelated to its words: a dense side that cannot help."""
+
+    name, dim = "test-noise/8", 8
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        seeded = [np.random.default_rng(zlib.crc32(t.encode())).standard_normal(8) for t in texts]
+        out = np.stack(seeded).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("fusion", ["zscore", "weighted"])
+def test_hybrid_keeps_what_bm25_alone_finds_when_the_dense_side_cannot_help(
+    tmp_path, fusion: str
+) -> None:
+    filler = [{"id": f"f{i}", "content": f"Kettles boil water for tea number {i}."}
+              for i in range(40)]  # fmt: skip
+    moon = {"id": "moon", "content": "The Moon raises two tides a day."}
+    sea = {"id": "sea", "content": "Tides follow the pull of the moon on the sea."}
+    for found in (["moon"], ["moon", "sea"]):
+        rag = create_rag(NoiseEmbedder(), tmp_path / f"{len(found)}.db", fusion=fusion)
+        rag.ingest([*filler, moon, *([sea] if len(found) > 1 else [])])
+        hits = rag.search("tides", top_k=len(found))
+        assert sorted(h.provenance.document_id for h in hits) == found
 
 
 def test_store_reopens_with_its_chunks_and_vectors(tmp_path) -> None:

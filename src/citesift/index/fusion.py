@@ -45,15 +45,18 @@ def weighted_fusion(
     vector_weight: float = DEFAULT_VECTOR_WEIGHT,
     bm25_weight: float = DEFAULT_BM25_WEIGHT,
     top_k: int | None = None,
+    bm25_depth: int | None = None,
 ) -> list[Match]:
     """Fuse two scored lists: ``wv · minmax(vector) + wb · minmax(bm25)`` per id, best first.
 
-    Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it.
-    Equal scores (min-max maps a list of equal scores all to 1) are ordered as
-    ``fusion_order`` says.
+    Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it. The
+    BM25 side is scaled as ``lexical_side`` gives it (``bm25_depth``: how deep it was asked
+    for), so every match stands above a document BM25 did not match. Equal scores (min-max
+    maps a list of equal scores all to 1) are ordered as ``fusion_order`` says.
     """
     weights = fusion_weights(vector_weight, bm25_weight)
-    norm_v, norm_b = min_max(vector_hits), min_max(bm25_hits)
+    norm_v = min_max(vector_hits)
+    norm_b = min_max(lexical_side(bm25_hits, vector_hits, bm25_depth))
     return _two_sided(vector_hits, bm25_hits, weights, (norm_v, 0.0), (norm_b, 0.0), top_k)
 
 
@@ -63,6 +66,7 @@ def zscore_fusion(
     vector_weight: float = DEFAULT_VECTOR_WEIGHT,
     bm25_weight: float = DEFAULT_BM25_WEIGHT,
     top_k: int | None = None,
+    bm25_depth: int | None = None,
 ) -> list[Match]:
     """Fuse two scored lists, ordered by ``wv · z(vector) + wb · z(bm25)`` per id, best
     first, where ``z`` is a score's distance from its list's mean in standard deviations;
@@ -70,18 +74,38 @@ def zscore_fusion(
 
     A standard score places a hit against its whole list (its mean and spread), where
     min-max looks at the list's two ends only, so the two sides' scales count alike
-    whatever their extremes. A hit missing from one list gets that list's lowest standard
-    score (it ranked below all of them there). A standard score is only relative (the one
-    hit of a list scores 0, however well it matches), so it orders the hits but is not what
-    they score. Weights go through ``fusion_weights``; equal scores are ordered as
-    ``fusion_order`` says.
+    whatever their extremes. The BM25 side is standardised as ``lexical_side`` gives it
+    (``bm25_depth``: how deep it was asked for), so a match stands above every document
+    BM25 did not match, even the one match of a list; otherwise a hit missing from a list
+    gets that list's lowest standard score (it ranked below all of them there). A standard
+    score is only relative (the one hit of a list scores 0, however well it matches), so it
+    orders the hits but is not what they score. Weights go through ``fusion_weights``;
+    equal scores are ordered as ``fusion_order`` says.
     """
     weights = fusion_weights(vector_weight, bm25_weight)
-    z_v, z_b = z_scores(vector_hits), z_scores(bm25_hits)
+    z_v = z_scores(vector_hits)
+    z_b = z_scores(lexical_side(bm25_hits, vector_hits, bm25_depth))
     floor_v, floor_b = min(z_v.values(), default=0.0), min(z_b.values(), default=0.0)
     fused = _two_sided(vector_hits, bm25_hits, weights, (z_v, floor_v), (z_b, floor_b), None)
     k = count_or("top_k", top_k, len(fused), 0)
     return on_rank_scale(fused, [vector_hits, bm25_hits])[:k]
+
+
+def lexical_side(
+    bm25_hits: Sequence[Match], other_hits: Sequence[Match], bm25_depth: int | None = None
+) -> list[Match]:
+    """The BM25 list as fusion scales it. A list shorter than ``bm25_depth`` (any list, for
+    None) holds every document BM25 matched: each of ``other_hits`` it leaves out is no
+    match, so it joins the list at BM25's score for no match, 0, and every match stands
+    above it (a standard score of the matches alone puts the weakest match, or the only
+    one, level with them). A list as deep as asked for may have stopped above some matches,
+    so it is kept as it is."""
+    depth = count_or("bm25_depth", bm25_depth, len(bm25_hits) + 1, 0)
+    if len(bm25_hits) >= depth:
+        return list(bm25_hits)
+    listed = {h.id for h in bm25_hits}
+    missing = {h.id: h for h in other_hits if h.id not in listed}
+    return [*bm25_hits, *(replace(h, score=0.0) for h in missing.values())]
 
 
 def on_rank_scale(

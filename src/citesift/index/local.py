@@ -421,9 +421,9 @@ def search_by_mode(
     if fusion == "rrf":
         fused = reciprocal_rank_fusion([lexical_hits, dense_hits])
     elif fusion == "weighted":
-        fused = weighted_fusion(dense_hits, lexical_hits)
+        fused = weighted_fusion(dense_hits, lexical_hits, bm25_depth=depth)
     else:
-        fused = zscore_fusion(dense_hits, lexical_hits)
+        fused = zscore_fusion(dense_hits, lexical_hits, bm25_depth=depth)
     if query.min_similarity is None:
         return fused[: query.top_k]
     kept = related(lexical_hits, dense_hits, query.min_similarity)
