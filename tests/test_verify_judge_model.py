@@ -131,16 +131,18 @@ def test_nothing_behind_a_claim_is_not_supported_and_names_no_sentence(judge: Ju
 
 
 def test_a_model_trained_on_your_own_claims_is_written_and_judges(tmp_path: Path) -> None:
+    """Every claim has the same words but the numbers, so a feature (its size) never varies:
+    it is written with the spread 1, and the model loads."""
     rows = []
     for n in range(60):
-        here = [f"Station {n} recorded {n + 3} storms in {1990 + n}.", "The sea was calm."]
-        claims = {
-            "supported": f"Station {n} recorded {n + 3} storms in {1990 + n}.",
-            "partially_supported": f"Station {n} recorded {n + 40} storms in {1990 + n}.",
-            "not_supported": f"Penguin colony {n} moved inland.",
+        claim = f"Station {n} recorded {n + 3} storms in {1990 + n}."
+        sources = {
+            "supported": [claim, "The sea was calm."],
+            "partially_supported": [claim.replace(f" {n + 3} ", f" {n + 40} "), "It was calm."],
+            "not_supported": ["The sea was calm.", "Gulls nested on the cliffs."],
         }
         label = ("supported", "partially_supported", "not_supported")[n % 3]
-        rows.append({"claim": claims[label], "sentences": here, "label": label})
+        rows.append({"claim": claim, "sentences": sources[label], "label": label})
     data = tmp_path / "claims.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "model.json"
@@ -148,7 +150,8 @@ def test_a_model_trained_on_your_own_claims_is_written_and_judges(tmp_path: Path
     extra = ["--cache", str(tmp_path / "cache.db")]
     done = subprocess.run([*script, *extra, "--out", str(out)], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr.decode()
-    assert "claims.jsonl" in json.loads(out.read_text(encoding="utf-8"))["about"]
+    model = json.loads(out.read_text(encoding="utf-8"))
+    assert "claims.jsonl" in model["about"] and model["scale"][NAMES.index("size")] == 1.0
     check = verify_claim("Station 7 recorded 10 storms in 1997.", SENTENCES[:1], TrainedJudge(out))
     assert check.label in {"supported", "partially_supported", "not_supported"}
     data.write_text('{"claim": "x", "sentences": "not a list", "label": "supported"}\n')

@@ -41,6 +41,8 @@ DEFAULT_CACHE = ROOT / ".citesift" / "train-judge.db"
 EMBED_BATCH = 512
 L2 = 1.0
 """The ridge penalty on the weights (the features are standardised)."""
+DECIMALS = 6
+"""The decimals the model file keeps of each number."""
 
 
 def featurise(
@@ -61,6 +63,14 @@ def featurise(
         if n % 500 == 0:
             print(f"  features {n}/{len(examples)}", file=sys.stderr)
     return np.asarray(rows, dtype=np.float64), chosen
+
+
+def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's mean and standard deviation over the rows of ``x``; the deviation 1
+    for a feature that never varies, whose deviation is 0 or the noise of summing equal
+    numbers (0 once written to ``DECIMALS``), which the judge would refuse to divide by."""
+    spread = x.std(axis=0)
+    return x.mean(axis=0), np.where(np.round(spread, DECIMALS) > 0, spread, 1.0)
 
 
 def fit_softmax(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -158,8 +168,7 @@ def main() -> int:
     held = np.array([e.article == held_out for e in examples])
     if held.all() or not held.any() or len(set(y[~held])) < len(LABELS):
         parser.error("too few claims: each label is needed in training, and some held out")
-    mean, scale = x[~held].mean(axis=0), x[~held].std(axis=0)
-    scale[scale == 0] = 1.0
+    mean, scale = standardisation(x[~held])
     z = (x - mean) / scale
     w, b = fit_softmax(z[~held], y[~held])
     p = probabilities(z[held], w, b)
@@ -188,11 +197,11 @@ def main() -> int:
         f"{source}.",
         "features": list(NAMES),
         "labels": list(LABELS),
-        "mean": [round(v, 6) for v in mean.tolist()],
-        "scale": [round(v, 6) for v in scale.tolist()],
-        "weights": [[round(v, 6) for v in row] for row in w.tolist()],
-        "bias": [round(v, 6) for v in b.tolist()],
-        "platt": [round(v, 6) for v in platt],
+        "mean": [round(v, DECIMALS) for v in mean.tolist()],
+        "scale": [round(v, DECIMALS) for v in scale.tolist()],
+        "weights": [[round(v, DECIMALS) for v in row] for row in w.tolist()],
+        "bias": [round(v, DECIMALS) for v in b.tolist()],
+        "platt": [round(v, DECIMALS) for v in platt],
         "training": report
         | {"seed": args.seed, "per_sentence": None if args.data else args.per_sentence},
     }
