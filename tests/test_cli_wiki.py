@@ -161,6 +161,14 @@ def test_page_reads_a_web_page_as_passages(stand_in: WikipediaStandIn) -> None:
     assert "licence not stated" in out
 
 
+def test_page_as_markdown_opens_with_the_title_as_extract_does(stand_in: WikipediaStandIn) -> None:
+    body = b"<html><head><title>Tides</title></head><body><h1>Tides</h1><p>One fact.</p>"
+    stand_in.answer("/article", Answer(200, HTML, body))
+    args = ("page", stand_in.origin + "/article", "--format", "markdown")
+    code, out, _ = run(*args, "--allow-private", "--contact", CONTACT)
+    assert (code, out) == (0, "# Tides\n\nOne fact.\n")
+
+
 def test_page_as_json_carries_the_publisher(stand_in: WikipediaStandIn) -> None:
     stand_in.answer("/article", Answer(200, HTML, PAGE))
     args = ("page", stand_in.origin + "/article", "--format", "json", "--mode", "article")

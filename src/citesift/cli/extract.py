@@ -21,7 +21,7 @@ from citesift.encoding import decode_html
 from citesift.errors import DocumentError
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET
-from citesift.extract.markdown import blocks_to_markdown
+from citesift.extract.markdown import document_markdown
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 from citesift.sources.files import (
@@ -116,7 +116,7 @@ def _render(document: SourceDocument, html: str | None, output: OutputFormat) ->
     if output is OutputFormat.json:
         return safe_json(dataclasses.asdict(document), indent=2) + "\n"
     if output is OutputFormat.markdown:
-        return blocks_to_markdown(document.blocks, html, title=document.title)
+        return document_markdown(document, html)
     if output is OutputFormat.text:
         return "".join(block.text + "\n\n" for block in document.blocks)
     return block_listing(document, html, spans=True)

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from citesift.cli.listing import block_listing
 from citesift.cli.terminal import safe, safe_json, say
-from citesift.extract import blocks_to_markdown
+from citesift.extract.markdown import document_markdown
 from citesift.model import Document, Passage, SourceDocument
 from citesift.net import run_sync
 from citesift.sources.reasons import asks_to_wait, describe
@@ -46,7 +46,7 @@ def render(document: SourceDocument, output: ReadFormat) -> str:
         body = {"document": dataclasses.asdict(document), "passages": passages}
         return safe_json(body, indent=2) + "\n"
     if output is ReadFormat.markdown:
-        return blocks_to_markdown(document.blocks)
+        return document_markdown(document)
     if output is ReadFormat.blocks:
         return block_listing(document)
     return _passages(document)

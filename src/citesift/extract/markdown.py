@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator, Sequence
 from itertools import groupby, pairwise
 
-from citesift.model import Block
+from citesift.model import Block, SourceDocument
 
 MAX_HEADING_LEVEL = 6
 _INLINE_ACTIVE = re.compile(
@@ -73,6 +73,12 @@ def blocks_to_markdown(
             parts.extend(_render(block, title) for block in run)
     text = "\n\n".join(part for part in parts if part)
     return text + "\n" if text else ""
+
+
+def document_markdown(document: SourceDocument, source: str | None = None) -> str:
+    """A read document as Markdown: its title the one ``#`` heading, its blocks below (as
+    ``blocks_to_markdown`` writes them), so every command prints a document alike."""
+    return blocks_to_markdown(document.blocks, source, title=document.title)
 
 
 def escape(text: str) -> str:
