@@ -103,6 +103,21 @@ def test_an_s3_prefix_is_indexed(
     assert run("index", "ls", "--store", store)[1].startswith("s3://kb-docs/team/onboarding.md\t")
 
 
+def test_an_s3_prefix_without_credentials_says_which_are_missing(
+    moto_url: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # as a fresh run: none found yet
+    add = ("index", "add", "s3://kb-docs/team/", "--store", str(tmp_path / "index.db"))
+    code, out, err = run(*add, "--retrieval", "bm25")
+    assert (code, out) == (1, "") and "s3: no AWS credentials for s3://kb-docs/team/" in err
+    assert "AWS_ACCESS_KEY_ID" in err and "AWS_PROFILE" in err and "network" not in err
+
+
 def test_a_cloud_storage_prefix_is_indexed(services: MisbehavingServer, tmp_path: Path) -> None:
     store = str(tmp_path / "index.db")
     add = ("index", "add", "gs://kb-bucket/faq/", "--store", store, "--retrieval", "bm25")

@@ -27,6 +27,11 @@ from citesift.sources.loaders.results import Loaded, Progress, download_each
 
 LABEL = "s3"
 READ_STEP = 64 * 1024
+CREDENTIALS_HELP = (
+    "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary"
+    " ones), or AWS_PROFILE naming a profile of ~/.aws/credentials or ~/.aws/config"
+)
+"""Where boto3's chain looks for credentials, said when it found none."""
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 T = TypeVar("T")
 
@@ -203,12 +208,27 @@ def _read(s3: Any, where: S3Prefix, key: str, limits: LoadLimits) -> tuple[bytes
 
 
 def _failure(error: Exception, uri: str) -> str:
-    """What went wrong, in the words ``{label} {status}: {uri}`` when S3 answered."""
+    """What went wrong, in the words ``{label} {status}: {uri}`` when S3 answered; missing
+    credentials named with where boto3 looks for them (nothing was sent)."""
     response = getattr(error, "response", None)
     status = response.get("ResponseMetadata", {}).get("HTTPStatusCode") if response else None
     if isinstance(status, int):
         return f"{LABEL} {status}: {uri}"
+    if _no_credentials(error):
+        return f"{LABEL}: no AWS credentials for {uri}: {CREDENTIALS_HELP}"
     return f"{LABEL}: network error for {uri} ({type(error).__name__})"
+
+
+def _no_credentials(error: Exception) -> bool:
+    """Whether boto3 found no credentials, or only part of them, before sending anything."""
+    try:
+        from botocore.exceptions import (  # type: ignore[import-untyped]
+            NoCredentialsError,
+            PartialCredentialsError,
+        )
+    except ImportError:  # a client handed in without botocore: not its error
+        return False
+    return isinstance(error, NoCredentialsError | PartialCredentialsError)
 
 
 def load_s3_sync(
