@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -82,3 +83,10 @@ def test_error_lines_are_not_wrapped_when_not_on_a_terminal() -> None:
     assert ours.returncode == EXIT_USAGE
     [line] = ours.stderr.splitlines()
     assert len(line) > 80 and line.startswith("error: a contact is required")
+
+
+def test_a_bound_in_an_error_reads_as_the_help_says_it(tmp_path: Path) -> None:
+    assert "How many chunks (1 to a million)." in " ".join(run("search", "--help")[1].split())
+    code, _, err = run("search", "tides", "--top-k", "0", "--store", str(tmp_path / "s.db"))
+    assert code == EXIT_USAGE
+    assert err == "error: top_k must be a whole number from 1 to 1,000,000, not 0\n"

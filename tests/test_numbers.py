@@ -5,8 +5,8 @@ import math
 import pytest
 
 from citesift import Match, bm25_score, chunk_text, reciprocal_rank_fusion, weighted_fusion
-from citesift.errors import InvalidArgument
-from citesift.numbers import clamped, is_finite_number, written_whole
+from citesift.errors import InvalidArgument, written_number
+from citesift.numbers import clamped, is_finite_number, number_in, written_whole
 
 HUGE = 10**400
 """An int no float can hold: ``float(HUGE)`` and ``math.isfinite(HUGE)`` raise."""
@@ -75,3 +75,19 @@ def test_fusion_refuses_a_top_k_that_is_no_count(top_k: float) -> None:
 def test_fusion_keeps_all_for_no_top_k_and_none_for_zero() -> None:
     assert [h.id for h in reciprocal_rank_fusion([HITS])] == ["a", "b"]
     assert reciprocal_rank_fusion([HITS], top_k=0) == []
+
+
+@pytest.mark.parametrize(
+    "number,written",
+    [(1_000_000, "1,000,000"), (1e9, "1,000,000,000"), (3600.0, "3,600"), (-2, "-2"),
+     (0.5, "0.5"), (2.5e-7, "2.5e-07"), (1e300, "1e+300"), (math.inf, "inf")],
+)  # fmt: skip
+def test_a_number_in_a_message_is_written_as_people_write_it(number: float, written: str) -> None:
+    assert written_number(number) == written
+
+
+def test_a_bound_is_written_with_thousands_separators() -> None:
+    with pytest.raises(
+        InvalidArgument, match=r"^k must be a number over 0 and at most 1,000,000,000"
+    ):
+        number_in("k", -1, 0, 1e9, above=True)

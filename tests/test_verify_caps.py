@@ -60,7 +60,7 @@ def test_sentences_holding_too_many_characters_are_refused_before_embedding() ->
 def test_a_ten_megabyte_claim_is_refused_quickly() -> None:
     embedder = HashEmbedder()
     started = time.monotonic()
-    with pytest.raises(InvalidArgument, match=f"at most {MAX_CLAIM_CHARS}"):
+    with pytest.raises(InvalidArgument, match=f"at most {MAX_CLAIM_CHARS:,}"):
         verify_claim("The bridge opened in 1932. " * 400_000, ["x"], embedder=embedder)
     assert time.monotonic() - started < QUICK and embedder.calls == 0
 

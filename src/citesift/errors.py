@@ -8,6 +8,8 @@ exception a caller would expect (``ValueError`` for a bad argument or setting), 
 
 from __future__ import annotations
 
+import math
+
 
 class CitesiftError(Exception):
     """The base of every exception citesift raises on purpose."""
@@ -66,6 +68,16 @@ def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return InvalidArgument(f"{name} must be {expected}, not {shown}")
+
+
+def written_number(number: float) -> str:
+    """``number`` as people write it in a message: a whole one with thousands separators
+    (1,000,000, never 1e+06), any other to six significant digits (0.5, 2.5e-07)."""
+    if isinstance(number, int) or (
+        math.isfinite(number) and number.is_integer() and abs(number) < 1e15
+    ):
+        return f"{int(number):,}"
+    return f"{number:g}"
 
 
 LOAD_FAILED = "LOAD_FAILED"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 
 
 def is_finite_number(value: object) -> bool:
@@ -36,7 +36,8 @@ def number_in(
     ``above``; an int when ``whole``), else ``InvalidArgument`` naming ``name``: a caller's
     value that makes no sense is refused, never swapped for a default."""
     kind = "a whole number" if whole else "a number"
-    span = f"over {low:g} and at most {high:g}" if above else f"from {low:g} to {high:g}"
+    low_, high_ = written_number(low), written_number(high)
+    span = f"over {low_} and at most {high_}" if above else f"from {low_} to {high_}"
     if not is_finite_number(value) or (whole and not isinstance(value, int)):
         raise invalid(name, value, f"{kind} {span}")
     number = float(value)  # type: ignore[arg-type]

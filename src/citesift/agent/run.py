@@ -31,7 +31,7 @@ from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
 from citesift.agent.tools import Tools
 from citesift.clients import ChatClient, ClientError
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.model import Place, SourceDocument
 from citesift.store.runs import RunStore
 
@@ -489,7 +489,7 @@ async def run_research(
     evidence read so far, ``stop_reason`` ``cancelled``), which ``on_cancel`` hears too;
     the cancellation then goes on."""
     if not isinstance(task, str) or not task.strip() or len(task) > MAX_TASK_CHARS:
-        raise invalid("task", task, f"text of 1 to {MAX_TASK_CHARS} characters")
+        raise invalid("task", task, f"text of 1 to {written_number(MAX_TASK_CHARS)} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
     run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, bool(urls))

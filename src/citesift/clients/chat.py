@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citesift.clients.endpoint import MAX_ATTEMPTS, Endpoint, RetryPolicy
-from citesift.errors import ClientError, invalid
+from citesift.errors import ClientError, invalid, written_number
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -64,7 +64,9 @@ class ChatClient:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int):
             raise invalid("max_retries", max_retries, "a whole number")
         if not 0 <= max_retries < MAX_ATTEMPTS:
-            raise invalid("max_retries", max_retries, f"from 0 to {MAX_ATTEMPTS - 1}")
+            raise invalid(
+                "max_retries", max_retries, f"from 0 to {written_number(MAX_ATTEMPTS - 1)}"
+            )
         key = api_key or os.environ.get("OPENAI_API_KEY") or None
         retry = RetryPolicy(attempts=max_retries + 1)
         self.endpoint = Endpoint(base_url, LABEL, key, timeout, retry=retry)

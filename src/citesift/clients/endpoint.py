@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
@@ -56,11 +56,17 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if not _whole(self.attempts) or not 1 <= self.attempts <= MAX_ATTEMPTS:
-            raise invalid("attempts", self.attempts, f"an integer from 1 to {MAX_ATTEMPTS}")
+            raise invalid(
+                "attempts", self.attempts, f"an integer from 1 to {written_number(MAX_ATTEMPTS)}"
+            )
         if not _number(self.backoff) or not 0 <= self.backoff <= MAX_TIMEOUT:
-            raise invalid("backoff", self.backoff, f"seconds from 0 to {MAX_TIMEOUT:g}")
+            raise invalid(
+                "backoff", self.backoff, f"seconds from 0 to {written_number(MAX_TIMEOUT)}"
+            )
         if not _number(self.max_wait) or not 0 <= self.max_wait <= MAX_TIMEOUT:
-            raise invalid("max_wait", self.max_wait, f"seconds from 0 to {MAX_TIMEOUT:g}")
+            raise invalid(
+                "max_wait", self.max_wait, f"seconds from 0 to {written_number(MAX_TIMEOUT)}"
+            )
 
     def wait(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
@@ -91,7 +97,9 @@ class Endpoint:
         if not _web_address(self.base_url):
             raise invalid("base_url", self.base_url, "an http(s) address with a host")
         if not _number(self.timeout) or not 0 < self.timeout <= MAX_DEADLINE:
-            raise invalid("timeout", self.timeout, f"seconds above 0, at most {MAX_DEADLINE:g}")
+            raise invalid(
+                "timeout", self.timeout, f"seconds above 0, at most {written_number(MAX_DEADLINE)}"
+            )
         if not _whole(self.max_response_bytes) or self.max_response_bytes < 1:
             raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
         if not isinstance(self.retry, RetryPolicy):

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from citesift.clients.endpoint import Endpoint
 from citesift.clients.exchange import get_json, post_json
-from citesift.errors import ClientError, invalid
+from citesift.errors import ClientError, invalid, written_number
 
 MAX_RESULTS = 20
 MAX_QUERY_CHARS = 400
@@ -37,9 +37,9 @@ class WebSearch(Protocol):
 
 def _query(query: object, limit: object) -> tuple[str, int]:
     if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY_CHARS:
-        raise invalid("query", query, f"text of 1 to {MAX_QUERY_CHARS} characters")
+        raise invalid("query", query, f"text of 1 to {written_number(MAX_QUERY_CHARS)} characters")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
-        raise invalid("limit", limit, f"an integer from 1 to {MAX_RESULTS}")
+        raise invalid("limit", limit, f"an integer from 1 to {written_number(MAX_RESULTS)}")
     return query.strip(), limit
 
 

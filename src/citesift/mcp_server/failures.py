@@ -11,7 +11,8 @@ from typing import Any, ParamSpec, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
-from citesift.errors import CitesiftError
+from citesift.errors import CitesiftError, written_number
+from citesift.numbers import is_finite_number
 from citesift.sources.reasons import describe
 
 P = ParamSpec("P")
@@ -37,14 +38,14 @@ def gave_nothing(doing: str, outcome: object) -> ToolError:
 
 
 _BOUNDS = {
-    "string_too_long": "a string of at most {max_length:,} characters",
-    "string_too_short": "a string of at least {min_length:,} characters",
-    "too_long": "a list of at most {max_length:,} items",
-    "too_short": "a list of at least {min_length:,} items",
-    "less_than_equal": "at most {le:,}",
-    "less_than": "below {lt:,}",
-    "greater_than_equal": "at least {ge:,}",
-    "greater_than": "above {gt:,}",
+    "string_too_long": "a string of at most {max_length} characters",
+    "string_too_short": "a string of at least {min_length} characters",
+    "too_long": "a list of at most {max_length} items",
+    "too_short": "a list of at least {min_length} items",
+    "less_than_equal": "at most {le}",
+    "less_than": "below {lt}",
+    "greater_than_equal": "at least {ge}",
+    "greater_than": "above {gt}",
     "missing": "given",
 }
 """What an argument takes, by the kind of bound it broke (pydantic's error type)."""
@@ -61,7 +62,7 @@ def refused_arguments(tool: str, error: ValidationError) -> ToolError:
     if bound is None:
         said = f"{name}: {first['msg']}"
     else:
-        said = f"{name} must be {bound.format(**_whole(first.get('ctx', {})))}"
+        said = f"{name} must be {bound.format(**_written(first.get('ctx', {})))}"
         given = first["input"]
         if isinstance(given, str | list):
             said += f" (given {len(given):,})"
@@ -71,6 +72,6 @@ def refused_arguments(tool: str, error: ValidationError) -> ToolError:
     return ToolError(" ".join(f"{tool}: {said}{more}".split()))
 
 
-def _whole(bounds: dict[str, Any]) -> dict[str, Any]:
-    """``bounds`` with each whole float as an int, so that 3600.0 reads 3,600."""
-    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in bounds.items()}
+def _written(bounds: dict[str, Any]) -> dict[str, Any]:
+    """``bounds`` with each number as people write it, so that 3600.0 reads 3,600."""
+    return {k: written_number(v) if is_finite_number(v) else v for k, v in bounds.items()}

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.net.policy import OWN_HEADERS
 from citesift.numbers import is_decimal, number_in, written_whole
 
@@ -101,7 +101,11 @@ def _wait(value: object) -> int | str:
             return _selectors("wait_for", (value,))[0]
         wait = written_whole(value.strip(), MAX_WAIT_MS + 1)
         if wait > MAX_WAIT_MS:
-            raise invalid("wait_for", value, f"milliseconds from 0 to {MAX_WAIT_MS} or a selector")
+            raise invalid(
+                "wait_for",
+                value,
+                f"milliseconds from 0 to {written_number(MAX_WAIT_MS)} or a selector",
+            )
         return wait
     return int(number_in("wait_for", value, 0, MAX_WAIT_MS, whole=True))
 

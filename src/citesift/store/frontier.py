@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.store.holders import holder_gone, holder_name
 from citesift.store.sqlite import SQLiteStore
 
@@ -99,10 +99,13 @@ class Frontier:
         holder: str | None = None,
         lease_s: float = LEASE_S,
     ) -> None:
-        if isinstance(lease_s, bool) or not isinstance(lease_s, int | float):
-            raise invalid("lease_s", lease_s, f"seconds, {MIN_LEASE_S:g} to {MAX_LEASE_S:g}")
-        if not MIN_LEASE_S <= lease_s <= MAX_LEASE_S:
-            raise invalid("lease_s", lease_s, f"seconds, {MIN_LEASE_S:g} to {MAX_LEASE_S:g}")
+        if (
+            isinstance(lease_s, bool)
+            or not isinstance(lease_s, int | float)
+            or not MIN_LEASE_S <= lease_s <= MAX_LEASE_S
+        ):
+            span = f"{written_number(MIN_LEASE_S)} to {written_number(MAX_LEASE_S)}"
+            raise invalid("lease_s", lease_s, f"seconds, {span}")
         self.store = store
         self.holder = holder or holder_name()
         self.lease_s = float(lease_s)

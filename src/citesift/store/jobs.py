@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.numbers import number_in
 from citesift.store.holders import holder_gone, holder_name, is_holder_name
 from citesift.store.sqlite import SQLiteStore
@@ -115,7 +115,9 @@ class JobStore:
             raise invalid("kind", kind, f"one of {', '.join(KINDS)}")
         text = json.dumps(request, ensure_ascii=False, default=str)
         if len(text.encode()) > MAX_REQUEST_BYTES:
-            raise invalid("request", text[:40], f"at most {MAX_REQUEST_BYTES} bytes as JSON")
+            raise invalid(
+                "request", text[:40], f"at most {written_number(MAX_REQUEST_BYTES)} bytes as JSON"
+            )
         job = str(uuid.uuid4())
         now = _now()
         with self.store.transaction() as conn:

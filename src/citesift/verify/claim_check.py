@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.index import Embedder
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import DEFAULT_TOP, find_candidates
@@ -40,7 +40,9 @@ def verify_claim(
     of the fused ranking are read, each with its neighbours.
     """
     if not isinstance(claim, str) or len(claim) > MAX_CLAIM_CHARS:
-        raise invalid("claim", claim, f"a string of at most {MAX_CLAIM_CHARS} characters")
+        raise invalid(
+            "claim", claim, f"a string of at most {written_number(MAX_CLAIM_CHARS)} characters"
+        )
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise invalid("sentences", sentences, "a list of strings")
     if len(sentences) > MAX_SENTENCES or not all(isinstance(s, str) for s in sentences):

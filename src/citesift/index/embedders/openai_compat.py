@@ -11,7 +11,7 @@ import numpy as np
 
 from citesift.clients import Endpoint, RetryPolicy, post_json_sync
 from citesift.clients.endpoint import MAX_ATTEMPTS
-from citesift.errors import invalid
+from citesift.errors import invalid, written_number
 from citesift.index.embedders.base import EmbeddingError, normalise_rows
 from citesift.index.texts import clean_text
 
@@ -100,5 +100,7 @@ class OpenAIEmbedder:
 def _count(name: str, value: object, low: int, high: int) -> int:
     """``value`` if it is an integer in ``[low, high]``, else ``InvalidArgument``."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise invalid(name, value, f"an integer from {low} to {high}")
+        raise invalid(
+            name, value, f"an integer from {written_number(low)} to {written_number(high)}"
+        )
     return value
