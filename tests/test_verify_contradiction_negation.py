@@ -105,7 +105,27 @@ def test_the_page_as_written_or_a_negation_not_of_its_statement_contradicts_noth
         ("The bridge was never rebuilt.", "The bridge was rebuilt in 1952.", "contradiction"),
         ("X won the award in 2001.", "X did not win the award.", "contradiction"),
         ("The museum opened in 1990.", "The museum was not opened.", "contradiction"),
-        ("The museum opened in 1990.", "The museum is no longer open.", "contradiction"),
+        # no longer, never … again, not … anymore: it held once
+        ("The museum opened in 1990.", "The museum is no longer open.", "other"),
+        ("The museum is no longer open.", "The museum opened in 1990.", "other"),
+        ("X won the award in 2001.", "X never won the award again.", "other"),
+        ("The museum opened in 1990.", "The museum is not open anymore.", "other"),
+        # a hedged or modal negation says what may be or is to come, not what was
+        ("Smith won the race in 1990.", "Smith may not have won the race.", "other"),
+        ("Smith won the race in 1990.", "Smith probably did not win the race.", "other"),
+        ("Smith won the race in 1990.", "Smith might not win the race.", "other"),
+        ("Smith ran the marathon in 1990.", "Smith will not run the marathon.", "other"),
+        ("Smith ran the marathon in 1990.", "Smith won't run the marathon.", "other"),
+        ("Smith may not have won the race.", "Smith won the race in 1990.", "other"),
+        # but a plain denial in a sentence naming a month still denies
+        (
+            "Smith won the race in 1990.",
+            "In May 1990, Smith did not win the race.",
+            "contradiction",
+        ),
+        # a denial naming nothing but its verb denies no statement of that verb
+        ("He never won.", "Smith won the Diamond Sculls in 1990.", "other"),
+        ("Smith won the Diamond Sculls in 1990.", "He did not win.", "other"),
         # a denial of the more specific statement does not deny the general one
         ("The bridge was not rebuilt by the army.", "The bridge was rebuilt.", "other"),
         ("The bridge was rebuilt in 1952.", "The bridge was rebuilt, not repainted.", "other"),
@@ -118,6 +138,21 @@ def test_short_sources_and_claims(
 ) -> None:
     answer = check(premise, claim)
     assert (answer.label if answer.label == "contradiction" else "other") == label
+
+
+def test_a_page_stating_the_claim_is_not_turned_against_it_by_a_denial_elsewhere(
+    check: FactContradiction,
+) -> None:
+    page = "Smith won the Diamond Sculls in 1990 at Henley. He never won it again."
+    claim = "Smith won the Diamond Sculls in 1990."
+    assert check(page, claim).label == "entailment"
+    # a bare denial sharing the subject and verb, read only when the claim is not stated
+    assert check(page.replace("He never won it again", "Smith did not win"), claim) == (
+        check(page, claim)
+    )
+    assert check("Smith did not win.", claim).label == "contradiction"
+    denied = "Smith won the Diamond Sculls in 1990 at Henley. Jones did not win the Diamond Sculls."
+    assert check(denied, "Jones won the Diamond Sculls.").label == "contradiction"
 
 
 def test_the_verifier_with_it_turns_a_negated_sentence_of_the_page_to_contradicted(

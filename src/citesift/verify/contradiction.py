@@ -3,7 +3,9 @@
 
 The premise (a source) is cut into sentences and the hypothesis (a claim) graded against
 them by the offline judge. A claim is contradicted when one of its best candidate sentences
-states it with the other polarity (``polarity.opposite``: *was never rebuilt* against *was
+(those the judge names as support when it finds the claim supported: a page stating the
+claim is not turned against it by a denial elsewhere, *never won it again*) states it with
+the other polarity (``polarity.opposite``: *was never rebuilt* against *was
 rebuilt in 1952*, *did not win* against *won*), which the judge, matching words, may miss or
 even call support; or when the judge finds it backed in part, held back from support by a
 rule of ``judges/rules.py``, and, where the claim's number or date is not found, the
@@ -57,9 +59,9 @@ class _Source:
 
 class FactContradiction:
     """``nli(premise, hypothesis)`` answering ``contradiction`` (score ``OPPOSED_SCORE``)
-    when one of the hypothesis's best candidate sentences denies it or it denies one
-    (``polarity.opposite``), or the premise states a number or date against it
-    (``opposed``);
+    when one of the hypothesis's best candidate sentences (its support, when the judge finds
+    it supported) denies it or it denies one (``polarity.opposite``), or the premise states
+    a number or date against it (``opposed``);
     ``entailment`` with the offline judge's score when it finds the hypothesis supported;
     ``neutral`` (score 0) otherwise.
 
@@ -85,11 +87,13 @@ class FactContradiction:
         lexical = lexical_scores(source.index, hypothesis, len(sentences))
         claim_vector = unit_vectors(embedder, [hypothesis])[0]
         candidates = fused(sentences, lexical, claim_vector, source.vectors)
-        if any(opposite(hypothesis, sentences[i]) for i in candidates.ranked):
-            return NliResult("contradiction", OPPOSED_SCORE)
         measured = measure(hypothesis, sentences, candidates)
         check = OfflineJudge(embedder).grade(hypothesis, sentences, candidates, measured)
-        if check.label == "supported":
+        supported = check.label == "supported"
+        read = check.supporting if supported else candidates.ranked
+        if any(opposite(hypothesis, sentences[i]) for i in read):
+            return NliResult("contradiction", OPPOSED_SCORE)
+        if supported:
             return NliResult("entailment", check.score)
         partly = check.label == "partially_supported"
         if partly and measured is not None and opposed(hypothesis, sentences, measured):

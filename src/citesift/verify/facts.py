@@ -248,9 +248,12 @@ SCALES = {"thousand": 3, "million": 6, "billion": 9}
 """Words multiplying the number before them by a power of ten: ``1.5 million`` is read as
 ``1500000``, the value a source may write in digits instead."""
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*")
-_CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+"""A number in digits, its separators kept (``1,200``, ``41.3``)."""
+WORD = re.compile(rf"[^\W\d_][\w'’-]*|{NUMBER.pattern}")
+"""A word (its apostrophes and hyphens kept) or a number."""
+CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
+"""The *n't* of *didn't*, *won't*."""
 _YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b")
 """A span of years written short (``2018–19``), read in full (``2018–2019``)."""
 _NUMERIC_DATE = re.compile(
@@ -282,9 +285,9 @@ def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
     text = _NUMERIC_DATE.sub(_spelled_date, text)
-    words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
+    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
     lowered = [w.lower() for w in words]
-    stem = _tokenizer()
+    stem = content_stemmer()
     numbers = {number for _, number in _numbers(words, lowered)}
     months = {MONTHS[w] for w, raw in zip(lowered, words, strict=True) if _is_month(w, raw)}
     entities = {
@@ -315,10 +318,10 @@ def _denied(text: str) -> frozenset[str]:
     again and again on the page it belongs to."""
     denied: set[str] = set()
     for clause in _CLAUSE.split(text):
-        words = _WORD.findall(clause)
+        words = WORD.findall(clause)
         lowered = [w.lower() for w in words]
         for i, word in enumerate(lowered):
-            if (word in NEGATIONS or _CONTRACTED_NOT.search(word)) and lowered[i + 1 : i + 2] != [
+            if (word in NEGATIONS or CONTRACTED_NOT.search(word)) and lowered[i + 1 : i + 2] != [
                 "only"
             ]:
                 scope = _scope(lowered[i + 1 :], words[i + 1 :])
@@ -331,10 +334,10 @@ def _scope(lowered: list[str], words: list[str]) -> list[str]:
     are passed over, and the first of them met once a content word is read ends it, as the
     name is then what the denied act is done to and the words beyond it say when or where
     (``would not start the Cheez-It 355 at The Glen a day after`` denies *start* alone)."""
-    stem = _tokenizer()
+    stem = content_stemmer()
     scope: list[str] = []
     for w, raw in zip(lowered, words, strict=True):
-        named = raw[:1].isupper() or _NUMBER.fullmatch(w) is not None
+        named = raw[:1].isupper() or NUMBER.fullmatch(w) is not None
         if named and scope:
             break
         if not named:
@@ -369,7 +372,7 @@ def number_kinds(text: str) -> frozenset[tuple[str, str]]:
     ``day`` (1 to 31 beside a month's name: ``May 15``, ``15 May``) or ``count``; written as
     in ``Facts.numbers`` but for leading zeros, dropped (``05`` is ``5``, as in a date). Two
     numbers disagree only when they are of one kind: a year is no count."""
-    words = _WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _NUMERIC_DATE.sub(_spelled_date, text)))
+    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _NUMERIC_DATE.sub(_spelled_date, text)))
     lowered = [w.lower() for w in words]
     found = set()
     for i, number in _numbers(words, lowered):
@@ -400,7 +403,7 @@ def _numbers(words: list[str], lowered: list[str]) -> list[tuple[int, str]]:
     out."""
     numbers = []
     for i, (word, after) in enumerate(pairwise([*lowered, ""])):
-        if _NUMBER.fullmatch(word):
+        if NUMBER.fullmatch(word):
             number = _plain_number(words[i])
         elif word in NUMBER_WORDS and not (word == "one" and after == "of"):
             number = NUMBER_WORDS[word]
@@ -428,6 +431,7 @@ def _is_month(lowered: str, raw: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _tokenizer() -> Tokenizer:
-    """Snowball stems of the words that are not function words."""
+def content_stemmer() -> Tokenizer:
+    """Snowball stems of the words that are not function words (remembered: one for all
+    readers of facts)."""
     return Tokenizer(stopwords=FUNCTION_WORDS)

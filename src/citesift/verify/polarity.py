@@ -1,28 +1,34 @@
 """Polarity apart: a claim and a sentence stating one thing, one of them denying it in words
 of its own (*was never rebuilt* against *was rebuilt in 1952*, *did not win* against *won*,
-*failed to*, *refused to*, *no longer*).
+*failed to*, *refused to*).
 
 Each side is cut into clauses; a clause's statement is its content words (stemmed, a verb's
 past forms read as the verb) with the subject of the sentence when the clause leaves it out,
 and the words its negation denies when it holds an odd number of them (two cancel: *not true
-that … never*). One side denies the other when it denies a word the other states plainly
-and says nothing the other does not: a denial of something more specific (*not in 2001*)
-does not deny the general statement. A negation quoted from someone, *not only … but*,
-*not … until* (which says when), a negation in a condition (*if … not*), hedges
-(*probably*, *may*) and a negation of a word the other side does not state deny nothing.
+that … never*). One side denies the other when it denies a word the other states plainly,
+shares another content word with it, and says nothing the other does not: a denial of
+something more specific (*not in 2001*) does not deny the general statement, nor does a
+bare *he never won* deny every statement of winning. A negation quoted from someone,
+*not only … but*, *not … until* (which says when), *no longer*, *never … again* and *not …
+anymore* (which say it held once), a negation in a condition (*if … not*), one after a modal
+(*may not*, *will not*) and any in a hedged clause (*probably*, *reportedly*) deny nothing.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
-from citesift.index.lexical import Tokenizer
-from citesift.verify.facts import FUNCTION_WORDS
+from citesift.verify.facts import CONTRACTED_NOT, NUMBER, WORD, content_stemmer
 
+# Narrower than facts.NEGATIONS: *no*, *none*, *without* deny a thing (*no children*), not the act.
 NEGATIONS = frozenset(["not", "never", "cannot"])
 """Words denying the content word after them."""
+SHARED_STEMS = 2
+"""Content stems a denial shares with the statement it denies, the denied one among them:
+*He never won it again* names nothing that was won, so denies no statement of winning."""
 NEGATING_VERBS = frozenset(
     [
         "fail",
@@ -49,9 +55,13 @@ CONDITIONS = frozenset(["if", "unless", "whether"])
 """Words opening a condition: a negation after them in their clause states nothing."""
 UNTIL = frozenset(["until", "till"])
 """*was not rebuilt until 1952* says when it was rebuilt: its negation denies nothing."""
+ONCE_HELD = frozenset(["again", "anymore"])
+"""*never won it again*, *is not open anymore* say it held once: their negation denies no
+statement of the past."""
 SAYS_WHEN = 6
 """Words from a negation within which an *until* makes it say when (*did not win the
-award until 2001*); one further on belongs to another statement."""
+award until 2001*), or an *again* that it held once; one further on belongs to another
+statement."""
 TRUTH = frozenset(["true", "case", "correct", "accurate"])
 """*not true that*, *not the case that*: the negation passes to the clause after *that*."""
 HEDGES = frozenset(
@@ -79,7 +89,12 @@ HEDGES = frozenset(
 )
 """Words weighing how sure a statement is, not what it states: a claim differing in them
 alone states the same."""
-AUXILIARIES = frozenset(
+MODALS = frozenset(
+    ["may", "might", "could", "will", "would", "wo", "shall", "sha", "should", "must"]
+)
+"""Verbs saying what may be or is to come (*wo*, *sha* of *won't*, *shan't*): a negation
+after them (*may not have won*, *will not run*) denies nothing that was."""
+AUXILIARIES = MODALS | frozenset(
     [
         "is",
         "are",
@@ -94,22 +109,12 @@ AUXILIARIES = frozenset(
         "do",
         "does",
         "did",
-        "will",
-        "would",
         "can",
-        "could",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "wo",
         "ca",
-        "sha",
     ]
 )
-"""Words that start a verb phrase: what comes before the first is the subject (*wo*, *ca*,
-*sha* of *won't*, *can't*, *shan't*)."""
+"""Words that start a verb phrase: what comes before the first is the subject (*ca* of
+*can't*). Function words all (``facts.FUNCTION_WORDS``) but for the contracted ones."""
 PAST_FORMS = {
     past: verb
     for verb, forms in {
@@ -164,11 +169,10 @@ PAST_FORMS = {
 }
 """Past forms of common verbs that do not stem to the verb (*won*, *win*)."""
 
-_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|«[^»]*»")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^“”]*”|‘[^‘’]*’|«[^«»]*»")
+"""A quotation; one opened again before it closes ends there, so an unclosed mark is passed
+over in one scan."""
 _CLAUSE = re.compile(r"[;:!?()\[\]–—]|[.,](?!\d)|\b(?:but|whereas|although|though|while)\b", re.I)
-_CONTRACTED_NOT = re.compile(r"n['’]t\b", re.I)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(rf"{_NUMBER.pattern}|[^\W\d_][\w'’-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +202,12 @@ def opposite(claim: str, sentence: str) -> bool:
 
 
 def _denies(negated: Statement, plain: Statement) -> bool:
-    """``negated`` denies a word ``plain`` states without denying it, and states nothing
-    ``plain`` does not."""
-    return bool(negated.denied & (plain.content - plain.denied)) and negated.content <= (
-        plain.content
+    """``negated`` denies a word ``plain`` states without denying it, shares another with
+    it (``SHARED_STEMS``), and states nothing ``plain`` does not."""
+    return (
+        bool(negated.denied & (plain.content - plain.denied))
+        and len(negated.content & plain.content) >= SHARED_STEMS
+        and negated.content <= plain.content
     )
 
 
@@ -212,9 +218,9 @@ def statements(text: str) -> tuple[Statement, ...]:
     repainted*) leaves its verb to the clause before, whose content it takes; one without
     a subject takes the sentence's. Remembered: a page's sentences are read for every
     claim."""
-    plain = _CONTRACTED_NOT.sub(" not", _QUOTED.sub(",", text))
+    plain = CONTRACTED_NOT.sub(" not", _QUOTED.sub(",", text))
     clauses = _joined(
-        [_Clause(tuple(w.lower() for w in _WORD.findall(part))) for part in _CLAUSE.split(plain)]
+        [_Clause(tuple(w.lower() for w in WORD.findall(part))) for part in _CLAUSE.split(plain)]
     )
     subject = next(
         (_stems(c.words[: c.verb_at()]) for c in clauses if c.verb_at() < len(c.words)),
@@ -222,12 +228,13 @@ def statements(text: str) -> tuple[Statement, ...]:
     )
     found: list[Statement] = []
     for clause in clauses:
-        content = _stems(_stated(clause.words))
-        if found and clause.words[:1] and clause.words[0] in NEGATIONS:
+        words = clause.words
+        content = _stems(tuple(w for i, w in enumerate(words) if _stated(words, i)))
+        if found and words[:1] and words[0] in NEGATIONS:
             content |= found[-1].content
-        elif not _stems(clause.words[: clause.verb_at()]):
+        elif not _stems(words[: clause.verb_at()]):
             content |= subject
-        found.append(Statement(content, _denied(clause.words)))
+        found.append(Statement(content, _denied(words)))
     return tuple(found)
 
 
@@ -235,32 +242,49 @@ def _joined(clauses: list[_Clause]) -> list[_Clause]:
     """``clauses`` with each holding no verb joined to the next (the last to the one
     before): *In 2009* and *The bridge* are parts of the clause beside them."""
     joined: list[_Clause] = []
-    pending: tuple[str, ...] = ()
+    pending: list[str] = []
     for clause in clauses:
-        words = pending + clause.words
-        if any(_is_verb(w) for w in words):
-            joined.append(_Clause(words))
-            pending = ()
+        if any(_is_verb(w) for w in clause.words):
+            joined.append(_Clause((*pending, *clause.words)))
+            pending = []
         else:
-            pending = words
+            pending.extend(clause.words)
     if pending and joined:
-        joined[-1] = _Clause(joined[-1].words + pending)
+        joined[-1] = _Clause((*joined[-1].words, *pending))
     elif pending:
-        joined.append(_Clause(pending))
+        joined.append(_Clause(tuple(pending)))
     return joined
 
 
 def _denied(words: tuple[str, ...]) -> frozenset[str]:
     """The stems a clause's negations (``_negation``) deny: the content word after each (two
     when the first is an adverb: *not officially sponsored*), or every content word after a
-    *not true that*; none when they are even in number."""
-    targets: list[str] = []
+    *not true that*; none when they are even in number, the clause is hedged, or they follow
+    a condition's word (*if … not*). One pass: each word is stemmed once, and what a *not
+    true that* denies is gathered once, however many follow."""
+    if not HEDGES.isdisjoint(words):
+        return frozenset()
+    stems = [_stems((w,)) for w in words]
+    content = [j for j, w in enumerate(words) if stems[j] and w not in NEGATING_VERBS]
+    thats = [j for j, w in enumerate(words) if w == "that"]
+    condition = next((j for j, w in enumerate(words) if w in CONDITIONS), len(words))
+    targets: set[str] = set()
+    covered = len(words)  # where the words a *not true that* denies begin
     count = 0
-    for i in range(len(words)):
+    for i in range(condition):
         taken = _negation(words, i)
-        if taken:
-            count += 1
-            targets.extend(_target(words[i + taken :]))
+        if not taken:
+            continue
+        count += 1
+        at = bisect_left(content, i + taken)
+        first = content[at : at + 2]
+        that = bisect_left(thats, i + taken)
+        if first and words[first[0]] in TRUTH and that < len(thats):
+            targets.update(*(stems[j] for j in range(thats[that], covered) if _stated(words, j)))
+            covered = min(covered, thats[that])
+        else:
+            kept = first if first and words[first[0]].endswith("ly") else first[:1]
+            targets.update(*(stems[j] for j in kept))
     return frozenset(targets) if count % 2 else frozenset()
 
 
@@ -268,37 +292,31 @@ def _negation(words: tuple[str, ...], i: int) -> int:
     """How many words the negation starting at ``words[i]`` takes (0: none starts there).
     *not* negates after an auxiliary (*did not*, *was still not*) or opening its clause
     (*but not repainted*), not as a noun's modifier (*the source not tied to*); none
-    negates in a condition (*if … not*), before *only* or *all* (*not only … but*) or with
-    *until* after it (*not … until 1952* says when)."""
-    word, after = words[i], words[i + 1 : i + 2]
-    if set(words[:i]) & CONDITIONS:
+    negates after a modal (*may not*, *will fail to*), before *only* or *all* (*not only …
+    but*) or with *until* or *again* after it (*not … until 1952* says when, *never …
+    again* that it held once)."""
+    word, after, before = words[i], words[i + 1 : i + 2], words[max(i - 2, 0) : i]
+    if word in NEGATING_VERBS and after == ("to",):
+        taken = 2
+    elif word in NEGATIONS and NOT_DENYING.isdisjoint(after):
+        taken = 1
+    else:
         return 0
-    if (word in NEGATING_VERBS and after == ("to",)) or (word, *after) == ("no", "longer"):
-        return 2
-    if word not in NEGATIONS or set(after) & NOT_DENYING or set(words[i : i + SAYS_WHEN]) & UNTIL:
+    if not MODALS.isdisjoint(before) or not (UNTIL | ONCE_HELD).isdisjoint(
+        words[i : i + SAYS_WHEN]
+    ):
         return 0
-    plain = word != "not" or i == 0 or bool(set(words[max(i - 2, 0) : i]) & AUXILIARIES)
-    return 1 if plain else 0
+    plain = word != "not" or i == 0 or not AUXILIARIES.isdisjoint(before)
+    return taken if plain else 0
 
 
-def _target(rest: tuple[str, ...]) -> list[str]:
-    """The stems a negation followed by ``rest`` denies (see ``_denied``)."""
-    content = [w for w in rest if _stems((w,)) and w not in NEGATING_VERBS]
-    if content[:1] and content[0] in TRUTH and "that" in rest:
-        return list(_stems(_stated(rest[rest.index("that") :])))
-    kept = content[:2] if content[:1] and content[0].endswith("ly") else content[:1]
-    return list(_stems(tuple(kept)))
-
-
-def _stated(words: tuple[str, ...]) -> tuple[str, ...]:
-    """``words`` without the verbs of a denial (*failed* of *failed to win*), which say the
-    act did not happen, not an act of their own, nor the word of a *true that*, which says
-    the clause after it holds."""
-    return tuple(
-        w
-        for i, w in enumerate(words)
-        if not (w in NEGATING_VERBS and words[i + 1 : i + 2] == ("to",))
-        and not (w in TRUTH and "that" in words[i + 1 : i + 3])
+def _stated(words: tuple[str, ...], i: int) -> bool:
+    """``words[i]`` is stated: not a verb of a denial (*failed* of *failed to win*), which
+    says the act did not happen, not an act of its own, nor the word of a *true that*,
+    which says the clause after it holds."""
+    w = words[i]
+    return not (w in NEGATING_VERBS and words[i + 1 : i + 2] == ("to",)) and not (
+        w in TRUTH and "that" in words[i + 1 : i + 3]
     )
 
 
@@ -314,18 +332,17 @@ def _is_verb(word: str) -> bool:
 
 
 def _stems(words: tuple[str, ...]) -> frozenset[str]:
-    """The content stems of ``words``: function words, hedges and negations left out, a
-    past form read as its verb, a number kept whole (``1.0``)."""
-    stem = _tokenizer()
-    return frozenset(
-        term
-        for w in words
-        if w not in HEDGES and w not in NEGATIONS
-        for term in ((w,) if _NUMBER.fullmatch(w) else stem(PAST_FORMS.get(w, w)))
-    )
+    """The content stems of ``words`` (``_word_stems``)."""
+    return frozenset().union(*map(_word_stems, words))
 
 
-@lru_cache(maxsize=1)
-def _tokenizer() -> Tokenizer:
-    """Snowball stems of the words that are not function words (as ``facts`` reads them)."""
-    return Tokenizer(stopwords=FUNCTION_WORDS | AUXILIARIES | {"no", "longer", "to"})
+@lru_cache(maxsize=1 << 16)
+def _word_stems(word: str) -> frozenset[str]:
+    """The content stems of ``word``: none for a function word, an auxiliary, a hedge or a
+    negation, its verb for a past form, a number kept whole (``1.0``). Remembered: a clause
+    is read for its subject, its content and its negations."""
+    if word in HEDGES or word in NEGATIONS or word in AUXILIARIES:
+        return frozenset()
+    if NUMBER.fullmatch(word):
+        return frozenset([word])
+    return frozenset(content_stemmer()(PAST_FORMS.get(word, word)))
