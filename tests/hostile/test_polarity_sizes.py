@@ -1,8 +1,8 @@
 """The polarity check stays linear in a sentence's length: a clause of thousands of words, a
 negation repeated thousands of times (each once stemmed the rest of its clause and looked
 back over it for a condition), a run of verbless clauses (each once copied all before it)
-and an unclosed quotation mark repeated (each once scanned to the end) are read in well
-under a second."""
+and an unclosed quotation mark repeated (each once scanned to the end) are read within
+seconds (each took many seconds to minutes before; a loaded machine keeps its margin)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from timing import best_time
 from citesift.verify.polarity import opposite
 
 CLAIM = "The bridge was rebuilt in 1952."
-SECONDS = 1.0
+SECONDS = 3.0
 _fresh = count()
 
 
