@@ -54,8 +54,9 @@ class WebPages:
     snapshot kept in ``store`` when one is given), rendered in headless Chromium when the
     render decision says the static page needs JavaScript (``render``; ``browser`` one to
     share, a lazy one starting on the first page that needs it; else each page that needs
-    it launches its own), and read whole (page
-    mode); a PDF or Office file by its own reader. A Wikipedia article's address, when a
+    it launches its own), and read for their article (``extract_document``'s default,
+    as a replay reads the stored page again: a page's menus and bylines are no evidence);
+    a PDF or Office file by its own reader. A Wikipedia article's address, when a
     ``wikipedia`` provider is given, is read through it (its page HTML, revision, licence)."""
 
     def __init__(
@@ -70,7 +71,7 @@ class WebPages:
     ) -> None:
         self.policy, self.fetcher, self.store = policy, fetcher, store
         self.wikipedia = wikipedia
-        self.options = ScrapeOptions(formats=("links",), render=render, only_main_content=False)
+        self.options = ScrapeOptions(formats=("links",), render=render)
         self.browser = browser
 
     async def read(self, url: str) -> Page | str:

@@ -27,18 +27,24 @@ def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) ->
     """``url`` with a text fragment that finds ``text``; ``context`` is (text before, after).
 
     Give ``context`` when ``text`` occurs more than once in the page: its last words before
-    and first words after disambiguate. A text no address can carry (a lone surrogate) or
-    an empty one gives ``url`` without a fragment.
+    and first words after disambiguate. A text no address can carry (a lone surrogate), or
+    one without a letter or digit (empty, an ellipsis, a bullet: no words a reader would be
+    shown), gives ``url`` without a fragment.
     """
     base = urldefrag(address_arg(url, "url"))[0]
     words = text_arg(text, "text").split()
-    if not words:
+    if not has_word(text):
         return base
     try:
         terms = _terms(words, context)
     except UnicodeEncodeError:
         return base
     return base + "#" + DIRECTIVE + ",".join(terms)
+
+
+def has_word(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit: something a text fragment can find."""
+    return any(c.isalnum() for c in text)
 
 
 def encode_term(term: str) -> str:

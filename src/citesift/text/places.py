@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from citesift.model import Block, Place, TextPlace, place_json, stored_place
-from citesift.text.fragments import fragment_url
+from citesift.text.fragments import fragment_url, has_word
 from citesift.text.passages import place_link
 from citesift.text.sentences import sentence_spans
 
@@ -67,16 +67,18 @@ def sentence_link(
     """A link to the sentence of a passage (``text`` of ``url``) that ``holds`` is true of,
     else to the fewest sentences running on in one line (at most ``LINKED_SENTENCES``) it is
     true of together, else to the passage's first sentence (its page in a file, a text
-    fragment in a web page), and that sentence's place in a file. ``sentences`` are the
-    passage's ``sentence_places`` when already found (a passage linked for many values is
-    split once)."""
+    fragment in a web page), and that sentence's place in a file. A "sentence" of no word
+    (an ellipsis, a bullet) is passed over for the next one: a link finds words. ``sentences``
+    are the passage's ``sentence_places`` when already found (a passage linked for many
+    values is split once)."""
     if sentences is None:
         sentences = sentence_places(text, places)
     if not sentences:
         place = places[0].place if places else None
         return link_to(url, text, place), place
     held = _holding(text, sentences, holds) if holds is not None else None
-    start, end, place = held or sentences[0]
+    worded = (s for s in sentences if has_word(text[s[0] : s[1]]))
+    start, end, place = held or next(worded, sentences[0])
     return link_to(url, text[start:end], place), place
 
 
