@@ -212,15 +212,18 @@ class SourceSetup:
         self.close()
 
 
-def source_setup(settings: Settings) -> SourceSetup:
+def source_setup(settings: Settings, *, keep: bool = False) -> SourceSetup:
     """The identity, settings and store for reading sources. The store is opened when the
-    settings name one, or offline (which answers from the default store when none is named).
+    settings name one, or offline (which answers from the default store when none is named);
+    with ``keep``, the default store keeps every snapshot read when none is named (when it
+    opens), so that a later offline run answers from them as the first one read them.
     A missing contact is a ``ConfigError``, a bound that makes no sense (``deadline=nan``) an
     ``InvalidArgument`` naming it, a path that cannot hold a store a ``ValueError``."""
     identity = settings.identity()
     settings.fetch_policy()  # checks every bound the settings give, before anything is opened
     kept = settings.open_store() if settings.store or settings.offline else None
     budget = kept or _default_store(settings)
+    kept = budget if keep and kept is None else kept
     fetcher = shared_fetcher(budget) if budget is not None else Fetcher()
     return SourceSetup(identity, settings, kept, fetcher, budget)
 

@@ -74,14 +74,16 @@ def check(
     base_url: BaseUrl = None,
 ) -> None:
     """Check each citation of a document against the page it cites: the verdict and the
-    source's best supporting sentence, with a link to it. Exits 1 unless all are supported."""
+    source's best supporting sentence, with a link to it. Exits 1 unless all are supported.
+    The pages read are kept in the store (the default one when none is named), so that
+    --offline checks the document again from them."""
     try:
         if max_seconds is not None:
             checked_max_seconds(max_seconds)
         checked_base_url(base_url)
     except InvalidArgument as error:
         usage_error(str(error))
-    with source_setup(contact, allow_private, store, offline, deadline) as setup:
+    with source_setup(contact, allow_private, store, offline, deadline, keep=True) as setup:
         pages = setup.web_pages("page")
         text, kind, read_from = _document(document, pages)
         with Console(stderr=True).status("Checking citations…") as status:

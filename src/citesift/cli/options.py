@@ -101,9 +101,12 @@ def source_setup(
     store: str | Path | None = None,
     offline: bool = False,
     deadline: float | None = None,
+    *,
+    keep: bool = False,
 ) -> SourceSetup:
     """The identity, settings and store for reading sources: flags over the environment
-    and the config file. Offline answers from the named store, else the default one."""
+    and the config file. Offline answers from the named store, else the default one;
+    ``keep`` keeps what is read in the default store when none is named."""
     settings = load_cli_settings(
         {
             "contact": contact,
@@ -114,7 +117,7 @@ def source_setup(
         }
     )
     try:
-        return setup_from(settings)
+        return setup_from(settings, keep=keep)
     except (ValueError, StoreError) as error:  # a bad setting, or no store at the path
         usage_error(str(error))
 
