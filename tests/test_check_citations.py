@@ -20,6 +20,8 @@ from citesift import PageLimits, WebPageSource, check_citations, find_citations
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity
+from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
 from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
@@ -158,11 +160,15 @@ def test_fifty_citations_are_read_one_at_a_time_within_the_host_limits(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("named", [True, False], ids=["named-store", "default-store"])
 def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
-    tmp_path: Path,
+    tmp_path: Path, named: bool
 ) -> None:
+    """With a store named, or none (the default one keeps the pages, and ``--offline``
+    answers from it): the second check reads what the first kept, and nothing else."""
     page = BRIDGE
-    store = tmp_path / "store.db"
+    store = tmp_path / "store.db" if named else tmp_path / "citesift-home" / "citesift.db"
+    kept = ["--store", str(store)] if named else []
     runner = CliRunner()
     with WikipediaStandIn(tmp_path) as server:
         server.answer("/bridge", Answer(200, HTML, page))
@@ -172,7 +178,7 @@ def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
             f"[1] {server.origin}/bridge\n",
             encoding="utf-8",
         )
-        flags = ["--allow-private", "--contact", "a@b.c", "--store", str(store), "--format", "json"]
+        flags = ["--allow-private", "--contact", "a@b.c", *kept, "--format", "json"]
         online = runner.invoke(app, ["check", str(doc), *flags])
     offline = runner.invoke(app, ["check", str(doc), *flags, "--offline"])
     assert online.exit_code == offline.exit_code == 1, (online.output, offline.output)
@@ -181,6 +187,8 @@ def test_a_checked_document_is_checked_again_offline_from_its_snapshots(
     supported, altered = first["citations"]
     assert supported["status"] == "supported" and supported["snapshot_id"]
     assert altered["status"] != "supported" and "603" in altered["reason"]
+    with SQLiteStore(store) as opened:  # the snapshot the report names is the one kept
+        assert snapshots_in(opened).get(supported["snapshot_id"]) is not None
 
 
 SLOW = 0.8
