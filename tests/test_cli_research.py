@@ -6,12 +6,15 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
-from citesift.text.fragments import fragment_url
+from citesift.extract.document import extract_document
+from citesift.text.fragments import fragment_url, has_word
+from conftest import FIXTURES
 from local_site import serve_page
 from openai_server import ScriptedServer, chat_reply, serve_openai
 from servers import MisbehavingServer
@@ -100,6 +103,50 @@ def test_research_without_a_model_answers_with_cited_passages_as_json(
     assert answer["stop_reason"] == "extractive"
     assert "42 metres tall" in answer["data"][0]["text"]
     assert answer["fields"][0]["evidence_ids"] == ["E1"]
+
+
+RECORDED = (
+    FIXTURES / "pages" / ("08f793762792bd252c75fb57544cdf506ffcc04785136cb87503f02364b82b56.html")
+)
+"""A recorded news article (cbssports.com) whose page has menus, a byline and a reading
+list around the article, and a quotation broken by an ellipsis."""
+
+
+def test_an_extractive_run_on_a_recorded_page_cites_its_article_and_grades_as_it_verified(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    body = RECORDED.read_bytes()
+    serve_page(server, "/a", body)
+    page, store, out = server.url("/a"), str(tmp_path / "s.db"), tmp_path / "answer.json"
+    task = "What did Sheldon Richardson say about Rudolph?"
+    result = CliRunner().invoke(
+        app,
+        ["research", task, "--urls", page, "--search", "none", "--out", str(out),
+         "--store", store, *CONTACT],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    answer = json.loads(out.read_text(encoding="utf-8"))
+    assert answer["stop_reason"] == "extractive" and len(answer["fields"]) >= 2
+    # evidence comes from the article, as extract reads it, never from the page's menus
+    article = " ".join(" ".join(b.text for b in extract_document(body, page).blocks).split())
+    for item in answer["evidence"]:
+        assert " ".join(item["text"].split()) in article, item["text"]
+        assert "Log Out" not in item["text"]
+    # each link finds words: never a fragment of an ellipsis alone
+    links = [line.split()[-1] for line in result.stdout.splitlines() if line.startswith("  /")]
+    assert len(links) == len(answer["fields"])
+    for link in links:
+        assert has_word(unquote(link.partition("#:~:text=")[2])), link
+    # a field that is its evidence's own text grades supported in full, as the run verified it
+    run_id = answer["run_id"]
+    for command in (["trace", run_id, "--verify"], ["replay", run_id]):
+        graded = CliRunner().invoke(app, [*command, "--store", store, "--format", "json"])
+        assert graded.exit_code == 0, graded.output
+        body_json = json.loads(graded.stdout)
+        fields = body_json.get("verification", body_json)["fields"]
+        assert len(fields) == len(answer["fields"])
+        assert all(f["verified"] and f["status"] == "supported" for f in fields), fields
+        assert all(f["score"] == 1.0 for f in fields), [f["reason"] for f in fields]
 
 
 def test_a_schema_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> None:

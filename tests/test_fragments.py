@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citesift.text import fragment_url
+from citesift.text.fragments import has_word
+from citesift.text.places import sentence_link
 
 PAGE = "https://en.wikipedia.org/wiki/Treaty_of_Versailles"
 
@@ -66,15 +68,24 @@ def test_fragment_url_encodes_non_ascii_as_utf8() -> None:
     assert fragment_url(PAGE, "Café 😀") == PAGE + "#:~:text=Caf%C3%A9%20%F0%9F%98%80"
 
 
-@pytest.mark.parametrize("text", ["", "   ", "Half\ud800 here"])
+@pytest.mark.parametrize("text", ["", "   ", "Half\ud800 here", "…", " … ", "•", "— ?!"])
 def test_fragment_url_without_a_carriable_text_is_the_bare_url(text: str) -> None:
+    """Nothing to find, an address cannot carry, or no word at all (an ellipsis, a bullet)."""
     assert fragment_url(PAGE + "#x", text) == PAGE
+
+
+def test_a_passage_opening_on_an_ellipsis_is_linked_at_its_next_words() -> None:
+    passage = "… You get what's coming to you. He was protecting himself."
+    link, _ = sentence_link(PAGE, passage, ())
+    assert link == fragment_url(PAGE, "You get what's coming to you.")
+    held, _ = sentence_link(PAGE, passage, (), lambda piece: "protecting" in piece)
+    assert held == fragment_url(PAGE, "He was protecting himself.")
 
 
 @given(st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=200))
 def test_fragment_url_terms_decode_back_to_the_text(text: str) -> None:
     link = fragment_url(PAGE, text)
-    if not text.split():
+    if not has_word(text):
         assert link == PAGE
         return
     terms = directive_terms(link)
