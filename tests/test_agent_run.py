@@ -467,8 +467,9 @@ def test_a_url_run_reads_the_given_pages_and_one_hop_of_their_links_and_does_not
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:
     site(server)
-    serve_page(server, "/start", page("Start", ["/museum", "/guide"]))
-    serve_page(server, "/guide", page("Guide", ["/deep"]))
+    # each page read says something of the task, so that no read is dry and the tools stay
+    serve_page(server, "/start", page("Start", ["/museum", "/guide"], "The City Museum: start."))
+    serve_page(server, "/guide", page("Guide", ["/deep"], "A guide to the City Museum."))
     serve_page(server, "/deep", page("Deep", []))
     start, guide, deep = server.url("/start"), server.url("/guide"), server.url("/deep")
     museum, hours, elsewhere = (

@@ -68,7 +68,7 @@ def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
     # each field linked at the sentence holding its value, never across the <h1> and <p>
     said = fragment_url(page, "The lighthouse was first lit in 1874 and stands 42 metres tall.")
     assert f"/lit: E1 {said}\n" in result.stdout
-    unsaid = fragment_url(page, "Lighthouse")  # 40 is said nowhere: the first sentence
+    unsaid = said  # 40 is said nowhere: the first sentence of the article (its title left out)
     assert f"/height: E1 {unsaid}  (unverified)" in result.stdout
     assert "Missing:\n  keeper" in result.stdout
     saved = json.loads(out.read_text(encoding="utf-8"))

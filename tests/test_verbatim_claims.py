@@ -7,7 +7,7 @@ from __future__ import annotations
 from citesift import verify_claim
 from citesift.extract.document import extract_document
 from citesift.text.sentences import sentence_spans
-from citesift.verify.verbatim import QUOTES_SOURCE, quoted_sentences
+from citesift.verify.judges.verbatim import QUOTES_SOURCE, quoted_sentences
 from conftest import FIXTURES
 
 RECORDED = (

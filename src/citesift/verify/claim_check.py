@@ -13,7 +13,6 @@ from citesift.verify.candidates import DEFAULT_TOP, find_candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Judge
 from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import OfflineJudge
-from citesift.verify.verbatim import verbatim_check
 
 MAX_SENTENCES = 50_000
 """Sentences one check reads at most."""
@@ -36,11 +35,9 @@ def verify_claim(
     """How well ``sentences`` support ``claim``: ``supported``, ``partially_supported`` or
     ``not_supported``, with the indices of the supporting sentences.
 
-    A claim that quotes a run of whole sentences word for word is supported by them, as
-    it stands (``verbatim.py``). Otherwise ``judge`` decides (the offline ``OfflineJudge``
-    by default); ``embedder`` ranks the sentences by meaning beside BM25 (the bundled
-    MiniLM by default); ``top`` sentences of the fused ranking are read, each with its
-    neighbours.
+    ``judge`` decides (the offline ``OfflineJudge`` by default); ``embedder`` ranks the
+    sentences by meaning beside BM25 (the bundled MiniLM by default); ``top`` sentences
+    of the fused ranking are read, each with its neighbours.
     """
     if not isinstance(claim, str) or len(claim) > MAX_CLAIM_CHARS:
         raise invalid(
@@ -63,9 +60,6 @@ def verify_claim(
         return ClaimCheck(
             "not_supported", (), 0.0, "nothing to check" if sentences else "no source"
         )
-    quoting = verbatim_check(claim, sentences)
-    if quoting is not None:
-        return quoting
     embedder = embedder or shared_embedder()
     found = find_candidates(claim, sentences, embedder, top)
     decided = (judge or OfflineJudge(embedder)).judge(claim, sentences, found)

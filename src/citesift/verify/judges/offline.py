@@ -24,6 +24,7 @@ from citesift.verify.judges.meaning import shared_embedder, standing_out
 from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
 from citesift.verify.judges.selection import MAX_SUPPORTING
 from citesift.verify.judges.subclaims import split_claim
+from citesift.verify.judges.verbatim import verbatim_check
 
 SUPPORTED_COVERAGE = 0.6
 """Share of the claim's weighted facts the support must cover to support it in full (a
@@ -55,7 +56,12 @@ class OfflineJudge:
         self.embedder = embedder
 
     def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
-        """The grade of ``claim`` from the sentences in ``candidates``' windows."""
+        """The grade of ``claim`` from the sentences in ``candidates``' windows; a claim that
+        quotes whole sentences word for word is supported by them, however many it runs over
+        (``verbatim.py``: support is measured over the few sentences a statement takes)."""
+        quoting = verbatim_check(claim, sentences)
+        if quoting is not None:
+            return quoting
         return self.grade(claim, sentences, candidates, measure(claim, sentences, candidates))
 
     def grade(

@@ -1,6 +1,7 @@
 """A claim that quotes its source word for word: the run of whole sentences it repeats, white
-space aside. Such a claim is supported however long it is, whatever a judge, which names a
-few sentences for a claim of one statement, would make of it."""
+space aside. The offline judge holds such a claim supported however long it is: its measure
+of support names the few sentences a claim of one statement takes, so the names and dates of
+a quotation running over many sentences would otherwise count as missed."""
 
 from __future__ import annotations
 
