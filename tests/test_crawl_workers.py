@@ -1,7 +1,9 @@
 """Many workers on one crawl: ``citesift crawl --workers 4`` against a real PostgreSQL with
 one worker killed by SIGKILL mid-page reads every page once (a page the killed worker held is
 asked for again only after its lease ran out), the per-host spacing holds across workers,
-and the SQLite store serves several workers of one machine too."""
+and the SQLite store serves several workers of one machine too; the workers of a command
+killed by SIGKILL end with it, and ``--out`` holds every page once however often the crawl
+is run again or resumed."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from citesift.store import open_store
 from citesift.store.frontier import frontier_in
 from local_site import page, serve_page
 from servers import MisbehavingServer, loopback_fetcher, loopback_policy
+from worker_processes import still_running, workers_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]  # worker processes import the library
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -79,6 +82,51 @@ def test_four_workers_with_one_killed_read_every_page_once(
         second = [seen.at for seen in server.seen if seen.path == path][1]
         assert second >= killed_at + 1.0
     assert stdout == b""  # the pages went to --out
+    again = subprocess.run(command, capture_output=True, env=env, timeout=150, check=False)
+    assert again.returncode == 0, again.stderr.decode()
+    urls = [json.loads(line)["url"] for line in out.read_text().splitlines()]
+    assert sorted(urls) == sorted(server.url(path) for path in EVERY)  # still each page once
+
+
+def test_the_workers_of_a_killed_crawl_end_with_it_and_out_holds_each_page_once_after(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    build_site(server, delay=1.5)  # slow enough that the workers could not finish in time
+    out = tmp_path / "pages.jsonl"
+    store = str(tmp_path / "crawl.db")
+    command = [sys.executable, "-c", "from citesift.cli import main; main()", "crawl",
+               server.url("/"), "--allow-private", "--contact", CONTACT, "--store", store,
+               "--out", str(out), "--workers", "2"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": SRC}
+    crawling = subprocess.Popen(command, stderr=subprocess.PIPE, env=env)
+    assert crawling.stderr is not None
+    with crawling.stderr as said, open_store(store) as opened:
+        crawl_id = said.readline().decode().split()[1]  # said before the workers start
+        frontier = frontier_in(opened)
+        while len(workers := workers_of(crawling.pid)) < 2 or frontier_done(frontier) < 4:
+            assert crawling.poll() is None, "the crawl ended before it was killed"
+            time.sleep(0.05)
+        crawling.kill()
+        crawling.wait(timeout=30)
+        assert len(workers) == 2 and still_running(workers) == []
+        asked = len(server.seen)
+        time.sleep(1.0)
+        assert len(server.seen) == asked  # no worker goes on crawling
+        assert frontier.counts(crawl_id)["queued"] > 0
+    expected = sorted(server.url(path) for path in EVERY)
+    for again in (command, command, [*command[:4], "--resume", crawl_id, *command[5:]]):
+        run = subprocess.run(again, capture_output=True, env=env, timeout=150, check=False)
+        assert run.returncode == 0, run.stderr.decode()
+        urls = [json.loads(line)["url"] for line in out.read_text().splitlines()]
+        assert sorted(urls) == expected  # each page once, on every run
+    assert max(page_hits(server).values()) <= 2  # only pages held at the kill read again
+
+
+def frontier_done(frontier: object) -> int:
+    """How many pages the one crawl of the store has done (none before it is made)."""
+    with frontier.store.reading() as conn:  # type: ignore[attr-defined]
+        row = conn.execute("SELECT count(*) FROM crawl_frontier WHERE state = 'done'").fetchone()
+    return int(row[0])
 
 
 def _holder_mid_page(store: object, crawling: subprocess.Popen[bytes]) -> tuple[int, set[str]]:

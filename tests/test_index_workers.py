@@ -1,7 +1,8 @@
 """``citesift index add --workers N``: a folder's files shared by worker processes; with a
 PostgreSQL store, the same command started twice at once (as on two machines) reads each
 file once between them, and a later run finds them all unchanged; a worker killed mid-way
-fails the command, and running it again goes on from what was indexed."""
+fails the command, and running it again goes on from what was indexed; the workers of a
+command killed by SIGKILL end with it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.index.rag import create_rag
+from worker_processes import still_running, workers_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]  # worker processes import the library
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -130,35 +132,44 @@ def test_a_killed_worker_fails_the_command_and_running_it_again_goes_on(tmp_path
         assert rag.stats().documents == many
 
 
+def test_the_workers_of_a_killed_command_end_with_it_and_running_it_again_goes_on(
+    tmp_path: Path,
+) -> None:
+    many = 400
+    folder = notes(tmp_path / "notes", many)
+    store = str(tmp_path / "index.db")
+    run = add(folder, store, "--workers", "2")
+    _worker_once_indexing(run, store)
+    workers = workers_of(run.pid)
+    run.kill()
+    run.wait(timeout=30)
+    assert len(workers) == 2 and still_running(workers) == []
+    run.communicate(timeout=30)  # the workers held its output open till they ended
+    with create_rag(store=store, retrieval="bm25") as rag:
+        left = rag.stats().documents
+    assert left < many  # the workers had not finished, and stopped: no one indexes any more
+    time.sleep(1.0)
+    with create_rag(store=store, retrieval="bm25") as rag:
+        assert rag.stats().documents == left
+    again = add(folder, store, "--workers", "2")
+    out, err = again.communicate(timeout=200)
+    assert again.returncode == 0, err
+    unchanged = re.search(r"(\d+) document\(s\) unchanged", out)
+    assert unchanged and int(unchanged.group(1)) == left
+    assert indexed(out) + left == many
+    with create_rag(store=store, retrieval="bm25") as rag:
+        assert rag.stats().documents == many
+
+
 def _worker_once_indexing(run: subprocess.Popen[str], store: str) -> int:
     """The process id of one of ``run``'s workers, once a few documents are indexed."""
     give_up = time.monotonic() + 120
     while time.monotonic() < give_up:
         assert run.poll() is None, "the command ended before a worker was killed"
-        workers = [pid for pid in _children(run.pid) if b"spawn_main" in _command(pid)]
+        workers = workers_of(run.pid)
         if workers and Path(store).exists():
             with create_rag(store=store, retrieval="bm25") as rag:
                 if rag.stats().documents >= 3:
                     return workers[0]
         time.sleep(0.05)
     raise AssertionError("no worker indexed anything in time")
-
-
-def _children(parent: int) -> list[int]:
-    """The processes whose parent is ``parent``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if entry.name.isdigit() and int(fields[1]) == parent:
-            found.append(int(entry.name))
-    return found
-
-
-def _command(pid: int) -> bytes:
-    try:
-        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return b""

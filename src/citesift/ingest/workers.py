@@ -9,7 +9,9 @@ runs out. A worker keeps claiming while any item is left, so when this command's
 stop the whole job is done; the command that then drops the job from the table is the
 one that may prune (every other has finished reading), and running the command again
 later reads its sources again. With the SQLite store the items are handed to the workers
-of this machine through a queue (the store's writes take turns).
+of this machine through a queue (the store's writes take turns). A worker ends as soon as
+the command's process ends, killed or not; the command run again goes on from what was
+indexed.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from citesift.ingest.report import IndexProgress, Tally
 from citesift.sources.gather import Item
 from citesift.sources.web import is_web_url
 from citesift.store import is_postgres_url
-from citesift.store.holders import holder_name
+from citesift.store.holders import end_with_parent, holder_name
 
 if TYPE_CHECKING:
     from citesift.store.postgres import PostgresStore
@@ -103,7 +105,8 @@ def _shared(
 
     with PostgresStore(job.store, pool_size=1) as store:
         queue = _job_table(store, job, items, prune)
-        with ProcessPoolExecutor(workers, get_context("spawn")) as pool:
+        spawn = get_context("spawn")
+        with ProcessPoolExecutor(workers, spawn, initializer=end_with_parent) as pool:
             runs = [pool.submit(_claim, job, queue.queue, workers) for _ in range(workers)]
             _follow(runs, lambda: len(items) - queue.pending(), len(items), progress)
         tallies = [run.result() for run in runs]
@@ -163,8 +166,9 @@ _queue: tuple[Queue[list[Item] | None], Synchronized[int]] | None = None
 
 def _hold(todo: Queue[list[Item] | None], done: Synchronized[int]) -> None:
     """Keep the queue of items and the count of items done (handed over as the process
-    starts, the only way a queue can be shared)."""
+    starts, the only way a queue can be shared), and end with the command's process."""
     global _queue
+    end_with_parent()
     _queue = (todo, done)
 
 

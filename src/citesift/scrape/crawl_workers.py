@@ -7,8 +7,11 @@ its own state is shared by accident), each of which goes on with the crawl by it
 fetchers of its own whose limiters share the store's budget (spacing, the minute budget,
 429/503 blocks) with every other worker, and meanwhile follows the results stored and the
 frontier's counts to call ``on_result`` and ``on_progress`` (with each warning of a worker,
-once, as soon as the worker knows it, through a queue they share). A worker killed mid-page
-holds its pages until its lease runs out; the others then read them.
+once, as soon as the worker knows it, through a queue they share); only the results stored
+while they run are passed on, those of the stored crawl before it are the caller's to read
+(``crawl_results``). A worker killed mid-page holds its pages until its lease runs out; the
+others then read them. A worker ends as soon as the calling process ends, killed or not: a
+crawl run again (or resumed) then takes its pages back.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from citesift.numbers import number_in
 from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl, ended_at, start_crawl
 from citesift.store import AnyStore, open_store
 from citesift.store.frontier import Frontier
+from citesift.store.holders import end_with_parent
 from citesift.store.limits import budget_in
 from citesift.store.location import location_of
 
@@ -55,7 +59,8 @@ def crawl_with_workers(
     ``workers`` processes; returns where the crawl ended. ``limiter`` makes each worker's
     per-host limiters (picklable: a class or a ``functools.partial`` of one); a ``fetcher``
     cannot cross into another process, so giving one is an ``InvalidArgument``. Each
-    worker renders (``render="auto"``) with a Chromium of its own, ``executable``'s."""
+    worker renders (``render="auto"``) with a Chromium of its own, ``executable``'s.
+    ``on_result`` hears the pages done from now on, as a run of one process does."""
     number_in("workers", workers, 1, MAX_WORKERS, whole=True)
     if fetcher is not None:
         raise invalid("fetcher", fetcher, "None with workers: each worker makes its own")
@@ -73,7 +78,7 @@ def crawl_with_workers(
     ]
     began = time.monotonic()
     finished = sum(frontier.counts(crawl)[state] for state in ("done", "failed", "moved"))
-    mark = (0, 0)
+    mark = frontier.results_end(crawl)
     said: dict[str, None] = {}
     try:
         for process in processes:
@@ -138,6 +143,7 @@ def _work(
 ) -> None:
     """One worker: go on with the stored crawl until nothing is left for any worker, handing
     each thing it warns of to the calling process as soon as it is known."""
+    end_with_parent()
     sent: set[str] = set()
 
     def tell(progress: CrawlProgress) -> None:

@@ -298,6 +298,15 @@ class Frontier:
             ).fetchall()
         return [((0, int(seq)), json.loads(record)) for seq, record in rows]
 
+    def results_end(self, crawl: str) -> tuple[int, int]:
+        """The mark of the last result of ``crawl`` stored so far (``(0, 0)`` when none):
+        followed from there, only the results stored later come."""
+        with self.store.reading() as conn:
+            row = self._run(
+                conn, "SELECT MAX(seq) FROM crawl_results WHERE crawl = ?", (crawl,)
+            ).fetchone()
+        return (0, int(row[0] or 0))
+
     def failures(self, crawl: str) -> Iterator[tuple[str, str]]:
         """The failed URLs of ``crawl`` and why each failed, in the order they were found,
         read a page at a time (a crawl may fail millions)."""

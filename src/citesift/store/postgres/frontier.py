@@ -168,3 +168,13 @@ class PostgresFrontier(Frontier):
                 (crawl, str(after[0]), after[1], PAGE),
             ).fetchall()
         return [((int(xact), int(seq)), json.loads(record)) for xact, seq, record in rows]
+
+    def results_end(self, crawl: str) -> tuple[int, int]:
+        with self.store.reading() as conn:
+            row = conn.execute(
+                "SELECT xact::text::bigint, seq FROM crawl_results"
+                " WHERE crawl = %s AND xact < pg_snapshot_xmin(pg_current_snapshot())"
+                " ORDER BY xact DESC, seq DESC LIMIT 1",
+                (crawl,),
+            ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
