@@ -12,6 +12,7 @@ import socket
 import sys
 import threading
 import time
+from multiprocessing.process import BaseProcess
 
 from citesift.numbers import is_decimal
 
@@ -55,15 +56,18 @@ def holder_gone(holder: str) -> bool:
 def end_with_parent() -> None:
     """Make this worker process end as soon as the process that started it ends (one killed
     by SIGKILL cannot stop its workers itself, which would go on, then wait for ever): on
-    Linux the kernel kills it, and everywhere a thread ends it once its parent has changed
-    (under ``forkserver`` its parent, the fork server, ends with the starter). Its leases
-    then run out and other runs take its work back."""
+    Linux the kernel kills it when its parent ends, and everywhere a thread ends it once its
+    parent has changed or its starter's pipe has closed (under ``forkserver`` the parent is
+    the fork server, which lives on while its children do). Its leases then run out and
+    other runs take its work back."""
     parent = os.getppid()
     _killed_with_parent()
     starter = multiprocessing.parent_process()
-    if starter is not None and not starter.is_alive():  # ended before the kernel was asked
+    if not _there(parent, starter):  # it ended before the kernel was asked
         os._exit(ORPHANED)
-    threading.Thread(target=_watch, args=(parent,), name="end-with-parent", daemon=True).start()
+    watch = threading.Thread(target=_watch, args=(parent, starter), name="end-with-parent")
+    watch.daemon = True
+    watch.start()
 
 
 def _killed_with_parent() -> None:
@@ -79,9 +83,14 @@ def _killed_with_parent() -> None:
         return
 
 
-def _watch(parent: int) -> None:
-    """End this process once its parent is no longer ``parent`` (it ended: this process was
-    given to another)."""
-    while os.getppid() == parent:
+def _there(parent: int, starter: BaseProcess | None) -> bool:
+    """Whether this process's parent is still ``parent`` and its ``starter`` (the process
+    that asked for it, when ``multiprocessing`` started it) has not ended."""
+    return os.getppid() == parent and (starter is None or starter.is_alive())
+
+
+def _watch(parent: int, starter: BaseProcess | None) -> None:
+    """End this process once ``parent`` or ``starter`` has ended."""
+    while _there(parent, starter):
         time.sleep(WATCH_S)
     os._exit(ORPHANED)
