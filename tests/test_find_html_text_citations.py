@@ -90,3 +90,35 @@ def test_an_address_written_out_with_an_entity_is_read_whole() -> None:
     assert cited(html) == [
         ("Search it at.", "https://x.org/s?q=a&b=2", "https://x.org/s?q=a&b=2"),
     ]
+
+
+def test_the_blocks_of_a_page_layout_are_sentences_apart() -> None:
+    """A site's header, navigation, figure captions and footer ran into the sentence after
+    them (``Site name Rust is safe.``): the claim checked held words the page never said
+    together."""
+    html = (
+        "<header>Site name</header>\n<nav>Home</nav>\n"
+        "<main>Rust is safe <a href='https://a.org/safe'>source</a>.<hr>"
+        "<figure><img src=x.png><figcaption>A crab</figcaption></figure>"
+        "It is fast <a href='https://a.org/fast'>source</a>.</main>\n"
+        "<aside>Ad</aside><details><summary>More</summary>Go has a collector "
+        "<a href='https://a.org/go'>source</a>.</details><footer>Contact</footer>"
+    )
+    assert cited(html) == [
+        ("Rust is safe.", "https://a.org/safe", "source"),
+        ("It is fast.", "https://a.org/fast", "source"),
+        ("Go has a collector.", "https://a.org/go", "source"),
+    ]
+
+
+def test_a_sentence_citing_one_address_in_two_forms_cites_it_once() -> None:
+    """A ``<cite>`` holding an address written out cited it twice: by the ``<cite>`` and
+    as an address in the page's text, each counted against the document's check."""
+    html = (
+        "<p>Rust is safe. <cite>See https://a.org/safe</cite></p>"
+        "<p>It is fast. <cite>https://a.org/fast</cite></p>"
+    )
+    assert cited(html) == [
+        ("Rust is safe.", "https://a.org/safe", "https://a.org/safe"),
+        ("It is fast.", "https://a.org/fast", "https://a.org/fast"),
+    ]

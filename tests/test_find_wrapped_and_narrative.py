@@ -79,6 +79,36 @@ def test_a_sentence_soft_wrapped_over_lines_is_one_sentence() -> None:
     ]
 
 
+def test_lines_of_an_answer_without_full_stops_are_sentences_apart() -> None:
+    """An answer written a claim a line without full stops had each line ending on a word
+    in lower case joined to the next: the marker of one claim cited the line before it
+    too (``It has no garbage collector Go has one``)."""
+    text = (
+        "Rust is memory safe [1]\nIt has no garbage collector\nGo has one [2]\n\n"
+        "[1]: https://a.org/one\n[2]: https://a.org/two\n"
+    )
+    assert cited(text) == [
+        ("Rust is memory safe", "https://a.org/one", "[1]"),
+        ("Go has one", "https://a.org/two", "[2]"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "Go has a garbage collector and\nRust has none",
+        "Go has a garbage collector,\nRust has none",
+        "Go has a garbage collector in each of\nThe programs it builds",
+        "Go has a garbage\ncollector that Rust has none of",
+    ],
+)
+def test_a_line_ending_on_a_comma_or_joining_word_goes_on(wrapped: str) -> None:
+    """A line ending where no sentence ends (a comma, ``and``, ``of``) or followed by one
+    starting in lower case is one sentence with the next line."""
+    found = cited(f"{wrapped} [1]\n\n[1]: https://a.org/one\n")
+    assert found == [(" ".join(wrapped.split("\n")), "https://a.org/one", "[1]")]
+
+
 def test_a_reference_list_written_as_a_table_resolves_its_markers() -> None:
     """A table of sources (``| 1 | Smith, J. (2020). ... |``) resolved no marker: the
     citations of a document listing its references so cited nothing."""

@@ -86,6 +86,18 @@ FRAGMENTS: list[tuple[Kind, str]] = [
     ("html", "<cite "),
     ("html", "<cite>https://a.example/ "),
     ("html", "<li id=n>"),
+    ("html", "<code>x"),
+    ("html", "<pre>x"),
+    ("html", "<h2>References"),
+    ("html", "<p>Sources:</p><ul>"),
+    ("html", "<ol><li>Smith, J. (2020). https://a.example/ "),
+    ("html", "Smith ("),
+    ("markdown", "Smith (\n"),
+    ("markdown", "Smith et al. ("),
+    ("markdown", "(2020)"),
+    ("markdown", "## References\n"),
+    ("markdown", "Sources:\nx\n"),
+    ("markdown", "and\n"),
 ]
 
 
@@ -139,6 +151,22 @@ def test_claims_citing_together_or_by_author_are_read_in_linear_time(
 @pytest.mark.parametrize("tag", ["a href=x", "cite"])
 def test_tags_closed_once_at_the_very_end_are_read_in_linear_time(tag: str) -> None:
     assert_linear(repeated(f"<{tag} ") + ">", "html")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("tag", ["code", "pre", "kbd", "samp"])
+def test_a_megabyte_of_code_elements_left_open_is_read_in_linear_time(tag: str) -> None:
+    """Each ``<code>`` left open was read to the page's end for its closing: 40 KB of them
+    took 6 s, a megabyte never ended."""
+    assert_linear(repeated(f"<{tag}>x", 1_000_000), "html")
+
+
+def test_code_is_read_to_its_closing_or_the_next_opening_of_its_kind() -> None:
+    html = (
+        "<p>Run <code>curl https://a.example/shown</code> now. <code>left open "
+        "<p>Rust is safe, said https://a.org/safe. <pre>https://a.org/code</pre></p>"
+    )
+    assert [c.url for c in find_citations(html, "html")] == ["https://a.org/safe"]
 
 
 @pytest.mark.timeout(300)

@@ -572,6 +572,8 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
             cited = written_url(address)  # the marker shown is the address, as cleaned
             if cited is not None:
                 marks.append((match.start(), cited, cited))
+                at = match.start(1)  # the address cites by its <cite>, not once more as text
+                shown.append((at + address.start(), at + address_end(address)))
     written, numbered, apart = _text_marks(html, prose, shown, base_url, unsaid)
     apart = _merged(notes + apart)  # the notes and the reference list: no claims
     starts = [start for start, _ in apart]

@@ -15,17 +15,17 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from citesift.extract import strip_tags
+from citesift.extract.rules import BLOCK_TAGS
 from citesift.verify.reference_sections import TITLES
 
-_BLOCK = re.compile(
-    r"</?(?:p|li|h[1-6]|div|td|th|tr|blockquote|section|article|[ou]l|table|pre|d[dlt])\b"
-    r"|<br\b",
-    re.I,
-)
-"""A tag opening or closing a block: the text on either side is another line."""
+_BLOCK = re.compile(rf"</?(?:{'|'.join(sorted(BLOCK_TAGS))})\b|<br\b", re.I)
+"""A tag opening or closing a block (those extraction reads as blocks), or a line break:
+the text on either side is another line."""
 _LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]")
-_CODE = re.compile(r"<(pre|code|kbd|samp)\b[^<>]*>(?:[^<]|<(?!/\1\s*>))*</\1\s*>", re.I)
-"""Code on a page: its addresses and brackets are shown, not cited."""
+_CODE = re.compile(r"<(pre|code|kbd|samp)\b[^<>]*>(?:[^<]|<(?!/?\1\b))*</\1\s*>", re.I)
+"""Code on a page: its addresses and brackets are shown, not cited. Read to its closing
+or the next opening of its kind, whichever first: an element left open is no code, and a
+page of many of them is read in linear time."""
 _HEADING = re.compile(r"<(h[1-6]|p|div|dt)\b[^<>]*>((?:[^<]|<(?!/?\1\b)){1,300})</\1\s*>", re.I)
 _SECTION_END = re.compile(r"<h([1-6])\b", re.I)
 _LIST_AFTER = re.compile(r"\s*<[ou]l\b", re.I)

@@ -18,8 +18,14 @@ quote, a heading, a table row, HTML, a list item, a fence, a label or note (``[3
 ``[^1]: ...``)."""
 _ENDS_BLOCK = re.compile(r"[ \t]*(?:#|\||`{3}|~{3}|<)")
 """A line after which nothing continues: a heading, a table row, a fence, HTML."""
-_WRAPS = re.compile(r"(?:^|\s)(?![^\s]*://)[^\s]*[a-z,][ \t]*$")
-"""A line ending inside its sentence: on a word in lower case or a comma (no address)."""
+_JOINING = (
+    "a|an|the|and|or|nor|but|of|to|in|into|at|by|for|from|with|without|as|than|that|which"
+    "|who|whose|whom|its|their|our|your|his|her|my|via|per|between"
+)
+_WRAPS = re.compile(rf"(?:^|\s)(?:(?![^\s]*://)[^\s]*,|(?:{_JOINING}))[ \t]*$")
+"""A line ending inside its sentence: on a comma (no address's) or on a word a sentence
+cannot end on (``and``, ``of``, ``the``). A line ending on any other word may be a whole
+sentence written without its full stop, as an answer writes one a line."""
 _ROW = re.compile(r"^[ \t]*\|.*$", re.MULTILINE)
 """A table's row: a reference list may be a table, a row to an entry."""
 _NUMBER_CELL = re.compile(r"[ \t]*\|([ \t]*)\[?(\d{1,9})\]?[ \t]*\|")
@@ -33,8 +39,8 @@ def joined_lines(lined: str, *, entries: bool = False) -> str:
     continues a paragraph, a list item or a definition made a space. Its length, hence every
     offset, stays the same. Read for ``entries``, a line goes on unless it holds an address;
     read for sentences, only where the break falls inside a sentence (the line ends on a
-    word in lower case or a comma, or the next begins in lower case): a line of an answer
-    saying one thing without its full stop stays a sentence of its own."""
+    comma or a joining word, ``and``, ``of``, or the next begins in lower case): a line of
+    an answer saying one thing without its full stop stays a sentence of its own."""
     ends = _ENDS_ENTRY if entries else _ENDS_BLOCK
     lines = lined.split("\n")
     pieces = []
