@@ -4,11 +4,13 @@ that extractive research once cited as a passage is graded as the passage it is.
 
 from __future__ import annotations
 
-from citesift import verify_claim
+from citesift import FactContradiction, verify_claim
 from citesift.extract.document import extract_document
 from citesift.text.sentences import sentence_spans
 from citesift.verify.judges.verbatim import QUOTES_SOURCE, quoted_sentences
+from citesift.verify.verifier import NliResult
 from conftest import FIXTURES
+from test_rag_helpers import HashEmbedder
 
 RECORDED = (
     FIXTURES / "pages" / ("08f793762792bd252c75fb57544cdf506ffcc04785136cb87503f02364b82b56.html")
@@ -21,15 +23,28 @@ def page_sentences() -> list[str]:
     return [b.text[s:e] for b in document.blocks for s, e in sentence_spans(b.text)]
 
 
-def test_a_claim_quoting_many_short_sentences_is_supported_by_them_all() -> None:
+def quotation() -> tuple[list[str], str, range]:
+    """The page's sentences, a claim quoting its menu, byline and opening (names, a byline, a
+    date: none left out) and the indices of the sentences it quotes."""
     sentences = page_sentences()
     first = sentences.index("Account Settings Log Out")
     last = next(i for i, s in enumerate(sentences) if s.startswith("The Steelers spent Monday"))
-    claim = "\n\n".join(sentences[first : last + 1])  # names, a byline, a date: none left out
+    return sentences, "\n\n".join(sentences[first : last + 1]), range(first, last + 1)
+
+
+def test_a_claim_quoting_many_short_sentences_is_supported_by_them_all() -> None:
+    sentences, claim, quoted = quotation()
     check = verify_claim(claim, sentences)
     assert (check.label, check.score) == ("supported", 1.0)
-    assert check.supporting == tuple(range(first, last + 1))
+    assert check.supporting == tuple(quoted)
     assert check.reason.startswith(QUOTES_SOURCE)
+
+
+def test_the_offline_contradiction_check_holds_a_quotation_entailed_as_the_judge_does() -> None:
+    """``verify --nli offline`` and ``check`` agree on a claim quoting its source."""
+    sentences, claim, _ = quotation()
+    answer = FactContradiction(HashEmbedder())("\n\n".join(sentences), claim)
+    assert answer == NliResult("entailment", verify_claim(claim, sentences).score)
 
 
 def test_only_whole_sentences_word_for_word_are_a_quotation() -> None:

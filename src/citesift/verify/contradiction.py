@@ -2,7 +2,8 @@
 ``nli`` hook, built on what ``verify_claim`` checks.
 
 The premise (a source) is cut into sentences and the hypothesis (a claim) graded against
-them by the offline judge. A claim is contradicted when one of its best candidate sentences
+them by the offline judge (a claim quoting them word for word supported, as ``verify_claim``
+holds it). A claim is contradicted when one of its best candidate sentences
 (those the judge names as support when it finds the claim supported: a page stating the
 claim is not turned against it by a denial elsewhere, *never won it again*) states it with
 the other polarity (``polarity.opposite``: *was never rebuilt* against *was
@@ -35,6 +36,7 @@ from citesift.verify.judges.features import Measured, fact_keys, measure
 from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
+from citesift.verify.judges.verbatim import verbatim_check
 from citesift.verify.polarity import opposite
 from citesift.verify.verifier import NliResult
 
@@ -88,7 +90,9 @@ class FactContradiction:
         claim_vector = unit_vectors(embedder, [hypothesis])[0]
         candidates = fused(sentences, lexical, claim_vector, source.vectors)
         measured = measure(hypothesis, sentences, candidates)
-        check = OfflineJudge(embedder).grade(hypothesis, sentences, candidates, measured)
+        check = verbatim_check(hypothesis, sentences) or OfflineJudge(embedder).grade(
+            hypothesis, sentences, candidates, measured
+        )
         supported = check.label == "supported"
         read = check.supporting if supported else candidates.ranked
         if any(opposite(hypothesis, sentences[i]) for i in read):

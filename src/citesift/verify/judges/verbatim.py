@@ -5,6 +5,7 @@ a quotation running over many sentences would otherwise count as missed."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from citesift.text.fragments import has_word
@@ -17,16 +18,32 @@ QUOTES_SOURCE = "the claim quotes its source word for word"
 def quoted_sentences(claim: str, sentences: Sequence[str]) -> tuple[int, ...] | None:
     """The indices of the first run of consecutive whole ``sentences`` (blank ones passed
     over) that, white space collapsed, read exactly as ``claim``; None when there is none
-    or the claim holds no letter or digit."""
+    or the claim holds no letter or digit. The sentences are searched joined as one text for
+    the claim starting and ending on their bounds, not matched again from each sentence (a
+    claim repeating one sentence thousands of times took minutes against a page of it)."""
     wanted = " ".join(claim.split())
     if not has_word(wanted):
         return None
-    said = [" ".join(s.split()) for s in sentences]
-    for first, text in enumerate(said):
-        if text and wanted.startswith(text):
-            run = _run(wanted, said, first)
-            if run is not None:
-                return run
+    kept = [(index, " ".join(s.split())) for index, s in enumerate(sentences)]
+    kept = [(index, text) for index, text in kept if text]
+    starts, at = [], 0
+    for _, text in kept:
+        starts.append(at)
+        at += len(text) + 1
+    ends = {start + len(text) for start, (_, text) in zip(starts, kept, strict=True)}
+    firsts = [n for n, start in enumerate(starts) if start + len(wanted) in ends]
+    aligned = [starts[n] for n in firsts]  # where a run spelling the claim would start
+    joined = " ".join(text for _, text in kept)
+    hit = joined.find(wanted)
+    while hit >= 0:
+        next_run = bisect_left(aligned, hit)
+        if next_run == len(aligned):
+            return None
+        if aligned[next_run] == hit:
+            first = firsts[next_run]
+            last = bisect_left(starts, hit + len(wanted), lo=first)
+            return tuple(index for index, _ in kept[first:last])
+        hit = joined.find(wanted, aligned[next_run])
     return None
 
 
@@ -37,22 +54,3 @@ def verbatim_check(claim: str, sentences: Sequence[str]) -> ClaimCheck | None:
     if run is None:
         return None
     return ClaimCheck("supported", run, 1.0, f"{QUOTES_SOURCE}: {quoted(sentences, run)}")
-
-
-def _run(wanted: str, said: Sequence[str], first: int) -> tuple[int, ...] | None:
-    """The sentences from ``first`` on that spell ``wanted`` whole, one space between each."""
-    at, run = 0, []
-    for index in range(first, len(said)):
-        text = said[index]
-        if not text:
-            continue
-        if not wanted.startswith(text, at):
-            return None
-        run.append(index)
-        at += len(text)
-        if at == len(wanted):
-            return tuple(run)
-        if wanted[at] != " ":
-            return None
-        at += 1
-    return None
