@@ -92,8 +92,7 @@ def test_max_value_weights_fuse_to_finite_scores() -> None:
 
 
 def test_zscore_fusion_gives_a_hit_missing_from_a_list_that_lists_lowest_score() -> None:
-    keyword = hits(("a", 2), ("d", 1))  # cut at its depth: c may be a match below d
-    out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), keyword, bm25_depth=2)
+    out = zscore_fusion(hits(("a", 3), ("b", 2), ("c", 1)), hits(("a", 2), ("d", 1)))
     low = -math.sqrt(1.5)  # the z-score of 1 among 3, 2, 1
     assert [h.id for h in out] == ["a", "b", "d", "c"]  # d and c tie: d ranks higher
     fused = [(-low + 1) / 2, (0 - 1) / 2, (low - 1) / 2, (low - 1) / 2]  # wv·z + wb·z
@@ -117,7 +116,8 @@ def test_every_lexical_match_stands_above_the_documents_bm25_did_not_match(fuse:
     """The weakest of two matches, or the only one, gets more from the BM25 side than a
     document it did not match, however little the dense side tells them apart."""
     others = [(f"f{i}", 0.5) for i in range(40)]
-    out = fuse(hits(*others, ("moon", 0.5), ("sea", 0.5)), hits(("moon", 7.0), ("sea", 2.0)))
+    keyword = hits(("moon", 7.0), ("sea", 2.0))  # all BM25 matched, 300 asked for
+    out = fuse(hits(*others, ("moon", 0.5), ("sea", 0.5)), keyword, bm25_depth=300)
     assert [h.id for h in out[:2]] == ["moon", "sea"]
     assert out[0].score > out[1].score > out[2].score == out[-1].score
     noisy = [(f"f{i}", 0.9 - i / 100) for i in range(40)]  # the match: last on the dense side
@@ -130,7 +130,7 @@ def test_a_bm25_list_cut_at_its_depth_is_kept_and_a_shorter_one_takes_the_others
     assert lexical_side(keyword, dense, 2) == keyword
     scored = [(h.id, h.score) for h in lexical_side(keyword, dense, 3)]
     assert scored == [("a", 4.0), ("b", 1.0), ("c", 0.0)]
-    assert lexical_side(keyword, dense) == lexical_side(keyword, dense, 3)
+    assert lexical_side(keyword, dense) == keyword  # of unknown depth: maybe cut
     with pytest.raises(InvalidArgument, match="bm25_depth must be"):
         lexical_side(keyword, dense, -1)
 
@@ -157,8 +157,7 @@ def test_z_scores_of_equal_huge_or_no_scores_stay_finite() -> None:
 
 
 def test_zscore_fusion_orders_ties_by_agreement_then_rank() -> None:
-    keyword = hits(("z", 3.0), ("y", 3.0))  # cut at its depth: x may match as well as z
-    out = zscore_fusion(hits(("x", 0.9), ("y", 0.9)), keyword, bm25_depth=2)
+    out = zscore_fusion(hits(("x", 0.9), ("y", 0.9)), hits(("z", 3.0), ("y", 3.0)))
     assert [h.id for h in out] == ["y", "x", "z"]
 
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from citesift.errors import invalid
-from citesift.index.arguments import count_or
+from citesift.index.arguments import count, count_or
 from citesift.model import Match
 from citesift.numbers import is_finite_number, number_in
 
@@ -51,8 +51,9 @@ def weighted_fusion(
 
     Weights go through ``fusion_weights``; a hit missing from one list gets 0 from it. The
     BM25 side is scaled as ``lexical_side`` gives it (``bm25_depth``: how deep it was asked
-    for), so every match stands above a document BM25 did not match. Equal scores (min-max
-    maps a list of equal scores all to 1) are ordered as ``fusion_order`` says.
+    for, None when not known), so every match of a list shorter than that stands above a
+    document BM25 did not match. Equal scores (min-max maps a list of equal scores all to 1)
+    are ordered as ``fusion_order`` says.
     """
     weights = fusion_weights(vector_weight, bm25_weight)
     norm_v = min_max(vector_hits)
@@ -75,8 +76,9 @@ def zscore_fusion(
     A standard score places a hit against its whole list (its mean and spread), where
     min-max looks at the list's two ends only, so the two sides' scales count alike
     whatever their extremes. The BM25 side is standardised as ``lexical_side`` gives it
-    (``bm25_depth``: how deep it was asked for), so a match stands above every document
-    BM25 did not match, even the one match of a list; otherwise a hit missing from a list
+    (``bm25_depth``: how deep it was asked for, None when not known), so a match of a list
+    shorter than that stands above every document BM25 did not match, even the one match of
+    a list; otherwise a hit missing from a list
     gets that list's lowest standard score (it ranked below all of them there). A standard
     score is only relative (the one hit of a list scores 0, however well it matches), so it
     orders the hits but is not what they score. Weights go through ``fusion_weights``;
@@ -94,13 +96,15 @@ def zscore_fusion(
 def lexical_side(
     bm25_hits: Sequence[Match], other_hits: Sequence[Match], bm25_depth: int | None = None
 ) -> list[Match]:
-    """The BM25 list as fusion scales it. A list shorter than ``bm25_depth`` (any list, for
-    None) holds every document BM25 matched: each of ``other_hits`` it leaves out is no
-    match, so it joins the list at BM25's score for no match, 0, and every match stands
-    above it (a standard score of the matches alone puts the weakest match, or the only
-    one, level with them). A list as deep as asked for may have stopped above some matches,
-    so it is kept as it is."""
-    depth = count_or("bm25_depth", bm25_depth, len(bm25_hits) + 1, 0)
+    """The BM25 list as fusion scales it. A list shorter than ``bm25_depth`` holds every
+    document BM25 matched: each of ``other_hits`` it leaves out is no match, so it joins the
+    list at BM25's score for no match, 0, and every match stands above it (a standard score
+    of the matches alone puts the weakest match, or the only one, level with them). A list
+    as deep as asked for may have stopped above some matches, and one of unknown depth
+    (None) may have been cut by its caller, so either is kept as it is."""
+    if bm25_depth is None:
+        return list(bm25_hits)
+    depth = count("bm25_depth", bm25_depth, 0)
     if len(bm25_hits) >= depth:
         return list(bm25_hits)
     listed = {h.id for h in bm25_hits}
