@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.scrape.crawl import crawl
+from citesift.scrape.crawl import CrawlOptions, crawl, marked_results
+from citesift.scrape.crawl_workers import crawl_with_workers
 from citesift.store import open_store
 from citesift.store.frontier import frontier_in
 from local_site import page, serve_page
@@ -178,6 +179,24 @@ def test_workers_share_a_sqlite_frontier_on_one_machine(
     assert ended.done == len(EVERY) and ended.queued == 0
     assert sorted(results) == sorted(server.url(path) for path in EVERY)
     assert set(page_hits(server).values()) == {1}
+
+
+def test_workers_pass_on_every_result_stored_after_the_callers_mark(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """A caller that wrote the stored results up to a mark (``crawl --out``) hears every
+    result stored after it, those stored before the workers started included."""
+    build_site(server, delay=0.0)
+    with open_store(tmp_path / "crawl.db") as store:
+        ended = crawl(server.url("/"), limit=4, policy=loopback_policy(), store=store,
+                      fetcher=loopback_fetcher())  # fmt: skip
+        stored = list(marked_results(store, ended.crawl))
+        heard: list[str] = []
+        crawl_with_workers(None, CrawlOptions(), 2, policy=loopback_policy(), store=store,
+                           resume=ended.crawl, on_result=lambda r: heard.append(r["url"]),
+                           after=stored[1][0])  # fmt: skip
+    assert len(stored) == 4
+    assert heard == [record["url"] for _, record in stored[2:]]  # stored after the mark
 
 
 def test_workers_need_a_store_other_processes_open_and_their_own_fetchers(

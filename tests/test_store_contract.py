@@ -562,7 +562,7 @@ def test_a_lapsed_lease_passes_the_url_to_another_worker(store: AnyStore) -> Non
     found = [Entry("https://site.test/a", "site.test", 1)]
     assert slow.finish("c", "https://site.test/", {"by": "slow"}, found=found) == 1
     assert quick.finish("c", "https://site.test/", {"by": "quick"}) == 0
-    assert list(quick.results("c")) == [{"by": "quick"}]
+    assert [record for _, record in quick.results("c")] == [{"by": "quick"}]
     assert [e.url for e in slow.claim("c", 5, busy=["site.test"])] == []
     assert [e.url for e in slow.claim("c", 5)] == ["https://site.test/a"]
     slow.release("c", "https://site.test/a")
@@ -588,6 +588,9 @@ def test_results_followed_mark_to_mark_come_once_each(store: AnyStore) -> None:
         mark = page[-1][0]
         seen.extend(record["n"] for _, record in page)
     assert seen == [-1, *range(250)]
+    marked = list(frontier.results("c"))  # every page of them, each with its mark
+    assert [record["n"] for _, record in marked] == seen
+    assert [record["n"] for _, record in frontier.results("c", marked[99][0])] == seen[100:]
 
 
 def test_research_runs_keep_their_events_in_order_and_answer(store: AnyStore) -> None:

@@ -40,7 +40,7 @@ from citesift.scrape.crawl import (
     acrawl,
     crawl_failures,
     crawl_id,
-    crawl_results,
+    marked_results,
     stored_start,
 )
 from citesift.scrape.crawl_workers import crawl_with_workers
@@ -180,8 +180,10 @@ def crawl_command(
         with _output(out) as sink:
             say(f"crawl {crawl} (run the same command, or --resume {crawl}, to go on)", err=True)
             written = _Written(sink)
-            for record in crawl_results(kept, crawl):
+            mark = (0, 0)  # the workers follow on from the last result written
+            for found, record in marked_results(kept, crawl):
                 written(record)
+                mark = found
             policy = setup.settings.fetch_policy()
             progress = _Progress()
             try:
@@ -195,6 +197,7 @@ def crawl_command(
                     ended = crawl_with_workers(
                         url, options, workers, policy=policy, store=kept, resume=resume,
                         on_result=written, on_progress=progress, executable=executable,
+                        after=mark,
                     )  # fmt: skip
             except InvalidArgument as error:
                 usage_error(str(error))

@@ -360,7 +360,16 @@ async def acrawl(
 
 def crawl_results(store: AnyStore, crawl: str) -> Iterator[dict[str, Any]]:
     """The results of the stored crawl ``crawl``, in the order they were done."""
-    return frontier_in(store).results(crawl)
+    return (record for _, record in frontier_in(store).results(crawl))
+
+
+def marked_results(
+    store: AnyStore, crawl: str, after: tuple[int, int] = (0, 0)
+) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
+    """The results of the stored crawl ``crawl`` stored after the mark ``after`` (all from
+    ``(0, 0)``), each with its mark: a caller that has read them to a mark follows on from
+    it (``crawl_with_workers``'s ``after``) without missing one stored in between."""
+    return frontier_in(store).results(crawl, after)
 
 
 def crawl_failures(store: AnyStore, crawl: str) -> Iterator[dict[str, str]]:

@@ -8,10 +8,11 @@ fetchers of its own whose limiters share the store's budget (spacing, the minute
 429/503 blocks) with every other worker, and meanwhile follows the results stored and the
 frontier's counts to call ``on_result`` and ``on_progress`` (with each warning of a worker,
 once, as soon as the worker knows it, through a queue they share); only the results stored
-while they run are passed on, those of the stored crawl before it are the caller's to read
-(``crawl_results``). A worker killed mid-page holds its pages until its lease runs out; the
-others then read them. A worker ends as soon as the calling process ends, killed or not: a
-crawl run again (or resumed) then takes its pages back.
+after the caller's mark are passed on (those stored once the workers start, when it gives
+none), those before are the caller's to read (``crawl_results``, ``marked_results``). A
+worker killed mid-page holds its pages until its lease runs out; the others then read them.
+A worker ends as soon as the calling process ends, killed or not: a crawl run again (or
+resumed) then takes its pages back.
 """
 
 from __future__ import annotations
@@ -54,13 +55,16 @@ def crawl_with_workers(
     on_result: Callable[[dict[str, Any]], None] | None = None,
     on_progress: Callable[[CrawlProgress], None] | None = None,
     executable: str | None = None,
+    after: tuple[int, int] | None = None,
 ) -> CrawlProgress:
     """Crawl ``url`` with ``options`` (or go on with the stored crawl ``resume``) in
     ``workers`` processes; returns where the crawl ended. ``limiter`` makes each worker's
     per-host limiters (picklable: a class or a ``functools.partial`` of one); a ``fetcher``
     cannot cross into another process, so giving one is an ``InvalidArgument``. Each
     worker renders (``render="auto"``) with a Chromium of its own, ``executable``'s.
-    ``on_result`` hears the pages done from now on, as a run of one process does."""
+    ``on_result`` hears the pages done from now on, as a run of one process does, or every
+    result stored after the mark ``after`` (``marked_results``: a caller that read the
+    stored results up to it misses none stored since)."""
     number_in("workers", workers, 1, MAX_WORKERS, whole=True)
     if fetcher is not None:
         raise invalid("fetcher", fetcher, "None with workers: each worker makes its own")
@@ -78,7 +82,7 @@ def crawl_with_workers(
     ]
     began = time.monotonic()
     finished = sum(frontier.counts(crawl)[state] for state in ("done", "failed", "moved"))
-    mark = frontier.results_end(crawl)
+    mark = frontier.results_end(crawl) if after is None else after
     said: dict[str, None] = {}
     try:
         for process in processes:

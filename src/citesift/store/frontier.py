@@ -275,13 +275,15 @@ class Frontier:
             ).fetchall()
         return {state: 0 for state in STATES} | {state: int(n) for state, n in rows}
 
-    def results(self, crawl: str) -> Iterator[dict[str, Any]]:
-        """The stored results of ``crawl`` in the order they were stored, read a page at a
-        time (so a long crawl is never held in memory)."""
-        after = (0, 0)
+    def results(
+        self, crawl: str, after: tuple[int, int] = (0, 0)
+    ) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
+        """The results of ``crawl`` stored after the mark ``after`` (all from ``(0, 0)``),
+        each with its mark, in the order they were stored, read a page at a time (so a long
+        crawl is never held in memory)."""
         while page := self.results_after(crawl, after):
             after = page[-1][0]
-            yield from (record for _, record in page)
+            yield from page
 
     def results_after(
         self, crawl: str, after: tuple[int, int] = (0, 0)
