@@ -1,5 +1,6 @@
 """A worker process calling ``end_with_parent`` ends within seconds of the process that
-started it being killed by SIGKILL, whichever way ``multiprocessing`` started it."""
+started it being killed by SIGKILL, whichever way ``multiprocessing`` started it, and in a
+Python without ``ctypes`` (the kernel then not asked, its watching thread ends it)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ STARTER = """
 import multiprocessing, sys, time
 from citesift.store.holders import end_with_parent
 
-def work(ready):
+def work(ready, without_ctypes):
+    if without_ctypes:
+        sys.modules["ctypes"] = None  # as a Python built without it: importing it fails
     end_with_parent()
     ready.set()
     time.sleep(60)
@@ -27,7 +30,7 @@ def work(ready):
 if __name__ == "__main__":
     context = multiprocessing.get_context(sys.argv[1])
     ready = context.Event()
-    worker = context.Process(target=work, args=(ready,))
+    worker = context.Process(target=work, args=(ready, sys.argv[2] == "without-ctypes"))
     worker.start()
     ready.wait(30)
     print(worker.pid, flush=True)
@@ -35,14 +38,17 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+@pytest.mark.parametrize(
+    ("method", "ctypes"),
+    [("spawn", "with-ctypes"), ("forkserver", "with-ctypes"), ("spawn", "without-ctypes")],
+)
 def test_a_worker_ends_when_the_process_that_started_it_is_killed(
-    method: str, tmp_path: Path
+    method: str, ctypes: str, tmp_path: Path
 ) -> None:
     script = tmp_path / "starter.py"
     script.write_text(STARTER, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": SRC}
-    with subprocess.Popen([sys.executable, str(script), method], stdout=subprocess.PIPE,
+    with subprocess.Popen([sys.executable, str(script), method, ctypes], stdout=subprocess.PIPE,
                           env=env) as starter:  # fmt: skip
         assert starter.stdout is not None
         worker = int(starter.stdout.readline())

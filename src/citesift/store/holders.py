@@ -71,15 +71,15 @@ def end_with_parent() -> None:
 
 
 def _killed_with_parent() -> None:
-    """Ask Linux to send this process SIGKILL when its parent ends (elsewhere, or when the
-    call is refused, the watching thread alone ends it)."""
+    """Ask Linux to send this process SIGKILL when its parent ends (elsewhere, when the call
+    is refused, or in a Python built without ``ctypes``, the watching thread alone ends it)."""
     if not sys.platform.startswith("linux"):
         return
-    import ctypes
-
     try:
+        import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return
 
 
