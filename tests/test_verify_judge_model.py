@@ -5,6 +5,7 @@ names none."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -128,6 +129,24 @@ def test_nothing_behind_a_claim_is_not_supported_and_names_no_sentence(judge: Ju
     assert check.label == "not_supported" and check.supporting == ()
     no_fact = judge.judge("it is", SENTENCES, find_candidates("it", SENTENCES))
     assert no_fact.label == "not_supported" and no_fact.score == 0.0
+
+
+def test_training_standardises_by_the_mean_and_scale_the_model_file_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The model is fitted on the standard scores the judge computes from the file, whose
+    mean and scale are rounded: not on those of the unrounded ones."""
+    monkeypatch.syspath_prepend(str(ROOT / "train"))
+    training = importlib.import_module("verify_judge")
+    x = np.array([[0.1234567891, 2.0, 1 / 3], [0.2, 2.0, 2 / 3], [0.35, 2.0, 1.0]])
+    mean, scale = training.standardisation(x)
+    kept = {
+        name: json.loads(json.dumps([round(v, training.DECIMALS) for v in values.tolist()]))
+        for name, values in (("mean", mean), ("scale", scale))
+    }
+    assert mean.tolist() == kept["mean"] and scale.tolist() == kept["scale"]
+    assert mean.tolist() == pytest.approx(x.mean(axis=0).tolist(), abs=1e-6)
+    assert scale[1] == 1.0  # a feature that never varies
 
 
 def test_a_model_trained_on_your_own_claims_is_written_and_judges(tmp_path: Path) -> None:

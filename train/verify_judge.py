@@ -66,11 +66,18 @@ def featurise(
 
 
 def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each feature's mean and standard deviation over the rows of ``x``; the deviation 1
-    for a feature that never varies, whose deviation is 0 or the noise of summing equal
-    numbers (0 once written to ``DECIMALS``), which the judge would refuse to divide by."""
-    spread = x.std(axis=0)
-    return x.mean(axis=0), np.where(np.round(spread, DECIMALS) > 0, spread, 1.0)
+    """Each feature's mean and standard deviation over the rows of ``x`` to ``DECIMALS``,
+    as the model file keeps them, so the model is fitted on the standard scores the judge
+    computes; the deviation 1 for a feature that never varies, whose deviation is 0 or the
+    noise of summing equal numbers (0 once rounded), which the judge would refuse to divide
+    by."""
+    spread = written(x.std(axis=0))
+    return written(x.mean(axis=0)), np.where(spread > 0, spread, 1.0)
+
+
+def written(values: np.ndarray) -> np.ndarray:
+    """``values`` as the model file keeps them: each rounded to ``DECIMALS``."""
+    return np.array([round(v, DECIMALS) for v in values.tolist()], dtype=np.float64)
 
 
 def fit_softmax(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
