@@ -77,7 +77,10 @@ def blocks_to_markdown(
 
 def document_markdown(document: SourceDocument, source: str | None = None) -> str:
     """A read document as Markdown: its title the one ``#`` heading, its blocks below (as
-    ``blocks_to_markdown`` writes them), so every command prints a document alike."""
+    ``blocks_to_markdown`` writes them), as the reading commands (``page``, ``wiki read``,
+    ``extract``) print it. The ``markdown`` of a scrape or crawl result (``scrape.formats``,
+    ``scrape.crawl_page``) is the blocks alone, without the title, as Firecrawl's is: the
+    title is a field of its own there (a scrape's ``metadata.title``, a crawl's ``title``)."""
     return blocks_to_markdown(document.blocks, source, title=document.title)
 
 
