@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from citesift.model import Skipped, Snapshot
 from citesift.net import fetch, fetch_sync
-from servers import MisbehavingServer, loopback_policy
+from servers import MisbehavingServer, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -103,3 +104,31 @@ def test_on_send_runs_before_every_hop_sent(server: MisbehavingServer) -> None:
     )
     assert isinstance(outcome, Snapshot)
     assert calls == [0, 1]
+
+
+def test_the_callers_headers_go_to_the_origin_asked_only_never_elsewhere_nor_to_robots_txt(
+    server: MisbehavingServer,
+) -> None:
+    secrets = {"Authorization": "Bearer harbour-key", "Cookie": "session=tide"}
+    with serve() as other:
+        other.robots = server.robots = (200, "User-agent: *\nAllow: /\n")
+        elsewhere = f"http://localhost:{other.port}/ok"  # another host and port: another origin
+        hops = f"/redirect?to=/redirect%3Fto%3D{quote(elsewhere, safe='')}"
+        outcome = fetch_sync(
+            server.url(hops),
+            loopback_policy(
+                resolver=lambda _: ["127.0.0.1"], max_redirects=3, robots=True, headers=secrets
+            ),
+        )
+    assert isinstance(outcome, Snapshot) and outcome.final_url == elsewhere
+    asked = [seen for seen in server.seen if seen.path.startswith("/redirect")]
+    assert len(asked) == 2  # both hops on the origin asked for carry the headers
+    assert all(seen.headers.get("Authorization") == "Bearer harbour-key" for seen in asked)
+    assert all(seen.headers.get("Cookie") == "session=tide" for seen in asked)
+    robots = [seen for seen in [*server.seen, *other.seen] if seen.path == "/robots.txt"]
+    assert len(robots) == 2 and all(
+        "Authorization" not in s.headers and "Cookie" not in s.headers for s in robots
+    )
+    assert [seen.path for seen in other.seen if seen.path != "/robots.txt"] == ["/ok"]
+    assert "Authorization" not in other.seen[-1].headers
+    assert "Cookie" not in other.seen[-1].headers

@@ -25,7 +25,7 @@ from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
-from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy, serve
 from test_scrape import RICH, page_route
 from test_scrape_cli import CONTACT
 
@@ -343,3 +343,29 @@ def test_the_renderers_are_watched_only_while_a_page_renders(
     assert all(isinstance(outcome, ScrapeResult) for outcome in outcomes), outcomes
     assert seen == [0, 1, 0]
     assert left_behind(own_tmp) == []
+
+
+def test_the_callers_headers_go_to_the_pages_origin_only_not_to_other_hosts_it_asks(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    with serve() as other:
+        page_route(other, "/data", "the other tide", content_type="text/plain")
+        elsewhere = f"http://localhost:{other.port}/data"  # another host and port
+        page = FETCHING.replace(
+            'fetch("/data")', f'fetch("{elsewhere}").catch(() => 0).then(() => fetch("/data"))'
+        )  # the other origin's answer is hidden from the page (CORS), but it was asked
+        page_route(server, "/both", page)
+        page_route(server, "/data", "the tide table", content_type="text/plain")
+        secrets = {"Authorization": "Bearer harbour-key", "Cookie": "session=tide"}
+        result = scrape_sync(
+            server.url("/both"), ("text",), identity=TEST_IDENTITY, render="always",
+            policy=loopback_policy(resolver=lambda _: ["127.0.0.1"]), wait_for="#done",
+            headers=secrets,
+        )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    mine = [seen for seen in server.seen if seen.path == "/data"]
+    assert len(mine) == 1 and mine[0].headers.get("Authorization") == "Bearer harbour-key"
+    assert "session=tide" in mine[0].headers.get("Cookie", "")
+    theirs = [seen for seen in other.seen if seen.path == "/data"]
+    assert len(theirs) == 1  # asked by the page, through the route, without the headers
+    assert "Authorization" not in theirs[0].headers and "Cookie" not in theirs[0].headers

@@ -90,6 +90,29 @@ def parse_url(url: str) -> httpx.URL:
     return parsed
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def origin_of(url: str) -> tuple[str, str, int] | None:
+    """``url``'s origin (scheme, host, port; the scheme's default port when none is written),
+    or None when it has none: the one place headers a caller gave for a page may go."""
+    try:
+        parsed = httpx.URL(url)
+        host = parsed.raw_host.decode("ascii").lower()
+    except (UnicodeError, httpx.InvalidURL, ValueError, TypeError):
+        return None
+    scheme = parsed.scheme.lower()
+    if not host or scheme not in DEFAULT_PORTS:
+        return None
+    return scheme, host, parsed.port or DEFAULT_PORTS[scheme]
+
+
+def same_origin(url: str, other: str) -> bool:
+    """Whether ``url`` and ``other`` share one origin (same scheme, host and port)."""
+    origin = origin_of(url)
+    return origin is not None and origin == origin_of(other)
+
+
 async def check_target(
     url: str,
     resolver: Resolver,

@@ -9,6 +9,8 @@ address, robots.txt when the policy honours it, then the host's limiter admits i
 exchange reads it within the caps. The deadline bounds the name lookups, sending and reading
 of all hops together, so a chain of slow redirects cannot stretch a fetch to a deadline per
 hop (waits for the limiter and robots.txt are not counted: they have bounds of their own).
+The policy's extra headers (a caller's Authorization, Cookie) go only to the origin of the
+URL asked for: never to a redirect's other host, port or scheme, nor to robots.txt.
 Nothing raises for a refusal or a failure; only the caller's own cancellation propagates.
 """
 
@@ -22,7 +24,13 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
-from citesift.net.address import AddressRefused, Target, parse_url, without_credentials
+from citesift.net.address import (
+    AddressRefused,
+    Target,
+    parse_url,
+    same_origin,
+    without_credentials,
+)
 from citesift.net.exchange import Redirect, deadline_passed, exchange
 from citesift.net.limiter import LimiterRefused, LimiterRegistry, OnSend, SourceLimiter
 from citesift.net.loops import run_sync
@@ -140,17 +148,24 @@ class Fetcher:
 
     async def _follow(self, url: str, policy: FetchPolicy, on_send: OnSend | None) -> FetchOutcome:
         seen = {url}
-        current = url
         spent = _Spent()
+        elsewhere = policy.with_(headers=()) if policy.headers else policy
+
+        async def hop(at: str) -> Snapshot | Skipped | Limited | Redirect:
+            """One hop; the caller's headers go only to the origin of the URL asked for."""
+            chosen = policy if same_origin(at, url) else elsewhere
+            return await self._hop(at, chosen, on_send, spent)
+
+        current = url
         for _ in range(policy.max_redirects):
-            outcome = await self._hop(current, policy, on_send, spent)
+            outcome = await hop(current)
             if not isinstance(outcome, Redirect):
                 return outcome
             if outcome.location in seen:
                 return Skipped(outcome.status, f"redirect loop back to {outcome.location}")
             seen.add(outcome.location)
             current = outcome.location
-        last = await self._hop(current, policy, on_send, spent)
+        last = await hop(current)
         if not isinstance(last, Redirect):
             return last
         return Skipped(last.status, f"redirect to {last.location} not followed", last.location)
@@ -208,8 +223,10 @@ class Fetcher:
 
 def robots_policy(policy: FetchPolicy) -> FetchPolicy:
     """How a robots.txt is fetched for ``policy``: within its deadline (at most
-    ``ROBOTS_DEADLINE``), its error pages kept (a 404 means no rules), its body capped."""
+    ``ROBOTS_DEADLINE``), its error pages kept (a 404 means no rules), its body capped, and
+    none of the headers the caller gave for its pages (credentials are for the page)."""
     return policy.with_(
+        headers=(),
         robots=False,
         error_pages=True,
         max_redirects=ROBOTS_REDIRECTS,

@@ -31,7 +31,7 @@ import secrets
 import shutil
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,11 +40,13 @@ from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
 from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
+from citesift.net.address import same_origin
 from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.renderers import find_descendant, renderer_memory
 
 if TYPE_CHECKING:
+    from playwright._impl._api_structures import SetCookieParam
     from playwright.async_api import Browser as PlaywrightBrowser
     from playwright.async_api import (
         BrowserContext,
@@ -168,6 +170,8 @@ class _Visit:
     snapshot: Snapshot
     policy: FetchPolicy
     blocked: frozenset[str]
+    headers: dict[str, str] = field(default_factory=dict)
+    """The caller's headers, added to the page's requests to its own origin only."""
     refused: list[str] = field(default_factory=list)
     answered: bool = False
     left_for: str | None = None
@@ -406,17 +410,18 @@ class Browser:
         if proxy is None:
             raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
-        visit = _Visit(snapshot, policy, blocked)
+        headers = {k: v for k, v in options.headers.items() if k.lower() != "cookie"}
+        visit = _Visit(snapshot, policy, blocked, headers)
         async with self.slots, proxy.door(policy, visit.refused.append) as door:
             with self._watched():
                 context = await browser.new_context(
                     viewport={"width": options.viewport[0], "height": options.viewport[1]},
                     user_agent=policy.identity.user_agent,
-                    extra_http_headers=dict(options.headers),
                     service_workers="block",
                     proxy={"server": door, "bypass": BYPASS},
                 )
                 try:
+                    await context.add_cookies(_cookies(options.headers, snapshot.url))
                     async with asyncio.timeout(options.timeout):
                         return await self._visit(context, visit, options, screenshot)
                 finally:
@@ -511,7 +516,7 @@ async def _wait(page: Page, options: ScrapeOptions) -> None:
 
 async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     """Answer the page's document from its snapshot, refuse what must not be contacted,
-    pass the rest on."""
+    pass the rest on (with the caller's headers only when it goes to the page's origin)."""
     url = request.url
     if url.startswith(PASSED_SCHEMES):
         await route.continue_()
@@ -535,6 +540,11 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         return
     if await _refused(url, visit):
         await route.abort("addressunreachable")
+        return
+    if visit.headers and same_origin(url, visit.snapshot.url):
+        sent = {k: v for k, v in request.headers.items() if k.lower() != "user-agent"}
+        agent = visit.policy.identity.user_agent  # headers given replace all; keep our name
+        await route.continue_(headers={**sent, "User-Agent": agent, **visit.headers})
         return
     await route.continue_()
 
@@ -583,6 +593,14 @@ async def _refused(url: str, visit: _Visit) -> bool:
         visit.refused.append(url)
         return True
     return False
+
+
+def _cookies(headers: Mapping[str, str], url: str) -> list[SetCookieParam]:
+    """The caller's Cookie header as cookies of ``url``'s host only (a browser cannot be
+    told to send a Cookie header itself), so that no other host is sent them."""
+    found = [text for name, text in headers.items() if name.lower() == "cookie"]
+    pairs = [p.partition("=") for text in found for p in text.split(";") if "=" in p]
+    return [{"name": n.strip(), "value": v.strip(), "url": url} for n, _, v in pairs if n.strip()]
 
 
 def _headers(snapshot: Snapshot) -> dict[str, Any]:
