@@ -330,6 +330,24 @@ def test_max_age_answers_from_the_store_without_sending(
     store.close()
 
 
+def test_a_page_asked_with_headers_is_neither_kept_nor_answered_from_the_store(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    page_route(server, "/rich", RICH.replace("river", "members' river"))
+    store = SQLiteStore(tmp_path / "store.db")
+    mine = run(server, "/rich", "text", store=store, headers={"Cookie": "session=tide"})
+    assert "members' river" in mine.formats["text"]
+    assert list(snapshots_in(store).every()) == []  # the logged-in page is not kept
+    server.pages["/rich"] = RICH  # type: ignore[attr-defined]
+    theirs = run(server, "/rich", "text", store=store, max_age=3600)  # another caller, no headers
+    assert server.hits("/rich") == 2 and "members'" not in theirs.formats["text"]
+    again = run(server, "/rich", "text", store=store, max_age=3600, headers={"Cookie": "b=c"})
+    assert (
+        server.hits("/rich") == 3 and "members" not in again.formats["text"]
+    )  # not answered from the store
+    store.close()
+
+
 @pytest.mark.parametrize(
     ("changes", "name"),
     [

@@ -83,7 +83,9 @@ async def scrape(
     ``allow_private`` says); ``fetcher``/``store``/``offline`` as a source takes them;
     ``browser`` an entered ``Browser`` to render with (a lazy one starts on the first page
     that needs it), else one is launched for this page when needed (``executable`` as
-    ``find_executable`` takes it). A bad argument is an
+    ``find_executable`` takes it). A page asked with headers (the options' or the policy's:
+    a Cookie, an Authorization) is the caller's alone: its snapshots are neither kept in
+    ``store`` nor answered from it. A bad argument is an
     ``InvalidArgument`` (an unknown keyword a ``TypeError``); anything else is an outcome.
     """
     if not isinstance(url, str) or not is_web_url(url):
@@ -94,6 +96,8 @@ async def scrape(
     chosen = (options or ScrapeOptions()).replace(**changes)
     base = policy or FetchPolicy.for_pages(identity, allow_private=allow_private)
     policy = base.with_(error_pages=True, headers=(*base.headers, *chosen.headers.items()))
+    if policy.headers:  # a page asked with credentials is the caller's alone: never shared
+        store = None
     run = _Run(url, chosen, policy, store, offline)
     got = await _static(url, chosen, policy, fetching(fetcher or Fetcher(), store, offline), store)
     run.lap("fetch")
