@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
@@ -614,6 +615,16 @@ def test_streamable_http_serves_the_same_tools(world: World) -> None:
                 assert "page about B" in answer["items"][0]["markdown"]
 
         asyncio.run(run())
+        ask = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        accept = {"Accept": "application/json, text/event-stream"}
+        for foreign, status in (
+            ({"Host": "evil.example"}, 421),
+            ({"Origin": "http://evil.example"}, 403),
+        ):
+            refused = httpx.post(
+                f"http://127.0.0.1:{port}/mcp", json=ask, headers={**accept, **foreign}
+            )
+            assert refused.status_code == status, foreign  # a page of another site: no tools
     finally:
         process.terminate()
         process.wait(10)

@@ -35,6 +35,29 @@ def test_without_keys_any_caller_on_loopback_is_served() -> None:
         assert "swagger" in httpx.get(f"{base}/docs").text.lower()
 
 
+def test_without_keys_a_foreign_host_or_origin_is_refused_the_local_names_served() -> None:
+    """A page of another site that rebinds its name to 127.0.0.1 sends its own Host; a page
+    read in the operator's browser sends its Origin: neither reaches a keyless server."""
+    with running() as base:
+        port = base.rsplit(":", 1)[1]
+        schema = f"{base}/openapi.json"
+        for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example"):
+            refused = httpx.get(schema, headers={"Host": host})
+            assert refused.status_code == 403, host
+            assert refused.json()["code"] == "FOREIGN_HOST"
+            assert "is not this server's" in refused.json()["error"]
+        for origin in ("http://evil.example", "null", f"http://evil.example:{port}"):
+            refused = httpx.post(f"{base}/v2/extract", json=EXTRACT, headers={"Origin": origin})
+            assert refused.status_code == 403 and "Origin" in refused.json()["error"], origin
+        for host in ("127.0.0.1", f"localhost:{port}", f"[::1]:{port}", "LOCALHOST"):
+            assert httpx.get(schema, headers={"Host": host}).status_code == 200, host
+        own = {"Origin": f"http://localhost:{port}"}
+        assert httpx.post(f"{base}/v2/extract", json=EXTRACT, headers=own).status_code == 501
+    with running(ServeConfig(port=0, api_keys=("k-one",))) as base:  # a key guards instead
+        keyed = {"Host": "search.example", "Authorization": "Bearer k-one"}
+        assert httpx.get(f"{base}/openapi.json", headers=keyed).status_code == 200
+
+
 def test_with_keys_a_caller_needs_one_of_them() -> None:
     with running(ServeConfig(port=0, api_keys=("k-one", "k-two"))) as base:
         url = f"{base}/v2/extract"

@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from citesift.agent.research import search_backend
 from citesift.api import firecrawl, index_routes, job_routes, own_routes, replies
-from citesift.api.config import ServeConfig
+from citesift.api.config import ServeConfig, local_hosts
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
 from citesift.jobs import JobRunner
@@ -65,5 +65,6 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         keys=config.api_keys,
         rate=RateLimit(config.rate_per_minute),
         max_body=config.max_body_bytes,
+        hosts=local_hosts(config.host),
     )
     return app

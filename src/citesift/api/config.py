@@ -59,6 +59,29 @@ class ServeConfig:
             )
 
 
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""Names a keyless server answers to besides its listen host: a page of another site that
+rebinds its own name to 127.0.0.1 is refused by its Host (and by its Origin)."""
+
+
+def local_hosts(listen: str) -> tuple[str, ...]:
+    """The host names (no port, IPv6 in brackets) a keyless server listening on ``listen``
+    accepts in Host and Origin headers."""
+    return tuple(dict.fromkeys((*LOCAL_HOSTS, host_name(listen))))
+
+
+def host_name(text: str) -> str:
+    """The host of a Host header or listen address without its port, lower-cased, an IPv6
+    address in brackets (``[::1]:3002`` and ``::1`` are both ``[::1]``)."""
+    text = text.strip().lower()
+    if text.startswith("["):
+        return text[: text.find("]") + 1] if "]" in text else text
+    if text.count(":") > 1:
+        return f"[{text}]"
+    name, colon, port = text.rpartition(":")
+    return name if colon and port.isdigit() else text
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` (a name or address) is reachable from this machine alone."""
     name = host.strip().strip("[]").lower()

@@ -1,5 +1,7 @@
-"""What every request passes before a route: its bearer key (when keys are configured), its
-client's rate, and the size of its body (read whole up to the bound, else 413)."""
+"""What every request passes before a route: its bearer key (when keys are configured), else
+its Host and Origin (a keyless server answers only its own local names, so a web page in the
+operator's browser cannot reach it by DNS rebinding nor read it cross-site), its client's
+rate, and the size of its body (read whole up to the bound, else 413)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import math
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from citesift.api.config import host_name
 from citesift.api.replies import failure
 
 OPEN_PATHS = frozenset(("/openapi.json", "/docs", "/docs/oauth2-redirect"))
@@ -52,14 +56,22 @@ class RateLimit:
 
 
 class Guard:
-    """ASGI middleware: 401 without a configured key, 429 with Retry-After past the rate,
-    413 for a body over ``max_body`` bytes."""
+    """ASGI middleware: 401 without a configured key; with no keys, 403 for a Host or an
+    Origin not among ``hosts``; 429 with Retry-After past the rate, 413 for a body over
+    ``max_body`` bytes."""
 
     def __init__(
-        self, app: ASGIApp, *, keys: tuple[str, ...], rate: RateLimit, max_body: int
+        self,
+        app: ASGIApp,
+        *,
+        keys: tuple[str, ...],
+        rate: RateLimit,
+        max_body: int,
+        hosts: tuple[str, ...],
     ) -> None:
         self.app = app
         self.keys = tuple(key.encode() for key in keys)
+        self.hosts = frozenset(hosts)
         self.rate = rate
         self.max_body = max_body
 
@@ -71,6 +83,10 @@ class Guard:
         key = _bearer(headers.get(b"authorization", b""))
         if self.keys and scope.get("path") not in OPEN_PATHS and not self._known(key):
             await _answer(scope, receive, send, 401, "Unauthorized: Invalid token")
+            return
+        stranger = None if self.keys else self._stranger(headers)
+        if stranger is not None:
+            await _answer(scope, receive, send, 403, stranger, None, "FOREIGN_HOST")
             return
         client = key.decode() if self.keys and key else _client_host(scope)
         wait = self.rate.take(client)
@@ -84,6 +100,26 @@ class Guard:
             await _answer(scope, receive, send, 413, why, None, "PAYLOAD_TOO_LARGE")
             return
         await self.app(scope, _replay(body, receive), send)
+
+    def _stranger(self, headers: dict[bytes, bytes]) -> str | None:
+        """Why a request to a keyless server is refused: a Host or Origin header naming
+        another host than this server's local names; None when both are its own."""
+        host = headers.get(b"host", b"").decode("latin-1")
+        if host_name(host) not in self.hosts:
+            return (
+                f"Host {host!r} is not this server's: a server without keys answers only "
+                f"{', '.join(sorted(self.hosts))} (set a key to serve other names)"
+            )
+        origin = headers.get(b"origin")
+        if origin is None:
+            return None
+        parts = urlsplit(origin.decode("latin-1").strip())
+        if parts.scheme in ("http", "https") and host_name(parts.netloc) in self.hosts:
+            return None
+        return (
+            f"Origin {origin.decode('latin-1')!r} is not this server's: a server without keys "
+            "answers no page of another site (set a key to serve one)"
+        )
 
     def _known(self, key: bytes) -> bool:
         """Whether ``key`` is one configured (compared in constant time)."""

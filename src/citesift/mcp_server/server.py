@@ -9,9 +9,11 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
+from citesift.api.config import local_hosts
 from citesift.jobs import JobRunner
 from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
@@ -75,8 +77,27 @@ async def run_server(config: McpConfig, settings: Settings) -> None:
                 if config.transport == "stdio":
                     await run_stdio(server)
                 else:
-                    await server.run_streamable_http_async(host=config.host, port=config.port)
+                    await server.run_streamable_http_async(
+                        host=config.host, port=config.port, transport_security=_local_only(config)
+                    )
         finally:
             if shared.jobs is not None:  # each reported failed; its frontier stays to go on
                 await shared.jobs.aclose()
             await setup.fetcher.aclose()
+
+
+def _local_only(config: McpConfig) -> TransportSecuritySettings:
+    """The SDK's DNS rebinding guard set to the loopback names and the listen host, on any
+    port: a request whose Host names another site (421) or that a page of another site sends
+    (its Origin, 403) is refused, since this transport takes no keys."""
+    hosts = local_hosts(config.host)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[name for host in hosts for name in (host, f"{host}:*")],
+        allowed_origins=[
+            f"{scheme}://{host}{port}"
+            for scheme in ("http", "https")
+            for host in hosts
+            for port in ("", ":*")
+        ],
+    )
