@@ -13,6 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from citesift.api.config import ServeConfig
+from citesift.errors import InvalidArgument
 from citesift.settings import Settings
 from citesift.verify.judges.meaning import shared_embedder
 from local_site import serve_bytes
@@ -40,8 +42,13 @@ def stand_in(wikipedia_fixtures: Path) -> Iterator[WikipediaStandIn]:
 
 
 def test_an_articles_passages_carry_their_licence_revision_and_links(
-    served: str, stand_in: WikipediaStandIn
+    stand_in: WikipediaStandIn,
 ) -> None:
+    with running(ServeConfig(port=0, wiki_origins=(stand_in.origin,))) as served:
+        articles_of_a_configured_wiki(served, stand_in)
+
+
+def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> None:
     asked = {"key": "Dog", "origin": stand_in.origin}
     answer = httpx.post(f"{served}/citesift/wikipedia/passages", json=asked, timeout=30).json()
     first = answer["passages"][0]
@@ -53,6 +60,18 @@ def test_an_articles_passages_carry_their_licence_revision_and_links(
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
     )
     assert missing.status_code == 502 and missing.json()["code"] == "READ_FAILED"
+
+
+def test_a_wiki_the_server_was_not_given_is_refused_unasked(
+    served: str, stand_in: WikipediaStandIn, server: MisbehavingServer
+) -> None:
+    for origin in (stand_in.origin, server.url("").rstrip("/"), "https://en.wikipedia.org.evil"):
+        asked = {"key": "Dog", "origin": origin}
+        refused = httpx.post(f"{served}/citesift/wikipedia/passages", json=asked, timeout=30)
+        assert refused.status_code == 400, origin
+        assert refused.json()["details"][0]["path"] == ["origin"]
+        assert "only this server's wikis are read" in refused.json()["details"][0]["message"]
+    assert server.seen == [] and stand_in.paths() == []  # nothing was asked of either
 
 
 def test_a_pages_passages_point_into_its_stored_bytes(
@@ -176,3 +195,11 @@ def test_the_schema_documents_every_route_and_its_typed_answers(served: str) -> 
     assert {"content", "fragment_url", "source_start"} <= set(models["PassageOut"]["properties"])
     passages = schema["paths"]["/citesift/page/passages"]["post"]
     assert "attributed passages" in passages["description"]
+
+
+def test_the_wikis_a_server_reads_are_origins_checked_once() -> None:
+    given = ServeConfig(wiki_origins=("HTTPS://De.Wikipedia.org/", "https://de.wikipedia.org"))
+    assert given.wiki_origins == ("https://de.wikipedia.org",)
+    for bad in ((), ("ftp://de.wikipedia.org",), ("https://de.wikipedia.org/wiki",), (3,)):
+        with pytest.raises(InvalidArgument, match="wiki_origins"):
+            ServeConfig(wiki_origins=bad)  # type: ignore[arg-type]

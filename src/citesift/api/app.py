@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from citesift.agent.research import search_backend
 from citesift.api import firecrawl, index_routes, job_routes, own_routes, replies
-from citesift.api.config import ServeConfig, local_hosts
+from citesift.api.config import ServeConfig, local_hosts, origin_text
 from citesift.api.guard import Guard, RateLimit
 from citesift.api.state import Serving
 from citesift.jobs import JobRunner
@@ -27,6 +27,9 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
     if settings.search not in (None, "none", "wikipedia"):  # an unknown one, a missing address
         search_backend(settings.search, settings.search_url, settings.search_key, None)  # type: ignore[arg-type]
 
+    wiki_search = settings.search_url if settings.search == "wikipedia" else None
+    wiki_origins = tuple(filter(None, (*config.wiki_origins, origin_text(wiki_search))))
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         setup = source_setup(settings)
@@ -39,7 +42,9 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         policy = settings.fetch_policy()
         try:
             async with settings.lazy_browser() as browser:  # ended at shutdown
-                app.state.serving = Serving(setup, policy, slots, runner, kept, search, browser)
+                app.state.serving = Serving(
+                    setup, policy, slots, runner, kept, search, browser, wiki_origins
+                )
                 yield
         finally:
             await runner.aclose()

@@ -4,11 +4,13 @@ machines never starts without a key."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 
 from citesift.errors import invalid
 from citesift.jobs import MAX_RUNNING
 from citesift.numbers import number_in
+from citesift.sources.wikipedia import DEFAULT_ORIGIN
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3002
@@ -23,13 +25,16 @@ DEFAULT_JOBS = MAX_RUNNING
 SLOT_WAIT = 30.0
 """Seconds a request waits for a slot before it is answered 503 with Retry-After."""
 LOOPBACK_NAMES = ("localhost",)
+ORIGIN = re.compile(r"https?://[^\s/?#@]+")
 
 
 @dataclass(frozen=True)
 class ServeConfig:
     """Where the server listens, the bearer keys it takes (none: any caller, loopback only),
     the per-client rate limit, the request body bound, how many scrapes or maps run at
-    once, and how many jobs (crawls, batch scrapes, research runs)."""
+    once, how many jobs (crawls, batch scrapes, research runs), and the Wikimedia origins
+    whose articles ``/citesift/wikipedia/passages`` reads (read without robots.txt and
+    labelled CC BY-SA, so a caller may not name any other site)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -38,6 +43,7 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_in_flight: int = DEFAULT_IN_FLIGHT
     max_jobs: int = DEFAULT_JOBS
+    wiki_origins: tuple[str, ...] = (DEFAULT_ORIGIN,)
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host.strip():
@@ -51,6 +57,7 @@ class ServeConfig:
         if not all(_usable_key(key) for key in keys):
             raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")
         object.__setattr__(self, "api_keys", tuple(keys))
+        object.__setattr__(self, "wiki_origins", _origins(self.wiki_origins))
         if not keys and not is_loopback(self.host):
             raise invalid(
                 "api_keys",
@@ -91,6 +98,23 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
+
+
+def _origins(value: object) -> tuple[str, ...]:
+    """``value`` as origins (scheme and host, no path), lower-cased, without a final slash."""
+    found = (value,) if isinstance(value, str) else value
+    if not isinstance(found, tuple | list) or not found:
+        raise invalid("wiki_origins", value, "one or more http(s) origins")
+    origins = tuple(origin_text(origin) for origin in found)
+    if not all(origins):
+        raise invalid("wiki_origins", value, "http(s) origins such as https://en.wikipedia.org")
+    return tuple(dict.fromkeys(origins))
+
+
+def origin_text(value: object) -> str:
+    """``value`` as an origin's text (``https://en.wikipedia.org``), or "" when it is none."""
+    text = value.strip().rstrip("/").lower() if isinstance(value, str) else ""
+    return text if ORIGIN.fullmatch(text) else ""
 
 
 def _usable_key(key: object) -> bool:

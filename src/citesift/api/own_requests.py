@@ -23,8 +23,9 @@ from citesift.verify.document_check import (
 
 class WikipediaPassagesRequest(OwnBody):
     """An article of a wiki by its key (as a search hit gives it): its attributed passages.
-    ``origin`` (scheme and host) and ``page_path`` name another wiki (its address is checked
-    as any fetch)."""
+    ``origin`` (scheme and host) names one of the wikis the server is configured with
+    (``ServeConfig.wiki_origins``, and the Wikipedia search's), ``page_path`` its article
+    paths."""
 
     key: str = Field(min_length=1, max_length=500)
     title: str | None = Field(None, max_length=500)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from citesift.agent.trace import trace
+from citesift.api.config import origin_text
 from citesift.api.own_requests import (
     CitationsRequest,
     CitationsResponse,
@@ -43,7 +44,11 @@ WORK = [Depends(slot)]
 async def wikipedia_passages(
     body: WikipediaPassagesRequest, shared: Shared
 ) -> JSONResponse | PassagesResponse:
-    """An article's attributed passages (licence, revision, offsets, a link to each)."""
+    """An article's attributed passages (licence, revision, offsets, a link to each), of one
+    of the server's Wikimedia origins only."""
+    if origin_text(body.origin) not in shared.wiki_origins:
+        allowed = ", ".join(shared.wiki_origins)
+        raise Unsupported(["origin"], body.origin, f"only this server's wikis are read: {allowed}")
     try:
         provider = shared.setup.wikipedia(body.origin, body.page_path)
     except ValueError as error:

@@ -35,6 +35,8 @@ class Serving:
     work_store: AnyStore | None
     search: WebSearch | None
     browser: Browser
+    wiki_origins: tuple[str, ...]
+    """The Wikimedia origins whose articles the Wikipedia route reads (no other)."""
 
 
 def serving(request: Request) -> Serving:

@@ -18,6 +18,7 @@ from citesift.api.run import serve
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
 from citesift.errors import CitesiftError
+from citesift.sources import DEFAULT_ORIGIN
 
 
 @app.command("serve")
@@ -48,6 +49,15 @@ def serve_command(
     search_url: Annotated[
         str | None, typer.Option(help="The search source's address (SearXNG's is required).")
     ] = None,
+    wiki_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--wiki-origin",
+            metavar="ORIGIN",
+            help="A wiki whose articles /citesift/wikipedia/passages reads (repeatable; "
+            "default https://en.wikipedia.org); no other is read.",
+        ),
+    ] = None,
     allow_private: AllowPrivate = False,
     contact: Contact = None,
     store: Store = None,
@@ -61,7 +71,13 @@ def serve_command(
         # a missing contact, a bad bound or no key off loopback is refused before listening
         keys = tuple(api_key or ())
         config = ServeConfig(
-            host, port, keys, rate_limit, max_in_flight=max_in_flight, max_jobs=max_jobs
+            host,
+            port,
+            keys,
+            rate_limit,
+            max_in_flight=max_in_flight,
+            max_jobs=max_jobs,
+            wiki_origins=tuple(wiki_origin or (DEFAULT_ORIGIN,)),
         )
         serve(config, settings)
     except CitesiftError as error:
