@@ -366,8 +366,9 @@ def test_ids_are_uris_and_rm_takes_a_path_a_file_uri_or_a_url(
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [(("--chunk-size", "0"), "chunk_size must be"), (("--chunk-size", "10", "--chunk-overlap",
-                                                        "20"), "chunk_overlap must be")],
+    [(("--chunk-size", "0"), "chunk_size must be"),
+     (("--chunk-size", "1"), "chunk_size must be a whole number from 20"),
+     (("--chunk-size", "30", "--chunk-overlap", "30"), "chunk_overlap must be")],
 )  # fmt: skip
 def test_unusable_chunking_is_a_usage_error_before_any_read(
     stand_in: WikipediaStandIn, tmp_path: Path, options: tuple[str, ...], message: str

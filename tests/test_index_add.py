@@ -132,6 +132,28 @@ def test_what_cannot_be_read_comes_back_as_refusals(tmp_path: Path) -> None:
     assert nothing.did_nothing and isinstance(nothing, IndexAddReport)
 
 
+def test_a_document_cut_into_too_many_chunks_is_refused_whole_the_others_kept(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "huge.txt").write_text("tide " * 84_000, encoding="utf-8")  # 420 KB of one word
+    (folder / "ferry.txt").write_text("The ferry leaves at noon.", encoding="utf-8")
+    store = str(tmp_path / "index.db")
+    report = index_add([str(folder)], store=store, retrieval="bm25", chunk_size=20, chunk_overlap=0)
+    assert (report.added, report.empty) == (1, 0) and report.chunks < 5
+    [refused] = report.refused
+    assert refused.kind == "invalid" and "huge.txt" in refused.name
+    assert "over the 20,000 one document may have" in refused.reason
+    assert [path.endswith("ferry.txt") for path in ids(store)] == [True]  # nothing of it stored
+    rag = create_rag(HashEmbedder(), tmp_path / "direct.db", retrieval="bm25", chunk_size=20)
+    huge = {"id": "huge", "content": "tide " * 84_000}
+    with pytest.raises(InvalidArgument, match=r"documents must be cut into at most 20,000"):
+        rag.ingest([huge, {"id": "ferry", "content": "The ferry leaves at noon."}])
+    assert [document.id for document in rag.documents()] == ["ferry"]
+    rag.close()
+
+
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [
@@ -145,6 +167,7 @@ def test_what_cannot_be_read_comes_back_as_refusals(tmp_path: Path) -> None:
         ({"glob": "*.md"}, "glob"),
         ({"deadline": 0}, "deadline"),
         ({"chunk_size": -5}, "chunk_size"),
+        ({"chunk_size": 1}, "chunk_size must be a whole number from 20"),
     ],
 )
 def test_a_bad_argument_is_refused_before_any_work(

@@ -87,6 +87,7 @@ def test_searching_an_empty_index_finds_nothing(served: str) -> None:
         ({"urls": ["/etc/passwd"]}, ["urls", 0]),
         ({"urls": []}, ["urls"]),
         ({"urls": ["http://x.test/"], "chunkSize": 10}, ["chunkSize"]),
+        ({"urls": ["http://x.test/"], "chunk_size": 1}, ["chunk_size"]),
         ({"urls": ["http://x.test/"], "retrieval": "fuzzy"}, ["retrieval"]),
     ],
 )

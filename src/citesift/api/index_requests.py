@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citesift.index.rag import DEFAULT_TOP_K
 from citesift.settings import DEFAULT_MODE
 from citesift.sources.gather import RefusalKind
+from citesift.text.chunking import MIN_CHUNK_SIZE
 
 MAX_PAGES = 50
 """Pages one ingest request may name; more is a 400 (the reads run one after another)."""
@@ -30,7 +31,7 @@ class IngestRequest(OwnBody):
     urls: list[str] = Field(min_length=1, max_length=MAX_PAGES)
     mode: Literal["article", "page"] = DEFAULT_MODE
     retrieval: Retrieval = "hybrid"
-    chunk_size: int = Field(512, ge=1, le=100_000)
+    chunk_size: int = Field(512, ge=MIN_CHUNK_SIZE, le=100_000)
     chunk_overlap: int = Field(50, ge=0, le=100_000)
 
 

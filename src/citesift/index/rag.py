@@ -33,13 +33,22 @@ from citesift.model import Match
 from citesift.numbers import number_in
 from citesift.store import AnyStore, is_postgres_url
 from citesift.store.chunks import IndexedDocument, IndexStats, StoredChunk
-from citesift.text.chunking import DEFAULT_CHUNK_SIZE, Split, chunk_sizes, chunk_text
+from citesift.text.chunking import (
+    DEFAULT_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    Split,
+    chunk_sizes,
+    chunk_text,
+)
 
 DEFAULT_TOP_K = 5
 DEFAULT_CANDIDATE_POOL = 20
 """How many first-stage candidates a reranker sees (at least ``top_k``)."""
 INGEST_BATCH = 64
 """Documents per ingest transaction: a crash loses at most the batch in flight."""
+MAX_DOCUMENT_CHUNKS = 20_000
+"""Chunks one document may be cut into; a document past it is refused whole (nothing of it
+stored), so that no one document can fill the index and its embedding time."""
 
 
 class ChunkStore(Protocol):
@@ -86,6 +95,10 @@ class Rag:
         self.kept: Callable[[str], object] | None = None
         """Hears the id of each document ``ingest`` stored chunks of (one with no text has
         none: its earlier chunks are only removed)."""
+        self.refused: Callable[[str, str], object] | None = None
+        """Hears ``(document id, why)`` for each document ``ingest`` refused (past
+        ``MAX_DOCUMENT_CHUNKS``); with no listener, ``ingest`` raises ``InvalidArgument``
+        naming them once the other documents are stored."""
         self.backfill: Progress | None = None
         """Hears ``(chunks embedded, total)`` when a search first embeds chunks stored
         without vectors (indexed in BM25 mode); with no listener that is a warning."""
@@ -115,14 +128,22 @@ class Rag:
     def ingest(self, docs: Iterable[Any]) -> int:
         """Store the chunks of ``docs``, replacing earlier chunks of the same ids; a document
         with empty content removes them. Documents stream through in batches, one transaction
-        each (a crash keeps every finished batch); how many chunks were stored."""
+        each (a crash keeps every finished batch); how many chunks were stored. A document
+        cut into more than ``MAX_DOCUMENT_CHUNKS`` chunks is refused whole (see ``refused``);
+        the others are stored."""
         total = len(docs) if isinstance(docs, Sized) else None
         stored = done = 0
+        refused: list[str] = []
         for batch in batched(map(as_ingest_doc, docs), INGEST_BATCH):
-            stored += self._ingest_batch(list({d.id: d for d in batch}.values()))
+            stored += self._ingest_batch(list({d.id: d for d in batch}.values()), refused)
             done += len(batch)
             if self.progress is not None:
                 self.progress(done, total if total is not None else done)
+        if refused and self.refused is None:
+            raise invalid(
+                "documents", refused, f"cut into at most {MAX_DOCUMENT_CHUNKS:,} chunks each "
+                "(a larger chunk_size makes fewer; the other documents were indexed)"
+            )  # fmt: skip
         return stored
 
     def search(
@@ -172,8 +193,18 @@ class Rag:
         """The retriever contract of an agent runtime: search the query (or the last message)."""
         return self.search(query_of(query, messages))
 
-    def _ingest_batch(self, docs: list[IngestDoc]) -> int:
-        chunks = [c for d in docs for c in self._chunks(d)]
+    def _ingest_batch(self, docs: list[IngestDoc], refused: list[str]) -> int:
+        cut = {d.id: self._chunks(d) for d in docs}
+        for document_id in [i for i, pieces in cut.items() if len(pieces) > MAX_DOCUMENT_CHUNKS]:
+            why = (
+                f"cut into {len(cut.pop(document_id)):,} chunks, over the "
+                f"{MAX_DOCUMENT_CHUNKS:,} one document may have (a larger chunk_size makes fewer)"
+            )
+            refused.append(document_id)
+            if self.refused is not None:
+                self.refused(document_id, why)
+        docs = [d for d in docs if d.id in cut]
+        chunks = [c for pieces in cut.values() for c in pieces]
         embedder = self.embedder
         if embedder is not None and chunks:
             vectors = embedder.embed([c.scored_text for c in chunks])
@@ -252,7 +283,8 @@ def create_rag(
     default; none: the default path), searched by ``retrieval``: ``bm25`` (words, no embedding),
     ``dense`` (meaning) or ``hybrid`` (both fused). ``embed`` defaults to the local MiniLM
     model, cached in the store. Chunks are whole sentences packed up to ``chunk_size``
-    characters (None: whole documents; a longer sentence is cut between words), repeating the
+    characters (at least ``MIN_CHUNK_SIZE``; None: whole documents; a longer sentence is cut
+    between words; a document of more than ``MAX_DOCUMENT_CHUNKS`` is refused), repeating the
     previous chunk's last sentences that fit in ``chunk_overlap`` (None: 50, kept below the
     size); searches answer ``top_k`` chunks, each scored with its document's title (a source's,
     or a mapping's ``metadata["title"]``) and section path, and in BM25 with its whole
@@ -270,7 +302,7 @@ def create_rag(
     that makes no sense is an ``InvalidArgument`` naming it."""
     if retrieval not in RETRIEVALS:
         raise invalid("retrieval", retrieval, f"one of {', '.join(RETRIEVALS)}")
-    size, overlap = chunk_sizes(chunk_size, chunk_overlap)
+    size, overlap = chunk_sizes(chunk_size, chunk_overlap, MIN_CHUNK_SIZE)
     limit = checked_threshold(threshold, retrieval, fusion)
     similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
     weight, k = checked_weight(rerank_weight), count("top_k", top_k)

@@ -66,12 +66,14 @@ class Tally:
         those that held no text."""
         kept: set[str] = set()
         rag.kept = kept.add
+        rag.refused = lambda name, why: self.refused.append(SourceRefusal(name, why, "invalid"))
         try:
             self.chunks += rag.ingest(list(documents.values()))
         finally:
-            rag.kept = None
+            rag.kept = rag.refused = None
         self.added |= kept
-        self.empty |= set(documents) - kept
+        refused = {each.name for each in self.refused}
+        self.empty |= set(documents) - kept - refused
 
     def merge(self, other: Tally) -> None:
         """Count what ``other`` (another worker's tally) did too."""

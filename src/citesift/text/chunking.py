@@ -19,6 +19,8 @@ from citesift.text.sentences import sentence_spans
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 50
 MAX_CHUNK_SIZE = 100_000_000
+MIN_CHUNK_SIZE = 20
+"""The least ``chunk_size`` an index takes: a smaller one cuts words into a chunk each."""
 
 _WORD = re.compile(r"\S+")
 
@@ -64,13 +66,15 @@ def chunk_text(
     return [Chunk(text[s:e], s, e) for s, e in _packed(units, size, overlap)]
 
 
-def chunk_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int | None, int]:
+def chunk_sizes(
+    chunk_size: object, chunk_overlap: object, least: int = 1
+) -> tuple[int | None, int]:
     """The size (None: no limit) and overlap (None: the default, below the size) as given,
     or ``InvalidArgument`` naming the one that makes no sense: a size is a whole number of
-    characters from 1, an overlap a whole number from 0 and below the size."""
+    characters from ``least``, an overlap a whole number from 0 and below the size."""
     size = None
     if chunk_size is not None:
-        size = int(number_in("chunk_size", chunk_size, 1, MAX_CHUNK_SIZE, whole=True))
+        size = int(number_in("chunk_size", chunk_size, least, MAX_CHUNK_SIZE, whole=True))
     most = MAX_CHUNK_SIZE if size is None else size - 1
     if chunk_overlap is None:
         return size, min(DEFAULT_CHUNK_OVERLAP, most)
