@@ -106,7 +106,9 @@ def api() -> Iterator[ScriptedServer]:
         yield running
 
 
-def researched_on_wikipedia(question: str, wiki: WikipediaStandIn, api: ScriptedServer) -> Answer:
+def researched_on_wikipedia(
+    question: str, wiki: WikipediaStandIn, api: ScriptedServer, **options: Any
+) -> Answer:
     """A research run the scripted model plans, searching and reading the local Wikipedia."""
     return research(
         question,
@@ -117,6 +119,7 @@ def researched_on_wikipedia(question: str, wiki: WikipediaStandIn, api: Scripted
         search_url=wiki.origin,
         allow_private=True,
         fetcher=loopback_fetcher(),
+        **options,
     )
 
 
@@ -151,6 +154,7 @@ def test_an_article_wikipedia_does_not_have_is_told_to_the_model_once_with_its_s
             chat_reply(json.dumps({"action": "scrape", "urls": [missing], "query": "anything"})),
             chat_reply(json.dumps({"action": "finish", "data": None, "missing": ["all"]})),
         )
-        researched_on_wikipedia("What is in the article?", wiki, api)
+        # given, so the run may read it (a run reads only URLs it has seen)
+        researched_on_wikipedia("What is in the article?", wiki, api, urls=[missing])
         prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
         assert "HTTP 404 Not Found" in prompts[1] and "HTTP 404: HTTP 404" not in prompts[1]

@@ -317,7 +317,7 @@ class _Run:
         if self.tools.confined:
             self.tell("map is not available in this run: it keeps to the pages it was given")
             return "no map"
-        refusal = self.tools.refusal(url)
+        refusal = self.tools.refusal(url, site=True)
         if refusal:
             self.tell(f"{url} cannot be mapped: {refusal}")
             return "refused"
@@ -327,6 +327,7 @@ class _Run:
         except ValueError as error:
             self.tell(f"{url} cannot be mapped: {error}")
             return "refused"
+        self.tools.see(found.readable_urls())
         kept = [u for u in found.readable_urls() if self.tools.refusal(u) is None]
         for address in kept:
             self.state.candidates.setdefault(address, Candidate(address))

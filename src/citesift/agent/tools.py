@@ -8,6 +8,7 @@ first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import unquote, urldefrag, urlsplit
@@ -15,6 +16,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 from citesift.clients import ClientError, WebResult, WebSearch
 from citesift.model import Document, Hits, Limited, Skipped, SourceDocument, SourceHit
 from citesift.net import Fetcher, FetchPolicy
+from citesift.net.address import origin_of
 from citesift.scrape.browser import Browser
 from citesift.scrape.map import SiteMap, amap_site
 from citesift.scrape.options import RenderChoice, ScrapeOptions
@@ -147,13 +149,16 @@ class Tools:
     None, and the ``given`` pages a run is confined to (none: anywhere the net policy
     allows). A confined run reads the given pages and the pages they link to, one hop: the
     links of a linked page are not followed; with ``follow_links`` False, the given pages
-    alone. Search results a confined run is given (``admit``) count as given pages."""
+    alone. Search results a confined run is given (``admit``) count as given pages. Any
+    run reads only URLs it has ``seen``: search and map results and links of pages read (a
+    URL the model makes up, which a page's text may have told it, is never asked)."""
 
     pages: PageReader
     search: WebSearch | None = None
     given: set[str] = field(default_factory=set)
     linked: set[str] = field(default_factory=set)
     follow_links: bool = True
+    seen: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.given = {_page(url) for url in self.given}
@@ -164,19 +169,27 @@ class Tools:
         return bool(self.given)
 
     def admit(self, url: str) -> None:
-        """Let a confined run read ``url`` as a given page (a search result it was given)."""
+        """Let the run read ``url`` (a search result it was given): seen, and in a confined
+        run a given page."""
+        self.see([url])
         if self.confined:
             self.given.add(_page(url))
+
+    def see(self, urls: Iterable[str]) -> None:
+        """Note ``urls`` as seen by the run (found by a search, a map or on a page read)."""
+        self.seen.update(_page(url) for url in urls)
 
     def follow(self, url: str, page: Page) -> list[tuple[str, str]]:
         """The links of ``page`` (read from ``url``) this run may read; in a confined run the
         links of a given page may now be read."""
         if self.follow_links and _page(url) in self.given:
             self.linked.update(_page(link) for link, _ in page.links)
+        self.see(link for link, _ in page.links)
         return [(link, text) for link, text in page.links if self.refusal(link) is None]
 
-    def refusal(self, url: str) -> str | None:
-        """Why ``url`` may not be read in this run, or None."""
+    def refusal(self, url: str, site: bool = False) -> str | None:
+        """Why ``url`` may not be read in this run, or None; ``site``: a site to map, which
+        may be any address on the origin of a URL the run has seen."""
         try:
             parts = urlsplit(url)
         except ValueError:
@@ -187,7 +200,14 @@ class Tools:
             if not self.follow_links:
                 return "outside the pages this run is confined to"
             return "outside the pages this run is confined to and the pages they link to"
-        return None
+        if self.confined or _page(url) in self.seen:
+            return None
+        if site and origin_of(url) in {origin_of(seen) for seen in self.seen}:
+            return None
+        return SEEN_ONLY
+
+
+SEEN_ONLY = "not a URL this run has seen (only search and map results and links of pages read)"
 
 
 def _page(url: str) -> str:
