@@ -13,6 +13,7 @@ import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from typer.testing import CliRunner
@@ -163,7 +164,7 @@ def test_one_browser_renders_many_pages_and_closes_one_past_its_deadline(
     assert left_behind(own_tmp) == []
 
 
-def test_resources_asked_blocked_are_not_loaded_and_headers_are_sent(
+def test_resources_asked_blocked_are_not_loaded_and_headers_go_on_the_document_only(
     server: MisbehavingServer, own_tmp: str
 ) -> None:
     page_route(server, "/fetching", FETCHING)
@@ -175,8 +176,10 @@ def test_resources_asked_blocked_are_not_loaded_and_headers_are_sent(
     assert isinstance(result, ScrapeResult), result
     assert "Fetched: the tide table" in result.formats["text"]
     assert server.hits("/pixel.png") == 0
+    document = [seen for seen in server.seen if seen.path == "/fetching"]
+    assert [seen.headers.get("X-Trace") for seen in document] == ["harbour-7"]
     asked = [seen for seen in server.seen if seen.path == "/data"]
-    assert [seen.headers.get("X-Trace") for seen in asked] == ["harbour-7"]
+    assert [seen.headers.get("X-Trace") for seen in asked] == [None]
     assert asked[0].headers["User-Agent"] == TEST_IDENTITY.user_agent
     shown = run(server, "/fetching", "text", render="always", wait_for="#done")
     assert shown.render.rendered and server.hits("/pixel.png") == 1
@@ -345,27 +348,34 @@ def test_the_renderers_are_watched_only_while_a_page_renders(
     assert left_behind(own_tmp) == []
 
 
-def test_the_callers_headers_go_to_the_pages_origin_only_not_to_other_hosts_it_asks(
+def test_the_callers_headers_go_only_on_the_pages_own_request_and_its_cookie_to_its_host(
     server: MisbehavingServer, own_tmp: str
 ) -> None:
     with serve() as other:
         page_route(other, "/data", "the other tide", content_type="text/plain")
         elsewhere = f"http://localhost:{other.port}/data"  # another host and port
+        away = f"/redirect?to={quote(elsewhere, safe='')}"  # the page's origin sends it away
         page = FETCHING.replace(
-            'fetch("/data")', f'fetch("{elsewhere}").catch(() => 0).then(() => fetch("/data"))'
-        )  # the other origin's answer is hidden from the page (CORS), but it was asked
-        page_route(server, "/both", page)
-        page_route(server, "/data", "the tide table", content_type="text/plain")
+            'fetch("/data")',
+            f'fetch("{elsewhere}").catch(() => 0).then(() => fetch("{away}")).catch(() => 0)'
+            '.then(() => fetch("/api/data"))',
+        )  # the other origin's answers are hidden from the page (CORS), but it was asked
+        page_route(server, "/app/both", page)
+        page_route(server, "/api/data", "the tide table", content_type="text/plain")
         secrets = {"Authorization": "Bearer harbour-key", "Cookie": "session=tide"}
         result = scrape_sync(
-            server.url("/both"), ("text",), identity=TEST_IDENTITY, render="always",
+            server.url("/app/both"), ("text",), identity=TEST_IDENTITY, render="always",
             policy=loopback_policy(resolver=lambda _: ["127.0.0.1"]), wait_for="#done",
             headers=secrets,
         )  # fmt: skip
     assert isinstance(result, ScrapeResult), result
-    mine = [seen for seen in server.seen if seen.path == "/data"]
-    assert len(mine) == 1 and mine[0].headers.get("Authorization") == "Bearer harbour-key"
-    assert "session=tide" in mine[0].headers.get("Cookie", "")
+    assert "the tide table" in result.formats["text"]
+    document = [seen for seen in server.seen if seen.path == "/app/both"]
+    assert len(document) == 1 and document[0].headers.get("Authorization") == "Bearer harbour-key"
+    mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
+    assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
+    assert all("Authorization" not in seen.headers for seen in mine)  # only the document's
+    assert all("session=tide" in seen.headers.get("Cookie", "") for seen in mine)  # any path
     theirs = [seen for seen in other.seen if seen.path == "/data"]
-    assert len(theirs) == 1  # asked by the page, through the route, without the headers
-    assert "Authorization" not in theirs[0].headers and "Cookie" not in theirs[0].headers
+    assert len(theirs) == 2  # asked by the page and by the redirect, through the route
+    assert all("Authorization" not in s.headers and "Cookie" not in s.headers for s in theirs)

@@ -35,12 +35,12 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
 from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
-from citesift.net.address import same_origin
 from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.renderers import find_descendant, renderer_memory
@@ -170,8 +170,6 @@ class _Visit:
     snapshot: Snapshot
     policy: FetchPolicy
     blocked: frozenset[str]
-    headers: dict[str, str] = field(default_factory=dict)
-    """The caller's headers, added to the page's requests to its own origin only."""
     refused: list[str] = field(default_factory=list)
     answered: bool = False
     left_for: str | None = None
@@ -410,8 +408,7 @@ class Browser:
         if proxy is None:
             raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
-        headers = {k: v for k, v in options.headers.items() if k.lower() != "cookie"}
-        visit = _Visit(snapshot, policy, blocked, headers)
+        visit = _Visit(snapshot, policy, blocked)
         async with self.slots, proxy.door(policy, visit.refused.append) as door:
             with self._watched():
                 context = await browser.new_context(
@@ -516,7 +513,8 @@ async def _wait(page: Page, options: ScrapeOptions) -> None:
 
 async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     """Answer the page's document from its snapshot, refuse what must not be contacted,
-    pass the rest on (with the caller's headers only when it goes to the page's origin)."""
+    pass the rest on without the caller's headers: Playwright would keep headers given to
+    ``continue_`` on every redirect the request starts, so they could reach another host."""
     url = request.url
     if url.startswith(PASSED_SCHEMES):
         await route.continue_()
@@ -540,11 +538,6 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         return
     if await _refused(url, visit):
         await route.abort("addressunreachable")
-        return
-    if visit.headers and same_origin(url, visit.snapshot.url):
-        sent = {k: v for k, v in request.headers.items() if k.lower() != "user-agent"}
-        agent = visit.policy.identity.user_agent  # headers given replace all; keep our name
-        await route.continue_(headers={**sent, "User-Agent": agent, **visit.headers})
         return
     await route.continue_()
 
@@ -597,10 +590,15 @@ async def _refused(url: str, visit: _Visit) -> bool:
 
 def _cookies(headers: Mapping[str, str], url: str) -> list[SetCookieParam]:
     """The caller's Cookie header as cookies of ``url``'s host only (a browser cannot be
-    told to send a Cookie header itself), so that no other host is sent them."""
+    told to send a Cookie header itself), so that no other host is sent them; their path is
+    the site's root, so every path of that host gets them, not only the page's directory."""
     found = [text for name, text in headers.items() if name.lower() == "cookie"]
     pairs = [p.partition("=") for text in found for p in text.split(";") if "=" in p]
-    return [{"name": n.strip(), "value": v.strip(), "url": url} for n, _, v in pairs if n.strip()]
+    return [
+        {"name": n.strip(), "value": v.strip(), "url": urljoin(url, "/")}
+        for n, _, v in pairs
+        if n.strip()
+    ]
 
 
 def _headers(snapshot: Snapshot) -> dict[str, Any]:
