@@ -132,3 +132,21 @@ def test_the_callers_headers_go_to_the_origin_asked_only_never_elsewhere_nor_to_
     assert [seen.path for seen in other.seen if seen.path != "/robots.txt"] == ["/ok"]
     assert "Authorization" not in other.seen[-1].headers
     assert "Cookie" not in other.seen[-1].headers
+
+
+def test_once_a_redirect_leaves_the_origin_the_headers_are_not_restored_on_coming_back(
+    server: MisbehavingServer,
+) -> None:
+    secrets = {"Authorization": "Bearer harbour-key"}
+    with serve() as other:
+        back = server.url("/ok")
+        elsewhere = f"http://localhost:{other.port}/redirect?to={quote(back, safe='')}"
+        outcome = fetch_sync(
+            server.url(f"/redirect?to={quote(elsewhere, safe='')}"),
+            loopback_policy(resolver=lambda _: ["127.0.0.1"], max_redirects=3, headers=secrets),
+        )
+    assert isinstance(outcome, Snapshot) and outcome.final_url == back
+    assert [seen.path.split("?")[0] for seen in server.seen] == ["/redirect", "/ok"]
+    assert server.seen[0].headers.get("Authorization") == "Bearer harbour-key"
+    assert "Authorization" not in server.seen[1].headers  # A -> B -> A: B chose this hop
+    assert all("Authorization" not in seen.headers for seen in other.seen)

@@ -10,7 +10,8 @@ exchange reads it within the caps. The deadline bounds the name lookups, sending
 of all hops together, so a chain of slow redirects cannot stretch a fetch to a deadline per
 hop (waits for the limiter and robots.txt are not counted: they have bounds of their own).
 The policy's extra headers (a caller's Authorization, Cookie) go only to the origin of the
-URL asked for: never to a redirect's other host, port or scheme, nor to robots.txt.
+URL asked for: never to a redirect's other host, port or scheme (nor back to the origin
+after one: that hop was chosen elsewhere), nor to robots.txt.
 Nothing raises for a refusal or a failure; only the caller's own cancellation propagates.
 """
 
@@ -150,11 +151,14 @@ class Fetcher:
         seen = {url}
         spent = _Spent()
         elsewhere = policy.with_(headers=()) if policy.headers else policy
+        away = False
 
         async def hop(at: str) -> Snapshot | Skipped | Limited | Redirect:
-            """One hop; the caller's headers go only to the origin of the URL asked for."""
-            chosen = policy if same_origin(at, url) else elsewhere
-            return await self._hop(at, chosen, on_send, spent)
+            """One hop; the caller's headers go only to the origin of the URL asked for, and
+            never again once a redirect has left it (a page elsewhere chose where it goes)."""
+            nonlocal away
+            away |= not same_origin(at, url)
+            return await self._hop(at, elsewhere if away else policy, on_send, spent)
 
         current = url
         for _ in range(policy.max_redirects):
