@@ -18,6 +18,7 @@ from serving import CONTACT, client, running
 from test_agent_run import site
 
 pytestmark = pytest.mark.timeout(60)
+SECRET = {"Authorization": "Bearer harbour-key"}
 
 
 def searching(server: MisbehavingServer) -> Settings:
@@ -58,6 +59,10 @@ def test_without_a_search_source_search_is_a_501_saying_what_to_configure() -> N
         ({"sources": ["news"]}, "sources"),
         ({"include_domains": ["example.org"]}, "includeDomains"),
         ({"tbs": "qdr:d"}, "tbs"),
+        (
+            {"scrape_options": ScrapeOptions(formats=["markdown"], headers=SECRET)},
+            "scrapeOptions.headers",
+        ),
     ],
 )
 def test_a_search_option_citesift_cannot_honour_is_a_400_naming_it(
@@ -67,7 +72,8 @@ def test_a_search_option_citesift_cannot_honour_is_a_400_naming_it(
     with running(settings=searching(server)) as base, pytest.raises(BadRequestError) as raised:
         client(base).search("City Museum", **options)  # type: ignore[arg-type]
     assert named in str(raised.value) and "not supported by citesift" in str(raised.value)
-    assert server.hits("/search") == 0
+    assert "harbour-key" not in str(raised.value)
+    assert server.hits("/search") == 0 and server.hits("/museum") == 0
 
 
 def test_with_a_search_source_an_agent_run_may_start_from_a_search(

@@ -53,13 +53,17 @@ class SearchRequest(FirecrawlBody):
 
     def scraping(self) -> ScrapeFields | None:
         """The scrape options each result is read with (None: results are not read);
-        ``Unsupported`` names what cannot be honoured."""
+        ``Unsupported`` names what cannot be honoured, headers among them: the hosts read
+        are the search's choice, so a caller's credentials would go wherever it points."""
         self.refuse({"ignore_invalid_urls": True, "lang": "en"}, ABSENT)
         for index, item in enumerate(self.sources or ()):
             kind = item if isinstance(item, str) else item.get("type")
             if kind != "web" or (isinstance(item, dict) and set(item) != {"type"}):
                 raise Unsupported(["sources", index], item, "only 'web' is")
         options = self.scrape_options
+        if options is not None and options.headers:  # names only: the values are secrets
+            why = "the results' hosts are the search's choice, so none is sent a caller's headers"
+            raise Unsupported(["scrapeOptions", "headers"], sorted(options.headers), why)
         if options is None or not options.formats:
             return None
         options.options()
