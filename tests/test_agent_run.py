@@ -349,6 +349,24 @@ def test_a_url_the_run_has_not_seen_is_never_asked_whatever_the_model_names(
     assert answer.status == "completed" and answer.fields[0].verified
 
 
+def test_the_url_a_redirect_led_to_is_seen_so_the_model_may_ask_for_it_again(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    moved, hours = server.url("/redirect?to=/hours"), server.url("/hours")
+    answer = seen_after(
+        server,
+        api,
+        act(action="scrape", urls=[moved]),
+        act(action="extract", url=hours, intent="weekly hours"),
+        act(action="finish", data=None, missing=["everything"]),
+        found=[moved],
+    )
+    seen = prompts(api)[1:]
+    assert f"{moved}: read (Opening hours)" in seen[1]
+    assert "not a URL this run has seen" not in seen[2] and server.hits("/hours") == 2
+    assert answer.pages == 2
+
+
 def test_a_finish_citing_the_wrong_evidence_is_corrected_and_unfound_values_flagged(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

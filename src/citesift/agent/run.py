@@ -392,6 +392,7 @@ class _Run:
             self.spend.pages += 1
             documents.append(page.document)
             self.state.read.add(page.document.url)
+            self.tools.see([page.document.url])  # where a redirect led: the model is shown it
             for link, text in self.tools.follow(url, page):
                 title = " ".join(text.split())[:MAX_TITLE_CHARS]
                 self.state.candidates.setdefault(link, Candidate(link, title))
