@@ -85,6 +85,7 @@ def run(
     api: ScriptedServer,
     *replies: Reply,
     found: Sequence[str] = (),
+    task: str = "When did the City Museum open and how many floors has it?",
     **options: Any,
 ) -> Answer:
     site(server, found)
@@ -99,7 +100,7 @@ def run(
         "fetcher": loopback_fetcher(),
         **options,
     }
-    return research("When did the City Museum open and how many floors has it?", **settings)
+    return research(task, **settings)
 
 
 def on_pages(task: str, api: ScriptedServer, urls: list[str], **options: Any) -> Answer:
@@ -365,6 +366,23 @@ def test_the_url_a_redirect_led_to_is_seen_so_the_model_may_ask_for_it_again(
     assert f"{moved}: read (Opening hours)" in seen[1]
     assert "not a URL this run has seen" not in seen[2] and server.hits("/hours") == 2
     assert answer.pages == 2
+
+
+def test_a_url_the_user_wrote_in_the_task_may_be_read_without_being_given(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    hours, museum = server.url("/hours"), server.url("/museum")
+    answer = run(
+        server,
+        api,
+        act(action="scrape", urls=[hours, museum]),
+        act(action="finish", data=None, missing=["everything"]),
+        task=f"Is the museum open on Mondays? See {hours}.",
+    )
+    seen = prompts(api)
+    assert f"{hours}: read (Opening hours)" in seen[1]
+    assert f"{museum}: not read: not a URL this run has seen" in seen[1]  # written nowhere
+    assert answer.pages == 1 and server.hits("/museum") == 0
 
 
 def test_a_finish_citing_the_wrong_evidence_is_corrected_and_unfound_values_flagged(

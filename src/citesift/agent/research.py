@@ -11,7 +11,7 @@ from typing import Any, Literal
 from citesift.agent.budget import Budget, Effort
 from citesift.agent.run import Answer, OnCancel, Progress, run_research
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenizerFile
-from citesift.agent.tools import Tools, WebPages, WikipediaSearch
+from citesift.agent.tools import Tools, WebPages, WikipediaSearch, written_in
 from citesift.clients import BraveSearch, ChatClient, SearxngSearch, TavilySearch, WebSearch
 from citesift.clients.search import BRAVE_URL, TAVILY_URL
 from citesift.errors import invalid
@@ -79,6 +79,7 @@ async def aresearch(
         pages = WebPages(policy, shared, store=store, wikipedia=wikipedia)
         engine = search_backend(search, search_url, search_key, wikipedia)
         tools = Tools(pages, engine, given=set(urls), follow_links=follow_links)
+        tools.see(written_in(task))  # the user wrote them: as trusted as ``urls``
         runs = runs_in(store) if store is not None else None
         # One browser for the whole run, started by the first page that needs rendering
         # (or the caller's, kept open by the caller).

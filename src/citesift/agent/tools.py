@@ -8,6 +8,7 @@ first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -150,8 +151,9 @@ class Tools:
     allows). A confined run reads the given pages and the pages they link to, one hop: the
     links of a linked page are not followed; with ``follow_links`` False, the given pages
     alone. Search results a confined run is given (``admit``) count as given pages. Any
-    run reads only URLs it has ``seen``: search and map results and links of pages read (a
-    URL the model makes up, which a page's text may have told it, is never asked)."""
+    run reads only URLs it has ``seen``: URLs the user wrote in the task, search and map
+    results and links of pages read (a URL the model makes up, which a page's text may have
+    told it, is never asked)."""
 
     pages: PageReader
     search: WebSearch | None = None
@@ -207,6 +209,15 @@ class Tools:
         return SEEN_ONLY
 
 
+def written_in(text: str) -> list[str]:
+    """The http(s) URLs written in ``text`` (the user's task, trusted as the ``urls`` given
+    are), without the punctuation that ends a sentence; at most ``MAX_WRITTEN``."""
+    found = (url.rstrip(".,;:!?") for url in _WRITTEN.findall(text))
+    return [url for url in found if urlsplit(url).hostname][:MAX_WRITTEN]
+
+
+MAX_WRITTEN = 100
+_WRITTEN = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+", re.IGNORECASE)
 SEEN_ONLY = "not a URL this run has seen (only search and map results and links of pages read)"
 
 
