@@ -385,6 +385,22 @@ def test_a_url_the_user_wrote_in_the_task_may_be_read_without_being_given(
     assert answer.pages == 1 and server.hits("/museum") == 0
 
 
+def test_a_url_seen_in_one_spelling_may_be_asked_in_another_of_the_same_page(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    hours = server.url("/hours")
+    spelt = server.url("/%68ours#weekly")  # the same page, spelt otherwise
+    answer = seen_after(
+        server,
+        api,
+        act(action="scrape", urls=[hours]),
+        act(action="finish", data=None, missing=["everything"]),
+        found=[spelt],
+    )
+    assert f"{hours}: read (Opening hours)" in prompts(api)[2]
+    assert answer.pages == 1
+
+
 def test_a_finish_citing_the_wrong_evidence_is_corrected_and_unfound_values_flagged(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

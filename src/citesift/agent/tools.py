@@ -23,6 +23,7 @@ from citesift.scrape.map import SiteMap, amap_site
 from citesift.scrape.options import RenderChoice, ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeResult
+from citesift.scrape.urls import normalise
 from citesift.sources import WikipediaSourceProvider
 from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import fetching
@@ -164,6 +165,7 @@ class Tools:
 
     def __post_init__(self) -> None:
         self.given = {_page(url) for url in self.given}
+        self.seen = {_page(url) for url in self.seen}
 
     @property
     def confined(self) -> bool:
@@ -222,5 +224,6 @@ SEEN_ONLY = "not a URL this run has seen (only search and map results and links 
 
 
 def _page(url: str) -> str:
-    """``url`` without its fragment: the page it names."""
-    return urldefrag(url).url
+    """``url`` without its fragment, in the normal form page links and map results are given
+    in: the page it names, however the model spells it."""
+    return normalise(urldefrag(url).url) or url
