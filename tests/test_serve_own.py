@@ -60,12 +60,21 @@ def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> No
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
     )
     assert missing.status_code == 502 and missing.json()["code"] == "READ_FAILED"
+    spelt = {**asked, "origin": stand_in.origin + "/"}  # another spelling of the origin
+    again = httpx.post(f"{served}/citesift/wikipedia/passages", json=spelt, timeout=30).json()
+    assert again["passages"][0]["fragment_url"] == first["fragment_url"]
 
 
 def test_a_wiki_the_server_was_not_given_is_refused_unasked(
     served: str, stand_in: WikipediaStandIn, server: MisbehavingServer
 ) -> None:
-    for origin in (stand_in.origin, server.url("").rstrip("/"), "https://en.wikipedia.org.evil"):
+    on_wiki = "https://en.wikipedia.org"
+    for origin in (
+        stand_in.origin,
+        server.url("").rstrip("/"),
+        on_wiki + ".evil",
+        on_wiki.replace("//", "//someone@"),  # a configured wiki's host, but not an origin
+    ):
         asked = {"key": "Dog", "origin": origin}
         refused = httpx.post(f"{served}/citesift/wikipedia/passages", json=asked, timeout=30)
         assert refused.status_code == 400, origin
@@ -200,6 +209,14 @@ def test_the_schema_documents_every_route_and_its_typed_answers(served: str) -> 
 def test_the_wikis_a_server_reads_are_origins_checked_once() -> None:
     given = ServeConfig(wiki_origins=("HTTPS://De.Wikipedia.org/", "https://de.wikipedia.org"))
     assert given.wiki_origins == ("https://de.wikipedia.org",)
-    for bad in ((), ("ftp://de.wikipedia.org",), ("https://de.wikipedia.org/wiki",), (3,)):
+    ported = ServeConfig(wiki_origins=("https://en.wikipedia.org:443", "http://wiki.test:8080"))
+    assert ported.wiki_origins == ("https://en.wikipedia.org", "http://wiki.test:8080")
+    for bad in (
+        (),
+        ("ftp://de.wikipedia.org",),
+        ("https://de.wikipedia.org/wiki",),
+        ("https://user@de.wikipedia.org",),
+        (3,),
+    ):
         with pytest.raises(InvalidArgument, match="wiki_origins"):
             ServeConfig(wiki_origins=bad)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from citesift.errors import invalid
 from citesift.jobs import MAX_RUNNING
+from citesift.net.address import DEFAULT_PORTS, origin_of
 from citesift.numbers import number_in
 from citesift.sources.wikipedia import DEFAULT_ORIGIN
 
@@ -25,7 +26,7 @@ DEFAULT_JOBS = MAX_RUNNING
 SLOT_WAIT = 30.0
 """Seconds a request waits for a slot before it is answered 503 with Retry-After."""
 LOOPBACK_NAMES = ("localhost",)
-ORIGIN = re.compile(r"https?://[^\s/?#@]+")
+ORIGIN = re.compile(r"https?://[^\s/?#@]+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def is_loopback(host: str) -> bool:
 
 
 def _origins(value: object) -> tuple[str, ...]:
-    """``value`` as origins (scheme and host, no path), lower-cased, without a final slash."""
+    """``value`` as origins (scheme, host and port, no path), each in its one spelling."""
     found = (value,) if isinstance(value, str) else value
     if not isinstance(found, tuple | list) or not found:
         raise invalid("wiki_origins", value, "one or more http(s) origins")
@@ -112,9 +113,16 @@ def _origins(value: object) -> tuple[str, ...]:
 
 
 def origin_text(value: object) -> str:
-    """``value`` as an origin's text (``https://en.wikipedia.org``), or "" when it is none."""
-    text = value.strip().rstrip("/").lower() if isinstance(value, str) else ""
-    return text if ORIGIN.fullmatch(text) else ""
+    """``value`` as an origin alone, in the one spelling ``origin_of`` gives it
+    (``https://en.wikipedia.org``, its default port left out), or "" when it is none: two
+    spellings of one origin compare equal."""
+    text = value.strip().rstrip("/") if isinstance(value, str) else ""
+    origin = origin_of(text) if ORIGIN.fullmatch(text) else None
+    if origin is None:
+        return ""
+    scheme, host, port = origin
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" + ("" if port == DEFAULT_PORTS[scheme] else f":{port}")
 
 
 def _usable_key(key: object) -> bool:

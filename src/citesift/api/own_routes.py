@@ -46,11 +46,12 @@ async def wikipedia_passages(
 ) -> JSONResponse | PassagesResponse:
     """An article's attributed passages (licence, revision, offsets, a link to each), of one
     of the server's Wikimedia origins only."""
-    if origin_text(body.origin) not in shared.wiki_origins:
+    origin = origin_text(body.origin)
+    if origin not in shared.wiki_origins:
         allowed = ", ".join(shared.wiki_origins)
         raise Unsupported(["origin"], body.origin, f"only this server's wikis are read: {allowed}")
     try:
-        provider = shared.setup.wikipedia(body.origin, body.page_path)
+        provider = shared.setup.wikipedia(origin, body.page_path)  # the origin checked
     except ValueError as error:
         raise Unsupported(["page_path"], body.page_path, str(error)) from None
     title = body.title or body.key.replace("_", " ")
