@@ -147,10 +147,14 @@ def test_a_document_cut_into_too_many_chunks_is_refused_whole_the_others_kept(
     assert "over the 20,000 one document may have" in refused.reason
     assert [path.endswith("ferry.txt") for path in ids(store)] == [True]  # nothing of it stored
     rag = create_rag(HashEmbedder(), tmp_path / "direct.db", retrieval="bm25", chunk_size=20)
+    rag.ingest([{"id": "huge", "content": "The harbour tide table is posted daily."}])
     huge = {"id": "huge", "content": "tide " * 84_000}
     with pytest.raises(InvalidArgument, match=r"documents must be cut into at most 20,000"):
         rag.ingest([huge, {"id": "ferry", "content": "The ferry leaves at noon."}])
-    assert [document.id for document in rag.documents()] == ["ferry"]
+    assert [document.id for document in rag.documents()] == ["ferry", "huge"]
+    kept = rag.search("harbour tide table posted daily")  # the earlier version, as it was
+    assert kept and all(match.id.startswith("huge_chunk_") for match in kept)
+    assert "daily." in {match.content.split()[-1] for match in kept}  # not one "tide" of it
     rag.close()
 
 

@@ -48,7 +48,8 @@ INGEST_BATCH = 64
 """Documents per ingest transaction: a crash loses at most the batch in flight."""
 MAX_DOCUMENT_CHUNKS = 20_000
 """Chunks one document may be cut into; a document past it is refused whole (nothing of it
-stored), so that no one document can fill the index and its embedding time."""
+stored, and an earlier version of its id kept as it was: a refusal loses nothing), so that no
+one document can fill the index and its embedding time."""
 
 
 class ChunkStore(Protocol):
@@ -129,8 +130,8 @@ class Rag:
         """Store the chunks of ``docs``, replacing earlier chunks of the same ids; a document
         with empty content removes them. Documents stream through in batches, one transaction
         each (a crash keeps every finished batch); how many chunks were stored. A document
-        cut into more than ``MAX_DOCUMENT_CHUNKS`` chunks is refused whole (see ``refused``);
-        the others are stored."""
+        cut into more than ``MAX_DOCUMENT_CHUNKS`` chunks is refused whole (see ``refused``),
+        an earlier version of its id left as it was; the others are stored."""
         total = len(docs) if isinstance(docs, Sized) else None
         stored = done = 0
         refused: list[str] = []
