@@ -11,7 +11,11 @@ from itertools import pairwise
 
 from citesift.index.lexical import Tokenizer
 
-FUNCTION_WORDS = frozenset(
+AUXILIARY_VERBS = frozenset(
+    ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did"]
+)
+"""The forms of *be*, *have* and *do*: the verbs that carry a tense or a negation."""
+FUNCTION_WORDS = AUXILIARY_VERBS | frozenset(
     [
         "a",
         "an",
@@ -36,19 +40,6 @@ FUNCTION_WORDS = frozenset(
         "under",
         "about",
         "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
         "it",
         "its",
         "this",

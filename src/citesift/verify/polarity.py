@@ -21,7 +21,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
-from citesift.verify.facts import CONTRACTED_NOT, NUMBER, WORD, content_stemmer
+from citesift.verify.facts import AUXILIARY_VERBS, CONTRACTED_NOT, NUMBER, WORD, content_stemmer
 
 # Narrower than facts.NEGATIONS: *no*, *none*, *without* deny a thing (*no children*), not the act.
 NEGATIONS = frozenset(["not", "never", "cannot"])
@@ -94,25 +94,7 @@ MODALS = frozenset(
 )
 """Verbs saying what may be or is to come (*wo*, *sha* of *won't*, *shan't*): a negation
 after them (*may not have won*, *will not run*) denies nothing that was."""
-AUXILIARIES = MODALS | frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "can",
-        "ca",
-    ]
-)
+AUXILIARIES = MODALS | AUXILIARY_VERBS | {"can", "ca"}
 """Words that start a verb phrase: what comes before the first is the subject (*ca* of
 *can't*). Function words all (``facts.FUNCTION_WORDS``) but for the contracted ones."""
 PAST_FORMS = {
