@@ -104,7 +104,8 @@ def test_dense_search_embeds_the_passage_with_its_title(tmp_path) -> None:
 
 def test_hybrid_search_fuses_both_sides_by_standard_scores_by_default() -> None:
     """A user's hybrid search is the z-score fusion of the BM25 and dense rankings, each
-    taken deeper than asked, cut to the top k."""
+    taken deeper than asked (BM25 as deep as it was asked: what it did not match scores its
+    0), cut to the top k."""
     store = SQLiteStore(":memory:")
     embedder = HashEmbedder()
     modes = {m: create_rag(embedder, store, m, chunk_size=80) for m in ("hybrid", "bm25", "dense")}
@@ -115,7 +116,9 @@ def test_hybrid_search_fuses_both_sides_by_standard_scores_by_default() -> None:
     ])  # fmt: skip
     query = "the moon and the oceans"
     got = modes["hybrid"].search(query, top_k=3)
-    want = zscore_fusion(modes["dense"].search(query, 300), modes["bm25"].search(query, 300))
+    want = zscore_fusion(
+        modes["dense"].search(query, 300), modes["bm25"].search(query, 300), bm25_depth=300
+    )
     assert [(h.id, h.score) for h in got] == [(h.id, h.score) for h in want[:3]]
     assert got[0].provenance.document_id == "tides"  # type: ignore[union-attr]
 
