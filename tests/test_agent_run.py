@@ -368,6 +368,25 @@ def test_the_url_a_redirect_led_to_is_seen_so_the_model_may_ask_for_it_again(
     assert answer.pages == 2
 
 
+def test_a_url_written_in_the_task_is_a_page_to_start_from_without_search(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """With no search backend a run needs pages to start from: one the user wrote in the task
+    is one, as a given one is; a task naming none is refused before any request."""
+    site(server)
+    museum = server.url("/museum")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[museum]),
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
+    )
+    answer = on_pages(f"How many floors has the museum of {museum}?", api, [], search="none")
+    assert answer.stop_reason == "finished" and answer.fields[0].verified
+    assert server.hits("/museum") == 1
+    with pytest.raises(InvalidArgument, match="written in the task"):
+        on_pages("How many floors has the City Museum?", api, [], search="none")
+
+
 def test_a_url_the_user_wrote_in_the_task_may_be_read_without_being_given(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:
@@ -508,11 +527,37 @@ def test_reads_that_bring_nothing_new_close_the_tools(
         act(action="scrape", urls=[museum]),  # the same passages again: nothing new
         act(action="scrape", urls=[server.url("/gone")]),  # a 404: nothing new
         act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}, missing=["x"]),
+        found=[server.url("/gone")],  # a search found it, so it is asked for
     )
     seen = prompts(api)[1:]
     assert "No more tools: the last 2 reads brought no new evidence." in seen[3]
     assert "No more tools" not in seen[2]
+    assert server.hits("/gone") == 1
     assert answer.status == "completed" and answer.stop_reason == "no.new.evidence"
+
+
+def test_turns_whose_urls_are_all_refused_are_no_reads_and_keep_the_tools_open(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """A turn asking only for URLs the run refuses asks no page: it is no dry read, so two
+    of them do not close the tools before the run has read anything."""
+    unseen = server.url("/hours")  # never shown to the model: refused, never requested
+    answer = seen_after(
+        server,
+        api,
+        act(action="scrape", urls=[unseen]),
+        act(action="extract", url=unseen, intent="weekly hours"),
+        act(action="scrape", urls=[server.url("/museum")]),
+        act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
+        found=[server.url("/museum")],
+    )
+    seen = prompts(api)[1:]
+    assert f"{unseen}: not read: not a URL this run has seen" in seen[1]
+    assert f"{unseen}: not read: not a URL this run has seen" in seen[2]
+    assert not any("No more tools" in prompt for prompt in seen)
+    assert f"{server.url('/museum')}: read (City Museum)" in seen[3]
+    assert server.hits("/hours") == 0
+    assert answer.stop_reason == "finished" and answer.fields[0].verified
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ from citesift.agent.evidence import Evidence, EvidenceLog, best_first, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
-from citesift.agent.tools import Tools
+from citesift.agent.tools import Tools, written_in
 from citesift.clients import ChatClient, ClientError
 from citesift.errors import invalid, written_number
 from citesift.model import Place, SourceDocument
@@ -139,7 +139,9 @@ class _Run:
         self.task, self.schema, self.tools, self.tokens = task, schema, tools, tokens
         self.validator = schema_validator(schema)
         if not has_urls and tools.search is None:
-            raise invalid("urls", [], "pages to start from, since no search backend is given")
+            raise invalid(
+                "urls", [], "pages to start from (given, or written in the task) without search"
+            )
         self.spend = Spend(budget)
         self.runs = runs
         self.run_id = runs.start(task) if runs is not None else None
@@ -339,22 +341,22 @@ class _Run:
         return f"{len(kept)} URL(s)"
 
     async def scrape(self, urls: Sequence[str], query: str, wanted: int | None = None) -> str:
-        documents, lines = await self.read_pages(urls, wanted)
+        documents, lines, tried = await self.read_pages(urls, wanted)
         found = self.state.evidence.read(documents, query)
-        self.show(found)
+        self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"{len(documents)} page(s) read, evidence {ids}"
 
     async def extract(self, url: str, intent: str) -> str:
-        documents, lines = await self.read_pages([url])
+        documents, lines, tried = await self.read_pages([url])
         item = self.state.evidence.extract(documents[0], intent) if documents else None
         found = [item] if item is not None else []
         if documents and item is None:
             lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
             found = self.state.evidence.read(documents, intent)
-        self.show(found)
+        self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
@@ -362,9 +364,10 @@ class _Run:
 
     async def read_pages(
         self, urls: Sequence[str], wanted: int | None = None
-    ) -> tuple[list[SourceDocument], list[str]]:
+    ) -> tuple[list[SourceDocument], list[str], int]:
         """Read the pages the page budget allows (at most ``wanted``, and ``MAX_TRIES``
-        tries); a line for each saying what came of it. Only a page read is counted."""
+        tries); a line for each saying what came of it, and the pages tried. Only a page
+        read is counted."""
         documents: list[SourceDocument] = []
         lines: list[str] = []
         tries = 0
@@ -397,11 +400,13 @@ class _Run:
                 title = " ".join(text.split())[:MAX_TITLE_CHARS]
                 self.state.candidates.setdefault(link, Candidate(link, title))
             lines.append(f"{url}: read ({page.document.title})\n")
-        return documents, lines
+        return documents, lines, tries
 
-    def show(self, found: Sequence[Evidence]) -> None:
-        """Mark ``found`` as the evidence new this turn (none counts as a dry read)."""
-        self.state.dry_reads = 0 if found else self.state.dry_reads + 1
+    def show(self, found: Sequence[Evidence], tried: int) -> None:
+        """Mark ``found`` as the evidence new this turn; none counts as a dry read when a
+        page was asked for (a turn whose URLs were all refused asked nothing: no read)."""
+        if found or tried:
+            self.state.dry_reads = 0 if found else self.state.dry_reads + 1
         index = {e.id: i for i, e in enumerate(self.state.evidence.items)}
         self.state.fresh = [index[e.id] for e in found]
 
@@ -494,7 +499,9 @@ async def run_research(
         raise invalid("task", task, f"text of 1 to {written_number(MAX_TASK_CHARS)} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
-    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, bool(urls))
+    # a URL the user wrote in the task is a page to start from, as one given is
+    starts = bool(urls) or bool(written_in(task))
+    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, starts)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     try:

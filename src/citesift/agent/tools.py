@@ -220,7 +220,10 @@ def written_in(text: str) -> list[str]:
 
 MAX_WRITTEN = 100
 _WRITTEN = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+", re.IGNORECASE)
-SEEN_ONLY = "not a URL this run has seen (only search and map results and links of pages read)"
+SEEN_ONLY = (
+    "not a URL this run has seen (only URLs given or written in the task, search and map"
+    " results, and links of pages read)"
+)
 
 
 def _page(url: str) -> str:

@@ -68,8 +68,8 @@ class AgentRequest(FirecrawlBody):
 
     def research(self) -> dict[str, Any]:
         """The research run's task, pages, schema and effort; ``Unsupported`` names what
-        cannot be honoured (the model is the server's; a run always keeps to the sites of
-        its ``urls``)."""
+        cannot be honoured (the model is the server's; a run always keeps to its ``urls``
+        and the pages they link to)."""
         self.refuse(
             {"strict_constrain_to_urls": True, "zero_data_retention": False, "mode": "extract"},
             (

@@ -108,7 +108,7 @@ def register(server: MCPServer, shared: Shared) -> None:
         task: Annotated[str, Field(max_length=MAX_TASK_CHARS, description="What to find out.")],
         urls: Annotated[
             list[str] | None,
-            Field(description="Pages to start from; the run keeps to their sites."),
+            Field(description="Pages to start from; the run keeps to them and their links."),
         ] = None,
         effort: Annotated[
             Literal["low", "medium", "high"],
