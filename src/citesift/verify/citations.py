@@ -35,7 +35,7 @@ from citesift.extract import strip_tags
 from citesift.text import sentence_spans
 from citesift.verify.author_year import AuthorYear, author_year_citations, without_author_year
 from citesift.verify.html_text import Entry, code_spans, entries, page_text, reference_sections
-from citesift.verify.reference_sections import entry_lines, markdown_sections
+from citesift.verify.reference_sections import entry_lines, markdown_sections, merged_spans
 from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
     URL,
@@ -263,10 +263,10 @@ def _markdown_citations(text: str, base_url: str | None, cap: int) -> tuple[list
         lists.append(match.span())
     sections = markdown_sections(uncoded)
     author_year, entries = author_year_citations(joined, [(*span, "") for span in sections])
-    lists = _merged(lists + entries + entry_lines(joined, sections))
+    lists = merged_spans(lists + entries + entry_lines(joined, sections))
     starts = [start for start, _ in lists]
     outside = [c for c in author_year if not _inside(lists, starts, c.start)]
-    prose = _blanked(text, _merged(lists + [(c.start, c.end) for c in outside]))
+    prose = _blanked(text, merged_spans(lists + [(c.start, c.end) for c in outside]))
     scanned = _blanked(prose, code)  # the prose without its code, where citations are
     notes = _Notes(definitions, named)
     marks, markers = _markdown_marks(scanned, prose, notes, outside, base_url)
@@ -294,17 +294,6 @@ def _group_numbers(written: str) -> list[tuple[int, int]]:
         low, _, high = part.replace("–", "-").partition("-")
         parts.append((int(low), int(high or low)))
     return parts
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` sorted, those that overlap made one."""
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(end, out[-1][1]))
-        else:
-            out.append((start, end))
-    return out
 
 
 def _code_blocks(lined: str) -> list[tuple[int, int]]:
@@ -436,7 +425,7 @@ def _markdown_marks(
     ]
     single, markers, numbered = _numbered_marks(scanned, notes)
     marks += single
-    marks += _written_out(scanned, _merged([m.span() for m in links + references]))
+    marks += _written_out(scanned, merged_spans([m.span() for m in links + references]))
     marks += [(c.start, c.url, c.marker) for c in author_year]
     markers += dict.fromkeys((c.start, c.end) for c in author_year)
     marks.sort(key=_position)
@@ -575,13 +564,13 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
                 at = match.start(1)  # the address cites by its <cite>, not once more as text
                 shown.append((at + address.start(), at + address_end(address)))
     written, numbered, apart = _text_marks(html, prose, shown, base_url, unsaid)
-    apart = _merged(notes + apart)  # the notes and the reference list: no claims
+    apart = merged_spans(notes + apart)  # the notes and the reference list: no claims
     starts = [start for start, _ in apart]
     marks = sorted(marks + written, key=_position)
     kept = (
         m for m in heapq.merge(marks, numbered, key=_position) if not _inside(apart, starts, m[0])
     )
-    said = _blanked(prose, _merged(unsaid))
+    said = _blanked(prose, merged_spans(unsaid))
     spans = sentence_spans(said)
     quoted = _quoted(html, spans, base_url)
     return _cited_sentences(said, spans, heapq.merge(kept, quoted, key=_position), _plain_html, cap)
@@ -626,7 +615,7 @@ def _text_marks(
     and numbered markers (``[3]``) resolved through its reference list; the marks of groups
     of markers apart, given one at a time; and the spans of the reference list. The spans
     of the markers and brackets citing are added to ``unsaid``: they are no claim words."""
-    scanned = _blanked(prose, _merged(code_spans(html) + sorted(shown)))
+    scanned = _blanked(prose, merged_spans(code_spans(html) + sorted(shown)))
     sections = reference_sections(html)
     items = entries(html, sections)
     listed = [(e.start, e.end, _entry_address(html, scanned, e, base_url)) for e in items]

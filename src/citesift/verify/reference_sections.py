@@ -41,13 +41,7 @@ def markdown_sections(lined: str) -> list[tuple[int, int]]:
         if block is not None:
             spans.append((match.end(), block.end()))
             reached = block.end()
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+    return merged_spans(spans)
 
 
 def entry_lines(joined: str, sections: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -58,3 +52,14 @@ def entry_lines(joined: str, sections: list[tuple[int, int]]) -> list[tuple[int,
         for line in _ADDRESSED.finditer(joined, start, end):
             found.append(line.span())
     return found
+
+
+def merged_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, those that overlap made one."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
