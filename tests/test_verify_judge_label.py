@@ -36,6 +36,13 @@ def test_connectives_and_discourse_words_need_not_be_repeated() -> None:
     }
 
 
+def test_a_title_before_a_name_need_not_be_repeated() -> None:
+    assert facts("Dr. Ada Brooks and Mrs Lee").stems == facts("Ada Brooks and Lee").stems
+    check = judged("Dr. Ada Brooks designed the Harbour Bridge.")
+    assert check.label == "supported", check
+    assert check.supporting == (2,)
+
+
 def test_a_negation_denies_what_is_done_not_the_names_around_it() -> None:
     assert facts("He did not want to leave Savatage.").denied == {"want", "leav"}
     assert facts("She was not born in Paris in 1901.").denied == {"born"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from citesift.verify import Candidates, OfflineJudge, find_candidates
+from citesift.verify.facts import facts
 from citesift.verify.judges.features import measure
 
 PAGE = [
@@ -76,6 +77,25 @@ def test_a_byline_marked_up_as_a_heading_is_a_dateline_completing_a_claims_date(
     assert chosen(claim, marked) == (31, 0)
     wordy = ["Filed by Jo Ames of the harbour desk May 24, 2019 2:44 pm", *filler, story]
     assert chosen(claim, wordy) == (31,)
+
+
+def test_a_published_and_an_updated_time_side_by_side_make_a_dateline() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    claim = "Rivers became the podcast's host in May 2019."
+    story = "Rivers became the podcast's host."
+    bar = "Published 9:30 a.m. ET May 24, 2019 | Updated 2:44 p.m. ET May 25, 2019"
+    assert chosen(claim, [bar, *filler, story]) == (31, 0)
+    prose = "Filed on May 24, 2019 by the harbour desk | Read again by the editors of the paper"
+    assert chosen(claim, [prose, *filler, story]) == (31,)
+
+
+def test_a_month_run_into_the_word_before_it_is_read_as_a_month() -> None:
+    assert facts("HomeNewsOPINIONMay 24 2019 - 12:00AM").months == {5}
+    assert facts("Orange County RegisterAugust 25, 2016").months == {8}
+    assert facts("Mayday 24").months == facts("RegisterAugust").months == frozenset()
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    page = ["HomeNewsOPINIONMay 24 2019 - 12:00AM", *filler, "Rivers became the podcast's host."]
+    assert chosen("Rivers became the podcast's host in May 2019.", page) == (31, 0)
 
 
 def test_of_two_sentences_covering_nearly_as_much_the_better_ranked_is_named() -> None:

@@ -129,6 +129,12 @@ FUNCTION_WORDS = AUXILIARY_VERBS | frozenset(
         "further",
         "again",
         "too",
+        # titles before a name
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
         # discourse adverbs and vague quantities
         "actually",
         "additionally",
@@ -161,9 +167,11 @@ FUNCTION_WORDS = AUXILIARY_VERBS | frozenset(
 )
 """Words that carry no fact of their own: a claim is not unsupported for lacking them. Beside
 articles, pronouns and auxiliaries, the connectives and discourse adverbs a source rewords
-or drops at will (*however*, *instead*, *during*, *still*) and vague quantities (*many*,
-*several*). Words of a relation that changes the fact stay content words (*before*,
-*after*, *against*, *above*, *only*, *until*)."""
+or drops at will (*however*, *instead*, *during*, *still*), vague quantities (*many*,
+*several*) and the titles written before a name (*Dr.*, *Mr*, *Prof.*), which a source
+drops or writes its own way (*Professor*, *the physician*) while naming the same person.
+Words of a relation that changes the fact stay content words (*before*, *after*,
+*against*, *above*, *only*, *until*)."""
 NEGATIONS = frozenset(
     [
         "not",
@@ -253,6 +261,11 @@ _NUMERIC_DATE = re.compile(
 )
 """A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata), ``25/08/2016``
 or ``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
+_MONTH_WORDS = "|".join(name.capitalize() for names in MONTH_NAMES for name in names)
+_GLUED_MONTH = re.compile(rf"(?<=[^\W\d_])(?=(?:{_MONTH_WORDS})\.?\s+\d)")
+"""The place before a month's name run into the word before it and followed by a number,
+as a page's text read without its layout glues a menu or a byline to its date
+(``NewsOPINIONApril 11 2019``, ``Orange County RegisterAugust 25, 2016``)."""
 _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
@@ -275,7 +288,7 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
-    text = _NUMERIC_DATE.sub(_spelled_date, text)
+    text = _dates(text)
     words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
     lowered = [w.lower() for w in words]
     stem = content_stemmer()
@@ -336,6 +349,12 @@ def _scope(lowered: list[str], words: list[str]) -> list[str]:
     return scope
 
 
+def _dates(text: str) -> str:
+    """``text`` with its dates made readable: a month's name run into the word before it
+    set apart (``_GLUED_MONTH``), a date in digits written out (``_spelled_date``)."""
+    return _NUMERIC_DATE.sub(_spelled_date, _GLUED_MONTH.sub(" ", text))
+
+
 def _spelled_date(match: re.Match[str]) -> str:
     """A date in digits written with its month's name (``2016-08-25`` as ``25 August
     2016``), so its month and day match a date written out; left as it is when its order of
@@ -363,7 +382,7 @@ def number_kinds(text: str) -> frozenset[tuple[str, str]]:
     ``day`` (1 to 31 beside a month's name: ``May 15``, ``15 May``) or ``count``; written as
     in ``Facts.numbers`` but for leading zeros, dropped (``05`` is ``5``, as in a date). Two
     numbers disagree only when they are of one kind: a year is no count."""
-    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _NUMERIC_DATE.sub(_spelled_date, text)))
+    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _dates(text)))
     lowered = [w.lower() for w in words]
     found = set()
     for i, number in _numbers(words, lowered):

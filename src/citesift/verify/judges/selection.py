@@ -10,6 +10,7 @@ joining on slight evidence far from the others is read, not named (``PASSAGE``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from citesift.verify.candidates import Candidates, few_words
@@ -55,6 +56,11 @@ the citation reads the passage that states the claim, to which it seldom belongs
 statement of the claim still unbacked (``BACKED``) may be stated anywhere on the page.
 (Beside the support, 1, was compared with a paragraph, 3, on the development claims; both
 helped, 3 more.)"""
+
+
+_ITEMS = re.compile(r"\s[|•]\s")
+"""What sets apart the items of a line of a page's layout (``Published May 24, 2019 |
+Updated May 25, 2019``, ``By Jo Ames • May 24, 2019``)."""
 
 
 def page_lines(sentences: Sequence[str]) -> frozenset[int]:
@@ -195,10 +201,16 @@ def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
 
 def _dateline(sentence: str) -> bool:
     """A line of a few words (``candidates.FEW_WORDS``) naming a month and a number (a date
-    in digits names its month, see ``facts``): a dateline, a dated heading or the page's
-    published time, not a statement; its date dates the page, so it may complete a claim's
-    date (``June 27, 2016 3.09pm EDT``, ``PUBLISHED: 2016-08-25 00:00``)."""
-    if not few_words(sentence):
-        return False
-    found = facts(sentence)
+    in digits names its month, see ``facts``), or a line of short items set apart by ``|``
+    or ``•`` (``_ITEMS``) one of which is such a date, as a page's bar shows a published
+    and an updated time side by side: a dateline, a dated heading or the page's published
+    time, not a statement; its date dates the page, so it may complete a claim's date
+    (``June 27, 2016 3.09pm EDT``, ``PUBLISHED: 2016-08-25 00:00``)."""
+    items = _ITEMS.split(sentence)
+    return all(map(few_words, items)) and any(map(_dated, items))
+
+
+def _dated(item: str) -> bool:
+    """``item`` names a month and a number (see ``_dateline``)."""
+    found = facts(item)
     return bool(found.months and found.numbers)
