@@ -32,7 +32,7 @@ def pdf(
     objects: dict[int, bytes] = {}
     first_page = 5
     count = len(pages)
-    kids = [first_page + 2 * (i % count) for i in range(count * copies)]
+    kids = [first_page + 2 * (i % count) for i in range(count * copies)] if count else []
     kid_refs = b" ".join(b"%d 0 R" % k for k in kids)
     objects[1] = b"<< /Type /Catalog /Pages 2 0 R >>"
     objects[2] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kid_refs, len(kids))
@@ -284,3 +284,45 @@ def _write_part(
         for piece in pieces:
             part.write(piece)
         part.write(tail)
+
+
+def compound_file(streams: Mapping[str, bytes]) -> bytes:
+    """A compound (OLE 2) file of 512-byte sectors holding ``streams`` at the root, as
+    Office writes one: a FAT sector, a directory sector (the root and up to 3 streams, each
+    the right sibling of the one before) and each stream's sectors (padded to 4,096 bytes
+    at least, so that none is held in the mini stream)."""
+    assert len(streams) <= 3, "one directory sector holds the root and three streams"
+    end, free, fat_mark = 0xFFFFFFFE, 0xFFFFFFFF, 0xFFFFFFFD
+    fat, data, entries = [fat_mark, end], b"", []
+    for number, (name, content) in enumerate(streams.items(), start=1):
+        content = content.ljust(4096, b"\x00")
+        padded = content.ljust(-(-len(content) // 512) * 512, b"\x00")
+        first = len(fat)
+        count = len(padded) // 512
+        fat += [first + i + 1 for i in range(count - 1)] + [end]
+        data += padded
+        right = number + 1 if number < len(streams) else free
+        entries.append(_directory_entry(name, 2, free, right, free, first, len(content)))
+    root = _directory_entry("Root Entry", 5, free, free, 1 if streams else free, end, 0)
+    directory = b"".join([root, *entries]).ljust(512, b"\x00")
+    assert len(fat) <= 128, "one FAT sector maps 128 sectors"
+    fat_sector = struct.pack("<128I", *(fat + [free] * (128 - len(fat))))
+    header = bytes.fromhex("D0CF11E0A1B11AE1") + bytes(16)
+    header += struct.pack("<HHHH", 0x3E, 3, 0xFFFE, 9) + struct.pack("<H", 6) + bytes(6)
+    header += struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, end, 0, end, 0)
+    header += struct.pack("<109I", 0, *([free] * 108))
+    return header + fat_sector + directory + data
+
+
+def _directory_entry(
+    name: str, kind: int, left: int, right: int, child: int, start: int, size: int
+) -> bytes:
+    """One 128-byte directory entry of a compound file."""
+    encoded = (name + "\x00").encode("utf-16-le")
+    return (
+        encoded.ljust(64, b"\x00")
+        + struct.pack("<HBB", len(encoded), kind, 1)
+        + struct.pack("<III", left, right, child)
+        + bytes(16 + 4 + 16)
+        + struct.pack("<IQ", start, size)
+    )

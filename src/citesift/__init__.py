@@ -63,7 +63,7 @@ from citesift.index import (
     zscore_fusion,
 )
 from citesift.index.transfer import StoreCopy, copy_store
-from citesift.ingest import IndexAddReport, index_add
+from citesift.ingest import EmptyDocument, IndexAddReport, index_add
 from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.run import serve_mcp
 from citesift.model import (
@@ -218,6 +218,7 @@ __all__ = [
     "DocumentCheck",
     "Embedder",
     "EmbeddingError",
+    "EmptyDocument",
     "Evidence",
     "FactContradiction",
     "Failed",

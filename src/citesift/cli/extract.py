@@ -30,6 +30,7 @@ from citesift.sources.files import (
     checked_text,
     file_bytes,
     too_large,
+    why_empty,
 )
 
 SAMPLE = "samples/article.html"
@@ -80,6 +81,8 @@ def extract(
     say(_render(document, html, output), nl=False)
     if document.truncated:
         say(f"note: the text was cut at the budget of {budget} characters", err=True)
+    if not document.blocks:
+        say(f"note: {_named(file)}: no blocks: {why_empty(body)}", err=True)
 
 
 def _input(file: str | None, sample: bool) -> tuple[str, bytes]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import unquote_to_bytes
 
 import typer
 from rich.console import Console
@@ -34,6 +36,7 @@ from citesift.cli.options import (
 from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.errors import InvalidArgument, WorkerLost
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.index.rag import create_rag
 from citesift.ingest import IndexAddReport, IndexProgress, index_add
 from citesift.sources.files import document_ids
@@ -94,6 +97,9 @@ def add(
     contact: Contact = None,
     offline: Offline = False,
     deadline: Deadline = None,
+    budget: Annotated[
+        int, typer.Option(min=0, help="Most characters of text kept of each file, as extract.")
+    ] = DEFAULT_BUDGET,
 ) -> None:
     """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them, web
     pages, S3 and Cloud Storage prefixes, GitHub repositories and Notion pages to the
@@ -103,7 +109,8 @@ def add(
     is not read again. Markdown notes keep their title, sections, tags and front matter.
     Pages read are kept as snapshots in the same store. What cannot be read is said on
     standard error and the rest is added; the exit status is 0 when anything was added or
-    everything was up to date. A document's id is its URI (file:///... for a file, the
+    everything was up to date. A document the text budget cut short is named on standard
+    error (--budget keeps more). A document's id is its URI (file:///... for a file, the
     page's URL for a page)."""
     path = index_store(store, existing=False)
     pages = None
@@ -116,12 +123,12 @@ def add(
                                chunk_size=chunk_size, chunk_overlap=chunk_overlap,
                                glob=tuple(glob or ()), max_files=max_files, prune=prune,
                                workers=workers, pages=pages, deadline=deadline,
-                               progress=_bars(bar))  # fmt: skip
+                               progress=_bars(bar), budget=budget)  # fmt: skip
         except InvalidArgument as error:
             usage_error(str(error))
         except WorkerLost as error:
             fail(f"{error}: run the command again")
-    _say(report)
+    _say(report, budget)
 
 
 def _page_access(
@@ -144,16 +151,22 @@ def _bars(bar: Progress) -> IndexProgress:
     return heard
 
 
-def _say(report: IndexAddReport) -> None:
+def _say(report: IndexAddReport, budget: int) -> None:
     """What ``index add`` did, or why nothing was indexed (then exit with its status)."""
     for refusal in report.refused:
         say(f"skipped {refusal.name}: {refusal.reason}", err=True)
+    for empty in report.empty_documents:
+        say(f"skipped {shown(empty.id)}: {empty.reason}", err=True)
+    for name in report.cut:
+        say(f"cut {shown(name)}: only its first {budget:,} characters of text are indexed"
+            " (--budget keeps more)", err=True)  # fmt: skip
     if report.elsewhere:
         say(f"{report.elsewhere} source item(s) read by another command on the same store")
     if report.did_nothing:
         fail("nothing was indexed", _status(report.refused))
     if report.added:
-        say(f"indexed {report.added} document(s) as {report.chunks} chunk(s)")
+        cut = f", {len(report.cut)} of them cut at the budget" if report.cut else ""
+        say(f"indexed {report.added} document(s) as {report.chunks} chunk(s){cut}")
     if report.empty:
         say(f"skipped {report.empty} empty document(s): no text to index")
     if report.unchanged:
@@ -162,6 +175,13 @@ def _say(report: IndexAddReport) -> None:
         say(f"removed {report.removed} document(s) whose files are gone")
     if report.refused:
         say(f"skipped {len(report.refused)} source(s) that could not be read", err=True)
+
+
+def shown(document_id: str) -> str:
+    """A document's id as a user names it: a file's path, else the id (a page's URL)."""
+    if not document_id.startswith("file://"):
+        return document_id
+    return os.fsdecode(unquote_to_bytes(document_id.removeprefix("file://")))
 
 
 def _status(refused: tuple[SourceRefusal, ...]) -> int:

@@ -17,6 +17,7 @@ import time
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+from pypdfium2.internal import ErrorToStr
 
 from citesift.errors import DocumentError
 from citesift.extract.collect import Collector, FileText
@@ -65,13 +66,22 @@ def _read(body: bytes, budget: int) -> FileText:
 
 
 def _open(body: bytes) -> pdfium.PdfDocument:
-    """The PDF opened in memory, or ``DocumentError`` saying why it cannot be."""
-    try:
-        return pdfium.PdfDocument(body)
-    except pdfium.PdfiumError as error:
-        if getattr(error, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
-            raise DocumentError("an encrypted PDF that needs a password") from error
-        raise DocumentError(f"not a readable PDF: {error}") from error
+    """The PDF opened in memory, or ``DocumentError`` saying why it cannot be. PDFium's last
+    error is one for the whole process, and a load that fails for want of pages sets none:
+    so it is read right after the load failed, and a PDF that loads is counted for pages
+    here, never taken from an error another file left."""
+    raw = pdfium_c.FPDF_LoadMemDocument64(body, len(body), None)
+    if not raw:
+        code = pdfium_c.FPDF_GetLastError()
+        if code == pdfium_c.FPDF_ERR_PASSWORD:
+            raise DocumentError("an encrypted PDF that needs a password")
+        reason = ErrorToStr.get(code, f"error {code}")
+        raise DocumentError(f"not a readable PDF (PDFium: {reason})")
+    document = pdfium.PdfDocument(raw)  # ``body`` outlives it: ``_read`` holds it throughout
+    if len(document) < 1:
+        document.close()
+        raise DocumentError("a PDF with no pages")
+    return document
 
 
 def _paragraphs(document: pdfium.PdfDocument, number: int) -> list[str]:

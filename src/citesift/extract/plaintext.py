@@ -1,6 +1,7 @@
 """A plain text file as a ``SourceDocument``: a block per run of lines between blank
 lines, each block's text the raw slice it spans, nothing read as markup (no front matter,
-headings, code or links), so a quote of it is the file's own words. At most
+headings, code or links), so a quote of it is the file's own words. Its text is held to the
+budget a page's or a note's is (``DEFAULT_BUDGET`` unless told), and at most
 ``MAX_SOURCE_CHARS`` characters and ``MAX_TEXT_BLOCKS`` blocks are read (the document is
 then truncated), so a hostile file costs bounded memory."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from citesift.extract.html import MAX_SOURCE_CHARS
+from citesift.extract.html import DEFAULT_BUDGET, MAX_SOURCE_CHARS
 from citesift.extract.notes.document import line_cut
 from citesift.extract.notes.note import file_title
 from citesift.model import Block, SourceDocument
@@ -22,12 +23,18 @@ lines would otherwise cost a block (some 160 bytes) for every three bytes it hol
 
 
 def text_document(
-    raw: str, url: str, path: str, read_at: int, site: str = "file", key: str | None = None
+    raw: str,
+    url: str,
+    path: str,
+    read_at: int,
+    site: str = "file",
+    key: str | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """The plain text ``raw`` (read from ``path``, named by ``url``) as a document titled
-    by its file name, its blocks the paragraphs of ``raw`` whole, each with its span in it;
-    its metadata holds ``path``, as a note's does."""
-    blocks, truncated = text_blocks(raw)
+    by its file name, its blocks the paragraphs of ``raw`` whole, each with its span in it,
+    up to ``budget`` characters of text; its metadata holds ``path``, as a note's does."""
+    blocks, truncated = text_blocks(raw, budget)
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -42,17 +49,27 @@ def text_document(
     )
 
 
-def text_blocks(raw: str) -> tuple[list[Block], bool]:
+def text_blocks(raw: str, budget: int = DEFAULT_BUDGET) -> tuple[list[Block], bool]:
     """A paragraph block per run of non-blank lines of ``raw``, its text ``raw[start:end]``
     (trailing white space left out), from the first ``MAX_SOURCE_CHARS`` characters (cut
-    after a line break) and at most ``MAX_TEXT_BLOCKS`` of them; and whether ``raw`` holds
-    text beyond those bounds."""
+    after a line break), at most ``MAX_TEXT_BLOCKS`` of them and ``budget`` characters of
+    text together (the paragraph crossing it cut after its last white space that fits, else
+    at the budget); and whether ``raw`` holds text beyond those bounds."""
     end = line_cut(raw, MAX_SOURCE_CHARS)
     blocks: list[Block] = []
+    used = 0
     for found in _PARAGRAPH.finditer(raw, 0, end):
         if len(blocks) == MAX_TEXT_BLOCKS:
             return blocks, True
         text = found.group().rstrip()
         start = found.start()
+        if used + len(text) > budget:
+            room = budget - used
+            cut = max(text.rfind(" ", 0, room + 1), text.rfind("\n", 0, room + 1))
+            text = text[: cut if cut > 0 else room].rstrip()
+            if text:
+                blocks.append(Block(text, "paragraph", (), start, start + len(text)))
+            return blocks, True
+        used += len(text)
         blocks.append(Block(text, "paragraph", (), start, start + len(text)))
     return blocks, end < len(raw)

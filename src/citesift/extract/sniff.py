@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Literal
 
 from citesift.errors import DocumentError
+from citesift.extract.ole import compound_file_refusal, is_compound_file
 
 DocumentKind = Literal["pdf", "docx", "pptx", "xlsx"]
 
@@ -90,13 +91,16 @@ def document_kind(body: bytes, content_type: str | None = None) -> DocumentKind 
     types (else member names) say which Office file it is. A ``content_type`` naming a PDF
     or Office file, on a body that shows no such sign, still picks that kind, so a broken
     file gives a clear error instead of being read as text. A zip that is no Office file,
-    or one with macros, is refused.
+    or one with macros, is refused, as is a compound (OLE) file: an Office file saved with
+    a password, or one in a format before OOXML.
     """
     if body[:1024].lstrip(_SPACE).startswith(PDF_MAGIC):  # as browsers sniff, space allowed
         return "pdf"
     if body.startswith(ZIP_MAGIC):
         with package(body) as archive:
             return _office_kind(archive)
+    if is_compound_file(body):
+        raise DocumentError(compound_file_refusal(body))
     declared = (content_type or "").split(";")[0].strip().lower()
     return _HEADER_TYPES.get(declared)
 

@@ -18,7 +18,7 @@ from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
 from citesift.model import Match
-from citesift.store.chunks import PARTITION_KEY
+from citesift.store.chunks import PARTITION_KEY, IndexedDocument, IndexStats
 
 NAMESPACE = "citesift.rag.partition"
 DEFAULT_OVERFETCH = 4
@@ -66,9 +66,28 @@ class PartitionedRag:
         """Ingest into this partition (the partition key in metadata is forced to it)."""
         return self.rag.ingest(self._own(as_ingest_doc(d)) for d in docs)
 
-    def delete(self, ids: Sequence[str]) -> None:
-        """Remove these documents of this partition."""
-        self.rag.delete([self.namespaced(str(i)) for i in ([ids] if isinstance(ids, str) else ids)])
+    def delete(self, ids: str | Sequence[str]) -> int:
+        """Remove these documents of this partition and all their chunks; how many chunks
+        went (0: no such document), as ``Rag.delete`` says."""
+        named = [ids] if isinstance(ids, str) else ids
+        return self.rag.delete([self.namespaced(str(i)) for i in named])
+
+    def documents(self) -> list[IndexedDocument]:
+        """This partition's documents, by their own ids (the namespace taken off), as
+        ``Rag.documents`` lists the store's."""
+        prefix = self.namespaced("")[:-2]  # the id's JSON up to the document's own string
+        return [
+            replace(document, id=json.loads(document.id)[2])
+            for document in self.rag.documents()
+            if document.id.startswith(prefix)
+        ]
+
+    def stats(self) -> IndexStats:
+        """This partition's documents and chunks, as ``Rag.stats`` counts the store's. The
+        chunks embedded are counted for the store alone: ``embedded`` is left empty here."""
+        documents = self.documents()
+        chunks = sum(document.chunks for document in documents)
+        return IndexStats(documents=len(documents), chunks=chunks, embedded={}, partitions=1)
 
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None

@@ -2,6 +2,6 @@
 process or shared by worker processes and machines."""
 
 from citesift.ingest.add import index_add
-from citesift.ingest.report import IndexAddReport, IndexProgress
+from citesift.ingest.report import EmptyDocument, IndexAddReport, IndexProgress
 
-__all__ = ["IndexAddReport", "IndexProgress", "index_add"]
+__all__ = ["EmptyDocument", "IndexAddReport", "IndexProgress", "index_add"]

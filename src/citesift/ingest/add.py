@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from citesift.errors import invalid
+from citesift.extract.html import DEFAULT_BUDGET, MAX_SOURCE_CHARS
 from citesift.extract.rules import Mode
 from citesift.index.documents import IngestDoc
 from citesift.index.embedders.cache import CachedEmbedder
@@ -25,6 +26,8 @@ from citesift.sources.web import is_web_url
 from citesift.store import default_store_path
 
 INDEXING = "Indexing documents"
+MAX_BUDGET = MAX_SOURCE_CHARS
+"""The largest text budget: no more of a file than this is read whatever the budget."""
 
 
 def index_add(
@@ -42,6 +45,7 @@ def index_add(
     pages: PageAccess | None = None,
     deadline: float | None = None,
     progress: IndexProgress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> IndexAddReport:
     """Add ``sources`` to the index in ``store`` (a SQLite file or a PostgreSQL URL; none:
     the default file): files (text, Markdown, HTML, PDF, Office), folders of them (their
@@ -52,7 +56,9 @@ def index_add(
     bytes are unchanged since it was indexed is not read again. ``mode``: what to keep of
     a page (its ``article`` prose, or all its ``page`` shows); ``retrieval``,
     ``chunk_size`` and ``chunk_overlap`` as in ``create_rag``; ``deadline``: seconds each
-    remote request or page may take.
+    remote request or page may take; ``budget``: the most characters of text kept of each
+    file, as ``extract_document`` keeps (the report's ``cut`` names each document it cut
+    short; one cut at another budget before is read again).
 
     ``workers`` processes read and index (a folder's files shared among them); with a
     PostgreSQL store, the same call on other machines shares the work too, each item read
@@ -64,12 +70,13 @@ def index_add(
     added. A bad argument is an ``InvalidArgument``; a worker process that dies mid-way a
     ``WorkerLost``."""
     _check(sources, mode, glob, workers, pages)
+    number_in("budget", budget, 0, MAX_BUDGET, whole=True)
     limits = LoadLimits() if deadline is None else LoadLimits(_milliseconds(deadline))
     if pages is not None and deadline is not None:
         pages = replace(pages, limits=replace(pages.limits, deadline=deadline))
     heard = progress or _unheard
     location = str(default_store_path() if store is None else store)
-    files = LoadOptions(tuple(glob), limits=limits, max_files=max_files)
+    files = LoadOptions(tuple(glob), limits=limits, max_files=max_files, budget=budget)
     job = IngestJob(location, retrieval, mode, chunk_size, chunk_overlap, files, pages)
     with job.rag() as rag:
         known = {document.id: document.revision for document in rag.documents()}

@@ -8,10 +8,20 @@ from dataclasses import dataclass, field
 
 from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.rag import Rag
-from citesift.sources.gather import Found, SourceRefusal, Unchanged
+from citesift.sources.gather import Blank, Found, SourceRefusal, Unchanged
 
 IndexProgress = Callable[[str, int, int], None]
 """Hears ``(what is being done, done, in all)``; ``in all`` is 0 while unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyDocument:
+    """A document read that holds no text (so not indexed), by id, and why: "empty file",
+    "no text layer (scanned? OCR it first)" for a PDF whose pages hold no text, else "no
+    text"."""
+
+    id: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +30,9 @@ class IndexAddReport:
     chunks; ``unchanged``: files found indexed already at their present bytes; ``removed``:
     documents a prune removed; ``refused``: each source (or part of one) that gave nothing,
     and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead;
-    ``empty``: documents read that hold no text, so not indexed (and no longer listed)."""
+    ``empty``: how many documents read hold no text, so not indexed (and no longer listed),
+    each named with why in ``empty_documents``; ``cut``: the ids of the documents indexed
+    that the text budget cut short (only their first ``budget`` characters are indexed)."""
 
     added: int = 0
     chunks: int = 0
@@ -29,6 +41,8 @@ class IndexAddReport:
     refused: tuple[SourceRefusal, ...] = ()
     elsewhere: int = 0
     empty: int = 0
+    empty_documents: tuple[EmptyDocument, ...] = ()
+    cut: tuple[str, ...] = ()
 
     @property
     def did_nothing(self) -> bool:
@@ -39,15 +53,19 @@ class IndexAddReport:
 
 @dataclass
 class Tally:
-    """What reading did so far: the ids indexed and their chunks, the ids read empty, the
-    ids seen unchanged, the refusals, and how many items were read."""
+    """What reading did so far: the ids indexed and their chunks, the ids read empty (and
+    why, when the reader said), the ids the budget cut short, the ids seen unchanged, the
+    refusals, and how many items were read."""
 
     added: set[str] = field(default_factory=set)
     chunks: int = 0
     unchanged: set[str] = field(default_factory=set)
     refused: list[SourceRefusal] = field(default_factory=list)
     items: int = 0
-    empty: set[str] = field(default_factory=set)
+    empty: dict[str, str] = field(default_factory=dict)
+    cut: set[str] = field(default_factory=set)
+    _why_empty: dict[str, str] = field(default_factory=dict)
+    _read_cut: set[str] = field(default_factory=set)
 
     def sort(self, found: Iterable[Found], documents: dict[str, IngestDoc]) -> None:
         """Each thing ``found`` counted, and each document put in ``documents`` by id (a
@@ -58,8 +76,13 @@ class Tally:
             elif isinstance(each, Unchanged):
                 self.unchanged.add(each.name)
             else:
-                document = as_ingest_doc(each)
+                read = each.document if isinstance(each, Blank) else each
+                document = as_ingest_doc(read)
                 documents[document.id] = document
+                if isinstance(each, Blank):
+                    self._why_empty[document.id] = each.reason
+                if read.truncated:
+                    self._read_cut.add(document.id)
 
     def ingest(self, rag: Rag, documents: dict[str, IngestDoc]) -> None:
         """Index ``documents`` into ``rag``, counting their chunks, the documents kept and
@@ -72,13 +95,16 @@ class Tally:
         finally:
             rag.kept = rag.refused = None
         self.added |= kept
+        self.cut |= kept & self._read_cut
         refused = {each.name for each in self.refused}
-        self.empty |= set(documents) - kept - refused
+        for name in sorted(set(documents) - kept - refused):
+            self.empty[name] = self._why_empty.get(name, "no text")
 
     def merge(self, other: Tally) -> None:
         """Count what ``other`` (another worker's tally) did too."""
         self.added |= other.added
-        self.empty |= other.empty
+        self.empty.update(other.empty)
+        self.cut |= other.cut
         self.chunks += other.chunks
         self.unchanged |= other.unchanged
         self.refused.extend(other.refused)
@@ -86,5 +112,7 @@ class Tally:
 
     def report(self, removed: int, elsewhere: int) -> IndexAddReport:
         """The report of what was done, ``removed`` by a prune and read ``elsewhere``."""
+        empty = tuple(EmptyDocument(name, why) for name, why in sorted(self.empty.items()))
         return IndexAddReport(len(self.added), self.chunks, len(self.unchanged), removed,
-                              tuple(self.refused), elsewhere, len(self.empty))  # fmt: skip
+                              tuple(self.refused), elsewhere, len(empty), empty,
+                              tuple(sorted(self.cut)))  # fmt: skip

@@ -20,7 +20,9 @@ from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 from citesift.encoding import decode_html
 from citesift.errors import CitesiftError, DocumentError
 from citesift.extract.document import extract_document, now_ms
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.notes import note_document
+from citesift.extract.notes.note import file_title
 from citesift.extract.plaintext import text_document
 from citesift.extract.rules import Mode
 from citesift.extract.sniff import document_kind
@@ -37,6 +39,8 @@ INDEXABLE_SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES + DOCUMENT_SUFFIXES
 TEXT_READER = ":text"
 """What a plain text file's revision ends with: the reader that read it (a file indexed when
 ``.txt`` was read as Markdown has its content hash alone, and is read again)."""
+NO_TEXT_LAYER = "no text layer (scanned? OCR it first)"
+"""Why a PDF whose pages hold no text gave none."""
 MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
@@ -49,40 +53,65 @@ class FileRefused(CitesiftError):
     """A file that cannot be read into a document, and why."""
 
 
-def file_document(path: Path, mode: Mode = "article") -> SourceDocument:
+def file_document(
+    path: Path, mode: Mode = "article", budget: int = DEFAULT_BUDGET
+) -> SourceDocument:
     """A file read into a ``SourceDocument``: an HTML file (in ``mode``), a PDF or Office
     file (whatever its name, told by its bytes), a Markdown note and a plain text file (its
     paragraphs as they stand, whole), each named by ``file_uri(path)`` with its revision
-    the ``content_revision`` of its bytes, so each of its passages is attributed alike.
+    the ``content_revision`` of its bytes, so each of its passages is attributed alike, and
+    each held to ``budget`` characters of text (``truncated`` when it cut one short).
     ``FileRefused`` says why a file cannot be one (its kind, its size, binary content, a
     broken or encrypted document, not a regular file, unreadable)."""
     if path.suffix.lower() not in INDEXABLE_SUFFIXES:
         raise FileRefused(only_indexable())
-    return body_document(path, file_bytes(path), mode)
+    return body_document(path, file_bytes(path), mode, budget)
 
 
-def body_document(path: Path, body: bytes, mode: Mode = "article") -> SourceDocument:
+def body_document(
+    path: Path, body: bytes, mode: Mode = "article", budget: int = DEFAULT_BUDGET
+) -> SourceDocument:
     """The bytes ``body`` read from ``path`` as ``file_document`` reads them, by their
     content first (a PDF or Office file), else as text by the file's suffix: HTML, a
-    Markdown note, or plain text (any other name)."""
+    Markdown note, or plain text (any other name; an empty file whatever its name). A
+    document that states no title of its own is titled by its file name."""
     suffix = path.suffix.lower()
     uri, revision = file_uri(path), content_revision(body)
+    name = readable_name(str(path))
     try:
         if document_kind(body) is not None:
-            document = extract_document(body, url=uri, site="file", key=uri)
-            return replace(document, revision=revision)
+            document = extract_document(body, url=uri, site="file", key=uri, budget=budget)
+            return _named(replace(document, revision=revision), uri, name)
     except DocumentError as error:
         raise FileRefused(str(error)) from error
-    if suffix in DOCUMENT_SUFFIXES:
+    if suffix in DOCUMENT_SUFFIXES and body:
         raise FileRefused(f"named {suffix} but not a PDF or Office file")
     text = file_text(body)
     if suffix in HTML_SUFFIXES:
-        document = extract_document(text, url=uri, site="file", key=uri, mode=mode)
-        return replace(document, revision=revision)
-    name = readable_name(str(path))
+        document = extract_document(text, url=uri, site="file", key=uri, mode=mode, budget=budget)
+        return _named(replace(document, revision=revision), uri, name)
     if suffix in NOTE_SUFFIXES:
-        return replace(note_document(text, uri, name, now_ms()), revision=revision)
-    return replace(text_document(text, uri, name, now_ms()), revision=revision + TEXT_READER)
+        note = note_document(text, uri, name, now_ms(), budget=budget)
+        return replace(note, revision=revision)
+    document = text_document(text, uri, name, now_ms(), budget=budget)
+    return replace(document, revision=revision + TEXT_READER)
+
+
+def _named(document: SourceDocument, uri: str, name: str) -> SourceDocument:
+    """``document`` titled by its file name when its title is only its address."""
+    return replace(document, title=file_title(name)) if document.title == uri else document
+
+
+def why_empty(body: bytes) -> str:
+    """Why a file holding ``body`` gave no text: it is empty, a PDF whose pages hold no
+    text (a scan without a text layer), or its text is blank."""
+    if not body:
+        return "empty file"
+    try:
+        scanned = document_kind(body) == "pdf"
+    except DocumentError:
+        scanned = False
+    return NO_TEXT_LAYER if scanned else "no text"
 
 
 def only_indexable() -> str:

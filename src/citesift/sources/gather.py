@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from citesift.errors import PEER_MISSING, InvalidArgument, LoadError
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.rules import Mode
 from citesift.model import Document, SourceDocument, SourceHit
 from citesift.net import run_sync
@@ -55,7 +56,16 @@ class Unchanged:
     name: str
 
 
-Found = SourceDocument | SourceRefusal | Unchanged
+@dataclass(frozen=True, slots=True)
+class Blank:
+    """A file read that holds no text, and why (an empty file, a scan without a text
+    layer): its document is indexed as nothing, so an earlier version of it goes."""
+
+    document: SourceDocument
+    reason: str
+
+
+Found = SourceDocument | Blank | SourceRefusal | Unchanged
 """What reading an item gives: a document, or why none came."""
 
 
@@ -64,13 +74,15 @@ class LoadOptions:
     """How folders and remote sources are loaded: which names to read (none: a folder's
     indexable suffixes, every file of a remote tree), the indexed ids and their revisions
     (to skip unchanged files), who hears ``(files done, files in all)`` of a remote tree,
-    the bounds of each remote request and how many files a remote tree gives at most."""
+    the bounds of each remote request, how many files a remote tree gives at most and the
+    most characters of text kept of each local file (``budget``)."""
 
     patterns: Sequence[str] = ()
     known: Mapping[str, str | None] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None
     limits: LoadLimits = field(default_factory=LoadLimits)
     max_files: float = DEFAULT_MAX_FILES
+    budget: int = DEFAULT_BUDGET
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +140,13 @@ def _kind(path: Path) -> int | None:
 
 
 def _file(path: Path, mode: Mode, files: LoadOptions, any_name: bool = False) -> Found:
-    loaded: LoadedFile = load_file(path, files.known, mode, any_name)
+    loaded: LoadedFile = load_file(path, files.known, mode, any_name, files.budget)
     if loaded.refused is not None:
         return SourceRefusal(str(path), loaded.refused, "invalid")
     if loaded.unchanged:
         return Unchanged(loaded.id)
     assert loaded.document is not None, "a file neither refused nor unchanged was read"
-    return loaded.document
+    return loaded.document if loaded.empty is None else Blank(loaded.document, loaded.empty)
 
 
 def is_remote(source: str) -> bool:

@@ -21,6 +21,11 @@ URL = re.compile(URL_PATTERN)
 _WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
 """An address written out, with the brackets around it that hold only it."""
 _TRAILING = ".,;:!?*_'"
+_ENDING = re.compile(r"[\s.,;:!?*_'\")\]]*")
+"""What may follow an address that ends a sentence."""
+_POINTER = re.compile(r"(?:[,;:]\s*|^)(?i:see(?:\s+also)?|cf\.)\s*$|\s+(?i:see\s+also|cf\.)\s*$")
+"""Words that point at the address after them: "see" after a comma (or alone, a verb
+otherwise: "what we see"), "see also" and "cf." anywhere."""
 _ATTRIBUTE = ("=", '="', "='")
 """What stands before an address given as an HTML attribute's value (``src=``, ``href=``)."""
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
@@ -72,8 +77,17 @@ def an_example(match: re.Match[str]) -> bool:
 
 def without_addresses(text: str) -> str:
     """``text`` without the addresses written out in it (and the brackets holding only
-    one), the punctuation after them kept: the sentence as it reads around them."""
-    return _WRITTEN.sub(_punctuation_after, text)
+    one), the punctuation after them kept: the sentence as it reads around them. A pointer
+    left with nothing to point at (``secure, see <https://…>.``: "see", "see also", "cf.")
+    goes with an address that ends the text, so the claim reads "secure."."""
+    kept, at = [], 0
+    for match in _WRITTEN.finditer(text):
+        before = text[at : match.start()]
+        if _ENDING.fullmatch(text, match.end()):
+            before = _POINTER.sub("", before)
+        kept += [before, _punctuation_after(match)]
+        at = match.end()
+    return "".join(kept) + text[at:]
 
 
 def _punctuation_after(match: re.Match[str]) -> str:

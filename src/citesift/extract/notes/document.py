@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, MAX_SOURCE_CHARS
 from citesift.extract.notes.fences import Line, lines
 from citesift.extract.notes.note import Note, parse_note
 from citesift.extract.notes.sections import heading_of
@@ -46,15 +46,21 @@ class _Run:
 
 
 def note_document(
-    raw: str, url: str, path: str, read_at: int, site: str = "file", key: str | None = None
+    raw: str,
+    url: str,
+    path: str,
+    read_at: int,
+    site: str = "file",
+    key: str | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """The note ``raw`` (read from ``path``, named by ``url``) as a document whose blocks
-    index ``raw`` itself, their text at most ``DEFAULT_BUDGET`` characters as a page's;
+    index ``raw`` itself, their text at most ``budget`` characters as a page's;
     its metadata holds ``path``, ``tags``, ``links`` and ``frontmatter`` (and
     ``frontmatter_error`` when the YAML could not be read)."""
-    read = _head(raw)
+    read = _head(raw, budget)
     note = parse_note(path, read)
-    blocks, truncated = note_blocks(read, len(read) - len(note.body))
+    blocks, truncated = note_blocks(read, len(read) - len(note.body), budget)
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -69,9 +75,10 @@ def note_document(
     )
 
 
-def _head(raw: str) -> str:
-    """The first ``MAX_NOTE_CHARS`` of ``raw``, cut after its last line break there."""
-    return raw[: line_cut(raw, MAX_NOTE_CHARS)]
+def _head(raw: str, budget: int) -> str:
+    """The first ``MAX_NOTE_CHARS`` of ``raw`` (or ``budget`` when it asks for more, up to
+    a page's ``MAX_SOURCE_CHARS``), cut after its last line break there."""
+    return raw[: line_cut(raw, min(max(MAX_NOTE_CHARS, budget), MAX_SOURCE_CHARS))]
 
 
 def line_cut(raw: str, limit: int) -> int:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.rules import Mode
 from citesift.model import SourceDocument
 from citesift.sources.files import (
@@ -22,20 +23,23 @@ from citesift.sources.files import (
     file_revision,
     file_uri,
     only_indexable,
+    why_empty,
 )
 from citesift.sources.loaders.folder import folder_files
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedFile:
-    """One file's outcome: its path and id, and either its ``document`` (read anew), or
-    ``unchanged`` (indexed at this revision already), or why it was ``refused``."""
+    """One file's outcome: its path and id, and either its ``document`` (read anew; with
+    ``empty`` saying why, when it holds no text), or ``unchanged`` (indexed at this
+    revision already), or why it was ``refused``."""
 
     path: Path
     id: str
     document: SourceDocument | None = None
     unchanged: bool = False
     refused: str | None = None
+    empty: str | None = None
 
 
 def load_file(
@@ -43,20 +47,34 @@ def load_file(
     known: Mapping[str, str | None] | None = None,
     mode: Mode = "article",
     any_name: bool = False,
+    budget: int = DEFAULT_BUDGET,
 ) -> LoadedFile:
-    """The file at ``path`` read into a document unless ``known`` (indexed ids to their
-    revisions) holds it at the revision its bytes have now. Unless ``any_name`` (a file a
-    pattern chose), its name must have an indexable suffix."""
+    """The file at ``path`` read into a document (held to ``budget`` characters of text)
+    unless ``known`` (indexed ids to their revisions) holds it at the revision its bytes
+    have now, read under this budget when it cut it short (a document cut at another
+    budget is read again). Unless ``any_name`` (a file a pattern chose), its name must
+    have an indexable suffix."""
     uri = file_uri(path)
     try:
         if not any_name and path.suffix.lower() not in INDEXABLE_SUFFIXES:
             raise FileRefused(only_indexable())
         body = file_bytes(path)
-        if known is not None and known.get(uri) == file_revision(path, body):
+        revision = file_revision(path, body)
+        if known is not None and known.get(uri) in (revision, revision + cut_at(budget)):
             return LoadedFile(path, uri, unchanged=True)
-        return LoadedFile(path, uri, body_document(path, body, mode))
+        document = body_document(path, body, mode, budget)
     except FileRefused as refusal:
         return LoadedFile(path, uri, refused=str(refusal))
+    if document.truncated:
+        document = replace(document, revision=f"{document.revision}{cut_at(budget)}")
+    empty = None if document.blocks else why_empty(body)
+    return LoadedFile(path, uri, document, empty=empty)
+
+
+def cut_at(budget: int) -> str:
+    """What the revision of a document cut short at ``budget`` ends with: the same bytes
+    read under another budget give another document."""
+    return f"@budget={budget}"
 
 
 def load_folder(
