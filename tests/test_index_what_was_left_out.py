@@ -126,7 +126,7 @@ def test_untitled_files_are_titled_by_their_name(tmp_path: Path) -> None:
     assert file_document(tmp_path / "report.pdf").title == "report.pdf"
     assert file_document(tmp_path / "titled.pdf").title == "Alpine ice"
     (tmp_path / "fake.pdf").write_text("text")
-    with pytest.raises(FileRefused, match="named .pdf but not a PDF"):  # not empty: refused
+    with pytest.raises(FileRefused, match=r"named \.pdf but not a PDF"):  # not empty: refused
         file_document(tmp_path / "fake.pdf")
 
 
