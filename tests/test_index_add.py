@@ -140,7 +140,8 @@ def test_a_document_cut_into_too_many_chunks_is_refused_whole_the_others_kept(
     (folder / "huge.txt").write_text("tide " * 84_000, encoding="utf-8")  # 420 KB of one word
     (folder / "ferry.txt").write_text("The ferry leaves at noon.", encoding="utf-8")
     store = str(tmp_path / "index.db")
-    report = index_add([str(folder)], store=store, retrieval="bm25", chunk_size=20, chunk_overlap=0)
+    report = index_add([str(folder)], store=store, retrieval="bm25", chunk_size=20,
+                       chunk_overlap=0, budget=500_000)  # fmt: skip
     assert (report.added, report.empty) == (1, 0) and report.chunks < 5
     [refused] = report.refused
     assert refused.kind == "invalid" and "huge.txt" in refused.name

@@ -54,7 +54,7 @@ def test_a_large_text_file_is_read_whole_and_its_end_is_found(tmp_path: Path) ->
     path = tmp_path / "log.txt"
     path.write_text(paragraph * 62_000 + "The final entry names a zeppelin.\n")
     assert path.stat().st_size > 4_000_000
-    document = file_document(path)
+    document = file_document(path, budget=MAX_SOURCE_CHARS)  # the budget asks for it whole
     assert not document.truncated and len(document.blocks) == 62_001
     assert document.blocks[-1].text == "The final entry names a zeppelin."
     with create_rag(store=tmp_path / "index.db", retrieval="bm25", chunk_size=None) as rag:
@@ -77,7 +77,7 @@ def test_a_text_past_the_character_bound_is_cut_after_a_line_break(tmp_path: Pat
     line = "word " * 19 + "word\n"
     path = tmp_path / "long.txt"
     path.write_text(line * (MAX_SOURCE_CHARS // len(line) + 10))
-    document = file_document(path)
+    document = file_document(path, budget=MAX_SOURCE_CHARS)
     [block] = document.blocks
     assert document.truncated and block.text.endswith("word")
     assert len(block.text) == (MAX_SOURCE_CHARS // len(line)) * len(line) - 1
