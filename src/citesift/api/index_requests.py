@@ -52,10 +52,19 @@ class Refused(BaseModel):
     kind: RefusalKind
 
 
+class EmptyPage(BaseModel):
+    """A page read that holds no text to index, and why."""
+
+    id: str
+    reason: str
+
+
 class IngestResponse(BaseModel):
     """What an ingest did, as ``index_add``'s report says: the pages ``added`` and their
     ``chunks``, the pages ``refused`` and why, the pages read ``empty`` (no text to index;
-    ``unchanged``, ``removed`` and ``elsewhere`` count files and shared jobs, 0 for pages)."""
+    each in ``empty_documents`` with why), the pages ``cut`` short by the text budget (only
+    their first part indexed); ``unchanged``, ``removed`` and ``elsewhere`` count files and
+    shared jobs, 0 for pages."""
 
     success: bool = True
     added: int
@@ -65,6 +74,8 @@ class IngestResponse(BaseModel):
     refused: list[Refused]
     elsewhere: int
     empty: int = 0
+    empty_documents: list[EmptyPage] = Field(default_factory=list)
+    cut: list[str] = Field(default_factory=list)
 
 
 class IndexHit(BaseModel):
