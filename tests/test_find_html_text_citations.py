@@ -59,7 +59,7 @@ def test_a_paragraph_naming_the_sources_heads_the_reference_list() -> None:
     assert cited(html) == [
         ("Cargo builds it.", "https://a.org/two", "[2]"),
         ("Cargo builds it.", "https://a.org/three", "[3]"),
-        ("It is fast, see.", "https://a.org/fast", "https://a.org/fast"),
+        ("It is fast.", "https://a.org/fast", "https://a.org/fast"),
     ]
 
 

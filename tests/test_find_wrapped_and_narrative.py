@@ -139,6 +139,6 @@ def test_the_lines_under_a_references_heading_are_entries_whatever_their_shape()
     assert cited(text) == [
         ("Rust 1.0 shipped in 2015.", "https://a.org/one", "(Mozilla Foundation, 2015)"),
         ("Hoare began it.", "https://a.org/hoare", "Hoare (2006)"),
-        ("It is safe, see.", "https://a.org/safe", "https://a.org/safe"),
+        ("It is safe.", "https://a.org/safe", "https://a.org/safe"),
         ("It was fast.", "", "(Matsakis, 2014)"),
     ]

@@ -112,6 +112,8 @@ def test_documents_without_text_are_named_with_why(tmp_path: Path) -> None:
     assert [(e.id, e.reason) for e in report.empty_documents] == [
         (file_uri(tmp_path / "scan.pdf"), "no text layer (scanned? OCR it first)")
     ]
+    report = index_add([str(tmp_path / "ok.md")], store=tmp_path / "0.db", budget=0)
+    assert [e.reason for e in report.empty_documents] == ["no text within the bounds (budget 0)"]
     code, out, err = run("extract", str(tmp_path / "scan.pdf"))
     assert code == 0 and "no blocks: no text layer (scanned? OCR it first)" in err
     code, out, err = run("extract", str(tmp_path / "empty.md"))

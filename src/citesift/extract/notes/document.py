@@ -126,6 +126,8 @@ def note_blocks(raw: str, offset: int, budget: int = DEFAULT_BUDGET) -> tuple[li
     blocks: list[Block] = []
     used = 0
     for kind, pieces, heading in _runs(raw, offset, budget):
+        if used >= budget:  # a budget of 0: there is a block, and nothing of it is kept
+            return blocks, True
         if heading:
             while path and path[-1][0] >= heading:
                 path.pop()

@@ -65,10 +65,12 @@ def load_file(
         document = body_document(path, body, mode, budget)
     except FileRefused as refusal:
         return LoadedFile(path, uri, refused=str(refusal))
+    if not document.blocks:  # a bound that left nothing is no emptiness of the file's
+        why = f"no text within the bounds (budget {budget:,})" if document.truncated else None
+        return LoadedFile(path, uri, document, empty=why or why_empty(body))
     if document.truncated:
         document = replace(document, revision=f"{document.revision}{cut_at(budget)}")
-    empty = None if document.blocks else why_empty(body)
-    return LoadedFile(path, uri, document, empty=empty)
+    return LoadedFile(path, uri, document)
 
 
 def cut_at(budget: int) -> str:
