@@ -58,6 +58,10 @@ def test_markdown_and_plain_text_keep_the_same_budget(tmp_path: Path) -> None:
     report = index_add([str(tmp_path)], store=tmp_path / "i.db", retrieval="bm25", budget=1000)
     expected = {file_uri(tmp_path / "notes.md"), file_uri(tmp_path / "notes.txt")}
     assert report.added == 2 and set(report.cut) == expected
+    shared = index_add(
+        [str(tmp_path)], store=tmp_path / "w.db", retrieval="bm25", budget=1000, workers=2
+    )
+    assert shared.added == 2 and set(shared.cut) == expected  # told by each worker
     for name in ("notes.md", "notes.txt"):
         document = file_document(tmp_path / name, budget=1000)
         kept = sum(len(block.text) for block in document.blocks)

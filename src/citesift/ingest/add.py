@@ -57,8 +57,9 @@ def index_add(
     a page (its ``article`` prose, or all its ``page`` shows); ``retrieval``,
     ``chunk_size`` and ``chunk_overlap`` as in ``create_rag``; ``deadline``: seconds each
     remote request or page may take; ``budget``: the most characters of text kept of each
-    file, as ``extract_document`` keeps (the report's ``cut`` names each document it cut
-    short; one cut at another budget before is read again).
+    local file, as ``extract_document`` keeps (remote files and pages are read at the
+    default budget); the report's ``cut`` names each document indexed cut short, and a
+    file cut at another budget before is read again.
 
     ``workers`` processes read and index (a folder's files shared among them); with a
     PostgreSQL store, the same call on other machines shares the work too, each item read
