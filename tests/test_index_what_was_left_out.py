@@ -42,7 +42,7 @@ def test_a_document_cut_at_the_budget_is_named_and_a_larger_budget_reads_it_whol
     store = tmp_path / "index.db"
     code, out, err = add(store, str(sheet), "--budget", "2000")
     assert code == 0 and "1 of them cut at the budget" in out
-    assert f"cut {sheet}: only its first 2,000 characters of text are indexed" in err
+    assert f"cut {sheet}: the text was cut short (budget 2,000 characters;" in err
     report = index_add([str(sheet)], store=store, retrieval="bm25", budget=2000)
     assert report.unchanged == 1 and report.cut == ()  # cut alike before: not read again
     report = index_add([str(sheet)], store=store, retrieval="bm25", budget=100_000)

@@ -158,8 +158,8 @@ def _say(report: IndexAddReport, budget: int) -> None:
     for empty in report.empty_documents:
         say(f"skipped {shown(empty.id)}: {empty.reason}", err=True)
     for name in report.cut:
-        say(f"cut {shown(name)}: only its first {budget:,} characters of text are indexed"
-            " (--budget keeps more)", err=True)  # fmt: skip
+        say(f"cut {shown(name)}: the text was cut short (budget {budget:,} characters;"
+            " --budget keeps more)", err=True)  # fmt: skip
     if report.elsewhere:
         say(f"{report.elsewhere} source item(s) read by another command on the same store")
     if report.did_nothing:
