@@ -52,6 +52,19 @@ def test_json_mirrors_the_claim_check(sentences: Path) -> None:
     assert check["label"] != "supported" and "2014" in check["reason"]
 
 
+def test_what_a_claim_is_about_finds_its_sentence_but_need_not_be_repeated() -> None:
+    lines = "The tower was finished in 1887.\nIt stands 42 metres tall.\nIts club has 42 members.\n"
+    args = ["verify", "claim", "42", "-", "--about", "height"]
+    result = runner.invoke(app, args, input=lines)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("supported (score ")
+    assert result.stdout.splitlines()[1:] == ["  [1] It stands 42 metres tall."]
+    wrong = runner.invoke(app, ["verify", "claim", "43", "-", "--about", "height"], input=lines)
+    assert wrong.stdout.startswith("not_supported") and "not found: 43" in wrong.stdout
+    named = runner.invoke(app, ["verify", "claim", "height: 42", "-"], input=lines)
+    assert not named.stdout.startswith("supported")  # written in the claim, a word is a fact
+
+
 @pytest.fixture
 def api() -> Iterator[ScriptedServer]:
     with serve_openai() as server:

@@ -154,6 +154,33 @@ def test_evidence_whose_page_is_not_stored_cannot_support_a_replay(
     assert verify_run(store, run_id, embedder=minilm).flagged == ()
 
 
+TOWER = (
+    b"<html><head><title>Town Tower</title></head><body><main><h1>Town Tower</h1>"
+    b"<p>The Town Tower was finished in 1887. It stands 42 metres tall.</p>"
+    b"<p>The tower club has 42 members.</p></main></body></html>"
+)
+
+
+def test_a_field_whose_name_the_page_never_writes_is_supported_by_its_value(
+    server: MisbehavingServer, tmp_path: Path, minilm: Embedder
+) -> None:
+    serve_page(server, "/tower", TOWER)
+    with SQLiteStore(tmp_path / "runs.db") as store:
+        data = {"height": 42, "completed": 1887.0}
+        answer = scripted_run(store, "How tall is the Town Tower?", server.url("/tower"), data)
+        run_id = str(answer.run_id)
+        for grade in (verify_run, replay_run):
+            fields = {f.pointer: f for f in grade(store, run_id, embedder=minilm).fields}
+            height = fields["/height"]
+            assert height.claim == "height: 42" and height.status == "supported", height
+            assert [s.text for s in height.supporting] == ["It stands 42 metres tall."]
+            assert fields["/completed"].status == "supported", fields["/completed"]
+        edit_answer(store, run_id, set_value("/height", 43))
+        for grade in (verify_run, replay_run):
+            (height,) = grade(store, run_id, "/height", embedder=minilm).fields
+            assert height.status == "not_supported" and "not found: 43" in height.reason
+
+
 def test_an_unknown_run_or_pointer_is_refused(stored: tuple[SQLiteStore, str]) -> None:
     store, run_id = stored
     with pytest.raises(InvalidArgument, match="run"):

@@ -83,6 +83,13 @@ def claim(
     top: Annotated[int, typer.Option(min=1, max=100, help="Candidate sentences read.")] = (
         DEFAULT_TOP
     ),
+    about: Annotated[
+        str,
+        typer.Option(
+            help="What CLAIM is about, as a field's name (--about height for 42): it finds"
+            " the sentences, but they need not repeat it."
+        ),
+    ] = "",
     output: Output = Format.text,
 ) -> None:
     """How well SENTENCES support CLAIM: supported, partially_supported or not_supported,
@@ -90,7 +97,8 @@ def claim(
     lines = [line.strip() for line in _read(sentences).splitlines()]
     listed = [line for line in lines if line]
     with Console(stderr=True).status("Checking the claim…"):
-        check = verify_claim(claim, listed, _judge(judge, judge_model, llm_url, llm_model), top=top)
+        decides = _judge(judge, judge_model, llm_url, llm_model)
+        check = verify_claim(claim, listed, decides, top=top, about=about)
     if output is Format.json:
         say(safe_json(dataclasses.asdict(check), indent=2))
         return

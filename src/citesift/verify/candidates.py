@@ -39,7 +39,9 @@ class Candidates:
     sentence's cosine with the claim, or None without an embedder; ``short``: the windows'
     lines of ``FEW_WORDS`` words or fewer (headings, labels, datelines); ``vectors``: the
     sentences' unit vectors the cosines came from (None without an embedder), so that a
-    judge measuring the page by meaning again does not embed it twice.
+    judge measuring the page by meaning again does not embed it twice; ``about``: the
+    words of the claim naming what it is about (a field's name), which found its sentences
+    but are no fact a sentence must repeat (see ``verify_claim``).
     """
 
     ranked: tuple[int, ...]
@@ -48,6 +50,7 @@ class Candidates:
     dense: tuple[float, ...] | None
     short: frozenset[int] = frozenset()
     vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
+    about: str = ""
 
     @property
     def pool(self) -> tuple[int, ...]:

@@ -31,18 +31,23 @@ def verify_claim(
     *,
     embedder: Embedder | None = None,
     top: int = DEFAULT_TOP,
+    about: str = "",
 ) -> ClaimCheck:
     """How well ``sentences`` support ``claim``: ``supported``, ``partially_supported`` or
     ``not_supported``, with the indices of the supporting sentences.
 
     ``judge`` decides (the offline ``OfflineJudge`` by default); ``embedder`` ranks the
     sentences by meaning beside BM25 (the bundled MiniLM by default); ``top`` sentences
-    of the fused ranking are read, each with its neighbours.
+    of the fused ranking are read, each with its neighbours. ``about`` names what the claim
+    is about, as a field's name does its value (``about="height"``, claim ``42``): the
+    claim is read as ``height: 42`` to find its sentences and by the judge, but a sentence
+    need not repeat the words of ``about`` (``It stands 42 metres tall.`` supports it).
     """
+    written = f"a string of at most {written_number(MAX_CLAIM_CHARS)} characters"
     if not isinstance(claim, str) or len(claim) > MAX_CLAIM_CHARS:
-        raise invalid(
-            "claim", claim, f"a string of at most {written_number(MAX_CLAIM_CHARS)} characters"
-        )
+        raise invalid("claim", claim, written)
+    if not isinstance(about, str) or len(about) > MAX_CLAIM_CHARS:
+        raise invalid("about", about, written)
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise invalid("sentences", sentences, "a list of strings")
     if len(sentences) > MAX_SENTENCES or not all(isinstance(s, str) for s in sentences):
@@ -61,9 +66,15 @@ def verify_claim(
             "not_supported", (), 0.0, "nothing to check" if sentences else "no source"
         )
     embedder = embedder or shared_embedder()
-    found = find_candidates(claim, sentences, embedder, top)
-    decided = (judge or OfflineJudge(embedder)).judge(claim, sentences, found)
+    stated = about_claim(about, claim)
+    found = replace(find_candidates(stated, sentences, embedder, top), about=about.strip())
+    decided = (judge or OfflineJudge(embedder)).judge(stated, sentences, found)
     return _checked(decided, len(sentences))
+
+
+def about_claim(about: str, claim: str) -> str:
+    """``claim`` as read with what it is ``about`` (``height: 42``); itself without one."""
+    return f"{about.strip()}: {claim}" if about.strip() else claim
 
 
 def verify_read_far(
@@ -72,17 +83,18 @@ def verify_read_far(
     judge: Judge | None = None,
     *,
     embedder: Embedder | None = None,
+    about: str = "",
 ) -> ClaimCheck:
     """``verify_claim`` over as many of the first ``sentences`` as one check reads (a long
     page is read that far, not refused); when some are left unread, the reason says so. A
     claim longer than ``MAX_CLAIM_CHARS`` is ``not_supported``, said so, not refused: a
     document or an answer holding one still has its other claims checked."""
-    if len(claim) > MAX_CLAIM_CHARS:
+    if len(about_claim(about, claim)) > MAX_CLAIM_CHARS:
         return ClaimCheck(
             "not_supported", (), 0.0, f"the claim is longer than {MAX_CLAIM_CHARS:,} characters"
         )
     kept = read_far(sentences)
-    check = verify_claim(claim, sentences[:kept], judge, embedder=embedder)
+    check = verify_claim(claim, sentences[:kept], judge, embedder=embedder, about=about)
     if kept == len(sentences):
         return check
     note = f" (only the first {kept:,} of {len(sentences):,} sentences were read)"

@@ -24,7 +24,7 @@ from citesift.store.runs import StoredRun, cited_ids, stored_run
 from citesift.store.snapshots import snapshots_in
 from citesift.text import citation_sources
 from citesift.text.places import link_to, sentence_places, stored_places
-from citesift.verify.claim_check import verify_read_far
+from citesift.verify.claim_check import about_claim, verify_read_far
 from citesift.verify.judges.base import Judge
 from citesift.verify.judges.meaning import shared_embedder
 
@@ -51,7 +51,8 @@ class Sentence:
 
 @dataclass(frozen=True, slots=True)
 class FieldCheck:
-    """One field graded again: the ``claim`` checked (the field's name and value), the
+    """One field graded again: the ``claim`` checked (the field's name and value, the name
+    saying what the value is, not a fact its evidence must repeat), the
     verdict, its 0–1 ``score`` and ``reason``, the ``supporting`` sentences, whether the
     run had marked it ``verified``, and whether it is ``flagged`` (not supported now)."""
 
@@ -116,12 +117,23 @@ def replay_run(
 def field_claim(pointer: str, value: Any) -> str:
     """The statement a field makes: its name's words and its value (``/opened_in`` = 1998
     reads "opened in: 1998"); an array's item and a long text value stand alone."""
+    about, claim = _field_parts(pointer, value)
+    return about_claim(about, claim)
+
+
+def _field_parts(pointer: str, value: Any) -> tuple[str, str]:
+    """What a field's claim is about and what it states (``verify_claim``'s ``about`` and
+    ``claim``): its name's words, which a page need not repeat (``height`` = 42 is stated
+    by "It stands 42 metres tall."), and its value, which it must. A yes or no states the
+    name's words themselves (``free: yes``), so they are then the claim."""
     text = _value_text(value)
     if len(text.split()) >= LONG_VALUE_WORDS:
-        return text
+        return "", text
     last = pointer.rsplit("/", 1)[-1]
     name = "" if last.isdigit() else _name_words(last)
-    return f"{name}: {text}" if name else text
+    if isinstance(value, bool):
+        return "", about_claim(name, text)
+    return name, text
 
 
 def _graded(
@@ -162,12 +174,14 @@ def _check(
     field: dict[str, Any], sentences: Sequence[Sentence], judge: Judge | None, embedder: Embedder
 ) -> FieldCheck:
     pointer, value = field["pointer"], field.get("value")
-    claim = field_claim(pointer, value)
+    about, stated = _field_parts(pointer, value)
+    claim = about_claim(about, stated)
     verified = bool(field.get("verified"))
     if not sentences:
         reason = "no cited evidence could be read"
         return FieldCheck(pointer, value, claim, "source unavailable", 0.0, reason, (), verified)
-    check = verify_read_far(claim, [s.text for s in sentences], judge, embedder=embedder)
+    texts = [s.text for s in sentences]
+    check = verify_read_far(stated, texts, judge, embedder=embedder, about=about)
     supporting = tuple(sentences[i] for i in check.supporting)
     return FieldCheck(
         pointer, value, claim, check.label, check.score, check.reason, supporting, verified

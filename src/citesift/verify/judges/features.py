@@ -95,7 +95,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     claim_facts = facts(claim)
     lines, document = _page(tuple(sentences))
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
-    units = _units(claim_facts, document, len(sentences))
+    units = _units(claim_facts, document, len(sentences), _about_keys(candidates.about))
     total = math.fsum(units.weights.values())
     if total == 0:
         return None
@@ -192,10 +192,19 @@ def _page(sentences: tuple[str, ...]) -> tuple[frozenset[int], Counter[str]]:
     return page_lines(sentences), Counter(k for s in sentences for k in fact_keys(facts(s)))
 
 
-def _units(claim: Facts, document: Counter[str], size: int) -> _Units:
+def _about_keys(about: str) -> frozenset[str]:
+    """The keys of the words naming what a claim is about (``Candidates.about``)."""
+    return fact_keys(facts(about)) if about.strip() else frozenset()
+
+
+def _units(
+    claim: Facts, document: Counter[str], size: int, about: frozenset[str] = frozenset()
+) -> _Units:
     """The claim's keys weighted by rarity among a page's ``size`` sentences, ``document``
-    counting the sentences holding each key (rarer weighs more)."""
-    keys = fact_keys(claim)
+    counting the sentences holding each key (rarer weighs more); the keys of what the claim
+    is ``about`` left out, unless the claim states nothing else (``height: 42`` states 42,
+    which a page may say is how tall a thing stands)."""
+    keys = fact_keys(claim) - about or fact_keys(claim)
     hard = {f"n:{n}" for n in claim.numbers} | {f"m:{m}" for m in claim.months} | claim.entities
     count = max(size, 1)
     weights = {

@@ -87,6 +87,7 @@ def ruled(
         candidates.dense,
         candidates.short & frozenset(check.supporting),
         candidates.vectors,
+        candidates.about,
     )
     measured = measure(claim, sentences, named)
     if measured is None:
