@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from citesift.agent.evidence import PASSAGES_PER_READ
 from citesift.agent.research import aresearch, research
 from citesift.agent.run import Answer
 from citesift.agent.trace import trace
@@ -593,6 +594,33 @@ def test_an_extract_from_a_page_without_a_list_keeps_its_passages_on_the_intent(
     assert "no list or table on this page" in prompts(api)[2]
     assert [e.kind for e in answer.evidence] == ["passage"]
     assert answer.fields[0].verified
+
+
+def test_a_page_without_a_word_of_the_query_is_shown_by_its_first_passages(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """A page may answer in words of its own: when none of its passages holds a word of the
+    query, its first passages (no more than a read shows) are the evidence, said so."""
+    paragraphs = [f"<p>Stone course {n} was laid by hand in the year {1880 + n}, " + "and the "
+                  "masons carved each block of it with care before it was lifted. " * 3 + "</p>"
+                  for n in range(12)]  # fmt: skip
+    body = "<p>The Town Tower stands 42 metres tall.</p>" + "".join(paragraphs)
+    serve_page(server, "/tower", f"<html><head><title>Town Tower</title></head><body><main>"
+               f"<h1>Town Tower</h1>{body}</main></body></html>".encode())  # fmt: skip
+    tower = server.url("/tower")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[tower], query="How high is the spire?"),
+        act(action="finish", data={"height": 42}, sources={"/height": ["E1"]}),
+    )
+    answer = on_pages("How high is the spire?", api, [tower])
+    seen = prompts(api)[1]
+    assert f"{tower}: no passage holds a word of the query; its first ones follow" in seen
+    assert f"[E1] {tower} (opening)" in seen and "stands 42 metres tall" in seen
+    assert [e.kind for e in answer.evidence] == ["opening"] * PASSAGES_PER_READ
+    starts = [e.source_start or 0 for e in answer.evidence]
+    assert starts == sorted(starts) and "Stone course 11 " not in seen  # the page's first
+    assert answer.fields[0].verified and answer.status == "completed"
 
 
 def test_a_run_with_nothing_to_read_is_refused_up_front() -> None:

@@ -11,6 +11,7 @@ from citesift.index import bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
 from citesift.model import Block, Licence, Match, Place, SourceDocument, TextPlace
 from citesift.store import SQLiteStore
+from citesift.store.chunks import ChunkTable
 from citesift.text.places import places_in, places_json, sentence_link
 
 PASSAGE_CHARS = 600
@@ -18,6 +19,9 @@ PASSAGE_CHARS = 600
 context."""
 PASSAGES_PER_READ = 4
 """How many passages one page read adds to the evidence."""
+OPENING = "opening"
+"""The kind of a page's first passages, shown when none of its passages matches the words
+of the query (a page may say what was asked in words of its own)."""
 EXTRACT_CHARS = 8_000
 """The most of one list or table an extract action keeps."""
 LISTED_KINDS = ("list_item", "table_cell")
@@ -28,7 +32,8 @@ class Evidence:
     """One passage the model may cite: ``id`` (``E1``…), where it came from (``url``,
     ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
     in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
-    ``kind`` says what it is: a page ``passage``, a ``search result`` or an ``extract``.
+    ``kind`` says what it is: a page ``passage``, one of a page's first passages shown as
+    none matched the query (``opening``), a ``search result`` or an ``extract``.
     Evidence from a PDF or Office file, where a span of the source means nothing, has
     ``places``: where in ``text`` each block it spans begins, and that block's page, slide
     or sheet (none for a web page)."""
@@ -73,6 +78,7 @@ class EvidenceLog:
         self.items: list[Evidence] = []
         self._store = SQLiteStore(":memory:")
         self._rag = create_rag(store=self._store, retrieval="bm25", chunk_size=PASSAGE_CHARS)
+        self._chunks = ChunkTable(self._store)
         self._texts: set[tuple[str, str]] = set()
 
     def add(self, draft: Evidence) -> Evidence | None:
@@ -89,13 +95,19 @@ class EvidenceLog:
     def read(
         self, documents: Sequence[SourceDocument], query: str, per_page: int = PASSAGES_PER_READ
     ) -> list[Evidence]:
-        """Index ``documents`` and keep, for each, the passages that best answer ``query``."""
+        """Index ``documents`` and keep, for each, the ``per_page`` passages that best answer
+        ``query``; of a page none of whose passages holds a word of the query, its first
+        ``per_page`` passages, of kind ``OPENING``."""
         self._rag.ingest(documents)
         found: list[Evidence] = []
         for document in documents:
             ingested = as_ingest_doc(document)
             wanted = {"document_id": ingested.id}
-            for match in self._rag.search(query, top_k=per_page, filter=wanted):
+            matches = self._rag.search(query, top_k=per_page, filter=wanted)
+            kind = "passage" if matches else OPENING
+            if not matches:
+                matches = [c.match(None) for c in self._chunks.first(ingested.id, per_page)]
+            for match in matches:
                 where = match.provenance
                 if where is None:
                     continue
@@ -103,7 +115,7 @@ class EvidenceLog:
                     Evidence(
                         "",
                         where.url or document.url,
-                        "passage",
+                        kind,
                         match.content,
                         where.title or document.title,
                         where.licence,

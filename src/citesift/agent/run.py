@@ -25,7 +25,7 @@ from citesift.agent.actions import (
 )
 from citesift.agent.answers import finish_problem, schema_validator
 from citesift.agent.budget import Budget, Spend
-from citesift.agent.evidence import Evidence, EvidenceLog, best_first, ranked
+from citesift.agent.evidence import OPENING, Evidence, EvidenceLog, best_first, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
@@ -342,7 +342,7 @@ class _Run:
 
     async def scrape(self, urls: Sequence[str], query: str, wanted: int | None = None) -> str:
         documents, lines, tried = await self.read_pages(urls, wanted)
-        found = self.state.evidence.read(documents, query)
+        found = self.passages(documents, query, lines)
         self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
@@ -355,12 +355,23 @@ class _Run:
         found = [item] if item is not None else []
         if documents and item is None:
             lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
-            found = self.state.evidence.read(documents, intent)
+            found = self.passages(documents, intent, lines)
         self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"evidence {ids}"
+
+    def passages(
+        self, documents: Sequence[SourceDocument], query: str, lines: list[str]
+    ) -> list[Evidence]:
+        """The evidence ``documents`` give for ``query`` (``EvidenceLog.read``), a line added
+        to ``lines`` for each page shown by its first passages, none holding the query's
+        words, so the model knows they were not found for it."""
+        found = self.state.evidence.read(documents, query)
+        for url in dict.fromkeys(e.url for e in found if e.kind == OPENING):
+            lines.append(f"{url}: no passage holds a word of the query; its first ones follow\n")
+        return found
 
     async def read_pages(
         self, urls: Sequence[str], wanted: int | None = None

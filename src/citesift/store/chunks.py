@@ -180,6 +180,15 @@ class ChunkTable:
         with self.store.reading() as conn:
             return {c.id: c for c in select(conn, "id", ids)}
 
+    def first(self, document_id: str, count: int) -> list[StoredChunk]:
+        """The first ``count`` chunks of a document, in order."""
+        with self.store.reading() as conn:
+            rows = conn.execute(
+                f"SELECT {COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq LIMIT ?",
+                (document_id, count),
+            )
+            return [chunk_of(r) for r in rows.fetchall()]
+
     def matches(self, ranked: Sequence[tuple[str, float]]) -> list[Match]:
         """The chunks of ``ranked`` (id, score) that exist, as search results with those
         scores, in that order: read in one statement, with only the columns a result shows."""
