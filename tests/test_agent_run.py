@@ -690,6 +690,32 @@ def test_a_url_run_reads_the_given_pages_and_one_hop_of_their_links_and_does_not
     assert [server.hits(p) for p in ("/hours", "/deep", "/search", "/sitemap.xml")] == [0] * 4
 
 
+def test_a_page_a_given_page_links_to_is_readable_once_that_page_is_read(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """Asked for before the given page linking to it was read, a page is refused as not
+    readable yet, the refusal naming the given page to read first; then it is read."""
+    serve_page(server, "/start", page("Start", ["/guide"], "The City Museum: start."))
+    serve_page(server, "/guide", page("Guide", [], "A guide to the City Museum."))
+    start, guide = server.url("/start"), server.url("/guide")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[guide]),
+        act(action="scrape", urls=[start]),
+        act(action="scrape", urls=[guide]),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    answer = on_pages("When did the City Museum open?", api, [start])
+    seen = prompts(api)
+    assert (
+        f"{guide}: not read: not readable yet: a URL becomes readable once a page given to this"
+        " run that links to it has been read (or a search found it); read the given pages"
+        f" first: {start}" in seen[1]
+    )
+    assert "outside the pages" not in seen[1]
+    assert f"{guide}: read (Guide)" in seen[3] and answer.pages == 2
+
+
 def test_a_url_run_with_search_given_may_read_what_the_search_found(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

@@ -151,10 +151,11 @@ class Tools:
     None, and the ``given`` pages a run is confined to (none: anywhere the net policy
     allows). A confined run reads the given pages and the pages they link to, one hop: the
     links of a linked page are not followed; with ``follow_links`` False, the given pages
-    alone. Search results a confined run is given (``admit``) count as given pages. Any
-    run reads only URLs it has ``seen``: URLs the user wrote in the task, search and map
-    results and links of pages read (a URL the model makes up, which a page's text may have
-    told it, is never asked)."""
+    alone; ``followed`` are the given pages read, whose links may be read. Search results
+    a confined run is given (``admit``) count as given pages. Any run reads only URLs it
+    has ``seen``: URLs the user wrote in the task, search and map results and links of pages
+    read (a URL the model makes up, which a page's text may have told it, is never
+    asked)."""
 
     pages: PageReader
     search: WebSearch | None = None
@@ -162,6 +163,7 @@ class Tools:
     linked: set[str] = field(default_factory=set)
     follow_links: bool = True
     seen: set[str] = field(default_factory=set)
+    followed: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.given = {_page(url) for url in self.given}
@@ -187,6 +189,7 @@ class Tools:
         """The links of ``page`` (read from ``url``) this run may read; in a confined run the
         links of a given page may now be read."""
         if self.follow_links and _page(url) in self.given:
+            self.followed.add(_page(url))
             self.linked.update(_page(link) for link, _ in page.links)
         self.see(link for link, _ in page.links)
         return [(link, text) for link, text in page.links if self.refusal(link) is None]
@@ -203,12 +206,29 @@ class Tools:
         if self.confined and _page(url) not in self.given and _page(url) not in self.linked:
             if not self.follow_links:
                 return "outside the pages this run is confined to"
+            unread = sorted(self.given - self.followed)
+            if unread:
+                return not_yet_linked(unread)
             return "outside the pages this run is confined to and the pages they link to"
         if self.confined or _page(url) in self.seen:
             return None
         if site and origin_of(url) in {origin_of(seen) for seen in self.seen}:
             return None
         return SEEN_ONLY
+
+
+def not_yet_linked(unread: list[str]) -> str:
+    """Why a confined run cannot read a URL yet while some of its given pages are ``unread``:
+    a page they link to becomes readable once it is read, so the model reads them first."""
+    named = ", ".join(unread[:MAX_UNREAD_NAMED]) + (", …" if len(unread) > MAX_UNREAD_NAMED else "")
+    return (
+        "not readable yet: a URL becomes readable once a page given to this run that links"
+        f" to it has been read (or a search found it); read the given pages first: {named}"
+    )
+
+
+MAX_UNREAD_NAMED = 3
+"""Given pages not read yet that a refusal names at most."""
 
 
 def written_in(text: str) -> list[str]:
