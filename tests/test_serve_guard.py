@@ -126,10 +126,18 @@ def test_loopback_needs_no_key(host: str) -> None:
     assert ServeConfig(host=host).api_keys == ()
 
 
-def test_serve_refuses_to_start_off_loopback_without_a_key() -> None:
+def test_serve_refuses_to_start_off_loopback_without_a_key_naming_the_option() -> None:
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--contact", CONTACT])
     assert result.exit_code == 64
-    assert "api_keys" in result.stderr and "not loopback" in result.stderr
+    assert "error: --api-key must be at least one key" in result.stderr  # the option typed
+    assert "api_keys" not in result.stderr and "not loopback" in result.stderr
+    limited = CliRunner().invoke(app, ["serve", "--rate-limit", "0", "--contact", CONTACT])
+    assert limited.exit_code == 64 and "error: --rate-limit must be" in limited.stderr
+    mcp = ["mcp", "--transport", "http", "--host", "0.0.0.0", "--page-chars", "600"]
+    listening = CliRunner().invoke(app, [*mcp, "--contact", CONTACT])
+    assert listening.exit_code == 64 and "error: --host must be a loopback" in listening.stderr
+    paged = CliRunner().invoke(app, ["mcp", "--page-chars", "1", "--contact", CONTACT])
+    assert paged.exit_code == 64 and "error: --page-chars must be" in paged.stderr
 
 
 def test_serve_refuses_to_start_without_a_contact() -> None:

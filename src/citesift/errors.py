@@ -16,7 +16,11 @@ class CitesiftError(Exception):
 
 
 class InvalidArgument(CitesiftError, ValueError):
-    """A value the caller passed makes no sense; the message names the argument."""
+    """A value the caller passed makes no sense; the message names the argument, and
+    ``argument`` holds its Python name when ``invalid`` made it (so a command line or an
+    API can say it under the name its user knows)."""
+
+    argument: str | None = None
 
 
 class NotFound(InvalidArgument):
@@ -67,7 +71,19 @@ def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     shown = repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    return InvalidArgument(f"{name} must be {expected}, not {shown}")
+    error = InvalidArgument(f"{name} must be {expected}, not {shown}")
+    error.argument = name
+    return error
+
+
+def renamed(error: CitesiftError, names: dict[str, str]) -> str:
+    """``error``'s message, the argument it names said as ``names`` has it (``api_keys`` as
+    ``--api-key`` on the command line); as it is for any other."""
+    message = str(error)
+    argument = getattr(error, "argument", None)
+    if argument in names and message.startswith(f"{argument} "):
+        return names[argument] + message[len(argument) :]
+    return message
 
 
 def written_number(number: float) -> str:

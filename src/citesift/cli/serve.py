@@ -17,8 +17,20 @@ from citesift.api.config import (
 from citesift.api.run import serve
 from citesift.cli.app import app
 from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
-from citesift.errors import CitesiftError
+from citesift.errors import CitesiftError, renamed
 from citesift.sources import DEFAULT_ORIGIN
+
+OPTIONS = {
+    "host": "--host",
+    "port": "--port",
+    "api_keys": "--api-key",
+    "rate_per_minute": "--rate-limit",
+    "max_in_flight": "--max-in-flight",
+    "max_jobs": "--max-jobs",
+    "wiki_origins": "--wiki-origin",
+}
+"""The option of this command each setting of ``ServeConfig`` is given by, so an error names
+what the user typed."""
 
 
 @app.command("serve")
@@ -81,4 +93,4 @@ def serve_command(
         )
         serve(config, settings)
     except CitesiftError as error:
-        usage_error(str(error))
+        usage_error(renamed(error, OPTIONS))
