@@ -559,6 +559,9 @@ def test_turns_whose_urls_are_all_refused_are_no_reads_and_keep_the_tools_open(
     assert f"{server.url('/museum')}: read (City Museum)" in seen[3]
     assert server.hits("/hours") == 0
     assert answer.stop_reason == "finished" and answer.fields[0].verified
+    assert [u.url for u in answer.unread] == [unseen]  # asked for, never read
+    assert answer.unread[0].reason.startswith("not a URL this run has seen")
+    assert answer.message is None  # something was read: no word on it
 
 
 @pytest.mark.slow
@@ -758,7 +761,9 @@ def test_only_pages_read_count_against_the_page_budget_and_tries_are_bounded(
         act(action="finish", data=None, missing=["all"]),
         found=gone,
     )
-    assert f"{gone[10]}: not tried: at most 10 pages an action" in prompts(api)[-1]
+    assert (
+        f"{gone[10]}: not read: not tried, as one action tries 10 pages at most" in prompts(api)[-1]
+    )
     assert server.hits("/gone-11") == 0 and capped.pages == 0
 
 

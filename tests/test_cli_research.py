@@ -105,6 +105,20 @@ def test_research_without_a_model_answers_with_cited_passages_as_json(
     assert answer["fields"][0]["evidence_ids"] == ["E1"]
 
 
+def test_a_run_that_read_nothing_says_why_and_lists_the_urls_not_read(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    gone = server.url("/gone")
+    args = ["research", "how tall is the lighthouse", "--urls", gone, "--search", "none",
+            "--store", str(tmp_path / "s.db"), *CONTACT]  # fmt: skip
+    shown = CliRunner().invoke(app, args)
+    assert f"Not read:\n  {gone}: HTTP 404\n" in shown.stdout
+    assert "Message: nothing was read: none of the 1 URL(s) asked for" in shown.stdout
+    answer = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)
+    assert answer["unread"] == [{"url": gone, "reason": "HTTP 404"}]  # as HTTP and MCP give it
+    assert answer["message"].startswith("nothing was read")
+
+
 RECORDED = (
     FIXTURES / "pages" / ("08f793762792bd252c75fb57544cdf506ffcc04785136cb87503f02364b82b56.html")
 )

@@ -408,7 +408,7 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
             items += page["items"]
         assert answer["status"] in ("completed", "failed") and len(items) == answer["total"]
         parts = [item["part"] for item in items]
-        assert parts == sorted(parts, key=["data", "field", "missing", "evidence"].index)
+        assert parts == sorted(parts, key=["data", "field", "missing", "evidence", "unread"].index)
         data = json.loads("".join(item["json"] for item in items if item["part"] == "data"))
         evidence = {item["id"]: item for item in items if item["part"] == "evidence"}
         fields = [item for item in items if item["part"] == "field"]
@@ -468,6 +468,24 @@ def test_index_passages_carry_their_citation(world: World) -> None:
         for item in found["items"]:
             assert_cited(item)
             assert item["licence"]["name"].startswith("CC BY-SA")
+
+    stdio(world, scenario)
+
+
+def test_a_research_run_that_read_nothing_says_why_and_lists_the_urls_not_read(
+    world: World,
+) -> None:
+    gone, metadata = world.site.url("/gone"), "http://169.254.169.254/latest"
+
+    async def scenario(client: Client) -> None:
+        answer = await call(client, "research", task="Mill", urls=[gone, metadata])
+        assert answer["message"] == (
+            "nothing was read: none of the 2 URL(s) asked for could be read"
+            " (each is listed with why)"
+        )
+        unread = [item for item in answer["items"] if item["part"] == "unread"]
+        assert (unread[0]["url"], unread[0]["reason"]) == (gone, "HTTP 404")
+        assert unread[1]["url"] == metadata and "link-local" in unread[1]["reason"]
 
     stdio(world, scenario)
 

@@ -135,3 +135,25 @@ def test_an_agent_without_pages_or_a_search_source_is_a_400_naming_urls() -> Non
     with running() as base:
         answer = httpx.post(f"{base}/v2/agent", json={"prompt": "anything"})
     assert answer.status_code == 400 and answer.json()["details"][0]["path"] == ["urls"]
+
+
+def test_an_agent_run_that_read_nothing_says_why_and_lists_the_urls_not_read(
+    server: MisbehavingServer,
+) -> None:
+    """Every URL refused or giving nothing: the answer says so and names each with why, in
+    the shape the command line's JSON gives (``message``, ``unread`` of ``{url, reason}``)."""
+    site(server)
+    gone, metadata = server.url("/gone"), "http://169.254.169.254/latest"
+    with running() as base:
+        done = client(base).agent(
+            urls=[gone, metadata], prompt="how many floors", poll_interval=1, timeout=30
+        )
+        raw = httpx.get(f"{base}/v2/agent/{done.id}").json()
+    shown = raw["citesift"]
+    assert shown["message"] == (
+        "nothing was read: none of the 2 URL(s) asked for could be read (each is listed with why)"
+    )
+    reasons = {u["url"]: u["reason"] for u in shown["unread"]}
+    assert list(reasons) == [gone, metadata]
+    assert reasons[gone] == "HTTP 404" and "link-local" in reasons[metadata]
+    assert server.hits("/gone") == 1

@@ -29,7 +29,8 @@ from citesift.agent.evidence import OPENING, Evidence, EvidenceLog, best_first, 
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
-from citesift.agent.tools import Tools, written_in
+from citesift.agent.tools import Page, Tools, written_in
+from citesift.agent.unread import Unread, UnreadLog, nothing_read
 from citesift.clients import ChatClient, ClientError
 from citesift.errors import invalid, written_number
 from citesift.model import Place, SourceDocument
@@ -63,7 +64,9 @@ DEFAULT_BUDGET = Budget()
 @dataclass(frozen=True)
 class Answer:
     """A run's outcome: the answer ``data``, each field's provenance (``fields``), what the
-    model could not find (``missing``), the evidence read, and how it ended. ``status`` is
+    model could not find (``missing``), the evidence read, how it ended, and the URLs asked
+    for but not read (``unread``, each with why); a run that read nothing says why in its
+    ``message`` when the model gave none. ``status`` is
     ``failed`` when the answer is incomplete after a budget ran out (``stop_reason``
     ``budget.exhausted``), the model could not be used, or the run was cancelled
     (``cancelled``: no data, the evidence read until then)."""
@@ -82,6 +85,7 @@ class Answer:
     tokens_in: int = 0
     tokens_out: int = 0
     usage_estimated: bool = False
+    unread: tuple[Unread, ...] = ()
 
     @property
     def unverified(self) -> list[str]:
@@ -120,6 +124,7 @@ class _State:
     fresh: list[int] = field(default_factory=list)
     correction: str | None = None
     dry_reads: int = 0
+    unread: UnreadLog = field(default_factory=UnreadLog)
 
 
 class _Run:
@@ -382,36 +387,47 @@ class _Run:
         documents: list[SourceDocument] = []
         lines: list[str] = []
         tries = 0
+
+        def not_read(url: str, reason: str) -> None:
+            lines.append(f"{url}: not read: {reason}\n")
+            self.state.unread.refused(url, reason)
+
         for url in urls:
             if wanted is not None and len(documents) >= wanted:
                 break
             refusal = self.tools.refusal(url)
             if refusal:
-                lines.append(f"{url}: not read: {refusal}\n")
-                continue
-            if self.spend.pages >= self.spend.budget.pages:
-                lines.append(f"{url}: not read: the page budget is spent\n")
-                continue
-            if tries == MAX_TRIES:
-                lines.append(f"{url}: not tried: at most {MAX_TRIES} pages an action\n")
-                continue
-            tries += 1
-            self.state.read.add(url)
-            self.say(f"reading: {url}")
-            page = await self.tools.pages.read(url)
-            if isinstance(page, str):
-                lines.append(f"{url}: not read: {page}\n")
-                self.record("skipped", {"url": url, "reason": page})
-                continue
-            self.spend.pages += 1
-            documents.append(page.document)
-            self.state.read.add(page.document.url)
-            self.tools.see([page.document.url])  # where a redirect led: the model is shown it
-            for link, text in self.tools.follow(url, page):
-                title = " ".join(text.split())[:MAX_TITLE_CHARS]
-                self.state.candidates.setdefault(link, Candidate(link, title))
-            lines.append(f"{url}: read ({page.document.title})\n")
+                not_read(url, refusal)
+            elif self.spend.pages >= self.spend.budget.pages:
+                not_read(url, "the page budget is spent")
+            elif tries == MAX_TRIES:
+                not_read(url, f"not tried, as one action tries {MAX_TRIES} pages at most")
+            else:
+                tries += 1
+                page = await self.read_page(url)
+                if isinstance(page, str):
+                    not_read(url, page)
+                else:
+                    documents.append(page.document)
+                    lines.append(f"{url}: read ({page.document.title})\n")
         return documents, lines, tries
+
+    async def read_page(self, url: str) -> Page | str:
+        """Read ``url``, counting it and taking its links as candidates; or why not."""
+        self.state.read.add(url)
+        self.say(f"reading: {url}")
+        page = await self.tools.pages.read(url)
+        if isinstance(page, str):
+            self.record("skipped", {"url": url, "reason": page})
+            return page
+        self.spend.pages += 1
+        self.state.unread.read(url, page.document.url)
+        self.state.read.add(page.document.url)
+        self.tools.see([page.document.url])  # where a redirect led: the model is shown it
+        for link, text in self.tools.follow(url, page):
+            title = " ".join(text.split())[:MAX_TITLE_CHARS]
+            self.state.candidates.setdefault(link, Candidate(link, title))
+        return page
 
     def show(self, found: Sequence[Evidence], tried: int) -> None:
         """Mark ``found`` as the evidence new this turn; none counts as a dry read when a
@@ -446,6 +462,9 @@ class _Run:
         stop_reason: str,
     ) -> Answer:
         spend = self.spend
+        unread = self.state.unread.listed()
+        if message is None and not self.state.evidence.items:
+            message = nothing_read(unread)
         answer = Answer(
             self.task,
             data,
@@ -461,6 +480,7 @@ class _Run:
             spend.tokens_in,
             spend.tokens_out,
             spend.estimated,
+            unread,
         )
         if self.runs is not None and self.run_id is not None:
             self.runs.finish(self.run_id, answer.to_dict())

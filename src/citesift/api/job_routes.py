@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from citesift.agent.provenance import value_link
+from citesift.agent.unread import answer_notes
 from citesift.api.crawl_request import CrawlRequest
 from citesift.api.documents import crawl_document, document, failure_item
 from citesift.api.firecrawl import scrape_within
@@ -250,7 +251,12 @@ def _cited_answer(answer: dict[str, Any], key: str) -> dict[str, Any]:
         }
         for field in answer.get("fields", ())
     ]
-    shown = {"fields": fields, "missing": answer.get("missing", []), "runId": answer.get("run_id")}
+    shown = {
+        "fields": fields,
+        "missing": answer.get("missing", []),
+        "runId": answer.get("run_id"),
+        **answer_notes(answer),
+    }
     if key == "partial":
         shown["evidence"] = [quoted(i) for i in evidence]
     tokens = (answer.get("tokens_in") or 0) + (answer.get("tokens_out") or 0)

@@ -186,7 +186,8 @@ def _schema(path: Path) -> dict[str, Any]:
 
 
 def _report(answer: Answer) -> str:
-    """The answer, a line per field with its source link, what is missing, the run id."""
+    """The answer, a line per field with its source link, what is missing, the URLs not
+    read and why, the message, the run id."""
     lines = ["Answer:", json.dumps(answer.data, ensure_ascii=False, indent=2), "", "Sources:"]
     for field in answer.fields:
         mark = "" if field.verified else "  (unverified)"
@@ -196,6 +197,8 @@ def _report(answer: Answer) -> str:
         lines.append("  none")
     if answer.missing:
         lines += ["", "Missing:", *(f"  {m}" for m in answer.missing)]
+    if answer.unread:
+        lines += ["", "Not read:", *(f"  {u.url}: {u.reason}" for u in answer.unread)]
     if answer.message:
         lines += ["", f"Message: {answer.message}"]
     lines += ["", f"Status: {answer.status} ({answer.stop_reason})", f"Run: {answer.run_id}"]

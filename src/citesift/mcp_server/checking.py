@@ -12,6 +12,7 @@ from pydantic import Field
 
 from citesift.agent import aresearch
 from citesift.agent.run import MAX_TASK_CHARS
+from citesift.agent.unread import answer_notes
 from citesift.errors import invalid
 from citesift.mcp_server.failures import anticipated, gave_nothing
 from citesift.mcp_server.paging import Item, pieces
@@ -122,8 +123,9 @@ def register(server: MCPServer, shared: Shared) -> None:
         items, each naming its part: "data" (the answer's JSON in pieces: join every json in
         order, then parse), "field" (a pointer into the data, the evidence ids it cites,
         whether they were verified, a link for each to its sentence holding the value),
-        "missing" (a pointer not found) and "evidence" (a passage with its id, URL, title,
-        licence and a link to its first sentence)."""
+        "missing" (a pointer not found), "evidence" (a passage with its id, URL, title,
+        licence and a link to its first sentence) and "unread" (a URL asked for but not read,
+        with its reason); "message" says why a run that read nothing answers nothing."""
         if cursor:
             return shared.pager.next("research", cursor)
         setup = shared.sources
@@ -144,6 +146,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             fetcher=setup.fetcher,
             browser=shared.browser,
         )
+        notes = answer_notes(answer.to_dict())
         # a quarter page each: JSON text in JSON may take twice its length, escaped again
         data = pieces(json.dumps(answer.data, ensure_ascii=False), shared.pager.page_chars // 4)
         items: list[Item] = [
@@ -153,10 +156,11 @@ def register(server: MCPServer, shared: Shared) -> None:
               for f in answer.fields),
             *({"part": "missing", "pointer": pointer} for pointer in answer.missing),
             *({"part": "evidence", **evidence_item(e)} for e in answer.evidence),
+            *({"part": "unread", **u} for u in notes["unread"]),
         ]  # fmt: skip
         return shared.pager.first(
             "research", items, status=answer.status, stop_reason=answer.stop_reason,
-            message=answer.message, run_id=answer.run_id,
+            message=notes["message"], run_id=answer.run_id,
         )  # fmt: skip
 
 
