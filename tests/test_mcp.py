@@ -651,8 +651,8 @@ def test_streamable_http_serves_the_same_tools(world: World) -> None:
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--host", "0.0.0.0", "--contact", CONTACT], "loopback"),
-        (["--page-chars", "10", "--contact", CONTACT], "page_chars"),
+        (["--host", "0.0.0.0", "--contact", CONTACT], "--host must be a loopback"),
+        (["--page-chars", "10", "--contact", CONTACT], "--page-chars must be"),  # as typed
         ([], "contact"),
     ],
 )

@@ -133,11 +133,6 @@ def test_serve_refuses_to_start_off_loopback_without_a_key_naming_the_option() -
     assert "api_keys" not in result.stderr and "not loopback" in result.stderr
     limited = CliRunner().invoke(app, ["serve", "--rate-limit", "0", "--contact", CONTACT])
     assert limited.exit_code == 64 and "error: --rate-limit must be" in limited.stderr
-    mcp = ["mcp", "--transport", "http", "--host", "0.0.0.0", "--page-chars", "600"]
-    listening = CliRunner().invoke(app, [*mcp, "--contact", CONTACT])
-    assert listening.exit_code == 64 and "error: --host must be a loopback" in listening.stderr
-    paged = CliRunner().invoke(app, ["mcp", "--page-chars", "1", "--contact", CONTACT])
-    assert paged.exit_code == 64 and "error: --page-chars must be" in paged.stderr
 
 
 def test_serve_refuses_to_start_without_a_contact() -> None:
