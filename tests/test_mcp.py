@@ -395,6 +395,9 @@ def test_claims_citations_and_research_are_checked_with_links(world: World) -> N
         )
         assert listed["label"] != "not_supported"
         assert listed["items"] == [{"index": 1, "text": given[1]}]
+        tall = ["It stands 42 metres tall."]
+        about = await call(client, "verify_claim", claim="42", about="height", sentences=tall)
+        assert about["label"] == "supported" and about["items"] == [{"index": 0, "text": tall[0]}]
         for both in ({"url": cited, "sentences": given}, {}):
             refused = await client.call_tool("verify_claim", {"claim": "The mill.", **both})
             assert refused.is_error and "sentences" in _text(refused)

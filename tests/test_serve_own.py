@@ -114,6 +114,9 @@ def test_a_claim_is_graded_against_the_sentences(served: str) -> None:
         f"{served}/citesift/verify/claim", json={**asked, "claim": "The museum has 40 floors."}
     ).json()
     assert wrong["label"] != "supported"
+    tower = {"claim": "42", "about": "height", "sentences": ["It stands 42 metres tall."]}
+    about = httpx.post(f"{served}/citesift/verify/claim", json=tower, timeout=60).json()
+    assert about["label"] == "supported" and about["supporting"] == [0]  # height: 42
 
 
 def test_each_citation_of_a_document_is_checked_against_its_page(

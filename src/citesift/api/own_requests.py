@@ -43,11 +43,13 @@ class PagePassagesRequest(OwnBody):
 
 
 class ClaimRequest(OwnBody):
-    """A claim and the sentences of its source: how well they support it."""
+    """A claim and the sentences of its source: how well they support it (``about``: what
+    the claim is about, as a field's name, which the sentences need not repeat)."""
 
     claim: str = Field(max_length=MAX_CLAIM_CHARS)
     sentences: list[str] = Field(max_length=MAX_SENTENCES)
     top: int = Field(DEFAULT_TOP, ge=1, le=100)
+    about: str = Field("", max_length=MAX_CLAIM_CHARS)
 
 
 class CitationsRequest(OwnBody):

@@ -72,7 +72,9 @@ async def page_passages(
 @router.post("/verify/claim", dependencies=WORK)
 async def claim(body: ClaimRequest) -> ClaimResponse:
     """How well the sentences support the claim (the offline judge decides)."""
-    check = await asyncio.to_thread(verify_claim, body.claim, body.sentences, top=body.top)
+    check = await asyncio.to_thread(
+        verify_claim, body.claim, body.sentences, top=body.top, about=body.about
+    )
     return ClaimResponse(**dataclasses.asdict(check))
 
 

@@ -51,12 +51,20 @@ def register(server: MCPServer, shared: Shared) -> None:
                 description="The source's sentences that should support it (or url).",
             ),
         ] = None,
+        about: Annotated[
+            str,
+            Field(
+                max_length=MAX_CLAIM_CHARS,
+                description="What the claim is about, as a field's name (height for 42):"
+                " it finds the sentences, which need not repeat it.",
+            ),
+        ] = "",
     ) -> dict[str, Any]:
         """How well a page (url) or a list of sentences supports a claim: supported,
         partially_supported or not_supported, with the supporting passages (URL, title,
         licence, link) or sentences (index and text). Give exactly one of url, sentences."""
         if sentences is not None and url is None:
-            check = await asyncio.to_thread(verify_claim, claim, sentences)
+            check = await asyncio.to_thread(verify_claim, claim, sentences, about=about)
             given = [{"index": i, "text": sentences[i]} for i in check.supporting]
             return _verdict(shared, check, given)
         if url is None or sentences is not None:
@@ -66,7 +74,7 @@ def register(server: MCPServer, shared: Shared) -> None:
             raise gave_nothing("read", outcome)
         passages = [p for p in citation_sources(outcome.document) if p.content.strip()]
         read = [p.content.strip() for p in passages]
-        check = await asyncio.to_thread(verify_read_far, claim, read)
+        check = await asyncio.to_thread(verify_read_far, claim, read, about=about)
         return _verdict(shared, check, [passage_item(passages[i]) for i in check.supporting])
 
     @server.tool(name="check_citations")
