@@ -515,6 +515,17 @@ def test_without_a_model_the_research_is_extractive_and_cited(server: Misbehavin
     assert "12 floors" in answer.data[0]["text"]
     assert all(f.verified and f.evidence_ids for f in answer.fields)
     assert answer.fields[0].pointer == "/0/text"
+    unmatched = research(
+        "spire height",  # no word of it on the museum's page: its first passages are no answer
+        identity=TEST_IDENTITY,
+        urls=[server.url("/museum")],
+        search="none",
+        allow_private=True,
+        fetcher=loopback_fetcher(),
+    )
+    assert unmatched.status == "failed" and unmatched.data == [] and unmatched.fields == ()
+    assert [e.kind for e in unmatched.evidence] == ["opening"]
+    assert unmatched.message == "no passage of the pages read holds a word of the task"
 
 
 def test_reads_that_bring_nothing_new_close_the_tools(

@@ -490,20 +490,24 @@ class _Run:
 
     async def extractive(self, urls: Sequence[str]) -> Answer:
         """Search the task, read the best pages, answer with the best passages, each cited
-        to itself (the value is the evidence's own text)."""
+        to itself (the value is the evidence's own text); a page's first passages, read as
+        none held a word of the task, are no answer to it."""
         if self.tools.search is not None:
             await self.search(self.task[:300], EXTRACTIVE_PAGES)
         wanted = [*urls, *self.state.candidates]
         pages = min(self.spend.budget.pages, EXTRACTIVE_PAGES)
         await self.scrape(list(dict.fromkeys(wanted)), self.task, pages)
-        best = ranked(self.state.evidence.items, self.task)[:EXTRACTIVE_PASSAGES]
+        matched = [e for e in self.state.evidence.items if e.kind != OPENING]  # none: no answer
+        best = ranked(matched, self.task)[:EXTRACTIVE_PASSAGES]
         data = [{"text": e.text, "url": e.url, "title": e.title} for e in best]
         fields = tuple(
             FieldSource(f"/{i}/text", e.text, (e.id,), (e.url,), True) for i, e in enumerate(best)
         )
         missing = () if best else (self.task,)
         status: Status = "completed" if best else "failed"
-        return self.answer(data, fields, missing, None, status, "extractive")
+        unmatched = "no passage of the pages read holds a word of the task"
+        message = unmatched if self.state.evidence.items and not best else None
+        return self.answer(data, fields, missing, message, status, "extractive")
 
 
 async def run_research(
