@@ -94,6 +94,7 @@ def test_a_map_saved_to_a_store_is_replayed_as_it_was_saved_robots_txt_included(
             server.url("/"), policy=policy, fetcher=fetching(loopback_fetcher(), store, False)
         )
         assert paths(saved.urls, server) == ["/", "/b", "/a", "/c"] and saved.disallowed == 5
+        assert server.hits("/robots.txt") == 1  # the fetcher's file, kept by the save
         sent = len(server.seen)
         replayed = map_site(
             server.url("/"), policy=policy, fetcher=fetching(Fetcher(), store, True)

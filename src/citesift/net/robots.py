@@ -33,11 +33,13 @@ _Pending = asyncio.Future["RobotsRules | Limited"]
 
 @dataclass(frozen=True, slots=True)
 class RobotsRules:
-    """What one origin's robots.txt said: the parsed file, or allow/deny everything."""
+    """What one origin's robots.txt said: the parsed file, or allow/deny everything; the
+    answer it was read from (``file``, when one came) so a store may keep it."""
 
     parser: Protego | None
     allow_all: bool
     reason: str
+    file: Snapshot | None = None
 
     def verdict(self, url: str, agent: str) -> str | None:
         """Why ``agent`` may not fetch ``url``, or None when it may."""
@@ -151,11 +153,12 @@ def robots_address(url: str) -> str | None:
 
 def read_robots(outcome: FetchOutcome) -> RobotsRules:
     """The rules an attempt to fetch robots.txt implies (RFC 9309, section 2.3.1)."""
-    if isinstance(outcome, Snapshot) and 200 <= outcome.status < 300:
-        return RobotsRules(Protego.parse(_whole_lines(outcome.body)), allow_all=False, reason="")
+    file = outcome if isinstance(outcome, Snapshot) else None
+    if file is not None and 200 <= file.status < 300:
+        return RobotsRules(Protego.parse(_whole_lines(file.body)), False, "", file)
     status = outcome.status if isinstance(outcome, Snapshot | Skipped) else None
     if status is not None and (300 <= status < 400 or (400 <= status < 500 and status != 429)):
-        return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}")
+        return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}", file=file)
     if isinstance(outcome, Skipped) and outcome.reason.startswith(UNREACHABLE):
         return RobotsRules(None, allow_all=False, reason=outcome.reason)  # the host, not the file
     why = outcome.reason if isinstance(outcome, Limited | Skipped) else f"HTTP {status}"

@@ -9,7 +9,9 @@ keeps each ``Snapshot`` the inner fetcher answers (only whole bodies become snap
 body cut short is a ``Skipped`` and never stored); a store that cannot keep it turns the
 answer into ``Skipped``, so nothing is cited that cannot be replayed. The robots.txt rules
 a map asks for are read from the file a save fetches through itself (so it is kept) and a
-replay answers from the store, so a replayed map leaves out what the saved one did.
+replay answers from the store, so a replayed map leaves out what the saved one did. A save
+asks the inner fetcher for the rules its fetches already hold (robots.txt is fetched once per
+origin) and keeps the file they were read from.
 """
 
 from __future__ import annotations
@@ -18,9 +20,8 @@ import asyncio
 import sqlite3
 
 from citesift.errors import StoreError
-from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
+from citesift.model import FetchOutcome, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry
-from citesift.net.fetch import robots_policy
 from citesift.net.limiter import OnSend
 from citesift.net.robots import RobotsRules, read_robots, robots_address
 from citesift.store import AnyStore
@@ -77,6 +78,7 @@ class SavingFetcher:
     def __init__(self, inner: Fetches, store: AnyStore | Snapshots) -> None:
         self.inner = inner
         self.snapshots = snapshots_in(store)
+        self._kept_files: set[tuple[str, str]] = set()  # robots.txt files kept: URL, id
 
     async def fetch(
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
@@ -93,13 +95,19 @@ class SavingFetcher:
         return outcome
 
     async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
-        """The rules of the robots.txt of ``url``'s origin, fetched through ``fetch`` (so the
-        store keeps it for a replay), or None when it is no URL or the limiter refused it."""
-        address = robots_address(url)
-        if address is None:
-            return None
-        outcome = await self.fetch(address, robots_policy(policy))
-        return None if isinstance(outcome, Limited) else read_robots(outcome)
+        """The rules of the robots.txt of ``url``'s origin as ``inner`` holds them (fetched
+        once per origin, for its fetches and this alike), the file they were read from kept
+        in the store for a replay (once per file); None when it is no URL or the limiter
+        refused the file."""
+        rules = await self.inner.robots_rules(url, policy)
+        file = rules.file if rules is not None else None
+        if file is not None and (file.url, file.id) not in self._kept_files:
+            try:
+                await asyncio.to_thread(self.snapshots.save, file)
+            except (sqlite3.Error, StoreError):
+                return rules  # the rules hold all the same; a replay then finds no file
+            self._kept_files.add((file.url, file.id))
+        return rules
 
 
 def fetching(fetcher: Fetcher, store: AnyStore | None, offline: bool) -> Fetches:
