@@ -18,6 +18,7 @@ from citesift.scrape.crawl import (
     UNDECIDED,
     CrawlOptions,
     crawl,
+    crawl_disallowed,
     crawl_failures,
     crawl_id,
     crawl_results,
@@ -95,7 +96,8 @@ def test_a_crawl_reads_each_page_once_breadth_first_and_fails_what_is_not_a_page
         )
         failed = dict(Frontier(store).failures(crawl_of))
         assert failed[server.url("/missing")].startswith("HTTP 404")
-        assert "robots.txt" in failed[server.url("/private")]
+        assert server.url("/private") not in failed  # left out, not failed
+        assert list(crawl_disallowed(store, crawl_of)) == [server.url("/private")]
         assert "soft 404" in failed[server.url("/gone")]
         assert "out of scope" in failed[server.url("/out")]
         assert [r["url"] for r in crawl_results(store, crawl_of)] == [r["url"] for r in records]

@@ -44,11 +44,9 @@ def test_crawl_failures_lists_each_failed_page_with_why_and_its_code(
         failed = list(crawl_failures(store, ended.crawl))
         assert len(list(crawl_results(store, ended.crawl))) == 2
     by_url = {failure["url"]: failure for failure in failed}
-    assert set(by_url) == {server.url("/missing"), server.url("/private")}
+    assert set(by_url) == {server.url("/missing")}  # /private is left out, not failed
     assert by_url[server.url("/missing")]["error"].startswith("HTTP 404")
-    assert "robots.txt" in by_url[server.url("/private")]["error"]
-    assert by_url[server.url("/private")]["code"] == "ROBOTS_DISALLOWED"
-    assert ended.failed == 2
+    assert ended.failed == 1 and ended.disallowed == 1
 
 
 def test_a_crawl_whose_start_page_fails_says_why_and_exits_1(
@@ -92,13 +90,15 @@ def test_failures_are_grouped_by_reason_and_follow_the_pages_in_out(
     pages = [r["url"] for r in records if "error" not in r]
     failed = [r["url"] for r in records if "error" in r]
     assert pages == [server.url("/"), server.url("/a")]
-    assert sorted(failed) == sorted(server.url(p) for p in [*missing, "/private"])
+    assert sorted(failed) == sorted(server.url(p) for p in missing)  # /private left out
     assert records[: len(pages)] == [r for r in records if "error" not in r]  # pages first
     summary = result.stderr.splitlines()
-    assert "6 page(s) failed:" in summary
+    assert "5 page(s) failed:" in summary
     [grouped] = [line for line in summary if line.startswith("  5 × HTTP 404")]
     assert grouped.endswith(", …") and grouped.count(server.url("")) == 3  # the first three
-    assert any(line.startswith("  1 × ") and "robots.txt" in line for line in summary)
+    assert not any("robots.txt" in line for line in summary)
+    assert "2 done, 0 queued, 5 failed, 1 disallowed," in summary[-1]
+    assert server.hits("/private") == 0
     again = CliRunner().invoke(app, crawl_args(server, "/", "--out", str(out)))
     assert again.exit_code == 0 and out.read_text().splitlines() == [
         json.dumps(r, ensure_ascii=False) for r in records

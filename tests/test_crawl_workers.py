@@ -71,7 +71,8 @@ def test_four_workers_with_one_killed_read_every_page_once(
         assert crawling.returncode == 0, stderr.decode()
         crawl_id = stderr.decode().split()[1]
         assert frontier.counts(crawl_id) == {
-            "queued": 0, "claimed": 0, "done": len(EVERY), "failed": 0, "moved": 0
+            "queued": 0, "claimed": 0, "done": len(EVERY), "failed": 0, "moved": 0,
+            "disallowed": 0,
         }  # fmt: skip
     urls = [json.loads(line)["url"] for line in out.read_text().splitlines()]
     assert sorted(urls) == sorted(server.url(path) for path in EVERY)  # each page once

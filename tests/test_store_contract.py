@@ -26,7 +26,7 @@ from citesift.store.embeddings import (
     migrate_embeddings,
     save_vectors,
 )
-from citesift.store.frontier import Entry, frontier_in
+from citesift.store.frontier import Added, Entry, frontier_in
 from citesift.store.limits import budget_in
 from citesift.store.runs import runs_in, stored_run
 from citesift.store.snapshots import SnapshotCorrupted, snapshots_in
@@ -514,7 +514,8 @@ def test_workers_claim_each_url_once_within_the_crawl_limit(store_location: str)
         frontier.begin("c", Entry("https://site.test/", "site.test", 0), {"limit": 30})
         urls = [Entry(f"https://site.test/{n}", "site.test", 1, n % 3) for n in range(60)]
         assert frontier.claim("c", 1) == [Entry("https://site.test/", "site.test", 0)]
-        assert frontier.finish("c", "https://site.test/", {"url": "/"}, found=urls) == 60
+        added = frontier.finish("c", "https://site.test/", {"url": "/"}, found=urls)
+        assert added == Added(60, 0)
     claimed: list[str] = []
     errors: list[BaseException] = []
 
@@ -539,7 +540,7 @@ def test_workers_claim_each_url_once_within_the_crawl_limit(store_location: str)
     with open_store(store_location) as fresh:
         frontier = frontier_in(fresh)
         assert frontier.counts("c") == {
-            "queued": 31, "claimed": 0, "done": 30, "failed": 0, "moved": 0
+            "queued": 31, "claimed": 0, "done": 30, "failed": 0, "moved": 0, "disallowed": 0
         }  # fmt: skip
         assert len(list(frontier.results("c"))) == 30
         left = sorted((e for e in urls if e.url not in claimed), key=lambda e: -e.score)
@@ -560,14 +561,35 @@ def test_a_lapsed_lease_passes_the_url_to_another_worker(store: AnyStore) -> Non
     assert [e.url for e in quick.claim("c", 5)] == ["https://site.test/"]
     assert slow.renew("c", ["https://site.test/"]) == 0
     found = [Entry("https://site.test/a", "site.test", 1)]
-    assert slow.finish("c", "https://site.test/", {"by": "slow"}, found=found) == 1
-    assert quick.finish("c", "https://site.test/", {"by": "quick"}) == 0
+    assert slow.finish("c", "https://site.test/", {"by": "slow"}, found=found) == Added(1)
+    assert quick.finish("c", "https://site.test/", {"by": "quick"}) == Added()
     assert [record for _, record in quick.results("c")] == [{"by": "quick"}]
     assert [e.url for e in slow.claim("c", 5, busy=["site.test"])] == []
     assert [e.url for e in slow.claim("c", 5)] == ["https://site.test/a"]
     slow.release("c", "https://site.test/a")
     assert [e.url for e in quick.claim("c", 5, limit=2)] == ["https://site.test/a"]
     assert quick.claim("c", 5, limit=2) == []
+
+
+def test_links_robots_txt_disallows_are_kept_apart_never_claimed_nor_taken(
+    store: AnyStore,
+) -> None:
+    """A crawl's links left out (robots.txt) are counted once, listed in the order found,
+    never claimed, and take nothing of the limit; a link known already stays as it was."""
+    frontier = frontier_in(store, "one")
+    frontier.begin("c", Entry("https://site.test/", "site.test", 0), {})
+    frontier.claim("c", 1, limit=2)
+    queued = [Entry("https://site.test/a", "site.test", 1)]
+    barred = [Entry(f"https://site.test/private/{n}", "site.test", 1) for n in range(3)]
+    added = frontier.finish("c", "https://site.test/", {"n": 0}, None, queued, None, barred)
+    assert added == Added(1, 3)
+    again = [barred[0], Entry("https://site.test/a", "site.test", 2)]
+    assert frontier.finish("c", "https://site.test/a", None, "gone", (), None, again) == Added()
+    assert [e.url for e in frontier.claim("c", 5, limit=2)] == ["https://site.test/a"]
+    assert frontier.claim("c", 5) == []  # the left-out links are never claimed
+    assert frontier.counts("c")["disallowed"] == 3
+    assert list(frontier.disallowed("c")) == [e.url for e in barred]
+    assert [url for url, _ in frontier.failures("c")] == []
 
 
 def test_results_followed_mark_to_mark_come_once_each(store: AnyStore) -> None:

@@ -26,7 +26,13 @@ from citesift.errors import CitesiftError
 from citesift.net import Fetcher, FetchPolicy
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser
-from citesift.scrape.crawl import CrawlOptions, CrawlProgress, acrawl, crawl_failures
+from citesift.scrape.crawl import (
+    CrawlOptions,
+    CrawlProgress,
+    acrawl,
+    crawl_disallowed,
+    crawl_failures,
+)
 from citesift.store.jobs import ItemKind, Job, JobStore
 from citesift.store.location import AnyStore
 from citesift.store.sqlite import SQLiteStore
@@ -72,11 +78,16 @@ class JobSink:
         """Keep one error (a page that failed, with why); ``JobStopped`` when cancelled."""
         self._add("error", body)
 
-    def listed(self) -> set[str]:
-        """The URLs of the errors the job lists already."""
+    def blocked(self, url: str) -> None:
+        """Keep a link robots.txt kept the work from (neither a result nor an error);
+        ``JobStopped`` when cancelled."""
+        self._add("blocked", {"url": url})
+
+    def listed(self, kind: ItemKind = "error") -> set[str]:
+        """The URLs of the items of ``kind`` the job lists already."""
         urls: set[str] = set()
         count = 0
-        while page := self.jobs.items(self.job, "error", count):
+        while page := self.jobs.items(self.job, kind, count):
             count += len(page)
             urls.update(str(item.get("url")) for item in page)
         return urls
@@ -190,12 +201,13 @@ def crawl_work(
     resume: bool = False,
 ) -> Work:
     """A crawl as a job's work: each page's record a result, each page that failed an
-    error (``url``, ``error``, ``code``). The frontier is kept in ``store``, SQLite or
-    PostgreSQL (without one, in a temporary store removed when the crawl ends), each page's
-    snapshot in ``snapshots`` (default: the frontier's store); with ``render="auto"`` the
-    pages that need it are rendered by ``browser`` (a server's, kept open by its owner).
-    With ``resume`` the job's stored crawl goes on where it stopped (its frontier kept under
-    the job's id), listing only the failures it did not list before. What the crawl warns
+    error (``url``, ``error``, ``code``), each link robots.txt disallows a ``blocked``
+    item. The frontier is kept in ``store``, SQLite or PostgreSQL (without one, in a
+    temporary store removed when the crawl ends), each page's snapshot in ``snapshots``
+    (default: the frontier's store); with ``render="auto"`` the pages that need it are
+    rendered by ``browser`` (a server's, kept open by its owner). With ``resume`` the job's
+    stored crawl goes on where it stopped (its frontier kept under the job's id), listing
+    only the failures and blocked links it did not list before. What the crawl warns
     of (pages read as served: no browser could start) is the job's warning."""
 
     async def work(sink: JobSink) -> None:
@@ -209,6 +221,7 @@ def crawl_work(
 
         with _frontier_store(store) as kept:
             listed = sink.listed() if resume else set()
+            left_out = sink.listed("blocked") if resume else set()
             ended = await acrawl(
                 None if resume else url,
                 options,
@@ -226,6 +239,9 @@ def crawl_work(
             for failure in crawl_failures(kept, sink.job):
                 if failure["url"] not in listed:
                     sink.error(failure)
+            for blocked in crawl_disallowed(kept, sink.job):
+                if blocked not in left_out:
+                    sink.blocked(blocked)
 
     return work
 

@@ -352,23 +352,31 @@ def _cancel(shared: Serving, job: str, kind: str) -> JSONResponse | dict[str, An
 
 
 def _errors(shared: Serving, job: str, kind: str) -> JSONResponse | dict[str, Any]:
-    """The job's errors (at most ``MAX_ERRORS``), those of robots.txt listed apart too."""
+    """The job's errors (at most ``MAX_ERRORS``), and the URLs robots.txt kept it from
+    (``robotsBlocked``: the links a crawl left out, and the pages that failed for it)."""
     found = _job(shared, job, kind)
     if found is None:
         return _missing()
-    errors: list[dict[str, Any]] = []
-    while len(errors) < MAX_ERRORS:
-        page = shared.jobs.jobs.items(found.id, "error", len(errors))
-        if not page:
-            break
-        errors += page
+    errors = _items(shared, found.id, "error")
     stamp = datetime.fromtimestamp(found.updated_at / 1000, UTC).isoformat()
     listed = [
         {"id": f"{found.id}-{number}", "timestamp": stamp, **item}
         for number, item in enumerate(errors[:MAX_ERRORS])
     ]
     blocked = [item["url"] for item in listed if item.get("code") == "ROBOTS_DISALLOWED"]
-    return {"errors": listed, "robotsBlocked": blocked}
+    blocked += [item["url"] for item in _items(shared, found.id, "blocked")]
+    return {"errors": listed, "robotsBlocked": blocked[:MAX_ERRORS]}
+
+
+def _items(shared: Serving, job: str, kind: ItemKind) -> list[dict[str, Any]]:
+    """The job's first ``MAX_ERRORS`` items of ``kind`` (or a page more)."""
+    items: list[dict[str, Any]] = []
+    while len(items) < MAX_ERRORS:
+        page = shared.jobs.jobs.items(job, kind, len(items))
+        if not page:
+            break
+        items += page
+    return items
 
 
 def _job(shared: Serving, job: str, kind: str) -> Job | None:

@@ -8,7 +8,8 @@ failed follows the pages as a line of its own (``url``, ``error``: why, ``code``
 standard error says how many failed and why, the most frequent reasons first with the first
 URLs of each; the command exits 1 when no page could be read, and 75 when its ``--limit``
 stopped it with pages queued before one was read and none failed (a larger limit goes
-on). A progress line (done, queued, failed, pages per second) goes to standard error.
+on). A progress line (done, queued, failed, links robots.txt disallows (left out, never
+fetched), pages per second) goes to standard error.
 ``--workers N`` reads the crawl with N processes sharing its frontier; the same command
 started on other machines against one PostgreSQL store (``--store postgresql://...``)
 shares it too.
@@ -329,7 +330,10 @@ class _Progress:
 
 
 def _progress_line(progress: CrawlProgress) -> str:
+    """Where the crawl stands, in a line (the links robots.txt left out, when there are)."""
+    left_out = progress.disallowed
     return (
         f"crawl {progress.crawl}: {progress.done} done, {progress.queued} queued,"
-        f" {progress.failed} failed, {progress.rate:.1f} pages/s"
+        f" {progress.failed} failed{f', {left_out} disallowed' if left_out else ''},"
+        f" {progress.rate:.1f} pages/s"
     )

@@ -7,8 +7,12 @@ policy=..., store=...)`` reads the start page, then the pages it links to, level
 redirecting). URLs are normalised and each is read once; only the start's host is crawled
 unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
-Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay) and the per-host
-limiter always hold (a host the limiter holds back is left alone until it may be asked, its
+A found link (or a redirect's target) robots.txt disallows to the policy's agent is left out
+before it is queued, by the rules the fetcher already holds (robots.txt is fetched once per
+origin): never fetched, never counted toward ``limit`` nor as a failure, but counted
+(``disallowed``, as a map counts them; ``crawl_disallowed`` lists them). Every fetch goes
+through the fetcher, so robots.txt (with its Crawl-delay) and the per-host limiter always
+hold (a host the limiter holds back is left alone until it may be asked, its
 block after a 429 or 503 until the Retry-After has passed, when that is ``MAX_PAUSE`` at
 most: else its pages fail; a page answered 429 or 503 is asked for ``MAX_SENDS`` times
 before it fails, and once a host has so answered ``MAX_SENDS`` times in a row its next
@@ -66,13 +70,22 @@ from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
 from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
+from citesift.scrape.origin_rules import OriginRules
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
 from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import RENDERED, SavingFetcher
 from citesift.store import AnyStore
-from citesift.store.frontier import LEASE_S, MAX_LEASE_S, MIN_LEASE_S, Entry, Frontier, frontier_in
+from citesift.store.frontier import (
+    LEASE_S,
+    MAX_LEASE_S,
+    MIN_LEASE_S,
+    Added,
+    Entry,
+    Frontier,
+    frontier_in,
+)
 from citesift.store.limits import budget_in
 
 CRAWL_LIMIT = 100
@@ -185,8 +198,9 @@ def crawl_id(start: str, options: CrawlOptions) -> str:
 
 @dataclass(frozen=True)
 class CrawlProgress:
-    """Where a crawl stands: pages done, queued and failed, pages per second this run, and
-    what the run warns of (pages that needed a browser read as served: none could start)."""
+    """Where a crawl stands: pages done, queued and failed, pages per second this run, what
+    the run warns of (pages that needed a browser read as served: none could start), and
+    how many links found were left out because robots.txt disallows them (``disallowed``)."""
 
     crawl: str
     done: int
@@ -194,21 +208,24 @@ class CrawlProgress:
     failed: int
     rate: float
     warnings: tuple[str, ...] = ()
+    disallowed: int = 0
 
 
 @dataclass
 class _Tally:
-    """A run's counts of pages done, failed and queued, and finished in this run (for its
-    rate)."""
+    """A run's counts of pages done, failed and queued, links left out (robots.txt), and
+    pages finished in this run (for its rate)."""
 
     done: int
     failed: int
     queued: int
+    disallowed: int
     finished: int = 0
 
     def count(self, page: _Page) -> dict[str, Any] | None:
         """Count a page finished in the frontier; its record when it is a result."""
-        self.queued += page.new
+        self.queued += page.added.queued
+        self.disallowed += page.added.disallowed
         self.finished += 1
         if page.record is not None:
             self.done += 1
@@ -226,11 +243,13 @@ class _Page:
     record: dict[str, Any] | None = None
     reason: str | None = None
     found: list[Entry] = field(default_factory=list)
+    disallowed: list[Entry] = field(default_factory=list)
+    """The links found that robots.txt disallows (left out of the frontier's queue)."""
     limited: bool = False
     pause: float = LIMITED_PAUSE
     """Seconds its host is left alone when it is ``limited``."""
     moved: bool = False
-    new: int = 0
+    added: Added = field(default_factory=Added)
     """How many of the links it adds were new to the frontier (once it is finished there)."""
 
 
@@ -372,6 +391,12 @@ def marked_results(
     return frontier_in(store).results(crawl, after)
 
 
+def crawl_disallowed(store: AnyStore, crawl: str) -> Iterator[str]:
+    """The links the stored crawl ``crawl`` left out because robots.txt disallows them, in
+    the order they were found (Firecrawl's ``robotsBlocked``)."""
+    return frontier_in(store).disallowed(crawl)
+
+
 def crawl_failures(store: AnyStore, crawl: str) -> Iterator[dict[str, str]]:
     """The pages of the stored crawl ``crawl`` that failed, in the order they were found:
     each its ``url``, why it failed (``error``) and the failure ``code`` that reason means
@@ -402,7 +427,10 @@ def ended_at(
     counts = frontier.counts(crawl)
     queued = counts["queued"] + counts["claimed"]
     rate = finished / seconds
-    return CrawlProgress(crawl, counts["done"], queued, counts["failed"], rate, tuple(warnings))
+    return CrawlProgress(
+        crawl, counts["done"], queued, counts["failed"], rate, tuple(warnings),
+        counts["disallowed"],
+    )  # fmt: skip
 
 
 def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlOptions:
@@ -439,6 +467,7 @@ class _Run:
         self.options = options
         self.policy = policy
         self.fetcher = fetcher
+        self.robots = OriginRules(fetcher, policy)
         self.browser = browser
         self.rendering = options.rendering()
         self.include = [_compiled("include_paths", p) for p in options.include_paths]
@@ -459,7 +488,7 @@ class _Run:
         on_progress: Callable[[CrawlProgress], None] | None,
     ) -> CrawlProgress:
         counts = frontier.counts(self.crawl)
-        tally = _Tally(counts["done"], counts["failed"], counts["queued"])
+        tally = _Tally(counts["done"], counts["failed"], counts["queued"], counts["disallowed"])
         # hosts that may have URLs queued: a claim is tried only when one of them is free,
         # so a busy host's long queue is never scanned in vain (memory: one entry a host)
         waiting = frontier.waiting_hosts(self.crawl)
@@ -473,7 +502,7 @@ class _Run:
         def progress() -> CrawlProgress:
             rate = tally.finished / max(loop.time() - began, 1e-9)
             return CrawlProgress(self.crawl, tally.done, tally.queued, tally.failed, rate,
-                                 tuple(self.warnings))  # fmt: skip
+                                 tuple(self.warnings), tally.disallowed)  # fmt: skip
 
         try:
             while True:
@@ -543,7 +572,7 @@ class _Run:
         """Whether other runs of the crawl hold pages (whose links may add more), or pages
         are queued within the limit that this run could not claim just now."""
         counts = frontier.counts(self.crawl)
-        taken = sum(counts.values()) - counts["queued"]
+        taken = sum(counts.values()) - counts["queued"] - counts["disallowed"]
         return counts["claimed"] > 0 or (counts["queued"] > 0 and taken < self.options.limit)
 
     async def _step(self, frontier: Frontier, entry: Entry) -> _Page:
@@ -551,11 +580,22 @@ class _Run:
         round trip the other pages need not wait for)."""
         page = await self._read(entry)
         if not page.limited:
+            await self._leave_out_disallowed(page)
             state = "moved" if page.moved else None
-            page.new = await asyncio.to_thread(
-                frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found, state
-            )
+            page.added = await asyncio.to_thread(
+                frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found,
+                state, page.disallowed,
+            )  # fmt: skip
         return page
+
+    async def _leave_out_disallowed(self, page: _Page) -> None:
+        """Move the links of ``page`` robots.txt disallows from its ``found`` to its
+        ``disallowed`` (each origin's rules asked of the fetcher once a run)."""
+        kept: list[Entry] = []
+        for entry in page.found:
+            forbidden = await self.robots.forbids(entry.url)
+            (page.disallowed if forbidden else kept).append(entry)
+        page.found = kept
 
     async def _read(self, entry: Entry) -> _Page:
         """Fetch and read one page."""

@@ -33,8 +33,8 @@ from citesift.errors import invalid
 from citesift.model import MAX_BODY_BYTES, FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, run_sync
 from citesift.net.exchange import BLOCKING_STATUSES
-from citesift.net.robots import RobotsRules
 from citesift.numbers import number_in
+from citesift.scrape.origin_rules import WAIT_POLL, OriginRules
 from citesift.scrape.sitemaps import MAX_SITEMAP_BYTES, MAX_SITEMAP_URLS, read_sitemap
 from citesift.scrape.urls import host_of, link_seconds, normalise, page_links
 from citesift.sources.challenge import stand_in
@@ -51,8 +51,6 @@ YIELD_SECONDS = 0.05
 """Seconds of robots.txt checks between two yields to the event loop."""
 MAP_WAIT = 30.0
 """Seconds a map waits in all for hosts that hold it back (Crawl-delay, Retry-After)."""
-WAIT_POLL = 1.0
-"""Seconds before a request the limiter refused for its spacing is tried again."""
 MAX_SENDS = 3
 """Requests a map sends for one file to a host answering 429 or 503."""
 SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5"
@@ -219,8 +217,7 @@ class _Reader:
         self.problems: list[str] = []
         self.start_failure: str | None = None
         self.start_in_sitemap = False
-        self.rules: dict[str, RobotsRules] = {}
-        self.unknown: dict[str, float] = {}  # origin -> loop time its rules may be asked again
+        self.rules = OriginRules(fetcher, policy)
         self.disallowed: set[str] = set()
         self.disallowed_past = 0  # disallowed past MAX_MAP_LIMIT (not deduplicated)
         self.unchecked: Counter[str] = Counter()  # URLs listed unchecked, by why
@@ -261,7 +258,7 @@ class _Reader:
         if host_of(url) not in self.hosts or self.checked >= self.check_seconds:
             return None
         asked = time.perf_counter()
-        rules = await self._rules(url)
+        rules = await self.rules.rules(url)
         began = time.perf_counter()
         self.checked += began - asked
         if rules is None:
@@ -282,25 +279,6 @@ class _Reader:
         if self.checked >= self.check_seconds:
             return f"past the {self.check_seconds:g} s the map checks for"
         return "their robots.txt could not be had"
-
-    async def _rules(self, url: str) -> RobotsRules | None:
-        """The rules of ``url``'s origin, asked of the fetcher once (its cache holds the file
-        its fetches read); when it has none (the limiter refused the file), asked again no
-        sooner than ``WAIT_POLL`` seconds later, None meanwhile."""
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        found = self.rules.get(origin)
-        if found is not None:
-            return found
-        now = asyncio.get_running_loop().time()
-        if self.unknown.get(origin, now) > now:
-            return None
-        rules = await self.fetcher.robots_rules(url, self.policy)
-        if rules is None:
-            self.unknown[origin] = asyncio.get_running_loop().time() + WAIT_POLL
-        else:
-            self.rules[origin] = rules
-        return rules
 
     @property
     def enough(self) -> bool:
@@ -430,7 +408,7 @@ class _Reader:
     async def _robots_sitemaps(self) -> list[str]:
         """The ``Sitemap:`` lines of the start's robots.txt, from the file the fetcher keeps
         for its fetches (none when it cannot be had)."""
-        rules = await self._rules(self.start)
+        rules = await self.rules.rules(self.start)
         return rules.sitemaps() if rules is not None else []
 
 

@@ -3,15 +3,16 @@ many workers (processes, machines) share one crawl.
 
 Each crawl has a row (its start URL, options, and how many URLs were taken toward its
 limit) and one frontier row per URL it has found (depth, score, redirects followed to reach
-it, state ``queued``,
-``claimed``, ``done``, ``failed`` or ``moved`` (a redirect, whose target is queued in its
-place), and why one failed or moved); a URL is in a crawl's frontier once, whatever its
-spellings found. A worker claims a URL under a lease (``holder``, ``lease_until``) that it
-renews while the page is read: a worker that dies mid-page never says so, and its URL is
-claimed again once the lease runs out, so no page is lost and none is read by two live
-workers. Claims of a process of this machine that is gone are given back at once when the
-crawl starts again. A page's result is stored in the transaction that marks it done, with
-the links it adds, so a crash loses nothing finished and finishes nothing twice.
+it, state ``queued``, ``claimed``, ``done``, ``failed``, ``moved`` (a redirect, whose target
+is queued in its place) or ``disallowed`` (left out: robots.txt disallows it; never claimed
+nor taken toward the limit), and why one failed or moved); a URL is in a crawl's frontier
+once, whatever its spellings found. A worker claims a URL under a lease (``holder``,
+``lease_until``) that it renews while the page is read: a worker that dies mid-page never
+says so, and its URL is claimed again once the lease runs out, so no page is lost and none
+is read by two live workers. Claims of a process of this machine that is gone are given
+back at once when the crawl starts again. A page's result is stored in the transaction that
+marks it done, with the links it adds, so a crash loses nothing finished and finishes
+nothing twice.
 
 ``frontier_in(store)`` gives the frontier of either store: the SQLite one (one writer at a
 time, ``BEGIN IMMEDIATE``, so several processes of one machine may share it) or PostgreSQL's
@@ -67,11 +68,20 @@ STEPS = [
     CREATE INDEX crawl_frontier_found ON crawl_frontier (crawl, state, seq);
     """,
 ]
-STATES = ("queued", "claimed", "done", "failed", "moved")
+STATES = ("queued", "claimed", "done", "failed", "moved", "disallowed")
 PAGE = 200
 LEASE_S = 60.0
 """How long a claim holds unless renewed: a worker killed mid-page holds its URL this long."""
 MIN_LEASE_S, MAX_LEASE_S = 1.0, 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """How many URLs a finished page added to its crawl's frontier that were new to it:
+    ``queued`` to be read, ``disallowed`` left out (robots.txt disallows them)."""
+
+    queued: int = 0
+    disallowed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,12 +252,13 @@ class Frontier:
         reason: str | None = None,
         found: Iterable[Entry] = (),
         state: str | None = None,
-    ) -> int:
+        disallowed: Iterable[Entry] = (),
+    ) -> Added:
         """In one transaction: mark ``url`` done with its ``record`` stored (failed for
         ``reason`` when there is none, or the ``state`` given: ``moved`` for a redirect),
-        and queue the URLs it ``found`` not yet known; returns how many were new. A URL
-        this worker no longer holds (its lease ran out and another took it) is left to
-        that worker."""
+        queue the URLs it ``found`` not yet known and keep those robots.txt ``disallowed``
+        as left out; returns how many of each were new. A URL this worker no longer holds
+        (its lease ran out and another took it) is left to that worker."""
         state = state or ("done" if record is not None else "failed")
         with self.store.transaction() as conn:
             held = self._run(
@@ -263,7 +274,14 @@ class Frontier:
                     " ON CONFLICT DO NOTHING",
                     (crawl, url, json.dumps(record, ensure_ascii=False)),
                 )
-            return self._queue(conn, crawl, found)
+            queued = self._queue(conn, crawl, found)
+            return Added(queued, self._queue(conn, crawl, disallowed, "disallowed"))
+
+    def disallowed(self, crawl: str) -> Iterator[str]:
+        """The URLs of ``crawl`` left out because robots.txt disallows them, in the order
+        they were found, read a page at a time."""
+        for url, _ in self._listed(crawl, "disallowed"):
+            yield url
 
     def counts(self, crawl: str) -> dict[str, int]:
         """How many URLs of ``crawl`` are in each state."""
@@ -312,27 +330,33 @@ class Frontier:
     def failures(self, crawl: str) -> Iterator[tuple[str, str]]:
         """The failed URLs of ``crawl`` and why each failed, in the order they were found,
         read a page at a time (a crawl may fail millions)."""
+        return self._listed(crawl, "failed")
+
+    def _listed(self, crawl: str, state: str) -> Iterator[tuple[str, str]]:
+        """The URLs of ``crawl`` in ``state`` and their reasons, in the order they were
+        found, read a page at a time."""
         after = 0
         while True:
             with self.store.reading() as conn:
                 rows = self._run(
                     conn,
                     "SELECT seq, url, reason FROM crawl_frontier WHERE crawl = ?"
-                    " AND state = 'failed' AND seq > ? ORDER BY seq LIMIT ?",
-                    (crawl, after, PAGE),
+                    " AND state = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    (crawl, state, after, PAGE),
                 ).fetchall()
             if not rows:
                 return
             after = int(rows[-1][0])
             yield from ((url, reason or "") for _, url, reason in rows)
 
-    def _queue(self, conn: Any, crawl: str, entries: Iterable[Entry]) -> int:
-        """Queue the entries not yet in the crawl's frontier; returns how many were new."""
+    def _queue(self, conn: Any, crawl: str, entries: Iterable[Entry], state: str = "queued") -> int:
+        """Add the entries not yet in the crawl's frontier in ``state`` (queued, or left
+        out); returns how many were new."""
         return self._many(
             conn,
             "INSERT INTO crawl_frontier (crawl, url, host, depth, score, hops, state)"
-            " VALUES (?, ?, ?, ?, ?, ?, 'queued') ON CONFLICT DO NOTHING",
-            [(crawl, e.url, e.host, e.depth, e.score, e.hops) for e in entries],
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(crawl, e.url, e.host, e.depth, e.score, e.hops, state) for e in entries],
         )
 
 

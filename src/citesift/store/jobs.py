@@ -6,8 +6,9 @@ A job has an id, a kind, a status (``running``, then ``completed``, ``failed`` o
 ``cancelled``), the request that started it, its times (wall-clock ms), an error when it
 failed, a warning when it did what was asked with less than asked (a crawl asked to render
 that no browser could), how many items it expects (``total``), and the owner that runs it.
-Its results and errors are items in their own table, numbered in the order they were added,
-and read a page at a time. A status leaves ``running`` once: a job cancelled while it runs
+Its results and errors (and a crawl's links robots.txt kept it from: ``blocked``, counted
+as neither) are items in their own table, numbered in the order they were added, and read a
+page at a time. A status leaves ``running`` once: a job cancelled while it runs
 keeps its ``cancelled`` status, and the items its runner still adds are refused, which tells
 the runner to stop; only the one partial result the runner hands over as it stops is kept.
 When a server starts, the jobs left running by an owner that is no longer alive (a process
@@ -52,7 +53,7 @@ STEPS = [
 ]
 JobKind = Literal["crawl", "batch", "agent", "extract"]
 JobStatus = Literal["running", "completed", "failed", "cancelled"]
-ItemKind = Literal["result", "error"]
+ItemKind = Literal["result", "error", "blocked"]
 KINDS: tuple[str, ...] = get_args(JobKind)
 ENDED: tuple[str, ...] = ("completed", "failed", "cancelled")
 PAGE_ITEMS = 100
@@ -166,10 +167,10 @@ class JobStore:
         )
 
     def add(self, job: str, kind: ItemKind, body: dict[str, Any]) -> bool:
-        """Add a result or an error to a running job; False (nothing added) when the job is
-        no longer running (cancelled: its runner should stop) or unknown."""
-        if kind not in ("result", "error"):
-            raise invalid("kind", kind, "'result' or 'error'")
+        """Add a result, an error or a blocked link to a running job; False (nothing added)
+        when the job is no longer running (cancelled: its runner should stop) or unknown."""
+        if kind not in get_args(ItemKind):
+            raise invalid("kind", kind, "'result', 'error' or 'blocked'")
         text = json.dumps(body, ensure_ascii=False, default=str)
         with self.store.transaction() as conn:
             touched = conn.execute(

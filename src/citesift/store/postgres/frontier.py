@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from citesift.store.frontier import PAGE, Entry, Frontier
+from citesift.store.frontier import PAGE, Added, Entry, Frontier
 from citesift.store.postgres import placeholders
 
 NO_LIMIT = 2**62
@@ -58,13 +58,14 @@ WITH done AS (
     ON CONFLICT DO NOTHING
 ), found AS (
     INSERT INTO crawl_frontier (crawl, url, host, depth, score, hops, state)
-    SELECT %(crawl)s, u, h, d, s, n, 'queued'
+    SELECT %(crawl)s, u, h, d, s, n, t.state
     FROM unnest(%(urls)s::text[], %(hosts)s::text[], %(depths)s::int[], %(scores)s::float8[],
-                %(hops)s::int[])
-        AS t (u, h, d, s, n)
-    ON CONFLICT DO NOTHING RETURNING 1
+                %(hops)s::int[], %(states)s::text[])
+        AS t (u, h, d, s, n, state)
+    ON CONFLICT DO NOTHING RETURNING state
 )
-SELECT count(*) FROM found
+SELECT count(*) FILTER (WHERE state = 'queued'), count(*) FILTER (WHERE state = 'disallowed')
+FROM found
 """
 STEPS = [
     """
@@ -137,8 +138,10 @@ class PostgresFrontier(Frontier):
         reason: str | None = None,
         found: Iterable[Entry] = (),
         state: str | None = None,
-    ) -> int:
-        entries = list(found)
+        disallowed: Iterable[Entry] = (),
+    ) -> Added:
+        queued, left_out = list(found), list(disallowed)
+        entries = [*queued, *left_out]
         values = {
             "state": state or ("done" if record is not None else "failed"),
             "reason": reason,
@@ -151,10 +154,11 @@ class PostgresFrontier(Frontier):
             "depths": [e.depth for e in entries],
             "scores": [e.score for e in entries],
             "hops": [e.hops for e in entries],
+            "states": ["queued"] * len(queued) + ["disallowed"] * len(left_out),
         }
         with self.store.transaction() as conn:
             row = self._run(conn, FINISH, values).fetchone()
-        return int(row[0]) if row else 0
+        return Added(int(row[0]), int(row[1])) if row else Added()
 
     def results_after(
         self, crawl: str, after: tuple[int, int] = (0, 0)
