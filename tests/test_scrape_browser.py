@@ -26,7 +26,7 @@ from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
-from servers import TEST_IDENTITY, MisbehavingServer, loopback_policy, serve
+from servers import TEST_IDENTITY, MisbehavingServer, Seen, loopback_policy, serve
 from test_scrape import RICH, page_route
 from test_scrape_cli import CONTACT
 
@@ -374,8 +374,46 @@ def test_the_callers_headers_go_only_on_the_pages_own_request_and_its_cookie_to_
     assert len(document) == 1 and document[0].headers.get("Authorization") == "Bearer harbour-key"
     mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
     assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
-    assert all("Authorization" not in seen.headers for seen in mine)  # only the document's
-    assert all("session=tide" in seen.headers.get("Cookie", "") for seen in mine)  # any path
+    assert all(header(seen, "Authorization") is None for seen in mine)  # only the document's
+    assert all("session=tide" in (header(seen, "Cookie") or "") for seen in mine)  # any path
     theirs = [seen for seen in other.seen if seen.path == "/data"]
     assert len(theirs) == 2  # asked by the page and by the redirect, through the route
-    assert all("Authorization" not in s.headers and "Cookie" not in s.headers for s in theirs)
+    assert all(header(s, "Authorization") is None and header(s, "Cookie") is None for s in theirs)
+
+
+def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_its_host(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    """Cookies have no port: one the caller gives for 127.0.0.1:A must not reach
+    127.0.0.1:B, whether the page asks B itself (a picture, a credentialed fetch) or its own
+    origin redirects there; every request to A carries it."""
+    with serve() as other:
+        page_route(other, "/data", "the other tide", content_type="text/plain")
+        page_route(other, "/pixel.png", "not a picture", content_type="image/png")
+        elsewhere = other.url("/data")  # the same host, another port
+        away = f"/redirect?to={quote(elsewhere, safe='')}"
+        page = FETCHING.replace(
+            'fetch("/data")',
+            f'fetch("{elsewhere}", {{credentials: "include", mode: "no-cors"}}).catch(() => 0)'
+            f'.then(() => fetch("{away}", {{mode: "no-cors"}})).catch(() => 0)'
+            '.then(() => fetch("/api/data"))',
+        ).replace('<img src="/pixel.png">', f'<img src="{other.url("/pixel.png")}">')
+        page_route(server, "/app/ports", page)
+        page_route(server, "/api/data", "the tide table", content_type="text/plain")
+        result = scrape_sync(
+            server.url("/app/ports"), ("text",), identity=TEST_IDENTITY, render="always",
+            policy=loopback_policy(), wait_for="#done", headers={"Cookie": "session=tide"},
+        )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    assert "the tide table" in result.formats["text"]
+    mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
+    assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
+    assert all(header(seen, "Cookie") == "session=tide" for seen in mine)
+    theirs = [seen for seen in other.seen if seen.path in ("/data", "/pixel.png")]
+    assert sorted(seen.path for seen in theirs) == ["/data", "/data", "/pixel.png"]
+    assert all(header(seen, "Cookie") is None for seen in theirs)
+
+
+def header(seen: Seen, name: str) -> str | None:
+    """The header ``name`` a request carried, whatever the case it was sent in."""
+    return next((v for k, v in seen.headers.items() if k.lower() == name.lower()), None)

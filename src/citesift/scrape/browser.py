@@ -16,7 +16,10 @@ browser's egress proxy on loopback (``citesift.scrape.egress``, a door of its ow
 loopback not bypassed), which resolves each host once with the policy's resolver, applies
 the same rules to that address and connects to it, so a name answering the check with one
 address and Chromium's connection with another (DNS rebinding), or a redirect (no route
-handler sees one), reaches nothing the rules refuse. A page sending more than
+handler sees one), reaches nothing the rules refuse. A request to the page's origin (scheme,
+host and port) carries the caller's Cookie header: it is sent for the browser, through the
+same proxy, its redirect handed back to the page (a cookie in the browser's jar has no port,
+and a header given to a request Chromium sends follows its redirects). A page sending more than
 ``MAX_REQUESTS`` fails, and windows it opens are closed at once. While pages render, the
 browser's renderer processes are watched: one holding more than ``MAX_RENDERER_MB`` is
 ended, and the page it showed fails, as does a page counting more than ``MAX_DOM_NODES``.
@@ -35,18 +38,17 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
 
 from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
 from citesift.model import Snapshot
 from citesift.net import AddressRefused, FetchPolicy
+from citesift.net.address import same_origin
 from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.renderers import find_descendant, renderer_memory
 
 if TYPE_CHECKING:
-    from playwright._impl._api_structures import SetCookieParam
     from playwright.async_api import Browser as PlaywrightBrowser
     from playwright.async_api import (
         BrowserContext,
@@ -170,6 +172,8 @@ class _Visit:
     snapshot: Snapshot
     policy: FetchPolicy
     blocked: frozenset[str]
+    cookie: str | None = None
+    """The caller's Cookie header, sent on the requests to the page's origin alone."""
     refused: list[str] = field(default_factory=list)
     answered: bool = False
     left_for: str | None = None
@@ -408,7 +412,7 @@ class Browser:
         if proxy is None:
             raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
-        visit = _Visit(snapshot, policy, blocked)
+        visit = _Visit(snapshot, policy, blocked, _cookie(options.headers))
         async with self.slots, proxy.door(policy, visit.refused.append) as door:
             with self._watched():
                 context = await browser.new_context(
@@ -418,7 +422,6 @@ class Browser:
                     proxy={"server": door, "bypass": BYPASS},
                 )
                 try:
-                    await context.add_cookies(_cookies(options.headers, snapshot.url))
                     async with asyncio.timeout(options.timeout):
                         return await self._visit(context, visit, options, screenshot)
                 finally:
@@ -539,7 +542,25 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
+    if visit.cookie is not None and same_origin(url, visit.snapshot.url):
+        await _with_cookie(route, request, visit.cookie)
+        return
     await route.continue_()
+
+
+async def _with_cookie(route: Route, request: Request, cookie: str) -> None:
+    """Send ``request`` to the page's origin with the caller's ``cookie`` (a browser's
+    cookies have no port, so they would reach every port of the host): through the same
+    egress proxy, its redirect answered to the page as it came (the next hop passes the
+    route again, without the cookie unless it is on the page's origin)."""
+    from playwright.async_api import Error
+
+    try:
+        answer = await route.fetch(headers={**request.headers, "cookie": cookie}, max_redirects=0)
+    except Error:
+        await route.abort("failed")
+        return
+    await route.fulfill(response=answer)
 
 
 def _main_frame(request: Request) -> bool:
@@ -588,17 +609,10 @@ async def _refused(url: str, visit: _Visit) -> bool:
     return False
 
 
-def _cookies(headers: Mapping[str, str], url: str) -> list[SetCookieParam]:
-    """The caller's Cookie header as cookies of ``url``'s host only (a browser cannot be
-    told to send a Cookie header itself), so that no other host is sent them; their path is
-    the site's root, so every path of that host gets them, not only the page's directory."""
-    found = [text for name, text in headers.items() if name.lower() == "cookie"]
-    pairs = [p.partition("=") for text in found for p in text.split(";") if "=" in p]
-    return [
-        {"name": n.strip(), "value": v.strip(), "url": urljoin(url, "/")}
-        for n, _, v in pairs
-        if n.strip()
-    ]
+def _cookie(headers: Mapping[str, str]) -> str | None:
+    """The caller's Cookie header (several joined as one), or None when it gave none."""
+    found = [text.strip() for name, text in headers.items() if name.lower() == "cookie"]
+    return "; ".join(text for text in found if text) or None
 
 
 def _headers(snapshot: Snapshot) -> dict[str, Any]:
