@@ -14,6 +14,7 @@ from citesift.errors import InvalidArgument
 from citesift.model import Skipped, Snapshot
 from citesift.net import Fetcher, ManualClock, RobotsCache, RobotsRules, fetch_sync
 from citesift.net.robots import ROBOTS_MAX_BYTES
+from citesift.net.robots_file import RobotsFile
 from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy
 
 pytestmark = pytest.mark.timeout(30)
@@ -179,3 +180,91 @@ def test_a_cut_robots_txt_loses_its_partial_last_line(server: MisbehavingServer)
 def test_absurd_cache_lifetimes_are_refused_naming_them(name: str, value: object) -> None:
     with pytest.raises(InvalidArgument, match=rf"^{name} must be"):
         RobotsCache(**{name: value})  # type: ignore[arg-type]
+
+
+FILE = """Sitemap: https://site.test/one.xml
+User-agent: citesift-test
+User-agent: Other/2.1
+Disallow: /private
+Allow: /private/open
+Disallow: /*.pdf$
+Disallow: /list?page=*
+Allow: /docs/index.html
+Crawl-delay: 2.5
+
+User-agent: *
+Disallow: /
+# a comment; and a line the file never meant
+Nonsense: /x
+
+user-agent: CITESIFT-TEST
+disallow: /m%61p
+Disallow: /caf%c3%a9
+Disallow: /späte
+Sitemap: https://site.test/two.xml
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/", True),  # the * group does not apply to a client a group names
+        ("/private/x", False),
+        ("/private/open/x", True),  # the longer pattern wins
+        ("/paper.pdf", False),
+        ("/paper.pdf?x", True),  # $ anchors the end
+        ("/list?page=2", False),
+        ("/list", True),
+        ("/docs/", True),  # an allowed index page allows its directory
+        ("/map", False),  # groups naming the client are merged, escapes compared alike
+        ("/caf%C3%A9/menu", False),
+        ("/sp%C3%A4te", False),
+    ],
+)
+def test_the_file_is_read_by_rfc_9309s_rules(path: str, allowed: bool) -> None:
+    parsed = RobotsFile.parse(FILE)
+    assert parsed.allowed(f"https://site.test{path}", "citesift-test") is allowed
+
+
+def test_other_agents_get_the_star_group_and_the_delay_and_sitemaps_are_read() -> None:
+    parsed = RobotsFile.parse(FILE)
+    assert not parsed.allowed("https://site.test/anything", "someone")
+    assert parsed.allowed("https://site.test/private/open", "other")
+    assert parsed.crawl_delay("citesift-test") == 2.5 and parsed.crawl_delay("someone") is None
+    assert parsed.sitemaps == ["https://site.test/one.xml", "https://site.test/two.xml"]
+    tie = RobotsFile.parse("User-agent: *\nDisallow: /a\nAllow: /a\nDisallow: /b*\nAllow: /b*\n")
+    assert tie.allowed("https://site.test/a/x", "c") and tie.allowed("https://site.test/bx", "c")
+
+
+def big_file() -> str:
+    """About 470 KB: 700 groups of two agents and twenty rules each, then a * group of 6,000
+    rules, half of them wildcard patterns."""
+    groups = []
+    for n in range(700):
+        rules = "".join(f"Disallow: /g{n}/d{j}*/x{j}$\nAllow: /g{n}/a{j}/\n" for j in range(10))
+        groups.append(f"User-agent: bot{n}\nUser-agent: other{n}\n{rules}Crawl-delay: 1\n")
+    star = "".join(f"Disallow: /s{j}/*/p{j}*q$\nDisallow: /plain{j}/\n" for j in range(3000))
+    return "".join(groups) + "User-agent: *\n" + star
+
+
+def test_a_large_file_is_parsed_and_matched_in_linear_time() -> None:
+    """Parsing a 470 KB file and matching 2,000 URLs for three agents took 0.05 s here (the
+    protego parser took 6 s); a bound of ten times that catches a quadratic pass."""
+    text = big_file()
+    assert 400_000 < len(text) < ROBOTS_MAX_BYTES
+    urls = [f"https://site.test/s{j}/a/b/p{j}zq" for j in range(1000)]
+    urls += [f"https://site.test/g{j}/d3/z/x3" for j in range(1000)]
+
+    def work() -> float:
+        began = time.perf_counter()
+        parsed = RobotsFile.parse(text)
+        for agent in ("citesift-test", "bot5", "other699"):
+            for url in urls:
+                parsed.allowed(url, agent)
+        return time.perf_counter() - began
+
+    assert min(work() for _ in range(3)) < 0.5
+    parsed = RobotsFile.parse(text)
+    assert not parsed.allowed(urls[0], "citesift-test") and parsed.allowed(urls[1000], "c")
+    assert not parsed.allowed("https://site.test/g5/d3/zz/x3", "bot5")
+    assert parsed.allowed("https://site.test/g5/a3/zz/x3", "bot5")

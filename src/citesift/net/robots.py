@@ -1,6 +1,7 @@
 """robots.txt per origin: fetched once, cached with an expiry, read by RFC 9309 rules.
 
-A 2xx file is parsed with protego (its first 500 KiB when it is longer); a 4xx (but 429)
+A 2xx file is parsed (``citesift.net.robots_file``, in time linear in its size; its first
+500 KiB when it is longer, as Google reads it); a 4xx (but 429)
 or too many redirects means no rules (allow all); a 5xx, a 429, a timeout or a transport
 failure means the site is unreachable for now: disallow everything, and try again after
 ``retry`` seconds (a host no connection can be made to is said to be so, not blamed on
@@ -15,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
-from protego import Protego
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.exchange import UNREACHABLE
+from citesift.net.robots_file import RobotsFile
 from citesift.numbers import number_in
 
 ROBOTS_TTL = 86_400.0  # RFC 9309: a cached file should not be used for more than 24 hours
@@ -36,7 +37,7 @@ class RobotsRules:
     """What one origin's robots.txt said: the parsed file, or allow/deny everything; the
     answer it was read from (``file``, when one came) so a store may keep it."""
 
-    parser: Protego | None
+    parser: RobotsFile | None
     allow_all: bool
     reason: str
     file: Snapshot | None = None
@@ -50,7 +51,7 @@ class RobotsRules:
     def forbids(self, url: str, agent: str) -> bool:
         """Whether the file's rules disallow ``url`` to ``agent`` (not: whether the file
         could not be had)."""
-        return self.parser is not None and not self.parser.can_fetch(url, agent)
+        return self.parser is not None and not self.parser.allowed(url, agent)
 
     @property
     def unreachable(self) -> bool:
@@ -155,7 +156,7 @@ def read_robots(outcome: FetchOutcome) -> RobotsRules:
     """The rules an attempt to fetch robots.txt implies (RFC 9309, section 2.3.1)."""
     file = outcome if isinstance(outcome, Snapshot) else None
     if file is not None and 200 <= file.status < 300:
-        return RobotsRules(Protego.parse(_whole_lines(file.body)), False, "", file)
+        return RobotsRules(RobotsFile.parse(_whole_lines(file.body)), False, "", file)
     status = outcome.status if isinstance(outcome, Snapshot | Skipped) else None
     if status is not None and (300 <= status < 400 or (400 <= status < 500 and status != 429)):
         return RobotsRules(None, allow_all=True, reason=f"robots.txt answered {status}", file=file)
