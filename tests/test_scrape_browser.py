@@ -386,7 +386,7 @@ def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_it
 ) -> None:
     """Cookies have no port: one the caller gives for 127.0.0.1:A must not reach
     127.0.0.1:B, whether the page asks B itself (a picture, a credentialed fetch) or its own
-    origin redirects there; every request to A carries it."""
+    origin redirects there; A's requests that shape the text carry it, its pictures not."""
     with serve() as other:
         page_route(other, "/data", "the other tide", content_type="text/plain")
         page_route(other, "/pixel.png", "not a picture", content_type="image/png")
@@ -398,6 +398,8 @@ def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_it
             f'.then(() => fetch("{away}", {{mode: "no-cors"}})).catch(() => 0)'
             '.then(() => fetch("/api/data"))',
         ).replace('<img src="/pixel.png">', f'<img src="{other.url("/pixel.png")}">')
+        page = page.replace("<script>", '<img src="/own.png"><script>', 1)
+        page_route(server, "/own.png", "not a picture", content_type="image/png")
         page_route(server, "/app/ports", page)
         page_route(server, "/api/data", "the tide table", content_type="text/plain")
         result = scrape_sync(
@@ -409,6 +411,8 @@ def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_it
     mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
     assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
     assert all(header(seen, "Cookie") == "session=tide" for seen in mine)
+    pictures = [seen for seen in server.seen if seen.path == "/own.png"]
+    assert len(pictures) == 1 and header(pictures[0], "Cookie") is None  # not a text's part
     theirs = [seen for seen in other.seen if seen.path in ("/data", "/pixel.png")]
     assert sorted(seen.path for seen in theirs) == ["/data", "/data", "/pixel.png"]
     assert all(header(seen, "Cookie") is None for seen in theirs)

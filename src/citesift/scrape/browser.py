@@ -19,7 +19,8 @@ address and Chromium's connection with another (DNS rebinding), or a redirect (n
 handler sees one), reaches nothing the rules refuse. A request to the page's origin (scheme,
 host and port) carries the caller's Cookie header: it is sent for the browser, through the
 same proxy, its redirect handed back to the page (a cookie in the browser's jar has no port,
-and a header given to a request Chromium sends follows its redirects). A page sending more than
+and a header given to a request Chromium sends follows its redirects); pictures, fonts and
+media go without it (``COOKIE_KINDS``). A page sending more than
 ``MAX_REQUESTS`` fails, and windows it opens are closed at once. While pages render, the
 browser's renderer processes are watched: one holding more than ``MAX_RENDERER_MB`` is
 ended, and the page it showed fails, as does a page counting more than ``MAX_DOM_NODES``.
@@ -101,6 +102,10 @@ MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
 RESOURCE_KINDS = {"images": ("image",), "fonts": ("font",), "media": ("media",)}
+COOKIE_KINDS = frozenset({"document", "script", "stylesheet", "xhr", "fetch"})
+"""The requests to the page's origin that carry the caller's Cookie: those that shape the
+text read (frames, scripts, styles, a script's requests). Pictures, fonts and media go
+without it: sent for the browser, a body is held whole, and theirs can be large."""
 PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
@@ -542,7 +547,11 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
-    if visit.cookie is not None and same_origin(url, visit.snapshot.url):
+    if (
+        visit.cookie is not None
+        and request.resource_type in COOKIE_KINDS
+        and same_origin(url, visit.snapshot.url)
+    ):
         await _with_cookie(route, request, visit.cookie)
         return
     await route.continue_()
