@@ -427,10 +427,8 @@ def ended_at(
     counts = frontier.counts(crawl)
     queued = counts["queued"] + counts["claimed"]
     rate = finished / seconds
-    return CrawlProgress(
-        crawl, counts["done"], queued, counts["failed"], rate, tuple(warnings),
-        counts["disallowed"],
-    )  # fmt: skip
+    done, failed, disallowed = counts["done"], counts["failed"], counts["disallowed"]
+    return CrawlProgress(crawl, done, queued, failed, rate, tuple(warnings), disallowed)
 
 
 def _stored_options(keyed: dict[str, Any], given: CrawlOptions | None) -> CrawlOptions:
