@@ -249,7 +249,8 @@ def big_file() -> str:
 
 def test_a_large_file_is_parsed_and_matched_in_linear_time() -> None:
     """Parsing a 470 KB file and matching 2,000 URLs for three agents took 0.05 s here (the
-    protego parser took 6 s); a bound of ten times that catches a quadratic pass."""
+    protego parser took 6 s); a bound of forty times that, for a busy machine, still catches a
+    quadratic pass."""
     text = big_file()
     assert 400_000 < len(text) < ROBOTS_MAX_BYTES
     urls = [f"https://site.test/s{j}/a/b/p{j}zq" for j in range(1000)]
@@ -263,7 +264,7 @@ def test_a_large_file_is_parsed_and_matched_in_linear_time() -> None:
                 parsed.allowed(url, agent)
         return time.perf_counter() - began
 
-    assert min(work() for _ in range(3)) < 0.5
+    assert min(work() for _ in range(3)) < 2.0
     parsed = RobotsFile.parse(text)
     assert not parsed.allowed(urls[0], "citesift-test") and parsed.allowed(urls[1000], "c")
     assert not parsed.allowed("https://site.test/g5/d3/zz/x3", "bot5")
