@@ -70,6 +70,29 @@ def test_text_of_a_plain_text_body_is_the_body_decoded(
     assert as_text(runner, url).stdout == "a<b> plain\n"  # type: ignore[attr-defined]
 
 
+WIDE_PAGE = "<html><p>Glaciers carve fjords.</p></html>"
+
+
+@pytest.mark.parametrize("order", ["utf-16-le", "utf-16-be"])
+def test_an_undeclared_utf16_page_reads_alike_fetched_extracted_and_indexed(
+    runner: CliRunner, server: MisbehavingServer, tmp_path: Path, order: str
+) -> None:
+    """BOM-less UTF-16 served as text/html with no charset: its NULs tell it, so fetching,
+    extracting its snapshot and indexing the same bytes as a file all read its words."""
+    body = WIDE_PAGE.encode(order)
+    serve_bytes(server, "/wide", body, "text/html")
+    summary = fetch(runner, server.url("/wide"), "--allow-private", "--contact", CONTACT)
+    assert f"charset      {order}" in summary.stdout  # type: ignore[attr-defined]
+    assert as_text(runner, server.url("/wide")).stdout == "Glaciers carve fjords.\n"  # type: ignore[attr-defined]
+    page = tmp_path / "wide.html"
+    page.write_bytes(body)
+    store = str(tmp_path / "index.db")
+    added = runner.invoke(app, ["index", "add", str(page), "--store", store, "--retrieval", "bm25"])
+    assert added.exit_code == 0, added.output
+    found = runner.invoke(app, ["search", "fjords", "--store", store, "--retrieval", "bm25"])
+    assert "Glaciers carve fjords." in found.stdout
+
+
 def test_not_a_url_is_a_usage_error(runner: CliRunner) -> None:
     for text in ("not-a-url", "ftp://example.org/", "http://"):
         result = fetch(runner, text, "--contact", CONTACT)

@@ -1,10 +1,14 @@
 """Charset choice: BOM beats HTTP beats <meta> beats detection; bad labels are ignored."""
 
+import codecs
+import random
+import struct
 import time
 
 import pytest
 
-from citesift.encoding import charset_label, decode_html, sniff_charset
+from citesift.encoding import charset_label, decode_html, sniff_charset, utf16_order, wide_charset
+from citesift.extract.document import extract_document
 
 
 def test_bom_wins_over_everything() -> None:
@@ -130,3 +134,39 @@ def test_a_utf8_page_with_a_stray_bad_byte_is_still_read_as_utf8(stray: bytes) -
 def test_legacy_multi_byte_and_dos_pages_are_not_mistaken_for_utf8(charset: str, text: str) -> None:
     page = f"<p>{text}</p>" * 20
     assert decode_html(page.encode(charset))[0] == page
+
+
+WIDE_TEXTS = [
+    "<html><p>Hello</p></html>",
+    '<html lang="ru"><p>Привет, как дела? Это короткий текст.</p></html>',
+    "<p>東京は日本の首都です。\u3000東京都の人口は多い。</p>",
+]
+
+
+@pytest.mark.parametrize("text", WIDE_TEXTS)
+@pytest.mark.parametrize("order", ["utf-16-le", "utf-16-be"])
+def test_undeclared_utf16_without_a_bom_is_told_by_its_nuls(text: str, order: str) -> None:
+    body = text.encode(order)
+    assert decode_html(body) == (text, order)
+    assert wide_charset(body) == order
+    words = [block.text for block in extract_document(body).blocks]
+    assert words and "\ufffd" not in "".join(words) and "\x00" not in "".join(words)
+
+
+def test_a_declared_charset_beats_the_utf16_pattern_as_in_a_browser() -> None:
+    """WHATWG's order: the HTTP charset is certain, so only undeclared bytes are sniffed (a
+    <meta> cannot be read in UTF-16 bytes at all)."""
+    body = "<p>Hello</p>".encode("utf-16-le")
+    assert sniff_charset(body, "windows-1252") == "cp1252"
+    assert sniff_charset(body, "utf-16-be") == "utf-16-be"
+    assert sniff_charset(codecs.BOM_UTF16_BE + body[:-1]) == "utf-16-be"  # a BOM beats it
+
+
+def test_binary_data_and_short_bodies_are_not_taken_for_utf16() -> None:
+    samples = (random.Random(7).randint(-300, 300) for _ in range(4000))
+    quiet_audio = struct.pack("<4000h", *samples)  # NULs in one byte of many units
+    pixels = bytes(range(256)) * 64
+    for body in (quiet_audio, pixels, b"\x00\x00\x00\x00" * 100, b"a\x00", b"ab"):
+        assert utf16_order(body) is None
+    assert wide_charset(codecs.BOM_UTF8 + "<p>a</p>".encode("utf-16-le")) is None
+    assert wide_charset(b"\xff\xfe\x00\x00" + "a".encode("utf-32-le")) == "utf-32-le"

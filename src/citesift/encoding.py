@@ -1,5 +1,10 @@
 """Bytes to text as a browser reads them: BOM, HTTP charset, ``<meta>``, then detection.
 
+The order is the WHATWG encoding sniffing algorithm's: a charset the HTTP header declares is
+taken as certain, so UTF-16 bytes a server labels with another charset read as that charset,
+as in a browser. Only undeclared bytes are detected, UTF-16 without a BOM first (its
+Basic Latin characters leave a NUL in every other byte, which no 8-bit encoding writes).
+
 A leaf module (stdlib and charset-normalizer only) shared by ``net`` (to record the charset
 on a snapshot) and ``extract`` (to read files and stored snapshots).
 """
@@ -78,6 +83,16 @@ LANGUAGE_CHARSETS: dict[str, tuple[str, ...]] = {
     "vi": ("cp1258",),
 }
 _TAG = re.compile(rb"<[!/?A-Za-z][^<>]{0,2000}>")
+_STRAY = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd]")
+"""Controls no text holds, and what bytes that cannot be decoded become."""
+UTF16_NUL_SHARE = 0.1
+"""The least share of UTF-16 code units with a NUL high byte (Basic Latin characters: the
+markup of a page or the spaces and digits of any text) that tells BOM-less UTF-16."""
+STRAY_SHARE = 0.02
+"""The most share of code units that may read as controls in text told to be UTF-16."""
+NUL_LOW_RATIO = 4
+"""How many times more units a NUL high byte than a NUL low byte (U+3000, U+0100 …) text
+told to be UTF-16 holds at least: binary data has NULs in both bytes alike."""
 CHAOS_LEAD = 0.05  # a detection lead smaller than this is no clear lead
 UTF8_MAJORITY = 9  # valid multi-byte characters per invalid byte that still make UTF-8
 
@@ -113,6 +128,33 @@ def sniff_charset(body: bytes, http_charset: str | None = None) -> str:
     return _detect(body[:_DETECT_BYTES])
 
 
+def wide_charset(body: bytes) -> str | None:
+    """The charset of a body written in 16 or 32 bit units, whose NUL bytes are text and not
+    binary data: its BOM's (UTF-16 or UTF-32), else UTF-16 told by its NULs
+    (``utf16_order``); None for any other body."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name if bom != codecs.BOM_UTF8 else None
+    return utf16_order(body[:_DETECT_BYTES])
+
+
+def utf16_order(sample: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` when ``sample`` is UTF-16 text without a BOM, told as
+    chardet and browsers' sniffers tell it: one byte of each pair is NUL in at least
+    ``UTF16_NUL_SHARE`` of the pairs, the other ``NUL_LOW_RATIO`` times less often, and the
+    units read as text, not controls; else None."""
+    pairs = len(sample) // 2
+    if pairs < 2:
+        return None
+    even, odd = sample[0 : 2 * pairs : 2].count(0), sample[1 : 2 * pairs : 2].count(0)
+    for order, high, low in (("utf-16-le", odd, even), ("utf-16-be", even, odd)):
+        if high >= pairs * UTF16_NUL_SHARE and low * NUL_LOW_RATIO <= high:
+            text = sample[: 2 * pairs].decode(order, "replace")
+            if len(_STRAY.findall(text)) <= pairs * STRAY_SHARE:
+                return order
+    return None
+
+
 def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]:
     """Decode ``body`` with the charset ``sniff_charset`` chooses; bad bytes become U+FFFD.
 
@@ -128,10 +170,14 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str]
 
 
 def _detect(sample: bytes) -> str:
-    """UTF-8 when the bytes are (nearly all) UTF-8; else, among charset-normalizer's web
+    """UTF-16 when the bytes are told to be (``utf16_order``); UTF-8 when they are (nearly
+    all) UTF-8; else, among charset-normalizer's web
     encodings that read the sample with no more chaos than the best's plus ``CHAOS_LEAD``,
     the one whose text looks least garbled (``_oddity``); the page's language, then
     windows-1252, win what remains a close call."""
+    wide = utf16_order(sample)
+    if wide:
+        return wide
     if _mostly_utf8(sample):
         return "utf-8"
     prose = _prose(sample)

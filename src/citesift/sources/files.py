@@ -8,7 +8,6 @@ wherever the file is named.
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import os
 import re
@@ -17,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
-from citesift.encoding import decode_html
+from citesift.encoding import decode_html, wide_charset
 from citesift.errors import CitesiftError, DocumentError
 from citesift.extract.document import extract_document, now_ms
 from citesift.extract.html import DEFAULT_BUDGET
@@ -45,8 +44,6 @@ MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
 _SURROGATES = re.compile("[\ud800-\udfff]")
-WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-"""Byte order marks of the encodings whose text is full of NUL bytes (UTF-32's start alike)."""
 
 
 class FileRefused(CitesiftError):
@@ -206,10 +203,11 @@ def file_bytes(path: Path) -> bytes:
 
 def checked_text(body: bytes) -> bytes:
     """``body`` when it can be text: ``FileRefused`` when larger than ``MAX_FILE_BYTES`` or
-    holding NUL bytes without a wide-encoding byte order mark."""
+    holding NUL bytes and not written in 16 or 32 bit units (``wide_charset``: a BOM, or
+    the NULs of BOM-less UTF-16)."""
     if len(body) > MAX_FILE_BYTES:
         raise FileRefused(too_large())
-    if b"\x00" in body and not body.startswith(WIDE_BOMS):
+    if b"\x00" in body and wide_charset(body) is None:
         raise FileRefused("holds NUL bytes: binary data, not text")
     return body
 
