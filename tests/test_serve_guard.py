@@ -104,6 +104,60 @@ def test_a_body_over_the_bound_is_refused_before_it_is_read_whole() -> None:
     assert small.status_code == 501  # under the bound: on to the route
 
 
+SURROGATE_BODIES = [
+    ("/v2/scrape", b'{"url": "http://127.0.0.1:9/\\ud800"}', ["url"]),
+    ("/v2/crawl", b'{"url": "http://a.test/", "includePaths": ["\\ud800"]}', ["includePaths", 0]),
+    ("/v2/crawl", b'{"url": "http://a.test/", "excludePaths": ["a\\uDFFF"]}', ["excludePaths", 0]),
+    ("/v2/batch/scrape", b'{"urls": ["\\ud800"], "ignoreInvalidURLs": true}', ["urls", 0]),
+    ("/citesift/verify/claim", b'{"claim": "x", "sentences": ["ok", "\\udc00"]}', ["sentences", 1]),
+    ("/v2/scrape", b'{"url": "http://127.0.0.1:9/", "\\ud800": 1}', ["\\ud800"]),
+    ("/v2/scrape", b'{"url": "http://127.0.0.1:9/\xed\xa0\x80"}', ["url"]),  # not UTF-8
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body", "field"), SURROGATE_BODIES)
+def test_a_lone_surrogate_in_any_json_string_is_a_400_naming_its_field(
+    path: str, body: bytes, field: list[str | int]
+) -> None:
+    """No encoder can write half of a UTF-16 pair: it is refused before any route reads it
+    (a crawl kept it in its job's JSON and failed with a 500)."""
+    json_type = {"Content-Type": "application/json"}
+    escaped = b'["\\\\ud800\\ud83d\\ude00"]'  # an escaped backslash, then a pair
+    with running() as base:
+        refused = httpx.post(base + path, content=body, headers=json_type)
+        crawl = b'{"url": "http://127.0.0.1:9/", "limit": -1, "excludePaths": %s}'
+        kept = httpx.post(f"{base}/v2/crawl", content=crawl % escaped, headers=json_type)
+    assert refused.status_code == 400, refused.text
+    detail = refused.json()["details"][0]
+    assert detail["path"] == field and detail["code"] == "string_unicode"
+    assert "lone surrogate" in detail["message"]
+    assert kept.status_code == 400 and kept.json()["details"][0]["path"] == ["limit"]
+
+
+def test_a_body_not_sent_whole_in_time_is_answered_408_and_the_connection_closed() -> None:
+    """uvicorn bounds no body's time: a client declaring 100 bytes and sending one would
+    hold a connection for ever."""
+    with running(ServeConfig(port=0, body_seconds=0.5)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /v2/scrape HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            )
+            started = time.monotonic()
+            answer = b""
+            while chunk := sock.recv(65536):  # until the server closes the connection
+                answer += chunk
+            waited = time.monotonic() - started
+        whole = httpx.post(f"{base}/v2/extract", json=EXTRACT)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408") and b"connection: close" in head.lower()
+    assert b'"REQUEST_TIMEOUT"' in body and 0.4 < waited < 5
+    assert whole.status_code == 501  # a body sent in time goes on to the route
+    with pytest.raises(InvalidArgument, match="body_seconds"):
+        ServeConfig(body_seconds=0)
+
+
 def test_a_route_the_server_is_not_set_up_for_says_what_to_set_and_an_unknown_one_is_404() -> None:
     with running() as base:
         extract = httpx.post(f"{base}/v2/extract", json=EXTRACT)

@@ -70,6 +70,7 @@ def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
         keys=config.api_keys,
         rate=RateLimit(config.rate_per_minute),
         max_body=config.max_body_bytes,
+        body_seconds=config.body_seconds,
         hosts=local_hosts(config.host),
     )
     return app

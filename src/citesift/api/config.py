@@ -19,6 +19,9 @@ DEFAULT_RATE = 120
 """Requests a client may make per minute (its burst too) before it is answered 429."""
 DEFAULT_MAX_BODY = 1 << 20
 """Bytes a request body may hold; more is answered 413 before any route reads it."""
+DEFAULT_BODY_SECONDS = 15.0
+"""Seconds a client has to send a request's whole body; a slower one is answered 408
+(uvicorn bounds only the wait between requests, not a body sent a byte at a time)."""
 DEFAULT_IN_FLIGHT = 8
 """Scrapes and maps run at once (each may start a browser); more wait for a slot."""
 DEFAULT_JOBS = MAX_RUNNING
@@ -33,7 +36,8 @@ ORIGIN = re.compile(r"https?://[^\s/?#@]+", re.IGNORECASE)
 class ServeConfig:
     """Where the server listens, the bearer keys it takes (none: any caller, loopback only),
     the per-client rate limit, the request body bound, how many scrapes or maps run at
-    once, how many jobs (crawls, batch scrapes, research runs), and the Wikimedia origins
+    once, how many jobs (crawls, batch scrapes, research runs), the seconds a client has to
+    send a request's body, and the Wikimedia origins
     whose articles ``/citesift/wikipedia/passages`` reads (read without robots.txt and
     labelled CC BY-SA, so a caller may not name any other site)."""
 
@@ -45,6 +49,7 @@ class ServeConfig:
     max_in_flight: int = DEFAULT_IN_FLIGHT
     max_jobs: int = DEFAULT_JOBS
     wiki_origins: tuple[str, ...] = (DEFAULT_ORIGIN,)
+    body_seconds: float = DEFAULT_BODY_SECONDS
 
     def __post_init__(self) -> None:
         if not isinstance(self.host, str) or not self.host.strip():
@@ -54,6 +59,7 @@ class ServeConfig:
         number_in("max_body_bytes", self.max_body_bytes, 1024, 1 << 30, whole=True)
         number_in("max_in_flight", self.max_in_flight, 1, 1000, whole=True)
         number_in("max_jobs", self.max_jobs, 1, 1000, whole=True)
+        number_in("body_seconds", self.body_seconds, 0.01, 3600)
         keys = (self.api_keys,) if isinstance(self.api_keys, str) else self.api_keys
         if not all(_usable_key(key) for key in keys):
             raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")

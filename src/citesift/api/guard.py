@@ -1,12 +1,16 @@
 """What every request passes before a route: its bearer key (when keys are configured), else
 its Host and Origin (a keyless server answers only its own local names, so a web page in the
 operator's browser cannot reach it by DNS rebinding nor read it cross-site), its client's
-rate, and the size of its body (read whole up to the bound, else 413)."""
+rate, its body (read whole up to the bound, else 413, within a time, else 408), and the
+strings of a JSON body (a lone surrogate is a 400 naming its field, so no route meets one)."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
+import json
 import math
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -15,12 +19,18 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citesift.api.config import host_name
-from citesift.api.replies import failure
+from citesift.api.replies import bad_request, failure
+from citesift.checks import lone_surrogate_at
 
 OPEN_PATHS = frozenset(("/openapi.json", "/docs", "/docs/oauth2-redirect"))
 """Paths answered without a key: the schema and its documentation say nothing private."""
 MAX_CLIENTS = 10_000
 """Clients whose rate is remembered at once; full buckets are forgotten first."""
+LONE_SURROGATE = (
+    "holds a lone surrogate (half of a UTF-16 pair, such as \\ud800), which UTF-8 cannot carry"
+)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""How a lone surrogate can come in a body that is UTF-8: only as a JSON escape."""
 
 
 class RateLimit:
@@ -58,7 +68,8 @@ class RateLimit:
 class Guard:
     """ASGI middleware: 401 without a configured key; with no keys, 403 for a Host or an
     Origin not among ``hosts``; 429 with Retry-After past the rate, 413 for a body over
-    ``max_body`` bytes."""
+    ``max_body`` bytes, 408 for one not sent whole in ``body_seconds``, 400 for a JSON body
+    holding a lone surrogate."""
 
     def __init__(
         self,
@@ -68,12 +79,14 @@ class Guard:
         rate: RateLimit,
         max_body: int,
         hosts: tuple[str, ...],
+        body_seconds: float,
     ) -> None:
         self.app = app
         self.keys = tuple(key.encode() for key in keys)
         self.hosts = frozenset(hosts)
         self.rate = rate
         self.max_body = max_body
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -94,10 +107,23 @@ class Guard:
             retry = {"Retry-After": str(math.ceil(wait))}
             await _answer(scope, receive, send, 429, "rate limit exceeded", retry, "RATE_LIMITED")
             return
-        body = await self._body(headers, receive)
+        try:
+            async with asyncio.timeout(self.body_seconds):
+                body = await self._body(headers, receive)
+        except TimeoutError:
+            why = f"the request body was not sent whole within {self.body_seconds:g} s"
+            closing = {"Connection": "close"}  # the rest of the body is never read
+            await _answer(scope, receive, send, 408, why, closing, "REQUEST_TIMEOUT")
+            return
         if body is None:
             why = f"the request body is over {self.max_body} bytes"
             await _answer(scope, receive, send, 413, why, None, "PAYLOAD_TOO_LARGE")
+            return
+        where = _lone_surrogate(body)
+        if where is not None:
+            said = f"{'.'.join(map(str, where)) or 'the body'} {LONE_SURROGATE}"
+            detail = {"path": where, "message": said, "code": "string_unicode"}
+            await bad_request([detail])(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
 
@@ -144,6 +170,26 @@ class Guard:
             if not message.get("more_body", False):
                 break
         return b"".join(parts)
+
+
+def _lone_surrogate(body: bytes) -> list[str | int] | None:
+    """Where a JSON body holds a string with a lone surrogate, read as the routes read it
+    (``json.loads``, which takes one from an escape, or from bytes that are not UTF-8); None
+    when it holds none or is no JSON (the route answers that)."""
+    if _SURROGATE_ESCAPE.search(body) is None and _is_utf8(body):
+        return None
+    try:
+        return lone_surrogate_at(json.loads(body))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _bearer(value: bytes) -> bytes:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from citesift.api.config import (
+    DEFAULT_BODY_SECONDS,
     DEFAULT_HOST,
     DEFAULT_IN_FLIGHT,
     DEFAULT_JOBS,
@@ -54,6 +55,9 @@ def serve_command(
     max_jobs: Annotated[
         int, typer.Option(help="Crawls, batch scrapes and research runs at once; more: 429.")
     ] = DEFAULT_JOBS,
+    body_seconds: Annotated[
+        float, typer.Option(help="Seconds a client has to send a request's body; then 408.")
+    ] = DEFAULT_BODY_SECONDS,
     search: Annotated[
         str | None,
         typer.Option(help="The web search source: wikipedia, searxng, brave or tavily."),
@@ -90,6 +94,7 @@ def serve_command(
             max_in_flight=max_in_flight,
             max_jobs=max_jobs,
             wiki_origins=tuple(wiki_origin or (DEFAULT_ORIGIN,)),
+            body_seconds=body_seconds,
         )
         serve(config, settings)
     except CitesiftError as error:
