@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 import citesift
 from chromium import JS_PAGE, browsers_seen, chromium_pids, left_behind
+from citesift.checks import LONE_SURROGATE
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.index.rag import create_rag
@@ -550,6 +551,59 @@ def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
         assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
         sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         assert answer("\n{broken") == PARSE_ERROR  # a notification has no reply
+        listed = answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        assert listed["id"] == 2 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+        sent.close()
+        assert process.wait(30) == 0
+
+
+NO_ID = {**INVALID, "error": {**INVALID["error"], "data": "id must be a string or an integer"}}
+
+
+def test_an_id_that_is_no_id_or_a_lone_surrogate_is_answered_not_left_waiting(
+    world: World,
+) -> None:
+    """The SDK reads a request whose id is NaN as a notification (never answered) and one
+    holding "\\ud800" as no JSON (its id never answered): each gets its error."""
+    command = [sys.executable, *world.args()]
+    env = {**os.environ, **world.env()}
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe, text=True) as process:
+        sent, said = process.stdin, process.stdout
+        assert sent is not None and said is not None
+
+        def answer(line: str) -> dict[str, Any]:
+            sent.write(line + "\n")
+            sent.flush()
+            assert select.select([said], [], [], 60)[0], f"no reply to {line!r}"
+            reply: dict[str, Any] = json.loads(said.readline())
+            return reply
+
+        assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
+        sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        for ident in ("NaN", "Infinity", "-Infinity", "1e400", "1.5", "null", "true"):
+            line = f'{{"jsonrpc": "2.0", "id": {ident}, "method": "tools/list"}}'
+            assert answer(line) == NO_ID, ident
+
+        def call(name: str, arguments: str) -> str:
+            params = f'{{"name": "{name}", "arguments": {arguments}}}'
+            return f'{{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {params}}}'
+
+        for line, code, field in [
+            (call("verify_claim", '{"claim": "a\\ud800", "sentences": ["b"]}'), -32602,
+             "params.arguments.claim"),
+            (call("scrape", '{"url": "http://127.0.0.1:9/\\udfff"}'), -32602,
+             "params.arguments.url"),
+            (call("crawl", '{"url": "http://a.test/", "include_paths": ["\\ud800"]}'), -32602,
+             "params.arguments.include_paths.0"),
+            (call("\\ud800", "{}"), -32602, "params.name"),
+            ('{"jsonrpc": "2.0", "id": 5, "method": "\\ud800"}', -32600, "method"),
+        ]:  # fmt: skip
+            words = "Invalid params" if code == -32602 else "Invalid Request"
+            error = {"code": code, "message": words, "data": f"{field} {LONE_SURROGATE}"}
+            assert answer(line) == {"jsonrpc": "2.0", "id": 5, "error": error}
+        unreadable = answer('{"jsonrpc": "2.0", "id": "\\ud800", "method": "tools/list"}')
+        assert unreadable["id"] is None and unreadable["error"]["code"] == -32600
         listed = answer(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
         assert listed["id"] == 2 and {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
         sent.close()

@@ -19,6 +19,12 @@ def address_arg(value: object, name: str) -> str:
     return text
 
 
+LONE_SURROGATE = (
+    "holds a lone surrogate (half of a UTF-16 pair, such as \\ud800), which UTF-8 cannot carry"
+)
+"""What is wrong with a string ``lone_surrogate_at`` finds, after the name of its field."""
+
+
 def lone_surrogate_at(value: object) -> list[str | int] | None:
     """Where the first string holding a lone surrogate is in ``value`` (JSON: dicts, lists,
     strings, numbers), as the keys and indices leading to it (a key holding one is named

@@ -20,15 +20,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from citesift.api.config import host_name
 from citesift.api.replies import bad_request, failure
-from citesift.checks import lone_surrogate_at
+from citesift.checks import LONE_SURROGATE, lone_surrogate_at
 
 OPEN_PATHS = frozenset(("/openapi.json", "/docs", "/docs/oauth2-redirect"))
 """Paths answered without a key: the schema and its documentation say nothing private."""
 MAX_CLIENTS = 10_000
 """Clients whose rate is remembered at once; full buckets are forgotten first."""
-LONE_SURROGATE = (
-    "holds a lone surrogate (half of a UTF-16 pair, such as \\ud800), which UTF-8 cannot carry"
-)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 """How a lone surrogate can come in a body that is UTF-8: only as a JSON escape."""
 

@@ -5,7 +5,11 @@ that sent one would wait for a reply for ever. Here each gets an error with id n
 is no JSON-RPC message, or a line past ``MAX_LINE_BYTES``) and the lines after it are
 served; blank lines are passed over. An invalid request answers with the id it holds (a
 string, or an integer) when it is a JSON object holding one, as JSON-RPC asks: null is for
-an id that cannot be read.
+an id that cannot be read. Two lines the SDK misreads are answered too: a request whose id
+is no string or integer (``NaN``, ``1e400``, ``1.5``), which it takes for a notification
+and never answers (-32600, id null), and a message holding a lone surrogate, which its
+parser refuses as no JSON, so its id went unanswered (-32602 "Invalid params" with its id,
+naming the field, for one in ``params``: a tool's name or argument; else -32600).
 
 The SDK reads a line whole, however long; here stdin is read in pieces (``lines``) and a
 line past the bound is dropped as it comes, up to its newline, so memory stays bounded."""
@@ -24,10 +28,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import _claim_fd, _open_stdin_diversion, stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError
+from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification
 from pydantic import ValidationError
 
 from citesift.api.config import DEFAULT_MAX_BODY
+from citesift.checks import LONE_SURROGATE, lone_surrogate_at
 from citesift.errors import ConfigError
 from citesift.mcp_server.lines import TOO_LONG, BoundedLines
 
@@ -37,6 +42,7 @@ MAX_LINE_BYTES = DEFAULT_MAX_BODY
 """The most bytes one line (one message) may hold: the HTTP API's bound on a request body
 (a tool call's arguments are addresses, queries and claims; a megabyte is some 200,000
 words)."""
+NO_ID = ErrorData(code=-32600, message="Invalid Request", data="id must be a string or an integer")
 LINE_TOO_LONG = ErrorData(
     code=-32600,
     message="Invalid Request",
@@ -77,15 +83,69 @@ def error_reply(error: Exception) -> ErrorData | None:
     return None if blank else PARSE_ERROR
 
 
+def unread_reply(error: Exception, line: str) -> JSONRPCError | None:
+    """The answer to ``line``, which the transport could not read as a message (``error``
+    says why); None for a blank line."""
+    reply = error_reply(error)
+    if reply is None:
+        return None
+    if reply is PARSE_ERROR:
+        found = _surrogate_reply(_json(line))
+        if found is not None:
+            return found
+    ident = request_id(line) if reply is INVALID_REQUEST else None
+    return JSONRPCError(jsonrpc="2.0", id=ident, error=reply)
+
+
+def misread_reply(message: SessionMessage, line: str) -> JSONRPCError | None:
+    """The answer to a request the transport read as a notification because its id is no
+    string or integer (JSON-RPC answers an invalid request, not silence); None for any
+    other message."""
+    if not isinstance(message.message, JSONRPCNotification):
+        return None
+    data = _json(line)
+    if isinstance(data, dict) and "id" in data:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=NO_ID)
+    return None
+
+
 def request_id(line: str) -> str | int | None:
     """The id of the request ``line`` holds: a string, or an integer (not a boolean), when
     ``line`` is a JSON object holding one; else None."""
+    return _id_of(_json(line))
+
+
+def _surrogate_reply(data: object) -> JSONRPCError | None:
+    """The answer to a message holding a lone surrogate (the SDK's parser refuses it as no
+    JSON): its field named, with the message's id; None when it holds none."""
+    where = lone_surrogate_at(data)
+    if where is None:
+        return None
+    field = ".".join(map(str, where)) or "the message"
+    said = f"{field} {LONE_SURROGATE}"
+    if where[:1] == ["params"]:  # a tool's name or argument
+        error = ErrorData(code=-32602, message="Invalid params", data=said)
+    else:
+        error = INVALID_REQUEST.model_copy(update={"data": said})
+    return JSONRPCError(jsonrpc="2.0", id=_id_of(data), error=error)
+
+
+def _json(line: str) -> object:
+    """``line`` read as JSON as Python reads it (a lone surrogate, ``NaN``, ``1e400`` taken),
+    or None when it is none."""
     try:
-        data = json.loads(line)
+        return json.loads(line)
     except (ValueError, RecursionError):
         return None
+
+
+def _id_of(data: object) -> str | int | None:
+    """The id a JSON object holds when it is a string UTF-8 can carry, or an integer (not a
+    boolean); else None."""
     found = data.get("id") if isinstance(data, dict) else None
-    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+    if isinstance(found, str):
+        return found if lone_surrogate_at(found) is None else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 class _Given:
@@ -105,9 +165,10 @@ class _Given:
 
 
 class _Answered:
-    """The transport's messages; a line it could not read is answered on ``replies`` and
-    left out (the session would only log it), with the id it holds when that can be read
-    (``given`` holds the lines whose messages are not yet received, in order)."""
+    """The transport's messages; a line it could not read, or read as a notification though
+    it holds an id, is answered on ``replies`` and left out (the session would only log it,
+    or never answer it), with the id it holds when that can be read (``given`` holds the
+    lines whose messages are not yet received, in order)."""
 
     def __init__(
         self,
@@ -126,13 +187,14 @@ class _Answered:
         while True:
             item = await self._messages.receive()
             line = self._given.popleft() if self._given else ""
-            if not isinstance(item, Exception):
-                return item
-            reply = error_reply(item)
+            if isinstance(item, Exception):
+                reply = unread_reply(item, line)
+            else:
+                reply = misread_reply(item, line)
+                if reply is None:
+                    return item
             if reply is not None:
-                ident = request_id(line) if reply is INVALID_REQUEST else None
-                message = JSONRPCError(jsonrpc="2.0", id=ident, error=reply)
-                await self._replies.send(SessionMessage(message))
+                await self._replies.send(SessionMessage(reply))
 
     async def aclose(self) -> None:
         await self._messages.aclose()
