@@ -27,6 +27,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from citesift.checks import lone_surrogate_at
 from citesift.errors import invalid, written_number
 from citesift.numbers import number_in
 from citesift.store.holders import holder_gone, holder_name, is_holder_name
@@ -114,6 +115,10 @@ class JobStore:
         """A new running job of ``kind`` for ``request`` (kept as JSON)."""
         if kind not in KINDS:
             raise invalid("kind", kind, f"one of {', '.join(KINDS)}")
+        where = lone_surrogate_at(request)
+        if where is not None:  # no store can keep it
+            field = ".".join(map(str, ["request", *where]))
+            raise invalid(field, "\\ud800", "text UTF-8 can carry (it holds a lone surrogate)")
         text = json.dumps(request, ensure_ascii=False, default=str)
         if len(text.encode()) > MAX_REQUEST_BYTES:
             raise invalid(
