@@ -444,7 +444,24 @@ def test_an_empty_file_is_said_skipped_not_indexed(corpus: Path, tmp_path: Path)
     assert "empty.md" not in listed and "blank.txt" not in listed and len(listed.splitlines()) == 3
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "add", str(corpus / "empty.md"), "--store", store)
-    assert code == 0 and "skipped 1 empty document(s)" in out and "indexed" not in out
+    assert code == 0 and "skipped 1 empty document(s)" in out and "chunk(s)" not in out
+
+
+def test_a_file_emptied_since_it_was_indexed_keeps_its_earlier_version(tmp_path: Path) -> None:
+    """A version with no text is no reason to lose the one indexed: it is said kept, and it
+    is still listed and found; index rm is the way to remove it."""
+    note, store = tmp_path / "k.txt", str(tmp_path / "index.db")
+    note.write_text("The Moon raises two tides.\n")
+    assert run("index", "add", str(note), "--store", store, "--retrieval", "bm25")[0] == 0
+    note.write_text("  \n")
+    code, out, _ = run("index", "add", str(note), "--store", store, "--retrieval", "bm25")
+    assert code == 0 and "skipped 1 empty document(s)" in out and "kept the earlier version" in out
+    listed = run("index", "ls", "--store", store)[1]
+    assert listed.startswith(f"{file_uri(note)}\t1\t")
+    code, out, _ = run("search", "tides", "--store", store, "--retrieval", "bm25")
+    assert code == 0 and "The Moon raises two tides." in out
+    assert run("index", "rm", str(note), "--store", store)[0] == 0
+    assert run("index", "ls", "--store", store)[1] == ""
 
 
 def test_hybrid_scores_are_positive_and_min_similarity_leaves_out_unrelated(

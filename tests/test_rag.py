@@ -89,14 +89,22 @@ def test_empty_ingest_then_retrieve_is_empty(tmp_path) -> None:
     assert rag.retrieve(messages=[{"role": "user", "content": "anything"}]) == []
 
 
-def test_reingest_replaces_and_empty_content_removes(tmp_path) -> None:
+def test_reingest_replaces_and_a_version_with_no_text_keeps_the_earlier(tmp_path) -> None:
+    """A version read empty (a page left with only scripts, a file emptied) is no reason to
+    lose what was indexed: only ``delete`` removes a document."""
     rag = create_rag(HashEmbedder(), tmp_path / "s.db", chunk_size=20, chunk_overlap=0)
     rag.ingest([{"id": "d", "content": "alpha beta gamma. delta epsilon zeta. eta theta."}])
     assert len(rag.search("alpha", top_k=10, filter={"document_id": "d"})) >= 2
     rag.ingest([{"id": "d", "content": "omega only"}])
     assert [h.content for h in rag.search("omega alpha", top_k=10)] == ["omega only"]
-    rag.ingest([{"id": "d", "content": ""}])
-    assert rag.search("omega", top_k=10) == []
+    kept: list[str] = []
+    rag.kept = kept.append
+    for blank in ("", "  \n\t", None):
+        assert rag.ingest([{"id": "d", "content": blank}, {"id": "e", "content": "new words"}]) == 1
+    assert kept == ["e"] * 3
+    assert [h.content for h in rag.search("omega", filter={"document_id": "d"})] == ["omega only"]
+    assert [(d.id, d.chunks) for d in rag.documents()] == [("d", 1), ("e", 1)]
+    assert rag.delete("d") == 1 and [d.id for d in rag.documents()] == ["e"]
 
 
 def test_embedder_failure_stores_nothing_of_its_batch(tmp_path) -> None:

@@ -75,6 +75,27 @@ def test_a_pdf_s_hits_name_their_page_and_link_to_it(
     assert blank.status_code == 400 and "query" in blank.text
 
 
+def test_a_page_now_without_text_keeps_its_earlier_version(
+    served: str, server: MisbehavingServer
+) -> None:
+    """A page read again that shows only a script (nothing to index) is counted empty and
+    leaves the version indexed before as it was: a bad read never deletes."""
+    serve_page(server, "/tides", page("Tides", [], TIDES))
+    ingest = {"urls": [server.url("/tides")], "retrieval": "bm25"}
+    first = httpx.post(f"{served}/citesift/index/documents", json=ingest, timeout=30)
+    assert first.status_code == 200 and first.json()["added"] == 1, first.text
+    script = b"<html><body><script>document.write('later')</script></body></html>"
+    serve_page(server, "/tides", script)
+    again = httpx.post(f"{served}/citesift/index/documents", json=ingest, timeout=30)
+    assert again.status_code == 200, again.text
+    assert {k: again.json()[k] for k in ("added", "removed", "empty")} == {
+        "added": 0, "removed": 0, "empty": 1
+    }  # fmt: skip
+    found = httpx.post(f"{served}/citesift/index/search",
+                       json={"query": "northern bay tides", "retrieval": "bm25"})  # fmt: skip
+    assert [hit["content"] for hit in found.json()["hits"]] == [TIDES]
+
+
 def test_searching_an_empty_index_finds_nothing(served: str) -> None:
     found = httpx.post(f"{served}/citesift/index/search", json={"query": "tides"})
     assert found.status_code == 200 and found.json()["hits"] == []

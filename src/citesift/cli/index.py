@@ -168,7 +168,10 @@ def _say(report: IndexAddReport, budget: int) -> None:
         cut = f", {len(report.cut)} of them cut at the budget" if report.cut else ""
         say(f"indexed {report.added} document(s) as {report.chunks} chunk(s){cut}")
     if report.empty:
-        say(f"skipped {report.empty} empty document(s): no text to index")
+        say(
+            f"skipped {report.empty} empty document(s): no text to index (kept the earlier"
+            " version of any indexed before; index rm removes one)"
+        )
     if report.unchanged:
         say(f"{report.unchanged} document(s) unchanged")
     if report.removed:

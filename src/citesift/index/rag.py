@@ -95,7 +95,7 @@ class Rag:
         """Hears ``(documents done, total)`` while ``ingest`` runs."""
         self.kept: Callable[[str], object] | None = None
         """Hears the id of each document ``ingest`` stored chunks of (one with no text has
-        none: its earlier chunks are only removed)."""
+        none, and its earlier version is kept as it was)."""
         self.refused: Callable[[str, str], object] | None = None
         """Hears ``(document id, why)`` for each document ``ingest`` refused (past
         ``MAX_DOCUMENT_CHUNKS``); with no listener, ``ingest`` raises ``InvalidArgument``
@@ -128,7 +128,9 @@ class Rag:
 
     def ingest(self, docs: Iterable[Any]) -> int:
         """Store the chunks of ``docs``, replacing earlier chunks of the same ids; a document
-        with empty content removes them. Documents stream through in batches, one transaction
+        with no text is not stored, an earlier version of its id kept as it was (``delete``
+        removes one: a version read empty, as of a page left with only scripts, loses
+        nothing). Documents stream through in batches, one transaction
         each (a crash keeps every finished batch); how many chunks were stored. A document
         cut into more than ``MAX_DOCUMENT_CHUNKS`` chunks is refused whole (see ``refused``),
         an earlier version of its id left as it was; the others are stored."""
@@ -204,13 +206,12 @@ class Rag:
             refused.append(document_id)
             if self.refused is not None:
                 self.refused(document_id, why)
-        docs = [d for d in docs if d.id in cut]
         chunks = [c for pieces in cut.values() for c in pieces]
         embedder = self.embedder
         if embedder is not None and chunks:
             vectors = embedder.embed([c.scored_text for c in chunks])
             chunks = [_vectored(c, embedder.name, v) for c, v in zip(chunks, vectors, strict=True)]
-        self.store.upsert([d.id for d in docs], chunks)
+        self.store.upsert([d.id for d in docs if cut.get(d.id)], chunks)
         if self.kept is not None:
             for document_id in dict.fromkeys(c.document_id for c in chunks):
                 self.kept(document_id)

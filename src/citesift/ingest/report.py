@@ -30,9 +30,10 @@ class IndexAddReport:
     chunks; ``unchanged``: files found indexed already at their present bytes; ``removed``:
     documents a prune removed; ``refused``: each source (or part of one) that gave nothing,
     and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead;
-    ``empty``: how many documents read hold no text, so not indexed (and no longer listed),
-    each named with why in ``empty_documents``; ``cut``: the ids of the documents indexed
-    that the text budget cut short (only their first ``budget`` characters are indexed)."""
+    ``empty``: how many documents read hold no text, so not indexed (an earlier version of one
+    is kept as it was), each named with why in ``empty_documents``; ``cut``: the ids of the
+    documents indexed that the text budget cut short (only their first ``budget`` characters
+    are indexed)."""
 
     added: int = 0
     chunks: int = 0
