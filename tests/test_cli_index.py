@@ -420,6 +420,7 @@ def test_a_pdf_s_hits_name_their_page_and_link_to_it(tmp_path: Path) -> None:
         (("",), "query must be text with something to look for"),
         ((" \t",), "query must be"),
         (("\x01\u200b",), "query must be"),
+        (("tides \udcff",), "query 'tides \\udcff' holds a lone surrogate"),  # a byte not UTF-8
         (("tides", "--top-k", "0"), "top_k must be a whole number from 1"),
         (("tides", "--top-k", "99999999999999999999999"), "top_k must be a whole number from 1"),
     ],
@@ -445,6 +446,32 @@ def test_an_empty_file_is_said_skipped_not_indexed(corpus: Path, tmp_path: Path)
     assert json.loads(run("index", "stats", "--store", store)[1])["documents"] == 3
     code, out, _ = run("index", "add", str(corpus / "empty.md"), "--store", store)
     assert code == 0 and "skipped 1 empty document(s)" in out and "chunk(s)" not in out
+
+
+def strict_json(text: str) -> object:
+    """``text`` read as JSON that may hold no NaN or Infinity (as JSON.parse and most
+    readers outside Python refuse them)."""
+
+    def refused(constant: str) -> object:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refused)
+
+
+def test_a_note_s_nan_front_matter_is_indexed_as_null_and_output_is_strict_json(
+    tmp_path: Path,
+) -> None:
+    note, store = tmp_path / "n.md", str(tmp_path / "index.db")
+    note.write_text("---\ntitle: Tides\nscore: .nan\nweight: .inf\n---\nThe Moon raises tides.")
+    code, out, err = run("index", "add", str(note), "--store", store, "--retrieval", "bm25")
+    assert code == 0 and "indexed 1 document(s)" in out, err
+    listed = strict_json(run("index", "ls", "--store", store, "--format", "json")[1])
+    assert [document["title"] for document in listed] == ["Tides"]  # type: ignore[union-attr,index]
+    code, out, _ = run("search", "moon", "--store", store, "--retrieval", "bm25",
+                       "--format", "json")  # fmt: skip
+    [hit] = strict_json(out)  # type: ignore[misc]
+    assert code == 0 and hit["metadata"]["frontmatter"] == {"title": "Tides", "score": None,
+                                                            "weight": None}  # fmt: skip
 
 
 def test_a_file_emptied_since_it_was_indexed_keeps_its_earlier_version(tmp_path: Path) -> None:

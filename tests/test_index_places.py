@@ -108,8 +108,8 @@ def test_documents_with_no_text_are_counted_apart_and_not_listed(tmp_path: Path)
     assert (added.added, added.empty, added.chunks, added.did_nothing) == (1, 2, 1, False)
     with create_rag(store=store, retrieval="bm25") as rag:
         assert [d.id for d in rag.documents()] == [file_uri(tmp_path / "a.md")]
-    (tmp_path / "a.md").write_text("")  # emptied: its chunks go, and it is not listed
+    (tmp_path / "a.md").write_text("")  # emptied: counted empty, its earlier version kept
     again = index_add([str(tmp_path / "a.md")], store=store, retrieval="bm25")
     assert (again.added, again.empty) == (0, 1)
     with create_rag(store=store, retrieval="bm25") as rag:
-        assert rag.documents() == []
+        assert [(d.id, d.chunks) for d in rag.documents()] == [(file_uri(tmp_path / "a.md"), 1)]

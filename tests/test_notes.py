@@ -53,6 +53,16 @@ def test_dates_stay_as_written() -> None:
     assert split.frontmatter == {"date": "2026-01-05", "at": "2026-01-05T10:00:00Z"}
 
 
+def test_floats_json_has_not_are_null() -> None:
+    """``.nan`` and ``.inf`` have no JSON: they are null, so a note's metadata is strict
+    JSON wherever it goes (an index, JSON output), and the note is still read."""
+    raw = "---\nscore: .nan\nweight: -.inf\ntagged: !!float .inf\nmany: [.NaN, 1.5]\n---\nBody"
+    split = split_frontmatter(raw)
+    assert split.frontmatter == {"score": None, "weight": None, "tagged": None,
+                                 "many": [None, 1.5]}  # fmt: skip
+    assert (split.body, split.error) == ("Body", None)
+
+
 def test_invalid_yaml_is_reported_never_raised() -> None:
     split = split_frontmatter("---\ntitle: [unclosed\n---\nbody text")
     assert split.frontmatter == {}

@@ -39,7 +39,9 @@ def test_same_document_id_never_collides(honour: bool) -> None:
     assert contents(b) == ["B"]
     a.ingest([{"id": "doc", "content": "new"}])
     assert contents(a) == ["new"]
-    a.ingest([{"id": "doc", "content": ""}])
+    a.ingest([{"id": "doc", "content": ""}])  # no text: the earlier version is kept
+    assert contents(a) == ["new"]
+    a.delete("doc")
     assert contents(a) == []
     assert contents(b) == ["B"]
 

@@ -68,12 +68,15 @@ class WorkerLost(CitesiftError):
 
 def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
-    shown = repr(value)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
-    error = InvalidArgument(f"{name} must be {expected}, not {shown}")
+    error = InvalidArgument(f"{name} must be {expected}, not {shown(value)}")
     error.argument = name
     return error
+
+
+def shown(value: object) -> str:
+    """``value`` as a message shows it: its repr, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def renamed(error: CitesiftError, names: dict[str, str]) -> str:

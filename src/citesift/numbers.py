@@ -1,9 +1,11 @@
-"""Numbers from callers: the one test that a value is a usable number, and one clamp; and
-the one reading of a whole number written out in text."""
+"""Numbers from callers: the one test that a value is a usable number, and one clamp; the
+floats JSON cannot write (NaN, infinities) found or made null; and the one reading of a
+whole number written out in text."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from citesift.errors import invalid, written_number
 
@@ -17,6 +19,38 @@ def is_finite_number(value: object) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def non_finite_at(value: object) -> tuple[str, float] | None:
+    """The first float JSON cannot write (NaN or an infinity) in ``value``'s dicts (keys and
+    values), lists and tuples at any depth, with where it is (``['a'][0]``); None when there
+    is none."""
+    pending: list[tuple[str, object]] = [("", value)]
+    seen: set[int] = set()
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return path, item
+        if not isinstance(item, dict | list | tuple) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        pairs = list(item.items()) if isinstance(item, dict) else list(enumerate(item))
+        pending.extend((f"{path}[{key!r}]", each) for key, each in reversed(pairs))
+        if isinstance(item, dict):  # a float key is written as a number too
+            pending.extend((f"{path}[{key!r}]", key) for key in item if isinstance(key, float))
+    return None
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with each float JSON cannot write (NaN, an infinity) in its dicts, lists and
+    tuples made None, JSON's null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(item) for item in value]
+    return value
 
 
 def clamped(value: object, default: float, low: float, high: float) -> float:

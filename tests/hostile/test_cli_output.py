@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.terminal import safe_json
 from servers import MisbehavingServer, Query, Request, serve
 
 CONTACT = "https://example.org/contact"
@@ -121,3 +122,11 @@ def test_check_writes_no_control_that_reorders_text(tmp_path: Path, output: str)
     if output == "json":
         (citation,) = json.loads(result.stdout)["citations"]
         assert citation["url"] == url
+
+
+def test_json_output_writes_no_nan_or_infinity() -> None:
+    """JSON output is strict: a NaN or an infinity (which Python's reader takes from a
+    model's answer) is written null, never ``NaN``, which other readers refuse."""
+    written = safe_json({"a": [float("nan"), 1.5], "b": {"c": float("-inf")}, "d": "\x1b"})
+    assert "NaN" not in written and "Infinity" not in written
+    assert json.loads(written) == {"a": [None, 1.5], "b": {"c": None}, "d": "\x1b"}

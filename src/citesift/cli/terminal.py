@@ -15,6 +15,8 @@ import re
 
 import typer
 
+from citesift.numbers import finite_json
+
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """C0 controls but tab and newline, DEL, C1 controls (0x9b is CSI), the bidirectional
 embeddings, overrides and isolates, and lone surrogates."""
@@ -29,9 +31,13 @@ def safe(text: str) -> str:
 
 
 def safe_json(value: object, indent: int | None = None) -> str:
-    """``value`` as JSON that keeps non-ASCII text readable but writes every character
-    ``safe`` would escape as a JSON escape, so the document still parses to ``value``."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    """``value`` as strict JSON that keeps non-ASCII text readable but writes every character
+    ``safe`` would escape as a JSON escape, so the document still parses to ``value``; a
+    NaN or an infinity (a model's answer may hold one) is written null, as JSON has none."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:
+        text = json.dumps(finite_json(value), ensure_ascii=False, indent=indent, allow_nan=False)
     return UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from citesift.errors import InvalidArgument
-from citesift.index.texts import clean_text
+from citesift.errors import InvalidArgument, invalid
+from citesift.index.texts import clean_text, whole_text
 from citesift.model import Block, Passage, Provenance, SourceDocument
+from citesift.numbers import non_finite_at
 from citesift.text.chunking import Chunk
 from citesift.text.passages import place_link
 
@@ -97,13 +98,15 @@ def _from_mapping(doc: Mapping[str, Any]) -> IngestDoc:
     if content is not None and not isinstance(content, str):
         raise TypeError(f"document content must be a string, got {type(content).__name__}")
     raw_id = doc.get("id")
-    doc_id = str(raw_id) if raw_id not in (None, "") else f"doc_{uuid.uuid4().hex}"
+    doc_id = (
+        whole_text("id", str(raw_id)) if raw_id not in (None, "") else f"doc_{uuid.uuid4().hex}"
+    )
     metadata = doc.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise TypeError("document metadata must be a mapping")
     title = metadata.get("title")
     return IngestDoc(
-        clean_text(doc_id),
+        doc_id,
         clean_text(content or ""),
         json_copy(metadata),
         title=clean_text(title) if isinstance(title, str) else "",
@@ -171,10 +174,19 @@ def _source_span(
 
 def json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
     """A deep, JSON-safe copy (non-JSON values become strings, lone surrogates escaped);
-    ``InvalidArgument`` for metadata nested deeper than JSON can be written."""
+    ``InvalidArgument`` for metadata nested deeper than JSON can be written, holding itself,
+    or holding a number JSON has not (NaN, an infinity: named by its key, as no reader of
+    strict JSON could read the document back)."""
     try:
-        written = json.dumps(dict(value), ensure_ascii=False, default=str)
+        written = json.dumps(dict(value), ensure_ascii=False, default=str, allow_nan=False)
         copied: dict[str, Any] = json.loads(clean_text(written))
     except RecursionError:
         raise InvalidArgument("metadata is nested too deep to be kept as JSON") from None
+    except ValueError:
+        found = non_finite_at(dict(value))
+        if found is None:
+            raise InvalidArgument("metadata holds itself, which JSON cannot write") from None
+        raise invalid(
+            f"metadata{found[0]}", found[1], "a finite number (JSON has no NaN or Infinity)"
+        ) from None
     return copied

@@ -17,6 +17,7 @@ from citesift.index.arguments import MAX_COUNT, count, count_or
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
+from citesift.index.texts import whole_text
 from citesift.model import Match
 from citesift.store.chunks import PARTITION_KEY, IndexedDocument, IndexStats
 
@@ -114,7 +115,8 @@ class PartitionedRag:
 
     def namespaced(self, document_id: str) -> str:
         """The store-wide id of this partition's document ``document_id``."""
-        return json.dumps([NAMESPACE, self.partition, document_id], ensure_ascii=False)
+        return json.dumps([NAMESPACE, self.partition, whole_text("id", document_id)],
+                          ensure_ascii=False)  # fmt: skip
 
     def _own(self, doc: Any) -> Any:
         meta = {**doc.metadata, PARTITION_KEY: self.partition, "partition_document_id": doc.id}
@@ -139,13 +141,14 @@ def create_partitioned_rag(
 ) -> PartitionedRag:
     """A RAG (``create_rag(**rag_kwargs)``) isolated to ``partition``.
 
-    ``partition`` is a non-empty string, ``overfetch_factor`` an integer from 1 to 16 (how
-    many candidates per result one store search brings), ``on_diagnostics`` None or a
-    callable that hears about every search (how many foreign candidates crowded out own
-    results); anything else is an ``InvalidArgument``.
+    ``partition`` is a non-empty string (with no lone surrogate), ``overfetch_factor`` an
+    integer from 1 to 16 (how many candidates per result one store search brings),
+    ``on_diagnostics`` None or a callable that hears about every search (how many foreign
+    candidates crowded out own results); anything else is an ``InvalidArgument``.
     """
     if not isinstance(partition, str) or not partition:
         raise invalid("partition", partition, "a non-empty string")
+    whole_text("partition", partition)
     factor = count("overfetch_factor", overfetch_factor, 1, MAX_OVERFETCH)
     if on_diagnostics is not None and not callable(on_diagnostics):
         raise invalid("on_diagnostics", on_diagnostics, "None or a callable")

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from citesift.errors import invalid
+from citesift.index.texts import whole_text
 
 Retrieval = Literal["hybrid", "bm25", "dense"]
 """How chunks are scored: by their words (BM25), by their meaning (dense), or both fused."""
@@ -33,8 +34,8 @@ class Query:
 def query_text(query: object) -> str:
     """``query`` as text to search, or ``InvalidArgument`` when it has nothing to look for:
     empty, or only white space and control or format characters (which match nothing, so
-    every hit would be made up)."""
-    text = str(query)
+    every hit would be made up); or when it holds a lone surrogate."""
+    text = whole_text("query", str(query))
     if not any(char.isprintable() and not char.isspace() for char in text):
         raise invalid("query", query, "text with something to look for")
     return text

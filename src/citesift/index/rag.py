@@ -29,6 +29,7 @@ from citesift.index.rerankers.base import (
 from citesift.index.rerankers.base import rerank_weight as checked_weight
 from citesift.index.rerankers.by_name import reranker_by_name
 from citesift.index.retriever import check_scores, query_of
+from citesift.index.texts import whole_text
 from citesift.model import Match
 from citesift.numbers import number_in
 from citesift.store import AnyStore, is_postgres_url
@@ -177,8 +178,10 @@ class Rag:
 
     def delete(self, ids: str | Sequence[str]) -> int:
         """Remove these documents (by document id) and all their chunks; how many chunks
-        went (0: no such document)."""
-        return self.store.delete([str(i) for i in ([ids] if isinstance(ids, str) else ids)])
+        went (0: no such document). An id holding a lone surrogate is an ``InvalidArgument``
+        (no document has one)."""
+        named = [ids] if isinstance(ids, str) else ids
+        return self.store.delete([whole_text("id", str(i)) for i in named])
 
     def stats(self) -> IndexStats:
         """How many documents and chunks are indexed, and how many chunks each embedder has

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from citesift.errors import InvalidArgument, shown
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 CHARS_PER_TOKEN_BOUND = 32
 """Characters kept per token of a model's input limit: far more than text needs (English
@@ -22,6 +24,18 @@ def clean_text(text: object) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+def whole_text(name: str, text: str) -> str:
+    """``text`` when it holds no lone surrogate, else ``InvalidArgument`` naming ``name``:
+    for a name (a document id, a partition), which made valid text would be another's
+    (``doc\\ud800`` and ``doc\\udc00`` both ``doc\\ufffd``), and for a query."""
+    if _SURROGATE.search(text) is None:
+        return text
+    raise InvalidArgument(
+        f"{name} {shown(text)} holds a lone surrogate (half of a surrogate pair, which UTF-8"
+        " cannot hold)"
+    )
 
 
 def head_for_tokens(text: str, max_tokens: int) -> str:

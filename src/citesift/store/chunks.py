@@ -234,15 +234,16 @@ class ChunkTable:
 
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address, from its provenance or else from the
-        caller's metadata (its chunks all carry the same), by id."""
+        caller's metadata (its chunks all carry the same; metadata SQLite cannot read, as
+        a NaN kept before they were refused, gives none), by id."""
+        meta = "CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.{}') END"
         with self.store.reading() as conn:
             rows = conn.execute(
                 "SELECT document_id,"
-                " COALESCE(json_extract(provenance, '$.title'), json_extract(metadata, '$.title')),"
-                " COALESCE(json_extract(provenance, '$.url'), json_extract(metadata, '$.url')),"
+                f" COALESCE(json_extract(provenance, '$.title'), {meta.format('title')}),"
+                f" COALESCE(json_extract(provenance, '$.url'), {meta.format('url')}),"
                 " COUNT(*),"
-                " COALESCE(json_extract(provenance, '$.revision'),"
-                " json_extract(metadata, '$.revision'))"
+                f" COALESCE(json_extract(provenance, '$.revision'), {meta.format('revision')})"
                 " FROM chunks GROUP BY document_id ORDER BY document_id"
             ).fetchall()
         return [IndexedDocument(*row) for row in rows]
@@ -331,8 +332,13 @@ def match_of(r: tuple[Any, ...], score: float | None) -> Match:
 
 
 def _json(text: str) -> Any:
-    """Kept JSON read back (an empty object, the most common, without the parser)."""
-    return {} if text == "{}" else json.loads(text)
+    """Kept JSON read back (an empty object, the most common, without the parser); a NaN or
+    an infinity, which metadata kept before they were refused may hold, reads as None."""
+    return {} if text == "{}" else json.loads(text, parse_constant=_null)
+
+
+def _null(_: str) -> None:
+    """What a number JSON has not (``NaN``, ``Infinity``) reads as."""
 
 
 def provenance_json(provenance: Provenance | None) -> str:

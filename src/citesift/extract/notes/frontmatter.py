@@ -1,8 +1,10 @@
 """A note's YAML front matter split from its body, never raising: YAML that cannot be read
-gives an empty mapping and says why, and dates stay the strings they were written as."""
+gives an empty mapping and says why, dates stay the strings they were written as, and a
+float JSON cannot write (``.nan``, ``.inf``) is null."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +39,14 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+def _finite_float(loader: _Loader, node: Any) -> float | None:
+    """A YAML float, or None (JSON's null) for ``.nan`` and ``.inf``, which JSON cannot
+    write: the note is kept, and its front matter stays strict JSON wherever it goes."""
+    number = loader.construct_yaml_float(node)
+    return number if math.isfinite(number) else None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:float", _finite_float)
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
