@@ -100,6 +100,17 @@ def test_a_file_and_a_url_name_the_document(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("source", ["page.html", "-"])
+def test_a_url_no_address_can_carry_is_a_usage_error(tmp_path: Path, source: str) -> None:
+    """Bytes that are not UTF-8 (``$'\\xff\\xfe'``) reach the command as lone surrogates:
+    one line, exit 64, as ``fetch`` says, not a traceback."""
+    (tmp_path / "page.html").write_text("<p>Kept text.</p>", encoding="utf-8")
+    page = str(tmp_path / source) if source != "-" else source
+    code, out, err = run(page, "--url", "\udcff\udcfe", stdin=b"<p>Kept text.</p>")
+    assert (code, out) == (EXIT_USAGE, "")
+    assert err == "error: --url holds a lone surrogate, which no address can carry\n"
+
+
 def test_standard_input_is_read_and_decoded() -> None:
     html = '<meta charset="windows-1252"><p>Caf\u00e9 au lait</p>'.encode("cp1252")
     code, out, _ = run("-", "--format", "text", stdin=html)

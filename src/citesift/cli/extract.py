@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from citesift.checks import address_arg
 from citesift.cli.app import app
 from citesift.cli.listing import block_listing
 from citesift.cli.options import DEFAULT_READING, Mode, usage_error
@@ -68,6 +69,7 @@ def extract(
 ) -> None:
     """Extract the readable blocks of an HTML page, or of a PDF, Word, PowerPoint or Excel
     file (told by its content, not its name), each with its place in the source."""
+    url = _address(url)
     name, body = _input(file, sample)
     try:
         source = body if document_kind(body) else decode_html(_text(file, body))[0]
@@ -83,6 +85,15 @@ def extract(
         say(f"note: the text was cut at the budget of {budget} characters", err=True)
     if not document.blocks:
         say(f"note: {_named(file)}: no blocks: {why_empty(body)}", err=True)
+
+
+def _address(url: str | None) -> str | None:
+    """``url`` when an address can carry it, else a usage error (a byte that is not UTF-8
+    reaches us as a lone surrogate), said before any input is read."""
+    try:
+        return None if url is None else address_arg(url, "--url")
+    except ValueError as error:
+        usage_error(str(error))
 
 
 def _input(file: str | None, sample: bool) -> tuple[str, bytes]:
