@@ -134,6 +134,11 @@ def test_an_unknown_key_and_a_bad_value_are_400s_naming_them(served: str) -> Non
     assert unknown.json()["details"][0]["path"] == ["redactPII"]
     bad = httpx.post(f"{served}/v2/scrape", json={"url": "http://x.test/", "waitFor": -1})
     assert bad.status_code == 400 and bad.json()["details"][0]["path"] == ["waitFor"]
+    for number in ("waitFor", "timeout", "maxAge"):  # a boolean is no number, in any body
+        flag = httpx.post(f"{served}/v2/scrape", json={"url": "http://x.test/", number: True})
+        assert flag.status_code == 400 and flag.json()["details"][0]["path"] == [number]
+    limit = httpx.post(f"{served}/v2/crawl", json={"url": "http://x.test/", "limit": True})
+    assert limit.status_code == 400 and limit.json()["details"][0]["path"] == ["limit"]
     scheme = httpx.post(f"{served}/v2/scrape", json={"url": "ftp://x.test/"})
     assert scheme.status_code == 400 and "url" in scheme.json()["details"][0]["message"]
 

@@ -110,6 +110,7 @@ def test_searching_an_empty_index_finds_nothing(served: str) -> None:
         ({"urls": ["http://x.test/"], "chunkSize": 10}, ["chunkSize"]),
         ({"urls": ["http://x.test/"], "chunk_size": 1}, ["chunk_size"]),
         ({"urls": ["http://x.test/"], "retrieval": "fuzzy"}, ["retrieval"]),
+        ({"urls": ["http://x.test/"], "chunk_overlap": False}, ["chunk_overlap"]),
     ],
 )
 def test_an_ingest_that_names_a_file_or_a_bad_value_is_a_400_naming_it(
@@ -118,6 +119,14 @@ def test_an_ingest_that_names_a_file_or_a_bad_value_is_a_400_naming_it(
     answer = httpx.post(f"{served}/citesift/index/documents", json=body)
     assert answer.status_code == 400
     assert answer.json()["details"][0]["path"] == named
+
+
+@pytest.mark.parametrize("top_k", [True, False, "many", 1.5])
+def test_a_top_k_that_is_not_a_whole_number_is_a_400(served: str, top_k: object) -> None:
+    """``true`` is no number: pydantic's lax mode read it as 1 (and ``false`` as 0)."""
+    answer = httpx.post(f"{served}/citesift/index/search", json={"query": "tides", "top_k": top_k})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["details"][0]["path"] == ["top_k"]
 
 
 def test_the_schema_documents_the_index_routes(served: str) -> None:

@@ -1,13 +1,22 @@
-"""Firecrawl request bodies as strict pydantic models (an unknown key is a 400), and the
-rule every route shares: a field citesift cannot honour is refused by name, never ignored."""
+"""Firecrawl request bodies as strict pydantic models (an unknown key is a 400, a boolean
+for a number too), and the rule every route shares: a field citesift cannot honour is
+refused by name, never ignored."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, cast
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    StringConstraints,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from citesift.api.replies import Unsupported
 
@@ -20,7 +29,38 @@ Milliseconds = Annotated[int, Field(le=MAX_MILLISECONDS)]
 """A duration a caller gives in milliseconds, as Firecrawl's bodies do."""
 
 
-class FirecrawlBody(BaseModel):
+def _numbers_not_booleans(schema: object) -> object:
+    """``schema`` (a pydantic core schema, walked whole) with each int and float schema
+    refusing a boolean before it validates."""
+    if isinstance(schema, list):
+        return [_numbers_not_booleans(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    walked = {key: _numbers_not_booleans(value) for key, value in schema.items()}
+    if walked.get("type") in ("int", "float"):
+        return core_schema.no_info_before_validator_function(_not_boolean, cast(CoreSchema, walked))
+    return walked
+
+
+def _not_boolean(value: object) -> object:
+    if isinstance(value, bool):
+        raise PydanticCustomError("number_type", "Input should be a number, not true or false")
+    return value
+
+
+class RequestBody(BaseModel):
+    """A request body of any route: a JSON ``true`` or ``false`` given for a number is a 400,
+    never read as 1 or 0 (pydantic's lax mode would), in every number field of every body,
+    nested ones too."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[BaseModel], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return cast(CoreSchema, _numbers_not_booleans(handler(source)))
+
+
+class FirecrawlBody(RequestBody):
     """A request body with Firecrawl's camelCase keys and no key it does not know."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=False)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from citesift.api.fields import RequestBody
 from citesift.index.rag import DEFAULT_TOP_K
 from citesift.settings import DEFAULT_MODE
 from citesift.sources.gather import RefusalKind
@@ -18,8 +19,9 @@ MAX_TOP_K = 100
 Retrieval = Literal["hybrid", "bm25", "dense"]
 
 
-class OwnBody(BaseModel):
-    """A body of citesift's own routes: snake_case keys, none it does not know."""
+class OwnBody(RequestBody):
+    """A body of citesift's own routes: snake_case keys, none it does not know (numbers as
+    every body takes them, see ``RequestBody``)."""
 
     model_config = ConfigDict(extra="forbid")
 
