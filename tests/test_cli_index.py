@@ -420,7 +420,7 @@ def test_a_pdf_s_hits_name_their_page_and_link_to_it(tmp_path: Path) -> None:
         (("",), "query must be text with something to look for"),
         ((" \t",), "query must be"),
         (("\x01\u200b",), "query must be"),
-        (("tides \udcff",), "query 'tides \\udcff' holds a lone surrogate"),  # a byte not UTF-8
+        (("\udcff",), "query '\\udcff' holds a lone surrogate"),  # a byte that is not UTF-8
         (("tides", "--top-k", "0"), "top_k must be a whole number from 1"),
         (("tides", "--top-k", "99999999999999999999999"), "top_k must be a whole number from 1"),
     ],

@@ -34,8 +34,11 @@ class Query:
 def query_text(query: object) -> str:
     """``query`` as text to search, or ``InvalidArgument`` when it has nothing to look for:
     empty, or only white space and control or format characters (which match nothing, so
-    every hit would be made up); or when it holds a lone surrogate."""
-    text = whole_text("query", str(query))
+    every hit would be made up), said to hold a lone surrogate when it does (a byte of the
+    command line that is not UTF-8). Beside words, a lone surrogate is only a character
+    that matches nothing."""
+    text = str(query)
     if not any(char.isprintable() and not char.isspace() for char in text):
+        whole_text("query", text)
         raise invalid("query", query, "text with something to look for")
     return text

@@ -29,7 +29,7 @@ def clean_text(text: object) -> str:
 def whole_text(name: str, text: str) -> str:
     """``text`` when it holds no lone surrogate, else ``InvalidArgument`` naming ``name``:
     for a name (a document id, a partition), which made valid text would be another's
-    (``doc\\ud800`` and ``doc\\udc00`` both ``doc\\ufffd``), and for a query."""
+    (``doc\\ud800`` and ``doc\\udc00`` both ``doc\\ufffd``)."""
     if _SURROGATE.search(text) is None:
         return text
     raise InvalidArgument(
