@@ -52,8 +52,9 @@ def index_add(
     .gitignore files respected, ``glob`` choosing the names as .gitignore patterns), web
     pages (read as ``pages`` says, keeping snapshots in the same store), ``s3://`` and
     ``gs://`` prefixes, ``github:owner/repo`` trees (``max_files`` at most each) and
-    ``notion:`` pages. Earlier versions of the same documents are replaced; a file whose
-    bytes are unchanged since it was indexed is not read again. ``mode``: what to keep of
+    ``notion:`` pages. Earlier versions of the same documents are replaced (but by none
+    read with no text: counted ``empty``, it keeps its earlier version); a file whose bytes
+    are unchanged since it was indexed is not read again. ``mode``: what to keep of
     a page (its ``article`` prose, or all its ``page`` shows); ``retrieval``,
     ``chunk_size`` and ``chunk_overlap`` as in ``create_rag``; ``deadline``: seconds each
     remote request or page may take; ``budget``: the most characters of text kept of each
