@@ -156,3 +156,16 @@ def test_huge_text_chunks_in_linear_time() -> None:
     text = "Sentence number one is short. " * 20_000
     chunks = chunk_text(text, chunk_size=500, chunk_overlap=50)
     assert 1_000 < len(chunks) < 2_000
+
+
+def test_no_chunk_or_overlap_runs_across_a_break() -> None:
+    text = "One cat sat. Two dogs ran. Three owls flew. Four fish swam."
+    at = text.index("Three")
+    chunks = chunk_text(text, 30, 15, breaks=[at, -3, len(text) + 9])
+    assert [c.text for c in chunks] == ["One cat sat. Two dogs ran.", "Three owls flew.",
+                                        "Four fish swam."]  # fmt: skip
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    assert [(c.start, c.end) for c in chunk_text(text, None, breaks=[at])] == [
+        (0, at - 1), (at, len(text))
+    ]  # fmt: skip
+    assert [c.text for c in chunk_text(text, 30, 15)][1] == "Two dogs ran. Three owls flew."

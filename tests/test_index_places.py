@@ -18,7 +18,7 @@ from citesift.model import Block, Match, Place, Provenance, SourceDocument
 from citesift.sources.files import file_uri
 from citesift.store.chunks import provenance_from, provenance_json
 from citesift.text.chunking import Chunk
-from made_documents import pdf, slides_file
+from made_documents import pdf, sheets_file, slides_file
 from test_rag_helpers import HashEmbedder
 
 
@@ -113,3 +113,30 @@ def test_documents_with_no_text_are_counted_apart_and_not_listed(tmp_path: Path)
     assert (again.added, again.empty) == (0, 1)
     with create_rag(store=store, retrieval="bm25") as rag:
         assert [(d.id, d.chunks) for d in rag.documents()] == [(file_uri(tmp_path / "a.md"), 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "query", "place", "held", "elsewhere"),
+    [
+        ("tides.pdf", pdf(["Harbour cranes lift ships.", "Spring tides rise high."]),
+         "spring tides", Place(page=2, paragraph=1), "Spring tides rise high.", "Harbour"),
+        ("book.xlsx", sheets_file(), "audited", Place(sheet="Notes", row=7, column=3),
+         "Audited in May", "North"),
+        ("deck.pptx", slides_file(), "rangers", Place(slide=2, paragraph=1),
+         "Hire two rangers.", "Costs"),  # the slide's title, its first paragraph, begins it
+    ],
+    ids=["pdf", "xlsx", "pptx"],
+)  # fmt: skip
+def test_no_chunk_runs_across_a_page_slide_or_sheet(
+    tmp_path: Path, name: str, body: bytes, query: str, place: Place, held: str, elsewhere: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(body)
+    store = tmp_path / "s.db"
+    index_add([str(path)], store=store, retrieval="bm25")  # the default size holds the whole
+    with create_rag(store=store, retrieval="bm25") as rag:
+        hit = rag.search(query, top_k=1)[0]
+    assert hit.provenance is not None and hit.provenance.place == place
+    assert held in hit.content and elsewhere not in hit.content
+    link = file_uri(path) + (f"#page={place.page}" if place.page else "")
+    assert hit.provenance.fragment_url == link

@@ -52,9 +52,10 @@ def made_chunks(rng: random.Random, document: str, count: int) -> list[StoredChu
 
 
 def brute_force(chunks: Sequence[StoredChunk], query: str, k: int) -> list[tuple[str, float]]:
-    """The ``k`` best chunks by their own BM25 over the chunks and their document's over the
-    documents, each scaled by its best, summed; ties by own score then by ``chunks`` order
-    (the order they were stored in). Written out, one term and one passage at a time."""
+    """The ``k`` best chunks holding a query term, by their own BM25 over the chunks and
+    their document's over the documents, each scaled by its best, summed; ties by own score
+    then by ``chunks`` order (the order they were stored in). Written out, one term and one
+    passage at a time."""
     documents: dict[str, list[StoredChunk]] = {}
     for chunk in chunks:
         documents.setdefault(chunk.document_id, []).append(chunk)
@@ -72,7 +73,7 @@ def brute_force(chunks: Sequence[StoredChunk], query: str, k: int) -> list[tuple
     ranked = []
     for place, chunk in enumerate(chunks):
         mine, theirs = own.get(chunk.id, 0.0), whole.get(chunk.document_id, 0.0)
-        if mine > 0 or theirs > 0:
+        if mine > 0:
             fused = (mine / best_own if best_own else mine) + (
                 theirs / best_whole if best_whole else theirs
             )

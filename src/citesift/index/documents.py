@@ -11,7 +11,7 @@ from typing import Any
 
 from citesift.errors import InvalidArgument, invalid
 from citesift.index.texts import clean_text, whole_text
-from citesift.model import Block, Passage, Provenance, SourceDocument
+from citesift.model import Block, Passage, Place, Provenance, SourceDocument
 from citesift.numbers import non_finite_at
 from citesift.text.chunking import Chunk
 from citesift.text.passages import place_link
@@ -83,6 +83,20 @@ def chunk_context(doc: IngestDoc, chunk: Chunk) -> str:
     path = [" ".join(h.split()) for h in _section(doc, chunk.start)]
     path = [h for h in path if h][1 if path[:1] == [title] else 0 :]
     return "\n".join(line for line in (title, " > ".join(path)) if line)
+
+
+def place_breaks(doc: IngestDoc) -> tuple[int, ...]:
+    """Where each page, slide or sheet of a read PDF or Office file begins in ``doc``'s text
+    (after the first): no chunk runs across one, so a chunk's place and link are its own."""
+    if not isinstance(doc.source, SourceDocument) or not doc.block_starts:
+        return ()
+    units = [_unit(block.place) for block in doc.source.blocks]
+    return tuple(doc.block_starts[i] for i in range(1, len(units)) if units[i] != units[i - 1])
+
+
+def _unit(place: Place | None) -> tuple[int | None, int | None, str | None] | None:
+    """The page, slide or sheet of a place (None for a block of no file)."""
+    return None if place is None else (place.page, place.slide, place.sheet)
 
 
 def _section(doc: IngestDoc, at: int) -> tuple[str, ...]:

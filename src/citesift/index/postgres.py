@@ -126,7 +126,7 @@ class PostgresIndex:
             if not query.filter:
                 hits = lexical_top(view, terms, k, DEFAULT_K1, DEFAULT_B)
                 return [chunk.match(score) for chunk, score in hits]
-            every = lexical_candidates(view, terms, None, DEFAULT_K1, DEFAULT_B)
+            every = lexical_candidates(view, terms, DEFAULT_K1, DEFAULT_B)
             chunks = view.chunks(every.numbers.tolist())
         kept = np.flatnonzero([_passes(c, query.filter) for c in chunks])
         own = every.own[kept]

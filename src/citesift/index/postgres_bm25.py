@@ -14,7 +14,6 @@ from citesift.index.lexical.passages import (
     candidates,
     fused_top,
     passages_by_document,
-    top_documents,
 )
 from citesift.store.chunks import StoredChunk
 from citesift.store.postgres.chunks import LexicalView
@@ -74,29 +73,19 @@ def _owners(owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(seen) + low, slot_of[offsets]
 
 
-def lexical_candidates(
-    view: LexicalView, terms: Sequence[str], k: int | None, k1: float, b: float
-) -> Candidates:
-    """The chunks that may be among the ``k`` best (None: every chunk either score reaches):
-    those matching, and those of the documents that may rank by their document alone."""
+def lexical_candidates(view: LexicalView, terms: Sequence[str], k1: float, b: float) -> Candidates:
+    """The chunks that may rank: those holding a term of the query (a chunk of none is no
+    lexical hit, however well its document matches), with their documents' scores."""
     got = view.read(terms)
     n, length, dn, dlength = got.totals
     own = scored(got.lists["chunks"], len(terms), n, length / n if n else 0.0, k1, b)
     whole = scored(got.lists["documents"], len(terms), dn, dlength / dn if dn else 0.0, k1, b)
     order = np.argsort(whole.keys, kind="stable")
     keys, documents = whole.keys[order], np.r_[whole.scores[order], 0.0]
-    top = np.arange(len(keys)) if k is None else top_documents(documents, k)[0]
-    near, near_keys = view.chunks_of(keys[top].tolist())
-    # The few chunks of the top documents that did not match join those that did.
-    extra = ~np.isin(near, own.numbers)
-    at = np.searchsorted(own.numbers, near[extra])
-    numbers = np.insert(own.numbers, at, near[extra])
-    scores = np.insert(own.scores, at, 0.0)
-    owners = np.insert(own.keys, at, near_keys[extra])
-    places = np.searchsorted(keys, owners)
+    places = np.searchsorted(keys, own.keys)
     found = places < len(keys)
-    found[found] = keys[places[found]] == owners[found]
-    return Candidates(numbers, scores, np.where(found, places, len(keys)), documents)
+    found[found] = keys[places[found]] == own.keys[found]
+    return Candidates(own.numbers, own.scores, np.where(found, places, len(keys)), documents)
 
 
 def lexical_top(
@@ -104,7 +93,7 @@ def lexical_top(
 ) -> list[tuple[StoredChunk, float]]:
     """The ``k`` best chunks for ``terms`` and their fused scores, best first, as the
     embedded store's ``PassageIndex.search`` ranks them (ties by own score, then by row)."""
-    found = lexical_candidates(view, terms, k, k1, b)
+    found = lexical_candidates(view, terms, k1, b)
     by_document = passages_by_document(found.places, len(found.documents) - 1)
     rows, bests = candidates(found.own, found.documents, found.places, k, by_document)
     top, fused = fused_top(found.own, found.documents, found.places, rows, bests, k)

@@ -14,7 +14,13 @@ import numpy as np
 
 from citesift.errors import invalid
 from citesift.index.arguments import count, count_or
-from citesift.index.documents import IngestDoc, as_ingest_doc, chunk_context, chunk_provenance
+from citesift.index.documents import (
+    IngestDoc,
+    as_ingest_doc,
+    chunk_context,
+    chunk_provenance,
+    place_breaks,
+)
 from citesift.index.embedders.base import Embedder, Progress
 from citesift.index.embedders.cache import CachedEmbedder
 from citesift.index.filters import check_filter
@@ -221,7 +227,9 @@ class Rag:
         return len(chunks)
 
     def _chunks(self, doc: IngestDoc) -> list[StoredChunk]:
-        pieces = chunk_text(doc.content, self.chunk_size, self.chunk_overlap, self.split)
+        pieces = chunk_text(
+            doc.content, self.chunk_size, self.chunk_overlap, self.split, breaks=place_breaks(doc)
+        )
         return [
             StoredChunk(
                 f"{doc.id}_chunk_{i}",
@@ -289,11 +297,13 @@ def create_rag(
     ``dense`` (meaning) or ``hybrid`` (both fused). ``embed`` defaults to the local MiniLM
     model, cached in the store. Chunks are whole sentences packed up to ``chunk_size``
     characters (at least ``MIN_CHUNK_SIZE``; None: whole documents; a longer sentence is cut
-    between words; a document of more than ``MAX_DOCUMENT_CHUNKS`` is refused), repeating the
-    previous chunk's last sentences that fit in ``chunk_overlap`` (None: 50, kept below the
-    size); searches answer ``top_k`` chunks, each scored with its document's title (a source's,
-    or a mapping's ``metadata["title"]``) and section path, and in BM25 with its whole
-    document's match. ``rerank`` is a ``Reranker``, a name for ``reranker_by_name`` (``True``
+    between words; a document of more than ``MAX_DOCUMENT_CHUNKS`` is refused; no chunk of a
+    PDF or Office file runs across a page, slide or sheet), repeating the previous chunk's
+    last sentences that fit in ``chunk_overlap`` (None: 50, kept below the size); searches
+    answer ``top_k`` chunks, each scored with its document's title (a source's, or a
+    mapping's ``metadata["title"]``) and section path, and in BM25 with its whole document's
+    match (a chunk holding no word of the query is no BM25 hit). ``rerank`` is a
+    ``Reranker``, a name for ``reranker_by_name`` (``True``
     means ``"bm25"``); its scores are fused with the first stage's, the reranker weighing
     ``rerank_weight`` (0 to 1, see ``rerank_fused``). ``threshold`` drops hits scoring below it,
     on each retrieval's own scale: in hybrid mode the reciprocal-rank scale, above 0 and at most

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from citesift.checks import text_arg
 from citesift.errors import InvalidArgument
@@ -42,6 +43,8 @@ def chunk_text(
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     chunk_overlap: int | None = None,
     split: Split | None = None,
+    *,
+    breaks: Sequence[int] = (),
 ) -> list[Chunk]:
     """Cut ``text`` into chunks of whole sentences, each at most ``chunk_size`` characters.
 
@@ -50,14 +53,27 @@ def chunk_text(
     starts by repeating the previous chunk's last sentences when together they take at most
     ``chunk_overlap`` characters (and leave room for a new one), so an overlap never cuts a
     sentence either. A ``split`` function replaces the rule: its non-empty pieces, located in
-    ``text``. ``chunk_size`` None means no limit (one chunk); ``chunk_overlap`` None the
-    default (50, kept below the size). Values that make no sense raise (see
-    ``chunk_sizes``). Time is linear in the text.
+    ``text``. ``breaks`` are positions no chunk runs across (where a page, slide or sheet of
+    a file begins, so each chunk has one): the text between two is cut on its own, by the
+    same rules, and no overlap reaches back over one (positions outside the text are
+    ignored). ``chunk_size`` None means no limit (one chunk per stretch between breaks);
+    ``chunk_overlap`` None the default (50, kept below the size). Values that make no sense
+    raise (see ``chunk_sizes``). Time is linear in the text.
     """
     size, overlap = chunk_sizes(chunk_size, chunk_overlap)
     if not text:
         return []
     text_arg(text, "text")
+    bounds = [0, *sorted({b for b in breaks if 0 < b < len(text)}), len(text)]
+    return [
+        Chunk(c.text, start + c.start, start + c.end)
+        for start, end in pairwise(bounds)
+        for c in _chunked(text[start:end], size, overlap, split)
+    ]
+
+
+def _chunked(text: str, size: int | None, overlap: int, split: Split | None) -> list[Chunk]:
+    """``chunk_text`` of a stretch with no break in it."""
     if split is not None:
         return _locate(text, split(text))
     if size is None or len(text) <= size:

@@ -1,6 +1,8 @@
 """BM25 for passages read in their document: each passage scores by its own text (with its
 title and section path) and by its whole document, each side scaled by its best score for
-the query, in equal parts.
+the query, in equal parts. Only a passage whose own text holds a query term is a hit: its
+document's score ranks it, never finds it (a passage of none of the words is no lexical
+hit, however well its document matches).
 
 A passage is small enough to cite but says little on its own; its document says what it
 is about. Scaling each side by its best score makes the two comparable without a weight
@@ -100,9 +102,10 @@ class PassageIndex:
     def search(
         self, query: str, k: int, allowed: np.ndarray | None = None
     ) -> tuple[list[str], np.ndarray]:
-        """The ids and scores of the ``k`` best passages with a positive score, best first;
-        equal scores are ordered by the passage's own BM25 score, then by row. ``allowed`` (a
-        boolean mask in row order) restricts the candidates, and the scaling to them."""
+        """The ids and scores of the ``k`` best passages holding a query term (a positive own
+        score), best first; equal scores are ordered by the passage's own BM25 score, then by
+        row. ``allowed`` (a boolean mask in row order) restricts the candidates, and the
+        scaling to them."""
         terms = self.passages.query_terms(query)  # one vocabulary: the same for both
         own = self.passages.scores_of(terms)
         documents = self.documents.scores_of(terms, extra=1)  # the last: "no document"
@@ -110,7 +113,8 @@ class PassageIndex:
         if allowed is None:
             rows, bests = candidates(own, documents, places, k, self._passages_by_document())
         else:
-            rows, bests = np.flatnonzero(allowed[: len(own)]), (None, None)
+            rows = np.flatnonzero(allowed[: len(own)])
+            rows, bests = rows[own[rows] > 0], (None, None)
         top, fused = fused_top(own, documents, places, rows, bests, k)
         return [str(self.passages.ids[r]) for r in top], fused
 
@@ -161,8 +165,8 @@ def passages_by_document(places: np.ndarray, documents: int) -> tuple[np.ndarray
 
 def top_documents(documents: np.ndarray, k: int) -> tuple[np.ndarray, float]:
     """The rows of the documents scoring at least the ``k``-th best positive score (those
-    whose passages may rank by their document alone), and that score: the best a passage
-    of any other document has on its document side (0 when ``k`` or fewer score)."""
+    whose matching passages are scored first), and that score: the best a passage of any
+    other document has on its document side (0 when ``k`` or fewer score)."""
     scored = np.flatnonzero(documents > 0)
     if len(scored) > k > 0:
         ceiling = float(-np.partition(-documents[scored], k - 1)[k - 1])
@@ -182,22 +186,22 @@ def candidates(
     and ``places`` are per passage row (its score, its document's row in ``documents``, the
     document scores), ``by_document`` their ``passages_by_document``.
 
-    A passage could rank when it matches itself or its document scores at least the k-th
-    best document; any other ranks by its document alone, below a passage of each of k
-    better documents. The passages of those top documents are scored first: the k-th best
-    of them is a floor the k best reach, and a passage of another document (whose document
-    side is at most the k-th document's) that its own score cannot lift to the floor is
-    left out, so only the few that can rank are fused and sorted.
+    Only a passage that matches itself (a positive own score) can rank: its document
+    orders the hits, it finds none. The matching passages of the k best documents are scored
+    first: the k-th best of them is a floor the k best reach, and a passage of another
+    document (whose document side is at most the k-th document's) that its own score cannot
+    lift to the floor is left out, so only the few that can rank are fused and sorted.
     """
     scored, ceiling = top_documents(documents, k)
     starts, members = by_document
     near = np.concatenate(
         [members[starts[d] : starts[d + 1]] for d in scored.tolist()] or [members[:0]]
     )
+    near = near[own[near] > 0]
     if not len(near):
         return np.flatnonzero(own > 0), (None, None)
     whole = documents[places[near]]
-    # The best document's passages are near: no passage elsewhere has a better document.
+    # The near passages have the best documents: no passage elsewhere has a better one.
     bests = float(own.max()), float(whole.max())
     cut = 0.0
     if len(near) >= k:

@@ -307,19 +307,6 @@ class LexicalView:
         """The corpus totals and the live postings of ``terms`` in each list."""
         return read(self.cursor, terms)
 
-    def chunks_of(self, keys: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """The numbers of the chunks of the documents of ``keys`` (ascending), and each
-        one's key."""
-        self.cursor.execute(
-            "SELECT o.number, k.key FROM document_keys k JOIN chunks c USING (document_id)"
-            " JOIN chunk_owners o ON o.chunk = c.row_number WHERE k.key = ANY(%s)"
-            " ORDER BY o.number",
-            (list(keys),),
-        )
-        rows = self.cursor.fetchall()
-        numbers = np.fromiter((n for n, _ in rows), np.int64, len(rows))
-        return numbers, np.fromiter((k for _, k in rows), np.int64, len(rows))
-
     def chunks(self, numbers: Sequence[int]) -> list[StoredChunk]:
         """The chunks of these numbers, in their order."""
         self.cursor.execute(
