@@ -44,7 +44,7 @@ from citesift.sources.gather import RefusalKind, SourceRefusal
 from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
 from citesift.sources.page_access import PageAccess
 from citesift.sources.web import is_web_url
-from citesift.store import default_store_path, is_postgres_url
+from citesift.store import AnyStore, default_store_path, is_postgres_url, open_store
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
@@ -197,7 +197,7 @@ def _status(refused: tuple[SourceRefusal, ...]) -> int:
 @index_app.command("ls")
 def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
     """The documents in the index: each one's id, number of chunks and title."""
-    with create_rag(store=index_store(store), retrieval="bm25") as rag:
+    with reading_index(store) as kept, create_rag(store=kept, retrieval="bm25") as rag:
         documents = rag.documents()
     if output is ListFormat.json:
         say(safe_json([asdict(d) for d in documents], indent=2))
@@ -209,7 +209,7 @@ def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
 @index_app.command("stats")
 def stats(store: Store = None) -> None:
     """Documents, chunks and embedded chunks in the index."""
-    with create_rag(store=index_store(store), retrieval="bm25") as rag:
+    with reading_index(store) as kept, create_rag(store=kept, retrieval="bm25") as rag:
         counts = rag.stats()
     typer.echo(json.dumps(asdict(counts), indent=2))
 
@@ -232,14 +232,33 @@ def rm(
     say(f"removed {removed} chunk(s)")
 
 
-def index_store(name: str | None, *, existing: bool = True) -> str:
+def index_store(name: str | None, *, existing: bool = True, read_only: bool = False) -> str:
     """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
     the default path; unless ``existing`` is False, one that ``index add`` has made (a
-    PostgreSQL URL is checked by connecting)."""
+    PostgreSQL URL is checked by connecting; a file, by opening it only to read it when
+    ``read_only``)."""
     named = load_cli_settings({"store": name}).store
     if is_postgres_url(named):
         return checked_store(str(named))
     chosen = Path(named) if named else default_store_path()
     if existing and not chosen.exists():
         fail(f"no index at {chosen}: add documents with citesift index add")
-    return checked_store(chosen)
+    return checked_store(chosen, read_only=read_only)
+
+
+def reading_index(name: str | None, *, may_write: bool = False) -> AnyStore:
+    """The index's store (as ``index_store`` finds it) opened only to read it, so a command
+    that reads (search, ls, stats) works on a store in a folder it cannot write. With
+    ``may_write`` (a search, which embeds chunks indexed without vectors of its embedder)
+    a file this process can write, in a folder it can write, is opened as ever."""
+    location = index_store(name, read_only=True)
+    return open_store(location, read_only=not (may_write and _writable(location)))
+
+
+def _writable(location: str) -> bool:
+    """Whether this process may write a store's file and make its side files beside it (a
+    server's store: always)."""
+    if is_postgres_url(location):
+        return True
+    path = Path(location)
+    return os.access(path, os.W_OK) and os.access(path.absolute().parent, os.W_OK)

@@ -131,13 +131,14 @@ def open_store(settings: Settings) -> AnyStore:
         usage_error(str(error))
 
 
-def checked_store(location: str | Path, *, existing: bool = False) -> str:
-    """``location`` (a SQLite file or a PostgreSQL URL) once a store opens there; a usage
-    error saying why when none can (or, when ``existing``, when there is no file there)."""
+def checked_store(location: str | Path, *, existing: bool = False, read_only: bool = False) -> str:
+    """``location`` (a SQLite file or a PostgreSQL URL) once a store opens there (only to
+    read it, when ``read_only``); a usage error saying why when none can (or, when
+    ``existing``, when there is no file there)."""
     if existing and not is_postgres_url(location) and not Path(location).is_file():
         usage_error(f"no store at {location}")
     try:
-        open_location(location).close()
+        open_location(location, read_only=read_only).close()
     except (ValueError, StoreError) as error:
         usage_error(str(error))
     return str(location)

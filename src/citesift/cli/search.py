@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.index import index_store
+from citesift.cli.index import reading_index
 from citesift.cli.options import (
     ListFormat,
     Listing,
@@ -20,7 +20,7 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import ClientError, InvalidArgument
+from citesift.errors import ClientError, InvalidArgument, StoreError
 from citesift.index.arguments import count
 from citesift.index.query import query_text
 from citesift.index.rag import DEFAULT_TOP_K, create_rag
@@ -80,19 +80,20 @@ def search(
     except InvalidArgument as error:
         usage_error(str(error))
     ranker = _reranker(rerank, rerank_key, rerank_url, rerank_model) if rerank else None
-    rag = create_rag(
-        store=index_store(store),
-        retrieval=retrieval.value,
-        rerank=ranker,
-        rerank_weight=rerank_weight,
-        min_similarity=min_similarity,
-    )
-    rag.backfill = _say_backfill
-    try:
-        with rag, Console(stderr=True).status("Searching…"):
-            hits = rag.search(query, top_k=top_k)
-    except (RerankError, ClientError) as error:
-        fail(str(error))
+    with reading_index(store, may_write=True) as kept:
+        rag = create_rag(
+            store=kept,
+            retrieval=retrieval.value,
+            rerank=ranker,
+            rerank_weight=rerank_weight,
+            min_similarity=min_similarity,
+        )
+        rag.backfill = _say_backfill
+        try:
+            with rag, Console(stderr=True).status("Searching…"):
+                hits = rag.search(query, top_k=top_k)
+        except (RerankError, ClientError, StoreError) as error:
+            fail(str(error))
     if output is ListFormat.json:
         say(safe_json([_as_json(hit) for hit in hits], indent=2))
         return

@@ -28,12 +28,15 @@ def redacted(url: str) -> str:
     return _PASSWORD.sub(r"\1***@", url)
 
 
-def open_store(location: str | Path | None = None) -> AnyStore:
+def open_store(location: str | Path | None = None, *, read_only: bool = False) -> AnyStore:
     """The store at ``location``: a PostgreSQL URL, a SQLite path, or (None) the default
-    SQLite file. A URL without the ``postgres`` extra installed is a ``StoreUnusable``
-    saying what to install."""
+    SQLite file. ``read_only`` opens an existing SQLite file only to read it, so one in a
+    folder this process cannot write can be searched (a server's store needs no side
+    files: it opens as ever). A URL without the ``postgres`` extra installed is a
+    ``StoreUnusable`` saying what to install."""
     if not is_postgres_url(location):
-        return SQLiteStore(Path(location) if location else default_store_path())
+        path = Path(location) if location else default_store_path()
+        return SQLiteStore(path, read_only=read_only)
     try:
         from citesift.store.postgres import PostgresStore
     except ImportError as error:

@@ -8,6 +8,10 @@ process that is writing. Several processes may open and migrate one new file at 
 switch to WAL is retried while another process holds the file, and each step is applied by
 whichever process takes the write lock first (the others find it done).
 
+A store opened ``read_only`` is read through SQLite's ``mode=ro`` (see ``_open_read_only``),
+so one in a folder or file this process cannot write can still be searched and listed; a
+write through it is a ``StoreError`` saying so.
+
 A fault of the file is a ``StoreError`` naming it: ``StoreBusy`` when another process keeps
 the write lock past the wait, ``StoreCorrupt`` when the file is not a store or is damaged.
 A damaged file is never rewritten.
@@ -23,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from citesift.errors import StoreBusy, StoreCorrupt, StoreError, StoreUnusable, invalid
 
@@ -40,6 +45,9 @@ _BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")
 _CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 _UNUSABLE = ("SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_FULL", "SQLITE_PERM")
 """Error families (``sqlite_errorname`` prefixes) that are the file's fault, not a query's."""
+_NO_SIDE_FILES = ("SQLITE_CANTOPEN", "SQLITE_READONLY")
+"""What a read-only reader of a WAL store meets when it cannot make the side files (the
+folder read-only: ``SQLITE_READONLY_DIRECTORY``; or they cannot be opened)."""
 
 
 def default_store_path() -> Path:
@@ -48,19 +56,27 @@ def default_store_path() -> Path:
 
 
 class SQLiteStore:
-    """A thread-safe handle on one SQLite database file (or ``":memory:"``)."""
+    """A thread-safe handle on one SQLite database file (or ``":memory:"``); ``read_only``:
+    an existing store, only read (no file is made, nothing written)."""
 
     def __init__(
-        self, path: str | Path | None = None, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS
+        self,
+        path: str | Path | None = None,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        read_only: bool = False,
     ) -> None:
         if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int):
             raise invalid("busy_timeout_ms", busy_timeout_ms, "a whole number of milliseconds")
         if busy_timeout_ms < 0:
             raise invalid("busy_timeout_ms", busy_timeout_ms, "0 or more")
         self.path = Path(path) if path is not None else default_store_path()
+        if read_only and str(self.path) == MEMORY:
+            raise invalid("path", MEMORY, "a store's file when read_only: memory holds none")
         self.busy_timeout_ms = busy_timeout_ms
+        self.read_only = read_only
         self._lock = threading.RLock()
-        self._conn = _connect(self.path)
+        self._conn = _open_read_only(self.path) if read_only else _connect(self.path)
         try:
             self._prepare()
         except BaseException:
@@ -84,6 +100,10 @@ class SQLiteStore:
                     f"{str(self.path)!r} is a database of something else, not a citesift"
                     " store; it was left as it is: name another store"
                 )
+            if self.read_only:
+                if not tables:
+                    raise StoreUnusable(f"{str(self.path)!r} is an empty file, not a store")
+                return
             if self._conn.execute("PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
                 _while_locked(
                     lambda: self._conn.execute("PRAGMA journal_mode = WAL"), self.busy_timeout_ms
@@ -122,7 +142,13 @@ class SQLiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Hold the store's lock for one ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error)."""
+        """Hold the store's lock for one ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error);
+        a ``StoreError`` in a store opened read-only."""
+        if self.read_only:
+            raise StoreError(
+                f"cannot write to the store {str(self.path)!r}: it was opened read-only, to be"
+                " searched and listed (writing it needs a folder and file this process can write)"
+            )
         with self._lock, self._translated():
             self._begin()
             try:
@@ -194,6 +220,56 @@ def _connect(path: Path) -> sqlite3.Connection:
     except (OSError, ValueError, sqlite3.Error) as error:
         raise StoreUnusable(f"cannot open a store at {str(path)!r}: {error}") from None
     return connection
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that only reads the store at ``path`` (SQLite's ``mode=ro``), so a file
+    or folder this process cannot write is no obstacle.
+
+    A reader of a store in WAL mode still needs its ``-shm`` side file, made beside it on
+    first use. Where it cannot be made (a read-only folder) the file is opened
+    ``immutable=1`` instead, which reads it as it lies, but only when no ``-wal`` file is
+    there: every connection to a WAL store keeps that file while it is open (the last to
+    close folds it in and removes it), so no process has the store open, and one that
+    would write must first make its side files in that same folder. The one risk left, a
+    process with rights this one lacks starting to write meanwhile, is that of a folder
+    kept read-only (an archive, a mounted snapshot), where no writer is expected. With a
+    ``-wal`` file there and no side file to read it by, the store is refused: a writer has
+    it open, or left changes not yet in the file that an immutable read would miss."""
+    if path.exists() and not path.is_file():
+        raise StoreUnusable(f"cannot open a store at {str(path)!r}: not a regular file")
+    if not path.exists():
+        raise StoreUnusable(f"no store at {str(path)!r} to read")
+    connection = _uri_connect(path, "mode=ro")
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.Error as error:
+        connection.close()
+        if not _named(error, _NO_SIDE_FILES):
+            raise _fault(path, error, 0) or StoreUnusable(f"{str(path)!r}: {error}") from None
+    if Path(f"{path}-wal").exists():
+        raise StoreUnusable(
+            f"cannot read the store {str(path)!r}: its folder cannot be written, and a writer"
+            " has it open or left changes in its -wal file; open it once where it can be"
+            " written, then read it here"
+        )
+    return _uri_connect(path, "immutable=1")
+
+
+def _uri_connect(path: Path, mode: str) -> sqlite3.Connection:
+    """A connection to ``path`` opened by URI with the query ``mode`` (``mode=ro``); a
+    ``StoreUnusable`` when none opens."""
+    uri = f"file:{quote(str(path.absolute()))}?{mode}"
+    try:
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+    except (OSError, ValueError, sqlite3.Error) as error:
+        raise StoreUnusable(f"cannot open a store at {str(path)!r}: {error}") from None
+
+
+def _named(error: sqlite3.Error, names: tuple[str, ...]) -> bool:
+    """Whether ``error`` is of one of SQLite's error families ``names``."""
+    return (getattr(error, "sqlite_errorname", "") or "").startswith(names)
 
 
 def _fault(path: Path, error: sqlite3.Error, busy_timeout_ms: int) -> StoreError | None:
