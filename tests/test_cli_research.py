@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,6 +80,7 @@ def test_research_prints_the_answer_its_sources_and_a_run_that_trace_follows(
     assert traced.exit_code == 0, traced.output
     assert "/lit = 1874 (verified)" in traced.stdout
     assert "⟦" in traced.stdout and "first lit in 1874" in traced.stdout
+    assert re.search(r"snapshot \w+, characters \d+:\d+ of its decoded text:", traced.stdout)
     as_json = CliRunner().invoke(
         app, ["trace", run_id[:8], "--store", str(store), "--format", "json"]
     )

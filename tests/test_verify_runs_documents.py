@@ -113,7 +113,7 @@ def test_a_passage_kept_altered_is_flagged_on_replay_from_the_pdf(
     store, run_id = stored
 
     def tamper(answer: dict[str, Any]) -> None:
-        (item,) = answer["evidence"]
+        item = next(e for e in answer["evidence"] if "12 floors" in e["text"])
         item["text"] = item["text"].replace("12 floors", "14 floors")
         set_value("/floors", 14)(answer)
 
@@ -128,15 +128,27 @@ def test_trace_of_a_field_read_from_a_pdf_shows_its_text_and_page_not_the_files_
     store, run_id = stored
     (span,) = trace(store, run_id, "/floors").fields[0].evidence
     assert span.span is not None and "It has 312 rooms on 12 floors." in span.span
-    assert span.span.startswith("City Museum annual report")  # the passage spans both pages
-    assert span.place == "page 1, paragraph 1 to page 2, paragraph 1", span.place
-    # linked at the sentence holding the value, on page 2, not where the passage begins
+    assert span.span.startswith("The City Museum opened")  # no passage runs across a page
+    assert span.place == "page 2, paragraph 1", span.place
     assert span.link is not None and span.link.endswith("/report#page=2")
     assert "%PDF" not in f"{span.before}{span.span}{span.after}"
     plain = CliRunner().invoke(app, ["trace", run_id, "/floors", "--store", str(store.path)])
     assert plain.exit_code == 0, plain.output
     assert "It has 312 rooms on 12 floors." in plain.stdout and "page 2" in plain.stdout
     assert "/report#page=2" in plain.stdout and "%PDF" not in plain.stdout
+
+    def begun_on_page_1(answer: dict[str, Any]) -> None:
+        """The evidence as a run kept before passages stopped at a page's end kept it."""
+        item = next(e for e in answer["evidence"] if "12 floors" in e["text"])
+        first = "City Museum annual report\nThe museum welcomed visitors all year."
+        item["text"], item["block"] = f"{first}{BLOCK_SEPARATOR}{item['text']}", 0
+
+    edit_answer(store, run_id, begun_on_page_1)
+    (kept,) = trace(store, run_id, "/floors").fields[0].evidence
+    assert kept.span is not None and kept.span.startswith("City Museum annual report")
+    assert kept.place == "page 1, paragraph 1 to page 2, paragraph 1", kept.place
+    # linked at the sentence holding the value, on page 2, not where the passage begins
+    assert kept.link is not None and kept.link.endswith("/report#page=2")
     edit_answer(store, run_id, set_value("/floors", 14))  # said nowhere: its first sentence
     (moved,) = trace(store, run_id, "/floors").fields[0].evidence
     assert moved.link is not None and moved.link.endswith("/report#page=1")

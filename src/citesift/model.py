@@ -2,7 +2,9 @@
 
 Offsets everywhere are counted in Python characters (code points), so that slicing works:
 ``block.text[start:end] == passage.content`` and ``source[source_start:source_end]`` holds
-the markup the passage came from.
+the markup the passage came from, ``source`` being the page's decoded text (the snapshot
+keeps the body's bytes and the charset they are decoded by). No offset counts bytes: a
+character past U+007F takes two to four of them in UTF-8.
 """
 
 from __future__ import annotations
@@ -130,7 +132,9 @@ class Block:
     kind: BlockKind
     section: tuple[str, ...]
     source_start: int
+    """Where the block begins in the decoded source: an offset in characters, not bytes."""
     source_end: int
+    """Where the block ends in the decoded source (characters, exclusive)."""
     offsets: tuple[tuple[int, int], ...] = field(default=(), repr=False)
     place: Place | None = None
 
@@ -195,7 +199,10 @@ class Passage:
     start: int
     end: int
     source_start: int
+    """Where the passage begins in the decoded source of its snapshot: an offset in
+    characters (code points) of the decoded text, not bytes."""
     source_end: int
+    """Where the passage ends in the decoded source (characters, exclusive)."""
     fragment_url: str
     snapshot_id: str | None = None
     place: Place | None = None
@@ -237,7 +244,10 @@ class Provenance:
     snapshot_id: str | None = None
     block: int | None = None
     source_start: int | None = None
+    """Where the chunk begins in the decoded source of snapshot ``snapshot_id``: an offset
+    in characters (code points) of the decoded text, not bytes."""
     source_end: int | None = None
+    """Where the chunk ends in the decoded source (characters, exclusive)."""
     fragment_url: str | None = None
     section: tuple[str, ...] | None = None
     """The heading path over the block the chunk starts in (a heading heads its own)."""

@@ -1,5 +1,5 @@
 """The research agent: a task in, a JSON answer out, every field cited to the evidence
-that states it, and traceable to the bytes it came from."""
+that states it, and traceable to the span of the stored page it came from."""
 
 from citesift.agent.actions import (
     Action,

@@ -28,13 +28,15 @@ MAX_SPAN_CHARS = 4_000
 @dataclass(frozen=True, slots=True)
 class SpanTrace:
     """One piece of evidence and where it sits: the stored snapshot's id, the span's offsets
-    in its decoded text, the span itself (``span``) and what comes ``before`` and
-    ``after`` it. The snapshot fields are None when the page was not kept. Evidence of a
-    PDF or Office file is shown in the file's text as read (the block or blocks it lies in,
-    never its bytes), with its ``place`` (``page 1, paragraph 2 to page 2, paragraph 1``),
-    as the run kept it when the file itself is not kept. ``link`` leads to the sentence of
-    the evidence that holds the field's value (its first sentence when none does): a text
-    fragment in a web page, the sentence's page in a file (``#page=2``)."""
+    in characters of its decoded text (``source_start``/``source_end``; the snapshot keeps
+    the bytes and their charset, and no offset counts bytes), the span itself (``span``)
+    and what comes ``before`` and ``after`` it. The snapshot fields are None when the page
+    was not kept. Evidence of a PDF or Office file is shown in the file's text as read (the
+    block or blocks it lies in, never its bytes), with its ``place`` (``page 1, paragraph 2
+    to page 2, paragraph 1``), as the run kept it when the file itself is not kept. ``link``
+    leads to the sentence of the evidence that holds the field's value (its first sentence
+    when none does): a text fragment in a web page, the sentence's page in a file
+    (``#page=2``)."""
 
     id: str
     url: str
@@ -53,7 +55,7 @@ class SpanTrace:
 @dataclass(frozen=True, slots=True)
 class FieldTrace:
     """One field of an answer: its pointer, value, whether it was verified (or its citation
-    corrected), and the evidence it cites, each traced to its bytes."""
+    corrected), and the evidence it cites, each traced to its span of the stored page."""
 
     pointer: str
     value: Any
@@ -88,8 +90,8 @@ def trace(store: AnyStore, run_id: str, pointer: str | None = None) -> RunTrace:
     texts: dict[str, str | _FileText | None] = {}
 
     def traced(item: dict[str, Any]) -> tuple[SpanTrace, tuple[TextPlace, ...]]:
-        """The evidence ``item`` traced to its bytes, and the places its sentences are
-        linked by (none in a web page)."""
+        """The evidence ``item`` traced to its span of the stored page, and the places its
+        sentences are linked by (none in a web page)."""
         kept = item.get("snapshot_id")
         start, end = _offsets(item)
         found = SpanTrace(

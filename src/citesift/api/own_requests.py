@@ -20,6 +20,11 @@ from citesift.verify.document_check import (
     SERVED_MAX_SECONDS,
 )
 
+SOURCE_OFFSET = (
+    "An offset in the page's decoded source (the stored snapshot's body decoded by its"
+    " charset): characters (code points) of the decoded text, not bytes."
+)
+
 
 class WikipediaPassagesRequest(OwnBody):
     """An article of a wiki by its key (as a search hit gives it): its attributed passages.
@@ -98,8 +103,8 @@ class PassageOut(BaseModel):
     block: int
     start: int
     end: int
-    source_start: int
-    source_end: int
+    source_start: int = Field(description=SOURCE_OFFSET)
+    source_end: int = Field(description=SOURCE_OFFSET)
     fragment_url: str
     snapshot_id: str | None = None
     place: dict[str, Any] | None = None

@@ -1,5 +1,5 @@
 """``citesift research TASK``: an answer with every field cited; ``citesift trace RUN``: a
-stored run's fields traced to the bytes they came from."""
+stored run's fields traced to the stored text they came from."""
 
 from __future__ import annotations
 
@@ -259,12 +259,14 @@ def _traced(traced: RunTrace, checked: RunCheck | None) -> str:
                 if span.place is not None:
                     lines.append(f"    {span.place}: {span.link}")
                 continue
-            if span.place is not None or span.link is not None:
-                lines.append(f"    snapshot {span.snapshot_id}, {span.place or 'the file'}:")
-                lines.append(f"    {span.link}")
+            if span.place is not None:
+                lines.append(f"    snapshot {span.snapshot_id}, {span.place}:")
             else:
                 lines.append(
-                    f"    snapshot {span.snapshot_id} [{span.source_start}:{span.source_end}]:"
+                    f"    snapshot {span.snapshot_id}, characters {span.source_start}:"
+                    f"{span.source_end} of its decoded text:"
                 )
+            if span.link is not None:
+                lines.append(f"    {span.link}")
             lines.append(f"    …{span.before}⟦{span.span}⟧{span.after}…")
     return "\n".join(lines)

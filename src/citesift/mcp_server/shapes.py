@@ -24,7 +24,8 @@ def licence_item(licence: Licence | Mapping[str, Any] | None) -> Item | None:
 
 
 def passage_item(passage: Passage | Mapping[str, Any]) -> Item:
-    """A passage (or a scrape's passage as JSON) with its citation and its span."""
+    """A passage (or a scrape's passage as JSON) with its citation and its span
+    (``source_start``/``source_end``: characters of the snapshot's decoded text)."""
     given = dataclasses.asdict(passage) if isinstance(passage, Passage) else passage
     place = passage.place if isinstance(passage, Passage) else stored_place(given.get("place"))
     return {
@@ -61,7 +62,8 @@ def match_item(match: Match) -> Item:
 
 
 def evidence_item(evidence: Evidence) -> Item:
-    """A research run's evidence as a passage, with the id its answer cites it by."""
+    """A research run's evidence as a passage, with the id its answer cites it by (its span
+    in characters of the snapshot's decoded text)."""
     return {
         "id": evidence.id,
         "kind": evidence.kind,
