@@ -157,3 +157,12 @@ def test_a_passage_holding_no_query_word_is_no_bm25_hit(store_location: str) -> 
     assert [h.content for h in hits] == [held]  # its document's match finds no other passage
     assert [h.content for h in filtered] == [held]
     assert hits[0].score == 2.0  # the best passage of the best document
+
+
+def test_hybrid_still_brings_passages_of_no_query_word_on_its_dense_side(tmp_path) -> None:
+    held = "Audited in May by the regional office."
+    with create_rag(HashEmbedder(), tmp_path / "s.db", chunk_size=60, chunk_overlap=0) as rag:
+        rag.ingest([{"id": "sales", "content": f"{held} {FILLER}"}])
+        hits = rag.search("audited", top_k=10)
+    assert hits[0].content == held and len(hits) > 1
+    assert all("Audited" not in h.content for h in hits[1:])  # the dense side's, fused
