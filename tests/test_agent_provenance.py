@@ -173,7 +173,7 @@ def test_a_pattern_that_backtracks_without_end_is_cut_off_and_others_still_match
     assert problem is not None and "cannot be checked against the schema" in problem
     problem = finish_problem(Finish({"b" * 40 + "!": 1}, {}), check, {"E1"})
     assert problem is not None and "cannot be checked against the schema" in problem
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20  # two checks of 2 s each, on a busy machine
     assert finish_problem(Finish({"code": "aaa", "bb": 2}, {}), check, {"E1"}) is None
     wrong = finish_problem(Finish({"code": "ab", "bb": "x"}, {}), check, {"E1"})
     assert wrong is not None and "'ab' does not match" in wrong and "/bb" in wrong
