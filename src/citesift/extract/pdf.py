@@ -35,14 +35,15 @@ _PDF_DATE = re.compile(
 )
 
 
-def read_pdf(body: bytes, budget: int) -> FileText:
-    """The text of the PDF ``body``, page by page, within ``budget`` characters."""
+def read_pdf(body: bytes, budget: int, seconds: float = MAX_SECONDS) -> FileText:
+    """The text of the PDF ``body``, page by page, within ``budget`` characters; no page is
+    begun once reading has taken ``seconds``."""
     check_streams(body)
     with _PDFIUM:
-        return _read(body, budget)
+        return _read(body, budget, seconds)
 
 
-def _read(body: bytes, budget: int) -> FileText:
+def _read(body: bytes, budget: int, seconds: float) -> FileText:
     document = _open(body)
     try:
         pages = len(document)
@@ -51,7 +52,7 @@ def _read(body: bytes, budget: int) -> FileText:
         kept = Collector(budget)
         started = time.monotonic()
         for number in range(1, pages + 1):
-            kept.full = kept.full or time.monotonic() - started > MAX_SECONDS
+            kept.full = kept.full or time.monotonic() - started > seconds
             if kept.full:
                 break
             for index, paragraph in enumerate(_paragraphs(document, number), start=1):
