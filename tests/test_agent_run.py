@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from citesift.agent.evidence import PASSAGES_PER_READ
 from citesift.agent.research import aresearch, research
-from citesift.agent.run import Answer
+from citesift.agent.run import TIME_RESERVE, Answer
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
 from citesift.store import SQLiteStore
@@ -579,18 +580,27 @@ def test_turns_whose_urls_are_all_refused_are_no_reads_and_keep_the_tools_open(
 def test_when_time_runs_out_the_final_turn_still_has_its_reserve(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:
-    serve_page(server, "/slow-1", MUSEUM, delay=9.2)
-    serve_page(server, "/slow-2", HOURS, delay=9.2)
+    """The page read is answered only once the run is half its reserve from the end of its
+    time (its clock starts within milliseconds of the call): the tools close, and the final
+    turn has the rest."""
+    budget_s = 8.0
+    started = time.monotonic()
+
+    def held(request: Any, query: dict[str, str]) -> None:
+        time.sleep(max(started + budget_s * (1 - TIME_RESERVE / 2) - time.monotonic(), 0.0))
+        request.answer(200, MUSEUM, {"Content-Type": "text/html"})
+
+    server.route("/slow", held)
     answer = seen_after(
         server,
         api,
-        act(action="scrape", urls=[server.url("/slow-1"), server.url("/slow-2")]),
+        act(action="scrape", urls=[server.url("/slow")]),
         act(action="finish", data={"floors": 12}, sources={"/floors": ["E1"]}),
-        found=[server.url("/slow-1"), server.url("/slow-2")],
-        max_seconds=20.0,
+        found=[server.url("/slow")],
+        max_seconds=budget_s,
     )
     seen = prompts(api)[1:]
-    assert "No more tools: the time budget (20 s) is spent." in seen[1]
+    assert "No more tools: the time budget (8 s) is spent." in seen[1]
     assert answer.status == "completed" and answer.stop_reason == "budget.exhausted"
     assert answer.fields[0].verified
 
