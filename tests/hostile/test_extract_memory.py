@@ -39,10 +39,13 @@ PATTERNS = {
     "class attributes": "<html " + "class=x " * 10,
     "distinct attributes": "<div a b c d e f g h i j k l m n o p q r s t u v w x y z",
 }
-SMALLER_PAGES = {PATTERNS["nested blocks"]: PAGE_CHARS // 2}
-"""Nested blocks are read the slowest under ``tracemalloc`` (minutes at 6 MB) and peak at a
-small fixed amount (0.04 times a page of 200,000 blocks): a smaller page only makes a fixed
-peak a larger multiple of it, and a peak growing with the nesting the same multiple."""
+SMALLER_PAGES = {PATTERNS["nested blocks"]: PAGE_CHARS // 10}
+"""Nested blocks are read the slowest under ``tracemalloc`` (whose cost for each allocation
+grows with how far into its function it is made, and the scan is one long loop: 20 s a
+million characters traced, under a second untraced) and peak at a small fixed amount (44 KB,
+0.2 times a page of 40,000 blocks, 78 times as deep as the scan's bound on depth): a smaller
+page only makes a fixed peak a larger multiple of it, and a peak growing with the nesting the
+same multiple."""
 MEASURE = """
 import json, sys, tracemalloc
 from citesift import extract_document
