@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from citesift.verify.facts import facts
 from citesift.verify.judges.quoting import QUOTED_CHARS, quote
 from citesift.verify.judges.subclaims import split_claim
 from judge_pages import PAGE, judged
@@ -107,6 +108,15 @@ def test_a_span_of_years_written_short_matches_it_written_in_full() -> None:
     page = ["The school was renamed.", "The new name takes effect over the 2018-2019 year."]
     check = judged("The new name takes effect during the 2018–19 year.", page)
     assert check.label == "supported", check
+
+
+def test_a_date_followed_by_its_time_is_no_span_of_years() -> None:
+    assert facts("Posted Dec 5, 2019 - 12:00AM").numbers == {"5", "2019", "12", "00"}
+    assert facts("the 2019-12 budget").numbers == {"2019", "12"}  # a span ends after it starts
+    page = ["Posted Dec 5, 2019 - 12:00AM", "The old paper mill on the river closed its gates."]
+    check = judged("The old paper mill on the river closed its gates in 2012.", page)
+    assert check.label != "supported", check
+    assert "2012" in check.reason
 
 
 def test_a_dateline_far_from_the_candidates_completes_a_date() -> None:

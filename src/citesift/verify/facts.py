@@ -253,8 +253,10 @@ WORD = re.compile(rf"[^\W\d_][\w'’-]*|{NUMBER.pattern}")
 """A word (its apostrophes and hyphens kept) or a number."""
 CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 """The *n't* of *didn't*, *won't*."""
-_YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b")
-"""A span of years written short (``2018–19``), read in full (``2018–2019``)."""
+_YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b(?!\s?[:.]\d)")
+"""A span of years written short (``2018–19``), read in full (``2018–2019``) by
+``_full_years``. Its second part is a year, not the hour of a time (``2019 - 12:00AM`` is a
+date and its time, no span)."""
 _NUMERIC_DATE = re.compile(
     r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b"
     r"|\b(?P<first>\d{1,2})(?P<sep>[/.])(?P<second>\d{1,2})(?P=sep)(?P<in_year>1[5-9]\d\d|20\d\d)\b"
@@ -289,7 +291,7 @@ def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
     text = _dates(text)
-    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", text))
+    words = WORD.findall(_full_years(text))
     lowered = [w.lower() for w in words]
     stem = content_stemmer()
     numbers = {number for _, number in _numbers(words, lowered)}
@@ -355,6 +357,20 @@ def _dates(text: str) -> str:
     return _NUMERIC_DATE.sub(_spelled_date, _GLUED_MONTH.sub(" ", text))
 
 
+def _full_years(text: str) -> str:
+    """``text`` with each span of years written short (``_YEAR_RANGE``) written in full; a
+    span ends after it starts, so ``2019-12`` (a year and its month, or a year and an hour)
+    is left as it is."""
+    return _YEAR_RANGE.sub(_full_span, text)
+
+
+def _full_span(match: re.Match[str]) -> str:
+    """A short span (``2018–19``) in full (``2018–2019``), or as written when its second
+    part is not later than its first."""
+    century, first, dash, second = match.groups()
+    return match[0] if second <= first else f"{century}{first}{dash}{century}{second}"
+
+
 def _spelled_date(match: re.Match[str]) -> str:
     """A date in digits written with its month's name (``2016-08-25`` as ``25 August
     2016``), so its month and day match a date written out; left as it is when its order of
@@ -382,7 +398,7 @@ def number_kinds(text: str) -> frozenset[tuple[str, str]]:
     ``day`` (1 to 31 beside a month's name: ``May 15``, ``15 May``) or ``count``; written as
     in ``Facts.numbers`` but for leading zeros, dropped (``05`` is ``5``, as in a date). Two
     numbers disagree only when they are of one kind: a year is no count."""
-    words = WORD.findall(_YEAR_RANGE.sub(r"\1\2\3\1\4", _dates(text)))
+    words = WORD.findall(_full_years(_dates(text)))
     lowered = [w.lower() for w in words]
     found = set()
     for i, number in _numbers(words, lowered):
