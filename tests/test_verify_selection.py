@@ -188,3 +188,23 @@ def test_the_first_sentence_named_is_one_stating_several_of_the_claims_statement
     assert chosen(claim, page) == (4, 1)
     page[4] = "Brooks saw the bridge opened to traffic in 1932."
     assert chosen(claim, page) == (1, 4)
+
+
+def test_a_heading_tied_with_a_full_sentence_stating_its_words_gives_way_to_it() -> None:
+    claim = "Ada Brooks was named chief engineer of the Harbour Trust in 1930."
+    page = [
+        "Harbour news",
+        "## Harbour Trust names Ada Brooks chief engineer",
+        "The trust met on Monday in the old customs house.",
+        "The board named Ada Brooks chief engineer of the Harbour Trust.",
+        "Fishing boats moored below the pylons every night.",
+        "Harbour Trust names Ada Brooks chief engineer; see the minutes",
+        "Published 4 May 1930",
+    ]
+    found = find_candidates(claim, page)
+    assert found.ranked[0] == 1  # the heading ranks first, for being short
+    assert chosen(claim, page, found) == (3, 6)  # the sentence states what it names
+    unsaid = [*page[:3], "The board met again in June.", *page[4:]]
+    assert chosen(claim, unsaid) == (1, 6)
+    # a longer line that is no sentence (a link's text, a page's title) keeps its place
+    assert chosen(claim, page, ranked_first(found, (5, 3))) == (5, 6)

@@ -101,7 +101,9 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         return None
     pool = {i: _matched(units, fact_keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
-    chosen, covered, aside = choose(units.weights, units.hard, pool, candidates, lines, parts)
+    chosen, covered, aside = choose(
+        units.weights, units.hard, pool, candidates, lines, parts, sentences
+    )
     coverage = math.fsum(units.weights[u] for u in covered) / total
     first = (
         math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0

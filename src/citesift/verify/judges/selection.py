@@ -58,6 +58,9 @@ statement of the claim still unbacked (``BACKED``) may be stated anywhere on the
 helped, 3 more.)"""
 
 
+_ENDED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
+"""The end of a sentence: a full stop, a question or an exclamation mark, maybe followed by
+closing quotes or brackets."""
 _ITEMS = re.compile(r"\s[|•]\s")
 """What sets apart the items of a line of a page's layout (``Published May 24, 2019 |
 Updated May 25, 2019``, ``By Jo Ames • May 24, 2019``)."""
@@ -75,13 +78,15 @@ def choose(
     candidates: Candidates,
     lines: frozenset[int],
     statements: Sequence[frozenset[str]] = (),
+    sentences: Sequence[str] = (),
 ) -> tuple[list[int], set[str], frozenset[int]]:
     """The sentences chosen (indices, in the order chosen), the claim units they cover, and
     those of them read but not named as support (``PASSAGE``).
 
     ``weights`` are the claim's units (``hard`` ones are numbers, dates and names),
     ``keys`` the units each sentence covers, ``statements`` the units of each statement of
-    the claim. Passes, each adding the sentence that covers most anew until none qualifies:
+    the claim, ``sentences`` the page's lines (read for their form, ``_in_full``). Passes,
+    each adding the sentence that covers most anew until none qualifies:
     candidates covering ``MIN_GAIN`` of the claim anew, words or names among it (a number
     alone in a sentence about something else supports nothing) and standing no lower than
     the page's average by meaning (``Candidates.lift``: a sentence less close to the claim
@@ -95,7 +100,8 @@ def choose(
     then, for a number or date still missing, a candidate beside a chosen sentence or one
     of the page's date ``lines`` that holds it; last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
-    better-ranked. A sentence adding a single unit, or joining for its closeness, farther
+    better-ranked, but a line of few words to a full sentence stating its facts of the
+    claim (``_in_full``). A sentence adding a single unit, or joining for its closeness, farther
     than ``PASSAGE`` from every sentence chosen before it is not named, unless it is a
     date line."""
     rank = {i: r for r, i in enumerate(candidates.ranked)}
@@ -130,7 +136,8 @@ def choose(
             if not chosen:
                 gains = _main(gains, keys, weights, statements)
             most = max(gains.values())
-            best = next(i for i, gain in gains.items() if gain >= (1 - tie) * most)
+            tied = [i for i, gain in gains.items() if gain >= (1 - tie) * most]
+            best = _in_full(tied, keys, wanted, sentences)
             if (loose or len((keys[best] & wanted) - covered) == 1) and _apart(best, chosen, lines):
                 aside.add(best)
             chosen.append(best)
@@ -185,6 +192,34 @@ def _main(
     backs = {i: sum(_backs(statement, keys[i], weights) for statement in statements) for i in gains}
     most = max(backs.values())
     return gains if most < 2 else {i: gain for i, gain in gains.items() if backs[i] == most}
+
+
+def _in_full(
+    tied: Sequence[int],
+    keys: Mapping[int, frozenset[str]],
+    wanted: set[str],
+    sentences: Sequence[str],
+) -> int:
+    """Of candidates ``tied`` for a place (best-ranked first), the best-ranked, unless it is
+    a line of a few words (``candidates.few_words``: a heading, a label, a dateline) and a
+    tied full sentence (``_full``) holds every fact of the claim it holds: then that
+    sentence. A heading names a topic in the claim's words (*Wizards Recall McClellan*,
+    *Melvin R. Seiden Curator of Chinese Art*), and ranks well for being short, while the
+    sentence holding the same words states them of someone, in a clause (*McClellan has
+    been recalled*, *Jan Stuart is the first Melvin R. Seiden Curator*), which is what a
+    reader checking the claim looks for."""
+    best = tied[0]
+    if best >= len(sentences) or not few_words(sentences[best]):
+        return best
+    held = keys[best] & wanted
+    return next((i for i in tied[1:] if held <= keys[i] and _full(sentences[i])), best)
+
+
+def _full(sentence: str) -> bool:
+    """``sentence`` is a full sentence: more than a few words, and ended by a full stop, a
+    question or an exclamation mark (``_ENDED``), as a heading, a page's title, a label or
+    a link's text is not."""
+    return not few_words(sentence) and _ENDED.search(sentence) is not None
 
 
 def _backs(statement: frozenset[str], keys: frozenset[str], weights: Mapping[str, float]) -> bool:
