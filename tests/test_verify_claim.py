@@ -25,6 +25,7 @@ from citesift.net import ClientIdentity
 from citesift.sources import WikipediaSourceProvider
 from citesift.text import citation_sources
 from citesift.verify import Candidates, find_candidates
+from citesift.verify.facts import facts
 from openai_server import Reply, ScriptedServer, chat_reply, serve_openai
 from wikipedia_server import WikipediaStandIn
 
@@ -123,6 +124,47 @@ def test_an_unrelated_claim_gets_no_supporting_sentence(rust: list[str], minilm:
     assert check == ClaimCheck("not_supported", (), check.score, check.reason)
     assert check.score < 0.2
     assert "nothing" in check.reason
+
+
+@pytest.mark.parametrize("value", ["N/A", "none", "-"])
+def test_a_value_stating_nothing_beyond_its_field_is_not_supported(
+    minilm: Embedder, value: str
+) -> None:
+    page = ["The tower has a height that was measured in 1998.", "It opened to visitors."]
+    check = verify_claim(value, page, embedder=minilm, about="height")
+    assert check == ClaimCheck("not_supported", (), 0.0, check.reason)
+    assert "nothing beyond what it is about" in check.reason
+    assert verify_claim("1998", page, embedder=minilm, about="height").label == "supported"
+
+
+def test_a_name_ending_in_a_month_abbreviation_is_one_name() -> None:
+    """*DeMar 2015* is a name and a year, not *De*, March and 2015; a month run into a
+    longer word before a number is still set apart."""
+    check = verify_claim(
+        "The study by DeMar 2015 found 40 cases.", ["DeMar (2015) found 40 cases."]
+    )
+    assert check.label == "supported", check
+    for name in ("LeMay 3", "HoJun 12", "DeMar 2015"):
+        assert facts(name).months == frozenset(), name
+    assert facts("NewsOPINIONApril 11 2019").months == frozenset({4})
+    assert facts("Orange County RegisterAugust 25, 2016").months == frozenset({8})
+
+
+def test_ms_is_a_word_and_a_title_before_a_name_is_not() -> None:
+    """*MS* (a disease, a firm) and *ms* (milliseconds) are facts of a claim; *Dr.* or
+    *Mr* before a name is not, nor does it hide the name."""
+    claim = "Worldwide, MS affects 2 million people."
+    check = verify_claim(claim, ["Worldwide, cancer affects 2 million people."])
+    assert check.label != "supported", check
+    assert "not found: ms" in check.reason
+    assert "ms" in facts("The reply took 40 ms.").stems
+    assert "ms" in facts("MS affects 2 million people.").stems
+    assert (
+        facts("Dr. Smith and Mr Jones met Prof. Lee.").stems
+        == facts("Smith and Jones met Lee.").stems
+    )
+    assert {"smith", "jone"} <= facts("Dr Smith met Mrs. Jones.").entities
+    assert "dr" in facts("He studied for a DR degree at Dr").stems
 
 
 def test_candidates_keep_neighbours_together(rust: list[str], minilm: Embedder) -> None:

@@ -129,12 +129,6 @@ FUNCTION_WORDS = AUXILIARY_VERBS | frozenset(
         "further",
         "again",
         "too",
-        # titles before a name
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
         # discourse adverbs and vague quantities
         "actually",
         "additionally",
@@ -263,11 +257,17 @@ _NUMERIC_DATE = re.compile(
 )
 """A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata), ``25/08/2016``
 or ``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
-_MONTH_WORDS = "|".join(name.capitalize() for names in MONTH_NAMES for name in names)
-_GLUED_MONTH = re.compile(rf"(?<=[^\W\d_])(?=(?:{_MONTH_WORDS})\.?\s+\d)")
-"""The place before a month's name run into the word before it and followed by a number,
-as a page's text read without its layout glues a menu or a byline to its date
-(``NewsOPINIONApril 11 2019``, ``Orange County RegisterAugust 25, 2016``)."""
+_MONTH_WORDS = "|".join(names[0].capitalize() for names in MONTH_NAMES)
+_GLUED_MONTH = re.compile(rf"(?<=[^\W\d_]{{3}})(?=(?:{_MONTH_WORDS})\s+\d)")
+"""The place before a month's full name run into a word of three letters or more before it
+and followed by a number, as a page's text read without its layout glues a menu or a
+byline to its date (``NewsOPINIONApril 11 2019``, ``Orange County RegisterAugust 25,
+2016``); a name ending in a month's abbreviation stays whole (``DeMar 2015``, ``LeMay 3``)."""
+_TITLE = re.compile(r"\b(?:Dr|Mrs?|Ms|Prof)(?:\.|(?=\s+[A-Z]))")
+"""A title before a name (``Dr. Smith``, ``Mr Lee``): written Title-case, with its period
+or before a capitalised word, so *MS* and *ms* are read as the words they are. It is read
+as an article (``the Smith``), a word that states nothing and leaves the name after it
+read as a name."""
 _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
@@ -290,7 +290,7 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
-    text = _dates(text)
+    text = _TITLE.sub("the", _dates(text))
     words = WORD.findall(_full_years(text))
     lowered = [w.lower() for w in words]
     stem = content_stemmer()

@@ -204,9 +204,9 @@ def _units(
 ) -> _Units:
     """The claim's keys weighted by rarity among a page's ``size`` sentences, ``document``
     counting the sentences holding each key (rarer weighs more); the keys of what the claim
-    is ``about`` left out, unless the claim states nothing else (``height: 42`` states 42,
-    which a page may say is how tall a thing stands)."""
-    keys = fact_keys(claim) - about or fact_keys(claim)
+    is ``about`` left out (``height: 42`` states 42, which a page may say is how tall a
+    thing stands), so a claim stating nothing else has none (``height: N/A``)."""
+    keys = fact_keys(claim) - about
     hard = {f"n:{n}" for n in claim.numbers} | {f"m:{m}" for m in claim.months} | claim.entities
     count = max(size, 1)
     weights = {

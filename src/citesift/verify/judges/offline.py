@@ -21,7 +21,7 @@ from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import Measured, measure
 from citesift.verify.judges.meaning import shared_embedder, standing_out
-from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded
+from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded, unmeasured
 from citesift.verify.judges.selection import MAX_SUPPORTING
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check
@@ -74,7 +74,7 @@ class OfflineJudge:
         """``judge`` from what ``features.measure`` found of ``claim`` in ``candidates``'
         windows (``measured``), for a caller that reads the measure too."""
         if measured is None:
-            return graded("not_supported", 0.0, None, sentences)
+            return unmeasured(claim, candidates)
         dense = candidates.dense
         closeness = max((dense[i] for i in measured.chosen), default=0.0) if dense else 0.0
         label = _label(measured)

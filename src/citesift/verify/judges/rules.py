@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from citesift.verify.candidates import Candidates
+from citesift.verify.facts import facts
 from citesift.verify.judges.base import ClaimCheck, Label
-from citesift.verify.judges.features import Measured
+from citesift.verify.judges.features import Measured, fact_keys
 from citesift.verify.judges.quoting import quoted
 
 BLOCKED_SCORE = 0.49
@@ -19,6 +21,7 @@ then more likely not supported in full than supported)."""
 SUPPORTED_SCORE = 0.51
 """The lowest score of a supported claim."""
 NO_FACT = "the claim states no checkable fact"
+ABOUT_ONLY = "the claim states nothing beyond what it is about"
 
 
 def blocked(measured: Measured) -> bool:
@@ -46,13 +49,17 @@ def banded(label: Label, score: float) -> float:
     return max(score, SUPPORTED_SCORE) if label == "supported" else min(score, BLOCKED_SCORE)
 
 
-def graded(
-    label: Label, score: float, measured: Measured | None, sentences: Sequence[str]
-) -> ClaimCheck:
+def unmeasured(claim: str, candidates: Candidates) -> ClaimCheck:
+    """The check of a claim with no fact to measure (``features.measure`` gave None): one
+    whose words all name what it is ``about`` (``height: N/A``) says so, as a field's name
+    alone supports no value."""
+    about = bool(candidates.about) and bool(fact_keys(facts(claim)))
+    return ClaimCheck("not_supported", (), 0.0, ABOUT_ONLY if about else NO_FACT)
+
+
+def graded(label: Label, score: float, measured: Measured, sentences: Sequence[str]) -> ClaimCheck:
     """The check a judge's ``label`` and ``score`` give once the rules are applied (the
     ``sentences`` the claim was measured against are quoted in the reason)."""
-    if measured is None:
-        return ClaimCheck("not_supported", (), 0.0, NO_FACT)
     label, score = held("not_supported" if not measured.chosen else label, score, measured)
     supporting = () if label == "not_supported" else tuple(sorted(measured.chosen))
     return ClaimCheck(label, supporting, score, _reason(label, measured, sentences))

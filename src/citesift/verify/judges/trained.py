@@ -12,7 +12,7 @@ from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import measure
 from citesift.verify.judges.judge_model import JudgeModel, load_model, shipped_model
-from citesift.verify.judges.rules import graded
+from citesift.verify.judges.rules import graded, unmeasured
 
 
 class TrainedJudge:
@@ -31,7 +31,7 @@ class TrainedJudge:
         """The grade of ``claim`` from the sentences in ``candidates``' windows."""
         measured = measure(claim, sentences, candidates)
         if measured is None:
-            return graded("not_supported", 0.0, None, sentences)
+            return unmeasured(claim, candidates)
         probabilities = self.model.probabilities(measured.features)
         label: Label = max(probabilities, key=lambda k: probabilities[k])
         return graded(label, self.model.score(probabilities["supported"]), measured, sentences)
