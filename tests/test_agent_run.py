@@ -740,6 +740,27 @@ def test_a_page_a_given_page_links_to_is_readable_once_that_page_is_read(
     assert f"{guide}: read (Guide)" in seen[3] and answer.pages == 2
 
 
+def test_a_given_page_that_failed_is_not_named_as_one_to_read_first(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """A given page tried and not read (here a 404) is no longer named as a page to read
+    first: the model is not sent back to retry a dead page."""
+    serve_page(server, "/start", page("Start", ["/guide"], "The City Museum: start."))
+    serve_page(server, "/guide", page("Guide", [], "A guide to the City Museum."))
+    dead, start, guide = server.url("/dead"), server.url("/start"), server.url("/guide")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[dead]),
+        act(action="scrape", urls=[guide]),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    on_pages("When did the City Museum open?", api, [dead, start])
+    seen = prompts(api)
+    assert f"{dead}: not read:" in seen[1]
+    assert f"{guide}: not read: not readable yet" in seen[2]
+    assert f"read the given pages first: {start}\n" in seen[2]
+
+
 def test_a_url_run_with_search_given_may_read_what_the_search_found(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

@@ -388,9 +388,11 @@ class _Run:
         lines: list[str] = []
         tries = 0
 
-        def not_read(url: str, reason: str) -> None:
+        def not_read(url: str, reason: str, tried: bool = True) -> None:
             lines.append(f"{url}: not read: {reason}\n")
             self.state.unread.refused(url, reason)
+            if tried:
+                self.tools.fail(url)
 
         for url in urls:
             if wanted is not None and len(documents) >= wanted:
@@ -401,7 +403,7 @@ class _Run:
             elif self.spend.pages >= self.spend.budget.pages:
                 not_read(url, "the page budget is spent")
             elif tries == MAX_TRIES:
-                not_read(url, f"not tried, as one action tries {MAX_TRIES} pages at most")
+                not_read(url, f"not tried, as one action tries {MAX_TRIES} pages at most", False)
             else:
                 tries += 1
                 page = await self.read_page(url)

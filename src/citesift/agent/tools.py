@@ -151,7 +151,9 @@ class Tools:
     None, and the ``given`` pages a run is confined to (none: anywhere the net policy
     allows). A confined run reads the given pages and the pages they link to, one hop: the
     links of a linked page are not followed; with ``follow_links`` False, the given pages
-    alone; ``followed`` are the given pages read, whose links may be read. Search results
+    alone; ``followed`` are the given pages read, whose links may be read, and ``failed``
+    the given pages tried that could not be read (no longer named as pages to read first,
+    so the model does not retry a dead page). Search results
     a confined run is given (``admit``) count as given pages. Any run reads only URLs it
     has ``seen``: URLs the user wrote in the task, search and map results and links of pages
     read (a URL the model makes up, which a page's text may have told it, is never
@@ -164,6 +166,7 @@ class Tools:
     follow_links: bool = True
     seen: set[str] = field(default_factory=set)
     followed: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.given = {_page(url) for url in self.given}
@@ -194,6 +197,12 @@ class Tools:
         self.see(link for link, _ in page.links)
         return [(link, text) for link, text in page.links if self.refusal(link) is None]
 
+    def fail(self, url: str) -> None:
+        """Note that ``url`` was tried and not read (it failed, was refused, or the page
+        budget is spent)."""
+        if _page(url) in self.given:
+            self.failed.add(_page(url))
+
     def refusal(self, url: str, site: bool = False) -> str | None:
         """Why ``url`` may not be read in this run, or None; ``site``: a site to map, which
         may be any address on the origin of a URL the run has seen."""
@@ -206,7 +215,7 @@ class Tools:
         if self.confined and _page(url) not in self.given and _page(url) not in self.linked:
             if not self.follow_links:
                 return "outside the pages this run is confined to"
-            unread = sorted(self.given - self.followed)
+            unread = sorted(self.given - self.followed - self.failed)
             if unread:
                 return not_yet_linked(unread)
             return "outside the pages this run is confined to and the pages they link to"
