@@ -15,6 +15,7 @@ from citesift import index_add
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.cli.reading import EXIT_FAILED
+from citesift.extract.plaintext import MAX_TEXT_BLOCKS
 from citesift.index.partition import create_partitioned_rag
 from citesift.sources.files import FileRefused, file_document, file_uri
 from citesift.verify.citations import find_citations
@@ -41,7 +42,7 @@ def test_a_document_cut_at_the_budget_is_named_and_a_larger_budget_reads_it_whol
     sheet.write_bytes(long_sheet(3_000))  # some 12,000 characters of cells
     store = tmp_path / "index.db"
     code, out, err = add(store, str(sheet), "--budget", "2000")
-    assert code == 0 and "1 of them cut at the budget" in out
+    assert code == 0 and "1 of them cut short" in out
     assert f"cut {sheet}: the text was cut short (budget 2,000 characters;" in err
     report = index_add([str(sheet)], store=store, retrieval="bm25", budget=2000)
     assert report.unchanged == 1 and report.cut == ()  # cut alike before: not read again
@@ -57,7 +58,7 @@ def test_markdown_and_plain_text_keep_the_same_budget(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text(text)
     report = index_add([str(tmp_path)], store=tmp_path / "i.db", retrieval="bm25", budget=1000)
     expected = {file_uri(tmp_path / "notes.md"), file_uri(tmp_path / "notes.txt")}
-    assert report.added == 2 and set(report.cut) == expected
+    assert report.added == 2 and set(report.cut) == set(report.budget_cut) == expected
     shared = index_add(
         [str(tmp_path)], store=tmp_path / "w.db", retrieval="bm25", budget=1000, workers=2
     )
@@ -68,6 +69,22 @@ def test_markdown_and_plain_text_keep_the_same_budget(tmp_path: Path) -> None:
         assert document.truncated and 900 < kept <= 1000
         whole = file_document(tmp_path / name, budget=10_000)
         assert not whole.truncated and len(whole.blocks) == 50
+
+
+def test_a_document_cut_by_a_bound_no_budget_lifts_is_not_said_to_need_a_larger_one(
+    tmp_path: Path,
+) -> None:
+    """A text of more paragraphs than are read (``MAX_TEXT_BLOCKS``) is cut short well
+    within the budget: named as cut by a size or time bound, not sent to --budget."""
+    many = tmp_path / "many.txt"
+    many.write_text("a\n\n" * (MAX_TEXT_BLOCKS + 1))
+    store = tmp_path / "index.db"
+    code, out, err = add(store, str(many))
+    assert code == 0 and "1 of them cut short" in out
+    assert f"cut {many}: the text was cut short by a size or time bound" in err
+    assert "--budget" not in err
+    report = index_add([str(many)], store=tmp_path / "other.db", retrieval="bm25")
+    assert report.cut == (file_uri(many),) and report.budget_cut == ()
 
 
 def test_each_pdf_says_its_own_reason(tmp_path: Path) -> None:

@@ -65,8 +65,8 @@ class IngestResponse(BaseModel):
     """What an ingest did, as ``index_add``'s report says: the pages ``added`` and their
     ``chunks``, the pages ``refused`` and why, the pages read ``empty`` (no text to index, an
     earlier version of one kept as it was; each in ``empty_documents`` with why), the pages
-    ``cut`` short by the text budget (only their first part indexed); ``unchanged``,
-    ``removed`` and ``elsewhere`` count files and shared jobs, 0 for pages."""
+    ``cut`` short by a bound on their size or reading time (only their first part indexed);
+    ``unchanged``, ``removed`` and ``elsewhere`` count files and shared jobs, 0 for pages."""
 
     success: bool = True
     added: int

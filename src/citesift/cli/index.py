@@ -109,9 +109,9 @@ def add(
     is not read again. Markdown notes keep their title, sections, tags and front matter.
     Pages read are kept as snapshots in the same store. What cannot be read is said on
     standard error and the rest is added; the exit status is 0 when anything was added or
-    everything was up to date. A document the text budget cut short is named on standard
-    error (--budget keeps more). A document's id is its URI (file:///... for a file, the
-    page's URL for a page)."""
+    everything was up to date. A document cut short is named on standard error (when the
+    text budget cut it, --budget keeps more). A document's id is its URI (file:///... for a
+    file, the page's URL for a page)."""
     path = index_store(store, existing=False)
     pages = None
     if any(is_web_url(source) for source in sources):  # a bad contact is said before any read
@@ -158,14 +158,18 @@ def _say(report: IndexAddReport, budget: int) -> None:
     for empty in report.empty_documents:
         say(f"skipped {shown(empty.id)}: {empty.reason}", err=True)
     for name in report.cut:
-        say(f"cut {shown(name)}: the text was cut short (budget {budget:,} characters;"
-            " --budget keeps more)", err=True)  # fmt: skip
+        why = (
+            f" (budget {budget:,} characters; --budget keeps more)"
+            if name in report.budget_cut
+            else " by a size or time bound"
+        )
+        say(f"cut {shown(name)}: the text was cut short{why}", err=True)
     if report.elsewhere:
         say(f"{report.elsewhere} source item(s) read by another command on the same store")
     if report.did_nothing:
         fail("nothing was indexed", _status(report.refused))
     if report.added:
-        cut = f", {len(report.cut)} of them cut at the budget" if report.cut else ""
+        cut = f", {len(report.cut)} of them cut short" if report.cut else ""
         say(f"indexed {report.added} document(s) as {report.chunks} chunk(s){cut}")
     if report.empty:
         say(

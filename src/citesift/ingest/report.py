@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from citesift.index.documents import IngestDoc, as_ingest_doc
 from citesift.index.rag import Rag
 from citesift.sources.gather import Blank, Found, SourceRefusal, Unchanged
+from citesift.sources.loaders.files import cut_by_budget
 
 IndexProgress = Callable[[str, int, int], None]
 """Hears ``(what is being done, done, in all)``; ``in all`` is 0 while unknown."""
@@ -32,8 +33,9 @@ class IndexAddReport:
     and why; ``elsewhere``: items another command sharing the PostgreSQL job read instead;
     ``empty``: how many documents read hold no text, so not indexed (an earlier version of one
     is kept as it was), each named with why in ``empty_documents``; ``cut``: the ids of the
-    documents indexed that the text budget cut short (only their first ``budget`` characters
-    are indexed)."""
+    documents indexed that were cut short, by the text budget (only their first ``budget``
+    characters are indexed) or by a bound on size or time; ``budget_cut``: those of them the
+    budget cut, of which a larger budget indexes more."""
 
     added: int = 0
     chunks: int = 0
@@ -44,6 +46,7 @@ class IndexAddReport:
     empty: int = 0
     empty_documents: tuple[EmptyDocument, ...] = ()
     cut: tuple[str, ...] = ()
+    budget_cut: tuple[str, ...] = ()
 
     @property
     def did_nothing(self) -> bool:
@@ -55,8 +58,8 @@ class IndexAddReport:
 @dataclass
 class Tally:
     """What reading did so far: the ids indexed and their chunks, the ids read empty (and
-    why, when the reader said), the ids the budget cut short, the ids seen unchanged, the
-    refusals, and how many items were read."""
+    why, when the reader said), the ids cut short (and those of them the budget cut), the
+    ids seen unchanged, the refusals, and how many items were read."""
 
     added: set[str] = field(default_factory=set)
     chunks: int = 0
@@ -65,8 +68,10 @@ class Tally:
     items: int = 0
     empty: dict[str, str] = field(default_factory=dict)
     cut: set[str] = field(default_factory=set)
+    budget_cut: set[str] = field(default_factory=set)
     _why_empty: dict[str, str] = field(default_factory=dict)
     _read_cut: set[str] = field(default_factory=set)
+    _read_budget_cut: set[str] = field(default_factory=set)
 
     def sort(self, found: Iterable[Found], documents: dict[str, IngestDoc]) -> None:
         """Each thing ``found`` counted, and each document put in ``documents`` by id (a
@@ -84,6 +89,8 @@ class Tally:
                     self._why_empty[document.id] = each.reason
                 if read.truncated:
                     self._read_cut.add(document.id)
+                if read.truncated and cut_by_budget(read.revision):
+                    self._read_budget_cut.add(document.id)
 
     def ingest(self, rag: Rag, documents: dict[str, IngestDoc]) -> None:
         """Index ``documents`` into ``rag``, counting their chunks, the documents kept and
@@ -97,6 +104,7 @@ class Tally:
             rag.kept = rag.refused = None
         self.added |= kept
         self.cut |= kept & self._read_cut
+        self.budget_cut |= kept & self._read_budget_cut
         refused = {each.name for each in self.refused}
         for name in sorted(set(documents) - kept - refused):
             self.empty[name] = self._why_empty.get(name, "no text")
@@ -106,6 +114,7 @@ class Tally:
         self.added |= other.added
         self.empty.update(other.empty)
         self.cut |= other.cut
+        self.budget_cut |= other.budget_cut
         self.chunks += other.chunks
         self.unchanged |= other.unchanged
         self.refused.extend(other.refused)
@@ -116,4 +125,4 @@ class Tally:
         empty = tuple(EmptyDocument(name, why) for name, why in sorted(self.empty.items()))
         return IndexAddReport(len(self.added), self.chunks, len(self.unchanged), removed,
                               tuple(self.refused), elsewhere, len(empty), empty,
-                              tuple(sorted(self.cut)))  # fmt: skip
+                              tuple(sorted(self.cut)), tuple(sorted(self.budget_cut)))  # fmt: skip
