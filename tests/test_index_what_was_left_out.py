@@ -19,6 +19,7 @@ from citesift.extract.plaintext import MAX_TEXT_BLOCKS
 from citesift.index.partition import create_partitioned_rag
 from citesift.sources.files import FileRefused, file_document, file_uri
 from citesift.verify.citations import find_citations
+from citesift.verify.written_urls import without_addresses
 from made_documents import compound_file, long_sheet, pdf
 
 runner = CliRunner()
@@ -181,3 +182,10 @@ def test_a_pointer_left_without_its_link_goes_with_it() -> None:
     }
     for text, claim in written.items():
         assert [c.sentence for c in find_citations(text)] == [claim]
+    bracketed = {
+        "It is secure (see https://netsec.net/audit).": "It is secure.",
+        "It is secure (See also https://netsec.net/audit) and fast.": "It is secure and fast.",
+        "It is secure (cf. https://netsec.net/audit.)": "It is secure.",
+    }
+    for text, claim in bracketed.items():
+        assert without_addresses(text) == claim

@@ -26,6 +26,8 @@ _ENDING = re.compile(r"[\s.,;:!?*_'\")\]]*")
 _POINTER = re.compile(r"(?:[,;:]\s*|^)(?i:see(?:\s+also)?|cf\.)\s*$|\s+(?i:see\s+also|cf\.)\s*$")
 """Words that point at the address after them: "see" after a comma (or alone, a verb
 otherwise: "what we see"), "see also" and "cf." anywhere."""
+_OPENED_POINTER = re.compile(r"\s*\(\s*(?i:see(?:\s+also)?|cf\.)\s*$")
+"""A pointer opening a bracket the address after it closes (``secure (see https://…)``)."""
 _ATTRIBUTE = ("=", '="', "='")
 """What stands before an address given as an HTML attribute's value (``src=``, ``href=``)."""
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "`": "`"}
@@ -79,14 +81,19 @@ def without_addresses(text: str) -> str:
     """``text`` without the addresses written out in it (and the brackets holding only
     one), the punctuation after them kept: the sentence as it reads around them. A pointer
     left with nothing to point at (``secure, see <https://…>.``: "see", "see also", "cf.")
-    goes with an address that ends the text, so the claim reads "secure."."""
+    goes with an address that ends the text, so the claim reads "secure."; one in brackets
+    with the address alone (``secure (see https://…)``) goes with its brackets, wherever
+    it stands."""
     kept, at = [], 0
     for match in _WRITTEN.finditer(text):
-        before = text[at : match.start()]
-        if _ENDING.fullmatch(text, match.end()):
+        before, end = text[at : match.start()], match.end()
+        opened = _OPENED_POINTER.search(before)
+        if opened and text.startswith(")", end):
+            before, end = before[: opened.start()], end + 1
+        elif _ENDING.fullmatch(text, end):
             before = _POINTER.sub("", before)
         kept += [before, _punctuation_after(match)]
-        at = match.end()
+        at = end
     return "".join(kept) + text[at:]
 
 
