@@ -761,6 +761,22 @@ def test_a_given_page_that_failed_is_not_named_as_one_to_read_first(
     assert f"read the given pages first: {start}\n" in seen[2]
 
 
+def test_a_url_not_read_is_listed_without_the_credentials_the_model_wrote_in_it(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    serve_page(server, "/start", page("Start", [], "The City Museum opened in 1998."))
+    start = server.url("/start")
+    secret = start.replace("://", "://visitor:hunter2@").replace("/start", "/private")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[secret]),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    answer = on_pages("When did the City Museum open?", api, [start])
+    assert [u.url for u in answer.unread] == [server.url("/private")]
+    assert "hunter2" not in json.dumps(answer.to_dict())
+
+
 def test_a_url_run_with_search_given_may_read_what_the_search_found(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from citesift.net import without_credentials
+
 MAX_UNREAD = 20
 """URLs not read an answer names at most (the first ones asked for)."""
 
@@ -22,19 +24,22 @@ class Unread:
 
 @dataclass
 class UnreadLog:
-    """The URLs not read so far, in the order first asked for; a URL read later leaves it."""
+    """The URLs not read so far, in the order first asked for; a URL read later leaves it.
+    Each is kept without the user name and password the model may have written in it, as
+    the list is stored and returned to callers."""
 
     reasons: dict[str, str] = field(default_factory=dict)
 
     def refused(self, url: str, reason: str) -> None:
         """``url`` was not read for ``reason`` (the latest reason kept)."""
+        url = without_credentials(url)
         if url in self.reasons or len(self.reasons) < MAX_UNREAD:
             self.reasons[url] = reason
 
     def read(self, *urls: str) -> None:
         """``urls`` were read after all."""
         for url in urls:
-            self.reasons.pop(url, None)
+            self.reasons.pop(without_credentials(url), None)
 
     def listed(self) -> tuple[Unread, ...]:
         """The URLs not read, with why."""
