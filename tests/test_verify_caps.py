@@ -13,12 +13,17 @@ import pytest
 from mcp import Client
 from typer.testing import CliRunner
 
-from citesift import CitationVerifier, WebPageSource, check_citations, verify_claim
+from citesift import CitationVerifier, ClaimCheck, WebPageSource, check_citations, verify_claim
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity
 from citesift.sources.web import PageLimits
-from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES, MAX_SOURCE_CHARS
+from citesift.verify.claim_check import (
+    MAX_CLAIM_CHARS,
+    MAX_SENTENCES,
+    MAX_SOURCE_CHARS,
+    verify_read_far,
+)
 from citesift.verify.verifier import MAX_ANSWER_CHARS, MAX_CHARS, MAX_TEXTS
 from servers import MisbehavingServer
 from test_mcp import World, _text, stdio, world  # noqa: F401 - a fixture
@@ -63,6 +68,19 @@ def test_a_ten_megabyte_claim_is_refused_quickly() -> None:
     with pytest.raises(InvalidArgument, match=f"at most {MAX_CLAIM_CHARS:,}"):
         verify_claim("The bridge opened in 1932. " * 400_000, ["x"], embedder=embedder)
     assert time.monotonic() - started < QUICK and embedder.calls == 0
+
+
+def test_a_claim_read_far_is_bounded_alone_and_what_it_is_about_alone() -> None:
+    """A short claim about a long name is checked as ``verify_claim`` checks it: each of
+    the two within the bound is no fault, and the one past it is named."""
+    embedder = HashEmbedder()
+    short = verify_read_far("1932", [CLAIM], embedder=embedder, about="x" * (MAX_CLAIM_CHARS - 2))
+    assert "longer than" not in short.reason
+    long_about = verify_read_far("1932", [CLAIM], embedder=embedder, about="x" * 20_000)
+    expected = f"what the claim is about is longer than {MAX_CLAIM_CHARS:,} characters"
+    assert long_about == ClaimCheck("not_supported", (), 0.0, expected)
+    long_claim = verify_read_far("x" * 20_000, [CLAIM], embedder=embedder)
+    assert long_claim.reason == f"the claim is longer than {MAX_CLAIM_CHARS:,} characters"
 
 
 def test_a_ten_megabyte_answer_is_refused_before_it_is_split() -> None:

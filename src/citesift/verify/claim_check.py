@@ -87,12 +87,13 @@ def verify_read_far(
 ) -> ClaimCheck:
     """``verify_claim`` over as many of the first ``sentences`` as one check reads (a long
     page is read that far, not refused); when some are left unread, the reason says so. A
-    claim longer than ``MAX_CLAIM_CHARS`` is ``not_supported``, said so, not refused: a
-    document or an answer holding one still has its other claims checked."""
-    if len(about_claim(about, claim)) > MAX_CLAIM_CHARS:
-        return ClaimCheck(
-            "not_supported", (), 0.0, f"the claim is longer than {MAX_CLAIM_CHARS:,} characters"
-        )
+    claim, or what it is ``about``, longer than ``MAX_CLAIM_CHARS`` is ``not_supported``,
+    said so (naming which, as ``verify_claim`` bounds each), not refused: a document or an
+    answer holding one still has its other claims checked."""
+    for name, text in (("the claim", claim), ("what the claim is about", about)):
+        if len(text) > MAX_CLAIM_CHARS:
+            reason = f"{name} is longer than {MAX_CLAIM_CHARS:,} characters"
+            return ClaimCheck("not_supported", (), 0.0, reason)
     kept = read_far(sentences)
     check = verify_claim(claim, sentences[:kept], judge, embedder=embedder, about=about)
     if kept == len(sentences):
