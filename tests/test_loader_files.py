@@ -10,9 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from citesift.cli import app
+from citesift.cli.index import shown
 from citesift.errors import InvalidArgument
 from citesift.model import SourceDocument
-from citesift.sources.files import content_revision, file_revision, file_uri
+from citesift.sources.files import content_revision, document_ids, file_revision, file_uri, uri_path
 from citesift.sources.loaders import folder_files, gone, load_file, load_folder
 from made_documents import pdf
 
@@ -129,3 +130,17 @@ def test_index_add_with_a_glob_reads_by_content(tree: Path, tmp_path: Path) -> N
                        "--retrieval", "bm25")  # fmt: skip
     assert code == 0 and out.startswith("indexed 1 document(s)")
     assert run("index", "ls", "--store", store)[1].startswith(file_uri(tree / "report.bin"))
+
+
+def test_a_file_uri_names_its_file_back_whatever_the_bytes_of_its_name(tmp_path: Path) -> None:
+    """One decoding of a ``file:`` URI serves the CLI's names, the ids a user gives and the
+    check that a file is gone: a name that is not UTF-8 comes back byte for byte."""
+    path = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9 #1?.txt"))
+    path.write_text("Notes.")
+    uri = file_uri(path)
+    assert "%E9" in uri and "%23" in uri and "%3F" in uri
+    assert uri_path(uri) == shown(uri) == str(path.resolve())
+    assert document_ids([uri]) == [uri]
+    assert gone(tmp_path, [uri], set()) == []
+    path.unlink()
+    assert gone(tmp_path, [uri], set()) == [uri]

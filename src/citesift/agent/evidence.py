@@ -106,7 +106,7 @@ class EvidenceLog:
             matches = self._rag.search(query, top_k=per_page, filter=wanted)
             kind = "passage" if matches else OPENING
             if not matches:
-                matches = [c.match(None) for c in self._chunks.first(ingested.id, per_page)]
+                matches = self._chunks.first(ingested.id, per_page)
             for match in matches:
                 where = match.provenance
                 if where is None:

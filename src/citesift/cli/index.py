@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import unquote_to_bytes
 
 import typer
 from rich.console import Console
@@ -39,7 +37,7 @@ from citesift.errors import InvalidArgument, WorkerLost
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.index.rag import create_rag
 from citesift.ingest import IndexAddReport, IndexProgress, index_add
-from citesift.sources.files import document_ids
+from citesift.sources.files import document_ids, uri_path
 from citesift.sources.gather import RefusalKind, SourceRefusal
 from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
 from citesift.sources.page_access import PageAccess
@@ -188,7 +186,7 @@ def shown(document_id: str) -> str:
     """A document's id as a user names it: a file's path, else the id (a page's URL)."""
     if not document_id.startswith("file://"):
         return document_id
-    return os.fsdecode(unquote_to_bytes(document_id.removeprefix("file://")))
+    return uri_path(document_id)
 
 
 def _status(refused: tuple[SourceRefusal, ...]) -> int:

@@ -46,8 +46,7 @@ class Collector:
         room = self.budget - self.used
         if len(text) > room:
             self.full = True
-            cut = text.rfind(" ", 0, room + 1) if room > 0 else -1
-            text = text[: cut if cut > 0 else room].rstrip()
+            text = words_within(text, room)
             if not text:
                 return
         self.used += len(text)
@@ -69,6 +68,14 @@ class Collector:
             date,
             _clean(language),
         )
+
+
+def words_within(text: str, room: int) -> str:
+    """The start of ``text`` that fits in ``room`` characters, cut after its last white
+    space that fits (a space or a line break), else at ``room``: how the block crossing a
+    text budget is cut."""
+    cut = max(text.rfind(" ", 0, room + 1), text.rfind("\n", 0, room + 1))
+    return text[: cut if cut > 0 else room].rstrip()
 
 
 def _clean(value: str | None) -> str | None:

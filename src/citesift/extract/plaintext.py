@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from citesift.extract.collect import words_within
 from citesift.extract.html import DEFAULT_BUDGET, MAX_SOURCE_CHARS
 from citesift.extract.notes.document import line_cut
 from citesift.extract.notes.note import file_title
@@ -64,9 +65,7 @@ def text_blocks(raw: str, budget: int = DEFAULT_BUDGET) -> tuple[list[Block], bo
         text = found.group().rstrip()
         start = found.start()
         if used + len(text) > budget:
-            room = budget - used
-            cut = max(text.rfind(" ", 0, room + 1), text.rfind("\n", 0, room + 1))
-            text = text[: cut if cut > 0 else room].rstrip()
+            text = words_within(text, budget - used)
             if text:
                 blocks.append(Block(text, "paragraph", (), start, start + len(text)))
             return blocks, True

@@ -140,6 +140,12 @@ def file_uri(path: Path) -> str:
     return "file://" + quote_from_bytes(os.fsencode(path.resolve()), safe="/")
 
 
+def uri_path(uri: str) -> str:
+    """The path a ``file:`` URI names, its ``%NN`` bytes decoded as the file system spells
+    them: the name ``file_uri`` encoded, whatever its bytes."""
+    return os.fsdecode(unquote_to_bytes(urlsplit(uri).path))
+
+
 def document_ids(names: list[str]) -> list[str]:
     """The ids ``names`` can mean: each as given (a URL or an id; not a file name that is
     not UTF-8, which no id is), and each that can name a file (a path, or a ``file:`` URI
@@ -153,7 +159,7 @@ def _as_file_uri(name: str) -> tuple[str, ...]:
     try:
         parts = urlsplit(name)
         if parts.scheme == "file":
-            return (file_uri(Path(os.fsdecode(unquote_to_bytes(parts.path)))),)
+            return (file_uri(Path(uri_path(name))),)
         return () if parts.scheme in ("http", "https") else (file_uri(Path(name)),)
     except (OSError, ValueError):
         return ()

@@ -180,14 +180,15 @@ class ChunkTable:
         with self.store.reading() as conn:
             return {c.id: c for c in select(conn, "id", ids)}
 
-    def first(self, document_id: str, count: int) -> list[StoredChunk]:
-        """The first ``count`` chunks of a document, in order."""
+    def first(self, document_id: str, count: int) -> list[Match]:
+        """The first ``count`` chunks of a document, in order, as search results without a
+        score: read with only the columns a result shows (not the vectors)."""
         with self.store.reading() as conn:
             rows = conn.execute(
-                f"SELECT {COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq LIMIT ?",
+                f"SELECT {MATCH_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq LIMIT ?",
                 (document_id, count),
             )
-            return [chunk_of(r) for r in rows.fetchall()]
+            return [match_of(r, None) for r in rows.fetchall()]
 
     def matches(self, ranked: Sequence[tuple[str, float]]) -> list[Match]:
         """The chunks of ``ranked`` (id, score) that exist, as search results with those

@@ -10,7 +10,6 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import unquote_to_bytes
 
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.rules import Mode
@@ -23,6 +22,7 @@ from citesift.sources.files import (
     file_revision,
     file_uri,
     only_indexable,
+    uri_path,
     why_empty,
 )
 from citesift.sources.loaders.folder import folder_files
@@ -121,6 +121,6 @@ def gone(root: Path, indexed: Sequence[str], seen: set[str]) -> list[str]:
 def _exists(uri: str) -> bool:
     """Whether the ``file://`` URI names a regular file now."""
     try:
-        return stat.S_ISREG(os.stat(os.fsdecode(unquote_to_bytes(uri[len("file://") :]))).st_mode)
+        return stat.S_ISREG(os.stat(uri_path(uri)).st_mode)
     except (OSError, ValueError):
         return False
