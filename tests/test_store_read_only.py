@@ -95,3 +95,27 @@ def test_a_read_only_handle_makes_no_file_and_writes_nothing(tmp_path: Path) -> 
         with pytest.raises(StoreError, match="opened read-only"):
             rag.delete(["tides"])
         assert rag.stats().chunks == 1
+
+
+def test_ls_and_stats_in_a_writable_folder_open_the_store_as_ever(tmp_path: Path) -> None:
+    """A store this process can write is listed without leaving a reader's side files beside
+    it, and one made by an older release (a schema step missing) is brought up to date."""
+    (tmp_path / "tides.txt").write_text(TEXT)
+    store = tmp_path / "s.db"
+    index_add([str(tmp_path / "tides.txt")], store=store, retrieval="bm25")
+    with SQLiteStore(store) as opened, opened.transaction() as conn:
+        conn.execute("DELETE FROM schema_steps WHERE rowid = (SELECT max(rowid) FROM schema_steps)")
+    env = {**os.environ, "PYTHONPATH": SOURCE, "CITESIFT_HOME": str(tmp_path / "home")}
+    for command in ("ls", "stats"):
+        done = subprocess.run([sys.executable, "-m", "citesift", "index", command, "--store",
+                               str(store)], env=env, capture_output=True, text=True,
+                              timeout=120, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("s.db-")]
+
+
+def test_a_store_whose_name_is_not_utf8_is_opened_only_to_read_it(tmp_path: Path) -> None:
+    path = Path(os.fsdecode(bytes(tmp_path) + b"/st\xff.db"))
+    SQLiteStore(path).close()
+    with SQLiteStore(path, read_only=True) as store:
+        assert store.read_only

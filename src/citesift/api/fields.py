@@ -50,8 +50,9 @@ def _not_boolean(value: object) -> object:
 
 class RequestBody(BaseModel):
     """A request body of any route: a JSON ``true`` or ``false`` given for a number is a 400,
-    never read as 1 or 0 (pydantic's lax mode would), in every number field of every body,
-    nested ones too."""
+    never read as 1 or 0 (pydantic's lax mode would), in every number field of every body
+    and of the bodies nested in it, which derive from it too (a plain ``BaseModel`` nested in
+    one would not refuse them)."""
 
     @classmethod
     def __get_pydantic_core_schema__(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
@@ -234,27 +235,27 @@ def rm(
     say(f"removed {removed} chunk(s)")
 
 
-def index_store(name: str | None, *, existing: bool = True, read_only: bool = False) -> str:
+def index_store(name: str | None, *, existing: bool = True, reading: bool = False) -> str:
     """The index's store: ``--store``, else ``$CITESIFT_STORE`` or the config file's, else
     the default path; unless ``existing`` is False, one that ``index add`` has made (a
-    PostgreSQL URL is checked by connecting; a file, by opening it only to read it when
-    ``read_only``)."""
+    PostgreSQL URL is checked by connecting; a file, when ``reading`` and this process cannot
+    write it or its folder, by opening it only to read it)."""
     named = load_cli_settings({"store": name}).store
     if is_postgres_url(named):
         return checked_store(str(named))
     chosen = Path(named) if named else default_store_path()
     if existing and not chosen.exists():
         fail(f"no index at {chosen}: add documents with citesift index add")
-    return checked_store(chosen, read_only=read_only)
+    return checked_store(chosen, read_only=reading and not _writable(str(chosen)))
 
 
-def reading_index(name: str | None, *, may_write: bool = False) -> AnyStore:
-    """The index's store (as ``index_store`` finds it) opened only to read it, so a command
-    that reads (search, ls, stats) works on a store in a folder it cannot write. With
-    ``may_write`` (a search, which embeds chunks indexed without vectors of its embedder)
-    a file this process can write, in a folder it can write, is opened as ever."""
-    location = index_store(name, read_only=True)
-    return open_store(location, read_only=not (may_write and _writable(location)))
+def reading_index(name: str | None) -> AnyStore:
+    """The index's store (as ``index_store`` finds it) for a command that reads it (search,
+    ls, stats): opened only to read it when this process cannot write its file or folder, so
+    a store there is still read; else opened as ever, so an older store is brought up to
+    date and a search embeds chunks indexed without vectors of its embedder."""
+    location = index_store(name, reading=True)
+    return open_store(location, read_only=not _writable(location))
 
 
 def _writable(location: str) -> bool:

@@ -80,7 +80,7 @@ def search(
     except InvalidArgument as error:
         usage_error(str(error))
     ranker = _reranker(rerank, rerank_key, rerank_url, rerank_model) if rerank else None
-    with reading_index(store, may_write=True) as kept:
+    with reading_index(store) as kept:
         rag = create_rag(
             store=kept,
             retrieval=retrieval.value,

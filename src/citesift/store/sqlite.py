@@ -260,7 +260,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
 def _uri_connect(path: Path, mode: str) -> sqlite3.Connection:
     """A connection to ``path`` opened by URI with the query ``mode`` (``mode=ro``); a
     ``StoreUnusable`` when none opens."""
-    uri = f"file:{quote(str(path.absolute()))}?{mode}"
+    uri = f"file:{quote(os.fsencode(path.absolute()))}?{mode}"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     except (OSError, ValueError, sqlite3.Error) as error:
