@@ -134,6 +134,23 @@ def test_a_lone_surrogate_in_any_json_string_is_a_400_naming_its_field(
     assert kept.status_code == 400 and kept.json()["details"][0]["path"] == ["limit"]
 
 
+def test_a_body_of_a_million_values_is_walked_for_surrogates_in_time() -> None:
+    """The walk builds a path only for the string it refuses: half a million numbers before
+    one lone surrogate are read in well under 2 s (a path per value took 3.8 s of the
+    loop's time)."""
+    items = b"0," * ((1 << 20) // 2 - 40)
+    body = b'{"url": "http://127.0.0.1:9/", "formats": [' + items + b'"\\ud800"]}'
+    with running() as base:
+        began = time.perf_counter()
+        refused = httpx.post(
+            f"{base}/v2/scrape", content=body, headers={"Content-Type": "application/json"}
+        )
+        took = time.perf_counter() - began
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["details"][0]["path"] == ["formats", (1 << 20) // 2 - 40]
+    assert took < 2.0
+
+
 def test_a_body_not_sent_whole_in_time_is_answered_408_and_the_connection_closed() -> None:
     """uvicorn bounds no body's time: a client declaring 100 bytes and sending one would
     hold a connection for ever."""

@@ -159,6 +159,8 @@ def test_bad_arguments_are_refused_by_name(store: AnyStore) -> None:
         jobs.create("crawl", {"text": "x" * (2 << 20)})
     with pytest.raises(InvalidArgument, match=r"request\.include_paths\.1 must be text UTF-8"):
         jobs.create("crawl", {"include_paths": ["^/a", "\ud800"]})  # not a UnicodeEncodeError
+    with pytest.raises(InvalidArgument, match=r"request\.urls\.0 must be text UTF-8"):
+        jobs.create("batch", {"urls": ("\ud800",)})  # a tuple is walked as a list
     with pytest.raises(InvalidArgument, match="owner"):
         JobStore(store, owner="")
     job = jobs.create("crawl", {})

@@ -173,7 +173,7 @@ def _lone_surrogate(body: bytes) -> list[str | int] | None:
     """Where a JSON body holds a string with a lone surrogate, read as the routes read it
     (``json.loads``, which takes one from an escape, or from bytes that are not UTF-8); None
     when it holds none or is no JSON (the route answers that)."""
-    if _SURROGATE_ESCAPE.search(body) is None and _is_utf8(body):
+    if _SURROGATE_ESCAPE.search(body) is None and (body.isascii() or _is_utf8(body)):
         return None
     try:
         return lone_surrogate_at(json.loads(body))

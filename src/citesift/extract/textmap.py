@@ -12,6 +12,7 @@ import sys
 import unicodedata
 from array import array
 
+from citesift.checks import encodable
 from citesift.extract.chars import FORMAT, REFERENCE, decode_reference
 
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")  # replaced one for one, so offsets hold
@@ -180,17 +181,6 @@ def _expand(anchors: tuple[tuple[int, int], ...], length: int, end: int) -> arra
     return out
 
 
-def _encodable(text: str) -> bool:
-    """Whether ``text`` holds no lone surrogate (UTF-8 can carry it)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def build(
     html: str, pieces: list[tuple[int, int]], plaintext: int = -1, limit: int = sys.maxsize
 ) -> tuple[str, tuple[tuple[int, int], ...], int, int]:
@@ -212,7 +202,7 @@ def build(
     if len(text) > keep:  # more than the limit even once composed: the rest cannot be kept
         text = text[:keep]
     anchors = _compact([a for a in builder.anchors if a[0] < len(text)])
-    if "\x00" in text or not _encodable(text):
+    if "\x00" in text or not encodable(text):
         text = _UNSAFE.sub("\ufffd", text)
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text, recomposed = _recompose(text, anchors, builder.end)

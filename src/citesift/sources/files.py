@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
 
+from citesift.checks import encodable
 from citesift.encoding import decode_html, wide_charset
 from citesift.errors import CitesiftError, DocumentError
 from citesift.extract.document import extract_document, now_ms
@@ -43,7 +43,6 @@ NO_TEXT_LAYER = "no text layer (scanned? OCR it first)"
 MAX_FILE_BYTES = 128 * 1024 * 1024
 """The largest file (or standard input) a command reads."""
 NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 class FileRefused(CitesiftError):
@@ -151,7 +150,7 @@ def document_ids(names: list[str]) -> list[str]:
     not UTF-8, which no id is), and each that can name a file (a path, or a ``file:`` URI
     written another way) as its ``file_uri``."""
     given = (i for name in names for i in (name, *_as_file_uri(name)))
-    return list(dict.fromkeys(i for i in given if not _SURROGATES.search(i)))
+    return list(dict.fromkeys(i for i in given if encodable(i)))
 
 
 def _as_file_uri(name: str) -> tuple[str, ...]:
