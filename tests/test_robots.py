@@ -176,6 +176,50 @@ def test_a_cut_robots_txt_loses_its_partial_last_line(server: MisbehavingServer)
     assert fetch_sync(server.url("/p"), polite()) == Skipped(404, "HTTP 404")
 
 
+def test_a_robots_txt_of_cr_lines_over_500_kib_keeps_its_whole_lines(
+    server: MisbehavingServer,
+) -> None:
+    body = "User-agent: *\rDisallow: /private\r" + "# padding padding padding\r" * 40_000
+    assert len(body) > ROBOTS_MAX_BYTES  # the cut falls after a CR, not at the start
+    server.route("/robots.txt", lambda r, q: r.answer(200, body.encode("ascii")))
+    assert fetch_sync(server.url("/private/x"), polite()) == Skipped(
+        None, "disallowed by robots.txt"
+    )
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_line(server: MisbehavingServer) -> None:
+    body = b"\xef\xbb\xbfUser-agent: *\nDisallow: /private\n"
+    server.route("/robots.txt", lambda r, q: r.answer(200, body))
+    assert fetch_sync(server.url("/private/x"), polite()) == Skipped(
+        None, "disallowed by robots.txt"
+    )
+
+
+def test_a_rule_in_bytes_not_utf8_matches_their_percent_escapes(server: MisbehavingServer) -> None:
+    """As Google reads it: ``/caf\\xe9`` (Latin-1) is ``/caf%E9``, not U+FFFD's escape."""
+    body = b"Sitemap: https://site.test/caf\xe9.xml\nUser-agent: *\nDisallow: /caf\xe9\n"
+    server.route("/robots.txt", lambda r, q: r.answer(200, body))
+    cache = RobotsCache()
+    chosen, fetcher = polite(), Fetcher(robots=cache)
+    assert fetcher.fetch_sync(server.url("/caf%e9/menu"), chosen) == Skipped(
+        None, "disallowed by robots.txt"
+    )
+    assert fetcher.fetch_sync(server.url("/caf%EF%BF%BD"), chosen) == Skipped(404, "HTTP 404")
+    rules = asyncio.run(cache.rules_for(httpx.URL(server.url("/")), never_fetch))
+    assert isinstance(rules, RobotsRules)
+    assert rules.sitemaps() == ["https://site.test/caf%E9.xml"]
+
+
+def test_lines_end_only_at_cr_lf_or_crlf() -> None:
+    """RFC 9309: U+0085, U+2028, form feeds and the like are no line ends."""
+    parsed = RobotsFile.parse("User-agent: *\r\nDisallow: /a\x85b\rDisallow: /c\u2028d\x0cx\n")
+    assert parsed.allowed("https://site.test/a/x", "c") and parsed.allowed(
+        "https://site.test/c", "c"
+    )
+    assert not parsed.allowed("https://site.test/a%C2%85b", "c")
+    assert not parsed.allowed("https://site.test/c%E2%80%A8d%0Cx", "c")
+
+
 @pytest.mark.parametrize(("name", "value"), [("ttl", -1), ("ttl", 7 * 86_400), ("retry", "soon")])
 def test_absurd_cache_lifetimes_are_refused_naming_them(name: str, value: object) -> None:
     with pytest.raises(InvalidArgument, match=rf"^{name} must be"):

@@ -167,7 +167,9 @@ def read_robots(outcome: FetchOutcome) -> RobotsRules:
 
 
 def _whole_lines(body: bytes) -> str:
-    """The file as text; one cut at ``ROBOTS_MAX_BYTES`` loses its partial last line."""
+    """The file as text; one cut at ``ROBOTS_MAX_BYTES`` loses its partial last line (which
+    ends at LF or CR). A leading byte order mark is dropped; bytes that are not UTF-8 are
+    kept (``surrogateescape``) for the rules to match as their percent-escapes."""
     if len(body) >= ROBOTS_MAX_BYTES:
-        body = body[: body.rfind(b"\n") + 1]
-    return body.decode("utf-8", errors="replace")
+        body = body[: max(body.rfind(b"\n"), body.rfind(b"\r")) + 1]
+    return body.decode("utf-8-sig", errors="surrogateescape")

@@ -20,6 +20,10 @@ from urllib.parse import urlsplit
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _TOKEN = re.compile(r"[a-z0-9_-]*")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+"""Where a line ends (RFC 9309: CR, LF or CRLF; not the other breaks ``splitlines`` takes)."""
+_RAW_BYTE = re.compile("[\udc80-\udcff]")
+"""A byte that was not UTF-8, as decoding with ``surrogateescape`` keeps it."""
 _FIELDS = {
     "user-agent": "user-agent",
     "useragent": "user-agent",
@@ -131,12 +135,13 @@ class RobotsFile:
 
     @classmethod
     def parse(cls, text: str) -> RobotsFile:
-        """The file ``text`` (read line by line, once)."""
+        """The file ``text`` (read line by line, once; bytes that were not UTF-8 may be kept
+        in it by ``surrogateescape``, and rules then match their percent-escapes)."""
         groups: list[_Group] = []
         sitemaps: list[str] = []
         group: _Group | None = None
         in_rules = False
-        for line in text.splitlines():
+        for line in _LINE_END.split(text):
             name, colon, value = line.partition("#")[0].partition(":")
             key = _FIELDS.get(name.strip().lower())
             if not colon or key is None:
@@ -144,7 +149,7 @@ class RobotsFile:
             value = value.strip()
             if key == "sitemap":
                 if value:
-                    sitemaps.append(value)
+                    sitemaps.append(_RAW_BYTE.sub(_raw_escaped, value))
             elif key == "user-agent":
                 if group is None or in_rules:
                     group = _Group()
@@ -239,8 +244,18 @@ def _normal(text: str) -> str:
 
 
 def _escaped(char: str) -> str:
-    """``char`` percent-escaped in UTF-8."""
-    return "".join(f"%{byte:02X}" for byte in char.encode("utf-8", errors="replace"))
+    """``char`` percent-escaped in UTF-8 (a byte kept by ``surrogateescape`` as that byte,
+    as Google reads one; any other lone surrogate as U+FFFD)."""
+    try:
+        raw = char.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        raw = char.encode("utf-8", errors="replace")
+    return "".join(f"%{byte:02X}" for byte in raw)
+
+
+def _raw_escaped(byte: re.Match[str]) -> str:
+    """A byte kept by ``surrogateescape`` percent-escaped."""
+    return _escaped(byte.group())
 
 
 def _unescaped(escape: re.Match[str]) -> str:
