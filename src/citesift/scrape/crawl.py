@@ -7,11 +7,14 @@ policy=..., store=...)`` reads the start page, then the pages it links to, level
 redirecting). URLs are normalised and each is read once; only the start's host is crawled
 unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
-A found link (or a redirect's target) robots.txt disallows to the policy's agent is left out
-before it is queued, by the rules the fetcher already holds (robots.txt is fetched once per
-origin): never fetched, never counted toward ``limit`` nor as a failure, but counted
-(``disallowed``, as a map counts them; ``crawl_disallowed`` lists them). Every fetch goes
-through the fetcher, so robots.txt (with its Crawl-delay) and the per-host limiter always
+A found link (or a redirect's target) on the page's own origin that robots.txt disallows to
+the policy's agent is left out before it is queued, by the rules the fetcher already holds
+for that page (within ``origin_rules.ROBOTS_CHECK_SECONDS`` of checks a run): never fetched, never
+counted toward ``limit`` nor as a failure, but counted (``disallowed``, as a map counts
+them; ``crawl_disallowed`` lists them). A link to another origin is queued unchecked (no
+robots.txt is fetched while a page waits): its fetch checks the file, and one it disallows
+is a failure. Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay,
+honoured whatever the policy says) and the per-host limiter always
 hold (a host the limiter holds back is left alone until it may be asked, its
 block after a 429 or 503 until the Retry-After has passed, when that is ``MAX_PAUSE`` at
 most: else its pages fail; a page answered 429 or 503 is asked for ``MAX_SENDS`` times
@@ -70,7 +73,7 @@ from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
 from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
-from citesift.scrape.origin_rules import OriginRules
+from citesift.scrape.origin_rules import OriginRules, origin_of
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
@@ -578,7 +581,7 @@ class _Run:
         round trip the other pages need not wait for)."""
         page = await self._read(entry)
         if not page.limited:
-            await self._leave_out_disallowed(page)
+            await self._leave_out_disallowed(entry, page)
             state = "moved" if page.moved else None
             page.added = await asyncio.to_thread(
                 frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found,
@@ -586,13 +589,17 @@ class _Run:
             )  # fmt: skip
         return page
 
-    async def _leave_out_disallowed(self, page: _Page) -> None:
-        """Move the links of ``page`` robots.txt disallows from its ``found`` to its
-        ``disallowed`` (each origin's rules asked of the fetcher once a run)."""
+    async def _leave_out_disallowed(self, entry: Entry, page: _Page) -> None:
+        """Move the links of ``page`` on its own origin that robots.txt disallows from its
+        ``found`` to its ``disallowed``, by the rules its fetch left cached (checks timed:
+        ``OriginRules.forbids``). Links to other origins, and any past the run's checking
+        time, are queued unchecked: their fetch checks robots.txt, and one it refuses is a
+        failure (no file is fetched for them while this page waits to be finished)."""
+        origin = origin_of(entry.url)
         kept: list[Entry] = []
-        for entry in page.found:
-            forbidden = await self.robots.forbids(entry.url)
-            (page.disallowed if forbidden else kept).append(entry)
+        for link in page.found:
+            forbidden = origin_of(link.url) == origin and await self.robots.forbids(link.url)
+            (page.disallowed if forbidden else kept).append(link)
         page.found = kept
 
     async def _read(self, entry: Entry) -> _Page:

@@ -12,8 +12,8 @@ the fetcher, so robots.txt and the per-host limiter hold as for any fetch; when 
 honours robots.txt, URLs it disallows to the policy's agent are left out of the map and
 counted (``disallowed``), by the rules the fetcher already keeps (robots.txt is fetched
 once per origin). Only URLs on the hosts the map reads pages of are so checked, within
-``ROBOTS_CHECK_SECONDS`` (a hostile file can make each check slow); the others are listed
-unchecked and counted in a problem (a fetch of one still checks it). The sitemaps the
+``origin_rules.ROBOTS_CHECK_SECONDS`` (a hostile file can make each check slow); the others
+are listed unchecked and counted in a problem (a fetch of one still checks it). The sitemaps the
 start's robots.txt names are read wherever they are (a site may keep them on another host);
 the URLs they list are kept to scope as any. A host that holds the map back (a Crawl-delay
 longer than the limiter waits, a 429 or 503 with Retry-After) is waited for, ``max_wait``
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections import Counter, deque
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -44,11 +43,6 @@ MAP_LIMIT = 5_000
 MAX_MAP_LIMIT = 100_000
 MAX_SITEMAPS = 50
 SITEMAP_DEPTH = 3
-ROBOTS_CHECK_SECONDS = 5.0
-"""Seconds a map spends checking found URLs against robots.txt at most (a policy's shorter
-deadline wins); URLs found later are listed unchecked."""
-YIELD_SECONDS = 0.05
-"""Seconds of robots.txt checks between two yields to the event loop."""
 MAP_WAIT = 30.0
 """Seconds a map waits in all for hosts that hold it back (Crawl-delay, Retry-After)."""
 MAX_SENDS = 3
@@ -221,9 +215,6 @@ class _Reader:
         self.disallowed: set[str] = set()
         self.disallowed_past = 0  # disallowed past MAX_MAP_LIMIT (not deduplicated)
         self.unchecked: Counter[str] = Counter()  # URLs listed unchecked, by why
-        self.check_seconds = min(ROBOTS_CHECK_SECONDS, policy.deadline)
-        self.checked = 0.0  # seconds spent checking
-        self.unyielded = 0.0  # of which since the last yield to the loop
         self.waited = 0.0
 
     def in_scope(self, url: str) -> bool:
@@ -253,31 +244,17 @@ class _Reader:
 
     async def _forbidden(self, url: str) -> bool | None:
         """Whether robots.txt disallows ``url`` to the policy's agent, or None when it is not
-        checked (see ``_unchecked_why``). Checks are timed, asking for the rules included:
-        ``check_seconds`` in all, the loop given a turn every ``YIELD_SECONDS`` of them."""
-        if host_of(url) not in self.hosts or self.checked >= self.check_seconds:
+        checked (see ``_unchecked_why``; checks are timed: ``OriginRules.forbids``)."""
+        if host_of(url) not in self.hosts:
             return None
-        asked = time.perf_counter()
-        rules = await self.rules.rules(url)
-        began = time.perf_counter()
-        self.checked += began - asked
-        if rules is None:
-            return None
-        forbidden = rules.forbids(url, self.policy.identity.name)
-        spent = time.perf_counter() - began
-        self.checked += spent
-        self.unyielded += spent
-        if self.unyielded >= YIELD_SECONDS:
-            self.unyielded = 0.0
-            await asyncio.sleep(0)
-        return forbidden
+        return await self.rules.forbids(url)
 
     def _unchecked_why(self, url: str) -> str:
         """Why ``url`` was listed without being checked against robots.txt."""
         if host_of(url) not in self.hosts:
             return "on hosts whose pages the map does not read"
-        if self.checked >= self.check_seconds:
-            return f"past the {self.check_seconds:g} s the map checks for"
+        if self.rules.spent:
+            return f"past the {self.rules.check_seconds:g} s the map checks for"
         return "their robots.txt could not be had"
 
     @property
