@@ -43,6 +43,12 @@ fetch("/data").then((answer) => answer.text()).then((text) => {
   document.getElementById("root").textContent = "Fetched: " + text;
   const done = document.createElement("p"); done.id = "done"; document.body.appendChild(done);
 });</script></body></html>"""
+FRAME = """const frame = (src) => new Promise((loaded) => {
+  const shown = document.createElement("iframe"); shown.onload = loaded; shown.src = src;
+  document.body.appendChild(shown);
+});
+"""
+"""A script's helper: a promise of a frame of ``src`` loaded."""
 NEVER = """<!doctype html><html><body><div id="root"></div><script>1</script></body></html>"""
 
 
@@ -348,6 +354,10 @@ def test_the_renderers_are_watched_only_while_a_page_renders(
     assert left_behind(own_tmp) == []
 
 
+FRAMES_AND_DATA = ("/redirect", "/app/frame", "/api/data")
+"""Two frames on the page's origin (one redirected away), then a script's request."""
+
+
 def test_the_callers_headers_go_only_on_the_pages_own_request_and_its_cookie_to_its_host(
     server: MisbehavingServer, own_tmp: str
 ) -> None:
@@ -355,12 +365,13 @@ def test_the_callers_headers_go_only_on_the_pages_own_request_and_its_cookie_to_
         page_route(other, "/data", "the other tide", content_type="text/plain")
         elsewhere = f"http://localhost:{other.port}/data"  # another host and port
         away = f"/redirect?to={quote(elsewhere, safe='')}"  # the page's origin sends it away
-        page = FETCHING.replace(
+        page = FETCHING.replace("<script>", "<script>" + FRAME).replace(
             'fetch("/data")',
-            f'fetch("{elsewhere}").catch(() => 0).then(() => fetch("{away}")).catch(() => 0)'
+            f'frame("{elsewhere}").then(() => frame("{away}")).then(() => frame("/app/frame"))'
             '.then(() => fetch("/api/data"))',
-        )  # the other origin's answers are hidden from the page (CORS), but it was asked
+        )
         page_route(server, "/app/both", page)
+        page_route(server, "/app/frame", "<p>a frame</p>")
         page_route(server, "/api/data", "the tide table", content_type="text/plain")
         secrets = {"Authorization": "Bearer harbour-key", "Cookie": "session=tide"}
         result = scrape_sync(
@@ -372,10 +383,11 @@ def test_the_callers_headers_go_only_on_the_pages_own_request_and_its_cookie_to_
     assert "the tide table" in result.formats["text"]
     document = [seen for seen in server.seen if seen.path == "/app/both"]
     assert len(document) == 1 and document[0].headers.get("Authorization") == "Bearer harbour-key"
-    mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
-    assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
+    mine = [seen for seen in server.seen if seen.path.split("?")[0] in FRAMES_AND_DATA]
+    assert [seen.path.split("?")[0] for seen in mine] == list(FRAMES_AND_DATA)
     assert all(header(seen, "Authorization") is None for seen in mine)  # only the document's
-    assert all("session=tide" in (header(seen, "Cookie") or "") for seen in mine)  # any path
+    assert all("session=tide" in (header(seen, "Cookie") or "") for seen in mine[:2])  # frames
+    assert header(mine[2], "Cookie") is None  # a script's request: its body is not bounded
     theirs = [seen for seen in other.seen if seen.path == "/data"]
     assert len(theirs) == 2  # asked by the page and by the redirect, through the route
     assert all(header(s, "Authorization") is None and header(s, "Cookie") is None for s in theirs)
@@ -386,21 +398,25 @@ def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_it
 ) -> None:
     """Cookies have no port: one the caller gives for 127.0.0.1:A must not reach
     127.0.0.1:B, whether the page asks B itself (a picture, a credentialed fetch) or its own
-    origin redirects there; A's requests that shape the text carry it, its pictures not."""
+    origin redirects there; A's frames carry it, its pictures and scripts' requests not."""
     with serve() as other:
         page_route(other, "/data", "the other tide", content_type="text/plain")
         page_route(other, "/pixel.png", "not a picture", content_type="image/png")
         elsewhere = other.url("/data")  # the same host, another port
         away = f"/redirect?to={quote(elsewhere, safe='')}"
-        page = FETCHING.replace(
-            'fetch("/data")',
-            f'fetch("{elsewhere}", {{credentials: "include", mode: "no-cors"}}).catch(() => 0)'
-            f'.then(() => fetch("{away}", {{mode: "no-cors"}})).catch(() => 0)'
-            '.then(() => fetch("/api/data"))',
-        ).replace('<img src="/pixel.png">', f'<img src="{other.url("/pixel.png")}">')
+        page = (
+            FETCHING.replace("<script>", "<script>" + FRAME)
+            .replace(
+                'fetch("/data")',
+                f'frame("{elsewhere}").then(() => frame("{away}")).then(() => frame("/app/frame"))'
+                '.then(() => fetch("/api/data"))',
+            )
+            .replace('<img src="/pixel.png">', f'<img src="{other.url("/pixel.png")}">')
+        )
         page = page.replace("<script>", '<img src="/own.png"><script>', 1)
         page_route(server, "/own.png", "not a picture", content_type="image/png")
         page_route(server, "/app/ports", page)
+        page_route(server, "/app/frame", "<p>a frame</p>")
         page_route(server, "/api/data", "the tide table", content_type="text/plain")
         result = scrape_sync(
             server.url("/app/ports"), ("text",), identity=TEST_IDENTITY, render="always",
@@ -408,9 +424,10 @@ def test_the_callers_cookie_goes_to_the_pages_origin_only_not_another_port_of_it
         )  # fmt: skip
     assert isinstance(result, ScrapeResult), result
     assert "the tide table" in result.formats["text"]
-    mine = [seen for seen in server.seen if seen.path.split("?")[0] in ("/api/data", "/redirect")]
-    assert [seen.path.split("?")[0] for seen in mine] == ["/redirect", "/api/data"]
-    assert all(header(seen, "Cookie") == "session=tide" for seen in mine)
+    mine = [seen for seen in server.seen if seen.path.split("?")[0] in FRAMES_AND_DATA]
+    assert [seen.path.split("?")[0] for seen in mine] == list(FRAMES_AND_DATA)
+    assert [header(seen, "Cookie") for seen in mine] == ["session=tide", "session=tide", None]
+    assert all(header(seen, "Accept-Encoding") == "identity" for seen in mine[:2])  # no bomb
     pictures = [seen for seen in server.seen if seen.path == "/own.png"]
     assert len(pictures) == 1 and header(pictures[0], "Cookie") is None  # not a text's part
     theirs = [seen for seen in other.seen if seen.path in ("/data", "/pixel.png")]

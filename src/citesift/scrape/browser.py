@@ -16,14 +16,16 @@ browser's egress proxy on loopback (``citesift.scrape.egress``, a door of its ow
 loopback not bypassed), which resolves each host once with the policy's resolver, applies
 the same rules to that address and connects to it, so a name answering the check with one
 address and Chromium's connection with another (DNS rebinding), or a redirect (no route
-handler sees one), reaches nothing the rules refuse. A request to the page's origin (scheme,
-host and port) carries the caller's Cookie header: it is sent for the browser, through the
-same proxy, its redirect handed back to the page (a cookie in the browser's jar has no port,
-and a header given to a request Chromium sends follows its redirects); pictures, fonts and
-media go without it (``COOKIE_KINDS``). A page sending more than
-``MAX_REQUESTS`` fails, and windows it opens are closed at once. While pages render, the
-browser's renderer processes are watched: one holding more than ``MAX_RENDERER_MB`` is
-ended, and the page it showed fails, as does a page counting more than ``MAX_DOM_NODES``.
+handler sees one), reaches nothing the rules refuse. A frame's request to the page's origin
+(scheme, host and port) carries the caller's Cookie header: it is sent for the browser,
+through the same proxy, uncompressed and within the policy's deadline, its redirect handed
+back to the page (a cookie in the browser's jar has no port, and a header given to a request
+Chromium sends follows its redirects); scripts, styles, a script's requests, pictures, fonts
+and media go without it (``COOKIE_KINDS``: Playwright holds such a body whole, uncapped).
+A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are closed at once.
+While pages render, the browser's renderer processes are watched: one holding more than
+``MAX_RENDERER_MB`` is ended, and the page it showed fails, as does a page counting more
+than ``MAX_DOM_NODES``.
 """
 
 from __future__ import annotations
@@ -102,10 +104,11 @@ MAX_PAGES = 4
 """Pages one browser renders at once."""
 LAUNCH_TIMEOUT = 30.0
 RESOURCE_KINDS = {"images": ("image",), "fonts": ("font",), "media": ("media",)}
-COOKIE_KINDS = frozenset({"document", "script", "stylesheet", "xhr", "fetch"})
-"""The requests to the page's origin that carry the caller's Cookie: those that shape the
-text read (frames, scripts, styles, a script's requests). Pictures, fonts and media go
-without it: sent for the browser, a body is held whole, and theirs can be large."""
+COOKIE_KINDS = frozenset({"document"})
+"""The requests to the page's origin that carry the caller's Cookie: its frames. Sent for
+the browser, such a request's body is held whole by Playwright's driver (no cap on its size
+can be set), so scripts, styles, a script's requests, pictures, fonts and media go without
+it: a page's script could ask its origin for an endless or compressed-bomb answer at will."""
 PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
@@ -552,20 +555,22 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         and request.resource_type in COOKIE_KINDS
         and same_origin(url, visit.snapshot.url)
     ):
-        await _with_cookie(route, request, visit.cookie)
+        await _with_cookie(route, request, visit.cookie, visit.policy.deadline)
         return
     await route.continue_()
 
 
-async def _with_cookie(route: Route, request: Request, cookie: str) -> None:
+async def _with_cookie(route: Route, request: Request, cookie: str, timeout: float) -> None:
     """Send ``request`` to the page's origin with the caller's ``cookie`` (a browser's
     cookies have no port, so they would reach every port of the host): through the same
     egress proxy, its redirect answered to the page as it came (the next hop passes the
-    route again, without the cookie unless it is on the page's origin)."""
+    route again, without the cookie unless it is on the page's origin). Its body is asked
+    for uncompressed and within ``timeout`` seconds: the driver holds it whole, unbounded."""
     from playwright.async_api import Error
 
     try:
-        answer = await route.fetch(headers={**request.headers, "cookie": cookie}, max_redirects=0)
+        headers = {**request.headers, "cookie": cookie, "accept-encoding": "identity"}
+        answer = await route.fetch(headers=headers, max_redirects=0, timeout=timeout * 1000)
     except Error:
         await route.abort("failed")
         return
