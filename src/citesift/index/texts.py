@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from citesift.checks import LONE_SURROGATE, encodable
 from citesift.errors import InvalidArgument, shown
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -19,23 +20,16 @@ def clean_text(text: object) -> str:
     and JSON accept it; ``TypeError`` when it is not a string."""
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
+    return text if encodable(text) else _SURROGATE.sub("\ufffd", text)
 
 
 def whole_text(name: str, text: str) -> str:
     """``text`` when it holds no lone surrogate, else ``InvalidArgument`` naming ``name``:
     for a name (a document id, a partition), which made valid text would be another's
     (``doc\\ud800`` and ``doc\\udc00`` both ``doc\\ufffd``)."""
-    if _SURROGATE.search(text) is None:
+    if encodable(text):
         return text
-    raise InvalidArgument(
-        f"{name} {shown(text)} holds a lone surrogate (half of a surrogate pair, which UTF-8"
-        " cannot hold)"
-    )
+    raise InvalidArgument(f"{name} {shown(text)} {LONE_SURROGATE}")
 
 
 def head_for_tokens(text: str, max_tokens: int) -> str:
