@@ -97,13 +97,41 @@ def test_nli_contradiction_overturns_a_supported_claim() -> None:
         NliResult("contradiction", 0.7),  # not above the bar
         {"label": "entailment", "score": 0.99},
         {"label": "contradiction", "score": float("nan")},
-        "garbage",
+        ("CONTRADICTION", 0.5),
+        [{"label": "entailment", "score": 0.8}, {"label": "contradiction", "score": 0.2}],
     ],
 )
 def test_nli_that_does_not_clearly_contradict_leaves_supported(answer: object) -> None:
     verifier = CitationVerifier(WordCounts(), support_threshold=0.01, nli=lambda p, h: answer)
     response = verifier.verify(["The river flows south."], [{"content": "The river flows north."}])
     assert response.claims[0].verdict == "supported"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        ("contradiction", 0.95),
+        ["contradiction", 0.95],
+        [{"label": "contradiction", "score": 0.95}],  # a pipeline's top item
+        [{"label": "entailment", "score": 0.03}, {"label": "CONTRADICTION", "score": 0.95}],
+        {"label": "CONTRADICTION", "score": 0.95},
+        NliResult(" Contradiction", 0.95),
+    ],
+)
+def test_nli_answers_in_common_shapes_are_read(answer: object) -> None:
+    verifier = CitationVerifier(WordCounts(), support_threshold=0.01, nli=lambda p, h: answer)
+    response = verifier.verify(["The river flows south."], [{"content": "The river flows north."}])
+    assert response.claims[0].verdict == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["garbage", None, [], ("contradiction",), {"label": "contradiction"}, (0.95, "contradiction")],
+)
+def test_nli_answer_of_no_known_shape_is_the_callers_bug(answer: object) -> None:
+    verifier = CitationVerifier(WordCounts(), support_threshold=0.01, nli=lambda p, h: answer)
+    with pytest.raises(InvalidArgument, match="nli's answer"):
+        verifier.verify(["The river flows south."], [{"content": "The river flows north."}])
 
 
 def test_nli_errors_are_ignored_and_only_supported_claims_are_asked() -> None:

@@ -57,7 +57,8 @@ class NliResult:
 
 
 NliFunction = Callable[[str, str], Any]
-"""``nli(premise, hypothesis)`` answering an ``NliResult`` (or a mapping with label, score)."""
+"""``nli(premise, hypothesis)`` answering an ``NliResult``, a mapping with label and score,
+a ``(label, score)`` pair or a Hugging Face pipeline's list of such mappings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,17 +236,38 @@ def format_verified_response(response: VerifiedResponse) -> str:
 
 
 def _contradicts(nli: NliFunction, premise: str, hypothesis: str) -> bool:
-    """Whether ``nli`` finds a contradiction above the bar; a failing NLI finds none."""
+    """Whether ``nli`` finds a contradiction above the bar; a failing NLI finds none, but an
+    answer of no shape it can be read in is the caller's bug (``InvalidArgument``)."""
     try:
         answer = nli(premise, hypothesis)
-        if isinstance(answer, Mapping):
-            label, score = answer.get("label"), answer.get("score")
-        else:
-            label, score = getattr(answer, "label", None), getattr(answer, "score", None)
-        clear = is_finite_number(score) and float(score or 0) > CONTRADICTION_SCORE
-        return label == "contradiction" and clear
     except Exception:  # an NLI model that fails leaves the cosine's verdict standing
         return False
+    label, score = nli_answer(answer)
+    return label == "contradiction" and is_finite_number(score) and score > CONTRADICTION_SCORE
+
+
+def nli_answer(answer: object) -> tuple[str, float]:
+    """The (lower-case label, score) of an NLI answer in any common shape: an ``NliResult``
+    (or an object with ``label`` and ``score``), a mapping with them, a ``(label, score)``
+    pair, or a Hugging Face pipeline's list of such mappings (its ``contradiction`` item if
+    it has one, else its top item)."""
+    if isinstance(answer, list) and answer and all(isinstance(a, Mapping) for a in answer):
+        pairs = [nli_answer(a) for a in answer]
+        contradiction = [p for p in pairs if p[0] == "contradiction"]
+        return contradiction[0] if contradiction else max(pairs, key=lambda p: p[1])
+    if isinstance(answer, Mapping):
+        label, score = answer.get("label"), answer.get("score")
+    elif isinstance(answer, tuple | list) and len(answer) == 2:
+        label, score = answer
+    else:
+        label, score = getattr(answer, "label", None), getattr(answer, "score", None)
+    if not isinstance(label, str) or isinstance(score, bool) or not isinstance(score, int | float):
+        expected = (
+            "an NliResult, a mapping with label and score, a (label, score) pair "
+            "or a list of {label, score} mappings"
+        )
+        raise invalid("nli's answer", answer, expected)
+    return label.strip().lower(), float(score)
 
 
 def _sequence(name: str, value: object) -> list[Any]:
