@@ -99,7 +99,7 @@ def test_the_command_and_the_api_name_a_work_the_reference_list_lacks(
         timeout=120,
     ).json()
     assert [(c["url"], c["marker"], c["status"]) for c in posted["citations"]] == [
-        ("", "[Freeman et al. 1930]", "source unavailable"),
+        ("", "[Freeman et al. 1930]", "unavailable"),
         (page(server, 5), "(Bradfield, 1924)", "supported"),
     ]
     assert posted["passed"] is False

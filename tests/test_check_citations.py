@@ -218,7 +218,7 @@ def assert_cut_short(citations: list[dict[str, Any]], server: MisbehavingServer)
     and none of their pages asked for (two slow reads outlast the time limit)."""
     assert citations[0]["status"] == "supported", citations[0]
     for late in citations[2:]:
-        assert (late["status"], late["reason"]) == ("source unavailable", "time limit reached")
+        assert (late["status"], late["reason"]) == ("unavailable", "time limit reached")
         assert late["evidence"] is None
     assert 1 <= server.hits("/slow") <= 2
 
@@ -280,7 +280,7 @@ def test_the_commands_deadline_bounds_each_fetch(server: MisbehavingServer, tmp_
     report = json.loads(run.stdout)
     assert report["cut_short"] is False and report["unavailable"] == CITED_SLOWLY
     for late in report["citations"]:
-        assert late["status"] == "source unavailable"
+        assert late["status"] == "unavailable"
         assert "within the 0.2 s deadline" in late["reason"] and late["evidence"] is None
 
 
@@ -345,3 +345,20 @@ def test_a_pause_asked_for_past_the_time_limit_leaves_the_time_to_other_citation
     assert first.status == second.status == "source unavailable"
     assert "429" in first.reason and second.reason == "rate limited: blocked"
     assert third.status == "supported" and not report.cut_short
+
+
+def test_a_judge_that_cannot_be_read_abstains_in_the_report(site: WikipediaStandIn) -> None:
+    from citesift import LLMJudge, check_json
+    from citesift.cli.check import report_text
+    from openai_server import chat_reply, serve_openai
+
+    site.answer("/bridge", Answer(200, HTML, BRIDGE))
+    text = f"The bridge opened in 1932 [1].\n\n[1] {site.origin}/bridge\n"
+    with serve_openai() as api:
+        api.script("/v1/chat/completions", chat_reply("Sure! It is supported."))
+        judge = LLMJudge(api.base_url, "judge-1", timeout=10, max_retries=0)
+        report = check_citations(text, reader(), judge=judge)
+    (check,) = report.citations
+    assert (check.status, check.abstained) == ("not_supported", True)
+    assert check_json(report)["citations"][0]["abstained"] is True
+    assert "\n  abstained: the judge's answer could not be read\n" in report_text(report)

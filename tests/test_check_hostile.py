@@ -113,7 +113,7 @@ def test_the_command_reads_a_document_in_its_own_charset(tmp_path: Path, encodin
     assert result.exit_code == 1, result.output
     (citation,) = json.loads(result.stdout)["citations"]
     assert citation["sentence"] == "Café prices rose in 2020."
-    assert citation["status"] == "source unavailable"  # the private address is refused
+    assert citation["status"] == "unavailable"  # the private address is refused
 
 
 def test_the_command_refuses_a_document_past_the_bound_in_one_line(tmp_path: Path) -> None:

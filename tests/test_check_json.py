@@ -70,7 +70,7 @@ def test_the_cli_http_and_mcp_give_the_same_check(
         ("supported", "source"),
         ("not_supported", "moon"),
         ("supported", "[1]"),
-        ("source unavailable", "[^9]"),
+        ("unavailable", "[^9]"),
     ]
     assert citations[2]["place"]["page"] == 2 and citations[0]["place"] is None
     assert citations[0]["licence"] is None and citations[0]["title"] == "Cited"
@@ -80,3 +80,5 @@ def test_the_cli_http_and_mcp_give_the_same_check(
     assert {k: v for k, v in by_http.items() if k not in ("citations", "success")} == counts
     assert {k: v for k, v in mcp.items() if k not in PAGED} == counts
     assert counts["passed"] is False and counts["supported"] == 2
+    assert counts["unavailable"] == 1  # the status a count counts is the count's key
+    assert not any(c["abstained"] for c in citations)

@@ -46,10 +46,11 @@ def test_json_mirrors_the_claim_check(sentences: Path) -> None:
         ["verify", "claim", "The Rust logo was drawn in 2014.", "-", "--format", "json"],
         input=SENTENCES,
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # not supported: a failure, as check's
     check = json.loads(result.stdout)
-    assert set(check) == {"label", "supporting", "score", "reason"}
+    assert set(check) == {"label", "supporting", "score", "reason", "abstained"}
     assert check["label"] != "supported" and "2014" in check["reason"]
+    assert check["abstained"] is False
 
 
 def test_what_a_claim_is_about_finds_its_sentence_but_need_not_be_repeated() -> None:
@@ -61,8 +62,10 @@ def test_what_a_claim_is_about_finds_its_sentence_but_need_not_be_repeated() -> 
     assert result.stdout.splitlines()[1:] == ["  [1] It stands 42 metres tall."]
     wrong = runner.invoke(app, ["verify", "claim", "43", "-", "--about", "height"], input=lines)
     assert wrong.stdout.startswith("not_supported") and "not found: 43" in wrong.stdout
+    assert wrong.exit_code == 1
     named = runner.invoke(app, ["verify", "claim", "height: 42", "-"], input=lines)
     assert not named.stdout.startswith("supported")  # written in the claim, a word is a fact
+    assert named.exit_code == 1
 
 
 @pytest.fixture
@@ -94,6 +97,31 @@ def test_the_llm_judge_is_asked_when_named(sentences: Path, api: ScriptedServer)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["supporting"] == [0]
     assert len(api.received("/v1/chat/completions")) == 1
+
+
+def llm_claim(sentences: Path, api: ScriptedServer, *extra: str) -> list[str]:
+    claim = "Mozilla sponsored Rust in 2009."
+    given = ["--judge", "llm", "--llm-url", api.base_url, "--llm-model", "m"]
+    return ["verify", "claim", claim, str(sentences), *given, *extra]
+
+
+def test_an_llm_reply_that_cannot_be_read_is_said_to_be_an_abstention(
+    sentences: Path, api: ScriptedServer
+) -> None:
+    api.script("/v1/chat/completions", chat_reply("Sure! It is supported."))
+    text = runner.invoke(app, llm_claim(sentences, api))
+    assert text.exit_code == 1, text.output
+    assert (
+        text.stdout
+        == "not_supported, abstained (score 0.00): the judge's answer could not be read\n"
+    )
+    api.script("/v1/chat/completions", chat_reply("Sure! It is supported."))
+    as_json = runner.invoke(app, llm_claim(sentences, api, "--format", "json"))
+    assert as_json.exit_code == 1, as_json.output
+    answer = json.loads(as_json.stdout)
+    assert (answer["label"], answer["abstained"]) == ("not_supported", True)
+    described = runner.invoke(app, ["verify", "claim", "--help"]).stdout
+    assert "Exits 1 unless supported" in " ".join(described.split())
 
 
 def test_the_trained_judge_reads_the_model_file_named(sentences: Path, tmp_path: Path) -> None:

@@ -250,8 +250,9 @@ def test_the_nli_judge_rejects_a_contradiction_and_abstains_on_failure(
         raise RuntimeError("out of memory")
 
     broken = verify_claim("Grass is green.", sentences, NLIJudge(failing), embedder=minilm)
-    assert (broken.label, broken.supporting) == ("not_supported", ())
+    assert (broken.label, broken.supporting, broken.abstained) == ("not_supported", (), True)
     assert "out of memory" in broken.reason
+    assert not rejected.abstained and not partial.abstained
 
 
 # The LLM judge against a scripted OpenAI-compatible server on 127.0.0.1.
@@ -311,6 +312,39 @@ def test_the_llm_judge_keeps_only_what_holds_in_its_answer(
     check = verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)
     assert (check.label, check.supporting) == (label, supporting)
     assert 0.0 <= check.score <= 1.0
+    assert check.abstained is ("supporting" not in content or "proven" in content)
+
+
+@pytest.mark.parametrize("reply", ["Sure! It is supported.", '{"label": "yes"}', ""])
+def test_an_llm_reply_that_cannot_be_read_is_an_abstention(
+    api: ScriptedServer, minilm: Embedder, reply: str
+) -> None:
+    api.script("/v1/chat/completions", chat_reply(reply))
+    check = verify_claim("Paris has 2.1 million people.", SENTENCES, llm(api), embedder=minilm)
+    assert check == ClaimCheck(
+        "not_supported", (), 0.0, "the judge's answer could not be read", abstained=True
+    )
+
+
+class Abstaining:
+    """A judge that abstains yet names a label other than not_supported, or no bool."""
+
+    def __init__(self, label: str, abstained: object) -> None:
+        self.label, self.abstained = label, abstained
+
+    def judge(self, claim: str, sentences: Sequence[str], candidates: Candidates) -> ClaimCheck:
+        supporting = () if self.label == "not_supported" else (0,)
+        return ClaimCheck(self.label, supporting, 0.5, "", abstained=self.abstained)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("label", "abstained"), [("supported", True), ("not_supported", 1)])
+def test_an_abstention_with_a_verdict_is_outside_the_contract(
+    minilm: Embedder, label: str, abstained: object
+) -> None:
+    with pytest.raises(InvalidArgument, match="abstained"):
+        verify_claim(
+            "Rust is old.", ["Rust is old."], Abstaining(label, abstained), embedder=minilm
+        )
 
 
 @pytest.mark.parametrize(

@@ -120,20 +120,23 @@ class PassagesResponse(BaseModel):
 
 class ClaimResponse(BaseModel):
     """A claim's verdict: ``supported``, ``partially_supported`` or ``not_supported``, its
-    score and why, and the indices of the supporting sentences."""
+    score and why, the indices of the supporting sentences, and whether the judge
+    abstained (gave no verdict)."""
 
     success: bool = True
     label: str
     supporting: list[int]
     score: float
     reason: str
+    abstained: bool
 
 
 class CitationOut(BaseModel):
     """One citation's verdict, as ``citation_json`` gives it (the CLI's and the MCP tool's
     too): the citing sentence, the page cited, the marker citing it (a note defined nowhere
     cites no page: its marker names it) and the sentence's span in the document, the
-    status, and the page's best supporting sentence with a link to it, the page's title and
+    status (``unavailable`` when the page could not be read), whether the judge abstained,
+    and the page's best supporting sentence with a link to it, the page's title and
     licence (and, in a PDF or Office file, its place: page, slide or sheet, paragraph, row,
     column)."""
 
@@ -151,6 +154,7 @@ class CitationOut(BaseModel):
     title: str | None
     licence: dict[str, Any] | None
     place: dict[str, Any] | None
+    abstained: bool
 
 
 class CitationsResponse(BaseModel):

@@ -102,7 +102,7 @@ def check(
     if output is CheckFormat.json:
         say(safe_json(check_json(report), indent=2))
     else:
-        say(_as_text(report))
+        say(report_text(report))
     if not report.passed:
         raise typer.Exit(EXIT_FAILED)
 
@@ -122,7 +122,8 @@ def _document(name: str, pages: WebPageSource) -> tuple[str, Kind, str | None]:
     return text, "html" if html else "markdown", None
 
 
-def _as_text(report: DocumentCheck) -> str:
+def report_text(report: DocumentCheck) -> str:
+    """The report for people: each citation's verdict, then the counts."""
     lines = [line for check in report.citations for line in _citation_lines(check)]
     lines.append(
         f"{len(report.citations)} citations: {report.supported} supported, "
@@ -141,7 +142,7 @@ def _as_text(report: DocumentCheck) -> str:
 def _citation_lines(check: CitationCheck) -> list[str]:
     cited = check.citation
     lines = [f"{check.status}: {cited.sentence}", f"  cites {cited.url or cited.marker}"]
-    lines.append(f"  {check.reason}")
+    lines.append(f"  abstained: {check.reason}" if check.abstained else f"  {check.reason}")
     if check.evidence:
         lines.append(f"  best: {check.evidence}")
         where = f" ({check.place.label()})" if check.place else ""

@@ -93,7 +93,8 @@ def claim(
     output: Output = Format.text,
 ) -> None:
     """How well SENTENCES support CLAIM: supported, partially_supported or not_supported,
-    with the supporting sentences (numbered from 0)."""
+    with the supporting sentences (numbered from 0). Exits 1 unless supported (also when
+    the judge abstains: gives no verdict that can be read)."""
     lines = [line.strip() for line in _read(sentences).splitlines()]
     listed = [line for line in lines if line]
     with Console(stderr=True).status("Checking the claim…"):
@@ -101,10 +102,13 @@ def claim(
         check = verify_claim(claim, listed, decides, top=top, about=about)
     if output is Format.json:
         say(safe_json(dataclasses.asdict(check), indent=2))
-        return
-    say(f"{check.label} (score {check.score:.2f}): {check.reason}")
-    for i in check.supporting:
-        say(f"  [{i}] {listed[i]}")
+    else:
+        abstained = ", abstained" if check.abstained else ""
+        say(f"{check.label}{abstained} (score {check.score:.2f}): {check.reason}")
+        for i in check.supporting:
+            say(f"  [{i}] {listed[i]}")
+    if check.label != "supported":
+        raise typer.Exit(EXIT_FAILED)
 
 
 @verify_app.command("answer")

@@ -174,5 +174,10 @@ def register(server: MCPServer, shared: Shared) -> None:
 
 def _verdict(shared: Shared, check: ClaimCheck, supporting: list[Item]) -> dict[str, Any]:
     """A claim check's verdict, its supporting passages or sentences paged."""
-    head = {"label": check.label, "score": check.score, "reason": check.reason}
+    head = {
+        "label": check.label,
+        "score": check.score,
+        "reason": check.reason,
+        "abstained": check.abstained,
+    }
     return shared.pager.first("verify_claim", supporting, **head)

@@ -12,12 +12,15 @@ from citesift.verify.document_check import CitationCheck, DocumentCheck
 
 def citation_json(check: CitationCheck) -> dict[str, Any]:
     """One citation's verdict, flat: the citing sentence, the address it cites, the marker
-    citing it and the sentence's span in the document, then the verdict (``status``,
-    ``score``, ``reason``) and the source's best supporting sentence (``evidence``) with
+    citing it and the sentence's span in the document, then the verdict (``status``, in
+    snake case as the counts are: ``unavailable`` for "source unavailable"; ``score``,
+    ``reason``, ``abstained``) and the source's best supporting sentence (``evidence``) with
     its link (``evidence_url``), ``snapshot_id``, ``title``, ``licence`` (``{name, url}``)
     and ``place`` in a PDF or Office file (``{page, slide, sheet, paragraph, row,
     column}``; None in a web page)."""
     fields = dataclasses.asdict(check)
+    if check.status == "source unavailable":
+        fields["status"] = "unavailable"
     return {**fields.pop("citation"), **fields}
 
 

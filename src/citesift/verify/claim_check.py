@@ -131,6 +131,12 @@ def _checked(check: object, count: int) -> ClaimCheck:
         raise invalid("the judge's score", check.score, "a number from 0 to 1")
     if not isinstance(check.reason, str):
         raise invalid("the judge's reason", check.reason, "a string")
+    if not isinstance(check.abstained, bool) or (
+        check.abstained and check.label != "not_supported"
+    ):
+        raise invalid(
+            "the judge's abstained", check.abstained, "a bool, True only when not_supported"
+        )
     if len(check.reason) > MAX_REASON_CHARS:
         return replace(check, reason=check.reason[: MAX_REASON_CHARS - 1] + "…")
     return check

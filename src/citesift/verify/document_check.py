@@ -67,7 +67,8 @@ class CitationCheck:
     """One citation's verdict: ``evidence`` is the source's best supporting sentence and
     ``evidence_url`` a link to it in the page (in a PDF, to its page); ``place`` where it
     sits in a PDF or Office file (None in a web page); ``snapshot_id`` the fetch it was read
-    from; ``title`` and ``licence`` the source's, to cite it by."""
+    from; ``title`` and ``licence`` the source's, to cite it by; ``abstained`` when the
+    judge gave no verdict (``ClaimCheck.abstained``)."""
 
     citation: Citation
     status: Status
@@ -79,6 +80,7 @@ class CitationCheck:
     title: str | None = None
     licence: Licence | None = None
     place: Place | None = None
+    abstained: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,4 +262,5 @@ def _check(
         page.document.title,
         page.document.licence,
         best.place if best else None,
+        check.abstained,
     )

@@ -17,12 +17,15 @@ LABELS: tuple[Label, ...] = ("supported", "partially_supported", "not_supported"
 class ClaimCheck:
     """A claim's grade against a list of sentences: ``supporting`` are indices into that
     list (empty when ``not_supported``), ``score`` the 0–1 confidence that the claim is
-    supported in full, ``reason`` one line saying why, for people."""
+    supported in full, ``reason`` one line saying why, for people. ``abstained`` when the
+    judge gave no verdict (a model's answer that could not be read, a model that failed):
+    the claim is then ``not_supported`` for want of a verdict, not for what the sentences say."""
 
     label: Label
     supporting: tuple[int, ...]
     score: float
     reason: str
+    abstained: bool = False
 
 
 @runtime_checkable

@@ -26,6 +26,8 @@ from citesift.verify.judges.rules import banded, held, lacking
 
 MAX_REASON_CHARS = 300
 MAX_SENTENCE_CHARS = 1_000
+UNREADABLE = "the judge's answer could not be read"
+"""The reason of an abstention: the model answered, but with no verdict that can be read."""
 """A sentence longer than this is cut before it goes to the model."""
 DEFAULT_SCORES: dict[Label, float] = {
     "supported": 0.9,
@@ -105,7 +107,7 @@ def read_verdict(reply: str, shown: frozenset[int]) -> ClaimCheck:
     answer = _json_object(reply) or {}
     label = answer.get("label")
     if label not in LABELS:
-        return ClaimCheck("not_supported", (), 0.0, "the judge's answer could not be read")
+        return ClaimCheck("not_supported", (), 0.0, UNREADABLE, abstained=True)
     raw = answer.get("supporting")
     named = raw if isinstance(raw, list) else []
     supporting = tuple(sorted({i for i in named if type(i) is int and i in shown}))

@@ -51,7 +51,8 @@ class NLIJudge:
                     self.nli(" ".join(sentences[i] for i in premise), claim)
                 )
             except Exception as exc:  # a failing model abstains, never supports
-                return ClaimCheck("not_supported", (), 0.0, f"the NLI model failed: {exc}"[:300])
+                failed = f"the NLI model failed: {exc}"[:300]
+                return ClaimCheck("not_supported", (), 0.0, failed, abstained=True)
             if entail >= ENTAILMENT:
                 return ClaimCheck("supported", premise, entail, _said("entail", premise, sentences))
             if entail > best[0]:
