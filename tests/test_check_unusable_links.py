@@ -172,7 +172,7 @@ def test_the_command_reads_relative_links_against_base_url_or_says_why_not(
     unread = CliRunner().invoke(app, ["check", str(document), *flags])
     assert unread.exit_code == 1, unread.output
     (citation,) = json.loads(unread.stdout)["citations"]
-    assert (citation["status"], citation["reason"]) == ("source unavailable", RELATIVE)
+    assert (citation["status"], citation["reason"]) == ("unavailable", RELATIVE)
     base = ["--base-url", server.url("/notes.md")]
     read = CliRunner().invoke(app, ["check", str(document), *flags, *base])
     assert read.exit_code == 0, read.output
@@ -194,3 +194,46 @@ def test_the_command_reads_a_pages_relative_links_against_its_url(
     (citation,) = json.loads(run.stdout)["citations"]
     assert citation["url"] == server.url("/bridge")
     assert citation["sentence"] == "The bridge opened in 1932."
+
+
+NOTES = "# Bridge notes\n\nThe bridge opened in 1932.[^1]\n\n[^1]: The bridge page, {url}\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [
+        ("/notes", "text/markdown; charset=utf-8"),
+        ("/notes", "text/x-markdown"),
+        ("/notes.md", "text/plain; charset=utf-8"),
+        ("/docs/NOTES.Markdown", "text/plain"),
+    ],
+)
+def test_a_markdown_document_at_a_url_is_read_as_markdown(
+    server: MisbehavingServer, path: str, content_type: str
+) -> None:
+    """A Markdown page was read as plain text: its heading joined its first claim, each
+    ``[^1]`` cited a note "not defined", and the note's own line was graded."""
+    page_route(server, "/bridge", PAGE)
+    page_route(server, path, NOTES.format(url=server.url("/bridge")), content_type=content_type)
+    flags = ["--allow-private", "--contact", CONTACT, "--format", "json"]
+    run = CliRunner().invoke(app, ["check", server.url(path), *flags])
+    assert run.exit_code == 0, run.output
+    (citation,) = json.loads(run.stdout)["citations"]
+    assert (citation["sentence"], citation["marker"]) == ("The bridge opened in 1932.", "[^1]")
+    assert (citation["url"], citation["status"]) == (server.url("/bridge"), "supported")
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/notes.txt", "text/plain"), ("/notes.md", "application/json"), ("/notes.md", "")],
+)
+def test_a_document_at_a_url_of_another_type_is_refused(
+    server: MisbehavingServer, path: str, content_type: str
+) -> None:
+    page_route(server, path, NOTES.format(url=server.url("/bridge")), content_type=content_type)
+    run = CliRunner().invoke(
+        app, ["check", server.url(path), "--allow-private", "--contact", CONTACT]
+    )
+    assert run.exit_code == 64, run.output
+    shown = content_type or "no content type"
+    assert f"served as {shown}, which is not HTML (text/html) or Markdown" in run.stderr

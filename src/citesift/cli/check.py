@@ -7,6 +7,7 @@ import asyncio
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -26,9 +27,10 @@ from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
 from citesift.errors import InvalidArgument
 from citesift.model import Snapshot
+from citesift.net.exchange import media_type
 from citesift.sources import WebPageSource
 from citesift.sources.files import FileRefused, file_bytes, file_text
-from citesift.sources.web import is_web_url
+from citesift.sources.web import HTML_TYPES, is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations, check_json
 from citesift.verify.citations import MAX_CITATIONS, Kind, checked_base_url
 from citesift.verify.document_check import checked_max_seconds
@@ -50,6 +52,14 @@ BaseUrl = Annotated[
 ]
 
 
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+"""A page served as ``text/plain`` is read as Markdown when its address ends so."""
+READABLE = (
+    "HTML (text/html) or Markdown (text/markdown, or text/plain at a .md or .markdown address)"
+)
+
+
 class CheckFormat(StrEnum):
     """How the report is printed."""
 
@@ -60,7 +70,11 @@ class CheckFormat(StrEnum):
 @app.command()
 def check(
     document: Annotated[
-        str, typer.Argument(metavar="FILE|URL", help="A Markdown or HTML file, or a page's URL.")
+        str,
+        typer.Argument(
+            metavar="FILE|URL",
+            help="A Markdown or HTML file, or a page's URL (read as its content type says).",
+        ),
     ],
     output: Annotated[
         CheckFormat, typer.Option("--format", help="text for people, json for machines.")
@@ -113,13 +127,30 @@ def _document(name: str, pages: WebPageSource) -> tuple[str, Kind, str | None]:
         fetched = asyncio.run(pages.fetcher.fetch(name, pages.page_policy))
         if not isinstance(fetched, Snapshot):
             usage_error(f"{name}: the page could not be read ({fetched})")
-        return decode_html(fetched.body, fetched.charset)[0], "html", fetched.final_url
+        kind = served_kind(fetched)
+        if kind is None:
+            shown = fetched.content_type or "no content type"
+            usage_error(f"{name}: served as {shown}, which is not {READABLE}")
+        text = decode_html(fetched.body, fetched.charset)[0] if kind == "html" else fetched.text()
+        return text, kind, fetched.final_url
     try:
         text = file_text(file_bytes(Path(name)))
     except FileRefused as refusal:
         usage_error(f"{name}: {refusal}")
     html = name.lower().endswith((".html", ".htm", ".xhtml"))
     return text, "html" if html else "markdown", None
+
+
+def served_kind(snapshot: Snapshot) -> Kind | None:
+    """How a fetched document is read, by its content type: HTML, Markdown (a ``text/plain``
+    one too when its address ends in ``.md`` or ``.markdown``), or None for neither."""
+    mime = media_type(snapshot.content_type)[0]
+    if mime in HTML_TYPES:
+        return "html"
+    path = urlsplit(snapshot.final_url).path.lower()
+    if mime in MARKDOWN_TYPES or (mime == "text/plain" and path.endswith(MARKDOWN_SUFFIXES)):
+        return "markdown"
+    return None
 
 
 def report_text(report: DocumentCheck) -> str:

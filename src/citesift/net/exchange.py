@@ -174,7 +174,7 @@ async def _read_body(response: httpx.Response, cap: int, truncate: bool) -> byte
 def make_snapshot(url: str, response: httpx.Response, body: bytes, fetched_at: int) -> Snapshot:
     """The snapshot of a read answer: id, kept headers, content type and chosen charset."""
     content_type = response.headers.get("content-type", "")
-    mime, http_charset = _media_type(content_type)
+    mime, http_charset = media_type(content_type)
     text = mime.startswith(_TEXT_TYPES) or mime.endswith("+xml") or not mime
     return Snapshot(
         id=hashlib.sha256(body).hexdigest(),
@@ -189,7 +189,7 @@ def make_snapshot(url: str, response: httpx.Response, body: bytes, fetched_at: i
     )
 
 
-def _media_type(content_type: str) -> tuple[str, str | None]:
+def media_type(content_type: str) -> tuple[str, str | None]:
     """The lower-cased media type and the charset parameter of a Content-Type header."""
     if not content_type.strip():
         return "", None
