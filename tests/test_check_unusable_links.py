@@ -237,3 +237,25 @@ def test_a_document_at_a_url_of_another_type_is_refused(
     assert run.exit_code == 64, run.output
     shown = content_type or "no content type"
     assert f"served as {shown}, which is not HTML (text/html) or Markdown" in run.stderr
+
+
+def test_a_cited_works_title_is_not_taken_for_its_evidence(server: MisbehavingServer) -> None:
+    """The ``<cite>`` title stayed in the claim, and the cited page's heading, saying that
+    title, was given as the best evidence (with a link to it)."""
+    page_route(
+        server,
+        "/facts",
+        "<html><body><h1>Rust facts</h1><p>Graydon Hoare began Rust in 2006. Mozilla "
+        "sponsored Rust in 2011.</p></body></html>",
+    )
+    html = (
+        f'<p>Mozilla sponsored Rust in 2011, according to <cite><a href="{server.url("/facts")}">'
+        "Rust facts</a></cite>.</p>"
+    )
+    (check,) = check_citations(html, reader(), "html").citations
+    assert (check.citation.sentence, check.status) == (
+        "Mozilla sponsored Rust in 2011.",
+        "supported",
+    )
+    assert check.evidence == "Mozilla sponsored Rust in 2011."
+    assert check.evidence_url is not None and "Rust%20facts" not in check.evidence_url

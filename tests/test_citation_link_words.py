@@ -111,3 +111,42 @@ def test_a_link_ending_its_sentence_and_naming_only_its_source_is_no_claim_word(
     text: str, kind: str
 ) -> None:
     assert {c.sentence.rstrip(".") for c in find_citations(text, kind)} == {"Go is compiled"}
+
+
+R = "https://a.example/rust"
+
+
+@pytest.mark.parametrize(
+    ("html", "said"),
+    [
+        (
+            f'<p>Mozilla sponsored Rust in 2011, according to <cite><a href="{R}">Rust facts'
+            "</a></cite>.</p>",
+            "Mozilla sponsored Rust in 2011.",
+        ),
+        (
+            f'<p>Rust is old. According to <a href="{R}"><cite>Rust facts</cite></a>, Mozilla'
+            " sponsored Rust in 2011.</p>",
+            "Mozilla sponsored Rust in 2011.",
+        ),
+        (
+            f'<p>Rust, as reported in <cite><a href="{R}">Rust facts</a></cite>, was sponsored'
+            " in 2011.</p>",
+            "Rust was sponsored in 2011.",
+        ),
+        (
+            f'<p>Mozilla sponsored Rust in 2011; see also <cite><a href="{R}">Rust facts</a>'
+            "</cite>.</p>",
+            "Mozilla sponsored Rust in 2011.",
+        ),
+        (  # the title is the claim's own word: it stays
+            f'<p>The <cite><a href="{R}">Rust Times</a></cite> reported a sponsor.</p>',
+            "The Rust Times reported a sponsor.",
+        ),
+    ],
+)
+def test_the_title_of_a_cited_work_is_no_claim_word(html: str, said: str) -> None:
+    """A ``<cite>`` title after "according to" stayed in the claim, and the cited page's
+    heading, its own title, came out as the claim's best evidence."""
+    (found,) = _found(html, "html")
+    assert found[:2] == (said, R)

@@ -119,6 +119,16 @@ _QUOTE_END = re.compile(r"</(blockquote|q)\b", re.I)
 QUOTE_CHARS = 20_000
 """How far after a quotation's opening its closing is looked for (its sentences cite)."""
 _CITE = re.compile(r"<cite\b[^<>]*>((?:[^<]|<(?!/?cite\b))*)</cite\s*>", re.I)
+_CITING_PHRASE = re.compile(
+    r"(?:[,;:–—][ \t]*|\b)(?:according[ \t]+to|as[ \t]+(?:reported|stated|described|noted|shown)"
+    r"[ \t]+(?:in|by)|see(?:[ \t]+also)?)[ \t]*$",
+    re.I,
+)
+"""Words naming the work cited next (``, according to``): they say nothing of the claim."""
+_LINK_AROUND = re.compile(r"<a\b[^<>]*>\s*$", re.I)
+_LINK_CLOSE_AFTER = re.compile(r"\s*</a\s*>", re.I)
+_COMMA_AFTER = re.compile(r"[ \t]*,")
+_SPACES = re.compile(r"\s*")
 _ID = re.compile(r"\b(?:id|name)\s*=\s*[\"']?([^\"'\s<>]+)[\"'\s>]")
 """A place a link may point to (``id``, or an anchor's older ``name``)."""
 _LIST_OPEN = re.compile(r"<[ou]l\b", re.I)
@@ -531,6 +541,8 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
     unmarked = _blanked(prose, unsaid)  # what follows a link, read past its note markers
     joined: dict[str, str | None] = {}  # a page links to one address many times over
     shown: list[tuple[int, int]] = []  # the links' texts: what they say, they cite by link
+    works = _cited_works(html, prose)
+    work_starts = [start for start, _ in works]
     for match in _ANCHOR.finditer(html):
         found = _HREF.search(match.group(1))
         if found is None:
@@ -552,9 +564,13 @@ def _html_citations(html: str, base_url: str | None, cap: int) -> tuple[list[Cit
             url = joined[href]
         if url is None:
             continue
-        marks.append((match.end(), url, _tidy(label) if label.strip() else ""))
+        at = match.end()
+        if _inside(works, work_starts, at):  # a title taken out cites from where it was
+            at = _next_word(prose, works[bisect_right(work_starts, at) - 1][1])
+        marks.append((at, url, _tidy(label) if label.strip() else ""))
         if closing >= 0:
             unsaid += _source_words(html, unmarked, match.start(), match.end(), closing)
+    unsaid += works
     for match in _CITE.finditer(html):
         address = URL.search(strip_tags(match.group(1)))
         if address is not None and not _ANCHOR.search(match.group(1)):
@@ -721,6 +737,33 @@ def _source_words(
     if _CITING_WORDS.fullmatch(prose[text_start:text_end]) and _ENDS_SENTENCE.match(prose, after):
         return [(text_start, text_end)]
     return []
+
+
+def _cited_works(html: str, prose: str) -> list[tuple[int, int]]:
+    """What names the work a sentence cites, no word of its claim: a linked ``<cite>``
+    title (``<cite><a href>Rust facts</a></cite>``, ``<a href><cite>…</cite></a>``) after
+    words naming it (``according to``), with those words and a comma after the title. A
+    title in the claim's own words (``the <cite>Times</cite> reported``) stays."""
+    spans = []
+    for match in _CITE.finditer(html):
+        start, end = match.span()
+        opening = _LINK_AROUND.search(html, max(start - LABEL_CHARS, 0), start)
+        closing = _LINK_CLOSE_AFTER.match(html, end)
+        if opening and closing:
+            start, end = opening.start(), closing.end()
+        elif not _ANCHOR.search(match.group(1)):
+            continue
+        phrase = _CITING_PHRASE.search(prose, max(start - 60, 0), start)
+        if phrase is not None:
+            comma = _COMMA_AFTER.match(prose, end)
+            spans.append((phrase.start(), comma.end() if comma else end))
+    return spans
+
+
+def _next_word(text: str, at: int) -> int:
+    """Where the first character of ``text`` from ``at`` that is no white space is."""
+    spaces = _SPACES.match(text, at)
+    return spaces.end() if spaces else at
 
 
 def _plain_html(sentence: str) -> str:
