@@ -110,6 +110,7 @@ def test_a_claim_is_graded_against_the_sentences(served: str) -> None:
     asked = {"claim": "The museum has 12 floors.", "sentences": sentences}
     answer = httpx.post(f"{served}/citesift/verify/claim", json=asked, timeout=60).json()
     assert answer["label"] == "supported" and 1 in answer["supporting"]
+    assert answer["abstained"] is False
     wrong = httpx.post(
         f"{served}/citesift/verify/claim", json={**asked, "claim": "The museum has 40 floors."}
     ).json()
