@@ -94,7 +94,7 @@ def register(server: MCPServer, shared: Shared) -> None:
                 gt=0,
                 le=MAX_SERVED_SECONDS,
                 description="Seconds for the whole check: citations not reached by then are "
-                "'source unavailable' (time limit reached) and cut_short is true.",
+                "unavailable (time limit reached) and cut_short is true.",
             ),
         ] = SERVED_MAX_SECONDS,
         cursor: Cursor = None,
