@@ -242,17 +242,17 @@ def _contradicts(nli: NliFunction, premise: str, hypothesis: str) -> bool:
         answer = nli(premise, hypothesis)
     except Exception:  # an NLI model that fails leaves the cosine's verdict standing
         return False
-    label, score = nli_answer(answer)
+    label, score = _nli_answer(answer)
     return label == "contradiction" and is_finite_number(score) and score > CONTRADICTION_SCORE
 
 
-def nli_answer(answer: object) -> tuple[str, float]:
+def _nli_answer(answer: object) -> tuple[str, float]:
     """The (lower-case label, score) of an NLI answer in any common shape: an ``NliResult``
     (or an object with ``label`` and ``score``), a mapping with them, a ``(label, score)``
     pair, or a Hugging Face pipeline's list of such mappings (its ``contradiction`` item if
     it has one, else its top item)."""
     if isinstance(answer, list) and answer and all(isinstance(a, Mapping) for a in answer):
-        pairs = [nli_answer(a) for a in answer]
+        pairs = [_nli_answer(a) for a in answer]
         contradiction = [p for p in pairs if p[0] == "contradiction"]
         return contradiction[0] if contradiction else max(pairs, key=lambda p: p[1])
     if isinstance(answer, Mapping):
