@@ -151,6 +151,9 @@ def test_evidence_whose_page_is_not_stored_cannot_support_a_replay(
     replayed = replay_run(store, run_id, embedder=minilm)
     assert {f.status for f in replayed.fields} == {"source unavailable"}
     assert all(f.supporting == () and f.score == 0.0 for f in replayed.fields)
+    shown = replayed.as_json()  # as replay --format json prints it: the check's status name
+    assert {f["status"] for f in shown["fields"]} == {"unavailable"}
+    assert shown["flagged"] == list(replayed.flagged)
     assert verify_run(store, run_id, embedder=minilm).flagged == ()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
 from typing import Annotated, TypeVar
 
 import typer
@@ -40,7 +39,7 @@ def replay_command(
     supported now."""
     checked = on_store(store, lambda kept: graded(replay_run, kept, run, pointer))
     if output is ListFormat.json:
-        say(safe_json(asdict(checked) | {"flagged": list(checked.flagged)}, indent=2))
+        say(safe_json(checked.as_json(), indent=2))
     else:
         lines = [f"Run {checked.run_id}: {checked.task} (replayed from the stored pages)"]
         for field in checked.fields:

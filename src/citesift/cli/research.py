@@ -234,7 +234,7 @@ def trace_command(
 
     traced, checked = on_store(store, traced_and_checked)
     if output is ListFormat.json:
-        body = asdict(traced) | ({} if checked is None else {"verification": asdict(checked)})
+        body = asdict(traced) | ({} if checked is None else {"verification": checked.as_json()})
         say(safe_json(body, indent=2))
     else:
         say(_traced(traced, checked))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from citesift.errors import StoreCorrupt, invalid
@@ -85,6 +85,16 @@ class RunCheck:
     def flagged(self) -> tuple[str, ...]:
         """The pointers of the fields not supported now."""
         return tuple(f.pointer for f in self.fields if f.flagged)
+
+    def as_json(self) -> dict[str, Any]:
+        """The check as JSON, as ``trace --verify`` and ``replay`` print it: each field's
+        ``status`` in snake case as a document check's is (``unavailable`` for "source
+        unavailable"), and the ``flagged`` pointers."""
+        fields = [
+            asdict(f) | ({"status": "unavailable"} if f.status == "source unavailable" else {})
+            for f in self.fields
+        ]
+        return asdict(self) | {"fields": fields, "flagged": list(self.flagged)}
 
 
 def verify_run(
