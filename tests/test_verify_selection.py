@@ -208,3 +208,22 @@ def test_a_heading_tied_with_a_full_sentence_stating_its_words_gives_way_to_it()
     assert chosen(claim, unsaid) == (1, 6)
     # a longer line that is no sentence (a link's text, a page's title) keeps its place
     assert chosen(claim, page, ranked_first(found, (5, 3))) == (5, 6)
+
+
+def test_of_datelines_tied_for_a_claims_date_the_one_heading_its_passage_is_named() -> None:
+    claim = "Rivers became the podcast's host in 2019."
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(4)]
+    page = [
+        "March 3, 2019 Harbour news",  # the page's first item
+        *filler,
+        "May 24, 2019 Harbour news",  # heads the story
+        "The studio stands on the harbour front.",
+        "Its windows look over the pier.",
+        "Rivers became the podcast's host.",
+        "The ferry timetable is below.",
+        "June 2, 2019 Harbour news",  # heads the next item, nearer the story
+        *filler,
+    ]
+    assert chosen(claim, page) == (8, 5)
+    unheaded = [*page[:5], "Harbour news", *page[6:]]
+    assert chosen(claim, unheaded) == (8, 0)  # a line after the story heads another item

@@ -98,7 +98,8 @@ def choose(
     short and naming the topic, not by stating its facts); then a statement beside a chosen
     sentence standing out from the page by meaning (``NEAR_LIFT``) adding any fact;
     then, for a number or date still missing, a candidate beside a chosen sentence or one
-    of the page's date ``lines`` that holds it; last, for each statement not yet
+    of the page's date ``lines`` that holds it, of those tied the one heading the support
+    nearest (``_heads``); last, for each statement not yet
     ``BACKED``, the candidate covering that share of it anew. Ties go to the
     better-ranked, but a line of few words to a full sentence stating its facts of the
     claim (``_in_full``). A sentence adding a single unit, or joining for its closeness, farther
@@ -120,10 +121,12 @@ def choose(
         may: Callable[[int, frozenset[str]], bool],
         tie: float = 0.0,
         loose: bool = False,
+        heads: bool = False,
     ) -> None:
         """Add the candidates ``may`` admits that cover more than ``least`` of ``wanted``
         anew, the most first; ``loose`` ones (and any adding one unit) are named only
-        within ``PASSAGE`` of the support."""
+        within ``PASSAGE`` of the support; with ``heads``, of tied candidates the one
+        heading the support (``_heads``) rather than the better-ranked."""
         while len(chosen) < MAX_SUPPORTING:
             gains = {}
             for i in order:
@@ -137,6 +140,9 @@ def choose(
                 gains = _main(gains, keys, weights, statements)
             most = max(gains.values())
             tied = [i for i, gain in gains.items() if gain >= (1 - tie) * most]
+            if heads and chosen:
+                named = [j for j in chosen if j not in aside] or chosen
+                tied.sort(key=lambda i: _heads(i, named))
             best = _in_full(tied, keys, wanted, sentences)
             if (loose or len((keys[best] & wanted) - covered) == 1) and _apart(best, chosen, lines):
                 aside.add(best)
@@ -170,6 +176,7 @@ def choose(
         quantities,
         0.0,
         lambda i, fresh: i in lines or (i in pool and beside(i)),
+        heads=True,
     )
     for statement in statements:
         weight = math.fsum(weights[u] for u in statement)
@@ -226,6 +233,17 @@ def _backs(statement: frozenset[str], keys: frozenset[str], weights: Mapping[str
     """``keys`` cover the ``BACKED`` share of ``statement``'s weighted facts."""
     weight = math.fsum(weights[u] for u in statement)
     return weight > 0 and math.fsum(weights[u] for u in statement & keys) >= BACKED * weight
+
+
+def _heads(i: int, named: Sequence[int]) -> tuple[bool, int]:
+    """How well sentence ``i`` heads the sentences ``named`` for a date they lack, the
+    smallest best: one beside them or before them, the nearest first, then one after them.
+    A page holding several dates of the claim's year (a byline, an update, an archive's
+    capture, the dates of the related items listed below an article) dates each item in a
+    line heading it: the one nearest above the passage stating the claim dates that
+    passage; a line after it heads the next item."""
+    gap = min(abs(i - j) for j in named)
+    return (gap > 1 and i > max(named), gap)
 
 
 def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
