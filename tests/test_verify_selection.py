@@ -208,6 +208,10 @@ def test_a_heading_tied_with_a_full_sentence_stating_its_words_gives_way_to_it()
     assert chosen(claim, unsaid) == (1, 6)
     # a longer line that is no sentence (a link's text, a page's title) keeps its place
     assert chosen(claim, page, ranked_first(found, (5, 3))) == (5, 6)
+    # a sentence ended by a footnote mark or an ellipsis is a full one too
+    for ending in (".[3]", "…"):
+        marked = [*page[:3], page[3].removesuffix(".") + ending, *page[4:]]
+        assert chosen(claim, marked, find_candidates(claim, marked)) == (3, 6)
 
 
 def test_of_datelines_tied_for_a_claims_date_the_one_heading_its_passage_is_named() -> None:

@@ -19,6 +19,9 @@ _STOP = re.compile(
     r"(?P<stop>\.{2,}|…+|[.?!‽‼⁇⁈⁉]+|[。！？｡．]+|[؟۔।॥።։။។]+)"
     r"(?P<close>[\"'”’»›)\]}」』）】〕]*(?:\[\d{1,3}\])*)"
 )
+ENDED = re.compile(_STOP.pattern + r"\s*$")
+"""The end of a sentence at the end of a text: its stop (``.``, ``?``, ``!``, an ellipsis, a
+stop of another script), maybe followed by closing quotes or brackets and footnote marks."""
 _LINE_BREAK = re.compile(r"[\n\r\u2028\u2029\x0b\x0c\x85]+")
 _CJK_STOPS = frozenset("。！？｡．")
 _OPENERS = "\"'“‘«‹([{「『（【〔"

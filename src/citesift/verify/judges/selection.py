@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from citesift.text.sentences import ENDED
 from citesift.verify.candidates import Candidates, few_words
 from citesift.verify.facts import facts
 
@@ -58,9 +59,6 @@ statement of the claim still unbacked (``BACKED``) may be stated anywhere on the
 helped, 3 more.)"""
 
 
-_ENDED = re.compile(r"[.!?][\"'”’)\]]*\s*$")
-"""The end of a sentence: a full stop, a question or an exclamation mark, maybe followed by
-closing quotes or brackets."""
 _ITEMS = re.compile(r"\s[|•]\s")
 """What sets apart the items of a line of a page's layout (``Published May 24, 2019 |
 Updated May 25, 2019``, ``By Jo Ames • May 24, 2019``)."""
@@ -224,9 +222,9 @@ def _in_full(
 
 def _full(sentence: str) -> bool:
     """``sentence`` is a full sentence: more than a few words, and ended by a full stop, a
-    question or an exclamation mark (``_ENDED``), as a heading, a page's title, a label or
-    a link's text is not."""
-    return not few_words(sentence) and _ENDED.search(sentence) is not None
+    question or an exclamation mark, an ellipsis (``ENDED``), as a heading, a page's title, a
+    label or a link's text is not."""
+    return not few_words(sentence) and ENDED.search(sentence) is not None
 
 
 def _backs(statement: frozenset[str], keys: frozenset[str], weights: Mapping[str, float]) -> bool:
