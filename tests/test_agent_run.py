@@ -875,3 +875,23 @@ def test_a_cancelled_run_keeps_and_hands_over_what_it_read(
     assert kept is not None and kept.answer["stop_reason"] == "cancelled"
     assert trace(store, partial.run_id).fields == ()
     store.close()
+
+
+def test_a_given_page_the_spent_page_budget_left_untried_is_still_one_to_read_first(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """Not tried is not failed: the given page the budget left unread is still named."""
+    serve_page(server, "/start", page("Start", ["/guide"], "The City Museum: start."))
+    serve_page(server, "/second", page("Second", [], "The City Museum, again."))
+    start, second, stray = server.url("/start"), server.url("/second"), server.url("/stray")
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[start, second, stray]),
+        act(action="finish", data=None, missing=["all"]),
+    )
+    on_pages("When did the City Museum open?", api, [start, second], max_pages=1)
+    seen = prompts(api)
+    assert f"{second}: not read: the page budget is spent" in seen[1]
+    assert f"{stray}: not read: not readable yet" in seen[1]
+    assert f"read the given pages first: {second}\n" in seen[1]
+    assert server.hits("/second") == 0

@@ -401,7 +401,7 @@ class _Run:
             if refusal:
                 not_read(url, refusal)
             elif self.spend.pages >= self.spend.budget.pages:
-                not_read(url, "the page budget is spent")
+                not_read(url, "the page budget is spent", False)
             elif tries == MAX_TRIES:
                 not_read(url, f"not tried, as one action tries {MAX_TRIES} pages at most", False)
             else:

@@ -198,8 +198,8 @@ class Tools:
         return [(link, text) for link, text in page.links if self.refusal(link) is None]
 
     def fail(self, url: str) -> None:
-        """Note that ``url`` was tried and not read (it failed, was refused, or the page
-        budget is spent)."""
+        """Note that ``url`` was tried and not read (it failed or was refused; a page the
+        spent page budget left untried stays one to read first)."""
         if _page(url) in self.given:
             self.failed.add(_page(url))
 
