@@ -18,7 +18,15 @@ from citesift.scrape.crawl import crawl, crawl_disallowed, crawl_failures, crawl
 from citesift.scrape.origin_rules import OriginRules
 from citesift.store import open_store
 from local_site import page, serve_page
-from servers import MisbehavingServer, loopback_fetcher, loopback_policy, serve
+from servers import (
+    ROUTES,
+    MisbehavingServer,
+    Query,
+    Request,
+    loopback_fetcher,
+    loopback_policy,
+    serve,
+)
 
 pytestmark = pytest.mark.timeout(120)
 BARRED = [f"/private/{n}" for n in range(10)]
@@ -90,7 +98,7 @@ def test_a_link_to_another_origin_is_checked_by_its_fetch_not_before_it_is_queue
 def test_a_hostile_robots_txt_cannot_hold_a_crawl_page(
     server: MisbehavingServer, tmp_path: Path
 ) -> None:
-    """Checks stop after the run's checking time (the policy's 2 s deadline here): the rest
+    """Checks stop after the page's checking time (the policy's 2 s deadline here): the rest
     of the page's links (every one of which the file disallows) are queued unchecked, for
     their fetch to check."""
     rules = "".join(f"Disallow: /*a*b*c*d*e*f*{n}$\n" for n in range(5_000))
@@ -114,13 +122,80 @@ def test_an_origins_rules_are_asked_for_again_after_a_day(server: MisbehavingSer
     server.robots = (200, "User-agent: *\nDisallow: /a\n")
 
     async def scenario() -> list[bool | None]:
-        seen = [await rules.forbids(server.url("/a"))]
+        seen = [await rules.forbids(server.url("/a"), rules.allowance())]
         server.robots = (200, "User-agent: *\nDisallow: /b\n")
         clock.advance(ROBOTS_TTL * 1000 - 1)
-        seen.append(await rules.forbids(server.url("/a")))
+        seen.append(await rules.forbids(server.url("/a"), rules.allowance()))
         clock.advance(2)
-        seen.append(await rules.forbids(server.url("/a")))
+        seen.append(await rules.forbids(server.url("/a"), rules.allowance()))
         return seen
 
     assert asyncio.run(scenario()) == [True, True, False]
     assert server.hits("/robots.txt") == 2
+
+
+def test_each_crawl_page_has_its_own_time_to_check_its_links(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """The first page spends its whole checking time on a hostile file; the next page's
+    links are still checked (else they were queued, and failed when fetched)."""
+    rules = "".join(f"Disallow: /*a*b*c*d*e*f*{n}$\n" for n in range(5_000))
+    server.robots = (200, f"User-agent: *\n{rules}")
+    first = [f"/a/b/c/d/e/f/page{n}" for n in range(3_000)]
+    serve_page(server, "/", page("Home", ["/next", *first]))
+    serve_page(server, "/next", page("Next", [f"/a/b/c/d/e/f/next{n}" for n in range(3_000)]))
+    with open_store(tmp_path / "crawl.db") as store:
+        ended = crawl(server.url("/"), limit=2, policy=loopback_policy(deadline=2), store=store,
+                      fetcher=loopback_fetcher())  # fmt: skip
+        left_out = list(crawl_disallowed(store, ended.crawl))
+    assert ended.done == 2 and ended.failed == 0 and server.hits("/next") == 1
+    assert any("/next" in url for url in left_out)  # the next page's links were checked
+    assert any("/page" in url for url in left_out)
+
+
+def test_time_waiting_for_an_origins_rules_is_not_checking_time(
+    server: MisbehavingServer,
+) -> None:
+    """Two origins whose robots.txt each takes 1.2 s: 2.4 s of waiting, within a 2 s
+    allowance, which only matching spends."""
+
+    def slow_robots(request: Request, query: Query) -> None:
+        time.sleep(1.2)
+        ROUTES["/robots.txt"](request, query)
+
+    policy = loopback_policy(robots=True, deadline=2)
+    with serve() as other:
+        for each in (server, other):
+            each.robots = (200, "User-agent: *\nDisallow: /a\n")
+            each.route("/robots.txt", slow_robots)
+        rules = OriginRules(loopback_fetcher(), policy)
+        allowance = rules.allowance()
+
+        async def scenario() -> list[bool | None]:
+            urls = [server.url("/a"), other.url("/a"), server.url("/a/1"), other.url("/b")]
+            return [await rules.forbids(url, allowance) for url in urls]
+
+        assert asyncio.run(scenario()) == [True, True, True, False]
+    assert allowance.checked < 1
+
+
+def test_an_origins_rules_serve_every_spelling_of_its_urls(server: MisbehavingServer) -> None:
+    """User info and capitals do not make another origin: its rules, kept a day, hold."""
+    policy = loopback_policy(robots=True)
+    fetcher_clock = ManualClock()
+    fetcher = Fetcher(
+        LimiterRegistry(lambda: SourceLimiter(spacing=0)), RobotsCache(clock=fetcher_clock)
+    )
+    rules = OriginRules(fetcher, policy, ManualClock())
+    server.robots = (200, "User-agent: *\nDisallow: /a\n")
+    spelled = server.url("/a").replace("http://", "HTTP://visitor@")
+
+    async def scenario() -> list[bool | None]:
+        seen = [await rules.forbids(server.url("/a"), rules.allowance())]
+        server.robots = (200, "User-agent: *\nDisallow: /b\n")
+        fetcher_clock.advance(ROBOTS_TTL * 1000 + 1)  # the fetcher would read the file again
+        seen.append(await rules.forbids(spelled, rules.allowance()))
+        return seen
+
+    assert asyncio.run(scenario()) == [True, True]
+    assert server.hits("/robots.txt") == 1

@@ -9,7 +9,7 @@ unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular exp
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
 A found link (or a redirect's target) on the page's own origin that robots.txt disallows to
 the policy's agent is left out before it is queued, by the rules the fetcher already holds
-for that page (within ``origin_rules.ROBOTS_CHECK_SECONDS`` of checks a run): never fetched, never
+for that page (within ``origin_rules.ROBOTS_CHECK_SECONDS`` of checks a page): never fetched, never
 counted toward ``limit`` nor as a failure, but counted (``disallowed``, as a map counts
 them; ``crawl_disallowed`` lists them). A link to another origin is queued unchecked (no
 robots.txt is fetched while a page waits): its fetch checks the file, and one it disallows
@@ -64,6 +64,7 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
+from citesift.net.address import same_origin
 from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.net.policy import PAGE_REDIRECTS
 from citesift.numbers import number_in
@@ -73,7 +74,7 @@ from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
 from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
-from citesift.scrape.origin_rules import OriginRules, origin_of
+from citesift.scrape.origin_rules import OriginRules
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
@@ -591,14 +592,17 @@ class _Run:
 
     async def _leave_out_disallowed(self, entry: Entry, page: _Page) -> None:
         """Move the links of ``page`` on its own origin that robots.txt disallows from its
-        ``found`` to its ``disallowed``, by the rules its fetch left cached (checks timed:
-        ``OriginRules.forbids``). Links to other origins, and any past the run's checking
-        time, are queued unchecked: their fetch checks robots.txt, and one it refuses is a
-        failure (no file is fetched for them while this page waits to be finished)."""
-        origin = origin_of(entry.url)
+        ``found`` to its ``disallowed``, by the rules its fetch left cached (checks timed,
+        the page given an allowance of its own: ``OriginRules.forbids``). Links to other
+        origins, and any past the page's checking time, are queued unchecked: their fetch
+        checks robots.txt, and one it refuses is a failure (no file is fetched for them while
+        this page waits to be finished)."""
+        allowance = self.robots.allowance()
         kept: list[Entry] = []
         for link in page.found:
-            forbidden = origin_of(link.url) == origin and await self.robots.forbids(link.url)
+            forbidden = same_origin(link.url, entry.url) and await self.robots.forbids(
+                link.url, allowance
+            )
             (page.disallowed if forbidden else kept).append(link)
         page.found = kept
 

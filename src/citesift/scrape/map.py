@@ -212,6 +212,7 @@ class _Reader:
         self.start_failure: str | None = None
         self.start_in_sitemap = False
         self.rules = OriginRules(fetcher, policy)
+        self.checks = self.rules.allowance()  # one for the whole map
         self.disallowed: set[str] = set()
         self.disallowed_past = 0  # disallowed past MAX_MAP_LIMIT (not deduplicated)
         self.unchecked: Counter[str] = Counter()  # URLs listed unchecked, by why
@@ -247,14 +248,14 @@ class _Reader:
         checked (see ``_unchecked_why``; checks are timed: ``OriginRules.forbids``)."""
         if host_of(url) not in self.hosts:
             return None
-        return await self.rules.forbids(url)
+        return await self.rules.forbids(url, self.checks)
 
     def _unchecked_why(self, url: str) -> str:
         """Why ``url`` was listed without being checked against robots.txt."""
         if host_of(url) not in self.hosts:
             return "on hosts whose pages the map does not read"
-        if self.rules.spent:
-            return f"past the {self.rules.check_seconds:g} s the map checks for"
+        if self.checks.spent:
+            return f"past the {self.checks.seconds:g} s the map checks for"
         return "their robots.txt could not be had"
 
     @property

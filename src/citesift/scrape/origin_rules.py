@@ -7,27 +7,36 @@ from __future__ import annotations
 
 import asyncio
 import time
-from urllib.parse import urlsplit
+from dataclasses import dataclass
 
 from citesift.net import Clock, Fetches, FetchPolicy
 from citesift.net.clock import SYSTEM_CLOCK
-from citesift.net.robots import ROBOTS_TTL, RobotsRules
+from citesift.net.robots import ROBOTS_TTL, RobotsRules, robots_address
 
 WAIT_POLL = 1.0
 """Seconds before what the limiter refused for its spacing (a request, a robots.txt file) is
 asked for again."""
 ROBOTS_CHECK_SECONDS = 5.0
-"""Seconds a run (a map, a crawl) spends checking found URLs against robots.txt at most (a
-policy's shorter deadline wins); URLs found later are not checked before they are listed or
-queued."""
+"""Seconds of checking found URLs against robots.txt an allowance holds at most (a map has
+one for its run, a crawl one for each page's links; a policy's shorter deadline wins); URLs
+found past it are not checked before they are listed or queued."""
 YIELD_SECONDS = 0.05
 """Seconds of robots.txt checks between two yields to the event loop."""
 
 
-def origin_of(url: str) -> str:
-    """The scheme and authority of ``url``: what one robots.txt file covers."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+@dataclass
+class Allowance:
+    """Seconds of robots.txt checks that may be spent (``seconds``) and were (``checked``;
+    ``unyielded`` of them since the last turn given to the event loop)."""
+
+    seconds: float
+    checked: float = 0.0
+    unyielded: float = 0.0
+
+    @property
+    def spent(self) -> bool:
+        """Whether the allowance's ``seconds`` of checks are spent."""
+        return self.checked >= self.seconds
 
 
 class OriginRules:
@@ -40,19 +49,19 @@ class OriginRules:
         self.policy = policy
         self.clock = clock
         self.check_seconds = min(ROBOTS_CHECK_SECONDS, policy.deadline)
-        self.checked = 0.0  # seconds spent checking
-        self.unyielded = 0.0  # of which since the last yield to the loop
-        self._rules: dict[str, tuple[RobotsRules, float]] = {}  # origin -> rules, when asked
-        self._unknown: dict[str, float] = {}  # origin -> loop time its rules may be asked again
+        self._rules: dict[str, tuple[RobotsRules, float]] = {}  # robots.txt URL -> rules, when
+        self._unknown: dict[str, float] = {}  # robots.txt URL -> loop time to ask again
 
-    @property
-    def spent(self) -> bool:
-        """Whether the run's ``check_seconds`` of checks are spent."""
-        return self.checked >= self.check_seconds
+    def allowance(self) -> Allowance:
+        """A fresh allowance of ``check_seconds`` of checks."""
+        return Allowance(self.check_seconds)
 
     async def rules(self, url: str) -> RobotsRules | None:
-        """The rules of ``url``'s origin, or None when they cannot be had just now."""
-        origin = origin_of(url)
+        """The rules of ``url``'s origin, or None when they cannot be had just now (or
+        ``url`` is no http(s) URL)."""
+        origin = robots_address(url)
+        if origin is None:
+            return None
         found = self._rules.get(origin)
         asked = self.clock.now_ms()
         if found is not None and asked - found[1] < ROBOTS_TTL * 1000:
@@ -67,24 +76,22 @@ class OriginRules:
             self._rules[origin] = (rules, asked)
         return rules
 
-    async def forbids(self, url: str) -> bool | None:
+    async def forbids(self, url: str, allowance: Allowance) -> bool | None:
         """Whether the file of ``url``'s origin disallows it to the policy's agent, or None
         when it is not checked: the file cannot be had just now (a fetch of the URL then
-        says why), or ``check_seconds`` of checks, asking for the rules included, are spent.
-        The loop is given a turn every ``YIELD_SECONDS`` of them."""
-        if self.spent:
+        says why), or ``allowance`` is spent (by the time matching took, not the time
+        waiting for the rules). The loop is given a turn every ``YIELD_SECONDS`` of it."""
+        if allowance.spent:
             return None
-        asked = time.perf_counter()
         rules = await self.rules(url)
-        began = time.perf_counter()
-        self.checked += began - asked
         if rules is None:
             return None
+        began = time.perf_counter()
         forbidden = rules.forbids(url, self.policy.identity.name)
         spent = time.perf_counter() - began
-        self.checked += spent
-        self.unyielded += spent
-        if self.unyielded >= YIELD_SECONDS:
-            self.unyielded = 0.0
+        allowance.checked += spent
+        allowance.unyielded += spent
+        if allowance.unyielded >= YIELD_SECONDS:
+            allowance.unyielded = 0.0
             await asyncio.sleep(0)
         return forbidden
