@@ -144,3 +144,32 @@ def test_a_file_uri_names_its_file_back_whatever_the_bytes_of_its_name(tmp_path:
     assert gone(tmp_path, [uri], set()) == []
     path.unlink()
     assert gone(tmp_path, [uri], set()) == [uri]
+
+
+LONG_TOKEN = "https://example.org/" + "a" * 130  # 150 characters with no space in them
+"""A URL crossing the budget: the cut falls at the space before it, 111 characters short."""
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("long.txt", f"{'word ' * 178}{LONG_TOKEN} tail\n"),
+        ("long.html", f"<html><body><p>{'word ' * 178}{LONG_TOKEN} tail</p></body></html>"),
+    ],
+)
+def test_a_budget_cut_well_short_of_the_budget_is_read_again_under_a_larger_one(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """The budget, not a size or time bound, cut the text: the revision says so, so the
+    same bytes under a larger budget are read again, whole."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    cut = load_file(path, budget=1000)
+    assert cut.document is not None and cut.document.budget_cut
+    kept = sum(len(block.text) for block in cut.document.blocks)
+    assert kept < 900 and str(cut.document.revision).endswith("@budget=1000")
+    known = {cut.id: cut.document.revision}
+    assert load_file(path, known, budget=1000).unchanged
+    whole = load_file(path, known, budget=2000)
+    assert whole.document is not None and not whole.document.truncated
+    assert LONG_TOKEN in whole.document.blocks[-1].text

@@ -178,6 +178,9 @@ class SourceDocument:
     snapshot_id: str | None = None
     truncated: bool = False
     author: str | None = None
+    budget_cut: bool = False
+    """Whether the text budget is what cut the text short (a larger one reads more of it),
+    as the reader saw it; False when only a bound on size or time did."""
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
     """What the source says about itself beyond the fields above (a note's tags, links and
     front matter), kept with each of its passages; JSON-safe values."""

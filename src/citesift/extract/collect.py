@@ -14,8 +14,8 @@ _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 
 @dataclass(frozen=True, slots=True)
 class FileText:
-    """The blocks read from a file, whether the budget cut them short, and its metadata
-    (``date`` in epoch milliseconds)."""
+    """The blocks read from a file, whether they were cut short (``budget_cut``: by the
+    budget), and its metadata (``date`` in epoch milliseconds)."""
 
     blocks: tuple[Block, ...]
     truncated: bool
@@ -23,6 +23,7 @@ class FileText:
     author: str | None = None
     date: int | None = None
     language: str | None = None
+    budget_cut: bool = False
 
 
 @dataclass(slots=True)
@@ -67,6 +68,7 @@ class Collector:
             _clean(author),
             date,
             _clean(language),
+            self.full,
         )
 
 

@@ -69,6 +69,7 @@ def extract_document(
         description=meta.description,
         canonical_url=meta.canonical_url,
         truncated=blocks.truncated,
+        budget_cut=blocks.budget_cut,
     )
 
 
@@ -90,6 +91,7 @@ def _file_document(
         page_date=read.date,
         language=read.language,
         truncated=read.truncated,
+        budget_cut=read.budget_cut,
         author=read.author,
     )
 

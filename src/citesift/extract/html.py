@@ -63,9 +63,11 @@ _MODES = ("article", "page")
 
 
 class Blocks(list[Block]):
-    """Blocks in reading order, and whether the budget cut the text short."""
+    """Blocks in reading order, whether the text was cut short, and whether the budget
+    (the block crossing it, or a scan bounded by it) is what cut it."""
 
     truncated: bool = False
+    budget_cut: bool = False
 
 
 def _require_text(html: object) -> None:
@@ -207,10 +209,12 @@ def _cut(block: Block, room: int) -> Block | None:
     return Block(kept, block.kind, block.section, block.source_start, end, offsets)
 
 
-def _within(blocks: list[Block], budget: int, stopped: bool) -> Blocks:
-    """Keep blocks while they fit in ``budget``; cut the one that crosses it."""
+def _within(blocks: list[Block], budget: int, stopped: bool, scanned: bool) -> Blocks:
+    """Keep blocks while they fit in ``budget``; cut the one that crosses it. ``stopped``:
+    the page was read in part; ``scanned``: by the scan's bound, which the budget sets."""
     out = Blocks()
-    out.truncated = stopped
+    out.truncated = stopped or scanned
+    out.budget_cut = scanned
     used = 0
     for block in blocks:
         if used + len(block.text) <= budget:
@@ -220,7 +224,7 @@ def _within(blocks: list[Block], budget: int, stopped: bool) -> Blocks:
         part = _cut(block, budget - used) if budget > used else None
         if part is not None:
             out.append(part)
-        out.truncated = True
+        out.truncated = out.budget_cut = True
         break
     return out
 
@@ -238,4 +242,4 @@ def html_to_blocks(html: str, mode: Mode = "article", budget: int = DEFAULT_BUDG
     blocks, levels = _blocks(html, scan, chosen, budget, mode)
     if mode == "article":
         blocks = without_empty_headings(blocks, levels)
-    return _within(blocks, budget, scan.stopped or cut)
+    return _within(blocks, budget, cut, scan.stopped)

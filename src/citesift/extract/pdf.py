@@ -52,8 +52,8 @@ def _read(body: bytes, budget: int, seconds: float) -> FileText:
         kept = Collector(budget)
         started = time.monotonic()
         for number in range(1, pages + 1):
-            kept.full = kept.full or time.monotonic() - started > seconds
-            if kept.full:
+            kept.cut = kept.cut or time.monotonic() - started > seconds  # no budget lifts it
+            if kept.full or kept.cut:
                 break
             for index, paragraph in enumerate(_paragraphs(document, number), start=1):
                 kept.add(paragraph, "paragraph", Place(page=number, paragraph=index))

@@ -35,7 +35,7 @@ def text_document(
     """The plain text ``raw`` (read from ``path``, named by ``url``) as a document titled
     by its file name, its blocks the paragraphs of ``raw`` whole, each with its span in it,
     up to ``budget`` characters of text; its metadata holds ``path``, as a note's does."""
-    blocks, truncated = text_blocks(raw, budget)
+    blocks, truncated, budget_cut = text_blocks(raw, budget)
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -47,28 +47,30 @@ def text_document(
         blocks=tuple(blocks),
         metadata={"path": path},
         truncated=truncated,
+        budget_cut=budget_cut,
     )
 
 
-def text_blocks(raw: str, budget: int = DEFAULT_BUDGET) -> tuple[list[Block], bool]:
+def text_blocks(raw: str, budget: int = DEFAULT_BUDGET) -> tuple[list[Block], bool, bool]:
     """A paragraph block per run of non-blank lines of ``raw``, its text ``raw[start:end]``
     (trailing white space left out), from the first ``MAX_SOURCE_CHARS`` characters (cut
     after a line break), at most ``MAX_TEXT_BLOCKS`` of them and ``budget`` characters of
     text together (the paragraph crossing it cut after its last white space that fits, else
-    at the budget); and whether ``raw`` holds text beyond those bounds."""
+    at the budget); whether ``raw`` holds text beyond those bounds, and whether the budget
+    is the bound that left it out."""
     end = line_cut(raw, MAX_SOURCE_CHARS)
     blocks: list[Block] = []
     used = 0
     for found in _PARAGRAPH.finditer(raw, 0, end):
         if len(blocks) == MAX_TEXT_BLOCKS:
-            return blocks, True
+            return blocks, True, False
         text = found.group().rstrip()
         start = found.start()
         if used + len(text) > budget:
             text = words_within(text, budget - used)
             if text:
                 blocks.append(Block(text, "paragraph", (), start, start + len(text)))
-            return blocks, True
+            return blocks, True, True
         used += len(text)
         blocks.append(Block(text, "paragraph", (), start, start + len(text)))
-    return blocks, end < len(raw)
+    return blocks, end < len(raw), False

@@ -60,7 +60,8 @@ def note_document(
     ``frontmatter_error`` when the YAML could not be read)."""
     read = _head(raw, budget)
     note = parse_note(path, read)
-    blocks, truncated = note_blocks(read, len(read) - len(note.body), budget)
+    blocks, budget_cut = note_blocks(read, len(read) - len(note.body), budget)
+    headed = len(read) < len(raw)  # by the budget when it asked for more than a note's bound
     return SourceDocument(
         site=site,
         key=key if key is not None else url,
@@ -71,7 +72,8 @@ def note_document(
         licence=None,
         blocks=tuple(blocks),
         metadata=note_metadata(note),
-        truncated=truncated or len(read) < len(raw),
+        truncated=budget_cut or headed,
+        budget_cut=budget_cut or (headed and MAX_NOTE_CHARS < budget < MAX_SOURCE_CHARS),
     )
 
 

@@ -68,14 +68,11 @@ def load_file(
     if not document.blocks:  # a bound that left nothing is no emptiness of the file's
         why = f"no text within the bounds (budget {budget:,})" if document.truncated else None
         return LoadedFile(path, uri, document, empty=why or why_empty(body))
-    if _budget_cut(document, budget):
+    if document.budget_cut:
         document = replace(document, revision=f"{document.revision}{cut_at(budget)}")
     return LoadedFile(path, uri, document)
 
 
-CUT_WORD_CHARS = 100
-"""Characters of the word a budget cut leaves out at most, as a cut falls at the last white
-space that fits: a document cut short with more room left was cut by another bound."""
 _BUDGET_TAG = "@budget="
 
 
@@ -89,14 +86,6 @@ def cut_by_budget(revision: str | None) -> bool:
     """Whether a document of this ``revision`` was cut short by the text budget (``cut_at``),
     so a larger budget reads more of it."""
     return revision is not None and _BUDGET_TAG in revision
-
-
-def _budget_cut(document: SourceDocument, budget: int) -> bool:
-    """Whether ``budget`` is what cut ``document`` short, not a bound on size or time (a
-    block count, a PDF's reading time) that a larger budget would not lift: its text fills
-    the budget but for the part of a word the cut left out."""
-    kept = sum(len(block.text) for block in document.blocks)
-    return document.truncated and kept > budget - CUT_WORD_CHARS
 
 
 def load_folder(
