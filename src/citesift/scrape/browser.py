@@ -18,10 +18,12 @@ the same rules to that address and connects to it, so a name answering the check
 address and Chromium's connection with another (DNS rebinding), or a redirect (no route
 handler sees one), reaches nothing the rules refuse. A frame's request to the page's origin
 (scheme, host and port) carries the caller's Cookie header: it is sent for the browser,
-through the same proxy, uncompressed and within the policy's deadline, its redirect handed
-back to the page (a cookie in the browser's jar has no port, and a header given to a request
-Chromium sends follows its redirects); scripts, styles, a script's requests, pictures, fonts
-and media go without it (``COOKIE_KINDS``: Playwright holds such a body whole, uncapped).
+through the same proxy, within the policy's deadline, its redirect handed back to the page (a
+cookie in the browser's jar has no port, and a header given to a request Chromium sends
+follows its redirects); scripts, styles, a script's requests, pictures, fonts and media go
+without it (``COOKIE_KINDS``). Playwright's driver holds such a frame's answer whole and
+inflates it as its Content-Encoding says: the deadline bounds it, the fetcher's caps on body
+and inflated size do not (``_with_cookie``).
 A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are closed at once.
 While pages render, the browser's renderer processes are watched: one holding more than
 ``MAX_RENDERER_MB`` is ended, and the page it showed fails, as does a page counting more
@@ -106,9 +108,10 @@ LAUNCH_TIMEOUT = 30.0
 RESOURCE_KINDS = {"images": ("image",), "fonts": ("font",), "media": ("media",)}
 COOKIE_KINDS = frozenset({"document"})
 """The requests to the page's origin that carry the caller's Cookie: its frames. Sent for
-the browser, such a request's body is held whole by Playwright's driver (no cap on its size
-can be set), so scripts, styles, a script's requests, pictures, fonts and media go without
-it: a page's script could ask its origin for an endless or compressed-bomb answer at will."""
+the browser, such a request's body is held whole by Playwright's driver, inflated, with no
+cap on its size that can be set (``_with_cookie``), so scripts, styles, a script's requests,
+pictures, fonts and media go without it: a page's script could ask its origin for an endless
+or compressed-bomb answer as often as it likes."""
 PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
@@ -564,8 +567,13 @@ async def _with_cookie(route: Route, request: Request, cookie: str, timeout: flo
     """Send ``request`` to the page's origin with the caller's ``cookie`` (a browser's
     cookies have no port, so they would reach every port of the host): through the same
     egress proxy, its redirect answered to the page as it came (the next hop passes the
-    route again, without the cookie unless it is on the page's origin). Its body is asked
-    for uncompressed and within ``timeout`` seconds: the driver holds it whole, unbounded."""
+    route again, without the cookie unless it is on the page's origin). Only ``timeout``
+    seconds bound the answer: Playwright's driver holds its body whole and inflates it as
+    its Content-Encoding says, whatever ``accept-encoding: identity`` asked, with no cap on
+    either size (the fetcher's body and inflation caps do not apply), so a hostile origin
+    can make it hold what it sends within the deadline, inflated (a compressed bomb: a
+    thousand times that). The cost of a Cookie on frames, taken only for the origin the
+    caller sent its Cookie to."""
     from playwright.async_api import Error
 
     try:
