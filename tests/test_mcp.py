@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import pytest
@@ -521,6 +521,20 @@ INITIALIZE = {
 }  # fmt: skip
 
 
+def replier(sent: IO[str], said: IO[str]) -> Callable[[str], dict[str, Any]]:
+    """What the stdio server answers a line: ``line`` written to ``sent``, its reply (the
+    next line of ``said``) read within a minute."""
+
+    def answer(line: str) -> dict[str, Any]:
+        sent.write(line + "\n")
+        sent.flush()
+        assert select.select([said], [], [], 60)[0], f"no reply to {line!r}"
+        reply: dict[str, Any] = json.loads(said.readline())
+        return reply
+
+    return answer
+
+
 def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
     world: World,
 ) -> None:
@@ -531,13 +545,7 @@ def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
         sent, said = process.stdin, process.stdout
         assert sent is not None and said is not None
 
-        def answer(line: str) -> dict[str, Any]:
-            """The server's reply to ``line`` (the next line it writes)."""
-            sent.write(line + "\n")
-            sent.flush()
-            assert select.select([said], [], [], 60)[0], f"no reply to {line!r}"
-            reply: dict[str, Any] = json.loads(said.readline())
-            return reply
+        answer = replier(sent, said)
 
         sent.write("\n  \n")  # blank lines are no message: nothing is said of them
         assert answer("not json") == PARSE_ERROR
@@ -572,12 +580,7 @@ def test_an_id_that_is_no_id_or_a_lone_surrogate_is_answered_not_left_waiting(
         sent, said = process.stdin, process.stdout
         assert sent is not None and said is not None
 
-        def answer(line: str) -> dict[str, Any]:
-            sent.write(line + "\n")
-            sent.flush()
-            assert select.select([said], [], [], 60)[0], f"no reply to {line!r}"
-            reply: dict[str, Any] = json.loads(said.readline())
-            return reply
+        answer = replier(sent, said)
 
         assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
         sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
