@@ -44,7 +44,7 @@ def test_a_name_the_page_never_states_keeps_the_claim_from_support() -> None:
     check = judged("The Harbour Bridge was designed by the engineer Carl Jensen.")
     assert check.label != "supported", check
     assert "never names" in check.reason
-    assert "jensen" in check.reason
+    assert "Jensen" in check.reason
     assert check.score < 0.5
 
 
@@ -117,6 +117,25 @@ def test_a_date_followed_by_its_time_is_no_span_of_years() -> None:
     check = judged("The old paper mill on the river closed its gates in 2012.", page)
     assert check.label != "supported", check
     assert "2012" in check.reason
+
+
+def test_a_month_the_support_states_differently_is_a_conflict_no_other_line_fills() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    story = "The ferry service to the island began in March 1921."
+    page = [story, *filler, "Posted on June 2, 1921", "The quay in June 1950"]
+    moved = judged("The ferry service to the island began in June 1921.", page)
+    assert moved.label == "partially_supported", moved
+    assert moved.supporting == (0,)
+    assert "June" in moved.reason
+    assert judged("The ferry service to the island began in March 1921.", page).label == (
+        "supported"
+    )
+    # a sentence dating the claim's event less finely, or backing only part of it, leaves
+    # the date to another line
+    less = ["The ferry service to the island began in 1921.", *filler, "Posted on June 2, 1921"]
+    assert judged("The ferry service to the island began in June 1921.", less).label == (
+        "supported"
+    )
 
 
 def test_a_dateline_far_from_the_candidates_completes_a_date() -> None:

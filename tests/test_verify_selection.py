@@ -89,6 +89,15 @@ def test_a_published_and_an_updated_time_side_by_side_make_a_dateline() -> None:
     assert chosen(claim, [prose, *filler, story]) == (31,)
 
 
+def test_a_caption_naming_a_month_of_a_year_is_no_dateline() -> None:
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    claim = "Rivers became the podcast's host in May 2019."
+    story = "Rivers became the podcast's host."
+    caption = "The studio on the quay, May 2019"
+    assert chosen(claim, [caption, *filler, story]) == (31,)
+    assert chosen(claim, ["The studio on the quay, May 24, 2019", *filler, story]) == (31, 0)
+
+
 def test_a_month_run_into_the_word_before_it_is_read_as_a_month() -> None:
     assert facts("HomeNewsOPINIONMay 24 2019 - 12:00AM").months == {5}
     assert facts("Orange County RegisterAugust 25, 2016").months == {8}

@@ -417,6 +417,24 @@ def number_kinds(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
+DATE_KINDS = frozenset(["year", "day"])
+"""The kinds of ``number_kinds`` that are parts of a date, beside the month."""
+
+
+@lru_cache(maxsize=1 << 12)
+def date_parts(text: str) -> frozenset[tuple[str, str]]:
+    """The parts of the dates ``text`` states, each with its kind and its key as
+    ``features.fact_keys`` writes it: ``("month", "m:5")``, ``("year", "n:2015")``,
+    ``("day", "n:15")``. A date part is stated differently only against one of its kind."""
+    found = facts(text)
+    numbers = {without_zeros(n): n for n in found.numbers}
+    parts = {("month", f"m:{m}") for m in found.months}
+    for kind, whole in number_kinds(text):
+        if kind in DATE_KINDS and whole in numbers:
+            parts.add((kind, f"n:{numbers[whole]}"))
+    return frozenset(parts)
+
+
 def without_zeros(number: str) -> str:
     """A whole number as ``_plain_number`` writes it without its leading zeros (``05`` is
     ``5``); any other left as it is."""
@@ -454,6 +472,31 @@ def _plain_number(word: str) -> str:
 def _is_month(lowered: str, raw: str) -> bool:
     """A month name, capitalised (``May``, not the verb ``may``)."""
     return lowered in MONTHS and raw[:1].isupper()
+
+
+@lru_cache(maxsize=1 << 12)
+def written_as(text: str) -> tuple[tuple[str, str], ...]:
+    """Each fact key of ``text`` (as ``features.fact_keys`` writes it: a stem, ``n:`` a
+    number, ``m:`` a month) with the word ``text`` writes it in, the first where several
+    share a key: what a reason shows a reader (*June*, not ``m:6``; *Google*, not
+    ``googl``)."""
+    words = WORD.findall(_full_years(_dates(text)))
+    lowered = [w.lower() for w in words]
+    stem = content_stemmer()
+    shown = {f"n:{number}": words[i] for i, number in _numbers(words, lowered)}
+    for w, raw in zip(lowered, words, strict=True):
+        if _is_month(w, raw):
+            shown.setdefault(f"m:{MONTHS[w]}", raw)
+        for s in stem(raw) if not NUMBER.fullmatch(w) else ():
+            shown.setdefault(_singular(s), raw)
+    return tuple(shown.items())
+
+
+@lru_cache(maxsize=1)
+def month_stems() -> frozenset[str]:
+    """The content stems of the months' names (a date's words, not a fact of its own)."""
+    stem = content_stemmer()
+    return frozenset(_singular(s) for names in MONTH_NAMES for name in names for s in stem(name))
 
 
 @lru_cache(maxsize=1)

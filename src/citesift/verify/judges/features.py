@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from citesift.verify.candidates import Candidates
-from citesift.verify.facts import Facts, facts
+from citesift.verify.facts import Facts, date_parts, facts, written_as
 from citesift.verify.judges.selection import choose, page_lines
 from citesift.verify.judges.subclaims import split_claim
 
@@ -69,7 +69,9 @@ class Measured:
     coverage only), the hard facts ``missed``, the weighted ``coverage``,
     whether the polarity differs, each of the claim's ``statements``, the names of the
     claim the whole page never states (``absent``), and the sentences read but not named
-    (``apart``), so a reason can say where the rest of the coverage comes from."""
+    (``apart``), so a reason can say where the rest of the coverage comes from, and the
+    claim's own word for each fact key missed (``words``: *June* for ``m:6``), which a
+    reason shows."""
 
     features: tuple[float, ...]
     chosen: tuple[int, ...]
@@ -79,6 +81,7 @@ class Measured:
     statements: tuple[Statement, ...] = ()
     absent: tuple[str, ...] = ()
     apart: tuple[int, ...] = ()
+    words: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     pool = {i: _matched(units, fact_keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
     chosen, covered, aside = choose(
-        units.weights, units.hard, pool, candidates, lines, parts, sentences
+        units.weights, units.hard, pool, candidates, lines, parts, sentences, date_parts(claim)
     )
     coverage = math.fsum(units.weights[u] for u in covered) / total
     first = (
@@ -132,7 +135,8 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     absent = tuple(sorted(names))
     named = tuple(i for i in chosen if i not in aside)
     apart = tuple(sorted(i for i in chosen if i in aside))
-    return Measured(features, named, missed, coverage, negation, statements, absent, apart)
+    shown = tuple(pair for pair in written_as(claim) if pair[0] in missed)
+    return Measured(features, named, missed, coverage, negation, statements, absent, apart, shown)
 
 
 def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:

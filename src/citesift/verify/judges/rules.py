@@ -67,12 +67,16 @@ def graded(label: Label, score: float, measured: Measured, sentences: Sequence[s
 
 def lacking(measured: Measured) -> list[str]:
     """What the support lacks of the claim, in words: the facts not found, the names the
-    page never states, a negation not shared."""
+    page never states (each in the claim's own word, ``Measured.words``), a negation not
+    shared."""
+    words = dict(measured.words)
     parts = []
     if measured.missed:
-        parts.append(f"not found: {', '.join(m.split(':', 1)[-1] for m in measured.missed[:5])}")
+        shown = (words.get(m, m.split(":", 1)[-1]) for m in measured.missed[:5])
+        parts.append(f"not found: {', '.join(shown)}")
     if measured.absent:
-        parts.append(f"the page never names: {', '.join(measured.absent[:5])}")
+        named = (words.get(m, m) for m in measured.absent[:5])
+        parts.append(f"the page never names: {', '.join(named)}")
     if measured.negation:
         parts.append("the claim and its support differ in negation")
     return parts

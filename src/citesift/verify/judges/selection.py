@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from citesift.text.sentences import ENDED
 from citesift.verify.candidates import Candidates, few_words
-from citesift.verify.facts import facts
+from citesift.verify.facts import date_parts, month_stems, number_kinds
 
 MAX_SUPPORTING = 4
 """At most this many sentences are named as support."""
@@ -77,6 +77,7 @@ def choose(
     lines: frozenset[int],
     statements: Sequence[frozenset[str]] = (),
     sentences: Sequence[str] = (),
+    dates: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[list[int], set[str], frozenset[int]]:
     """The sentences chosen (indices, in the order chosen), the claim units they cover, and
     those of them read but not named as support (``PASSAGE``).
@@ -102,7 +103,8 @@ def choose(
     better-ranked, but a line of few words to a full sentence stating its facts of the
     claim (``_in_full``). A sentence adding a single unit, or joining for its closeness, farther
     than ``PASSAGE`` from every sentence chosen before it is not named, unless it is a
-    date line."""
+    date line. A part of the claim's ``dates`` (``facts.date_parts``) that the first sentence
+    chosen states differently (``_conflicting``) is covered by no sentence."""
     rank = {i: r for r, i in enumerate(candidates.ranked)}
     order = sorted(keys, key=lambda i: (rank.get(i, len(rank)), i))
     pool = set(candidates.pool)
@@ -112,6 +114,7 @@ def choose(
     chosen: list[int] = []
     covered: set[str] = set()
     aside: set[int] = set()
+    barred: set[str] = set()
 
     def add(
         wanted: set[str],
@@ -128,7 +131,7 @@ def choose(
         while len(chosen) < MAX_SUPPORTING:
             gains = {}
             for i in order:
-                fresh = (keys[i] & wanted) - covered
+                fresh = (keys[i] & wanted) - covered - barred
                 new = math.fsum(weights[u] for u in fresh)
                 if new > least and may(i, fresh):
                     gains[i] = new
@@ -145,7 +148,10 @@ def choose(
             if (loose or len((keys[best] & wanted) - covered) == 1) and _apart(best, chosen, lines):
                 aside.add(best)
             chosen.append(best)
-            covered.update(keys[best])
+            if len(chosen) == 1 and best < len(sentences):
+                stated = date_parts(sentences[best])
+                barred.update(_conflicting(dates, stated, keys[best], statements or [weights]))
+            covered.update(keys[best] - barred)
 
     lift = candidates.lift
     short = candidates.short
@@ -244,6 +250,41 @@ def _heads(i: int, named: Sequence[int]) -> tuple[bool, int]:
     return (gap > 1 and i > max(named), gap)
 
 
+def _conflicting(
+    claim: frozenset[tuple[str, str]],
+    stated: frozenset[tuple[str, str]],
+    held: frozenset[str],
+    statements: Sequence[Iterable[str]],
+) -> frozenset[str]:
+    """The keys of the claim's date parts (``facts.date_parts``) that the sentence backing
+    the rest of their statement states differently: the sentence first chosen (its date
+    parts ``stated``, the claim's units it covers ``held``) covers every other unit of a
+    statement of the claim (the words of a month's name are the date's), states a date of
+    each kind the statement's date has, and for one of them another part of that kind
+    (May for June, 2014 for 2015) and not the claim's. Such a part is a conflict, not a gap
+    another sentence may fill: the sentence says when the very event happened, and a month
+    or year found elsewhere on the page (a caption, another event) dates something else. A
+    sentence backing only part of the statement, or dating it less finely (a year beside a
+    claim's day), may be speaking of another event of the same people."""
+    kind_of = {key: kind for kind, key in claim}
+    kinds = {kind for kind, _ in stated}
+    barred: set[str] = set()
+    for statement in statements:
+        dated = {key for key in statement if key in kind_of}
+        rest = set(statement) - dated - month_stems()
+        if not dated or not rest or not rest <= held:
+            continue
+        if {kind_of[key] for key in dated} <= kinds:
+            barred.update(
+                key
+                for key in dated - held
+                if any(
+                    kind == kind_of[key] and (kind, other) not in claim for kind, other in stated
+                )
+            )
+    return frozenset(barred)
+
+
 def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
     """Sentence ``i`` stands farther than ``PASSAGE`` from every sentence ``chosen`` and is
     no date line (whose date dates the page wherever the line stands)."""
@@ -251,17 +292,18 @@ def _apart(i: int, chosen: Sequence[int], lines: frozenset[int]) -> bool:
 
 
 def _dateline(sentence: str) -> bool:
-    """A line of a few words (``candidates.FEW_WORDS``) naming a month and a number (a date
-    in digits names its month, see ``facts``), or a line of short items set apart by ``|``
-    or ``•`` (``_ITEMS``) one of which is such a date, as a page's bar shows a published
-    and an updated time side by side: a dateline, a dated heading or the page's published
-    time, not a statement; its date dates the page, so it may complete a claim's date
-    (``June 27, 2016 3.09pm EDT``, ``PUBLISHED: 2016-08-25 00:00``)."""
+    """A line of a few words (``candidates.FEW_WORDS``) naming a day of a month (a date in
+    digits names its month, see ``facts``), or a line of short items set apart by ``|`` or
+    ``•`` (``_ITEMS``) one of which is such a date, as a page's bar shows a published and an
+    updated time side by side: a dateline, a dated heading or the page's published time,
+    not a statement; its date dates the page, so it may complete a claim's date (``June 27,
+    2016 3.09pm EDT``, ``PUBLISHED: 2016-08-25 00:00``). A page is dated to its day: a short
+    line naming a month of a year alone (``Screenshot of the site in June 2022``) is a
+    caption dating its picture, not the page."""
     items = _ITEMS.split(sentence)
     return all(map(few_words, items)) and any(map(_dated, items))
 
 
 def _dated(item: str) -> bool:
-    """``item`` names a month and a number (see ``_dateline``)."""
-    found = facts(item)
-    return bool(found.months and found.numbers)
+    """``item`` names a day of a month (see ``_dateline``)."""
+    return any(kind == "day" for kind, _ in number_kinds(item))
