@@ -127,6 +127,22 @@ def test_a_month_the_page_states_differently_is_not_borrowed_from_a_caption(
 
 
 @pytest.mark.parametrize(
+    ("claim", "name"),
+    [
+        ("Apple sponsored the project in 2009.", "Apple"),
+        ("Python is a general-purpose programming language.", "Python"),
+    ],
+)
+def test_a_name_swapped_in_as_the_claims_first_word_is_a_name(
+    rust: list[str], minilm: Embedder, claim: str, name: str
+) -> None:
+    check = verify_claim(claim, rust, embedder=minilm)
+    assert check.label == "partially_supported", check
+    assert f"the page never names: {name}" in check.reason
+    assert check.score < 0.5
+
+
+@pytest.mark.parametrize(
     "claim",
     [
         "Mozilla never sponsored the Rust project.",

@@ -48,6 +48,21 @@ def test_a_name_the_page_never_states_keeps_the_claim_from_support() -> None:
     assert check.score < 0.5
 
 
+def test_a_name_opening_the_claim_is_told_from_a_common_word_by_the_page() -> None:
+    page = [
+        "The old mill by the river was built in 1850.",
+        "Visitors can walk to the mill from the station.",
+        "The village has a school for local children.",
+    ]
+    swapped = judged("Carlsen built the old mill by the river in 1850.", page)
+    assert swapped.label == "partially_supported", swapped
+    assert "the page never names: Carlsen" in swapped.reason
+    common = judged("Locals built the old mill by the river in 1850.", page)
+    assert "never names" not in common.reason, common
+    named = [*page, "A painting by Carlsen hangs in the school."]
+    assert "never names" not in judged("Carlsen built the old mill in 1850.", named).reason
+
+
 def test_a_negation_counts_only_for_the_words_it_governs() -> None:
     assert judged("The Harbour Bridge opened to traffic in 1932.").label == "supported"
     page = [*PAGE[:3], "The bridge did not open to traffic in 1932.", *PAGE[4:]]

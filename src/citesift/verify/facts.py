@@ -275,8 +275,10 @@ _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 class Facts:
     """The checkable parts of a text: content stems, numbers (digits only, no separators),
     month numbers, named-entity stems, the pairs of content stems that follow each other (a
-    phrase repeated, not just its words), and the content stems a negation denies (see
-    ``NEGATION_SCOPE``)."""
+    phrase repeated, not just its words), the content stems a negation denies (see
+    ``NEGATION_SCOPE``), the stems of its words written in lower case (``plain``: common
+    words, on this text's evidence) and those of its first word when capitalised
+    (``opening``: a name or not, which its capital alone does not tell)."""
 
     stems: frozenset[str]
     numbers: frozenset[str]
@@ -284,6 +286,8 @@ class Facts:
     entities: frozenset[str]
     pairs: frozenset[tuple[str, str]] = frozenset()
     denied: frozenset[str] = frozenset()
+    plain: frozenset[str] = frozenset()
+    opening: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1 << 16)
@@ -306,6 +310,9 @@ def facts(text: str) -> Facts:
         for s in stem(w)
     }
     ordered = [_singular(s) for s in stem(text) if not s.isdigit() and s not in NEGATIONS]
+    plain = stem(" ".join(w for w in words if w[:1].islower()))
+    first = words[0] if words and words[0][:1].isupper() else ""
+    opening = () if first.lower() in FUNCTION_WORDS or first.lower() in MONTHS else stem(first)
     return Facts(
         frozenset(ordered),
         frozenset(numbers),
@@ -313,6 +320,8 @@ def facts(text: str) -> Facts:
         frozenset(_singular(e) for e in entities),
         frozenset(pairwise(ordered)),
         _denied(text),
+        frozenset(_singular(s) for s in plain),
+        frozenset(_singular(s) for s in opening),
     )
 
 

@@ -95,8 +95,8 @@ class _Units:
 def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Measured | None:
     """The features of ``claim`` against the sentences of ``candidates``' windows; None when
     the claim states no checkable fact."""
+    lines, document, names_written, words_written = _page(tuple(sentences))
     claim_facts = facts(claim)
-    lines, document = _page(tuple(sentences))
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
     units = _units(claim_facts, document, len(sentences), _about_keys(candidates.about))
     total = math.fsum(units.weights.values())
@@ -129,13 +129,14 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         max((units.weights[u] for u in units.weights.keys() - covered), default=0.0) / total,
     )
     statements = _statements(parts, units, covered)
-    names = {m for m in missed if ":" not in m}
+    opening = _opening_name(claim_facts, names_written, words_written)
+    names = {m for m in missed if ":" not in m} | (opening & units.weights.keys() - covered)
     for sentence in sentences if names else ():
         names -= _matched(units, fact_keys(facts(sentence)))
     absent = tuple(sorted(names))
     named = tuple(i for i in chosen if i not in aside)
     apart = tuple(sorted(i for i in chosen if i in aside))
-    shown = tuple(pair for pair in written_as(claim) if pair[0] in missed)
+    shown = tuple(pair for pair in written_as(claim) if pair[0] in {*missed, *absent})
     return Measured(features, named, missed, coverage, negation, statements, absent, apart, shown)
 
 
@@ -192,10 +193,30 @@ def _kin(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=PAGES_KEPT)
-def _page(sentences: tuple[str, ...]) -> tuple[frozenset[int], Counter[str]]:
+def _page(
+    sentences: tuple[str, ...],
+) -> tuple[frozenset[int], Counter[str], frozenset[str], frozenset[str]]:
     """What ``measure`` reads of the whole page for every claim, read once per page: its
-    datelines (``selection.page_lines``) and how many of its sentences hold each fact key."""
-    return page_lines(sentences), Counter(k for s in sentences for k in fact_keys(facts(s)))
+    datelines (``selection.page_lines``), how many of its sentences hold each fact key, and
+    the stems it writes capitalised within a sentence (names) and in lower case (common
+    words), which tell whether a claim's first word is a name (``_opening_name``)."""
+    read = [facts(s) for s in sentences]
+    document = Counter(k for found in read for k in fact_keys(found))
+    named = frozenset().union(*(found.entities for found in read))
+    plain = frozenset().union(*(found.plain for found in read))
+    return page_lines(sentences), document, named, plain
+
+
+def _opening_name(claim: Facts, named: frozenset[str], plain: frozenset[str]) -> frozenset[str]:
+    """The stems of ``claim``'s first word when the evidence says it is a name: the page
+    writes it capitalised within a sentence (``named``), or neither the page (``plain``)
+    nor the claim writes it in lower case. A first word is capitalised whatever it is, so
+    its capital tells nothing; but a name swapped there (*Apple sponsored* for *Mozilla
+    sponsored*) that the page never names keeps the claim from support as any name does,
+    while a common word opening the claim (*Construction began*), which the page writes in
+    lower case, is a plain word."""
+    opening = claim.opening - claim.entities
+    return opening if opening & named or not opening & (plain | claim.plain) else frozenset()
 
 
 def _about_keys(about: str) -> frozenset[str]:
