@@ -197,7 +197,7 @@ def test_ms_is_a_word_and_a_title_before_a_name_is_not() -> None:
     claim = "Worldwide, MS affects 2 million people."
     check = verify_claim(claim, ["Worldwide, cancer affects 2 million people."])
     assert check.label != "supported", check
-    assert "not found: ms" in check.reason
+    assert "not found: MS" in check.reason
     assert "ms" in facts("The reply took 40 ms.").stems
     assert "ms" in facts("MS affects 2 million people.").stems
     assert (
