@@ -198,14 +198,32 @@ def test_ms_is_a_word_and_a_title_before_a_name_is_not() -> None:
     check = verify_claim(claim, ["Worldwide, cancer affects 2 million people."])
     assert check.label != "supported", check
     assert "not found: MS" in check.reason
-    assert "ms" in facts("The reply took 40 ms.").stems
     assert "ms" in facts("MS affects 2 million people.").stems
+    assert "ms" in facts("The ms of the poem is lost.").stems  # not after a number
     assert (
         facts("Dr. Smith and Mr Jones met Prof. Lee.").stems
         == facts("Smith and Jones met Lee.").stems
     )
     assert {"smith", "jone"} <= facts("Dr Smith met Mrs. Jones.").entities
     assert "dr" in facts("He studied for a DR degree at Dr").stems
+
+
+def test_ms_after_a_number_is_milliseconds() -> None:
+    """*ms* after a number is the unit a source may write in full, either way round; a
+    claim's other number of milliseconds is still no match."""
+    for claim, page in [
+        ("The page loads in 500 ms on a phone.", "The page loads in 500 milliseconds on a phone."),
+        ("The page loads in 500 milliseconds on a phone.", "The page loads in 500ms on a phone."),
+        ("A 40-ms delay was measured on the line.", "A delay of 40 ms was measured on the line."),
+    ]:
+        check = verify_claim(claim, ["The company was founded in Oslo.", page])
+        assert check.label == "supported", (claim, check)
+    check = verify_claim(
+        "The page loads in 800 ms on a phone.", ["The page loads in 2 seconds on a phone."]
+    )
+    assert check.label != "supported", check
+    assert "not found: 800" in check.reason, check.reason
+    assert facts("It took 40\u00a0ms.").stems == facts("It took 40 milliseconds.").stems
 
 
 def test_candidates_keep_neighbours_together(rust: list[str], minilm: Embedder) -> None:

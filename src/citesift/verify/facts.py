@@ -268,6 +268,10 @@ _TITLE = re.compile(r"\b(?:Dr|Mrs?|Ms|Prof)(?:\.|(?=\s+[A-Z]))")
 or before a capitalised word, so *MS* and *ms* are read as the words they are. It is read
 as an article (``the Smith``), a word that states nothing and leaves the name after it
 read as a name."""
+_MILLISECONDS = re.compile(r"(?<=\d)[\s-]?ms\b")
+"""*ms* written after a number (``500 ms``, ``500ms``, ``a 500-ms delay``): milliseconds,
+read as the word a source may write in full (``500 milliseconds``). Only in lower case
+right after a number: *MS* and *ms* elsewhere are the words they are (a disease, a firm)."""
 _CLAUSE = re.compile(r"[,;:.!?()\[\]\"“”–—]")
 
 
@@ -294,7 +298,7 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (a claim or an evidence sentence); remembered, as a page's
     sentences are read again for every claim checked against it."""
-    text = _TITLE.sub("the", _dates(text))
+    text = _TITLE.sub("the", _units(_dates(text)))
     words = WORD.findall(_full_years(text))
     lowered = [w.lower() for w in words]
     stem = content_stemmer()
@@ -364,6 +368,11 @@ def _dates(text: str) -> str:
     """``text`` with its dates made readable: a month's name run into the word before it
     set apart (``_GLUED_MONTH``), a date in digits written out (``_spelled_date``)."""
     return _NUMERIC_DATE.sub(_spelled_date, _GLUED_MONTH.sub(" ", text))
+
+
+def _units(text: str) -> str:
+    """``text`` with its units written short read in full (``_MILLISECONDS``)."""
+    return _MILLISECONDS.sub(" milliseconds", text)
 
 
 def _full_years(text: str) -> str:
