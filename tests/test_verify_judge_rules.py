@@ -125,6 +125,35 @@ def test_a_span_of_years_written_short_matches_it_written_in_full() -> None:
     assert check.label == "supported", check
 
 
+@pytest.mark.parametrize(
+    ("written", "years"),
+    [
+        ("the 2018–19 season", {"2018", "2019"}),
+        ("the 2019-20 season", {"2019", "2020"}),
+        ("the 2019/20 season", {"2019", "2020"}),
+        ("the 1999–00 season", {"1999", "2000"}),  # into the next century
+        ("the 1999/00 season", {"1999", "2000"}),
+        ("the 2009-12 term", {"2009", "2012"}),  # alone: a span, as prose writes one
+        ("posted 2009-12-05", {"2009", "5"}),  # a day follows: 5 December 2009
+        ("posted 2009-12-05T10:30", {"2009", "12", "05", "30"}),  # a time: no span either
+        ("see /2009/12/notes", {"2009", "12"}),  # a path: its year and month
+        ("the 2019-12 budget", {"2019", "12"}),  # ends before it starts: a year, a number
+    ],
+)
+def test_a_span_of_years_is_read_in_full_and_a_date_is_not_a_span(
+    written: str, years: set[str]
+) -> None:
+    assert {n for n in facts(written).numbers if len(n) == 4 or n in years} == years
+
+
+def test_a_season_across_a_century_matches_it_written_in_full() -> None:
+    page = ["The club was founded in Leeds.", "It won the league in the 1999-2000 season."]
+    assert judged("It won the league in the 1999–00 season.", page).label == "supported"
+    assert judged("It won the league in the 2019/20 season.", page).label != "supported"
+    dated = judged("The archive was opened on 2009-12-05.", ["It opened on 5 December 2009."])
+    assert dated.label == "supported", dated
+
+
 def test_a_date_followed_by_its_time_is_no_span_of_years() -> None:
     assert facts("Posted Dec 5, 2019 - 12:00AM").numbers == {"5", "2019", "12", "00"}
     assert facts("the 2019-12 budget").numbers == {"2019", "12"}  # a span ends after it starts

@@ -247,10 +247,14 @@ WORD = re.compile(rf"[^\W\d_][\w'’-]*|{NUMBER.pattern}")
 """A word (its apostrophes and hyphens kept) or a number."""
 CONTRACTED_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
 """The *n't* of *didn't*, *won't*."""
-_YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–-]\s?)(\d\d)\b(?!\s?[:.]\d)")
-"""A span of years written short (``2018–19``), read in full (``2018–2019``) by
-``_full_years``. Its second part is a year, not the hour of a time (``2019 - 12:00AM`` is a
-date and its time, no span)."""
+_YEAR_RANGE = re.compile(r"\b(1[5-9]|20)(\d\d)(\s?[–/-]\s?)(\d\d)\b(?!\s?[:.]\d|[–/-]\w)")
+"""A span of years written short (``2018–19``, ``2019-20``, ``2019/20``), read in full
+(``2018–2019``) by ``_full_years``. Its second part is a year, not the month of a date
+whose day or path goes on after it (``2009-12-05``, ``/2009/12/post``) nor the hour of a
+time (``2019 - 12:00AM`` is a date and its time, no span). A year and two digits alone
+(``2009-12``) is read as a span: a claim or an article writes a span so (a season, a
+fiscal year, a term), while a year and its month in digits is written with its day
+(bylines, page metadata), which ``_NUMERIC_DATE`` reads first."""
 _NUMERIC_DATE = re.compile(
     r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b"
     r"|\b(?P<first>\d{1,2})(?P<sep>[/.])(?P<second>\d{1,2})(?P=sep)(?P<in_year>1[5-9]\d\d|20\d\d)\b"
@@ -376,17 +380,22 @@ def _units(text: str) -> str:
 
 
 def _full_years(text: str) -> str:
-    """``text`` with each span of years written short (``_YEAR_RANGE``) written in full; a
-    span ends after it starts, so ``2019-12`` (a year and its month, or a year and an hour)
-    is left as it is."""
+    """``text`` with each span of years written short (``_YEAR_RANGE``) written in full."""
     return _YEAR_RANGE.sub(_full_span, text)
 
 
 def _full_span(match: re.Match[str]) -> str:
-    """A short span (``2018–19``) in full (``2018–2019``), or as written when its second
-    part is not later than its first."""
+    """A short span (``2018–19``) in full (``2018–2019``); one whose second part is below
+    the first's last two digits runs into the next century when the first is in a
+    century's nineties (``1999–00`` is ``1999–2000``, a season or fiscal year across it),
+    and is left as written otherwise (``2019-12``: a year and its month, or a year and an
+    hour)."""
     century, first, dash, second = match.groups()
-    return match[0] if second <= first else f"{century}{first}{dash}{century}{second}"
+    if second > first:
+        return f"{century}{first}{dash}{century}{second}"
+    if second < first and first.startswith("9"):
+        return f"{century}{first}{dash}{int(century) + 1}{second}"
+    return match[0]
 
 
 def _spelled_date(match: re.Match[str]) -> str:
