@@ -215,3 +215,19 @@ def test_the_sample_table_is_one_aligned_table_with_its_span() -> None:
         "Hammer drill       412    2.1",
     ]
     assert lines[at + 6] == "Folding ladder     176    2.3" and lines[at + 7] == ""
+
+
+def test_text_and_markdown_files_read_as_index_add_reads_them(tmp_path: Path) -> None:
+    two = tmp_path / "two.txt"
+    two.write_text("First paragraph here.\n\nSecond paragraph there.")
+    code, out, _ = run(str(two))
+    assert code == 0 and out.startswith(f"two\nfile://{two.resolve()}\n")
+    assert "[0] paragraph 0:21 § -\nFirst paragraph here.\n" in out
+    assert "[1] paragraph 23:46 § -\nSecond paragraph there.\n" in out
+    note = tmp_path / "tides.md"
+    note.write_text("# Heading\n\nMarkdown body text.\n")
+    code, out, _ = run(str(note), "--url", "https://notes.example/tides")
+    assert code == 0 and out.startswith("Heading\nhttps://notes.example/tides\n")
+    assert "[1] paragraph 11:30 § Heading\nMarkdown body text.\n" in out
+    (tmp_path / "nul.txt").write_bytes(b"a\x00b")
+    assert run(str(tmp_path / "nul.txt"))[0] == EXIT_USAGE

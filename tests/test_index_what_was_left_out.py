@@ -146,8 +146,12 @@ def test_untitled_files_are_titled_by_their_name(tmp_path: Path) -> None:
     (tmp_path / "sheet.xlsx").write_bytes(long_sheet(3))
     (tmp_path / "report.pdf").write_bytes(pdf(["Meltwater feeds the Rhone."]))
     (tmp_path / "titled.pdf").write_bytes(pdf(["Ice."], {"Title": "Alpine ice"}))
-    assert file_document(tmp_path / "sheet.xlsx").title == "sheet.xlsx"
-    assert file_document(tmp_path / "report.pdf").title == "report.pdf"
+    (tmp_path / "notes.txt").write_text("Ice melts.")
+    (tmp_path / "bare.html").write_text("<p>Ice melts in spring.</p>")
+    for name in ("sheet.xlsx", "report.pdf", "notes.txt", "bare.html"):  # one rule for all
+        assert file_document(tmp_path / name).title == name.rsplit(".", 1)[0]
+        code, out, _ = run("extract", str(tmp_path / name))  # extract reads them alike
+        assert code == 0 and out.split("\n")[0] == name.rsplit(".", 1)[0]
     assert file_document(tmp_path / "titled.pdf").title == "Alpine ice"
     (tmp_path / "fake.pdf").write_text("text")
     with pytest.raises(FileRefused, match=r"named \.pdf but not a PDF"):  # not empty: refused

@@ -20,14 +20,18 @@ from citesift.cli.reading import EXIT_FAILED, fail
 from citesift.cli.terminal import safe_json, say
 from citesift.encoding import decode_html
 from citesift.errors import DocumentError
-from citesift.extract.document import extract_document
+from citesift.extract.document import extract_document, page_host
 from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import document_markdown
+from citesift.extract.notes.note import file_title
+from citesift.extract.rules import Mode as ModeName
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 from citesift.sources.files import (
     MAX_FILE_BYTES,
+    TEXT_SUFFIXES,
     FileRefused,
+    body_document,
     checked_text,
     file_bytes,
     too_large,
@@ -52,7 +56,7 @@ def extract(
     file: Annotated[
         str | None,
         typer.Argument(
-            metavar="FILE", help="An HTML, PDF or Office file, or - for standard input."
+            metavar="FILE", help="An HTML, PDF, Office, .txt or .md file, or - for standard input."
         ),
     ] = None,
     mode: Mode = DEFAULT_READING,
@@ -72,19 +76,47 @@ def extract(
     url = _address(url)
     name, body = _input(file, sample)
     try:
-        source = body if document_kind(body) else decode_html(_text(file, body))[0]
         with Console(stderr=True).status(f"Extracting {name}…"):
-            document = extract_document(
-                source, url=url, mode=mode.value, budget=budget, key=None if url else name
-            )
+            if file not in (None, "-") and _read_as_file(Path(name), body):
+                document = _file_document(Path(name), body, url, mode.value, budget)
+                html = None
+            else:
+                source = body if document_kind(body) else decode_html(_text(file, body))[0]
+                document = extract_document(
+                    source, url=url, mode=mode.value, budget=budget, key=None if url else name
+                )
+                html = source if isinstance(source, str) else None
+                if file not in (None, "-") and document.title == document.url:
+                    document = dataclasses.replace(document, title=file_title(name))
     except DocumentError as error:
         fail(f"{_named(file)}: {error}", EXIT_FAILED)
-    html = source if isinstance(source, str) else None
     say(_render(document, html, output), nl=False)
     if document.truncated:
         say(f"note: the text was cut at the budget of {budget} characters", err=True)
     if not document.blocks:
         say(f"note: {_named(file)}: no blocks: {why_empty(body)}", err=True)
+
+
+def _read_as_file(path: Path, body: bytes) -> bool:
+    """Whether the file at ``path`` is read as ``index add`` reads it: a PDF or Office file
+    (by its bytes) or a plain text or Markdown file (by its name); anything else is HTML."""
+    return document_kind(body) is not None or path.suffix.lower() in TEXT_SUFFIXES
+
+
+def _file_document(
+    path: Path, body: bytes, url: str | None, mode: ModeName, budget: int
+) -> SourceDocument:
+    """The file read by the reader ``index add`` uses (titled by its name when it states
+    no title), named by ``url`` when one is given, else by its ``file:`` URI."""
+    if document_kind(body) is None:
+        _text(str(path), body)
+    try:
+        document = body_document(path, body, mode, budget)
+    except FileRefused as refusal:
+        fail(f"{path}: {refusal}", EXIT_FAILED)
+    if url is None:
+        return document
+    return dataclasses.replace(document, url=url, key=url, site=page_host(url))
 
 
 def _address(url: str | None) -> str | None:

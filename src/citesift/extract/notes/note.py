@@ -10,7 +10,10 @@ from citesift.extract.notes.frontmatter import split_frontmatter
 from citesift.extract.notes.sections import headings
 from citesift.extract.notes.wikilinks import extract_wikilinks
 
-NOTE_SUFFIX = re.compile(r"\.(?:md|markdown|mdown|mkd|txt)$", re.IGNORECASE)
+NAMED_SUFFIX = re.compile(
+    r"\.(?:md|markdown|mdown|mkd|txt|html?|pdf|docx|pptx|xlsx)$", re.IGNORECASE
+)
+"""The suffixes a file's title leaves out: those of the files citesift reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ def note_title(path: str, body: str, frontmatter: dict[str, Any]) -> str:
 
 
 def file_title(path: str) -> str:
-    """The file name of ``path`` (either separator) without a note's suffix."""
+    """The file name of ``path`` (either separator) without the suffix of a file citesift
+    reads (``report.pdf`` and ``notes.md`` are titled ``report`` and ``notes``)."""
     name = re.split(r"[/\\]", path)[-1]
-    return NOTE_SUFFIX.sub("", name) or name
+    return NAMED_SUFFIX.sub("", name) or name
