@@ -203,8 +203,8 @@ def test_a_start_page_robots_txt_forbids_is_a_start_failure(server: MisbehavingS
     found = map_site(
         server.url("/"), policy=loopback_policy(robots=True), fetcher=loopback_fetcher()
     )
-    assert found.urls == (server.url("/"),) and found.readable_urls() == ()
-    assert found.start_failure is not None
+    assert found.urls == () and found.readable_urls() == ()  # left out, as any it disallows
+    assert found.disallowed == 1 and found.start_failure is not None
     assert "robots.txt" in found.start_failure and server.hits("/") == 0
 
 

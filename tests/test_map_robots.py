@@ -346,3 +346,16 @@ def test_the_map_command_says_how_many_urls_robots_txt_left_out(
     assert "note: 3 URL(s) left out: robots.txt disallows them to this client" in result.stderr
     listed = CliRunner().invoke(app, [*args, "--format", "json"])
     assert json.loads(listed.stdout)["disallowed"] == 3
+
+
+def test_a_start_page_robots_txt_disallows_is_left_out_and_counted_though_a_sitemap_names_it(
+    server: MisbehavingServer,
+) -> None:
+    private_site(server)
+    found = map_site(
+        server.url("/private/x"), policy=loopback_policy(robots=True), fetcher=loopback_fetcher()
+    )
+    assert found.start_in_sitemap and found.start_failure is not None
+    assert paths(found.urls, server) == ["/a"]
+    assert found.disallowed == 3  # the start, /theirs and /private/y
+    assert found.readable_urls() == found.urls

@@ -54,7 +54,8 @@ _WORDS = re.compile(r"[^\W_]+")
 @dataclass(frozen=True)
 class SiteMap:
     """A site's URLs (the start first unless ``search`` ranks them, listed even when it
-    could not be read, as Firecrawl's map lists it), the sitemap files read, what could not
+    could not be read, as Firecrawl's map lists it, unless robots.txt disallows it), the
+    sitemap files read, what could not
     be read or was cut short (``problems``), why the start page could not be read
     (``start_failure``, one of the problems), whether a sitemap names the start, and how
     many URLs found were left out because robots.txt disallows them (``disallowed``)."""
@@ -289,6 +290,9 @@ class _Reader:
         outcome = await self.fetch(self.start, self.policy)
         if not isinstance(outcome, Snapshot):
             status = outcome.status if isinstance(outcome, Skipped) else None
+            if self.policy.robots and await self._forbidden(self.start):
+                del self.found[self.start]  # left out and counted, as any URL it disallows
+                self.disallowed.add(self.start)
             return self._start_failed(skipped_reason(status, outcome.reason))
         why = stand_in(outcome)
         if why:
