@@ -186,3 +186,17 @@ def test_a_crawl_that_read_nothing_exits_75_only_when_its_limit_alone_stopped_it
     assert (ending and ending[1]) == status
     if ending is not None and failed:  # a retry would fail again: no "retry later"
         assert "--limit" not in ending[0]
+
+
+def test_a_crawl_its_limit_counts_pages_tried_failures_included(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    linked = ["/gone1", "/gone2", "/gone3", "/a"]
+    serve_page(server, "/", page("Home", linked))
+    serve_page(server, "/a", page("A", []))
+    with SQLiteStore(tmp_path / "crawl.db") as store:
+        ended = crawl(server.url("/"), limit=3, policy=loopback_policy(), store=store)
+    assert ended.done + ended.failed == 3 and ended.queued == 2  # a 404 uses up the limit
+    assert sum(server.hits(path) for path in linked) == 2
+    help_text = CliRunner().invoke(app, ["crawl", "--help"], terminal_width=200).stdout
+    assert "failures included" in " ".join(help_text.split())

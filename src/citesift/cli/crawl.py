@@ -89,7 +89,7 @@ def crawl_command(
         str | None,
         typer.Argument(metavar="[URL]", help="The start page (http or https); none with --resume."),
     ] = None,
-    limit: Annotated[int, typer.Option(help="Pages to read at most.")] = CRAWL_LIMIT,
+    limit: Annotated[int, typer.Option(help="Pages to try, failures included.")] = CRAWL_LIMIT,
     max_depth: Annotated[int, typer.Option(help="Links to follow from the start, at most.")] = (
         CRAWL_DEPTH
     ),
