@@ -51,6 +51,13 @@ def test_wiki_search_prints_keys_titles_and_excerpts(stand_in: WikipediaStandIn)
     assert stand_in.requests[0].headers["user-agent"].endswith(f"({CONTACT})")
 
 
+def test_wiki_search_without_hits_says_no_results_as_search_does(
+    stand_in: WikipediaStandIn,
+) -> None:
+    code, out, err = wiki(stand_in, "search", "Qqzxv nowhere")
+    assert (code, out, err) == (0, "", "no results\n")
+
+
 def test_wiki_search_as_json(stand_in: WikipediaStandIn) -> None:
     code, out, _ = wiki(stand_in, "search", "Dog", "--format", "json")
     assert code == 0

@@ -61,6 +61,8 @@ def search(
         return
     for hit in outcome.hits:
         say(f"{hit.key}\t{hit.title}" + (f"\n    {hit.excerpt}" if hit.excerpt else ""))
+    if not outcome.hits:
+        say("no results", err=True)
 
 
 @wiki.command()
