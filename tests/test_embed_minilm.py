@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -122,3 +127,17 @@ def test_megabyte_texts_embed_quickly_and_like_their_head(minilm: MiniLMEmbedder
     head = "Protein folding depends on temperature and solvent. " * 200
     huge, short = minilm.embed([head + "noise " * 2_000_000, head])
     assert np.allclose(huge, short, atol=1e-6)
+
+
+def test_embedding_where_home_cannot_be_written_prints_nothing_of_onnxruntime_s_own(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env |= {"HOME": str(tmp_path / "a-file" / "home"), "XDG_CACHE_HOME": ""}
+    (tmp_path / "a-file").write_text("not a folder")  # no folder can be made under it
+    code = "from citesift.index.embedders.minilm import MiniLMEmbedder as M; M(threads=1)"
+    code += ".embed(['one tide'])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stderr == ""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +41,20 @@ def padded_tokenizer(path: Path, max_tokens: int) -> Any:
 
 def cpu_session(path: Path, threads: int) -> Any:
     """A CPU onnxruntime session on ``path`` with ``threads`` intra-op threads."""
-    import onnxruntime as ort
-
+    ort = _runtime()
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+@cache
+def _runtime() -> Any:
+    """onnxruntime, imported once, its default logger set to errors only and its telemetry
+    off unless ``ORT_DISABLE_TELEMETRY`` is set (at import it writes a device id under
+    HOME, and logs its own coloured warning where it cannot: a local tool sends nothing)."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    ort.set_default_logger_severity(3)
+    return ort
