@@ -4,7 +4,6 @@ slow pages outlast the check's time limit."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import time
@@ -22,6 +21,7 @@ from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
+from citesift.verify.check_json import citation_json
 from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
@@ -232,7 +232,7 @@ def test_a_time_limit_ends_the_check_and_leaves_the_rest_unavailable(
     took = time.monotonic() - started
     assert took < LIMIT + SLOW + 2.5 < CITED_SLOWLY * SLOW
     assert report.cut_short and not report.passed and len(report.citations) == CITED_SLOWLY
-    assert_cut_short([dataclasses.asdict(c) for c in report.citations], server)
+    assert_cut_short([citation_json(c) for c in report.citations], server)
     assert report.unavailable >= CITED_SLOWLY - 2 and report.citations[0].snapshot_id
 
 
