@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -521,6 +522,21 @@ INITIALIZE = {
 }  # fmt: skip
 
 
+@contextmanager
+def stdio_session(
+    world: World,
+) -> Iterator[tuple[subprocess.Popen[str], IO[str], Callable[[str], dict[str, Any]]]]:
+    """The MCP server over stdio for ``world``: its process, its standard input, and what it
+    answers a line written there."""
+    command = [sys.executable, *world.args()]
+    env = {**os.environ, **world.env()}
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe, text=True) as process:
+        sent, said = process.stdin, process.stdout
+        assert sent is not None and said is not None
+        yield process, sent, replier(sent, said)
+
+
 def replier(sent: IO[str], said: IO[str]) -> Callable[[str], dict[str, Any]]:
     """What the stdio server answers a line: ``line`` written to ``sent``, its reply (the
     next line of ``said``) read within a minute."""
@@ -538,15 +554,7 @@ def replier(sent: IO[str], said: IO[str]) -> Callable[[str], dict[str, Any]]:
 def test_a_line_that_is_no_json_rpc_message_gets_its_error_and_serving_goes_on(
     world: World,
 ) -> None:
-    command = [sys.executable, *world.args()]
-    env = {**os.environ, **world.env()}
-    pipe = subprocess.PIPE
-    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe, text=True) as process:
-        sent, said = process.stdin, process.stdout
-        assert sent is not None and said is not None
-
-        answer = replier(sent, said)
-
+    with stdio_session(world) as (process, sent, answer):
         sent.write("\n  \n")  # blank lines are no message: nothing is said of them
         assert answer("not json") == PARSE_ERROR
         assert answer('{"jsonrpc": "2.0", "id": 3, "method": "tools/list"') == PARSE_ERROR
@@ -573,15 +581,7 @@ def test_an_id_that_is_no_id_or_a_lone_surrogate_is_answered_not_left_waiting(
 ) -> None:
     """The SDK reads a request whose id is NaN as a notification (never answered) and one
     holding "\\ud800" as no JSON (its id never answered): each gets its error."""
-    command = [sys.executable, *world.args()]
-    env = {**os.environ, **world.env()}
-    pipe = subprocess.PIPE
-    with subprocess.Popen(command, env=env, stdin=pipe, stdout=pipe, text=True) as process:
-        sent, said = process.stdin, process.stdout
-        assert sent is not None and said is not None
-
-        answer = replier(sent, said)
-
+    with stdio_session(world) as (process, sent, answer):
         assert answer(json.dumps(INITIALIZE))["result"]["serverInfo"]["name"] == "citesift"
         sent.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         for ident in ("NaN", "Infinity", "-Infinity", "1e400", "1.5", "null", "true"):
