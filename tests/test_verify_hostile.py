@@ -189,7 +189,9 @@ def test_a_model_reply_nested_deep_or_all_braces_is_unreadable_quickly(reply: st
     started = time.perf_counter()
     check = read_verdict(reply, frozenset({0, 1}))
     assert time.perf_counter() - started < 2
-    assert check == ClaimCheck("not_supported", (), 0.0, "the judge's answer could not be read")
+    assert check == ClaimCheck(
+        "not_supported", (), 0.0, "the judge's answer could not be read", abstained=True
+    )
 
 
 @pytest.mark.parametrize(

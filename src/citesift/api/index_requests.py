@@ -65,8 +65,9 @@ class IngestResponse(BaseModel):
     """What an ingest did, as ``index_add``'s report says: the pages ``added`` and their
     ``chunks``, the pages ``refused`` and why, the pages read ``empty`` (no text to index, an
     earlier version of one kept as it was; each in ``empty_documents`` with why), the pages
-    ``cut`` short by a bound on their size or reading time (only their first part indexed);
-    ``unchanged``, ``removed`` and ``elsewhere`` count files and shared jobs, 0 for pages."""
+    ``cut`` short by a bound on their size or reading time (only their first part indexed),
+    of which ``budget_cut`` the text budget cut; ``unchanged``, ``removed`` and ``elsewhere``
+    count files and shared jobs, 0 for pages."""
 
     success: bool = True
     added: int
@@ -78,6 +79,7 @@ class IngestResponse(BaseModel):
     empty: int = 0
     empty_documents: list[EmptyPage] = Field(default_factory=list)
     cut: list[str] = Field(default_factory=list)
+    budget_cut: list[str] = Field(default_factory=list)
 
 
 class IndexHit(BaseModel):
