@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib.resources import files
@@ -231,3 +232,15 @@ def test_text_and_markdown_files_read_as_index_add_reads_them(tmp_path: Path) ->
     assert "[1] paragraph 11:30 § Heading\nMarkdown body text.\n" in out
     (tmp_path / "nul.txt").write_bytes(b"a\x00b")
     assert run(str(tmp_path / "nul.txt"))[0] == EXIT_USAGE
+
+
+def test_a_page_file_stating_no_title_is_titled_by_its_name_written_as_text(
+    tmp_path: Path,
+) -> None:
+    """A file name holding a byte that is not UTF-8 titles its page with that byte as
+    ``%NN``, as its ``file:`` URI writes it, never with a lone surrogate."""
+    page = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9.html"))
+    page.write_text("<p>Kept text of a page with no title.</p>", encoding="utf-8")
+    result = CliRunner().invoke(app, ["extract", str(page), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["title"] == "caf%E9"

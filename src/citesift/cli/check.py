@@ -29,7 +29,7 @@ from citesift.errors import InvalidArgument
 from citesift.model import Snapshot
 from citesift.net.exchange import media_type
 from citesift.sources import WebPageSource
-from citesift.sources.files import FileRefused, file_bytes, file_text
+from citesift.sources.files import NOTE_SUFFIXES, FileRefused, file_bytes, file_text
 from citesift.sources.web import HTML_TYPES, is_web_url
 from citesift.verify import CitationCheck, DocumentCheck, check_citations, check_json
 from citesift.verify.citations import MAX_CITATIONS, Kind, checked_base_url
@@ -53,8 +53,8 @@ BaseUrl = Annotated[
 
 
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-"""A page served as ``text/plain`` is read as Markdown when its address ends so."""
+"""The types of a page read as Markdown; one served as ``text/plain`` is too when its address
+ends as a note's name does (``NOTE_SUFFIXES``)."""
 READABLE = (
     "HTML (text/html) or Markdown (text/markdown, or text/plain at a .md or .markdown address)"
 )
@@ -148,7 +148,7 @@ def served_kind(snapshot: Snapshot) -> Kind | None:
     if mime in HTML_TYPES:
         return "html"
     path = urlsplit(snapshot.final_url).path.lower()
-    if mime in MARKDOWN_TYPES or (mime == "text/plain" and path.endswith(MARKDOWN_SUFFIXES)):
+    if mime in MARKDOWN_TYPES or (mime == "text/plain" and path.endswith(NOTE_SUFFIXES)):
         return "markdown"
     return None
 

@@ -34,6 +34,7 @@ from citesift.sources.files import (
     body_document,
     checked_text,
     file_bytes,
+    readable_name,
     too_large,
     why_empty,
 )
@@ -87,7 +88,7 @@ def extract(
                 )
                 html = source if isinstance(source, str) else None
                 if file not in (None, "-") and document.title == document.url:
-                    document = dataclasses.replace(document, title=file_title(name))
+                    document = dataclasses.replace(document, title=file_title(readable_name(name)))
     except DocumentError as error:
         fail(f"{_named(file)}: {error}", EXIT_FAILED)
     say(_render(document, html, output), nl=False)

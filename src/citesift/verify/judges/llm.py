@@ -26,9 +26,9 @@ from citesift.verify.judges.rules import banded, held, lacking
 
 MAX_REASON_CHARS = 300
 MAX_SENTENCE_CHARS = 1_000
+"""A sentence longer than this is cut before it goes to the model."""
 UNREADABLE = "the judge's answer could not be read"
 """The reason of an abstention: the model answered, but with no verdict that can be read."""
-"""A sentence longer than this is cut before it goes to the model."""
 DEFAULT_SCORES: dict[Label, float] = {
     "supported": 0.9,
     "partially_supported": 0.5,
