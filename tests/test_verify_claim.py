@@ -314,6 +314,20 @@ def test_the_nli_judge_rejects_a_contradiction_and_abstains_on_failure(
     assert not rejected.abstained and not partial.abstained
 
 
+def test_the_nli_judge_reads_a_pipelines_list_of_labels_in_capitals(minilm: Embedder) -> None:
+    """A Hugging Face text-classification pipeline answers every label in capitals, the top
+    first: the judge reads it as it reads a mapping of probabilities."""
+
+    def pipeline(premise: str, hypothesis: str) -> list[dict[str, object]]:
+        scores = word_nli(premise, hypothesis)
+        ranked = sorted(scores.items(), key=lambda item: -item[1])
+        return [{"label": label.upper(), "score": score} for label, score in ranked]
+
+    sentences = ["Cats are small.", "Dogs bark at night.", "Birds sing at dawn."]
+    check = verify_claim("Dogs bark at night.", sentences, NLIJudge(pipeline), embedder=minilm)
+    assert (check.label, check.supporting, check.abstained) == ("supported", (1,), False)
+
+
 # The LLM judge against a scripted OpenAI-compatible server on 127.0.0.1.
 
 

@@ -22,6 +22,7 @@ from citesift.numbers import is_finite_number
 from citesift.verify.candidates import answered_rows, unit_rows
 from citesift.verify.claim_check import MAX_SOURCE_CHARS
 from citesift.verify.claims import extract_claims
+from citesift.verify.judges.nli import nli_scores
 
 Verdict = Literal["supported", "weak", "unverifiable", "contradicted"]
 SNIPPET_CHARS = 200
@@ -242,32 +243,15 @@ def _contradicts(nli: NliFunction, premise: str, hypothesis: str) -> bool:
         answer = nli(premise, hypothesis)
     except Exception:  # an NLI model that fails leaves the cosine's verdict standing
         return False
-    label, score = _nli_answer(answer)
-    return label == "contradiction" and is_finite_number(score) and score > CONTRADICTION_SCORE
-
-
-def _nli_answer(answer: object) -> tuple[str, float]:
-    """The (lower-case label, score) of an NLI answer in any common shape: an ``NliResult``
-    (or an object with ``label`` and ``score``), a mapping with them, a ``(label, score)``
-    pair, or a Hugging Face pipeline's list of such mappings (its ``contradiction`` item if
-    it has one, else its top item)."""
-    if isinstance(answer, list) and answer and all(isinstance(a, Mapping) for a in answer):
-        pairs = [_nli_answer(a) for a in answer]
-        contradiction = [p for p in pairs if p[0] == "contradiction"]
-        return contradiction[0] if contradiction else max(pairs, key=lambda p: p[1])
-    if isinstance(answer, Mapping):
-        label, score = answer.get("label"), answer.get("score")
-    elif isinstance(answer, tuple | list) and len(answer) == 2:
-        label, score = answer
-    else:
-        label, score = getattr(answer, "label", None), getattr(answer, "score", None)
-    if not isinstance(label, str) or isinstance(score, bool) or not isinstance(score, int | float):
+    scores = nli_scores(answer)
+    if scores is None:
         expected = (
             "an NliResult, a mapping with label and score, a (label, score) pair "
             "or a list of {label, score} mappings"
         )
         raise invalid("nli's answer", answer, expected)
-    return label.strip().lower(), float(score)
+    score = scores.get("contradiction", 0.0)
+    return is_finite_number(score) and score > CONTRADICTION_SCORE
 
 
 def _sequence(name: str, value: object) -> list[Any]:

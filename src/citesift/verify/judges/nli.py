@@ -75,15 +75,40 @@ class NLIJudge:
 
 def _probabilities(answer: Any) -> tuple[float, float]:
     """(entailment, contradiction) from the model's answer; anything else is an error."""
-    if isinstance(answer, Mapping):
-        entail, contra = answer.get("entailment", 0.0), answer.get("contradiction", 0.0)
-    else:
-        label, score = getattr(answer, "label", None), getattr(answer, "score", None)
-        entail = score if label == "entailment" else 0.0
-        contra = score if label == "contradiction" else 0.0
+    scores = nli_scores(answer)
+    if scores is None:
+        raise ValueError(f"unreadable answer {answer!r:.80}")
+    entail, contra = scores.get("entailment", 0.0), scores.get("contradiction", 0.0)
     if not all(is_finite_number(p) and 0 <= p <= 1 for p in (entail, contra)):
         raise ValueError(f"unreadable answer {answer!r:.80}")
     return float(entail), float(contra)
+
+
+def nli_scores(answer: object) -> dict[str, float] | None:
+    """The score an NLI model's answer gives each label it names (lower case), whatever
+    common shape it takes: a mapping of labels to probabilities, an ``NliResult`` (or an
+    object with ``label`` and ``score``), a mapping with them, a ``(label, score)`` pair, or
+    a Hugging Face pipeline's list of such mappings; None for any other shape."""
+    if isinstance(answer, list) and answer and all(isinstance(a, Mapping) for a in answer):
+        items = [nli_scores(a) for a in answer]
+        if any(item is None for item in items):
+            return None
+        return {label: score for item in reversed(items) if item for label, score in item.items()}
+    if isinstance(answer, Mapping) and "label" not in answer:
+        pairs = list(answer.items())
+    elif isinstance(answer, Mapping):
+        pairs = [(answer.get("label"), answer.get("score"))]
+    elif isinstance(answer, tuple | list) and len(answer) == 2:
+        pairs = [(answer[0], answer[1])]
+    else:
+        pairs = [(getattr(answer, "label", None), getattr(answer, "score", None))]
+    if not pairs or not all(_readable(label, score) for label, score in pairs):
+        return None
+    return {str(label).strip().lower(): float(score) for label, score in pairs}
+
+
+def _readable(label: object, score: object) -> bool:
+    return isinstance(label, str) and isinstance(score, int | float) and not isinstance(score, bool)
 
 
 def _said(what: str, premise: tuple[int, ...], sentences: Sequence[str]) -> str:
