@@ -143,6 +143,15 @@ R = "https://a.example/rust"
             f'<p>The <cite><a href="{R}">Rust Times</a></cite> reported a sponsor.</p>',
             "The Rust Times reported a sponsor.",
         ),
+        (  # a "see" that is the claim's verb points at nothing: the title stays
+            f'<p>Rust is the language we see <a href="{R}"><cite>Rust facts</cite></a> name.</p>',
+            "Rust is the language we see Rust facts name.",
+        ),
+        (
+            f'<p>Mozilla sponsored Rust in 2011, cf. <cite><a href="{R}">Rust facts</a></cite>'
+            ".</p>",
+            "Mozilla sponsored Rust in 2011.",
+        ),
     ],
 )
 def test_the_title_of_a_cited_work_is_no_claim_word(html: str, said: str) -> None:

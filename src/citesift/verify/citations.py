@@ -38,6 +38,7 @@ from citesift.verify.html_text import Entry, code_spans, entries, page_text, ref
 from citesift.verify.reference_sections import entry_lines, markdown_sections, merged_spans
 from citesift.verify.wrapped import joined_lines
 from citesift.verify.written_urls import (
+    POINTING,
     URL,
     address_end,
     an_example,
@@ -120,11 +121,13 @@ QUOTE_CHARS = 20_000
 """How far after a quotation's opening its closing is looked for (its sentences cite)."""
 _CITE = re.compile(r"<cite\b[^<>]*>((?:[^<]|<(?!/?cite\b))*)</cite\s*>", re.I)
 _CITING_PHRASE = re.compile(
-    r"(?:[,;:–—][ \t]*|\b)(?:according[ \t]+to|as[ \t]+(?:reported|stated|described|noted|shown)"
-    r"[ \t]+(?:in|by)|see(?:[ \t]+also)?)[ \t]*$",
-    re.I,
+    r"(?:[,;:–—][ \t]*|^)see[ \t]*$|(?:[,;:–—][ \t]*|\b)(?:according[ \t]+to|as[ \t]+"
+    rf"(?:reported|stated|described|noted|shown)[ \t]+(?:in|by)|{POINTING})[ \t]*$",
+    re.I | re.M,
 )
-"""Words naming the work cited next (``, according to``): they say nothing of the claim."""
+"""Words naming the work cited next (``, according to``; the pointers an address may follow,
+``POINTING``, and a bare "see" only after a comma, as ``written_urls`` reads them): they say
+nothing of the claim."""
 _LINK_AROUND = re.compile(r"<a\b[^<>]*>\s*$", re.I)
 _LINK_CLOSE_AFTER = re.compile(r"\s*</a\s*>", re.I)
 _COMMA_AFTER = re.compile(r"[ \t]*,")

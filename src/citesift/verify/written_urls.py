@@ -23,9 +23,12 @@ _WRITTEN = re.compile(rf"\(\s*{URL_PATTERN}\s*\)|<{URL_PATTERN}>|{URL_PATTERN}")
 _TRAILING = ".,;:!?*_'"
 _ENDING = re.compile(r"[\s.,;:!?*_'\")\]]*")
 """What may follow an address that ends a sentence."""
-_POINTER = re.compile(r"(?:[,;:]\s*|^)(?i:see(?:\s+also)?|cf\.)\s*$|\s+(?i:see\s+also|cf\.)\s*$")
-"""Words that point at the address after them: "see" after a comma (or alone, a verb
-otherwise: "what we see"), "see also" and "cf." anywhere."""
+POINTING = r"see\s+also|cf\."
+"""Words pointing at the source named after them wherever they stand; a bare "see" does so
+only after a comma or the like, or alone, being a verb otherwise ("what we see")."""
+_POINTER = re.compile(rf"(?:[,;:]\s*|^)(?i:see|{POINTING})\s*$|\s+(?i:{POINTING})\s*$")
+"""Words that point at the address after them: "see" after a comma (or alone), "see also"
+and "cf." anywhere (``POINTING``)."""
 _OPENED_POINTER = re.compile(r"\s*\(\s*(?i:see(?:\s+also)?|cf\.)\s*$")
 """A pointer opening a bracket the address after it closes (``secure (see https://…)``)."""
 _ATTRIBUTE = ("=", '="', "='")
