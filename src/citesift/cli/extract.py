@@ -25,7 +25,7 @@ from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.markdown import document_markdown
 from citesift.extract.notes.note import file_title
 from citesift.extract.rules import Mode as ModeName
-from citesift.extract.sniff import document_kind
+from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import SourceDocument
 from citesift.sources.files import (
     MAX_FILE_BYTES,
@@ -76,13 +76,16 @@ def extract(
     file (told by its content, not its name), each with its place in the source."""
     url = _address(url)
     name, body = _input(file, sample)
+    kind = document_kind(body)
     try:
         with Console(stderr=True).status(f"Extracting {name}…"):
-            if file not in (None, "-") and _read_as_file(Path(name), body):
+            if file not in (None, "-") and _read_as_file(Path(name), kind):
+                if kind is None:
+                    _text(name, body)  # a usage error for a file that holds no text
                 document = _file_document(Path(name), body, url, mode.value, budget)
                 html = None
             else:
-                source = body if document_kind(body) else decode_html(_text(file, body))[0]
+                source = body if kind else decode_html(_text(file, body))[0]
                 document = extract_document(
                     source, url=url, mode=mode.value, budget=budget, key=None if url else name
                 )
@@ -98,10 +101,11 @@ def extract(
         say(f"note: {_named(file)}: no blocks: {why_empty(body)}", err=True)
 
 
-def _read_as_file(path: Path, body: bytes) -> bool:
+def _read_as_file(path: Path, kind: DocumentKind | None) -> bool:
     """Whether the file at ``path`` is read as ``index add`` reads it: a PDF or Office file
-    (by its bytes) or a plain text or Markdown file (by its name); anything else is HTML."""
-    return document_kind(body) is not None or path.suffix.lower() in TEXT_SUFFIXES
+    (its bytes' ``kind``) or a plain text or Markdown file (by its name); anything else is
+    HTML."""
+    return kind is not None or path.suffix.lower() in TEXT_SUFFIXES
 
 
 def _file_document(
@@ -109,8 +113,6 @@ def _file_document(
 ) -> SourceDocument:
     """The file read by the reader ``index add`` uses (titled by its name when it states
     no title), named by ``url`` when one is given, else by its ``file:`` URI."""
-    if document_kind(body) is None:
-        _text(str(path), body)
     try:
         document = body_document(path, body, mode, budget)
     except FileRefused as refusal:
