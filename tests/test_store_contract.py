@@ -592,6 +592,27 @@ def test_links_robots_txt_disallows_are_kept_apart_never_claimed_nor_taken(
     assert [url for url, _ in frontier.failures("c")] == []
 
 
+def test_a_claimed_url_robots_txt_disallows_gives_its_place_in_the_limit_back(
+    store: AnyStore,
+) -> None:
+    """A URL queued unchecked and found disallowed once claimed is left out, listed with
+    the others, and the next URL takes its place within the limit."""
+    frontier = frontier_in(store, "one")
+    frontier.begin("c", Entry("https://site.test/", "site.test", 0), {})
+    frontier.claim("c", 1, limit=2)
+    found = [Entry(f"https://other.test/{n}", "other.test", 1) for n in range(2)]
+    frontier.finish("c", "https://site.test/", {"n": 0}, found=found)
+    [first] = frontier.claim("c", 5, limit=2)
+    assert frontier.claim("c", 5, limit=2) == []  # the limit's two are taken
+    frontier.finish("c", first.url, None, "disallowed by robots.txt", state="disallowed")
+    assert frontier.finish("c", first.url, None, "again", state="disallowed") == Added()
+    assert [e.url for e in frontier.claim("c", 5, limit=2)] == ["https://other.test/1"]
+    assert frontier.claim("c", 5, limit=2) == []  # given back once, not twice
+    assert list(frontier.disallowed("c")) == [first.url]
+    counts = frontier.counts("c")
+    assert (counts["disallowed"], counts["failed"], counts["claimed"]) == (1, 0, 1)
+
+
 def test_results_followed_mark_to_mark_come_once_each(store: AnyStore) -> None:
     frontier = frontier_in(store, "one")
     frontier.begin("c", Entry("https://site.test/", "site.test", 0), {})

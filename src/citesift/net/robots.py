@@ -27,6 +27,8 @@ ROBOTS_TTL = 86_400.0  # RFC 9309: a cached file should not be used for more tha
 ROBOTS_RETRY = 60.0
 ROBOTS_MAX_BYTES = 512_000  # RFC 9309: parse at least the first 500 KiB
 ROBOTS_REDIRECTS = 5
+DISALLOWED = "disallowed by robots.txt"
+"""Why a URL the file disallows is not fetched."""
 
 RobotsFetcher = Callable[[str], Awaitable[FetchOutcome]]
 _Pending = asyncio.Future["RobotsRules | Limited"]
@@ -45,7 +47,7 @@ class RobotsRules:
     def verdict(self, url: str, agent: str) -> str | None:
         """Why ``agent`` may not fetch ``url``, or None when it may."""
         if self.parser is not None:
-            return "disallowed by robots.txt" if self.forbids(url, agent) else None
+            return DISALLOWED if self.forbids(url, agent) else None
         return None if self.allow_all else self.reason
 
     def forbids(self, url: str, agent: str) -> bool:

@@ -7,14 +7,18 @@ policy=..., store=...)`` reads the start page, then the pages it links to, level
 redirecting). URLs are normalised and each is read once; only the start's host is crawled
 unless ``allow_external``; ``include_paths`` / ``exclude_paths`` are regular expressions
 searched in a found link's path (its query string left out, as Firecrawl's ``includePaths``).
-A found link (or a redirect's target) on the page's own origin that robots.txt disallows to
-the policy's agent is left out before it is queued, by the rules the fetcher already holds
-for that page (within ``origin_rules.ROBOTS_CHECK_SECONDS`` of checks a page): never fetched, never
-counted toward ``limit`` nor as a failure, but counted (``disallowed``, as a map counts
-them; ``crawl_disallowed`` lists them). A link to another origin is queued unchecked (no
-robots.txt is fetched while a page waits): its fetch checks the file, and one it disallows
-is a failure. Every fetch goes through the fetcher, so robots.txt (with its Crawl-delay,
-honoured whatever the policy says) and the per-host limiter always
+A found link (or a redirect's target) that robots.txt disallows to the policy's agent is
+left out: never fetched, never counted toward ``limit`` nor as a failure, but counted
+(``disallowed``, as a map counts them; ``crawl_disallowed`` lists them). One on the page's
+own origin, or on an origin whose rules the run already holds, is left out before it is
+queued (within ``origin_rules.ROBOTS_CHECK_SECONDS`` of checks a page); any other (on an
+origin not yet asked, past the page's checking time) is checked when it is claimed, before
+its fetch, its origin's robots.txt read once through the fetcher and kept as long as the
+fetcher keeps it (``ROBOTS_TTL``), and left out then, its place in ``limit`` given back: no
+file is fetched while a page waits to be finished, nor for an origin the crawl never
+reaches. Only the crawl's start is a failure when robots.txt disallows it (the crawl
+then reads nothing). Every fetch goes through the fetcher, so robots.txt (with its
+Crawl-delay, honoured whatever the policy says) and the per-host limiter always
 hold (a host the limiter holds back is left alone until it may be asked, its
 block after a 429 or 503 until the Retry-After has passed, when that is ``MAX_PAUSE`` at
 most: else its pages fail; a page answered 429 or 503 is asked for ``MAX_SENDS`` times
@@ -67,6 +71,7 @@ from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceL
 from citesift.net.address import same_origin
 from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.net.policy import PAGE_REDIRECTS
+from citesift.net.robots import DISALLOWED
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
@@ -74,7 +79,7 @@ from citesift.scrape.decision import decide
 from citesift.scrape.failures import reason_code
 from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, words_of
 from citesift.scrape.options import ScrapeOptions
-from citesift.scrape.origin_rules import OriginRules
+from citesift.scrape.origin_rules import Allowance, OriginRules
 from citesift.scrape.page import derived
 from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
 from citesift.sources.challenge import stand_in
@@ -229,11 +234,11 @@ class _Tally:
     def count(self, page: _Page) -> dict[str, Any] | None:
         """Count a page finished in the frontier; its record when it is a result."""
         self.queued += page.added.queued
-        self.disallowed += page.added.disallowed
+        self.disallowed += page.added.disallowed + page.left_out
         self.finished += 1
         if page.record is not None:
             self.done += 1
-        elif not page.moved:
+        elif not (page.moved or page.left_out):
             self.failed += 1
         return page.record
 
@@ -253,6 +258,8 @@ class _Page:
     pause: float = LIMITED_PAUSE
     """Seconds its host is left alone when it is ``limited``."""
     moved: bool = False
+    left_out: bool = False
+    """robots.txt disallows the page itself (found so when it was claimed): not fetched."""
     added: Added = field(default_factory=Added)
     """How many of the links it adds were new to the frontier (once it is finished there)."""
 
@@ -580,29 +587,30 @@ class _Run:
     async def _step(self, frontier: Frontier, entry: Entry) -> _Page:
         """Read one page and finish it in the frontier (in a thread: a store call is a
         round trip the other pages need not wait for)."""
-        page = await self._read(entry)
+        allowance = self.robots.allowance()
+        if (entry.depth or entry.hops) and await self.robots.forbids(entry.url, allowance):
+            page = _Page(reason=DISALLOWED, left_out=True)
+        else:
+            page = await self._read(entry)
         if not page.limited:
-            await self._leave_out_disallowed(entry, page)
-            state = "moved" if page.moved else None
+            await self._leave_out_disallowed(entry, page, allowance)
+            state = "moved" if page.moved else "disallowed" if page.left_out else None
             page.added = await asyncio.to_thread(
                 frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found,
                 state, page.disallowed,
             )  # fmt: skip
         return page
 
-    async def _leave_out_disallowed(self, entry: Entry, page: _Page) -> None:
-        """Move the links of ``page`` on its own origin that robots.txt disallows from its
-        ``found`` to its ``disallowed``, by the rules its fetch left cached (checks timed,
-        the page given an allowance of its own: ``OriginRules.forbids``). Links to other
-        origins, and any past the page's checking time, are queued unchecked: their fetch
-        checks robots.txt, and one it refuses is a failure (no file is fetched for them while
-        this page waits to be finished)."""
-        allowance = self.robots.allowance()
+    async def _leave_out_disallowed(self, entry: Entry, page: _Page, allowance: Allowance) -> None:
+        """Move the links of ``page`` that robots.txt disallows from its ``found`` to its
+        ``disallowed``: on its own origin by the rules its fetch left cached, on another by
+        the rules the run already holds (checks timed, within the page's ``allowance``:
+        ``OriginRules.forbids``). The rest are queued unchecked, for their claim to check
+        (no file is fetched while this page waits to be finished)."""
         kept: list[Entry] = []
         for link in page.found:
-            forbidden = same_origin(link.url, entry.url) and await self.robots.forbids(
-                link.url, allowance
-            )
+            own = same_origin(link.url, entry.url)
+            forbidden = await self.robots.forbids(link.url, allowance, ask=own)
             (page.disallowed if forbidden else kept).append(link)
         page.found = kept
 

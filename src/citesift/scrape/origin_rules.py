@@ -1,7 +1,8 @@
 """The robots.txt rules of the origins a map or a crawl finds links on, asked of the fetcher
 once per origin and again after ``ROBOTS_TTL`` (its cache holds the file its fetches read,
 so nothing is fetched twice), to leave out the links the file disallows before they are
-listed or queued. Checks are timed: a hostile file can make each one slow."""
+listed, queued or (a crawl's links queued unchecked) fetched. Checks are timed: a hostile
+file can make each one slow."""
 
 from __future__ import annotations
 
@@ -56,9 +57,9 @@ class OriginRules:
         """A fresh allowance of ``check_seconds`` of checks."""
         return Allowance(self.check_seconds)
 
-    async def rules(self, url: str) -> RobotsRules | None:
+    async def rules(self, url: str, ask: bool = True) -> RobotsRules | None:
         """The rules of ``url``'s origin, or None when they cannot be had just now (or
-        ``url`` is no http(s) URL)."""
+        ``url`` is no http(s) URL, or they are not yet held and not to be ``ask``ed for)."""
         origin = robots_address(url)
         if origin is None:
             return None
@@ -67,7 +68,7 @@ class OriginRules:
         if found is not None and asked - found[1] < ROBOTS_TTL * 1000:
             return found[0]
         now = asyncio.get_running_loop().time()
-        if self._unknown.get(origin, now) > now:
+        if not ask or self._unknown.get(origin, now) > now:
             return None
         rules = await self.fetcher.robots_rules(url, self.policy)
         if rules is None:
@@ -76,14 +77,15 @@ class OriginRules:
             self._rules[origin] = (rules, asked)
         return rules
 
-    async def forbids(self, url: str, allowance: Allowance) -> bool | None:
+    async def forbids(self, url: str, allowance: Allowance, ask: bool = True) -> bool | None:
         """Whether the file of ``url``'s origin disallows it to the policy's agent, or None
         when it is not checked: the file cannot be had just now (a fetch of the URL then
-        says why), or ``allowance`` is spent (by the time matching took, not the time
-        waiting for the rules). The loop is given a turn every ``YIELD_SECONDS`` of it."""
+        says why) or is not yet held and not to be ``ask``ed for, or ``allowance`` is spent
+        (by the time matching took, not the time waiting for the rules). The loop is given a
+        turn every ``YIELD_SECONDS`` of it."""
         if allowance.spent:
             return None
-        rules = await self.rules(url)
+        rules = await self.rules(url, ask)
         if rules is None:
             return None
         began = time.perf_counter()

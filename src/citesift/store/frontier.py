@@ -4,7 +4,7 @@ many workers (processes, machines) share one crawl.
 Each crawl has a row (its start URL, options, and how many URLs were taken toward its
 limit) and one frontier row per URL it has found (depth, score, redirects followed to reach
 it, state ``queued``, ``claimed``, ``done``, ``failed``, ``moved`` (a redirect, whose target
-is queued in its place) or ``disallowed`` (left out: robots.txt disallows it; never claimed
+is queued in its place) or ``disallowed`` (left out: robots.txt disallows it; never read
 nor taken toward the limit), and why one failed or moved); a URL is in a crawl's frontier
 once, whatever its spellings found. A worker claims a URL under a lease (``holder``,
 ``lease_until``) that it renews while the page is read: a worker that dies mid-page never
@@ -255,10 +255,12 @@ class Frontier:
         disallowed: Iterable[Entry] = (),
     ) -> Added:
         """In one transaction: mark ``url`` done with its ``record`` stored (failed for
-        ``reason`` when there is none, or the ``state`` given: ``moved`` for a redirect),
-        queue the URLs it ``found`` not yet known and keep those robots.txt ``disallowed``
-        as left out; returns how many of each were new. A URL this worker no longer holds
-        (its lease ran out and another took it) is left to that worker."""
+        ``reason`` when there is none, or the ``state`` given: ``moved`` for a redirect,
+        ``disallowed`` for a URL robots.txt was found to disallow once claimed, whose place
+        toward the limit is given back), queue the URLs it ``found`` not yet known and keep
+        those robots.txt ``disallowed`` as left out; returns how many of each were new. A
+        URL this worker no longer holds (its lease ran out and another took it) is left to
+        that worker."""
         state = state or ("done" if record is not None else "failed")
         with self.store.transaction() as conn:
             held = self._run(
@@ -267,6 +269,8 @@ class Frontier:
                 " WHERE crawl = ? AND url = ? AND state = 'claimed' AND holder = ?",
                 (state, reason, crawl, url, self.holder),
             ).rowcount
+            if state == "disallowed":
+                self._take(conn, crawl, -max(held, 0))
             if record is not None and held > 0:
                 self._run(
                     conn,

@@ -52,6 +52,9 @@ WITH done AS (
     UPDATE crawl_frontier SET state = %(state)s, reason = %(reason)s, holder = NULL
     WHERE crawl = %(crawl)s AND url = %(url)s AND state = 'claimed' AND holder = %(holder)s
     RETURNING url
+), given_back AS (
+    UPDATE crawls SET taken = taken - 1
+    WHERE id = %(crawl)s AND %(state)s::text = 'disallowed' AND EXISTS (SELECT 1 FROM done)
 ), kept AS (
     INSERT INTO crawl_results (crawl, url, record)
     SELECT %(crawl)s, url, %(record)s::text FROM done WHERE %(record)s::text IS NOT NULL
