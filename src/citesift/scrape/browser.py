@@ -17,13 +17,13 @@ loopback not bypassed), which resolves each host once with the policy's resolver
 the same rules to that address and connects to it, so a name answering the check with one
 address and Chromium's connection with another (DNS rebinding), or a redirect (no route
 handler sees one), reaches nothing the rules refuse. A frame's request to the page's origin
-(scheme, host and port) carries the caller's Cookie header: it is sent for the browser,
-through the same proxy, within the policy's deadline, its redirect handed back to the page (a
-cookie in the browser's jar has no port, and a header given to a request Chromium sends
-follows its redirects); scripts, styles, a script's requests, pictures, fonts and media go
-without it (``COOKIE_KINDS``). Playwright's driver holds such a frame's answer whole and
-inflates it as its Content-Encoding says: the deadline bounds it, the fetcher's caps on body
-and inflated size do not (``_with_cookie``).
+(scheme, host and port) carries the caller's Cookie header: it is fetched for the browser by
+a ``citesift.net`` fetcher of the render's own, under the policy's address rules, deadline
+and caps on body and inflated size, and answered to the page from what it read, its redirect
+handed back to the page (a cookie in the browser's jar has no port, a header given to a
+request Chromium sends follows its redirects, and an answer Playwright's driver fetches is
+held whole and inflated with no cap); scripts, styles, a script's requests, pictures, fonts
+and media go without it (``COOKIE_KINDS``).
 A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are closed at once.
 While pages render, the browser's renderer processes are watched: one holding more than
 ``MAX_RENDERER_MB`` is ended, and the page it showed fails, as does a page counting more
@@ -42,12 +42,20 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
-from citesift.model import Snapshot
-from citesift.net import AddressRefused, FetchPolicy
+from citesift.model import Skipped, Snapshot
+from citesift.net import (
+    AddressRefused,
+    Fetcher,
+    Fetches,
+    FetchPolicy,
+    LimiterRegistry,
+    SourceLimiter,
+)
 from citesift.net.address import same_origin
 from citesift.scrape.egress import BYPASS, EgressProxy
 from citesift.scrape.options import ScrapeOptions
@@ -107,11 +115,10 @@ MAX_PAGES = 4
 LAUNCH_TIMEOUT = 30.0
 RESOURCE_KINDS = {"images": ("image",), "fonts": ("font",), "media": ("media",)}
 COOKIE_KINDS = frozenset({"document"})
-"""The requests to the page's origin that carry the caller's Cookie: its frames. Sent for
-the browser, such a request's body is held whole by Playwright's driver, inflated, with no
-cap on its size that can be set (``_with_cookie``), so scripts, styles, a script's requests,
-pictures, fonts and media go without it: a page's script could ask its origin for an endless
-or compressed-bomb answer as often as it likes."""
+"""The requests to the page's origin that carry the caller's Cookie: its frames (what is
+read is the text they shape). Scripts, styles, a script's requests, pictures, fonts and
+media go without it: a script could ask its origin with the cookie as often as it likes."""
+
 PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
@@ -123,6 +130,9 @@ WebSockets, refused ones too): a page that fetches in a loop or opens windows or
 without end is stopped there, never let loose on its host past the limiter for as long as
 its render lasts. Most pages send well under two hundred, images and trackers included; a
 heavy one a few hundred."""
+FRAME_LIMITER = partial(SourceLimiter, spacing=0, per_minute=MAX_REQUESTS)
+"""The limiter of the fetcher that fetches a render's frames sent with the caller's Cookie:
+no spacing (none holds the browser's other requests); ``MAX_REQUESTS`` bounds them."""
 MAX_SHOT_SIDE = 10_000
 """CSS pixels of a whole-page screenshot's width and height at most: a page larger is shot
 to there (a 100,000 px tall page took longer than a render's deadline to shoot)."""
@@ -185,6 +195,8 @@ class _Visit:
     blocked: frozenset[str]
     cookie: str | None = None
     """The caller's Cookie header, sent on the requests to the page's origin alone."""
+    frames: Fetches | None = None
+    """What fetches the frames sent with ``cookie`` (within the policy's caps)."""
     refused: list[str] = field(default_factory=list)
     answered: bool = False
     left_for: str | None = None
@@ -424,7 +436,9 @@ class Browser:
             raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
         visit = _Visit(snapshot, policy, blocked, _cookie(options.headers))
-        async with self.slots, proxy.door(policy, visit.refused.append) as door:
+        frames = Fetcher(LimiterRegistry(FRAME_LIMITER))  # connects only when a frame asks
+        visit.frames = frames
+        async with self.slots, proxy.door(policy, visit.refused.append) as door, frames:
             with self._watched():
                 context = await browser.new_context(
                     viewport={"width": options.viewport[0], "height": options.viewport[1]},
@@ -558,31 +572,37 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
         and request.resource_type in COOKIE_KINDS
         and same_origin(url, visit.snapshot.url)
     ):
-        await _with_cookie(route, request, visit.cookie, visit.policy.deadline)
+        await _with_cookie(route, request, visit)
         return
     await route.continue_()
 
 
-async def _with_cookie(route: Route, request: Request, cookie: str, timeout: float) -> None:
-    """Send ``request`` to the page's origin with the caller's ``cookie`` (a browser's
-    cookies have no port, so they would reach every port of the host): through the same
-    egress proxy, its redirect answered to the page as it came (the next hop passes the
-    route again, without the cookie unless it is on the page's origin). Only ``timeout``
-    seconds bound the answer: Playwright's driver holds its body whole and inflates it as
-    its Content-Encoding says, whatever ``accept-encoding: identity`` asked, with no cap on
-    either size (the fetcher's body and inflation caps do not apply), so a hostile origin
-    can make it hold what it sends within the deadline, inflated (a compressed bomb: a
-    thousand times that). The cost of a Cookie on frames, taken only for the origin the
-    caller sent its Cookie to."""
-    from playwright.async_api import Error
-
-    try:
-        headers = {**request.headers, "cookie": cookie, "accept-encoding": "identity"}
-        answer = await route.fetch(headers=headers, max_redirects=0, timeout=timeout * 1000)
-    except Error:
-        await route.abort("failed")
+async def _with_cookie(route: Route, request: Request, visit: _Visit) -> None:
+    """Answer a frame of the page's origin from a fetch sent with the caller's cookie (a
+    browser's cookies have no port, so they would reach every port of the host): by the
+    visit's own fetcher, under the policy's address rules, deadline and caps on body and
+    inflated size (an answer Playwright fetched would be held whole and inflated with no
+    cap), its redirect answered to the page as it came (the next hop passes the route again,
+    without the cookie unless it is on the page's origin); an answer past a cap, or none in
+    time, fails the frame. A frame sent otherwise than by GET (a form's POST) goes without
+    the cookie: rendering a page sends nothing in the caller's name."""
+    if request.method != "GET" or visit.frames is None or visit.cookie is None:
+        await route.continue_()
         return
-    await route.fulfill(response=answer)
+    policy = visit.policy.with_(
+        headers=(("Cookie", visit.cookie),),
+        robots=False,
+        max_redirects=0,
+        error_pages=True,
+        truncate=False,
+    )
+    outcome = await visit.frames.fetch(request.url, policy)
+    if isinstance(outcome, Snapshot):
+        await route.fulfill(status=outcome.status, headers=_headers(outcome), body=outcome.body)
+    elif isinstance(outcome, Skipped) and outcome.location is not None and outcome.status:
+        await route.fulfill(status=outcome.status, headers={"location": outcome.location})
+    else:
+        await route.abort("failed")
 
 
 def _main_frame(request: Request) -> bool:
