@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from citesift.agent.tools import WebPages
 from citesift.cli import app
 from citesift.errors import InvalidArgument
 from citesift.net import Fetcher, LimiterRegistry, SourceLimiter
@@ -22,6 +23,7 @@ from citesift.net.robots import RobotsCache
 from citesift.scrape.map import SiteMap, SitemapBounds, amap_site, map_site
 from citesift.sources.snapshots import fetching
 from citesift.store import SQLiteStore
+from citesift.store.snapshots import snapshots_in
 from local_site import page, serve_bytes, serve_page, sitemap_index, urlset
 from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy, serve
 
@@ -100,6 +102,29 @@ def test_a_map_saved_to_a_store_is_replayed_as_it_was_saved_robots_txt_included(
             server.url("/"), policy=policy, fetcher=fetching(Fetcher(), store, True)
         )
     assert replayed == saved and len(server.seen) == sent
+
+
+def test_a_research_runs_maps_saved_to_its_store_ask_robots_txt_once(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """Each map of a research run saves through a fetcher of its own over the run's one
+    fetcher: two maps of a site and a page read from it fetch its robots.txt once, and the
+    file is kept for a replay."""
+    private_site(server)
+    policy = loopback_policy(robots=True)
+    with SQLiteStore(tmp_path / "s.db") as store:
+        pages = WebPages(policy, loopback_fetcher(), store=store, render="never")
+
+        async def research() -> list[SiteMap]:
+            maps = [await pages.map(server.url("/"), None) for _ in range(2)]
+            await pages.fetcher.fetch(server.url("/a"), policy)
+            return maps
+
+        first, again = asyncio.run(research())
+        kept = snapshots_in(store).latest(server.url("/robots.txt"))
+    assert first == again and first.disallowed == 4
+    assert server.hits("/robots.txt") == 1 and server.hits("/a") == 1
+    assert kept is not None and b"Disallow: /private" in kept.body
 
 
 def test_with_robots_txt_not_honoured_nothing_is_left_out_and_its_sitemaps_are_read(
