@@ -117,8 +117,8 @@ def test_a_workbook_records_sheet_row_and_column_on_every_cell() -> None:
     assert found == [
         ("table_cell", ("Sales",), "Region", Place(sheet="Sales", row=1, column=1)),
         ("table_cell", ("Sales",), "Total", Place(sheet="Sales", row=1, column=2)),
-        ("table_cell", ("Sales",), "North", Place(sheet="Sales", row=2, column=1)),
-        ("table_cell", ("Sales",), "42", Place(sheet="Sales", row=2, column=2)),
+        ("table_cell", ("Sales",), "Region: North", Place(sheet="Sales", row=2, column=1)),
+        ("table_cell", ("Sales",), "Total: 42", Place(sheet="Sales", row=2, column=2)),
         ("table_cell", ("Notes",), "Audited in May", Place(sheet="Notes", row=7, column=3)),
     ]
     markdown = blocks_to_markdown(document.blocks)
@@ -137,7 +137,9 @@ def test_a_workbook_with_print_areas_and_sheet_names_reads_without_a_warning() -
         warnings.simplefilter("always")
         document = extract_document(out.getvalue())
     assert [str(w.message) for w in warned] == []
-    assert [b.text for b in document.blocks] == ["Region", "Total", "North", "42", "Audited in May"]
+    assert [b.text for b in document.blocks] == [
+        "Region", "Total", "Region: North", "Total: 42", "Audited in May"
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("body", [REPORT, word_file()], ids=["pdf", "docx"])

@@ -230,9 +230,10 @@ def test_an_extract_of_a_spreadsheet_keeps_each_cell_s_place_through_json() -> N
     log = EvidenceLog()
     item = log.extract(document, "sales by region")
     log.close()
-    assert item is not None and item.text.startswith("Sales\n- Region\n- Total\n- North\n- 42")
+    assert item is not None
+    assert item.text.startswith("Sales\n- Region\n- Total\n- Region: North\n- Total: 42")
     assert [item.text[p.start :].split("\n")[0] for p in item.places][:4] == [
-        "- Region", "- Total", "- North", "- 42",
+        "- Region", "- Total", "- Region: North", "- Total: 42",
     ]  # fmt: skip
     assert places_at(item.places, [item.text.index("42")]) == [
         Place(sheet="Sales", row=2, column=2)

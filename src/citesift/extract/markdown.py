@@ -134,17 +134,34 @@ def _fenced(code: str) -> str:
 def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str]]]:
     """Group a run of cells into tables of rows (each row the cells' texts), by the markup
     between their spans in ``source`` or, for cells read from a file, by their ``place``;
-    without either each cell is a row of its own."""
-    rows = [[cells[0].text]]
+    without either each cell is a row of its own. A sheet's cell written under its column's
+    header (``Header: value``) is drawn as its value: the header row above names it."""
+    rows = [[cells[0]]]
     for previous, cell in pairwise(cells):
         between = _between(previous, cell, source)
         if _TABLE_BREAK.search(between):
-            yield rows
+            yield _texts(rows)
             rows = [[]]
         elif _ROW_BREAK.search(between):
             rows.append([])
-        rows[-1].append(cell.text)
-    yield rows
+        rows[-1].append(cell)
+    yield _texts(rows)
+
+
+def _texts(rows: list[list[Block]]) -> list[list[str]]:
+    """A table's rows as texts, each cell of a sheet below the first row without the
+    ``Header: `` its column's first cell gave it."""
+    headers = {c.place.column: c.text + ": " for c in rows[0] if c.place and c.place.sheet}
+    return [[cell.text for cell in rows[0]]] + [
+        [_value(c, headers) for c in row] for row in rows[1:]
+    ]
+
+
+def _value(cell: Block, headers: dict[int | None, str]) -> str:
+    """The cell's text without its column's header leading it (a cell of a sheet)."""
+    if cell.place is None or not cell.place.sheet or cell.place.column not in headers:
+        return cell.text
+    return cell.text.removeprefix(headers[cell.place.column])
 
 
 def _between(previous: Block, cell: Block, source: str | None) -> str:

@@ -7,6 +7,11 @@ what is read: the text budget, a cell's text (``MAX_CELL_CHARS``), a row's cells
 (``MAX_DEPTH``) and the time spent (``MAX_SECONDS``); what a bound cut says so (the
 document is truncated). Only the values cells last held are read, never a formula; a DTD
 is refused (no entity is expanded).
+
+A sheet whose first row holding values reads as headers (``header_row``) has every cell
+below it written ``Header: value``, as LangChain's and LlamaIndex's CSV loaders write a
+row: a passage cut from row 40 then says what its numbers are, to a reader and to a search,
+and each cell keeps its own block, place and offsets.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ MAX_DEPTH = 64
 """The deepest element nesting read (a sheet's cells sit four or five deep)."""
 MAX_SECONDS = 30.0
 """How long a workbook's sheets are read before what was kept is returned, cut short."""
+MAX_HEADER_CHARS = 100
+"""The longest cell a header row holds: a longer one is prose, not a column's name."""
+TEXT_KINDS = frozenset(("s", "inlineStr", "str"))
+"""The cell types that hold text (a shared or inline string, a formula's text)."""
 PIECE = 64 * 1024
 """Bytes of a zip member inflated and parsed at a time."""
 _REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})$")
@@ -193,6 +202,10 @@ class _Cells:
         self.sheet, self.reading = sheet, reading
         self.rows, self.row, self.column, self.in_row = 0, 0, 0, 0
         self.kind, self.style = "n", 0
+        self.first_row: list[tuple[int, str, str]] | None = []
+        """The first row holding values as ``(column, type, text)``, until it ends."""
+        self.headers: dict[int, str] = {}
+        """Each column's header, when the first row holding values reads as headers."""
         self.value: list[str] = []
         self.held = 0
         self.reading_value = False
@@ -236,12 +249,24 @@ class _Cells:
         elif name == "c":
             text = self._text("".join(self.value))
             if text:
-                place = Place(sheet=self.sheet, row=self.row, column=self.column)
-                self.reading.kept.add(text, "table_cell", place, (self.sheet,))
-                if self.reading.kept.full:
-                    raise _Stop
-        elif name == "row" and time.monotonic() > self.reading.deadline:
-            self.reading.cut = True
+                self._keep(text)
+        elif name == "row":
+            if self.first_row:
+                self.headers = header_row(self.first_row)
+                self.first_row = None
+            if time.monotonic() > self.reading.deadline:
+                self.reading.cut = True
+                raise _Stop
+
+    def _keep(self, text: str) -> None:
+        """Keep a cell's text as a block, under its column's header when it has one."""
+        if self.first_row is not None:
+            self.first_row.append((self.column, self.kind, text))
+        elif self.column in self.headers:
+            text = f"{self.headers[self.column]}: {text}"
+        place = Place(sheet=self.sheet, row=self.row, column=self.column)
+        self.reading.kept.add(text, "table_cell", place, (self.sheet,))
+        if self.reading.kept.full:
             raise _Stop
 
     def _text(self, raw: str) -> str:
@@ -259,6 +284,21 @@ class _Cells:
         if self.kind == "n" and raw and self.style in self.reading.numbers.dates:
             return _date_text(raw, self.style, self.reading.numbers) or raw
         return raw
+
+
+def header_row(cells: list[tuple[int, str, str]]) -> dict[int, str]:
+    """Each column's header when a row's ``(column, type, text)`` cells read as headers: at
+    least two, all text, each its own and none longer than ``MAX_HEADER_CHARS``; else none
+    (a lone cell is a title, and a row holding a number or a date is data, as an export's
+    first row so often is)."""
+    names = {column: " ".join(text.split()) for column, _, text in cells}
+    if len(names) < 2 or any(kind not in TEXT_KINDS for _, kind, _ in cells):
+        return {}
+    if len(set(names.values())) < len(names) or not all(
+        0 < len(name) <= MAX_HEADER_CHARS for name in names.values()
+    ):
+        return {}
+    return names
 
 
 @functools.lru_cache(maxsize=MAX_ROW_CELLS)
