@@ -97,7 +97,11 @@ def add(
     offline: Offline = False,
     deadline: Deadline = None,
     budget: Annotated[
-        int, typer.Option(min=0, help="Most characters of text kept of each file, as extract.")
+        int,
+        typer.Option(
+            min=0,
+            help="Most characters of text kept of each file, local or remote, as extract.",
+        ),
     ] = DEFAULT_BUDGET,
 ) -> None:
     """Add files (.txt, .md, .html, .pdf, .docx, .pptx, .xlsx), folders of them, web

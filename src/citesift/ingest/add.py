@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from citesift.errors import invalid
-from citesift.extract.html import DEFAULT_BUDGET, MAX_SOURCE_CHARS
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.extract.rules import Mode
 from citesift.index.documents import IngestDoc
 from citesift.index.embedders.cache import CachedEmbedder
@@ -20,14 +20,17 @@ from citesift.ingest.workers import MAX_WORKERS, index_by_workers
 from citesift.numbers import number_in
 from citesift.sources.gather import Item, LoadOptions, SourceRefusal, is_remote, items_of, read_item
 from citesift.sources.loaders import gone
-from citesift.sources.loaders.limits import DEFAULT_MAX_FILES, MAX_TIMEOUT_MS, LoadLimits
+from citesift.sources.loaders.limits import (
+    DEFAULT_MAX_FILES,
+    MAX_TIMEOUT_MS,
+    LoadLimits,
+    text_budget,
+)
 from citesift.sources.page_access import PageAccess
 from citesift.sources.web import is_web_url
 from citesift.store import default_store_path
 
 INDEXING = "Indexing documents"
-MAX_BUDGET = MAX_SOURCE_CHARS
-"""The largest text budget: no more of a file than this is read whatever the budget."""
 
 
 def index_add(
@@ -58,9 +61,10 @@ def index_add(
     a page (its ``article`` prose, or all its ``page`` shows); ``retrieval``,
     ``chunk_size`` and ``chunk_overlap`` as in ``create_rag``; ``deadline``: seconds each
     remote request or page may take; ``budget``: the most characters of text kept of each
-    local file, as ``extract_document`` keeps (remote files and pages are read at the
-    default budget); the report's ``cut`` names each document indexed cut short, and a
-    file cut at another budget before is read again.
+    file, local or remote (an S3, Cloud Storage, GitHub or Notion one), as
+    ``extract_document`` keeps (web pages are read at ``pages``' budget); the report's
+    ``cut`` names each document indexed cut short, and a local file cut at another budget
+    before is read again.
 
     ``workers`` processes read and index (a folder's files shared among them); with a
     PostgreSQL store, the same call on other machines shares the work too, each item read
@@ -72,7 +76,7 @@ def index_add(
     added. A bad argument is an ``InvalidArgument``; a worker process that dies mid-way a
     ``WorkerLost``."""
     _check(sources, mode, glob, workers, pages)
-    number_in("budget", budget, 0, MAX_BUDGET, whole=True)
+    text_budget(budget)
     limits = LoadLimits() if deadline is None else LoadLimits(_milliseconds(deadline))
     if pages is not None and deadline is not None:
         pages = replace(pages, limits=replace(pages.limits, deadline=deadline))

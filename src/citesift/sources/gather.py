@@ -75,7 +75,7 @@ class LoadOptions:
     indexable suffixes, every file of a remote tree), the indexed ids and their revisions
     (to skip unchanged files), who hears ``(files done, files in all)`` of a remote tree,
     the bounds of each remote request, how many files a remote tree gives at most and the
-    most characters of text kept of each local file (``budget``)."""
+    most characters of text kept of each file, local or remote (``budget``)."""
 
     patterns: Sequence[str] = ()
     known: Mapping[str, str | None] = field(default_factory=dict)
@@ -180,7 +180,9 @@ def _load_remote(
     ``CITESIFT_GCS_API_URL``, ``AWS_ENDPOINT_URL``)."""
     if source.startswith("notion:"):
         api = os.environ.get("CITESIFT_NOTION_API_URL") or NOTION_API
-        page = load_notion_page_sync(source.removeprefix("notion:"), None, files.limits, api=api)
+        page = load_notion_page_sync(
+            source.removeprefix("notion:"), None, files.limits, api=api, budget=files.budget
+        )
         return (page,), ()
     if source.startswith("github:"):
         repo = replace(
@@ -189,19 +191,20 @@ def _load_remote(
             raw=os.environ.get("CITESIFT_GITHUB_RAW_URL") or GITHUB_RAW,
         )
         loaded = load_github_tree_sync(
-            repo, files.patterns, files.max_files, files.limits, files.progress
+            repo, files.patterns, files.max_files, files.limits, files.progress, files.budget
         )
     elif source.startswith("gs://"):
         bucket, prefix = parse_gcs(source)
         api = os.environ.get("CITESIFT_GCS_API_URL") or GCS_API
         loaded = run_sync(
             load_gcs(bucket, prefix, None, files.patterns, files.max_files, files.limits, api,
-                     files.progress)
+                     files.progress, files.budget)
         )  # fmt: skip
     else:
         loaded = load_s3_sync(
             parse_s3(source), files.patterns, files.max_files, files.limits,
             endpoint_url=os.environ.get("AWS_ENDPOINT_URL") or None, progress=files.progress,
+            budget=files.budget,
         )  # fmt: skip
     return loaded.documents, loaded.failures
 

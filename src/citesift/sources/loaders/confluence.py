@@ -11,10 +11,11 @@ from html import escape
 from typing import Any
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, token_from
+from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
 from citesift.sources.loaders.results import answer_json, fetched
 
 LABEL = "confluence"
@@ -27,11 +28,14 @@ async def load_confluence_page(
     token: str | None = None,
     authorization: str | None = None,
     limits: LoadLimits | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """The page ``page_id`` of the Confluence site at ``base_url`` (such as
-    ``https://team.atlassian.net/wiki``), named by its web address."""
+    ``https://team.atlassian.net/wiki``), named by its web address, held to ``budget``
+    characters of text."""
     if not isinstance(page_id, str) or not _ID.fullmatch(page_id):
         raise invalid("page_id", page_id, "a Confluence page id (digits)")
+    budget = text_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(base_url, LABEL)
     header = authorization or os.environ.get("CONFLUENCE_AUTHORIZATION")
@@ -45,7 +49,7 @@ async def load_confluence_page(
     return loaded_document(
         page.encode("utf-8"), endpoint.url(f"pages/{page_id}"), f"{page_id}.html",
         site="confluence", revision=version, content_type="text/html",
-        metadata={"pageId": page_id, "title": title or page_id},
+        metadata={"pageId": page_id, "title": title or page_id}, budget=budget,
     )  # fmt: skip
 
 
@@ -69,6 +73,7 @@ def load_confluence_page_sync(
     token: str | None = None,
     authorization: str | None = None,
     limits: LoadLimits | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """``load_confluence_page`` from synchronous code."""
-    return run_sync(load_confluence_page(page_id, base_url, token, authorization, limits))
+    return run_sync(load_confluence_page(page_id, base_url, token, authorization, limits, budget))

@@ -14,10 +14,11 @@ import pathspec
 
 from citesift.clients import Endpoint
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
@@ -43,13 +44,15 @@ async def load_dropbox(
     api: str = API,
     content: str = CONTENT,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """The files under the folder ``path`` ("" for the whole Dropbox) whose paths
     ``patterns`` choose, the first ``max_files``, each named ``dropbox:{path}`` (as
-    displayed, else in lower case) at its revision."""
+    displayed, else in lower case) at its revision, its text held to ``budget``
+    characters."""
     if not isinstance(path, str) or (path and not path.startswith("/")):
         raise invalid("path", path, "'' or a folder path starting with /")
-    count = file_count(max_files)
+    count, budget = file_count(max_files), text_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:
@@ -65,7 +68,7 @@ async def load_dropbox(
         name = entry.shown.rsplit("/", 1)[-1]
         meta = {"path": entry.shown}
         return loaded_document(answer.body, f"dropbox:{entry.shown}", name, site="dropbox",
-                               revision=entry.rev, metadata=meta)  # fmt: skip
+                               revision=entry.rev, metadata=meta, budget=budget)  # fmt: skip
 
     return await download_each(LABEL, entries, download, lambda e: f"dropbox:{e.shown}",
                                progress)  # fmt: skip
@@ -113,6 +116,10 @@ def load_dropbox_sync(
     limits: LoadLimits | None = None,
     api: str = API,
     content: str = CONTENT,
+    progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_dropbox`` from synchronous code."""
-    return run_sync(load_dropbox(path, token, patterns, max_files, limits, api, content))
+    return run_sync(
+        load_dropbox(path, token, patterns, max_files, limits, api, content, progress, budget)
+    )

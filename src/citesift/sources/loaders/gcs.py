@@ -15,10 +15,11 @@ import pathspec
 
 from citesift.clients import Endpoint
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
@@ -46,14 +47,16 @@ async def load_gcs(
     limits: LoadLimits | None = None,
     api: str = API,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """The objects of ``bucket`` under ``prefix`` whose names ``patterns`` choose, the
-    first ``max_files``, each a document named ``gs://bucket/name`` at its generation."""
+    first ``max_files``, each a document named ``gs://bucket/name`` at its generation,
+    its text held to ``budget`` characters."""
     if not isinstance(bucket, str) or not _BUCKET.fullmatch(bucket):
         raise invalid("bucket", bucket, "a Cloud Storage bucket name")
     if not isinstance(prefix, str):
         raise invalid("prefix", prefix, "text")
-    count = file_count(max_files)
+    count, budget = file_count(max_files), text_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:
@@ -73,7 +76,7 @@ async def load_gcs(
         kind = answer.headers.get("content-type")
         return loaded_document(
             answer.body, uri, short, site="gcs", revision=generation, content_type=kind,
-            metadata=meta,
+            metadata=meta, budget=budget,
         )  # fmt: skip
 
     return await download_each(LABEL, objects, download, lambda o: f"gs://{bucket}/{o[0]}",
@@ -128,6 +131,10 @@ def load_gcs_sync(
     max_files: float = 100,
     limits: LoadLimits | None = None,
     api: str = API,
+    progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_gcs`` from synchronous code."""
-    return run_sync(load_gcs(bucket, prefix, token, patterns, max_files, limits, api))
+    return run_sync(
+        load_gcs(bucket, prefix, token, patterns, max_files, limits, api, progress, budget)
+    )

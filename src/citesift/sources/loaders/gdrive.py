@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from citesift.errors import invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, token_from
+from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
 from citesift.sources.loaders.results import fetched
 
 LABEL = "gdrive"
@@ -24,15 +25,19 @@ async def load_google_drive_file(
     token: str | None = None,
     limits: LoadLimits | None = None,
     api: str = API,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
-    """The Drive file ``file_id`` as text, a document named ``gdrive://{file_id}``."""
+    """The Drive file ``file_id`` as text, a document named ``gdrive://{file_id}``, held
+    to ``budget`` characters of text."""
     if not isinstance(file_id, str) or not _ID.fullmatch(file_id):
         raise invalid("file_id", file_id, "a Google Drive file id")
+    budget = text_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(api, LABEL, token_from(token, TOKEN_VARIABLE))
     answer = await fetched(endpoint, f"drive/v3/files/{file_id}/export?mimeType=text/plain")
     return loaded_document(answer.body, f"gdrive://{file_id}", file_id, site="gdrive",
-                           revision=None, metadata={"fileId": file_id})  # fmt: skip
+                           revision=None, metadata={"fileId": file_id},
+                           budget=budget)  # fmt: skip
 
 
 def load_google_drive_file_sync(
@@ -40,6 +45,7 @@ def load_google_drive_file_sync(
     token: str | None = None,
     limits: LoadLimits | None = None,
     api: str = API,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """``load_google_drive_file`` from synchronous code."""
-    return run_sync(load_google_drive_file(file_id, token, limits, api))
+    return run_sync(load_google_drive_file(file_id, token, limits, api, budget))

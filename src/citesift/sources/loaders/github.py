@@ -13,10 +13,11 @@ from urllib.parse import quote
 import pathspec
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
 LABEL = "github"
@@ -60,12 +61,18 @@ def parse_github(spec: str) -> GitHubRepo:
 
 
 async def load_github_file(
-    repo: GitHubRepo, path: str, limits: LoadLimits | None = None, revision: str | None = None
+    repo: GitHubRepo,
+    path: str,
+    limits: LoadLimits | None = None,
+    revision: str | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
-    """The file at ``path`` of ``repo`` at its ref; its metadata names owner, repo, path
-    and ref, its revision is the blob's sha when known, else the ref."""
+    """The file at ``path`` of ``repo`` at its ref, its text held to ``budget``
+    characters; its metadata names owner, repo, path and ref, its revision is the blob's
+    sha when known, else the ref."""
     if not isinstance(path, str) or not path.strip("/"):
         raise invalid("path", path, "a file's path in the repository")
+    budget = text_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(repo.raw, LABEL)
     segments = "/".join(quote(part, safe="") for part in path.strip("/").split("/"))
@@ -74,7 +81,8 @@ async def load_github_file(
     uri = f"https://github.com/{repo.owner}/{repo.repo}/blob/{repo.ref}/{path.strip('/')}"
     meta = {"owner": repo.owner, "repo": repo.repo, "path": path, "ref": repo.ref}
     return loaded_document(answer.body, uri, path, site="github.com",
-                           revision=revision or repo.ref, metadata=meta)  # fmt: skip
+                           revision=revision or repo.ref, metadata=meta,
+                           budget=budget)  # fmt: skip
 
 
 async def load_github_tree(
@@ -83,11 +91,13 @@ async def load_github_tree(
     max_files: float = 100,
     limits: LoadLimits | None = None,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """The files of ``repo``'s tree at its ref that ``patterns`` name (``.gitignore``
     wildcards; none: every file), the first ``max_files`` of them, read one at a time
-    (``progress`` hears each); ``max_files`` of 0 or less reads nothing and asks nothing."""
-    count = file_count(max_files)
+    (``progress`` hears each), each held to ``budget`` characters of text; ``max_files``
+    of 0 or less reads nothing and asks nothing."""
+    count, budget = file_count(max_files), text_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:
@@ -103,7 +113,7 @@ async def load_github_tree(
 
     async def download(blob: tuple[str, Any]) -> SourceDocument:
         sha = blob[1] if isinstance(blob[1], str) else None
-        return await load_github_file(repo, blob[0], limits, sha)
+        return await load_github_file(repo, blob[0], limits, sha, budget)
 
     return await download_each(LABEL, blobs, download, lambda blob: blob[0], progress)
 
@@ -126,6 +136,7 @@ def load_github_tree_sync(
     max_files: float = 100,
     limits: LoadLimits | None = None,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_github_tree`` from synchronous code."""
-    return run_sync(load_github_tree(repo, patterns, max_files, limits, progress))
+    return run_sync(load_github_tree(repo, patterns, max_files, limits, progress, budget))

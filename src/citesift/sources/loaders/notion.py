@@ -10,10 +10,11 @@ from typing import Any
 from urllib.parse import quote
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, token_from
+from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import answer_json, fetched
 
@@ -32,11 +33,14 @@ async def load_notion_page(
     limits: LoadLimits | None = None,
     version: str = VERSION,
     api: str = API,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """The page ``page_id`` as a document named ``notion://{page_id}``: its headings and
-    paragraphs (and list items and quotes) in the order Notion keeps them."""
+    paragraphs (and list items and quotes) in the order Notion keeps them, held to
+    ``budget`` characters of text."""
     if not isinstance(page_id, str) or not _ID.fullmatch(page_id):
         raise invalid("page_id", page_id, "a Notion page id")
+    budget = text_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(api, LABEL, token_from(token, TOKEN_VARIABLE))
     headers = {"Notion-Version": version}
@@ -55,7 +59,8 @@ async def load_notion_page(
         cursor = trail.next(page.get("next_cursor"))
     text = "\n\n".join(lines).encode("utf-8")
     return loaded_document(text, f"notion://{page_id}", page_id, site="notion.so",
-                           revision=None, metadata={"page_id": page_id})  # fmt: skip
+                           revision=None, metadata={"page_id": page_id},
+                           budget=budget)  # fmt: skip
 
 
 def _line(block: Any) -> str | None:
@@ -79,6 +84,7 @@ def load_notion_page_sync(
     limits: LoadLimits | None = None,
     version: str = VERSION,
     api: str = API,
+    budget: int = DEFAULT_BUDGET,
 ) -> SourceDocument:
     """``load_notion_page`` from synchronous code."""
-    return run_sync(load_notion_page(page_id, token, limits, version, api))
+    return run_sync(load_notion_page(page_id, token, limits, version, api, budget))

@@ -14,10 +14,11 @@ from urllib.parse import quote, urlsplit
 import pathspec
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
@@ -45,14 +46,16 @@ async def load_onedrive(
     limits: LoadLimits | None = None,
     api: str = API,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """The files under a folder (``folder_item_id``; none: the drive's root) of a drive
     (``drive_id``; none: the signed-in user's) whose paths ``patterns`` name, the first
-    ``max_files``, each a document named ``onedrive:{id}`` with its name and type."""
+    ``max_files``, each a document named ``onedrive:{id}`` with its name and type, its
+    text held to ``budget`` characters."""
     for name, value in (("drive_id", drive_id), ("folder_item_id", folder_item_id)):
         if value is not None and (not isinstance(value, str) or not value or "/" in value):
             raise invalid(name, value, "an item or drive id")
-    count = file_count(max_files)
+    count, budget = file_count(max_files), text_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:
@@ -68,7 +71,7 @@ async def load_onedrive(
         uri = f"onedrive:{item.id}"
         return loaded_document(
             answer.body, uri, item.name, site="onedrive", revision=item.etag,
-            content_type=item.mime_type, metadata=meta,
+            content_type=item.mime_type, metadata=meta, budget=budget,
         )  # fmt: skip
 
     return await download_each(LABEL, files, download, lambda f: f"onedrive:{f.id}", progress)
@@ -149,8 +152,12 @@ def load_onedrive_sync(
     max_files: float = 100,
     limits: LoadLimits | None = None,
     api: str = API,
+    progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_onedrive`` from synchronous code."""
     return run_sync(
-        load_onedrive(token, drive_id, folder_item_id, patterns, max_files, limits, api)
+        load_onedrive(
+            token, drive_id, folder_item_id, patterns, max_files, limits, api, progress, budget
+        )
     )

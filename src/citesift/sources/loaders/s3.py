@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 import pathspec
 
 from citesift.errors import LOAD_FAILED, PEER_MISSING, LoadError, invalid
+from citesift.extract.html import DEFAULT_BUDGET
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count
+from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, download_each
 
@@ -88,11 +89,13 @@ async def load_s3(
     client: Any = None,
     endpoint_url: str | None = None,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """The objects under ``where`` whose keys ``patterns`` name (``.gitignore`` wildcards;
     none: all), the first ``max_files``, each read into a document named ``s3://bucket/key``
-    whose revision is its ETag. ``max_files`` of 0 or less lists nothing."""
-    count = file_count(max_files)
+    whose revision is its ETag, its text held to ``budget`` characters. ``max_files`` of 0
+    or less lists nothing."""
+    count, budget = file_count(max_files), text_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:
@@ -105,7 +108,9 @@ async def load_s3(
         body, etag = await _bounded(limits, lambda: _read(s3, where, key, limits), uri)
         meta = {"bucket": where.bucket, "key": key}
         name = key.rsplit("/", 1)[-1]
-        return loaded_document(body, uri, name, site="s3", revision=etag, metadata=meta)
+        return loaded_document(
+            body, uri, name, site="s3", revision=etag, metadata=meta, budget=budget
+        )
 
     return await download_each(LABEL, keys, download, where.uri, progress)
 
@@ -239,6 +244,9 @@ def load_s3_sync(
     client: Any = None,
     endpoint_url: str | None = None,
     progress: Progress | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_s3`` from synchronous code."""
-    return run_sync(load_s3(where, patterns, max_files, limits, client, endpoint_url, progress))
+    return run_sync(
+        load_s3(where, patterns, max_files, limits, client, endpoint_url, progress, budget)
+    )
