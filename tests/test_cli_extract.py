@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
+from citesift.sources.files import file_document, file_uri
 
 runner = CliRunner()
 
@@ -244,3 +245,28 @@ def test_a_page_file_stating_no_title_is_titled_by_its_name_written_as_text(
     result = CliRunner().invoke(app, ["extract", str(page), "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["title"] == "caf%E9"
+
+
+def test_an_html_file_is_named_by_its_file_uri_as_index_add_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named by a path relative to where the command runs, a page with a space and a ``#``
+    in its name is the document ``index add`` makes of it: its absolute, percent-encoded
+    ``file:`` URI for address and key, site ``file``, the revision of its bytes; ``--url``
+    names it instead."""
+    (tmp_path / "notes").mkdir()
+    page = tmp_path / "notes" / "tide table #2.html"
+    page.write_text('<title>Tides</title><p>Kept text, <a href="next.html">next</a>.</p>')
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("notes/tide table #2.html", "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    uri = file_uri(page)
+    assert uri == f"file://{tmp_path.resolve()}/notes/tide%20table%20%232.html"
+    indexed = file_document(page)
+    assert (document["url"], document["key"], document["site"]) == (uri, uri, "file")
+    assert (document["title"], document["revision"]) == ("Tides", indexed.revision)
+    assert [b["text"] for b in document["blocks"]] == [b.text for b in indexed.blocks]
+    assert run("notes/tide table #2.html")[1].split("\n")[:2] == ["Tides", uri]
+    code, out, _ = run("notes/tide table #2.html", "--url", "https://tides.example/2")
+    assert code == 0 and out.split("\n")[:2] == ["Tides", "https://tides.example/2"]

@@ -33,6 +33,8 @@ from citesift.sources.files import (
     FileRefused,
     body_document,
     checked_text,
+    content_revision,
+    extracted_file,
     file_bytes,
     readable_name,
     too_large,
@@ -84,6 +86,10 @@ def extract(
                     _text(name, body)  # a usage error for a file that holds no text
                 document = _file_document(Path(name), body, url, mode.value, budget)
                 html = None
+            elif file not in (None, "-") and url is None:  # an HTML file, named as index add does
+                html = decode_html(_text(file, body))[0]
+                revision = content_revision(body)
+                document = extracted_file(Path(name), html, revision, mode.value, budget)
             else:
                 source = body if kind else decode_html(_text(file, body))[0]
                 document = extract_document(

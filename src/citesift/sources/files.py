@@ -76,16 +76,14 @@ def body_document(
     name = readable_name(str(path))
     try:
         if document_kind(body) is not None:
-            document = extract_document(body, url=uri, site="file", key=uri, budget=budget)
-            return _named(replace(document, revision=revision), uri, name)
+            return extracted_file(path, body, revision, mode, budget)
     except DocumentError as error:
         raise FileRefused(str(error)) from error
     if suffix in DOCUMENT_SUFFIXES and body:
         raise FileRefused(f"named {suffix} but not a PDF or Office file")
     text = file_text(body)
     if suffix in HTML_SUFFIXES:
-        document = extract_document(text, url=uri, site="file", key=uri, mode=mode, budget=budget)
-        return _named(replace(document, revision=revision), uri, name)
+        return extracted_file(path, text, revision, mode, budget)
     if suffix in NOTE_SUFFIXES:
         note = note_document(text, uri, name, now_ms(), budget=budget)
         return replace(note, revision=revision)
@@ -93,9 +91,22 @@ def body_document(
     return replace(document, revision=revision + TEXT_READER)
 
 
-def _named(document: SourceDocument, uri: str, name: str) -> SourceDocument:
-    """``document`` titled by its file name when its title is only its address."""
-    return replace(document, title=file_title(name)) if document.title == uri else document
+def extracted_file(
+    path: Path,
+    source: str | bytes,
+    revision: str,
+    mode: Mode = "article",
+    budget: int = DEFAULT_BUDGET,
+) -> SourceDocument:
+    """``source`` read from the file at ``path`` (an HTML file's decoded text, or a PDF or
+    Office file's bytes) by ``extract_document``, as a document of site ``file`` named by
+    its ``file_uri`` (its id in an index) at ``revision``, titled by its file name when it
+    states no title: how ``index add`` and ``extract`` name a file they read."""
+    uri = file_uri(path)
+    document = extract_document(source, url=uri, site="file", key=uri, mode=mode, budget=budget)
+    if document.title == uri:
+        document = replace(document, title=file_title(readable_name(str(path))))
+    return replace(document, revision=revision)
 
 
 def why_empty(body: bytes) -> str:
