@@ -16,7 +16,8 @@ from citesift.extract.markdown import blocks_to_markdown
 from citesift.index.documents import as_ingest_doc
 from citesift.index.rag import create_rag
 from citesift.model import Place
-from citesift.sources.files import file_document
+from citesift.sources.files import content_revision, file_document, file_revision, file_uri
+from citesift.sources.loaders.files import load_file
 from citesift.text.passages import citation_sources
 
 HEADER = ["Trail", "Length km", "Climb m", "Dogs allowed"]
@@ -105,3 +106,14 @@ def test_markdown_draws_a_sheet_s_values_under_its_header_row_once() -> None:
         "| Trail | Length km | Climb m | Dogs allowed |\n| --- | --- | --- | --- |\n"
         "| Trail 0 | 12 | 400 | no |\n| Trail 1 | 12.1 | 401 | yes |\n"
     )
+
+
+def test_a_workbook_indexed_with_bare_cells_is_read_again_once(tmp_path: Path) -> None:
+    path = tmp_path / "trails.xlsx"
+    path.write_bytes(trails(rows=3))
+    before = {file_uri(path): content_revision(path.read_bytes())}  # as it was indexed
+    again = load_file(path, known=before)
+    assert not again.unchanged and again.document is not None
+    assert again.document.revision == file_revision(path, path.read_bytes())
+    assert again.document.revision == before[file_uri(path)] + ":headers"
+    assert load_file(path, known={file_uri(path): again.document.revision}).unchanged

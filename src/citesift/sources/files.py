@@ -24,7 +24,7 @@ from citesift.extract.notes import note_document
 from citesift.extract.notes.note import file_title
 from citesift.extract.plaintext import text_document
 from citesift.extract.rules import Mode
-from citesift.extract.sniff import document_kind
+from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import SourceDocument
 
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -38,6 +38,9 @@ INDEXABLE_SUFFIXES = TEXT_SUFFIXES + HTML_SUFFIXES + DOCUMENT_SUFFIXES
 TEXT_READER = ":text"
 """What a plain text file's revision ends with: the reader that read it (a file indexed when
 ``.txt`` was read as Markdown has its content hash alone, and is read again)."""
+SHEETS_READER = ":headers"
+"""What an Excel file's revision ends with: its sheets read with their header rows (a
+workbook indexed with its cells bare has its content hash alone, and is read again)."""
 NO_TEXT_LAYER = "no text layer (scanned? OCR it first)"
 """Why a PDF whose pages hold no text gave none."""
 MAX_FILE_BYTES = 128 * 1024 * 1024
@@ -72,10 +75,11 @@ def body_document(
     Markdown note, or plain text (any other name; an empty file whatever its name). A
     document that states no title of its own is titled by its file name."""
     suffix = path.suffix.lower()
-    uri, revision = file_uri(path), content_revision(body)
-    name = readable_name(str(path))
+    uri, name = file_uri(path), readable_name(str(path))
     try:
-        if document_kind(body) is not None:
+        kind = document_kind(body)
+        revision = _revision(path, body, kind)
+        if kind is not None:
             return extracted_file(path, body, revision, mode, budget)
     except DocumentError as error:
         raise FileRefused(str(error)) from error
@@ -88,7 +92,7 @@ def body_document(
         note = note_document(text, uri, name, now_ms(), budget=budget)
         return replace(note, revision=revision)
     document = text_document(text, uri, name, now_ms(), budget=budget)
-    return replace(document, revision=revision + TEXT_READER)
+    return replace(document, revision=revision)
 
 
 def extracted_file(
@@ -133,15 +137,24 @@ def content_revision(body: bytes) -> str:
 
 def file_revision(path: Path, body: bytes) -> str:
     """The revision ``body_document`` gives the file at ``path`` holding ``body``: its
-    ``content_revision``, tagged ``TEXT_READER`` when it is read as plain text, so a file
-    indexed before that reader existed is read again."""
+    ``content_revision``, tagged ``TEXT_READER`` when it is read as plain text and
+    ``SHEETS_READER`` when it is an Excel file, so a file indexed before that reader
+    existed is read again."""
+    try:
+        kind = document_kind(body)
+    except DocumentError:  # refused when read, whatever its revision
+        return content_revision(body)
+    return _revision(path, body, kind)
+
+
+def _revision(path: Path, body: bytes, kind: DocumentKind | None) -> str:
+    """``file_revision`` of ``body``, a file of ``kind`` (None: read as text by its name)."""
     revision = content_revision(body)
+    if kind is not None:
+        return revision + SHEETS_READER if kind == "xlsx" else revision
     if path.suffix.lower() in (*NOTE_SUFFIXES, *HTML_SUFFIXES, *DOCUMENT_SUFFIXES):
         return revision
-    try:
-        return revision if document_kind(body) is not None else revision + TEXT_READER
-    except DocumentError:  # refused when read, whatever its revision
-        return revision
+    return revision + TEXT_READER
 
 
 def file_uri(path: Path) -> str:
