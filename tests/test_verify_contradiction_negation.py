@@ -167,3 +167,51 @@ def test_the_verifier_with_it_turns_a_negated_sentence_of_the_page_to_contradict
     checked = CitationVerifier(embedder, nli=check).verify(claims, sources)
     assert [c.verdict for c in checked.claims] == ["contradicted", "supported"]
     assert not checked.overall_grounded
+
+
+@pytest.mark.parametrize(
+    ("premise", "claim", "label"),
+    [
+        # the other pole of a pair of antonyms, the same said besides, in one tense
+        ("The bridge is closed.", "The bridge is open.", "contradiction"),
+        ("The patient is dead.", "The patient is alive.", "contradiction"),
+        ("The statement is false.", "The statement is true.", "contradiction"),
+        ("Smoking in the park is illegal.", "Smoking in the park is legal.", "contradiction"),
+        ("He won the election in 2010.", "He lost the election in 2010.", "contradiction"),
+        ("Sales increased in 2020.", "Sales decreased in 2020.", "contradiction"),
+        ("The attempt failed.", "The attempt succeeded.", "contradiction"),
+        ("The council rejected the plan.", "The council approved the plan.", "contradiction"),
+        # other times, other things, a denied, hedged, modal or conditional pole: no clash
+        ("The bridge was open in 1990.", "The bridge is closed.", "other"),
+        ("The bridge was open.", "The bridge is closed.", "other"),
+        ("The bridge is closed to lorries.", "The bridge is open to cyclists.", "other"),
+        ("The museum opened in 1990.", "The museum closed in 1990.", "other"),
+        ("Smith won the race in 1990.", "Smith lost the race in 1991.", "other"),
+        ("The bridge is not closed.", "The bridge is open.", "other"),
+        ("The museum is no longer open.", "The museum is closed.", "other"),
+        ("The bridge may be closed.", "The bridge is open.", "other"),
+        ("If the bridge is closed, the ferry runs.", "The bridge is open.", "other"),
+        ("The proposal was reportedly rejected.", "The proposal was accepted.", "other"),
+        ("The probe failed to reach orbit.", "The probe succeeded.", "other"),
+        ("He was alive in 1980. He died in 1990.", "He is dead.", "other"),
+        # a yes-or-no question answered by a bare No denies all it asks
+        ("Was he elected? No.", "He was elected.", "contradiction"),
+        ("Was Smith elected mayor? No, he lost.", "Smith was elected mayor.", "contradiction"),
+        ("Was Smith elected mayor? No.", "Smith was elected mayor in 1990.", "contradiction"),
+        ("Is the bridge open? No. It shut in May.", "The bridge is open.", "contradiction"),
+        # answered Yes, unanswered, denying in agreement, or a No that answers nothing
+        ("Was Smith elected mayor? Yes.", "Smith was elected mayor.", "other"),
+        ("Was Smith elected mayor in 1990? No.", "Smith was elected mayor.", "other"),
+        ("Was Smith elected mayor? No.", "Smith was not elected mayor.", "other"),
+        ("Was Smith elected mayor?", "Smith was not elected mayor.", "other"),
+        ("Did Smith not win the race? No.", "Smith won the race.", "other"),
+        ("No one was elected mayor in 1990.", "Smith was elected mayor in 1990.", "other"),
+        # two denials of one act agree
+        ("It is not true that Clinton won the vote.", "Clinton never won the vote.", "other"),
+    ],
+)
+def test_antonyms_and_a_bare_no_answering_a_question(
+    check: FactContradiction, premise: str, claim: str, label: str
+) -> None:
+    answer = check(premise, claim)
+    assert (answer.label if answer.label == "contradiction" else "other") == label

@@ -7,8 +7,9 @@ holds it). A claim is contradicted when one of its best candidate sentences
 (those the judge names as support when it finds the claim supported: a page stating the
 claim is not turned against it by a denial elsewhere, *never won it again*) states it with
 the other polarity (``polarity.opposite``: *was never rebuilt* against *was
-rebuilt in 1952*, *did not win* against *won*), which the judge, matching words, may miss or
-even call support; or when the judge finds it backed in part, held back from support by a
+rebuilt in 1952*, *did not win* against *won*, *is closed* against *is open*, a question
+answered *No.* against its statement), which the judge, matching words, may miss or even
+call support; or when the judge finds it backed in part, held back from support by a
 rule of ``judges/rules.py``, and, where the claim's number or date is not found, the
 sentences backing that statement of the claim state another of that kind (the year 2009
 where the claim says 2011, not a count of children where it says a year). A source that is
@@ -37,7 +38,7 @@ from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check
-from citesift.verify.polarity import opposite
+from citesift.verify.polarity import answered, opposite
 from citesift.verify.verifier import NliResult
 
 NEUTRAL = NliResult("neutral", 0.0)
@@ -95,7 +96,7 @@ class FactContradiction:
         )
         supported = check.label == "supported"
         read = check.supporting if supported else candidates.ranked
-        if any(opposite(hypothesis, sentences[i]) for i in read):
+        if any(opposite(hypothesis, answered(sentences, i)) for i in read):
             return NliResult("contradiction", OPPOSED_SCORE)
         if supported:
             return NliResult("entailment", check.score)

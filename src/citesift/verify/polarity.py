@@ -5,19 +5,27 @@ of its own (*was never rebuilt* against *was rebuilt in 1952*, *did not win* aga
 Each side is cut into clauses; a clause's statement is its content words (stemmed, a verb's
 past forms read as the verb) with the subject of the sentence when the clause leaves it out,
 and the words its negation denies when it holds an odd number of them (two cancel: *not true
-that … never*). One side denies the other when it denies a word the other states plainly,
-shares another content word with it, and says nothing the other does not: a denial of
-something more specific (*not in 2001*) does not deny the general statement, nor does a
-bare *he never won* deny every statement of winning. A negation quoted from someone,
-*not only … but*, *not … until* (which says when), *no longer*, *never … again* and *not …
-anymore* (which say it held once), a negation in a condition (*if … not*), one after a modal
-(*may not*, *will not*) and any in a hedged clause (*probably*, *reportedly*) deny nothing.
+that … never*). One side denies the other when it denies a word the other states plainly
+(and the other does not deny it too), shares another content word with it or names just
+what the other names (*he was not elected*, *he was elected*), and says nothing the other
+does not: a denial of something more specific (*not in 2001*) does not deny the general
+statement, nor does a bare *he never won* deny every statement of winning. A negation
+quoted from someone, *not only … but*, *not … until* (which says when), *no longer*,
+*never … again* and *not … anymore* (which say it held once), a negation in a condition
+(*if … not*), one after a modal (*may not*, *will not*) and any in a hedged clause
+(*probably*, *reportedly*) deny nothing.
+
+Two plain clauses alike but for the two poles of a pair of ``ANTONYMS`` (*the bridge is open*,
+*the bridge is closed*), in one tense, state things that cannot both hold. A yes-or-no
+question states nothing; answered by a bare *No* (*Was Smith elected mayor? No.*) it denies
+what it asks as a whole, answered *Yes* it states it.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -150,20 +158,65 @@ PAST_FORMS = {
     for past in forms.split()
 }
 """Past forms of common verbs that do not stem to the verb (*won*, *win*)."""
+ANTONYMS = tuple(
+    (frozenset(one.split()), frozenset(other.split()))
+    for one, other in (
+        ("open", "closed shut"),
+        ("alive", "dead deceased"),
+        ("true", "false untrue"),
+        ("correct", "incorrect"),
+        ("valid", "invalid"),
+        ("legal lawful", "illegal unlawful"),
+        ("possible", "impossible"),
+        ("present", "absent"),
+        ("guilty convicted", "innocent acquitted"),
+        ("won win wins", "lost lose loses"),
+        ("accepted approved", "rejected"),
+        ("increased increase increases", "decreased decrease decreases"),
+        ("success successful succeeded", "failure unsuccessful failed"),
+    )
+)
+"""Pairs of words, each side's forms, stating of one thing what cannot hold with the other
+side: states that exclude each other, and the outcomes of one event. Not verbs of events
+that may both happen (*opened*, *closed* at two dates), nor relations (*before*, *after*),
+which hold of different things at once."""
+NOT_PLAIN = (
+    NEGATIONS
+    | HEDGES
+    | MODALS
+    | CONDITIONS
+    | UNTIL
+    | ONCE_HELD
+    | frozenset(["no", "nor", "neither", "without", "longer"])
+)
+"""Words making a clause other than a plain statement (denied, hedged, to come, in a
+condition, said of a time before or since), as does a *failed to*: its words of
+``ANTONYMS`` state no pole."""
+PAST = frozenset(["was", "were", "had", "did"])
+PRESENT = frozenset(["is", "are", "am", "has", "have", "does", "do"])
+"""Auxiliaries of the past and the present: *was open* and *is closed* may both hold."""
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^“”]*”|‘[^‘’]*’|«[^«»]*»")
 """A quotation; one opened again before it closes ends there, so an unclosed mark is passed
 over in one scan."""
+_QUESTION = re.compile(r"[^.!?;]*\?")
+"""A question, from the end of the sentence before it to its mark."""
+_REPLY = re.compile(r"\s*(yes|no)\s*(?:[.,;:!]|$)", re.I)
+"""A bare *yes* or *no* answering a question (not *No one*, *no children*)."""
 _CLAUSE = re.compile(r"[;:!?()\[\]–—]|[.,](?!\d)|\b(?:but|whereas|although|though|while)\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
 class Statement:
     """One clause: its content stems (the sentence's subject added when the clause lacks
-    one) and those its negation denies (none when its negations cancel)."""
+    one) and those its negation denies (none when its negations cancel); a plain clause's
+    ``poles`` (index in ``ANTONYMS``, side) and its ``tense`` (``past``, ``present`` or
+    none said)."""
 
     content: frozenset[str]
     denied: frozenset[str]
+    poles: frozenset[tuple[int, int]] = frozenset()
+    tense: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,16 +233,38 @@ class _Clause:
 def opposite(claim: str, sentence: str) -> bool:
     """``claim`` and ``sentence`` state one thing, one of them denying it (see the module)."""
     ours, theirs = statements(claim), statements(sentence)
-    return any(_denies(a, b) or _denies(b, a) for a in ours for b in theirs)
+    return any(_denies(a, b) or _denies(b, a) or _against(a, b) for a in ours for b in theirs)
+
+
+def answered(sentences: Sequence[str], i: int) -> str:
+    """``sentences[i]``, with the sentence after it when that answers it, a question, by a
+    bare *yes* or *no* (``Was he elected?`` ``No.``): the answer says whether it holds."""
+    question = i + 1 < len(sentences) and sentences[i].rstrip().endswith("?")
+    if question and _REPLY.match(sentences[i + 1]):
+        return f"{sentences[i]} {sentences[i + 1]}"
+    return sentences[i]
 
 
 def _denies(negated: Statement, plain: Statement) -> bool:
     """``negated`` denies a word ``plain`` states without denying it, shares another with
-    it (``SHARED_STEMS``), and states nothing ``plain`` does not."""
+    it (``SHARED_STEMS``) or names just what it names (*he was not elected*, *he was
+    elected*), and states nothing ``plain`` does not; ``plain`` denies none of what
+    ``negated`` denies (two denials of one act agree)."""
     return (
         bool(negated.denied & (plain.content - plain.denied))
-        and len(negated.content & plain.content) >= SHARED_STEMS
+        and negated.denied.isdisjoint(plain.denied)
         and negated.content <= plain.content
+        and (len(negated.content) >= SHARED_STEMS or negated.content == plain.content)
+    )
+
+
+def _against(one: Statement, other: Statement) -> bool:
+    """``one`` and ``other`` hold the two poles of a pair of ``ANTONYMS``, in one tense, and
+    state the same besides."""
+    return one.tense == other.tense and any(
+        (pair, 1 - side) in other.poles
+        and one.content - _pair_stems(pair) == other.content - _pair_stems(pair)
+        for pair, side in one.poles
     )
 
 
@@ -198,9 +273,9 @@ def statements(text: str) -> tuple[Statement, ...]:
     """The statements of ``text``'s clauses; what is quoted in it is left out (a denial
     quoted is someone else's). A clause opening on a negation (*, not Samsung*, *but never
     repainted*) leaves its verb to the clause before, whose content it takes; one without
-    a subject takes the sentence's. Remembered: a page's sentences are read for every
-    claim."""
-    plain = CONTRACTED_NOT.sub(" not", _QUOTED.sub(",", text))
+    a subject takes the sentence's; a yes-or-no question's statement is its answer's
+    (``_replies``). Remembered: a page's sentences are read for every claim."""
+    plain, replied = _replies(CONTRACTED_NOT.sub(" not", _QUOTED.sub(",", text)))
     clauses = _joined(
         [_Clause(tuple(w.lower() for w in WORD.findall(part))) for part in _CLAUSE.split(plain)]
     )
@@ -216,8 +291,67 @@ def statements(text: str) -> tuple[Statement, ...]:
             content |= found[-1].content
         elif not _stems(words[: clause.verb_at()]):
             content |= subject
-        found.append(Statement(content, _denied(words)))
-    return tuple(found)
+        found.append(Statement(content, _denied(words), _poles(words), _tense(words)))
+    return (*found, *replied)
+
+
+def _replies(text: str) -> tuple[str, tuple[Statement, ...]]:
+    """``text`` without its yes-or-no questions (opening on an auxiliary: not a title that
+    ends on a question mark), which state nothing, but those answered by a bare *yes*,
+    kept as stated; and for each answered by a bare *no* a statement denying all it asks.
+    A question that is itself denied, hedged or conditional is no plain one to answer."""
+    kept: list[str] = []
+    denied: list[Statement] = []
+    at = 0
+    for question in _QUESTION.finditer(text):
+        words = tuple(w.lower() for w in WORD.findall(question[0]))
+        if question.start() < at or not words or words[0] not in AUXILIARIES:
+            continue
+        kept.append(text[at : question.start()])
+        reply = _REPLY.match(text, question.end())
+        at = reply.end() if reply else question.end()
+        if reply is None or not _plain(words):
+            continue
+        if reply[1].lower() == "yes":
+            kept.append(question[0])
+        else:
+            asked = _stems(tuple(w for i, w in enumerate(words) if _stated(words, i)))
+            denied.append(Statement(asked, asked))
+    kept.append(text[at:])
+    return ";".join(kept), tuple(denied)
+
+
+def _poles(words: tuple[str, ...]) -> frozenset[tuple[int, int]]:
+    """The poles of ``ANTONYMS`` a plain clause (``_plain``) states: (pair, side) of each
+    pair one side of which alone it names."""
+    if not _plain(words):
+        return frozenset()
+    said = {w for i, w in enumerate(words) if _stated(words, i)}
+    poles = set()
+    for pair, sides in enumerate(ANTONYMS):
+        named = [side for side, forms in enumerate(sides) if not forms.isdisjoint(said)]
+        if len(named) == 1:
+            poles.add((pair, named[0]))
+    return frozenset(poles)
+
+
+def _plain(words: tuple[str, ...]) -> bool:
+    """``words`` make a plain statement: no word of ``NOT_PLAIN``, no *failed to*."""
+    return NOT_PLAIN.isdisjoint(words) and not any(
+        w in NEGATING_VERBS and words[i + 1 : i + 2] == ("to",) for i, w in enumerate(words)
+    )
+
+
+def _tense(words: tuple[str, ...]) -> str:
+    """``past`` or ``present`` by a clause's auxiliaries; none said, or both, ``""``."""
+    past, present = not PAST.isdisjoint(words), not PRESENT.isdisjoint(words)
+    return "past" if past and not present else "present" if present and not past else ""
+
+
+@lru_cache(maxsize=len(ANTONYMS))
+def _pair_stems(pair: int) -> frozenset[str]:
+    """The content stems of the words of both sides of ``ANTONYMS[pair]``."""
+    return _stems(tuple(ANTONYMS[pair][0] | ANTONYMS[pair][1]))
 
 
 def _joined(clauses: list[_Clause]) -> list[_Clause]:
