@@ -200,10 +200,19 @@ def test_loopback_needs_no_key(host: str) -> None:
 def test_serve_refuses_to_start_off_loopback_without_a_key_naming_the_option() -> None:
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0", "--contact", CONTACT])
     assert result.exit_code == 64
-    assert "error: --api-key must be at least one key" in result.stderr  # the option typed
+    # the option typed, and the variable that may hold the keys instead
+    assert "error: --api-key (or CITESIFT_SERVE_API_KEY) must be at least one key" in result.stderr
     assert "api_keys" not in result.stderr and "not loopback" in result.stderr
     limited = CliRunner().invoke(app, ["serve", "--rate-limit", "0", "--contact", CONTACT])
     assert limited.exit_code == 64 and "error: --rate-limit must be" in limited.stderr
+
+
+def test_serve_reads_its_keys_from_the_environment() -> None:
+    args = ["serve", "--host", "0.0.0.0", "--contact", CONTACT]
+    result = CliRunner().invoke(app, args, env={"CITESIFT_SERVE_API_KEY": "k-one é"})
+    assert result.exit_code == 64  # the second key read, and refused before listening
+    assert "error: --api-key (or CITESIFT_SERVE_API_KEY) must be printable" in result.stderr
+    assert "('k-one', 'é')" in result.stderr
 
 
 def test_serve_refuses_to_start_without_a_contact() -> None:

@@ -21,10 +21,13 @@ from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings
 from citesift.errors import CitesiftError, renamed
 from citesift.sources import DEFAULT_ORIGIN
 
+KEYS_ENV = "CITESIFT_SERVE_API_KEY"
+"""The environment variable holding the bearer keys (space-separated) when no ``--api-key``
+is given: a key on the command line is visible to every user of the machine."""
 OPTIONS = {
     "host": "--host",
     "port": "--port",
-    "api_keys": "--api-key",
+    "api_keys": f"--api-key (or {KEYS_ENV})",
     "rate_per_minute": "--rate-limit",
     "max_in_flight": "--max-in-flight",
     "max_jobs": "--max-jobs",
@@ -42,8 +45,11 @@ def serve_command(
         list[str] | None,
         typer.Option(
             "--api-key",
+            envvar=KEYS_ENV,
+            show_envvar=False,
             metavar="KEY",
-            help="A bearer key callers must send (repeatable); required off loopback.",
+            help=f"A bearer key callers must send (repeatable; or {KEYS_ENV}, keys"
+            " separated by spaces); required off loopback.",
         ),
     ] = None,
     rate_limit: Annotated[
