@@ -517,7 +517,7 @@ def test_without_a_model_the_research_is_extractive_and_cited(server: Misbehavin
     assert all(f.verified and f.evidence_ids for f in answer.fields)
     assert answer.fields[0].pointer == "/0/text"
     unmatched = research(
-        "spire height",  # no word of it on the museum's page: its first passages are no answer
+        "spire height",  # no word of it on the museum's page: its closest passages are no answer
         identity=TEST_IDENTITY,
         urls=[server.url("/museum")],
         search="none",
@@ -525,7 +525,7 @@ def test_without_a_model_the_research_is_extractive_and_cited(server: Misbehavin
         fetcher=loopback_fetcher(),
     )
     assert unmatched.status == "failed" and unmatched.data == [] and unmatched.fields == ()
-    assert [e.kind for e in unmatched.evidence] == ["opening"]
+    assert [e.kind for e in unmatched.evidence] == ["closest"]
     assert unmatched.message == "no passage of the pages read holds a word of the task"
 
 
@@ -620,15 +620,16 @@ def test_an_extract_from_a_page_without_a_list_keeps_its_passages_on_the_intent(
     assert answer.fields[0].verified
 
 
-def test_a_page_without_a_word_of_the_query_is_shown_by_its_first_passages(
+def test_a_page_without_a_word_of_the_query_is_shown_by_its_passages_closest_in_meaning(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:
     """A page may answer in words of its own: when none of its passages holds a word of the
-    query, its first passages (no more than a read shows) are the evidence, said so."""
+    query, those closest to it in meaning (no more than a read shows) are the evidence, the
+    closest first, said so; the answer is found at the end of the page."""
     paragraphs = [f"<p>Stone course {n} was laid by hand in the year {1880 + n}, " + "and the "
                   "masons carved each block of it with care before it was lifted. " * 3 + "</p>"
                   for n in range(12)]  # fmt: skip
-    body = "<p>The Town Tower stands 42 metres tall.</p>" + "".join(paragraphs)
+    body = "".join(paragraphs) + "<p>The Town Tower stands 42 metres tall.</p>"
     serve_page(server, "/tower", f"<html><head><title>Town Tower</title></head><body><main>"
                f"<h1>Town Tower</h1>{body}</main></body></html>".encode())  # fmt: skip
     tower = server.url("/tower")
@@ -639,11 +640,11 @@ def test_a_page_without_a_word_of_the_query_is_shown_by_its_first_passages(
     )
     answer = on_pages("How high is the spire?", api, [tower])
     seen = prompts(api)[1]
-    assert f"{tower}: no passage holds a word of the query; its first ones follow" in seen
-    assert f"[E1] {tower} (opening)" in seen and "stands 42 metres tall" in seen
-    assert [e.kind for e in answer.evidence] == ["opening"] * PASSAGES_PER_READ
-    starts = [e.source_start or 0 for e in answer.evidence]
-    assert starts == sorted(starts) and "Stone course 11 " not in seen  # the page's first
+    assert f"{tower}: no passage holds a word of the query; those closest in meaning" in seen
+    assert f"[E1] {tower} (closest)" in seen
+    assert [e.kind for e in answer.evidence] == ["closest"] * PASSAGES_PER_READ
+    assert "stands 42 metres tall" in answer.evidence[0].text  # the last passage, first
+    assert "Stone course 0 " not in seen  # the page's first passage is not among the closest
     assert answer.fields[0].verified and answer.status == "completed"
 
 

@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 from citesift import PageLimits, WebPageSource, check_citations, find_citations
 from citesift.cli import app
 from citesift.errors import InvalidArgument
+from citesift.index.embedders import shared_embedder
 from citesift.net import ClientIdentity
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
 from citesift.verify.check_json import citation_json
-from citesift.verify.judges.meaning import shared_embedder
 from servers import MisbehavingServer
 from test_rag_helpers import HashEmbedder
 from wikipedia_server import Answer, WikipediaStandIn

@@ -15,8 +15,8 @@ import pytest
 
 from citesift.api.config import ServeConfig
 from citesift.errors import InvalidArgument
+from citesift.index.embedders import shared_embedder
 from citesift.settings import Settings
-from citesift.verify.judges.meaning import shared_embedder
 from local_site import serve_bytes
 from made_documents import pdf
 from servers import MisbehavingServer

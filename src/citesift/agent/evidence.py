@@ -7,8 +7,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from citesift.index import bm25_score, create_rag
+from citesift.index import Embedder, bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
+from citesift.index.embedders import shared_embedder
+from citesift.index.embedders.base import normalise_rows
+from citesift.index.vectors import top_k_indices
 from citesift.model import Block, Licence, Match, Place, SourceDocument, TextPlace
 from citesift.store import SQLiteStore
 from citesift.store.chunks import ChunkTable
@@ -19,9 +22,12 @@ PASSAGE_CHARS = 600
 context."""
 PASSAGES_PER_READ = 4
 """How many passages one page read adds to the evidence."""
-OPENING = "opening"
-"""The kind of a page's first passages, shown when none of its passages matches the words
-of the query (a page may say what was asked in words of its own)."""
+CLOSEST = "closest"
+"""The kind of a page's passages closest to the query by meaning, shown when none of them
+holds a word of the query (a page may say what was asked in words of its own)."""
+MEANING_READ = 256
+"""A page's first passages (about 150 KB) ranked by meaning when none holds a word of the
+query: embedding more would hold up a read for seconds."""
 EXTRACT_CHARS = 8_000
 """The most of one list or table an extract action keeps."""
 LISTED_KINDS = ("list_item", "table_cell")
@@ -32,8 +38,9 @@ class Evidence:
     """One passage the model may cite: ``id`` (``E1``…), where it came from (``url``,
     ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
     in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
-    ``kind`` says what it is: a page ``passage``, one of a page's first passages shown as
-    none matched the query (``opening``), a ``search result`` or an ``extract``.
+    ``kind`` says what it is: a page ``passage``, one of a page's passages closest to the
+    query by meaning, shown as none held a word of it (``closest``), a ``search result`` or
+    an ``extract``.
     Evidence from a PDF or Office file, where a span of the source means nothing, has
     ``places``: where in ``text`` each block it spans begins, and that block's page, slide
     or sheet (none for a web page)."""
@@ -72,9 +79,12 @@ class Evidence:
 
 class EvidenceLog:
     """Every piece of evidence of a run, in order, and the retrieval index over the pages
-    read (BM25 over passages, in memory: a run's pages are few)."""
+    read (BM25 over passages, in memory: a run's pages are few). ``embedder`` ranks the
+    passages of a page none of which holds a word of the query by meaning (the bundled
+    MiniLM when None, loaded at the first such page)."""
 
-    def __init__(self) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder
         self.items: list[Evidence] = []
         self._store = SQLiteStore(":memory:")
         self._rag = create_rag(store=self._store, retrieval="bm25", chunk_size=PASSAGE_CHARS)
@@ -96,17 +106,17 @@ class EvidenceLog:
         self, documents: Sequence[SourceDocument], query: str, per_page: int = PASSAGES_PER_READ
     ) -> list[Evidence]:
         """Index ``documents`` and keep, for each, the ``per_page`` passages that best answer
-        ``query``; of a page none of whose passages holds a word of the query, its first
-        ``per_page`` passages, of kind ``OPENING``."""
+        ``query``; of a page none of whose passages holds a word of the query, the
+        ``per_page`` closest to it by meaning (``closest``), of kind ``CLOSEST``."""
         self._rag.ingest(documents)
         found: list[Evidence] = []
         for document in documents:
             ingested = as_ingest_doc(document)
             wanted = {"document_id": ingested.id}
             matches = self._rag.search(query, top_k=per_page, filter=wanted)
-            kind = "passage" if matches else OPENING
+            kind = "passage" if matches else CLOSEST
             if not matches:
-                matches = self._chunks.first(ingested.id, per_page)
+                matches = self.closest(ingested.id, query, per_page)
             for match in matches:
                 where = match.provenance
                 if where is None:
@@ -129,6 +139,16 @@ class EvidenceLog:
                 if item is not None:
                     found.append(item)
         return found
+
+    def closest(self, document_id: str, query: str, count: int) -> list[Match]:
+        """The ``count`` passages of a document closest to ``query`` by meaning, the closest
+        first, among its first ``MEANING_READ``."""
+        chunks = self._chunks.first(document_id, MEANING_READ)
+        if len(chunks) <= count:
+            return chunks
+        embedder = self.embedder or shared_embedder()
+        vectors = normalise_rows(embedder.embed([query, *(c.content for c in chunks)]))
+        return [chunks[i] for i in top_k_indices(vectors[1:] @ vectors[0], count)]
 
     def extract(self, document: SourceDocument, intent: str) -> Evidence | None:
         """The list or table of ``document`` that best matches ``intent`` (its items one a

@@ -25,7 +25,7 @@ from citesift.agent.actions import (
 )
 from citesift.agent.answers import finish_problem, schema_validator
 from citesift.agent.budget import Budget, Spend
-from citesift.agent.evidence import OPENING, Evidence, EvidenceLog, best_first, ranked
+from citesift.agent.evidence import CLOSEST, Evidence, EvidenceLog, best_first, ranked
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
@@ -347,7 +347,7 @@ class _Run:
 
     async def scrape(self, urls: Sequence[str], query: str, wanted: int | None = None) -> str:
         documents, lines, tried = await self.read_pages(urls, wanted)
-        found = self.passages(documents, query, lines)
+        found = await self.passages(documents, query, lines)
         self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
@@ -360,22 +360,25 @@ class _Run:
         found = [item] if item is not None else []
         if documents and item is None:
             lines.append(f"{url}: no list or table on this page; its passages on the intent:\n")
-            found = self.passages(documents, intent, lines)
+            found = await self.passages(documents, intent, lines)
         self.show(found, tried)
         self.record("evidence", _read_event(found))
         ids = ", ".join(e.id for e in found) or "none"
         self.tell("".join(lines) + f"New evidence: {ids}")
         return f"evidence {ids}"
 
-    def passages(
+    async def passages(
         self, documents: Sequence[SourceDocument], query: str, lines: list[str]
     ) -> list[Evidence]:
-        """The evidence ``documents`` give for ``query`` (``EvidenceLog.read``), a line added
-        to ``lines`` for each page shown by its first passages, none holding the query's
-        words, so the model knows they were not found for it."""
-        found = self.state.evidence.read(documents, query)
-        for url in dict.fromkeys(e.url for e in found if e.kind == OPENING):
-            lines.append(f"{url}: no passage holds a word of the query; its first ones follow\n")
+        """The evidence ``documents`` give for ``query`` (``EvidenceLog.read``, off the loop:
+        ranking a page by meaning takes a second or two), a line added to ``lines`` for each
+        page shown by its passages closest in meaning, none holding the query's words, so
+        the model knows they were not found by its words."""
+        found = await asyncio.to_thread(self.state.evidence.read, documents, query)
+        for url in dict.fromkeys(e.url for e in found if e.kind == CLOSEST):
+            lines.append(
+                f"{url}: no passage holds a word of the query; those closest in meaning follow\n"
+            )
         return found
 
     async def read_pages(
@@ -492,14 +495,14 @@ class _Run:
 
     async def extractive(self, urls: Sequence[str]) -> Answer:
         """Search the task, read the best pages, answer with the best passages, each cited
-        to itself (the value is the evidence's own text); a page's first passages, read as
-        none held a word of the task, are no answer to it."""
+        to itself (the value is the evidence's own text); a page's passages closest in
+        meaning, read as none held a word of the task, are no answer to it."""
         if self.tools.search is not None:
             await self.search(self.task[:300], EXTRACTIVE_PAGES)
         wanted = [*urls, *self.state.candidates]
         pages = min(self.spend.budget.pages, EXTRACTIVE_PAGES)
         await self.scrape(list(dict.fromkeys(wanted)), self.task, pages)
-        matched = [e for e in self.state.evidence.items if e.kind != OPENING]  # none: no answer
+        matched = [e for e in self.state.evidence.items if e.kind != CLOSEST]  # none: no answer
         best = ranked(matched, self.task)[:EXTRACTIVE_PASSAGES]
         data = [{"text": e.text, "url": e.url, "title": e.title} for e in best]
         fields = tuple(

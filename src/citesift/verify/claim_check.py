@@ -8,10 +8,10 @@ from dataclasses import replace
 
 from citesift.errors import invalid, written_number
 from citesift.index import Embedder
+from citesift.index.embedders import shared_embedder
 from citesift.numbers import is_finite_number
 from citesift.verify.candidates import DEFAULT_TOP, find_candidates
 from citesift.verify.judges.base import LABELS, ClaimCheck, Judge
-from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import OfflineJudge
 
 MAX_SENTENCES = 50_000

@@ -28,13 +28,13 @@ import numpy as np
 
 from citesift.errors import invalid
 from citesift.index import Embedder
+from citesift.index.embedders import shared_embedder
 from citesift.index.lexical import BM25Index
 from citesift.text.sentences import sentence_spans
 from citesift.verify.candidates import fused, lexical_index, lexical_scores, unit_vectors
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, read_far
 from citesift.verify.facts import facts, number_kinds, without_zeros
 from citesift.verify.judges.features import Measured, fact_keys, measure
-from citesift.verify.judges.meaning import shared_embedder
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check

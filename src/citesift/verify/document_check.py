@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from citesift.index import Embedder
-from citesift.index.embedders import CachedEmbedder
+from citesift.index.embedders import CachedEmbedder, shared_embedder
 from citesift.model import Document, Licence, Limited, Passage, Place, ReadOutcome, SourceHit
 from citesift.net import run_sync
 from citesift.numbers import number_in
@@ -31,7 +31,6 @@ from citesift.text import citation_sources
 from citesift.verify.citations import Citation, Kind, find_citations_capped, unreadable
 from citesift.verify.claim_check import verify_read_far
 from citesift.verify.judges.base import Judge
-from citesift.verify.judges.meaning import shared_embedder
 
 Status = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
 LIMITED_TRIES = 3

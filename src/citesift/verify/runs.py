@@ -16,7 +16,7 @@ from citesift.errors import StoreCorrupt, invalid
 from citesift.extract.document import extract_document
 from citesift.index import Embedder
 from citesift.index.documents import block_starts, file_span
-from citesift.index.embedders import CachedEmbedder
+from citesift.index.embedders import CachedEmbedder, shared_embedder
 from citesift.model import Block, Passage, Place, Snapshot
 from citesift.store import AnyStore, SQLiteStore
 from citesift.store.location import is_postgres_url
@@ -26,7 +26,6 @@ from citesift.text import citation_sources
 from citesift.text.places import link_to, sentence_places, stored_places
 from citesift.verify.claim_check import about_claim, verify_read_far
 from citesift.verify.judges.base import Judge
-from citesift.verify.judges.meaning import shared_embedder
 
 FieldStatus = Literal["supported", "partially_supported", "not_supported", "source unavailable"]
 LONG_VALUE_WORDS = 6

@@ -2,7 +2,7 @@
 
 from citesift.index.embedders.base import Embedder, EmbeddingError
 from citesift.index.embedders.cache import CachedEmbedder
-from citesift.index.embedders.minilm import MiniLMEmbedder, default_embedder
+from citesift.index.embedders.minilm import MiniLMEmbedder, default_embedder, shared_embedder
 from citesift.index.embedders.openai_compat import OpenAIEmbedder
 
 __all__ = [
@@ -12,4 +12,5 @@ __all__ = [
     "MiniLMEmbedder",
     "OpenAIEmbedder",
     "default_embedder",
+    "shared_embedder",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -102,3 +103,9 @@ def _load_tokenizer(max_tokens: int) -> Any:
 def default_embedder() -> Embedder:
     """The embedded default: all-MiniLM-L6-v2 (int8 ONNX) on the CPU, offline."""
     return MiniLMEmbedder()
+
+
+@cache
+def shared_embedder() -> Embedder:
+    """The bundled embedder, loaded once: a model is costly to load and never changes."""
+    return default_embedder()

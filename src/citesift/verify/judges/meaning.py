@@ -7,12 +7,10 @@ page is written); how far one sentence stands above the page's others does."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 
 import numpy as np
 
 from citesift.index import Embedder
-from citesift.index.embedders import default_embedder
 from citesift.verify.candidates import unit_vectors
 
 STANDOUT = 4.0
@@ -21,12 +19,6 @@ the page's sentences for it to back the statement by meaning. The best of a few 
 unrelated sentences reaches about 3 by chance (the top of 300 draws of a normal), 4 only
 about one draw in 30,000; a page of fewer than 18 sentences cannot reach it at all. (3 and
 4 were compared on the development claims; 3 let too many unrelated pages through.)"""
-
-
-@cache
-def shared_embedder() -> Embedder:
-    """The bundled embedder, loaded once: a model is costly to load and never changes."""
-    return default_embedder()
 
 
 def standing_out(

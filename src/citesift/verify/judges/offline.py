@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from citesift.index import Embedder
+from citesift.index.embedders import shared_embedder
 from citesift.verify.candidates import Candidates
 from citesift.verify.judges.base import ClaimCheck, Label
 from citesift.verify.judges.features import Measured, measure
-from citesift.verify.judges.meaning import shared_embedder, standing_out
+from citesift.verify.judges.meaning import standing_out
 from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded, unmeasured
 from citesift.verify.judges.selection import MAX_SUPPORTING
 from citesift.verify.judges.subclaims import split_claim
