@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from citesift.agent.evidence import PASSAGES_PER_READ
+from citesift.agent.evidence import MEANING_READ, PASSAGES_PER_READ, EvidenceLog
 from citesift.agent.research import aresearch, research
 from citesift.agent.run import TIME_RESERVE, Answer
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
+from citesift.model import Block, SourceDocument
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 from local_site import page, serve_bytes, serve_page, urlset
@@ -646,6 +647,26 @@ def test_a_page_without_a_word_of_the_query_is_shown_by_its_passages_closest_in_
     assert "stands 42 metres tall" in answer.evidence[0].text  # the last passage, first
     assert "Stone course 0 " not in seen  # the page's first passage is not among the closest
     assert answer.fields[0].verified and answer.status == "completed"
+
+
+@pytest.mark.parametrize(("at", "found"), [(MEANING_READ // 2, True), (MEANING_READ * 2, False)])
+def test_only_a_pages_first_passages_are_ranked_by_meaning(at: int, found: bool) -> None:
+    """Embedding a page takes seconds: an answer past its first ``MEANING_READ`` passages
+    is not looked for by meaning (a passage holds less than two of these paragraphs)."""
+    texts = [f"Stone course {n} was laid by hand in {1500 + n}, and the masons carved each "
+             "block of it with care before it was lifted into its place. " * 3
+             for n in range(MEANING_READ * 3)]  # fmt: skip
+    texts.insert(at, "The Town Tower stands 42 metres tall.")
+    starts = [sum(len(t) + 1 for t in texts[:i]) for i in range(len(texts))]
+    blocks = tuple(
+        Block(t, "paragraph", (), a, a + len(t)) for t, a in zip(texts, starts, strict=True)
+    )
+    tower = SourceDocument("web", "t", "Tower", "https://example.org/t", None, 0, None, blocks)
+    log = EvidenceLog()
+    shown = log.read([tower], "How high is the spire?")
+    assert [e.kind for e in shown] == ["closest"] * PASSAGES_PER_READ
+    assert ("42 metres" in shown[0].text) is found
+    log.close()
 
 
 def test_a_run_with_nothing_to_read_is_refused_up_front() -> None:

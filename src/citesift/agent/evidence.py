@@ -25,9 +25,10 @@ PASSAGES_PER_READ = 4
 CLOSEST = "closest"
 """The kind of a page's passages closest to the query by meaning, shown when none of them
 holds a word of the query (a page may say what was asked in words of its own)."""
-MEANING_READ = 256
-"""A page's first passages (about 150 KB) ranked by meaning when none holds a word of the
-query: embedding more would hold up a read for seconds."""
+MEANING_READ = 32
+"""A page's first passages (about 19 KB) ranked by meaning when none holds a word of the
+query: embedding them took 2.5 to 3.5 s on two busy CPU cores, and more would hold up the
+read longer."""
 EXTRACT_CHARS = 8_000
 """The most of one list or table an extract action keeps."""
 LISTED_KINDS = ("list_item", "table_cell")
