@@ -63,6 +63,19 @@ def test_a_published_time_in_digits_completes_a_claims_year() -> None:
     assert chosen("Rivers became the podcast's host in 2016.", undated) == (31,)
 
 
+def test_an_iso_timestamp_is_read_as_its_date_and_dates_the_page() -> None:
+    assert facts("PUBLISHED DATETIME: 2019-04-17T09:00:00Z").months == {4}
+    assert facts("2009-12-05T10:00").numbers == {"5", "2009"}
+    assert facts("2014-03-18T13:03:00PDT").numbers == {"18", "2014"}
+    assert facts("Filed 2018-09-06T02:35:38-04:00").numbers == {"6", "2018"}
+    assert facts("2019-13-40T10:00").months == frozenset()
+    filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
+    claim = "Rivers became the podcast's host in April 2019."
+    story = "Rivers became the podcast's host."
+    stamp = "(meta data) PUBLISHED DATETIME: 2019-04-17T09:00:00+00:00"
+    assert chosen(claim, [stamp, *filler, story]) == (31, 0)
+
+
 def ranked_first(candidates: Candidates, first: tuple[int, ...]) -> Candidates:
     """``candidates`` with the sentences ``first`` put at the top of the ranking."""
     rest = tuple(i for i in candidates.ranked if i not in first)

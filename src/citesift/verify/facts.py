@@ -256,11 +256,14 @@ time (``2019 - 12:00AM`` is a date and its time, no span). A year and two digits
 fiscal year, a term), while a year and its month in digits is written with its day
 (bylines, page metadata), which ``_NUMERIC_DATE`` reads first."""
 _NUMERIC_DATE = re.compile(
-    r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b"
+    r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)"
+    r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d|[A-Z]{1,4})?)?\b"
     r"|\b(?P<first>\d{1,2})(?P<sep>[/.])(?P<second>\d{1,2})(?P=sep)(?P<in_year>1[5-9]\d\d|20\d\d)\b"
 )
-"""A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata), ``25/08/2016``
-or ``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
+"""A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata) with the time
+of day an ISO timestamp writes after it (``2019-04-17T09:00:00Z``, the page's published
+time in its metadata: the time is no fact of the claim's, its date is), ``25/08/2016`` or
+``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
 _MONTH_WORDS = "|".join(names[0].capitalize() for names in MONTH_NAMES)
 _GLUED_MONTH = re.compile(rf"(?<=[^\W\d_]{{3}})(?=(?:{_MONTH_WORDS})\s+\d)")
 """The place before a month's full name run into a word of three letters or more before it
