@@ -135,7 +135,7 @@ def test_a_span_of_years_written_short_matches_it_written_in_full() -> None:
         ("the 1999/00 season", {"1999", "2000"}),
         ("the 2009-12 term", {"2009", "2012"}),  # alone: a span, as prose writes one
         ("posted 2009-12-05", {"2009", "5"}),  # a day follows: 5 December 2009
-        ("posted 2009-12-05T10:30", {"2009", "12", "05", "30"}),  # a time: no span either
+        ("posted 2009-12-05T10:30", {"2009", "5"}),  # an ISO timestamp: its date
         ("see /2009/12/notes", {"2009", "12"}),  # a path: its year and month
         ("the 2019-12 budget", {"2019", "12"}),  # ends before it starts: a year, a number
     ],
