@@ -2,14 +2,15 @@
 a source rewords or drops at will count for nothing, a negation is weighed against the
 sentence that backs the claim, a claim none of whose statements is backed is not supported
 at all unless a sentence says one of them in other words, a name the support leaves out
-(even one the page states elsewhere) leaves the claim partly supported, and the score agrees
-with the label."""
+(even one the page states elsewhere) leaves the claim partly supported, a common word the
+page never writes is matched by a near-synonym (never a number, a name or the other end of
+a scale), and the score agrees with the label."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from citesift import Embedder, MiniLMEmbedder, OfflineJudge, SQLiteStore, verify
 from citesift.index.embedders import CachedEmbedder
 from citesift.verify import find_candidates
 from citesift.verify.facts import facts, number_kinds
+from citesift.verify.judges.features import measure
+from citesift.verify.judges.words_by_meaning import close_words
 from judge_pages import judged
 
 
@@ -246,3 +249,40 @@ def test_a_page_measured_again_by_meaning_is_embedded_once(minilm: Embedder) -> 
     check = OfflineJudge(again).judge(claim, said, found)
     assert "other words" in check.reason
     assert all(again.asked[sentence] == 1 for sentence in said), again.asked
+
+
+def test_a_common_word_the_page_never_writes_is_matched_by_a_near_synonym(
+    minilm: Embedder,
+) -> None:
+    claim = "The ferry company purchased bicycles for its crew."
+    page = [*TOWN, "The ferry company bought bikes for its crew."]
+    found = find_candidates(claim, page, minilm)
+    check = OfflineJudge(minilm).judge(claim, page, found)
+    assert check.label == "supported", check
+    assert check.supporting == (len(page) - 1,)
+    as_written = measure(claim, page, found)
+    assert as_written is not None and as_written.coverage < 0.6
+    assert close_words({"bicycl": "bicycles"}, {"bike": "bikes"}, minilm) == {"bicycl": {"bike"}}
+
+
+def test_numbers_names_and_the_ends_of_a_scale_are_not_matched_by_meaning(
+    minilm: Embedder,
+) -> None:
+    def near(wanted: Mapping[str, str], offered: Mapping[str, str]) -> dict[str, frozenset[str]]:
+        return close_words(wanted, offered, minilm)
+
+    for claim, line in [
+        ("The ferry crew bought eleven bikes.", "The ferry crew bought twelve bikes."),
+        ("The ferry crew bought bikes from Raleigh.", "The ferry crew bought bikes from Peugeot."),
+    ]:
+        page = [*TOWN, line]
+        found = find_candidates(claim, page, minilm)
+        exact, by_meaning = measure(claim, page, found), measure(claim, page, found, near)
+        assert exact is not None and by_meaning is not None
+        assert by_meaning.coverage == exact.coverage < 1.0
+        assert OfflineJudge(minilm).judge(claim, page, found).label == "partially_supported"
+    assert close_words({"larger": "larger"}, {"smaller": "smaller"}, minilm) == {}
+    assert close_words({"older": "older"}, {"younger": "younger"}, minilm) == {}
+    assert close_words({"keeper": "keeper"}, {"goalkeep": "goalkeeper"}, minilm) == {
+        "keeper": {"goalkeep"}
+    }

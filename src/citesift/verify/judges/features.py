@@ -17,9 +17,10 @@ from functools import lru_cache
 from typing import Any
 
 from citesift.verify.candidates import Candidates
-from citesift.verify.facts import Facts, date_parts, facts, written_as
+from citesift.verify.facts import NUMBER_WORDS, Facts, date_parts, facts, written_as
 from citesift.verify.judges.selection import choose, page_lines
 from citesift.verify.judges.subclaims import split_claim
+from citesift.verify.judges.words_by_meaning import WordsByMeaning
 
 FACT_WEIGHT = 1.5
 """A number, date or name weighs this much more than a plain content word."""
@@ -92,9 +93,16 @@ class _Units:
     hard: frozenset[str]  # numbers, dates and names: each must be matched
 
 
-def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Measured | None:
+def measure(
+    claim: str,
+    sentences: Sequence[str],
+    candidates: Candidates,
+    by_meaning: WordsByMeaning | None = None,
+) -> Measured | None:
     """The features of ``claim`` against the sentences of ``candidates``' windows; None when
-    the claim states no checkable fact."""
+    the claim states no checkable fact. With ``by_meaning``, a common word of the claim
+    the page never writes is matched by a near-synonym in the sentences read
+    (``_by_meaning``), both in choosing the sentences named and in the coverage."""
     lines, document, names_written, words_written = _page(tuple(sentences))
     claim_facts = facts(claim)
     sentence_facts = {i: facts(sentences[i]) for i in {*candidates.pool, *lines}}
@@ -104,6 +112,8 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
         return None
     pool = {i: _matched(units, fact_keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
+    if by_meaning is not None:
+        pool = _by_meaning(by_meaning, claim, units, document, sentences, sentence_facts, pool)
     chosen, covered, aside = choose(
         units.weights, units.hard, pool, candidates, lines, parts, sentences, date_parts(claim)
     )
@@ -138,6 +148,53 @@ def measure(claim: str, sentences: Sequence[str], candidates: Candidates) -> Mea
     apart = tuple(sorted(i for i in chosen if i in aside))
     shown = tuple(pair for pair in written_as(claim) if pair[0] in {*missed, *absent})
     return Measured(features, named, missed, coverage, negation, statements, absent, apart, shown)
+
+
+def _by_meaning(
+    find: WordsByMeaning,
+    claim: str,
+    units: _Units,
+    document: Counter[str],
+    sentences: Sequence[str],
+    read: dict[int, Facts],
+    pool: dict[int, frozenset[str]],
+) -> dict[int, frozenset[str]]:
+    """``pool`` (the claim's units each sentence ``read`` covers) with the claim's common
+    words (written in lower case, no name, number or date) that no sentence of the page
+    matches (``document``, by stem or family) matched by the near-synonyms ``find`` tells
+    among the common words of the sentences read (``_common``)."""
+    claim_facts = facts(claim)
+    on_page = _matched(units, frozenset(document))
+    wanted = {
+        key: word
+        for key, word in written_as(claim)
+        if key in units.weights.keys() - on_page and _common(key, word, claim_facts, units.hard)
+    }
+    if not wanted:
+        return pool
+    offered: dict[str, str] = {}
+    for i, found in read.items():
+        for key, word in written_as(sentences[i]):
+            if _common(key, word, found):
+                offered.setdefault(key, word)
+    close = find(wanted, offered)
+    if not close:
+        return pool
+    return {
+        i: keys | {unit for unit, stems in close.items() if stems & read[i].stems}
+        for i, keys in pool.items()
+    }
+
+
+def _common(key: str, word: str, found: Facts, hard: frozenset[str] = frozenset()) -> bool:
+    """The ``word`` of a text (its key ``key``, its facts ``found``) is a common word it
+    writes in lower case: no name, number (``two`` too) or date."""
+    return (
+        key in found.plain
+        and key not in found.entities | hard
+        and ":" not in key
+        and word.lower() not in NUMBER_WORDS
+    )
 
 
 def _statement_keys(claim: str, units: _Units) -> list[frozenset[str]]:

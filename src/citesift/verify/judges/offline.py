@@ -13,7 +13,7 @@ meaning (``meaning.py``). The rules of ``rules.py`` hold over all of it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from citesift.index import Embedder
@@ -26,6 +26,7 @@ from citesift.verify.judges.rules import BLOCKED_SCORE, blocked, graded, unmeasu
 from citesift.verify.judges.selection import MAX_SUPPORTING
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check
+from citesift.verify.judges.words_by_meaning import close_words
 
 SUPPORTED_COVERAGE = 0.6
 """Share of the claim's weighted facts the support must cover to support it in full (a
@@ -63,7 +64,8 @@ class OfflineJudge:
         quoting = verbatim_check(claim, sentences)
         if quoting is not None:
             return quoting
-        return self.grade(claim, sentences, candidates, measure(claim, sentences, candidates))
+        measured = measure(claim, sentences, candidates, self._close_words)
+        return self.grade(claim, sentences, candidates, measured)
 
     def grade(
         self,
@@ -89,6 +91,12 @@ class OfflineJudge:
                 reason = f"{check.reason}; {IN_OTHER_WORDS}"
                 return replace(check, supporting=supporting, reason=reason)
         return graded(label, score, measured, sentences)
+
+    def _close_words(
+        self, wanted: Mapping[str, str], offered: Mapping[str, str]
+    ) -> dict[str, frozenset[str]]:
+        """The page's near-synonyms of the claim's words (``words_by_meaning.close_words``)."""
+        return close_words(wanted, offered, self.embedder or shared_embedder())
 
     def _by_meaning(
         self, claim: str, sentences: Sequence[str], candidates: Candidates
