@@ -281,6 +281,11 @@ def test_numbers_names_and_the_ends_of_a_scale_are_not_matched_by_meaning(
         assert exact is not None and by_meaning is not None
         assert by_meaning.coverage == exact.coverage < 1.0
         assert OfflineJudge(minilm).judge(claim, page, found).label == "partially_supported"
+    claim = "The ferry crew bought bikes for art-making."  # make: no part of art
+    page = [*TOWN, "The ferry crew bought bikes for art."]
+    found = find_candidates(claim, page, minilm)
+    compound = measure(claim, page, found, near)
+    assert compound is not None and compound.coverage < 1.0
     assert close_words({"larger": "larger"}, {"smaller": "smaller"}, minilm) == {}
     assert close_words({"older": "older"}, {"younger": "younger"}, minilm) == {}
     assert close_words({"keeper": "keeper"}, {"goalkeep": "goalkeeper"}, minilm) == {

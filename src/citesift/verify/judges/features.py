@@ -188,11 +188,13 @@ def _by_meaning(
 
 def _common(key: str, word: str, found: Facts, hard: frozenset[str] = frozenset()) -> bool:
     """The ``word`` of a text (its key ``key``, its facts ``found``) is a common word it
-    writes in lower case: no name, number (``two`` too) or date."""
+    writes in lower case: no name, number (``two`` too) or date, nor a compound written
+    with a hyphen (*art-making*), whose parts are keys of their own."""
     return (
         key in found.plain
         and key not in found.entities | hard
         and ":" not in key
+        and "-" not in word
         and word.lower() not in NUMBER_WORDS
     )
 
