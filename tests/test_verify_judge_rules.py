@@ -133,6 +133,9 @@ def test_a_span_of_years_written_short_matches_it_written_in_full() -> None:
         ("the 2019/20 season", {"2019", "2020"}),
         ("the 1999–00 season", {"1999", "2000"}),  # into the next century
         ("the 1999/00 season", {"1999", "2000"}),
+        ("the 1999-00 season", {"1999", "2000"}),
+        ("the 1995–06 term", {"1995", "2006"}),  # an en dash joins a span only
+        ("filed 1995-06", {"1995"}),  # a hyphen and a month's number: no decade-long span
         ("the 2009-12 term", {"2009", "2012"}),  # alone: a span, as prose writes one
         ("posted 2009-12-05", {"2009", "5"}),  # a day follows: 5 December 2009
         ("posted 2009-12-05T10:30", {"2009", "5"}),  # an ISO timestamp: its date

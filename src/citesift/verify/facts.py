@@ -391,12 +391,16 @@ def _full_span(match: re.Match[str]) -> str:
     """A short span (``2018–19``) in full (``2018–2019``); one whose second part is below
     the first's last two digits runs into the next century when the first is in a
     century's nineties (``1999–00`` is ``1999–2000``, a season or fiscal year across it),
-    and is left as written otherwise (``2019-12``: a year and its month, or a year and an
-    hour)."""
+    and is left as written otherwise (``2019-12``: a year and an hour). Across a century, a
+    hyphen before a month's number (``1995-06``) is left as written too: a hyphen joins
+    ISO's year and month as well as a span, and a span across a century ends within a
+    year or two of it (``1999-00``, whose ``00`` names no month), not a decade later
+    (``1995–2006`` is written in full, or with an en dash)."""
     century, first, dash, second = match.groups()
     if second > first:
         return f"{century}{first}{dash}{century}{second}"
-    if second < first and first.startswith("9"):
+    month = dash.strip() == "-" and 1 <= int(second) <= 12
+    if second < first and first.startswith("9") and not month:
         return f"{century}{first}{dash}{int(century) + 1}{second}"
     return match[0]
 
