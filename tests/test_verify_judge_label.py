@@ -291,3 +291,10 @@ def test_numbers_names_and_the_ends_of_a_scale_are_not_matched_by_meaning(
     assert close_words({"keeper": "keeper"}, {"goalkeep": "goalkeeper"}, minilm) == {
         "keeper": {"goalkeep"}
     }
+
+
+def test_a_word_matched_by_meaning_is_embedded_once_for_many_claims(minilm: Embedder) -> None:
+    counting = Counting(minilm)
+    wanted, offered = {"zygot": "zygotes"}, {"embryo": "embryos", "ferri": "ferries"}
+    assert close_words(wanted, offered, counting) == close_words(wanted, offered, counting)
+    assert counting.asked == {"zygotes": 1, "embryos": 1, "ferries": 1}

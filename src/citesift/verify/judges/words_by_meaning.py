@@ -6,7 +6,9 @@ other)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from threading import Lock
 
 import numpy as np
 
@@ -28,6 +30,13 @@ as close by meaning at either end of their scale (*larger* and *smaller* 0.87, *
 end (*keeper*, *goalkeeper*)."""
 MIN_LETTERS = 3
 """Letters a word needs to be matched by meaning: a shorter one's vector says little."""
+WORDS_KEPT = 20_000
+"""Word vectors kept in memory (about 30 MB of MiniLM's, in single precision): a page
+checked for many claims offers the same words each time, and an embedder without a cache
+would embed them anew."""
+
+_kept: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_lock = Lock()
 
 WordsByMeaning = Callable[[Mapping[str, str], Mapping[str, str]], dict[str, frozenset[str]]]
 """Given the claim's words wanted (fact key → the word as the claim writes it) and the
@@ -39,13 +48,13 @@ def close_words(
     wanted: Mapping[str, str], offered: Mapping[str, str], embedder: Embedder
 ) -> dict[str, frozenset[str]]:
     """For each of the claim's ``wanted`` words, the ``offered`` page stems whose word is a
-    near-synonym of it (``SYNONYM``), embedded in one call (a caching embedder keeps each
-    word's vector for the next claim on the page)."""
+    near-synonym of it (``SYNONYM``), the words not kept from an earlier claim
+    (``WORDS_KEPT``) embedded in one call."""
     wants = [(k, w.lower()) for k, w in wanted.items() if len(w) >= MIN_LETTERS]
     offers = [(k, w.lower()) for k, w in offered.items() if len(w) >= MIN_LETTERS]
     if not wants or not offers:
         return {}
-    vectors = unit_vectors(embedder, [w for _, w in wants] + [w for _, w in offers])
+    vectors = _word_vectors(embedder, [w for _, w in wants] + [w for _, w in offers])
     cosines = vectors[: len(wants)] @ vectors[len(wants) :].T
     found = {}
     for row, (key, word) in enumerate(wants):
@@ -57,6 +66,23 @@ def close_words(
         if close:
             found[key] = close
     return found
+
+
+def _word_vectors(embedder: Embedder, words: list[str]) -> np.ndarray:
+    """The unit vectors of ``words``, those not kept (``WORDS_KEPT``, by the embedder's
+    name, which names its vectors) embedded in one call."""
+    with _lock:
+        found = {w: _kept[embedder.name, w] for w in words if (embedder.name, w) in _kept}
+    missing = [w for w in dict.fromkeys(words) if w not in found]
+    if missing:
+        found.update(zip(missing, unit_vectors(embedder, missing), strict=True))
+    with _lock:
+        for word, vector in found.items():
+            _kept[embedder.name, word] = vector.astype(np.float32)
+            _kept.move_to_end((embedder.name, word))
+        while len(_kept) > WORDS_KEPT:
+            _kept.popitem(last=False)
+    return np.array([found[w] for w in words])
 
 
 def _scale_apart(a: str, b: str) -> bool:
