@@ -7,7 +7,9 @@ cover, the facts missed and how much of each of the claim's statements they back
 label, and with the closeness of meaning the score, by bounds and weights set by reasoning
 over the features' ranges, not fitted. A claim none of whose statements is backed in words
 may still be partly backed in other words, by a sentence that stands out from the page by
-meaning (``meaning.py``). The rules of ``rules.py`` hold over all of it.
+meaning (``meaning.py``), and a common word of the claim the page never writes may be
+matched by a near-synonym (``words_by_meaning.py``). The rules of ``rules.py`` hold over
+all of it.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ class OfflineJudge:
     """The default judge: fact coverage, number/date/name agreement, negation, closeness.
 
     ``embedder`` tells when a sentence backs a statement of the claim by meaning rather
-    than by words (``meaning.stands_out``); the bundled MiniLM when None, loaded only if a
-    claim needs it.
+    than by words (``meaning.stands_out``), and which word of the page is a near-synonym
+    of a claim's word it never writes (``words_by_meaning``); the bundled MiniLM when
+    None, loaded only if a claim needs it.
     """
 
     def __init__(self, embedder: Embedder | None = None) -> None:
