@@ -63,9 +63,11 @@ def test_what_a_claim_is_about_finds_its_sentence_but_need_not_be_repeated() -> 
     wrong = runner.invoke(app, ["verify", "claim", "43", "-", "--about", "height"], input=lines)
     assert wrong.stdout.startswith("not_supported") and "not found: 43" in wrong.stdout
     assert wrong.exit_code == 1
-    named = runner.invoke(app, ["verify", "claim", "height: 42", "-"], input=lines)
+    named = runner.invoke(app, ["verify", "claim", "weight: 42", "-"], input=lines)
     assert not named.stdout.startswith("supported")  # written in the claim, a word is a fact
     assert named.exit_code == 1
+    synonym = runner.invoke(app, ["verify", "claim", "height: 42", "-"], input=lines)
+    assert synonym.stdout.startswith("supported")  # height, tall: near-synonyms by meaning
 
 
 @pytest.fixture
