@@ -34,7 +34,7 @@ from citesift.text.sentences import sentence_spans
 from citesift.verify.candidates import fused, lexical_index, lexical_scores, unit_vectors
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, read_far
 from citesift.verify.facts import facts, number_kinds, without_zeros
-from citesift.verify.judges.features import Measured, fact_keys, measure
+from citesift.verify.judges.features import Measured, fact_keys
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check
@@ -90,8 +90,9 @@ class FactContradiction:
         lexical = lexical_scores(source.index, hypothesis, len(sentences))
         claim_vector = unit_vectors(embedder, [hypothesis])[0]
         candidates = fused(sentences, lexical, claim_vector, source.vectors)
-        measured = measure(hypothesis, sentences, candidates)
-        check = verbatim_check(hypothesis, sentences) or OfflineJudge(embedder).grade(
+        judge = OfflineJudge(embedder)
+        measured = judge.measure(hypothesis, sentences, candidates)
+        check = verbatim_check(hypothesis, sentences) or judge.grade(
             hypothesis, sentences, candidates, measured
         )
         supported = check.label == "supported"

@@ -67,8 +67,14 @@ class OfflineJudge:
         quoting = verbatim_check(claim, sentences)
         if quoting is not None:
             return quoting
-        measured = measure(claim, sentences, candidates, self._close_words)
-        return self.grade(claim, sentences, candidates, measured)
+        return self.grade(claim, sentences, candidates, self.measure(claim, sentences, candidates))
+
+    def measure(
+        self, claim: str, sentences: Sequence[str], candidates: Candidates
+    ) -> Measured | None:
+        """``features.measure`` of ``claim`` as this judge reads it: a common word of the
+        claim the page never writes matched by a near-synonym (``words_by_meaning``)."""
+        return measure(claim, sentences, candidates, self._close_words)
 
     def grade(
         self,
