@@ -208,3 +208,32 @@ def test_an_origins_rules_serve_every_spelling_of_its_urls(server: MisbehavingSe
 
     assert asyncio.run(scenario()) == [True, True]
     assert server.hits("/robots.txt") == 1
+
+
+def test_a_link_its_fetch_finds_disallowed_is_left_out_not_failed(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    """The claim's check is a shortcut: robots.txt changes after a link was queued (its rules
+    the run holds said yes), and the link's fetch, reading the file anew, refuses it: the link
+    is left out all the same, its place in the limit given back, never a failure."""
+    clock = ManualClock()  # the fetcher's robots.txt cache: a day passes when /a is served
+    fetcher = Fetcher(LimiterRegistry(lambda: SourceLimiter(spacing=0)), RobotsCache(clock=clock))
+    server.robots = (200, "User-agent: *\nDisallow: /private\n")
+    serve_page(server, "/", page("Home", ["/a"]))
+    serve_page(server, "/b", page("B", []))
+    changed = page("A", ["/x", "/b"])
+
+    def a_day_later(request: Request, query: Query) -> None:
+        server.robots = (200, "User-agent: *\nDisallow: /x\n")
+        clock.advance(ROBOTS_TTL * 1000 + 1)
+        request.answer(200, changed, {"Content-Type": "text/html"})
+
+    server.route("/a", a_day_later)
+    with open_store(tmp_path / "crawl.db") as store:
+        ended = crawl(server.url("/"), limit=3, policy=loopback_policy(), store=store,
+                      fetcher=fetcher)  # fmt: skip
+        left_out = list(crawl_disallowed(store, ended.crawl))
+        failed = list(crawl_failures(store, ended.crawl))
+    assert failed == [] and left_out == [server.url("/x")] and server.hits("/x") == 0
+    assert (ended.done, ended.failed, ended.disallowed) == (3, 0, 1)  # "/", "/a", "/b"
+    assert server.hits("/robots.txt") == 2

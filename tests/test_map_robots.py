@@ -239,7 +239,9 @@ def test_a_hostile_robots_txt_cannot_hold_a_map_nor_the_event_loop(
         return found, took, max(gaps)
 
     found, took, longest_gap = asyncio.run(scenario())
-    assert took < 5 and longest_gap < 0.5
+    # Margins for a loaded machine: a map held by its checks takes about 10 s, and a loop
+    # never given a turn is held for the whole 2 s allowance.
+    assert took < 7 and longest_gap < 1.0
     assert found.disallowed == 2 and len(found.urls) == 4_001
     note = unchecked_note(found)
     assert note is not None and "past the 2 s the map checks for" in note

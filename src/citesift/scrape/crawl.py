@@ -16,8 +16,10 @@ origin not yet asked, past the page's checking time) is checked when it is claim
 its fetch, its origin's robots.txt read once through the fetcher and kept as long as the
 fetcher keeps it (``ROBOTS_TTL``), and left out then, its place in ``limit`` given back: no
 file is fetched while a page waits to be finished, nor for an origin the crawl never
-reaches. Only the crawl's start is a failure when robots.txt disallows it (the crawl
-then reads nothing). Every fetch goes through the fetcher, so robots.txt (with its
+reaches. That check is a shortcut: a link whose fetch robots.txt refuses (the file could
+not be had at its claim, or changed since) is left out the same way, never a failure.
+Only the crawl's start is a failure when robots.txt disallows it (the crawl then reads
+nothing). Every fetch goes through the fetcher, so robots.txt (with its
 Crawl-delay, honoured whatever the policy says) and the per-host limiter always
 hold (a host the limiter holds back is left alone until it may be asked, its
 block after a 429 or 503 until the Retry-After has passed, when that is ``MAX_PAUSE`` at
@@ -259,7 +261,8 @@ class _Page:
     """Seconds its host is left alone when it is ``limited``."""
     moved: bool = False
     left_out: bool = False
-    """robots.txt disallows the page itself (found so when it was claimed): not fetched."""
+    """robots.txt disallows the page itself (found so when it was claimed, or by its fetch):
+    not read."""
     added: Added = field(default_factory=Added)
     """How many of the links it adds were new to the frontier (once it is finished there)."""
 
@@ -588,10 +591,14 @@ class _Run:
         """Read one page and finish it in the frontier (in a thread: a store call is a
         round trip the other pages need not wait for)."""
         allowance = self.robots.allowance()
-        if (entry.depth or entry.hops) and await self.robots.forbids(entry.url, allowance):
+        found = bool(entry.depth or entry.hops)  # not the start, which fails when disallowed
+        if found and await self.robots.forbids(entry.url, allowance):
             page = _Page(reason=DISALLOWED, left_out=True)
         else:
             page = await self._read(entry)
+            # The claim's check is a shortcut: the file may not have been had then (the
+            # limiter refused it, or the allowance was spent) or may have changed since.
+            page.left_out = found and page.reason == DISALLOWED
         if not page.limited:
             await self._leave_out_disallowed(entry, page, allowance)
             state = "moved" if page.moved else "disallowed" if page.left_out else None
