@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -26,7 +27,15 @@ from citesift.scrape.page import scrape, scrape_sync
 from citesift.scrape.result import ScrapeFailure, ScrapeResult
 from citesift.store import SQLiteStore
 from citesift.store.snapshots import snapshots_in
-from servers import TEST_IDENTITY, MisbehavingServer, Seen, loopback_policy, serve
+from servers import (
+    TEST_IDENTITY,
+    MisbehavingServer,
+    Query,
+    Request,
+    Seen,
+    loopback_policy,
+    serve,
+)
 from test_scrape import RICH, page_route
 from test_scrape_cli import CONTACT
 
@@ -354,6 +363,14 @@ def test_the_renderers_are_watched_only_while_a_page_renders(
     assert left_behind(own_tmp) == []
 
 
+SHOWN = (
+    "const doc = this.contentDocument, text = doc && doc.body ? doc.body.innerText : '';"
+    " const said = document.createElement('p'); document.body.appendChild(said);"
+    " said.textContent = 'The frame showed: ' + (text.trim().slice(0, 40) || 'nothing') + '.'"
+    " + ' Its cookies: ' + ((doc && doc.cookie) || 'none') + '.';"
+)
+"""A frame's ``onload``: what it shows (a failed frame shows nothing the page may read), in
+a paragraph of the page."""
 FRAMES_AND_DATA = ("/redirect", "/app/frame", "/api/data")
 """Two frames on the page's origin (one redirected away), then a script's request."""
 
@@ -446,10 +463,10 @@ def test_a_frame_sent_with_the_callers_cookie_is_read_within_the_fetchs_caps(
     """A frame of the page's origin sent with the caller's Cookie that answers without end
     (or inflates to a gibibyte) is cut at the fetch's body cap within a few seconds and
     fails alone: the page loads and is read, long before its deadline (a frame Playwright
-    fetched was held until then, whole)."""
+    fetched was held until then, whole), and nothing of the frame is shown."""
     page = (
         '<!doctype html><html><body><div id="root"></div>'
-        f'<iframe src="{endless}"></iframe><script>'
+        f'<iframe src="{endless}" onload="{SHOWN}"></iframe><script>'
         'document.getElementById("root").textContent = "Drawn beside an endless frame.";'
         "</script></body></html>"
     )
@@ -463,6 +480,113 @@ def test_a_frame_sent_with_the_callers_cookie_is_read_within_the_fetchs_caps(
     took = time.monotonic() - began
     assert isinstance(result, ScrapeResult), result
     assert "Drawn beside an endless frame." in result.formats["text"]
+    assert "The frame showed: nothing." in result.formats["text"]  # no part of it
     [frame] = [seen for seen in server.seen if seen.path == endless]
     assert header(frame, "Cookie") == "session=tide"
-    assert took < 12  # the fetch's deadline is 25 s, the render's 40 s
+    assert took < 18  # the fetch's deadline is 25 s, the render's 40 s
+
+
+def framing(*sources: str, text: str = "Drawn beside its frames.") -> str:
+    """A page of frames of ``sources``, each saying what it showed (``SHOWN``), and ``text``."""
+    frames = "".join(f'<iframe src="{src}" onload="{SHOWN}"></iframe>' for src in sources)
+    return f"<!doctype html><html><body><p>{text}</p>{frames}</body></html>"
+
+
+def test_a_frame_fetched_with_the_callers_cookie_keeps_the_headers_that_restrict_it(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    """Its Content-Security-Policy holds (its own script does not run), its Set-Cookie is
+    dropped, and its Content-Disposition does not make it a download: it is shown."""
+    body = b"<p>Static words.</p><script>document.body.append('Scripted words.')</script>"
+    headers = {
+        "Content-Type": "text/html", "Content-Security-Policy": "script-src 'none'",
+        "Set-Cookie": "leaked=1", "Content-Disposition": "attachment; filename=frame.html",
+    }  # fmt: skip
+    server.route("/app/strict", lambda request, query: request.answer(200, body, headers))
+    page_route(server, "/app/framed", framing("/app/strict"))
+    result = scrape_sync(
+        server.url("/app/framed"), ("text",), identity=TEST_IDENTITY, render="always",
+        policy=loopback_policy(), headers={"Cookie": "session=tide"},
+    )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    text = result.formats["text"]
+    assert "The frame showed: Static words.. Its cookies: none." in text, text
+    assert "Scripted words." not in text and "leaked" not in text
+    [frame] = [seen for seen in server.seen if seen.path == "/app/strict"]
+    assert header(frame, "Cookie") == "session=tide"  # fetched by citesift, with the cookie
+
+
+def test_a_pages_frames_sent_with_the_callers_cookie_are_fetched_two_at_once_within_a_budget(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    """Twelve frames of 600 kB, each read under a 1 MB cap: two are fetched at a time, and
+    the render's budget of four caps leaves the later ones failed, never fetched."""
+    lock, inside, most = threading.Lock(), [0], [0]
+    piece = b"<p>" + b"x" * 600_000 + b"</p>"
+
+    def slow_piece(request: Request, query: Query) -> None:
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.3)
+        with lock:
+            inside[0] -= 1
+        request.answer(200, piece, {"Content-Type": "text/html"})
+
+    server.route("/app/piece", slow_piece)
+    page_route(server, "/app/pieces", framing(*(f"/app/piece?n={n}" for n in range(12))))
+    result = scrape_sync(
+        server.url("/app/pieces"), ("text",), identity=TEST_IDENTITY, render="always",
+        policy=loopback_policy(max_body_bytes=1_000_000), headers={"Cookie": "session=tide"},
+    )  # fmt: skip
+    assert isinstance(result, ScrapeResult), result
+    assert "Drawn beside its frames." in result.formats["text"]
+    fetched = server.hits("/app/piece")
+    assert most[0] <= 2 and 4 <= fetched <= 6  # four caps of 1 MB: six of 600 kB at most
+    assert result.formats["text"].count("The frame showed: nothing.") == 12 - fetched
+
+
+def test_a_frame_still_fetched_when_its_render_ends_is_stopped_with_it(
+    server: MisbehavingServer, own_tmp: str
+) -> None:
+    """Frames sent with the caller's Cookie answering a byte at a time hold the page's load
+    past its deadline: the render fails then, and every frame's fetch ends with it, the
+    ones in flight and the ones waiting their turn (none at the fetch's 30 s deadline),
+    while the browser serves on."""
+    ended: list[float] = []
+
+    def trickle(request: Request, query: Query) -> None:
+        request.start_chunked({"Content-Type": "text/html"})
+        try:
+            for _ in range(300):
+                request.chunk(b" ")
+                request.wfile.flush()
+                time.sleep(0.1)
+        finally:
+            ended.append(time.monotonic())
+
+    server.route("/app/trickle", trickle)
+    page_route(server, "/app/held", framing(*(f"/app/trickle?n={n}" for n in range(4))))
+    page_route(server, "/js", JS_PAGE)
+    errors: list[dict[str, Any]] = []
+
+    async def go() -> tuple[Any, float, Any]:
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
+        async with Browser() as browser:
+            held = await scrape(
+                server.url("/app/held"), ("text",), identity=TEST_IDENTITY, render="always",
+                policy=loopback_policy(deadline=30), headers={"Cookie": "session=tide"},
+                browser=browser, timeout=1.5,
+            )  # fmt: skip
+            failed_at = time.monotonic()
+            await asyncio.sleep(1.5)
+            return held, failed_at, await js_page(server, browser)
+
+    held, failed_at, after = asyncio.run(go())
+    assert isinstance(held, ScrapeFailure) and held.code == "TIMEOUT", held
+    started = server.hits("/app/trickle")
+    assert started >= 1 and len(ended) == started  # none fetched on
+    assert all(end - failed_at < 1.5 for end in ended)
+    assert isinstance(after, ScrapeResult) and "ferry left at noon" in after.formats["text"]
+    assert errors == []
+    assert left_behind(own_tmp) == []

@@ -28,12 +28,14 @@ from citesift.net.policy import FetchPolicy
 KEPT_HEADERS = frozenset(
     {
         "cache-control", "cf-mitigated", "content-encoding", "content-language", "content-length",
-        "content-location", "content-revision-id", "content-type", "date", "etag",
-        "expires", "last-modified", "link", "location", "retry-after", "x-robots-tag",
+        "content-location", "content-revision-id", "content-security-policy", "content-type",
+        "date", "etag", "expires", "last-modified", "link", "location", "retry-after",
+        "x-frame-options", "x-robots-tag",
     }
 )  # fmt: skip
 """Headers kept on a snapshot: what reading, revision, caching and replay need (cf-mitigated
-tells a bot challenge from the page)."""
+tells a bot challenge from the page), and what a browser showing it holds it to (its
+content security policy, where it may be framed)."""
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
 BLOCKING_STATUSES = (429, 503)
 UNREACHABLE = "host unreachable"

@@ -19,10 +19,12 @@ address and Chromium's connection with another (DNS rebinding), or a redirect (n
 handler sees one), reaches nothing the rules refuse. A frame's request to the page's origin
 (scheme, host and port) carries the caller's Cookie header: it is fetched for the browser by
 a ``citesift.net`` fetcher of the render's own, under the policy's address rules, deadline
-and caps on body and inflated size, and answered to the page from what it read, its redirect
-handed back to the page (a cookie in the browser's jar has no port, a header given to a
-request Chromium sends follows its redirects, and an answer Playwright's driver fetches is
-held whole and inflated with no cap); scripts, styles, a script's requests, pictures, fonts
+and caps on body and inflated size (``FRAMES_AT_ONCE`` at a time, ``FRAME_BUDGET`` body caps
+in all, none past the render's end), and answered to the page from what it read (with its
+content type and ``PASSED_HEADERS``), its redirect handed back to the page (a cookie in
+the browser's jar has no port, a header given to a request Chromium sends follows its
+redirects, and an answer Playwright's driver fetches is held whole and inflated with no
+cap); scripts, styles, a script's requests, pictures, fonts
 and media go without it (``COOKIE_KINDS``).
 A page sending more than ``MAX_REQUESTS`` fails, and windows it opens are closed at once.
 While pages render, the browser's renderer processes are watched: one holding more than
@@ -47,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from citesift.errors import CitesiftError
 from citesift.extract.html import sanitise
-from citesift.model import Skipped, Snapshot
+from citesift.model import FetchOutcome, Skipped, Snapshot
 from citesift.net import (
     AddressRefused,
     Fetcher,
@@ -119,6 +121,14 @@ COOKIE_KINDS = frozenset({"document"})
 read is the text they shape). Scripts, styles, a script's requests, pictures, fonts and
 media go without it: a script could ask its origin with the cookie as often as it likes."""
 
+PASSED_HEADERS = frozenset({"content-security-policy", "x-frame-options"})
+"""Headers of a fetched answer (the page's document, a frame fetched with the caller's
+Cookie) handed to the browser with its content type: they only restrict what it may run
+and where it may be shown, as a browser fetching it would. Never Set-Cookie (the browser
+keeps no cookie of the caller's), Content-Encoding, Content-Length nor Transfer-Encoding
+(the body is answered whole, as read); nor Content-Disposition (an attachment becomes a
+download written to disk, not text shown), Link (preloads, preconnects: more requests,
+no text) nor Refresh (a frame reloading itself is fetched again and again)."""
 PASSED_SCHEMES = ("data:", "blob:", "about:")
 SOCKET_SCHEMES = {"ws": "http:", "wss": "https:"}
 """A WebSocket's server is checked as the http(s) address of the same host."""
@@ -130,7 +140,17 @@ WebSockets, refused ones too): a page that fetches in a loop or opens windows or
 without end is stopped there, never let loose on its host past the limiter for as long as
 its render lasts. Most pages send well under two hundred, images and trackers included; a
 heavy one a few hundred."""
-FRAME_LIMITER = partial(SourceLimiter, spacing=0, per_minute=MAX_REQUESTS)
+FRAMES_AT_ONCE = 2
+"""Frames sent with the caller's Cookie one render fetches at once (the rest wait their
+turn): each holds up to a body cap in memory while it is read, and a page's own frames are
+few (a form, an embedded view); two let a slow one not hold up the others."""
+FRAME_BUDGET = 4
+"""Body caps that a render's frames sent with the caller's Cookie may bring together: a
+frame is fetched only while a whole cap is left (what one did not use is given back), so a
+page opening hundreds of frames of its origin brings four caps' worth at most."""
+FRAME_LIMITER = partial(
+    SourceLimiter, concurrency=FRAMES_AT_ONCE, spacing=0, per_minute=MAX_REQUESTS
+)
 """The limiter of the fetcher that fetches a render's frames sent with the caller's Cookie:
 no spacing (none holds the browser's other requests); ``MAX_REQUESTS`` bounds them."""
 MAX_SHOT_SIDE = 10_000
@@ -193,10 +213,19 @@ class _Visit:
     snapshot: Snapshot
     policy: FetchPolicy
     blocked: frozenset[str]
+    frames: Fetches
+    """What fetches the frames sent with ``cookie`` (within the policy's caps)."""
     cookie: str | None = None
     """The caller's Cookie header, sent on the requests to the page's origin alone."""
-    frames: Fetches | None = None
-    """What fetches the frames sent with ``cookie`` (within the policy's caps)."""
+    frame_bytes: int = 0
+    """Bytes the frames fetched with ``cookie`` may still bring (``FRAME_BUDGET``)."""
+    framing: set[asyncio.Task[FetchOutcome | None]] = field(default_factory=set)
+    """The frames being fetched with ``cookie``: ended before ``frames`` is closed."""
+    frame_turns: asyncio.Semaphore = field(
+        default_factory=lambda: asyncio.Semaphore(FRAMES_AT_ONCE)
+    )
+    ended: bool = False
+    """The render is over: no frame is fetched any more."""
     refused: list[str] = field(default_factory=list)
     answered: bool = False
     left_for: str | None = None
@@ -435,9 +464,9 @@ class Browser:
         if proxy is None:
             raise BrowserUnavailable("the browser is not running (use it in 'async with')")
         blocked = frozenset(k for name in options.block_resources for k in RESOURCE_KINDS[name])
-        visit = _Visit(snapshot, policy, blocked, _cookie(options.headers))
         frames = Fetcher(LimiterRegistry(FRAME_LIMITER))  # connects only when a frame asks
-        visit.frames = frames
+        budget = FRAME_BUDGET * policy.max_body_bytes
+        visit = _Visit(snapshot, policy, blocked, frames, _cookie(options.headers), budget)
         async with self.slots, proxy.door(policy, visit.refused.append) as door, frames:
             with self._watched():
                 context = await browser.new_context(
@@ -450,6 +479,7 @@ class Browser:
                     async with asyncio.timeout(options.timeout):
                         return await self._visit(context, visit, options, screenshot)
                 finally:
+                    await _end_frames(visit)
                     await context.close()
 
     async def _visit(
@@ -471,8 +501,7 @@ class Browser:
         try:
             return await visit.showing
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
+            if _cancelling():
                 raise  # the caller's cancellation, or the deadline
             await page.close()  # its requests end with it, not when the context is closed
             raise RenderFailed(visit.stopped or "the page was stopped") from None
@@ -567,42 +596,87 @@ async def _answer(route: Route, request: Request, visit: _Visit) -> None:
     if await _refused(url, visit):
         await route.abort("addressunreachable")
         return
+    cookie = visit.cookie
     if (
-        visit.cookie is not None
+        cookie is not None
         and request.resource_type in COOKIE_KINDS
         and same_origin(url, visit.snapshot.url)
     ):
-        await _with_cookie(route, request, visit)
+        await _with_cookie(route, request, visit, cookie)
         return
     await route.continue_()
 
 
-async def _with_cookie(route: Route, request: Request, visit: _Visit) -> None:
+async def _with_cookie(route: Route, request: Request, visit: _Visit, cookie: str) -> None:
     """Answer a frame of the page's origin from a fetch sent with the caller's cookie (a
     browser's cookies have no port, so they would reach every port of the host): by the
     visit's own fetcher, under the policy's address rules, deadline and caps on body and
     inflated size (an answer Playwright fetched would be held whole and inflated with no
     cap), its redirect answered to the page as it came (the next hop passes the route again,
     without the cookie unless it is on the page's origin); an answer past a cap, or none in
-    time, fails the frame. A frame sent otherwise than by GET (a form's POST) goes without
-    the cookie: rendering a page sends nothing in the caller's name."""
-    if request.method != "GET" or visit.frames is None or visit.cookie is None:
+    time, or past the render's ``FRAME_BUDGET``, fails the frame. A frame sent otherwise than
+    by GET (a form's POST) goes without the cookie: rendering a page sends nothing in the
+    caller's name. The fetch is a task of the visit's, ended with the render (whose
+    context may then be closed before the frame is answered)."""
+    from playwright.async_api import Error
+
+    if request.method != "GET":
         await route.continue_()
         return
-    policy = visit.policy.with_(
-        headers=(("Cookie", visit.cookie),),
-        robots=False,
-        max_redirects=0,
-        error_pages=True,
-        truncate=False,
-    )
-    outcome = await visit.frames.fetch(request.url, policy)
-    if isinstance(outcome, Snapshot):
-        await route.fulfill(status=outcome.status, headers=_headers(outcome), body=outcome.body)
-    elif isinstance(outcome, Skipped) and outcome.location is not None and outcome.status:
-        await route.fulfill(status=outcome.status, headers={"location": outcome.location})
-    else:
-        await route.abort("failed")
+    outcome: FetchOutcome | None = None
+    if not visit.ended:
+        fetching = asyncio.ensure_future(_fetch_frame(request.url, cookie, visit))
+        visit.framing.add(fetching)
+        fetching.add_done_callback(visit.framing.discard)
+        try:
+            outcome = await fetching
+        except asyncio.CancelledError:
+            if _cancelling():
+                raise
+    with contextlib.suppress(Error):  # the render may have ended meanwhile, its context closed
+        if isinstance(outcome, Snapshot):
+            await route.fulfill(status=outcome.status, headers=_headers(outcome), body=outcome.body)
+        elif isinstance(outcome, Skipped) and outcome.location is not None and outcome.status:
+            await route.fulfill(status=outcome.status, headers={"location": outcome.location})
+        else:
+            await route.abort("failed")
+
+
+async def _fetch_frame(url: str, cookie: str, visit: _Visit) -> FetchOutcome | None:
+    """``url`` fetched with ``cookie`` under the policy's rules and caps, in its turn
+    (``FRAMES_AT_ONCE``); None when less than a body cap is left of the render's budget."""
+    async with visit.frame_turns:
+        cap = visit.policy.max_body_bytes
+        if visit.frame_bytes < cap:
+            return None
+        visit.frame_bytes -= cap
+        policy = visit.policy.with_(
+            headers=(("Cookie", cookie),),
+            robots=False,
+            max_redirects=0,
+            error_pages=True,
+            truncate=False,
+        )
+        outcome = await visit.frames.fetch(url, policy)
+        visit.frame_bytes += cap - (len(outcome.body) if isinstance(outcome, Snapshot) else 0)
+        return outcome
+
+
+async def _end_frames(visit: _Visit) -> None:
+    """End the frames being fetched for the render, and fetch none after: their fetcher is
+    closed next, and a fetch left running would outlive the render up to its deadline."""
+    visit.ended = True
+    fetching = list(visit.framing)
+    for task in fetching:
+        task.cancel()
+    await asyncio.gather(*fetching, return_exceptions=True)
+
+
+def _cancelling() -> bool:
+    """Whether the running task itself is being cancelled (by its caller, or a deadline),
+    not only something it awaited."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _main_frame(request: Request) -> bool:
@@ -658,7 +732,11 @@ def _cookie(headers: Mapping[str, str]) -> str | None:
 
 
 def _headers(snapshot: Snapshot) -> dict[str, Any]:
-    """The headers the document is answered with: its content type, charset included."""
+    """The headers a fetched document or frame is answered with: its content type, charset
+    included, and those of ``PASSED_HEADERS`` it came with."""
     kind = snapshot.content_type.split(";")[0].strip() or "text/html"
     charset = f"; charset={snapshot.charset}" if snapshot.charset else ""
-    return {"content-type": kind + charset}
+    passed = {
+        name.lower(): text for name, text in snapshot.headers if name.lower() in PASSED_HEADERS
+    }
+    return {**passed, "content-type": kind + charset}
