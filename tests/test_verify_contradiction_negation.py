@@ -206,6 +206,25 @@ def test_the_verifier_with_it_turns_a_negated_sentence_of_the_page_to_contradict
         ("Was Smith elected mayor?", "Smith was not elected mayor.", "other"),
         ("Did Smith not win the race? No.", "Smith won the race.", "other"),
         ("No one was elected mayor in 1990.", "Smith was elected mayor in 1990.", "other"),
+        # a No followed by a number is no answer: *No. 1*, *No, 1 in 3*
+        ("Is it safe? No. 1 reason to worry is the dose.", "It is safe.", "other"),
+        ("Was Smith elected? No. 1 on the list was Jones.", "Smith was elected.", "other"),
+        ("Was Smith elected? No, 1 in 3 say.", "Smith was elected.", "other"),
+        # a question of what may or can be, answered No, denies nothing that is
+        ("Can cats eat grapes? No.", "Cats eat grapes.", "other"),
+        ("Could the bridge open? No.", "The bridge is open.", "other"),
+        # another subject, said in other words (he, she; this, that; the other)
+        ("He was not elected.", "She was elected.", "other"),
+        ("He never married.", "She married.", "other"),
+        ("He is present.", "She is absent.", "other"),
+        ("She won.", "He lost.", "other"),
+        ("This is true.", "That is false.", "other"),
+        ("His answer was correct.", "Her answer was incorrect.", "other"),
+        ("The other statement is false.", "The statement is true.", "other"),
+        # the same subject still clashes
+        ("He was not elected.", "He was elected.", "contradiction"),
+        ("He is present.", "He is absent.", "contradiction"),
+        ("Her answer was correct.", "Her answer was incorrect.", "contradiction"),
         # two denials of one act agree
         ("It is not true that Clinton won the vote.", "Clinton never won the vote.", "other"),
     ],

@@ -7,18 +7,21 @@ past forms read as the verb) with the subject of the sentence when the clause le
 and the words its negation denies when it holds an odd number of them (two cancel: *not true
 that … never*). One side denies the other when it denies a word the other states plainly
 (and the other does not deny it too), shares another content word with it or names just
-what the other names (*he was not elected*, *he was elected*), and says nothing the other
-does not: a denial of something more specific (*not in 2001*) does not deny the general
-statement, nor does a bare *he never won* deny every statement of winning. A negation
-quoted from someone, *not only … but*, *not … until* (which says when), *no longer*,
-*never … again* and *not … anymore* (which say it held once), a negation in a condition
-(*if … not*), one after a modal (*may not*, *will not*) and any in a hedged clause
-(*probably*, *reportedly*) deny nothing.
+what the other names, of a subject said in the same words (*he was not elected*, *he was
+elected*; not *she was elected*), and says nothing the other does not: a denial of
+something more specific (*not in 2001*) does not deny the general statement, nor does a
+bare *he never won* deny every statement of winning. A negation quoted from someone, *not
+only … but*, *not … until* (which says when), *no longer*, *never … again* and *not …
+anymore* (which say it held once), a negation in a condition (*if … not*), one after a
+modal (*may not*, *will not*) and any in a hedged clause (*probably*, *reportedly*) deny
+nothing.
 
 Two plain clauses alike but for the two poles of a pair of ``ANTONYMS`` (*the bridge is open*,
-*the bridge is closed*), in one tense, state things that cannot both hold. A yes-or-no
-question states nothing; answered by a bare *No* (*Was Smith elected mayor? No.*) it denies
-what it asks as a whole, answered *Yes* it states it.
+*the bridge is closed*), in one tense, of a subject not said in other ``REFERRING`` words
+(*he*, *she*; *this*, *that*), state things that cannot both hold. A yes-or-no question
+states nothing; answered by a bare *No* (*Was Smith elected mayor? No.*, not *No. 1 on the
+list was Jones*) it denies what it asks as a whole, answered *Yes* it states it; one asking
+what may or can be (*Can cats eat grapes?*) denies nothing that is.
 """
 
 from __future__ import annotations
@@ -102,6 +105,9 @@ MODALS = frozenset(
 )
 """Verbs saying what may be or is to come (*wo*, *sha* of *won't*, *shan't*): a negation
 after them (*may not have won*, *will not run*) denies nothing that was."""
+MAY_BE = MODALS | {"can"}
+"""Words opening a question of what may or can be (*Can cats eat grapes?*): answered *No*
+it denies nothing that is, as a negation after a modal does not."""
 AUXILIARIES = MODALS | AUXILIARY_VERBS | {"can", "ca"}
 """Words that start a verb phrase: what comes before the first is the subject (*ca* of
 *can't*). Function words all (``facts.FUNCTION_WORDS``) but for the contracted ones."""
@@ -192,6 +198,13 @@ NOT_PLAIN = (
 """Words making a clause other than a plain statement (denied, hedged, to come, in a
 condition, said of a time before or since), as does a *failed to*: its words of
 ``ANTONYMS`` state no pole."""
+REFERRING = frozenset(
+    ["a", "an", "the", "this", "that", "these", "those", "other", "another", "i", "we", "you",
+     "he", "she", "it", "they", "my", "our", "your", "his", "her", "its", "their"]
+)  # fmt: skip
+"""Words of a subject saying which thing it is: two statements whose subjects are said in
+other ones (*he*, *she*; *this*, *that*; *the other statement*, *the statement*) may speak
+of two things."""
 PAST = frozenset(["was", "were", "had", "did"])
 PRESENT = frozenset(["is", "are", "am", "has", "have", "does", "do"])
 """Auxiliaries of the past and the present: *was open* and *is closed* may both hold."""
@@ -201,8 +214,9 @@ _QUOTED = re.compile(r"\"[^\"]*\"|“[^“”]*”|‘[^‘’]*’|«[^«»]*»
 over in one scan."""
 _QUESTION = re.compile(r"[^.!?;]*\?")
 """A question, from the end of the sentence before it to its mark."""
-_REPLY = re.compile(r"\s*(yes|no)\s*(?:[.,;:!]|$)", re.I)
-"""A bare *yes* or *no* answering a question (not *No one*, *no children*)."""
+_REPLY = re.compile(r"\s*(yes|no)\s*(?:$|[.;:!](?=\s*$|\s+[^\d\s])|,(?=\s*[^\d\s]))", re.I)
+"""A bare *yes* or *no* answering a question: ending its sentence, or followed by a clause
+not opening on a number (not *No one*, *no children*, *No. 1 on the list*, *No, 1 in 3*)."""
 _CLAUSE = re.compile(r"[;:!?()\[\]–—]|[.,](?!\d)|\b(?:but|whereas|although|though|while)\b", re.I)
 
 
@@ -211,12 +225,13 @@ class Statement:
     """One clause: its content stems (the sentence's subject added when the clause lacks
     one) and those its negation denies (none when its negations cancel); a plain clause's
     ``poles`` (index in ``ANTONYMS``, side) and its ``tense`` (``past``, ``present`` or
-    none said)."""
+    none said); the ``REFERRING`` words of its subject (``who``)."""
 
     content: frozenset[str]
     denied: frozenset[str]
     poles: frozenset[tuple[int, int]] = frozenset()
     tense: str = ""
+    who: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,9 +240,17 @@ class _Clause:
 
     words: tuple[str, ...]
 
-    def verb_at(self) -> int:
-        """Where its first verb (an auxiliary, a negation, a past form) is, or its length."""
-        return next((i for i, w in enumerate(self.words) if _is_verb(w)), len(self.words))
+    def verb_at(self, start: int = 0) -> int:
+        """Where its first verb (an auxiliary, a negation, a past form) from ``start`` is,
+        or its length."""
+        found = (i for i, w in enumerate(self.words[start:], start) if _is_verb(w))
+        return next(found, len(self.words))
+
+    def who(self) -> frozenset[str]:
+        """The ``REFERRING`` words of its subject: before its first verb, or, in a question
+        (opening on an auxiliary: *was he elected*), between that and the next."""
+        start = 1 if self.words[:1] and self.words[0] in AUXILIARIES else 0
+        return REFERRING.intersection(self.words[start : self.verb_at(start)])
 
 
 def opposite(claim: str, sentence: str) -> bool:
@@ -247,25 +270,41 @@ def answered(sentences: Sequence[str], i: int) -> str:
 
 def _denies(negated: Statement, plain: Statement) -> bool:
     """``negated`` denies a word ``plain`` states without denying it, shares another with
-    it (``SHARED_STEMS``) or names just what it names (*he was not elected*, *he was
-    elected*), and states nothing ``plain`` does not; ``plain`` denies none of what
-    ``negated`` denies (two denials of one act agree)."""
+    it (``SHARED_STEMS``) or names just what it names of a subject said alike (*he was not
+    elected*, *he was elected*; not *she was elected*), and states nothing ``plain`` does
+    not; ``plain`` denies none of what ``negated`` denies (two denials of one act agree)."""
+    shares = len(negated.content) >= SHARED_STEMS
     return (
         bool(negated.denied & (plain.content - plain.denied))
         and negated.denied.isdisjoint(plain.denied)
         and negated.content <= plain.content
-        and (len(negated.content) >= SHARED_STEMS or negated.content == plain.content)
+        and (shares or negated.content == plain.content)
+        and _one_subject(negated, plain, strict=not shares)
     )
 
 
 def _against(one: Statement, other: Statement) -> bool:
     """``one`` and ``other`` hold the two poles of a pair of ``ANTONYMS``, in one tense, and
-    state the same besides."""
-    return one.tense == other.tense and any(
-        (pair, 1 - side) in other.poles
-        and one.content - _pair_stems(pair) == other.content - _pair_stems(pair)
-        for pair, side in one.poles
-    )
+    state the same besides, of a subject said alike (when nothing besides is stated, in
+    the same ``REFERRING`` words: *he is present*, not *she is absent*)."""
+    if one.tense != other.tense:
+        return False
+    for pair, side in one.poles:
+        besides = one.content - _pair_stems(pair)
+        if (
+            (pair, 1 - side) in other.poles
+            and besides == other.content - _pair_stems(pair)
+            and _one_subject(one, other, strict=not besides)
+        ):
+            return True
+    return False
+
+
+def _one_subject(one: Statement, other: Statement, strict: bool) -> bool:
+    """The subjects of ``one`` and ``other`` may be one: said in the same ``REFERRING``
+    words, or (unless ``strict``, when they state nothing else to tell what they speak
+    of) one in none (*he*, *Clinton*)."""
+    return one.who == other.who or not (strict or (one.who and other.who))
 
 
 @lru_cache(maxsize=1 << 14)
@@ -283,15 +322,18 @@ def statements(text: str) -> tuple[Statement, ...]:
         (_stems(c.words[: c.verb_at()]) for c in clauses if c.verb_at() < len(c.words)),
         frozenset(),
     )
+    said = next((c.who() for c in clauses if c.verb_at() < len(c.words)), frozenset())
     found: list[Statement] = []
     for clause in clauses:
-        words = clause.words
+        words, who = clause.words, clause.who()
         content = _stems(tuple(w for i, w in enumerate(words) if _stated(words, i)))
         if found and words[:1] and words[0] in NEGATIONS:
             content |= found[-1].content
+            who = who or found[-1].who
         elif not _stems(words[: clause.verb_at()]):
             content |= subject
-        found.append(Statement(content, _denied(words), _poles(words), _tense(words)))
+            who = who or said
+        found.append(Statement(content, _denied(words), _poles(words), _tense(words), who))
     return (*found, *replied)
 
 
@@ -299,7 +341,8 @@ def _replies(text: str) -> tuple[str, tuple[Statement, ...]]:
     """``text`` without its yes-or-no questions (opening on an auxiliary: not a title that
     ends on a question mark), which state nothing, but those answered by a bare *yes*,
     kept as stated; and for each answered by a bare *no* a statement denying all it asks.
-    A question that is itself denied, hedged or conditional is no plain one to answer."""
+    A question that is itself denied, hedged or conditional, or asks what may or can be
+    (``MAY_BE``), is no plain one to answer."""
     kept: list[str] = []
     denied: list[Statement] = []
     at = 0
@@ -310,13 +353,13 @@ def _replies(text: str) -> tuple[str, tuple[Statement, ...]]:
         kept.append(text[at : question.start()])
         reply = _REPLY.match(text, question.end())
         at = reply.end() if reply else question.end()
-        if reply is None or not _plain(words):
+        if reply is None or not _plain(words) or words[0] in MAY_BE:
             continue
         if reply[1].lower() == "yes":
             kept.append(question[0])
         else:
             asked = _stems(tuple(w for i, w in enumerate(words) if _stated(words, i)))
-            denied.append(Statement(asked, asked))
+            denied.append(Statement(asked, asked, who=_Clause(words).who()))
     kept.append(text[at:])
     return ";".join(kept), tuple(denied)
 
