@@ -203,6 +203,7 @@ def test_serve_refuses_to_start_off_loopback_without_a_key_naming_the_option() -
     # the option typed, and the variable that may hold the keys instead
     assert "error: --api-key (or CITESIFT_SERVE_API_KEY) must be at least one key" in result.stderr
     assert "api_keys" not in result.stderr and "not loopback" in result.stderr
+    assert "not ()" not in result.stderr
     limited = CliRunner().invoke(app, ["serve", "--rate-limit", "0", "--contact", CONTACT])
     assert limited.exit_code == 64 and "error: --rate-limit must be" in limited.stderr
 
@@ -212,7 +213,9 @@ def test_serve_reads_its_keys_from_the_environment() -> None:
     result = CliRunner().invoke(app, args, env={"CITESIFT_SERVE_API_KEY": "k-one é"})
     assert result.exit_code == 64  # the second key read, and refused before listening
     assert "error: --api-key (or CITESIFT_SERVE_API_KEY) must be printable" in result.stderr
-    assert "('k-one', 'é')" in result.stderr
+    # the bad key named by its place, no key shown, the good one least of all
+    assert "key 2 of 2 has a non-ASCII character" in result.stderr
+    assert "k-one" not in result.stderr and "é" not in result.stderr
 
 
 def test_serve_refuses_to_start_without_a_contact() -> None:
@@ -221,10 +224,22 @@ def test_serve_refuses_to_start_without_a_contact() -> None:
     assert "contact" in result.stderr
 
 
-@pytest.mark.parametrize("key", ["", "has space", "tab\there", "é"])
-def test_an_unusable_key_is_refused(key: str) -> None:
-    with pytest.raises(InvalidArgument, match="api_keys"):
-        ServeConfig(api_keys=(key,))
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("", "is empty"),
+        ("has space", "has a space or a control character"),
+        ("tab\there", "has a space or a control character"),
+        ("é", "has a non-ASCII character"),
+        ("k" * 513, "is longer than 512 characters"),
+    ],
+    ids=["empty", "space", "tab", "non-ascii", "long"],
+)
+def test_an_unusable_key_is_refused_by_its_place_never_shown(key: str, problem: str) -> None:
+    with pytest.raises(InvalidArgument, match="api_keys") as refused:
+        ServeConfig(api_keys=("good-key", key))
+    assert str(refused.value).endswith(f"key 2 of 2 {problem}")
+    assert "good-key" not in str(refused.value) and (not key or key not in str(refused.value))
 
 
 @pytest.mark.parametrize("in_flight", [1, 2])

@@ -68,7 +68,13 @@ class WorkerLost(CitesiftError):
 
 def invalid(name: str, value: object, expected: str) -> InvalidArgument:
     """``InvalidArgument`` for argument ``name``: what it got and what it takes."""
-    error = InvalidArgument(f"{name} must be {expected}, not {shown(value)}")
+    return unshown(name, f"{expected}, not {shown(value)}")
+
+
+def unshown(name: str, expected: str) -> InvalidArgument:
+    """``InvalidArgument`` for argument ``name`` saying what it takes, not what it got: a
+    secret (a key) is never shown, and ``expected`` says what is wrong in other words."""
+    error = InvalidArgument(f"{name} must be {expected}")
     error.argument = name
     return error
 

@@ -7,7 +7,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from citesift.errors import invalid
+from citesift.errors import invalid, unshown
 from citesift.jobs import MAX_RUNNING
 from citesift.net.address import DEFAULT_PORTS, origin_of
 from citesift.numbers import number_in
@@ -28,6 +28,8 @@ DEFAULT_JOBS = MAX_RUNNING
 """Crawls, batch scrapes and research runs run at once; starting more is answered 429."""
 SLOT_WAIT = 30.0
 """Seconds a request waits for a slot before it is answered 503 with Retry-After."""
+MAX_KEY_CHARS = 512
+"""The longest bearer key taken."""
 LOOPBACK_NAMES = ("localhost",)
 ORIGIN = re.compile(r"https?://[^\s/?#@]+", re.IGNORECASE)
 
@@ -61,14 +63,20 @@ class ServeConfig:
         number_in("max_jobs", self.max_jobs, 1, 1000, whole=True)
         number_in("body_seconds", self.body_seconds, 0.01, 3600)
         keys = (self.api_keys,) if isinstance(self.api_keys, str) else self.api_keys
-        if not all(_usable_key(key) for key in keys):
-            raise invalid("api_keys", self.api_keys, "printable ASCII keys without spaces")
+        if not isinstance(keys, tuple | list):
+            raise unshown("api_keys", "a list of keys")
+        for at, key in enumerate(keys, 1):
+            problem = _key_problem(key)
+            if problem:
+                raise unshown(
+                    "api_keys",
+                    f"printable ASCII keys without spaces: key {at} of {len(keys)} {problem}",
+                )
         object.__setattr__(self, "api_keys", tuple(keys))
         object.__setattr__(self, "wiki_origins", _origins(self.wiki_origins))
         if not keys and not is_loopback(self.host):
-            raise invalid(
+            raise unshown(
                 "api_keys",
-                (),
                 f"at least one key when listening on {self.host!r}, which is not loopback",
             )
 
@@ -131,12 +139,16 @@ def origin_text(value: object) -> str:
     return f"{scheme}://{shown}" + ("" if port == DEFAULT_PORTS[scheme] else f":{port}")
 
 
-def _usable_key(key: object) -> bool:
-    return (
-        isinstance(key, str)
-        and bool(key)
-        and len(key) <= 512
-        and key.isascii()
-        and key.isprintable()
-        and " " not in key
-    )
+def _key_problem(key: object) -> str:
+    """What makes ``key`` no usable bearer key, in words that do not show it ("" if none)."""
+    if not isinstance(key, str):
+        return "is not text"
+    if not key:
+        return "is empty"
+    if len(key) > MAX_KEY_CHARS:
+        return f"is longer than {MAX_KEY_CHARS} characters"
+    if not key.isascii():
+        return "has a non-ASCII character"
+    if not key.isprintable() or " " in key:
+        return "has a space or a control character"
+    return ""
