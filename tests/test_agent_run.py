@@ -6,24 +6,29 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from citesift.agent.evidence import MEANING_READ, PASSAGES_PER_READ, EvidenceLog
 from citesift.agent.research import aresearch, research
-from citesift.agent.run import TIME_RESERVE, Answer
+from citesift.agent.run import TIME_RESERVE, Answer, run_research
+from citesift.agent.tools import Tools, WebPages
 from citesift.agent.trace import trace
 from citesift.errors import InvalidArgument
+from citesift.index import Embedder
+from citesift.index.embedders import EmbeddingError
 from citesift.model import Block, SourceDocument
 from citesift.store import SQLiteStore
 from citesift.store.runs import RunStore
 from local_site import page, serve_bytes, serve_page, urlset
 from openai_server import Reply, ScriptedServer, chat_reply, serve_openai
-from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher, serve
+from servers import TEST_IDENTITY, MisbehavingServer, loopback_fetcher, loopback_policy, serve
 
 CHAT = "/v1/chat/completions"
 MUSEUM = (
@@ -667,6 +672,97 @@ def test_only_a_pages_first_passages_are_ranked_by_meaning(at: int, found: bool)
     assert [e.kind for e in shown] == ["closest"] * PASSAGES_PER_READ
     assert ("42 metres" in shown[0].text) is found
     log.close()
+
+
+SPIRE = "How high is the spire?"
+"""A task none of whose words the tower's page (``serve_tower``) holds."""
+
+
+def serve_tower(server: MisbehavingServer) -> str:
+    """A page of twelve passages none of which holds a word of ``SPIRE``; its URL."""
+    paragraphs = "".join(f"<p>Stone course {n} was laid by hand in the year {1880 + n}, and "
+                         "the masons carved each block of it with care before it was lifted "
+                         "into its place on the wall.</p>" for n in range(24))  # fmt: skip
+    serve_page(server, "/tower", f"<html><head><title>Town Tower</title></head><body><main>"
+               f"<h1>Town Tower</h1>{paragraphs}</main></body></html>".encode())  # fmt: skip
+    return server.url("/tower")
+
+
+async def extractive_run(url: str, embedder: Embedder) -> Answer:
+    """``run_research`` of ``SPIRE`` without a model, over ``url`` alone, ranking by meaning
+    with ``embedder``."""
+    fetcher = loopback_fetcher()
+    pages = WebPages(loopback_policy(), fetcher, render="never")
+    try:
+        return await run_research(SPIRE, Tools(pages, given={url}), urls=[url], embedder=embedder)
+    finally:
+        await fetcher.aclose()
+
+
+class Unloadable:
+    """An embedder that cannot embed, as a model missing, broken or unreachable."""
+
+    name, dim = "unloadable", 2
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ImportError("No module named 'onnxruntime'"),
+        OSError("the model file cannot be read"),
+        EmbeddingError("the embeddings endpoint answered 503"),
+    ],
+    ids=["package", "file", "endpoint"],
+)
+def test_a_page_no_model_can_rank_by_meaning_is_shown_by_its_first_passages(
+    server: MisbehavingServer, error: Exception
+) -> None:
+    answer = asyncio.run(extractive_run(serve_tower(server), Unloadable(error)))
+    assert [e.kind for e in answer.evidence] == ["closest"] * PASSAGES_PER_READ
+    assert "Stone course 0 " in answer.evidence[0].text
+    assert answer.message == "no passage of the pages read holds a word of the task"
+
+
+class Slow:
+    """An embedder taking its time, as the bundled model on busy cores; ``done`` once it
+    has embedded."""
+
+    name, dim = "slow", 2
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.done = False
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.started.set()
+        time.sleep(1.0)
+        self.done = True
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+def test_a_run_cancelled_mid_read_ends_after_the_read_it_left_in_its_thread(
+    server: MisbehavingServer,
+) -> None:
+    """The read goes on in its thread after a cancel: the run closes its passages' index
+    only once the read is done with it."""
+    slow = Slow()
+
+    async def cancelled_while_ranking() -> None:
+        run = asyncio.create_task(extractive_run(serve_tower(server), slow))
+        while not slow.started.is_set():
+            await asyncio.sleep(0.02)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        assert slow.done
+
+    asyncio.run(cancelled_while_ranking())
 
 
 def test_a_run_with_nothing_to_read_is_refused_up_front() -> None:

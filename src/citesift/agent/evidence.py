@@ -3,10 +3,12 @@ in the order they were found, and chosen from the pages read by the retrieval la
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from citesift.errors import ClientError, ModelError
 from citesift.index import Embedder, bm25_score, create_rag
 from citesift.index.documents import as_ingest_doc
 from citesift.index.embedders import shared_embedder
@@ -24,7 +26,12 @@ PASSAGES_PER_READ = 4
 """How many passages one page read adds to the evidence."""
 CLOSEST = "closest"
 """The kind of a page's passages closest to the query by meaning, shown when none of them
-holds a word of the query (a page may say what was asked in words of its own)."""
+holds a word of the query (a page may say what was asked in words of its own); its first,
+when no model can rank them."""
+UNRANKED = (ImportError, OSError, ModelError, ClientError)
+"""What an embedder that cannot rank a page raises: its package or model file missing or
+broken (``ModelError``), its endpoint failing (``ClientError``, ``EmbeddingError`` among
+them)."""
 MEANING_READ = 32
 """A page's first passages (about 19 KB) ranked by meaning when none holds a word of the
 query: embedding them took 2.5 to 3.5 s on two busy CPU cores, and more would hold up the
@@ -82,11 +89,13 @@ class EvidenceLog:
     """Every piece of evidence of a run, in order, and the retrieval index over the pages
     read (BM25 over passages, in memory: a run's pages are few). ``embedder`` ranks the
     passages of a page none of which holds a word of the query by meaning (the bundled
-    MiniLM when None, loaded at the first such page)."""
+    MiniLM when None, loaded at the first such page). A read may run in a thread of its
+    own: ``close`` waits for it."""
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
         self.items: list[Evidence] = []
+        self._reading = threading.Lock()
         self._store = SQLiteStore(":memory:")
         self._rag = create_rag(store=self._store, retrieval="bm25", chunk_size=PASSAGE_CHARS)
         self._chunks = ChunkTable(self._store)
@@ -108,7 +117,14 @@ class EvidenceLog:
     ) -> list[Evidence]:
         """Index ``documents`` and keep, for each, the ``per_page`` passages that best answer
         ``query``; of a page none of whose passages holds a word of the query, the
-        ``per_page`` closest to it by meaning (``closest``), of kind ``CLOSEST``."""
+        ``per_page`` closest to it by meaning, of kind ``CLOSEST``."""
+        with self._reading:
+            return self._read(documents, query, per_page)
+
+    def _read(
+        self, documents: Sequence[SourceDocument], query: str, per_page: int
+    ) -> list[Evidence]:
+        """``read``, under the lock ``close`` waits on."""
         self._rag.ingest(documents)
         found: list[Evidence] = []
         for document in documents:
@@ -143,12 +159,16 @@ class EvidenceLog:
 
     def closest(self, document_id: str, query: str, count: int) -> list[Match]:
         """The ``count`` passages of a document closest to ``query`` by meaning, the closest
-        first, among its first ``MEANING_READ``."""
+        first, among its first ``MEANING_READ``; its first ``count`` when the embedder cannot
+        rank them (``UNRANKED``): a read does not fail for want of a model."""
         chunks = self._chunks.first(document_id, MEANING_READ)
         if len(chunks) <= count:
             return chunks
-        embedder = self.embedder or shared_embedder()
-        vectors = normalise_rows(embedder.embed([query, *(c.content for c in chunks)]))
+        try:
+            embedder = self.embedder or shared_embedder()
+            vectors = normalise_rows(embedder.embed([query, *(c.content for c in chunks)]))
+        except UNRANKED:
+            return chunks[:count]
         return [chunks[i] for i in top_k_indices(vectors[1:] @ vectors[0], count)]
 
     def extract(self, document: SourceDocument, intent: str) -> Evidence | None:
@@ -178,8 +198,10 @@ class EvidenceLog:
         )
 
     def close(self) -> None:
-        """Let the index go (the evidence itself stays)."""
-        self._store.close()
+        """Let the index go (the evidence itself stays), once a read running in another
+        thread is done with it: a run cancelled mid-read leaves its thread running."""
+        with self._reading:
+            self._store.close()
 
     def by_id(self) -> dict[str, Evidence]:
         """The evidence by its id."""

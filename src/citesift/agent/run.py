@@ -33,6 +33,7 @@ from citesift.agent.tools import Page, Tools, written_in
 from citesift.agent.unread import Unread, UnreadLog, nothing_read
 from citesift.clients import ChatClient, ClientError
 from citesift.errors import invalid, written_number
+from citesift.index import Embedder
 from citesift.model import Place, SourceDocument
 from citesift.store.runs import RunStore
 
@@ -140,6 +141,7 @@ class _Run:
         progress: Progress | None,
         tokens: TokenCounter,
         has_urls: bool,
+        embedder: Embedder | None = None,
     ) -> None:
         self.task, self.schema, self.tools, self.tokens = task, schema, tools, tokens
         self.validator = schema_validator(schema)
@@ -151,7 +153,7 @@ class _Run:
         self.runs = runs
         self.run_id = runs.start(task) if runs is not None else None
         self.say = progress or (lambda _: None)
-        self.state = _State()
+        self.state = _State(EvidenceLog(embedder))
         self.stop_kind = "budget.exhausted"
         """Why tools were closed, once they are: a budget, or reads that brought nothing."""
 
@@ -371,9 +373,10 @@ class _Run:
         self, documents: Sequence[SourceDocument], query: str, lines: list[str]
     ) -> list[Evidence]:
         """The evidence ``documents`` give for ``query`` (``EvidenceLog.read``, off the loop:
-        ranking a page by meaning takes a second or two), a line added to ``lines`` for each
-        page shown by its passages closest in meaning, none holding the query's words, so
-        the model knows they were not found by its words."""
+        ranking a page by meaning takes a second or two; a run cancelled meanwhile leaves the
+        read to finish in its thread, and closes the log after it), a line added to
+        ``lines`` for each page shown by its passages closest in meaning, none holding the
+        query's words, so the model knows they were not found by its words."""
         found = await asyncio.to_thread(self.state.evidence.read, documents, query)
         for url in dict.fromkeys(e.url for e in found if e.kind == CLOSEST):
             lines.append(
@@ -527,6 +530,7 @@ async def run_research(
     progress: Progress | None = None,
     tokens: TokenCounter = BYTE_ESTIMATE,
     on_cancel: OnCancel | None = None,
+    embedder: Embedder | None = None,
 ) -> Answer:
     """Research ``task`` with ``tools``: with a ``chat`` model, the planner loop; without
     one, extractive research. ``urls`` are read first as candidates (a caller confines the
@@ -534,14 +538,16 @@ async def run_research(
     when given; prompts are measured by ``tokens`` (the model's tokenizer, else the byte
     estimate). A run cancelled ends in ``runs`` with its partial answer (no data, the
     evidence read so far, ``stop_reason`` ``cancelled``), which ``on_cancel`` hears too;
-    the cancellation then goes on."""
+    the cancellation then goes on, once a page being read in a thread is done. ``embedder``
+    ranks by meaning the passages of a page none of which holds a word of the query (the
+    bundled MiniLM when None; the page's first when it cannot)."""
     if not isinstance(task, str) or not task.strip() or len(task) > MAX_TASK_CHARS:
         raise invalid("task", task, f"text of 1 to {written_number(MAX_TASK_CHARS)} characters")
     if isinstance(urls, str):
         raise invalid("urls", urls, "a list of URLs")
     # a URL the user wrote in the task is a page to start from, as one given is
     starts = bool(urls) or bool(written_in(task))
-    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, starts)
+    run = _Run(task.strip(), schema, tools, budget, runs, progress, tokens, starts, embedder)
     for url in urls:
         run.state.candidates.setdefault(url, Candidate(url, "given by the caller"))
     try:
@@ -553,7 +559,8 @@ async def run_research(
                 on_cancel(partial)
         raise
     finally:
-        run.state.evidence.close()
+        # in a thread: it waits for a read a cancel left running, and the loop goes on
+        await asyncio.to_thread(run.state.evidence.close)
 
 
 def _read_event(found: Sequence[Evidence]) -> list[dict[str, Any]]:
