@@ -117,3 +117,65 @@ def test_a_workbook_indexed_with_bare_cells_is_read_again_once(tmp_path: Path) -
     assert again.document.revision == file_revision(path, path.read_bytes())
     assert again.document.revision == before[file_uri(path)] + ":headers"
     assert load_file(path, known={file_uri(path): again.document.revision}).unchanged
+
+
+def book(rows: list[list[object]], bold_first: bool = False) -> bytes:
+    """A workbook of one sheet, "Trails", holding ``rows`` (the first in bold when asked)."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Trails"
+    for row in rows:
+        sheet.append(row)
+    if bold_first:
+        for cell in sheet[1]:
+            cell.font = openpyxl.styles.Font(bold=True)
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+PEOPLE = [["Alice", "alice@x.org"], ["Bob", "bob@x.org"], ["Carol", "carol@x.org"]]
+
+
+def test_a_sheet_of_text_alike_in_every_row_names_no_column() -> None:
+    """Names and addresses with no header row: the first row is data like the rest, as
+    ``csv.Sniffer.has_header`` would tell (no column holds a number below it, and the
+    first row is styled as the rows below)."""
+    assert texts_at(book(PEOPLE), 2) == ["Bob", "bob@x.org"]
+    assert texts_at(book(PEOPLE), 3) == ["Carol", "carol@x.org"]
+
+
+def test_a_header_row_over_text_is_told_by_its_style() -> None:
+    named = book([["Name", "Email"], *PEOPLE], bold_first=True)
+    assert texts_at(named, 3) == ["Name: Bob", "Email: bob@x.org"]
+    assert texts_at(book([["Name", "Email"], *PEOPLE]), 3) == ["Bob", "bob@x.org"]
+
+
+def test_a_number_in_any_row_held_back_tells_a_header_row() -> None:
+    rows: list[list[object]] = [["Name", "Age"], ["Alice", "unknown"], ["Bob", 41]]
+    assert texts_at(book(rows), 2) == ["Name: Alice", "Age: unknown"]
+    assert texts_at(book(rows), 3) == ["Name: Bob", "Age: 41"]
+
+
+def test_a_header_row_repeated_below_is_not_written_under_itself() -> None:
+    document = extract_document(book([HEADER, ["Trail 0", 12, 400, "no"], HEADER]))
+    assert [b.text for b in document.blocks if b.place and b.place.row == 3] == HEADER
+    markdown = blocks_to_markdown(document.blocks)
+    assert markdown.splitlines()[-1] == "| Trail | Length km | Climb m | Dogs allowed |"
+
+
+def test_markdown_draws_bare_only_what_the_sheet_wrote_under_a_header() -> None:
+    """A first row of data names nothing, so a value below that happens to begin with its
+    text and a colon is drawn whole."""
+    document = extract_document(book([["Key", 2024], ["Key: x", 5]]))
+    assert [b.text for b in document.blocks] == ["Key", "2024", "Key: x", "5"]
+    assert blocks_to_markdown(document.blocks).splitlines()[-1] == "| Key: x | 5 |"
+
+
+def test_a_budget_cut_keeps_no_header_without_its_value() -> None:
+    body = trails(rows=3)
+    whole = extract_document(body).blocks
+    for budget in range(sum(len(b.text) for b in whole)):
+        for block in extract_document(body, budget=budget).blocks:
+            assert block.value_start < len(block.text), (budget, block.text)
+            assert not block.text.endswith(":"), (budget, block.text)

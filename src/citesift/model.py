@@ -137,6 +137,9 @@ class Block:
     """Where the block ends in the decoded source (characters, exclusive)."""
     offsets: tuple[tuple[int, int], ...] = field(default=(), repr=False)
     place: Place | None = None
+    value_start: int = 0
+    """Where the value begins in ``text``: after the ``Header: `` a sheet's cell is written
+    under (its column's name, which Markdown draws once, above), else 0."""
 
     def to_source(self, pos: int) -> int:
         """The source position of text position ``pos`` (``len(text)`` maps to the end)."""

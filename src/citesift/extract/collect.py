@@ -38,20 +38,30 @@ class Collector:
     full: bool = False
     cut: bool = False
 
-    def add(self, text: str, kind: BlockKind, place: Place, section: tuple[str, ...] = ()) -> None:
-        """Keep ``text`` (white space collapsed, control characters dropped) as a block,
-        unless it is empty or the budget is spent."""
-        text = " ".join(_UNSAFE.sub("", text).split())
+    def add(
+        self,
+        text: str,
+        kind: BlockKind,
+        place: Place,
+        section: tuple[str, ...] = (),
+        label: str = "",
+    ) -> None:
+        """Keep ``text`` (``clean``) as a block, unless it is empty or the budget is spent;
+        under ``label`` (a sheet cell's column name, clean) it is written ``label: text``,
+        and a cut that leaves none of ``text`` after the label keeps nothing."""
+        text = clean(text)
         if not text or self.full:
             return
+        prefix = f"{label}: " if label else ""
+        text = prefix + text
         room = self.budget - self.used
         if len(text) > room:
             self.full = True
             text = words_within(text, room)
-            if not text:
+            if len(text) <= len(prefix):
                 return
         self.used += len(text)
-        self.blocks.append(Block(text, kind, section, 0, 0, place=place))
+        self.blocks.append(Block(text, kind, section, 0, 0, place=place, value_start=len(prefix)))
 
     def result(
         self,
@@ -70,6 +80,11 @@ class Collector:
             _clean(language),
             self.full,
         )
+
+
+def clean(text: str) -> str:
+    """``text`` as a block keeps it: control characters dropped, white space collapsed."""
+    return " ".join(_UNSAFE.sub("", text).split())
 
 
 def words_within(text: str, room: int) -> str:

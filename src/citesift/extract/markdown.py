@@ -149,19 +149,11 @@ def table_rows(cells: list[Block], source: str | None) -> Iterator[list[list[str
 
 
 def _texts(rows: list[list[Block]]) -> list[list[str]]:
-    """A table's rows as texts, each cell of a sheet below the first row without the
-    ``Header: `` its column's first cell gave it."""
-    headers = {c.place.column: c.text + ": " for c in rows[0] if c.place and c.place.sheet}
+    """A table's rows as texts, each cell below the first row drawn as its value (a sheet's
+    cell without the ``Header: `` its reader wrote it under)."""
     return [[cell.text for cell in rows[0]]] + [
-        [_value(c, headers) for c in row] for row in rows[1:]
+        [cell.text[cell.value_start :] for cell in row] for row in rows[1:]
     ]
-
-
-def _value(cell: Block, headers: dict[int | None, str]) -> str:
-    """The cell's text without its column's header leading it (a cell of a sheet)."""
-    if cell.place is None or not cell.place.sheet or cell.place.column not in headers:
-        return cell.text
-    return cell.text.removeprefix(headers[cell.place.column])
 
 
 def _between(previous: Block, cell: Block, source: str | None) -> str:

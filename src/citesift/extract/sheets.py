@@ -8,19 +8,21 @@ what is read: the text budget, a cell's text (``MAX_CELL_CHARS``), a row's cells
 document is truncated). Only the values cells last held are read, never a formula; a DTD
 is refused (no entity is expanded).
 
-A sheet whose first row holding values reads as headers (``header_row``) has every cell
-below it written ``Header: value``, as LangChain's and LlamaIndex's CSV loaders write a
-row: a passage cut from row 40 then says what its numbers are, to a reader and to a search,
-and each cell keeps its own block, place and offsets.
+A sheet whose first row holding values reads as headers (``header_row``), and whose rows
+below look unlike it (``names_columns``), has every cell below it written ``Header:
+value``, as LangChain's and LlamaIndex's CSV loaders write a row: a passage cut from row 40
+then says what its numbers are, to a reader and to a search, and each cell keeps its own
+block, place and offsets.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from datetime import time as clock
@@ -28,7 +30,7 @@ from typing import Any
 from xml.parsers import expat
 
 from citesift.errors import DocumentError
-from citesift.extract.collect import Collector
+from citesift.extract.collect import Collector, clean
 from citesift.model import Place
 from citesift.numbers import written_whole
 
@@ -48,8 +50,13 @@ MAX_SECONDS = 30.0
 """How long a workbook's sheets are read before what was kept is returned, cut short."""
 MAX_HEADER_CHARS = 100
 """The longest cell a header row holds: a longer one is prose, not a column's name."""
+SNIFF_ROWS = 20
+"""The most rows below a would-be header row held back while it is told whether it names
+the columns (as ``csv.Sniffer.has_header`` reads 20 rows)."""
 TEXT_KINDS = frozenset(("s", "inlineStr", "str"))
 """The cell types that hold text (a shared or inline string, a formula's text)."""
+DATA_KINDS = frozenset(("n", "b", "d"))
+"""The cell types that hold data no column name is: a number (or a date), a boolean, a date."""
 PIECE = 64 * 1024
 """Bytes of a zip member inflated and parsed at a time."""
 _REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})$")
@@ -64,6 +71,17 @@ class Numbers:
     durations: frozenset[int] = frozenset()
     epoch: datetime = datetime(1899, 12, 30)
     """The day serial number 0 stands for (openpyxl's epoch of the workbook)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """A cell read and not kept yet: its row, column, type and style, and its text."""
+
+    row: int
+    column: int
+    kind: str
+    style: int
+    text: str
 
 
 @dataclass
@@ -136,6 +154,7 @@ def read_sheet(archive: zipfile.ZipFile, path: str, sheet: str, reading: Reading
     with its sheet, row and column, until the budget is spent or a bound is reached."""
     cells = _Cells(sheet, reading)
     _parse(archive, path, reading, _Text(cells.start, cells.end, cells.chars, cells.wanted))
+    cells.finish()
 
 
 @dataclass
@@ -202,12 +221,18 @@ class _Cells:
         self.sheet, self.reading = sheet, reading
         self.rows, self.row, self.column, self.in_row = 0, 0, 0, 0
         self.kind, self.style = "n", 0
-        self.first_row: list[tuple[int, str, str]] | None = []
-        """The first row holding values as ``(column, type, text)``, until it ends."""
+        self.first_row: list[Cell] | None = []
+        """The first row holding values, until it ends."""
+        self.named: dict[int, Cell] = {}
+        """The first row's cells by column, when it reads as headers (``header_row``)."""
+        self.held: list[Cell] | None = None
+        """The cells below ``named`` held back until it is told whether it names the
+        columns (``names_columns``); None once it is told."""
+        self.held_chars = self.held_rows = 0
         self.headers: dict[int, str] = {}
-        """Each column's header, when the first row holding values reads as headers."""
+        """Each column's header, once the first row is told to name the columns."""
         self.value: list[str] = []
-        self.held = 0
+        self.value_chars = 0
         self.reading_value = False
 
     def start(self, name: str, attrs: dict[str, str]) -> None:
@@ -228,7 +253,7 @@ class _Cells:
             self.kind = attrs.get("t", "n")
             self.style = written_whole(attrs.get("s", "0"), 0)
             self.value.clear()
-            self.held = 0
+            self.value_chars = 0
         elif name in ("v", "t"):
             self.reading_value = (name == "v") != (self.kind == "inlineStr")
 
@@ -236,36 +261,80 @@ class _Cells:
         return self.reading_value
 
     def chars(self, data: str) -> None:
-        room = MAX_CELL_CHARS - self.held
+        room = MAX_CELL_CHARS - self.value_chars
         if len(data) > room:
             self.reading.cut = True
             data = data[:room]
         self.value.append(data)
-        self.held += len(data)
+        self.value_chars += len(data)
 
     def end(self, name: str) -> None:
         if name in ("v", "t"):
             self.reading_value = False
         elif name == "c":
             text = self._text("".join(self.value))
-            if text:
-                self._keep(text)
+            if text and not text.isspace():
+                self._met(text)
         elif name == "row":
-            if self.first_row:
-                self.headers = header_row(self.first_row)
-                self.first_row = None
+            self._row_ended()
             if time.monotonic() > self.reading.deadline:
                 self.reading.cut = True
                 raise _Stop
 
-    def _keep(self, text: str) -> None:
-        """Keep a cell's text as a block, under its column's header when it has one."""
+    def finish(self) -> None:
+        """Keep the cells still held back, bare: their rows never told the first row to
+        name the columns."""
+        if self.held is not None:
+            with contextlib.suppress(_Stop):
+                self._tell(False)
+
+    def _met(self, text: str) -> None:
+        """Keep a cell read, or hold it back while the first row is told."""
+        if self.first_row is None and self.held is None:
+            self._keep(self.row, self.column, text)
+            return
+        cell = Cell(self.row, self.column, self.kind, self.style, text)
         if self.first_row is not None:
-            self.first_row.append((self.column, self.kind, text))
-        elif self.column in self.headers:
-            text = f"{self.headers[self.column]}: {text}"
-        place = Place(sheet=self.sheet, row=self.row, column=self.column)
-        self.reading.kept.add(text, "table_cell", place, (self.sheet,))
+            self.first_row.append(cell)
+            self._keep(cell.row, cell.column, text)
+        elif self.held is not None:
+            self.held.append(cell)
+            self.held_chars += len(text)
+            if names_columns(self.named, [cell]):
+                self._tell(True)
+            elif self.held_chars > self.reading.kept.budget - self.reading.kept.used:
+                self._tell(False)
+
+    def _row_ended(self) -> None:
+        """Read the first row as headers or not, or count a row held back below it (the
+        first says whether the header is styled apart; after ``SNIFF_ROWS`` it is not one)."""
+        if self.first_row:
+            if header_row(self.first_row):
+                self.named, self.held = {cell.column: cell for cell in self.first_row}, []
+            self.first_row = None
+        elif self.held and self.held[-1].row == self.row:
+            self.held_rows += 1
+            if self.held_rows == 1 and names_columns(self.named, self.held, styles=True):
+                self._tell(True)
+            elif self.held_rows >= SNIFF_ROWS:
+                self._tell(False)
+
+    def _tell(self, named: bool) -> None:
+        """Keep the cells held back, under their columns' headers when the first row
+        ``named`` the columns, as every cell after them."""
+        self.headers = header_row(list(self.named.values())) if named else {}
+        held, self.held = self.held or [], None
+        for cell in held:
+            self._keep(cell.row, cell.column, cell.text)
+
+    def _keep(self, row: int, column: int, text: str) -> None:
+        """Keep a cell's text as a block, under its column's header when it has one (but
+        for the header's own text, as a header row repeated in an export holds)."""
+        header = self.headers.get(column, "")
+        if header and clean(text) == header:
+            header = ""
+        place = Place(sheet=self.sheet, row=row, column=column)
+        self.reading.kept.add(text, "table_cell", place, (self.sheet,), header)
         if self.reading.kept.full:
             raise _Stop
 
@@ -286,19 +355,32 @@ class _Cells:
         return raw
 
 
-def header_row(cells: list[tuple[int, str, str]]) -> dict[int, str]:
-    """Each column's header when a row's ``(column, type, text)`` cells read as headers: at
-    least two, all text, each its own and none longer than ``MAX_HEADER_CHARS``; else none
-    (a lone cell is a title, and a row holding a number or a date is data, as an export's
-    first row so often is)."""
-    names = {column: " ".join(text.split()) for column, _, text in cells}
-    if len(names) < 2 or any(kind not in TEXT_KINDS for _, kind, _ in cells):
+def header_row(cells: list[Cell]) -> dict[int, str]:
+    """Each column's header when a row's cells can name columns: at least two, all text,
+    each its own and none longer than ``MAX_HEADER_CHARS``; else none (a lone cell is a
+    title, and a row holding a number or a date is data, as an export's first row so often
+    is)."""
+    names = {cell.column: clean(cell.text) for cell in cells}
+    if len(names) < 2 or any(cell.kind not in TEXT_KINDS for cell in cells):
         return {}
     if len(set(names.values())) < len(names) or not all(
         0 < len(name) <= MAX_HEADER_CHARS for name in names.values()
     ):
         return {}
     return names
+
+
+def names_columns(header: Mapping[int, Cell], below: list[Cell], styles: bool = False) -> bool:
+    """Whether ``header`` (a row ``header_row`` reads as headers, its cells by column)
+    names the columns of the cells ``below`` it, as ``csv.Sniffer.has_header`` reasons:
+    one of its columns holds a number, a date or a boolean below its text; or, with
+    ``styles`` (``below`` the row under it), each cell of that row is styled otherwise than
+    its header (a bold header row). Text alike above and below (names and addresses) names
+    nothing."""
+    if any(cell.kind in DATA_KINDS and cell.column in header for cell in below):
+        return True
+    shared = [cell for cell in below if cell.column in header]
+    return styles and bool(shared) and all(c.style != header[c.column].style for c in shared)
 
 
 @functools.lru_cache(maxsize=MAX_ROW_CELLS)
