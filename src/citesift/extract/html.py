@@ -45,6 +45,7 @@ from citesift.extract.stated import stated_body_chars
 from citesift.extract.textmap import build, starts_cluster
 from citesift.extract.tokens import raw_text_end
 from citesift.model import Block
+from citesift.numbers import number_in
 
 DEFAULT_BUDGET = 300_000
 MAX_SOURCE_CHARS = 16_000_000  # of a page read; beyond, the page is taken as truncated
@@ -80,6 +81,14 @@ def sanitise(html: str) -> str:
     """``html`` with NUL and lone surrogates replaced by U+FFFD (positions unchanged)."""
     _require_text(html)
     return _UNSAFE.sub("\ufffd", html)
+
+
+def checked_budget(value: object, name: str = "budget", least: int = 0) -> int:
+    """``value``, the most characters of text kept of each document, when it is a whole
+    number from ``least`` to ``MAX_SOURCE_CHARS`` (no more of a page is read whatever the
+    budget), else an ``InvalidArgument`` naming ``name``: the one check of a text budget
+    given to a loader, ``index_add`` or a source, made before any request is sent."""
+    return int(number_in(name, value, least, MAX_SOURCE_CHARS, whole=True))
 
 
 def _check(mode: str, budget: int) -> None:

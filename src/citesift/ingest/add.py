@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from citesift.errors import invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.extract.rules import Mode
 from citesift.index.documents import IngestDoc
 from citesift.index.embedders.cache import CachedEmbedder
@@ -20,12 +20,7 @@ from citesift.ingest.workers import MAX_WORKERS, index_by_workers
 from citesift.numbers import number_in
 from citesift.sources.gather import Item, LoadOptions, SourceRefusal, is_remote, items_of, read_item
 from citesift.sources.loaders import gone
-from citesift.sources.loaders.limits import (
-    DEFAULT_MAX_FILES,
-    MAX_TIMEOUT_MS,
-    LoadLimits,
-    text_budget,
-)
+from citesift.sources.loaders.limits import DEFAULT_MAX_FILES, MAX_TIMEOUT_MS, LoadLimits
 from citesift.sources.page_access import PageAccess
 from citesift.sources.web import is_web_url
 from citesift.store import default_store_path
@@ -76,7 +71,7 @@ def index_add(
     added. A bad argument is an ``InvalidArgument``; a worker process that dies mid-way a
     ``WorkerLost``."""
     _check(sources, mode, glob, workers, pages)
-    text_budget(budget)
+    checked_budget(budget)
     limits = LoadLimits() if deadline is None else LoadLimits(_milliseconds(deadline))
     if pages is not None and deadline is not None:
         pages = replace(pages, limits=replace(pages.limits, deadline=deadline))

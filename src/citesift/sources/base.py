@@ -8,6 +8,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from citesift.errors import CitesiftError, DocumentError
+from citesift.extract.html import checked_budget
 from citesift.model import (
     MAX_BODY_BYTES,
     Document,
@@ -29,7 +30,6 @@ from citesift.store import AnyStore
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
 TEXT_BUDGET = 300_000
-MAX_TEXT_BUDGET = 10_000_000
 T = TypeVar("T")
 Signal = asyncio.Event
 """The caller's abort signal: once set, a call in flight is abandoned and raises ``Aborted``."""
@@ -121,13 +121,7 @@ def check_bounds(limits: Bounds, byte_caps: tuple[str, ...]) -> None:
     number_in("deadline", limits.deadline, 0, MAX_DEADLINE, above=True)
     for name in byte_caps:
         number_in(name, getattr(limits, name), 1, MAX_BODY_BYTES, whole=True)
-    checked_budget(limits.text_budget)
-
-
-def checked_budget(value: object) -> int:
-    """``value`` when it is a whole number of characters from 1 to ``MAX_TEXT_BUDGET``,
-    else ``InvalidArgument``."""
-    return int(number_in("text_budget", value, 1, MAX_TEXT_BUDGET, whole=True))
+    checked_budget(limits.text_budget, "text_budget", least=1)
 
 
 class Access(TypedDict, total=False):
@@ -161,7 +155,7 @@ class FetchingSource(BlockingCalls):
         self.fetcher = fetching(
             access.get("fetcher") or Fetcher(), access.get("store"), access.get("offline", False)
         )
-        self.text_budget = checked_budget(text_budget)
+        self.text_budget = checked_budget(text_budget, "text_budget", least=1)
 
     async def search(
         self,

@@ -11,11 +11,11 @@ from html import escape
 from typing import Any
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, token_from
 from citesift.sources.loaders.results import answer_json, fetched
 
 LABEL = "confluence"
@@ -35,7 +35,7 @@ async def load_confluence_page(
     characters of text."""
     if not isinstance(page_id, str) or not _ID.fullmatch(page_id):
         raise invalid("page_id", page_id, "a Confluence page id (digits)")
-    budget = text_budget(budget)
+    budget = checked_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(base_url, LABEL)
     header = authorization or os.environ.get("CONFLUENCE_AUTHORIZATION")

@@ -14,7 +14,7 @@ from citesift.extract.notes import note_document
 from citesift.extract.sniff import document_kind
 from citesift.model import SourceDocument
 from citesift.sources.files import FileRefused, file_text
-from citesift.sources.loaders.files import cut_at
+from citesift.sources.loaders.files import read_under
 
 HTML_NAMES = (".html", ".htm")
 
@@ -48,6 +48,5 @@ def loaded_document(
             )
     except (DocumentError, FileRefused) as error:
         raise LoadError(LOAD_FAILED, f"{uri}: {error}") from error
-    if document.budget_cut:
-        revision = f"{revision or ''}{cut_at(budget)}"
+    revision = read_under(revision, document, budget)
     return replace(document, revision=revision, metadata={**document.metadata, **(metadata or {})})

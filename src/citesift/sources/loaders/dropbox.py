@@ -14,11 +14,11 @@ import pathspec
 
 from citesift.clients import Endpoint
 from citesift.errors import LOAD_FAILED, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
@@ -52,7 +52,7 @@ async def load_dropbox(
     characters."""
     if not isinstance(path, str) or (path and not path.startswith("/")):
         raise invalid("path", path, "'' or a folder path starting with /")
-    count, budget = file_count(max_files), text_budget(budget)
+    count, budget = file_count(max_files), checked_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:

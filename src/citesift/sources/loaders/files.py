@@ -1,7 +1,8 @@
 """Local files and folders loaded for the index, again and again: a file whose bytes have
-not changed since it was indexed (its content hash, tagged by the reader of plain text, is
-the revision it was indexed at) is not read again, a changed one is read anew, and the
-indexed files of a folder that are gone can be listed for removal."""
+not changed since it was indexed (its content hash, tagged by the reader that reads it as
+``file_revision`` says: ``:text`` for plain text, ``:headers`` for an Excel file, is the
+revision it was indexed at) is not read again, a changed one is read anew, and the indexed
+files of a folder that are gone can be listed for removal."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.extract.rules import Mode
 from citesift.model import SourceDocument
 from citesift.sources.files import (
@@ -68,8 +69,7 @@ def load_file(
     if not document.blocks:  # a bound that left nothing is no emptiness of the file's
         why = f"no text within the bounds (budget {budget:,})" if document.truncated else None
         return LoadedFile(path, uri, document, empty=why or why_empty(body))
-    if document.budget_cut:
-        document = replace(document, revision=f"{document.revision}{cut_at(budget)}")
+    document = replace(document, revision=read_under(document.revision, document, budget))
     return LoadedFile(path, uri, document)
 
 
@@ -80,6 +80,12 @@ def cut_at(budget: int) -> str:
     """What the revision of a document cut short at ``budget`` ends with: the same bytes
     read under another budget give another document."""
     return f"{_BUDGET_TAG}{budget}"
+
+
+def read_under(revision: str | None, document: SourceDocument, budget: int) -> str | None:
+    """The revision of ``document`` read at ``revision`` under ``budget``: ending
+    ``cut_at(budget)`` when the budget cut it short."""
+    return f"{revision or ''}{cut_at(budget)}" if document.budget_cut else revision
 
 
 def cut_by_budget(revision: str | None) -> bool:
@@ -93,11 +99,14 @@ def load_folder(
     patterns: Sequence[str] = (),
     known: Mapping[str, str | None] | None = None,
     mode: Mode = "article",
+    budget: int = DEFAULT_BUDGET,
 ) -> Iterator[LoadedFile]:
     """Each file of ``folder_files(root, patterns)`` loaded by ``load_file`` (whatever its
-    name when ``patterns`` chose it)."""
-    for path in folder_files(root, patterns):
-        yield load_file(path, known, mode, any_name=bool(patterns))
+    name when ``patterns`` chose it), held to ``budget`` characters of text (checked, and
+    the folder listed, before any file is read)."""
+    checked_budget(budget)
+    files = folder_files(root, patterns)
+    return (load_file(path, known, mode, bool(patterns), budget) for path in files)
 
 
 def gone(root: Path, indexed: Sequence[str], seen: set[str]) -> list[str]:

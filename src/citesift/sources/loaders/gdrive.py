@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from citesift.errors import invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, token_from
 from citesift.sources.loaders.results import fetched
 
 LABEL = "gdrive"
@@ -31,7 +31,7 @@ async def load_google_drive_file(
     to ``budget`` characters of text."""
     if not isinstance(file_id, str) or not _ID.fullmatch(file_id):
         raise invalid("file_id", file_id, "a Google Drive file id")
-    budget = text_budget(budget)
+    budget = checked_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(api, LABEL, token_from(token, TOKEN_VARIABLE))
     answer = await fetched(endpoint, f"drive/v3/files/{file_id}/export?mimeType=text/plain")

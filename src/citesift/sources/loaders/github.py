@@ -13,11 +13,11 @@ from urllib.parse import quote
 import pathspec
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
 LABEL = "github"
@@ -72,7 +72,7 @@ async def load_github_file(
     sha when known, else the ref."""
     if not isinstance(path, str) or not path.strip("/"):
         raise invalid("path", path, "a file's path in the repository")
-    budget = text_budget(budget)
+    budget = checked_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(repo.raw, LABEL)
     segments = "/".join(quote(part, safe="") for part in path.strip("/").split("/"))
@@ -97,7 +97,7 @@ async def load_github_tree(
     wildcards; none: every file), the first ``max_files`` of them, read one at a time
     (``progress`` hears each), each held to ``budget`` characters of text; ``max_files``
     of 0 or less reads nothing and asks nothing."""
-    count, budget = file_count(max_files), text_budget(budget)
+    count, budget = file_count(max_files), checked_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:

@@ -10,15 +10,11 @@ from dataclasses import dataclass
 
 from citesift.clients import NO_RETRY, Endpoint
 from citesift.errors import invalid
-from citesift.extract.html import MAX_SOURCE_CHARS
-from citesift.numbers import number_in
 
 DEFAULT_TIMEOUT_MS = 15_000
 MAX_TIMEOUT_MS = 2**31 - 1
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_FILES = 100
-MAX_BUDGET = MAX_SOURCE_CHARS
-"""The largest text budget: no more of a document than this is read whatever the budget."""
 
 
 def _whole(value: object) -> bool:
@@ -46,13 +42,6 @@ class LoadLimits:
         failed download is reported, not tried again)."""
         timeout = self.timeout_ms / 1000
         return Endpoint(base_url, label, token, timeout, self.max_response_bytes, NO_RETRY)
-
-
-def text_budget(budget: object) -> int:
-    """``budget`` (the most characters of text kept of each document) as given, or an
-    ``InvalidArgument`` when it is not a whole number from 0 to ``MAX_BUDGET``: checked
-    before any request is sent."""
-    return int(number_in("budget", budget, 0, MAX_BUDGET, whole=True))
 
 
 def file_count(max_files: object) -> int:

@@ -10,11 +10,11 @@ from typing import Any
 from urllib.parse import quote
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import answer_json, fetched
 
@@ -40,7 +40,7 @@ async def load_notion_page(
     ``budget`` characters of text."""
     if not isinstance(page_id, str) or not _ID.fullmatch(page_id):
         raise invalid("page_id", page_id, "a Notion page id")
-    budget = text_budget(budget)
+    budget = checked_budget(budget)
     limits = limits or LoadLimits()
     endpoint = limits.endpoint(api, LABEL, token_from(token, TOKEN_VARIABLE))
     headers = {"Notion-Version": version}

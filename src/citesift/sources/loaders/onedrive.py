@@ -14,11 +14,11 @@ from urllib.parse import quote, urlsplit
 import pathspec
 
 from citesift.errors import LOAD_FAILED, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget, token_from
+from citesift.sources.loaders.limits import LoadLimits, file_count, token_from
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, answer_json, download_each, fetched
 
@@ -55,7 +55,7 @@ async def load_onedrive(
     for name, value in (("drive_id", drive_id), ("folder_item_id", folder_item_id)):
         if value is not None and (not isinstance(value, str) or not value or "/" in value):
             raise invalid(name, value, "an item or drive id")
-    count, budget = file_count(max_files), text_budget(budget)
+    count, budget = file_count(max_files), checked_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:

@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 import pathspec
 
 from citesift.errors import LOAD_FAILED, PEER_MISSING, LoadError, invalid
-from citesift.extract.html import DEFAULT_BUDGET
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
 from citesift.sources.loaders.documents import loaded_document
-from citesift.sources.loaders.limits import LoadLimits, file_count, text_budget
+from citesift.sources.loaders.limits import LoadLimits, file_count
 from citesift.sources.loaders.pages import PageTrail
 from citesift.sources.loaders.results import Loaded, Progress, download_each
 
@@ -95,7 +95,7 @@ async def load_s3(
     none: all), the first ``max_files``, each read into a document named ``s3://bucket/key``
     whose revision is its ETag, its text held to ``budget`` characters. ``max_files`` of 0
     or less lists nothing."""
-    count, budget = file_count(max_files), text_budget(budget)
+    count, budget = file_count(max_files), checked_budget(budget)
     limits = limits or LoadLimits()
     chosen = pathspec.GitIgnoreSpec.from_lines(list(patterns)) if patterns else None
     if count == 0:

@@ -11,9 +11,11 @@ from urllib.parse import urlsplit
 
 from citesift.errors import LOAD_FAILED, DocumentError, LoadError, invalid
 from citesift.extract.document import extract_document
+from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import MAX_BODY_BYTES, Limited, Skipped, Snapshot, SourceDocument
 from citesift.net import Fetcher, FetchPolicy, run_sync
 from citesift.net.policy import MAX_DEADLINE
+from citesift.sources.loaders.files import read_under
 from citesift.sources.loaders.limits import LoadLimits
 from citesift.sources.loaders.results import Loaded, download_each
 
@@ -68,10 +70,14 @@ async def load_urls(
     allowed_origins: Sequence[str],
     policy: FetchPolicy,
     limits: LoadLimits | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """Each of ``urls`` fetched with ``policy`` (its deadline and body cap from ``limits``,
-    at most what a fetch allows; no redirect) and read into a document whose revision is
-    its ETag; ``metadata["url"]`` is the address asked for."""
+    at most what a fetch allows; no redirect) and read into a document of at most
+    ``budget`` characters of text (checked before any request) whose revision is its ETag
+    (ending ``@budget=N`` when the budget cut it); ``metadata["url"]`` is the address
+    asked for."""
+    checked_budget(budget)
     chosen = checked_urls(urls, allowed(allowed_origins))
     limits = limits or LoadLimits()
     cap = min(limits.max_response_bytes, MAX_BODY_BYTES)
@@ -89,11 +95,12 @@ async def load_urls(
             if not isinstance(outcome, Snapshot):
                 raise LoadError(LOAD_FAILED, _failure(url, outcome))
             try:
-                document = extract_document(outcome)
+                document = extract_document(outcome, budget=budget)
             except DocumentError as error:
                 raise LoadError(LOAD_FAILED, f"{LABEL}: {error}: {url}") from error
             meta = {**document.metadata, "url": url}
-            return replace(document, revision=outcome.header("etag"), metadata=meta)
+            revision = read_under(outcome.header("etag"), document, budget)
+            return replace(document, revision=revision, metadata=meta)
 
         return await download_each(LABEL, chosen, download, lambda url: url)
 
@@ -110,6 +117,7 @@ def load_urls_sync(
     allowed_origins: Sequence[str],
     policy: FetchPolicy,
     limits: LoadLimits | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> Loaded:
     """``load_urls`` from synchronous code."""
-    return run_sync(load_urls(urls, allowed_origins, policy, limits))
+    return run_sync(load_urls(urls, allowed_origins, policy, limits, budget))
