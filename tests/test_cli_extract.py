@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
-from citesift.sources.files import file_document, file_uri
+from citesift.sources.files import content_revision, file_document, file_revision, file_uri
 
 runner = CliRunner()
 
@@ -85,7 +85,8 @@ def test_json_is_the_whole_source_document() -> None:
     assert document["page_date"] == 1741941000000
     first = document["blocks"][0]
     assert set(first) == {
-        "text", "kind", "section", "source_start", "source_end", "offsets", "place"
+        "text", "kind", "section", "source_start", "source_end", "offsets", "place",
+        "value_start",
     }  # fmt: skip
     assert first["place"] is None  # a place is for files, where spans mean nothing
 
@@ -262,7 +263,7 @@ def test_an_html_file_is_named_by_its_file_uri_as_index_add_names_it(
     assert code == 0, err
     document = json.loads(out)
     uri = file_uri(page)
-    assert uri == f"file://{tmp_path.resolve()}/notes/tide%20table%20%232.html"
+    assert uri == file_uri(tmp_path / "notes") + "/tide%20table%20%232.html"
     indexed = file_document(page)
     assert (document["url"], document["key"], document["site"]) == (uri, uri, "file")
     assert (document["title"], document["revision"]) == ("Tides", indexed.revision)
@@ -270,3 +271,24 @@ def test_an_html_file_is_named_by_its_file_uri_as_index_add_names_it(
     assert run("notes/tide table #2.html")[1].split("\n")[:2] == ["Tides", uri]
     code, out, _ = run("notes/tide table #2.html", "--url", "https://tides.example/2")
     assert code == 0 and out.split("\n")[:2] == ["Tides", "https://tides.example/2"]
+
+
+def test_a_file_of_another_name_is_read_as_html_at_the_revision_of_that_reading(
+    tmp_path: Path,
+) -> None:
+    """``extract`` reads ``page.xhtml`` as HTML, so its revision is that of its bytes read
+    so, not the ``:text`` one ``index add`` gives it when ``--glob`` chooses it (there it is
+    read as plain text): a revision names the reading it comes from."""
+    page = tmp_path / "page.xhtml"
+    page.write_text("<title>Tides</title><p>High water at noon.</p>")
+    code, out, err = run(str(page), "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [b["text"] for b in document["blocks"]] == ["High water at noon."]
+    assert document["revision"] == content_revision(page.read_bytes())
+    assert file_revision(page, page.read_bytes()) == document["revision"] + ":text"
+    html = tmp_path / "page.html"
+    html.write_bytes(page.read_bytes())
+    assert json.loads(run(str(html), "--format", "json")[1])["revision"] == file_revision(
+        html, html.read_bytes()
+    )
