@@ -60,7 +60,9 @@ def score(
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="WiCE folder")
-    parser.add_argument("--eval-tool", type=Path, default=DEFAULT_TOOL)
+    parser.add_argument(
+        "--eval-tool", type=Path, default=DEFAULT_TOOL, help="the shared scorer (citation_eval.py)"
+    )
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help="embedding cache")
     parser.add_argument("--limit", type=int, default=0, help="only the first N claims")
     parser.add_argument("--judge-model", type=Path, help="the trained judge's model file")

@@ -264,10 +264,10 @@ def _env() -> dict[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pages", type=int, default=2_000)
-    parser.add_argument("--small", type=int, default=500)
-    parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--pages", type=int, default=2_000, help="pages of the generated site")
+    parser.add_argument("--small", type=int, default=500, help="the page limit of the small runs")
+    parser.add_argument("--concurrency", type=int, default=16, help="requests at once per crawler")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each (best kept)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--run", choices=("ours", "scrapy"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)

@@ -121,10 +121,15 @@ def _shown(store: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--store", help="A SQLite file or a postgresql:// URL.")
-    parser.add_argument("--pages", type=int, default=2_000)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--store",
+        help="a SQLite file or a postgresql:// URL (default: a new file in a temp folder)",
+    )
+    parser.add_argument("--pages", type=int, default=2_000, help="pages of the generated site")
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2, 4], help="worker counts, one crawl each"
+    )
     args = parser.parse_args()
     if args.store:
         crawl_scaling(args.store, args.pages, tuple(args.workers))

@@ -163,16 +163,25 @@ async def bare(origin: str, pages: int, at_once: int) -> tuple[int, float]:
 
 def main(argv: list[str] | None = None) -> None:
     """Print the decision over each folder, then the render rate beside its anchor."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--data", type=Path, action="append", help="repeatable")
-    parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER)
-    parser.add_argument("--pages", type=int, default=50)
-    parser.add_argument("--at-once", type=int, default=4)
-    parser.add_argument("--held", type=float, default=HELD)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "--data", type=Path, action="append", help="a folder of pages with gold text (repeatable)"
+    )
+    parser.add_argument("--scorer", type=Path, default=DEFAULT_SCORER, help="the shared scorer")
+    parser.add_argument("--pages", type=int, default=50, help="JavaScript pages to render")
+    parser.add_argument("--at-once", type=int, default=4, help="renders at a time")
+    parser.add_argument(
+        "--held",
+        type=float,
+        default=HELD,
+        help="recall of the gold in the static page from which a render is sent wrongly",
+    )
     args = parser.parse_args(argv)
-    scorer = load_tool(args.scorer, "extraction_eval", "--scorer")
-    for data in args.data or DEFAULT_DATA:
+    folders = args.data or DEFAULT_DATA
+    for data in folders:
         require_data(data, "extraction benchmark pages", ["ground-truth.json"])
+    scorer = load_tool(args.scorer, "extraction_eval", "--scorer")
+    for data in folders:
         found = decisions(data, scorer, args.held)
         print(
             f"render decision over {data.name}: {len(found.wrongly)} of {found.pages} pages"

@@ -84,7 +84,7 @@ def passages(count: int, share: float, dim: int) -> list[list[StoredChunk]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", required=True, help="an empty database's postgresql:// URL")
-    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--chunks", type=int, default=100_000, help="passages to store")
     parser.add_argument("--share", type=float, default=0.1, help="passages not ASCII only")
     parser.add_argument("--dim", type=int, default=384, help="each passage's vector size (0: none)")
     args = parser.parse_args(argv)

@@ -223,7 +223,8 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
         + " | peak RSS MB | store MB |",
         "|---|---|---|---|---|---|---|" + ("---|---|" if server else ""),
     ]
-    passages, spent, cpu, served = 0, 0.0, 0.0, 0.0
+    passages, spent, cpu = 0, 0.0, 0.0
+    served: float | None = 0.0  # None once a reading of the server failed: no figure
     for size in args.sizes:
         started, used, before = time.perf_counter(), time.process_time(), server_cpu_s(store)
         while passages < size:
@@ -231,13 +232,15 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
             print(f"  {passages:,} passages", file=sys.stderr, end="\r")
         spent += time.perf_counter() - started
         cpu += time.process_time() - used
-        served += _since(before, store)
+        grew = _since(before, store)
+        served = None if served is None or grew is None else served + grew
         rag.search(queries[0], 10)  # the first search after a change may finish the index
         before = server_cpu_s(store, sessions_only=True)
         p50, p99, p50_cpu = latencies_ms(lambda q: rag.search(q, 10), queries)
-        query_server = _since(before, store, sessions_only=True) / len(queries) * 1000
+        asked = _since(before, store, sessions_only=True)
         per_cpu = f"{passages / served:,.0f}" if served else "n/a"
-        on_server = f" | {per_cpu} | {query_server:.1f}" if server else ""
+        per_query = "n/a" if asked is None else f"{asked / len(queries) * 1000:.1f}"
+        on_server = f" | {per_cpu} | {per_query}" if server else ""
         lines.append(
             f"| {passages:,} | {passages / spent:,.0f} ({passages / cpu:,.0f}) | {p50:.1f}"
             f" | {p99:.1f} | {p50_cpu:.1f}{on_server} | {peak_mb():,.0f}"
@@ -257,10 +260,11 @@ def bm25_rows(args: argparse.Namespace, store: str) -> list[str]:
     return lines
 
 
-def _since(before: float | None, store: str, sessions_only: bool = False) -> float:
-    """The server's CPU seconds since ``before`` (0 when not known)."""
+def _since(before: float | None, store: str, sessions_only: bool = False) -> float | None:
+    """The server's CPU seconds since ``before``; None when either reading failed, so a
+    missed reading shows as no figure rather than as a server that spent nothing."""
     now = server_cpu_s(store, sessions_only)
-    return now - before if now is not None and before is not None else 0.0
+    return now - before if now is not None and before is not None else None
 
 
 def warm_cache_row(args: argparse.Namespace, store: str) -> str:
@@ -461,8 +465,15 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default="10000,100000,1000000", help="passage counts, comma-separated"
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_SCIFACT, help="BEIR SciFact folder")
-    parser.add_argument("--wikipedia", type=Path, default=DEFAULT_WIKIPEDIA)
-    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--wikipedia",
+        type=Path,
+        default=DEFAULT_WIKIPEDIA,
+        help="a folder of recorded Wikipedia pages (.html) mixed into the passages",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=SEED, help="picks and mixes the text (same seed, same index)"
+    )
     parser.add_argument(
         "--passages",
         type=int,
@@ -499,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         args.ann_threshold = ANN_THRESHOLD
     args.sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
     require_data(args.data, "BEIR SciFact", ["corpus.jsonl", "queries.jsonl"])
+    require_data(args.wikipedia, "recorded Wikipedia pages", ["*.html"], "--wikipedia")
     with tempfile.TemporaryDirectory(prefix="citesift-scale-") as folder:
         store = args.store or str(Path(folder) / "scale.db")
         warm = args.store or str(Path(folder) / "warm.db")

@@ -207,8 +207,8 @@ async def load(base: str, pid: int, urls: list[str], concurrency: int) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--requests", type=int, default=500)
-    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=500, help="scrape requests to send")
+    parser.add_argument("--concurrency", type=int, default=50, help="requests at a time")
     parser.add_argument("--hosts", type=int, default=50, help="loopback addresses (at most 254)")
     parser.add_argument("--pages", type=int, default=40, help="pages of the site")
     parser.add_argument("--site", action="store_true", help=argparse.SUPPRESS)

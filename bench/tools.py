@@ -15,9 +15,10 @@ EXIT_MISSING = 2
 
 
 def require_data(path: Path, what: str, holding: Sequence[str], option: str = "--data") -> Path:
-    """``path``, when it is a folder holding every file of ``holding``; else say where
-    ``what`` was expected and which option names another place, and exit."""
-    missing = [name for name in holding if not (path / name).is_file()]
+    """``path``, when it is a folder holding a file for every name of ``holding`` (a name
+    or a glob pattern such as ``*.html``); else say where ``what`` was expected and which
+    option names another place, and exit."""
+    missing = [name for name in holding if not any(p.is_file() for p in path.glob(name))]
     if not path.is_dir() or missing:
         lacking = f" (it has no {', '.join(missing)})" if path.is_dir() else ""
         _missing(f"no {what} in {path}{lacking}", option)
