@@ -95,12 +95,16 @@ def main() -> int:
             f"{'n/a' if auroc is None else f'{auroc:.4f}':>9} {m['retrieval']['f1']:9.4f}"
         )
     for name, m in rows.items():
-        ratios = (
-            m["macro_f1"] / anchor["macro_f1"],
-            m["retrieval"]["f1"] / anchor["retrieval"]["f1"],
-        )
-        print(f"{name}: macro-F1 {ratios[0]:.2f}x anchor, sentence F1 {ratios[1]:.2f}x anchor")
+        macro = ratio(m["macro_f1"], anchor["macro_f1"])
+        sentences = ratio(m["retrieval"]["f1"], anchor["retrieval"]["f1"])
+        print(f"{name}: macro-F1 {macro}, sentence F1 {sentences}")
     return 0
+
+
+def ratio(ours: float, anchor: float) -> str:
+    """``ours`` as a multiple of ``anchor``, or why there is none (the anchor may score 0 on
+    the few claims of a small ``--limit``)."""
+    return f"{ours / anchor:.2f}x anchor" if anchor else "n/a (the anchor scored 0)"
 
 
 if __name__ == "__main__":
