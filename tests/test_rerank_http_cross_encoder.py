@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import builtins
 import copy
+import re
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tokenizers import Tokenizer
+from typer.testing import CliRunner
 
+from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
 from citesift.index.embedders.minilm import tokenizer_path
 from citesift.index.rerankers.base import rerank_checked
 from citesift.index.rerankers.by_name import reranker_by_name
@@ -133,8 +137,14 @@ def test_missing_sentence_transformers_names_the_extra(
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", without_it)
-    with pytest.raises(ImportError, match=INSTALL_HINT.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(CrossEncoderError, match=re.escape(INSTALL_HINT)):
         CrossEncoderReranker(tmp_path)  # a directory, but no ONNX export in it
+    searched = CliRunner().invoke(
+        app, ["search", "tides", "--rerank", "cross-encoder", "--rerank-model", str(tmp_path)]
+    )
+    assert searched.exit_code == EXIT_USAGE, searched.output  # as any extra not installed
+    assert searched.stderr.splitlines() == [f"error: {searched.stderr.strip()[7:]}"]
+    assert INSTALL_HINT in searched.stderr and "Traceback" not in searched.output
 
 
 def test_scores_are_plain_floats(model_dir: Path) -> None:

@@ -5,17 +5,19 @@ each hit with its provenance; local files are never read from a request."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import httpx
 import pytest
 
+from citesift.index.rag import create_rag
 from citesift.ingest import index_add
 from citesift.sources.page_access import PageAccess
 from local_site import page, serve_bytes, serve_page
 from made_documents import pdf
 from servers import TEST_IDENTITY, MisbehavingServer
+from serving import LOCAL, running
 
 pytestmark = pytest.mark.timeout(60)
 TIDES = "The tides of the northern bay rise twice a day, pulled by the moon over the shoals."
@@ -96,9 +98,35 @@ def test_a_page_now_without_text_keeps_its_earlier_version(
     assert [hit["content"] for hit in found.json()["hits"]] == [TIDES]
 
 
-def test_searching_an_empty_index_finds_nothing(served: str) -> None:
+def test_searching_before_anything_was_added_is_a_404_saying_so(served: str) -> None:
+    """As ``citesift search`` fails with "no index": an empty answer would read as "nothing
+    matched"."""
     found = httpx.post(f"{served}/citesift/index/search", json={"query": "tides"})
-    assert found.status_code == 200 and found.json()["hits"] == []
+    assert found.status_code == 404, found.text
+    assert found.json()["code"] == "NO_INDEX" and "nothing is indexed" in found.json()["error"]
+
+
+def test_a_postgresql_store_is_the_index_pages_are_added_to_and_searched_in(
+    postgres_url: str, server: MisbehavingServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store setting names a server, not a file named after its URL; a page linked to
+    with a #fragment is the same document, and each hit links to its chunk."""
+    monkeypatch.chdir(tmp_path)
+    serve_page(server, "/g.html", page("Tides", [], TIDES))
+    urls = [server.url("/g.html"), server.url("/g.html") + "#x"]
+    with running(settings=replace(LOCAL, store=postgres_url)) as base:
+        added = httpx.post(f"{base}/citesift/index/documents", timeout=30,
+                           json={"urls": urls, "retrieval": "bm25"})  # fmt: skip
+        assert added.status_code == 200 and added.json()["added"] == 1, added.text
+        found = httpx.post(f"{base}/citesift/index/search",
+                           json={"query": "northern bay tides", "retrieval": "bm25"})  # fmt: skip
+    assert found.status_code == 200, found.text
+    [hit] = found.json()["hits"]
+    assert hit["provenance"]["document_id"] == server.url("/g.html")
+    assert hit["link"].startswith(server.url("/g.html") + "#:~:text=The%20tides")
+    assert list(tmp_path.iterdir()) == []  # nothing written where the server runs
+    with create_rag(store=postgres_url, retrieval="bm25") as rag:
+        assert [document.id for document in rag.documents()] == [server.url("/g.html")]
 
 
 @pytest.mark.parametrize(

@@ -387,7 +387,7 @@ def test_store_migrate_names_a_missing_source_or_an_unreachable_target(tmp_path:
     source = str(tmp_path / "s.db")
     open_store(source).close()
     refused = CliRunner().invoke(app, ["store", "migrate", "--from", source, "--to", nowhere])
-    assert refused.exit_code == 64 and "secret" not in refused.output
+    assert refused.exit_code == 1 and "secret" not in refused.output  # down: a failure
     assert "cannot reach the store postgresql://u:***@/db" in refused.output
 
 
@@ -478,11 +478,13 @@ def test_postgresql_sessions_run_without_the_jit_compiler(postgres_url: str) -> 
 
 
 def test_a_postgresql_store_names_what_it_cannot_do(postgres_url: str) -> None:
-    from citesift.errors import StoreError, StoreUnusable
+    from citesift.errors import StoreError, StoreUnreachable, StoreUnusable
     from citesift.store.postgres import PostgresStore
 
-    with pytest.raises(StoreUnusable, match="cannot reach the store"):
+    with pytest.raises(StoreUnreachable, match="cannot reach the store"):
         PostgresStore("postgresql://u:pw@/x?host=/nowhere&sslmode=bogus")
+    with pytest.raises(StoreUnusable, match="cannot use the store URL"):
+        PostgresStore("postgresql:///x?unknown=1")
     with PostgresStore(postgres_url) as store:
         with pytest.raises(StoreError, match=r"for demo \(step 1\)"):
             store.migrate("demo", ["CREATE TABLE demo (id INTEGER);", "CREATE EXTENSION nothing;"])

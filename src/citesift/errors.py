@@ -48,6 +48,11 @@ class StoreUnusable(StoreError, ValueError):
     """The path named cannot hold a store (a directory, a device, a file in its way)."""
 
 
+class StoreUnreachable(StoreError):
+    """A store's server cannot be reached, or refuses us (down, a wrong address or
+    password): a failure to try again once it is up, not a bad argument."""
+
+
 class ClientError(CitesiftError):
     """A configured outbound API (LLM, embeddings, reranker, search) failed or refused."""
 

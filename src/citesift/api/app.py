@@ -21,9 +21,11 @@ from citesift.store.sqlite import MEMORY, SQLiteStore
 
 
 def build_app(config: ServeConfig, settings: Settings) -> FastAPI:
-    """The API for ``config``, fetching as ``settings`` say (a missing contact or a bad bound
-    is raised here, before anything listens)."""
+    """The API for ``config``, fetching as ``settings`` say (a missing contact, a bad bound or
+    a store that cannot be opened is raised here, before anything listens)."""
     settings.fetch_policy()
+    if settings.store:  # one that cannot be opened (a server down) is said before listening
+        settings.open_store().close()
     if settings.search not in (None, "none", "wikipedia"):  # an unknown one, a missing address
         search_backend(settings.search, settings.search_url, settings.search_key, None)  # type: ignore[arg-type]
 

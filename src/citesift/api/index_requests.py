@@ -91,6 +91,8 @@ class IndexHit(BaseModel):
     content: str
     metadata: dict[str, object]
     provenance: dict[str, object] | None
+    link: str | None = None
+    """A link that scrolls to the chunk on its page (a text fragment), as MCP gives it."""
 
 
 class IndexSearchResponse(BaseModel):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
 
 from citesift.api.index_requests import (
     IndexHit,
@@ -17,21 +18,23 @@ from citesift.api.index_requests import (
     IngestRequest,
     IngestResponse,
 )
-from citesift.api.replies import Unsupported
+from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving, slot
 from citesift.index.rag import create_rag
 from citesift.ingest import index_add
 from citesift.sources.web import is_web_url
-from citesift.store.sqlite import default_store_path
+from citesift.store import made_store, store_location
+from citesift.text import match_link
 
 router = APIRouter(prefix="/citesift/index", tags=["citesift"], dependencies=[Depends(slot)])
 Shared = Annotated[Serving, Depends(serving)]
+NO_INDEX = "nothing is indexed yet: add documents with POST /citesift/index/documents"
 
 
-def index_path(shared: Serving) -> Path:
-    """The index's store: the one the settings name, else the default path."""
-    named = shared.setup.settings.store
-    return Path(named) if named else default_store_path()
+def index_location(shared: Serving) -> str | Path:
+    """The index's store, as the command line and the MCP server find it: the PostgreSQL
+    URL or the SQLite file the settings name, else the default file."""
+    return store_location(shared.setup.settings.store)
 
 
 @router.post("/documents")
@@ -45,7 +48,7 @@ async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
     report = await asyncio.to_thread(
         index_add,
         list(dict.fromkeys(body.urls)),
-        store=index_path(shared),
+        store=index_location(shared),
         retrieval=body.retrieval,
         mode=body.mode,
         chunk_size=body.chunk_size,
@@ -55,13 +58,17 @@ async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
     return IngestResponse.model_validate(dataclasses.asdict(report))
 
 
-@router.post("/search")
-async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchResponse:
-    """The best chunks of the local index for a query, each with its provenance."""
-    path = index_path(shared)
-    if not path.exists():
-        return IndexSearchResponse(hits=[])
-    with create_rag(store=path, retrieval=body.retrieval) as rag:
+@router.post("/search", response_model=IndexSearchResponse)
+async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchResponse | JSONResponse:
+    """The best chunks of the local index for a query, each with its provenance and a link
+    to it on its page; 404 ``NO_INDEX`` while nothing is indexed (as the command line says
+    "no index"), so an empty list always means nothing matched."""
+    location = made_store(shared.setup.settings.store)
+    if location is None:
+        return failure(404, NO_INDEX, "NO_INDEX")
+    with create_rag(store=location, retrieval=body.retrieval) as rag:
+        if (await asyncio.to_thread(rag.stats)).documents == 0:
+            return failure(404, NO_INDEX, "NO_INDEX")
         found = await asyncio.to_thread(rag.search, body.query, body.top_k)
     hits = [
         IndexHit(
@@ -70,6 +77,7 @@ async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchRespons
             content=hit.content,
             metadata=hit.metadata,
             provenance=dataclasses.asdict(hit.provenance) if hit.provenance else None,
+            link=match_link(hit),
         )
         for hit in found
     ]

@@ -43,7 +43,7 @@ from citesift.sources.gather import RefusalKind, SourceRefusal
 from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
 from citesift.sources.page_access import PageAccess
 from citesift.sources.web import is_web_url
-from citesift.store import AnyStore, default_store_path, is_postgres_url, open_store
+from citesift.store import AnyStore, is_postgres_url, open_store, store_path
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)
@@ -247,7 +247,10 @@ def index_store(name: str | None, *, existing: bool = True, reading: bool = Fals
     named = load_cli_settings({"store": name}).store
     if is_postgres_url(named):
         return checked_store(str(named))
-    chosen = Path(named) if named else default_store_path()
+    try:
+        chosen = store_path(named)
+    except InvalidArgument as error:
+        usage_error(str(error))
     if existing and not chosen.exists():
         fail(f"no index at {chosen}: add documents with citesift index add")
     return checked_store(chosen, read_only=reading and not _writable(str(chosen)))

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from citesift.cli.app import app
-from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
-from citesift.errors import CitesiftError, renamed
+from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, refuse
+from citesift.errors import CitesiftError
 from citesift.mcp_server.config import DEFAULT_HOST, DEFAULT_PORT, PAGE_CHARS, McpConfig
 from citesift.mcp_server.run import serve_mcp
 from citesift.sources import DEFAULT_ORIGIN
@@ -58,4 +58,4 @@ def mcp_command(
         config = McpConfig(transport.value, host, port, wiki_origin, page_chars)
         serve_mcp(config, settings)
     except CitesiftError as error:
-        usage_error(renamed(error, OPTIONS))
+        refuse(error, OPTIONS)

@@ -17,12 +17,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from citesift.cli.reading import fail
 from citesift.cli.terminal import safe
-from citesift.errors import ConfigError, StoreError
+from citesift.errors import CitesiftError, ConfigError, StoreError, StoreUnreachable, renamed
 from citesift.net import ClientIdentity
 from citesift.settings import DEFAULT_MODE, Settings, SourceSetup, load_settings
 from citesift.settings import source_setup as setup_from
-from citesift.store import AnyStore, is_postgres_url
+from citesift.store import AnyStore, is_postgres_url, store_path
 from citesift.store import open_store as open_location
 
 EXIT_USAGE = 64
@@ -119,7 +120,7 @@ def source_setup(
     try:
         return setup_from(settings, keep=keep)
     except (ValueError, StoreError) as error:  # a bad setting, or no store at the path
-        usage_error(str(error))
+        refuse(error)
 
 
 def open_store(settings: Settings) -> AnyStore:
@@ -128,19 +129,19 @@ def open_store(settings: Settings) -> AnyStore:
     try:
         return settings.open_store()
     except (ValueError, StoreError) as error:
-        usage_error(str(error))
+        refuse(error)
 
 
 def checked_store(location: str | Path, *, existing: bool = False, read_only: bool = False) -> str:
     """``location`` (a SQLite file or a PostgreSQL URL) once a store opens there (only to
     read it, when ``read_only``); a usage error saying why when none can (or, when
     ``existing``, when there is no file there)."""
-    if existing and not is_postgres_url(location) and not Path(location).is_file():
-        usage_error(f"no store at {location}")
     try:
+        if existing and not is_postgres_url(location) and not store_path(location).is_file():
+            usage_error(f"no store at {location}")
         open_location(location, read_only=read_only).close()
     except (ValueError, StoreError) as error:
-        usage_error(str(error))
+        refuse(error)
     return str(location)
 
 
@@ -150,6 +151,17 @@ def client_identity(settings: Settings) -> ClientIdentity:
         return settings.identity()
     except ConfigError as error:
         usage_error(str(error))
+
+
+def refuse(error: Exception, names: Mapping[str, str] | None = None) -> NoReturn:
+    """Exit for ``error``: a store's server that cannot be reached is a failure (status 1:
+    try again once it is up); anything else a usage error, its argument said as ``names``
+    has it (``api_keys`` as ``--api-key``)."""
+    if isinstance(error, StoreUnreachable):
+        fail(str(error))
+    if isinstance(error, CitesiftError):
+        usage_error(renamed(error, dict(names or {})))
+    usage_error(str(error))
 
 
 def usage_error(message: str) -> NoReturn:

@@ -17,8 +17,8 @@ from citesift.api.config import (
 )
 from citesift.api.run import serve
 from citesift.cli.app import app
-from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, usage_error
-from citesift.errors import CitesiftError, renamed
+from citesift.cli.options import AllowPrivate, Contact, Store, load_cli_settings, refuse
+from citesift.errors import CitesiftError
 from citesift.sources import DEFAULT_ORIGIN
 
 KEYS_ENV = "CITESIFT_SERVE_API_KEY"
@@ -104,4 +104,4 @@ def serve_command(
         )
         serve(config, settings)
     except CitesiftError as error:
-        usage_error(renamed(error, OPTIONS))
+        refuse(error, OPTIONS)

@@ -36,6 +36,7 @@ from citesift.store.chunks import (
     select,
 )
 from citesift.store.lexicon import migrate_lexicon
+from citesift.store.location import store_path
 from citesift.store.sqlite import SQLiteStore
 
 BUILD_WAIT = 3600.0
@@ -81,7 +82,7 @@ class LocalStore:
             raise invalid("ann_threshold", ann_threshold, "a positive number of vectors, or None")
         self.ann_threshold = ann_threshold
         self._owned = not isinstance(store, SQLiteStore)
-        self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store)
+        self.sqlite = store if isinstance(store, SQLiteStore) else SQLiteStore(store_path(store))
         self.table = ChunkTable(self.sqlite)
         migrate_lexicon(self.sqlite)
         lexicon.match_tokenizer(self.sqlite, TOKENIZER_VERSION)

@@ -9,7 +9,7 @@ from typing import Any
 
 from citesift.agent import Evidence
 from citesift.model import Licence, Match, Passage, stored_place
-from citesift.text import fragment_url
+from citesift.text import match_link
 
 Item = dict[str, Any]
 
@@ -46,15 +46,12 @@ def match_item(match: Match) -> Item:
     """An index hit as a passage, with its score (its document id when it has no URL)."""
     origin = match.provenance
     url = (origin.url if origin else None) or match.metadata.get("url")
-    link = (origin.fragment_url if origin else None) or (
-        fragment_url(url, match.content) if url else None
-    )
     return {
         "text": match.content,
         "url": url,
         "title": (origin.title if origin else None) or match.metadata.get("title"),
         "licence": licence_item(origin.licence if origin else None),
-        "link": link,
+        "link": match_link(match),
         "place": origin.place.label() if origin and origin.place else None,
         "score": match.score,
         "document_id": origin.document_id if origin else match.id,

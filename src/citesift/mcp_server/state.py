@@ -15,7 +15,7 @@ from citesift.scrape.browser import Browser
 from citesift.settings import Settings, SourceSetup
 from citesift.sources import PAGE_PATH, WikipediaSourceProvider
 from citesift.sources.web import is_web_url
-from citesift.store import AnyStore, default_store_path, is_postgres_url
+from citesift.store import AnyStore, made_store
 
 
 @dataclass
@@ -47,11 +47,7 @@ class Shared:
     def index_store(self) -> str | Path | None:
         """The index's store: the one the settings name, else the default path; None when
         there is no file there yet (nothing was added)."""
-        named = self.settings.store
-        if is_postgres_url(named):
-            return named
-        path = Path(named) if named else default_store_path()
-        return path if path.exists() else None
+        return made_store(self.settings.store)
 
     def runner(self) -> JobRunner:
         """The runner of the server's crawl jobs."""

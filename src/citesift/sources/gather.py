@@ -31,7 +31,7 @@ from citesift.sources.loaders.notion import load_notion_page_sync
 from citesift.sources.loaders.results import LoadFailure
 from citesift.sources.loaders.s3 import load_s3_sync, parse_s3
 from citesift.sources.reasons import asks_to_wait, describe
-from citesift.sources.web import WebPageSource, is_web_url
+from citesift.sources.web import WebPageSource, is_web_url, page_address
 
 REMOTE_PREFIXES = ("s3://", "gs://", "github:", "notion:")
 RefusalKind = Literal["invalid", "failed", "limited"]
@@ -95,9 +95,12 @@ class Item:
 
 
 def items_of(source: str, files: LoadOptions) -> list[Item] | SourceRefusal:
-    """``source`` cut into items: a folder's files one by one, anything else whole; the
+    """``source`` cut into items: a folder's files one by one, a page by its address without
+    its ``#fragment`` (one document however it is linked to), anything else whole; the
     ``SourceRefusal`` of a folder that holds no file to index."""
-    kind = None if is_remote(source) or is_web_url(source) else _kind(Path(source))
+    if is_web_url(source):
+        return [Item(page_address(source))]
+    kind = None if is_remote(source) else _kind(Path(source))
     if kind is None or not stat.S_ISDIR(kind):
         return [Item(source)]
     paths = list(folder_files(Path(source), files.patterns))

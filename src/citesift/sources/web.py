@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Unpack
-from urllib.parse import urlsplit
+from urllib.parse import urldefrag, urlsplit
 
 from citesift.errors import DocumentError
 from citesift.extract import extract_document
@@ -120,3 +120,9 @@ def is_web_url(text: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def page_address(url: str) -> str:
+    """A page's address as its document's id: without its ``#fragment``, which names a
+    place in the page, not another page."""
+    return urldefrag(url).url

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from citesift.errors import StoreUnusable, invalid
+from citesift.errors import InvalidArgument, StoreUnusable, invalid, shown
 from citesift.store.sqlite import MEMORY, SQLiteStore, default_store_path
 
 if TYPE_CHECKING:
@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 AnyStore: TypeAlias = "SQLiteStore | PostgresStore"
 SCHEMES = ("postgresql://", "postgres://")
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+_SECRET_PARAMETER = re.compile(r"([?&](?:ssl)?password=)[^&#]*", re.IGNORECASE)
+"""A password given in a URL's query (``password=``, ``sslpassword=``)."""
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+"""Text that starts as a URL does: a scheme (two letters or more, so not a drive) and ``://``."""
 
 
 def is_postgres_url(name: object) -> bool:
@@ -24,8 +28,40 @@ def is_postgres_url(name: object) -> bool:
 
 
 def redacted(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (safe to print)."""
-    return _PASSWORD.sub(r"\1***@", url)
+    """``url`` with its passwords replaced by ``***`` (safe to print): the one in its user
+    part and any in its query (``password=``, ``sslpassword=``)."""
+    return _SECRET_PARAMETER.sub(r"\1***", _PASSWORD.sub(r"\1***@", url))
+
+
+def store_path(location: str | Path | None) -> Path:
+    """The SQLite file ``location`` names (None: the default file). A URL of a scheme no
+    store is reached by (``mysql://``, a mistyped ``postgressql://``) is an
+    ``InvalidArgument`` naming the schemes there are, never a file by that name."""
+    if location is None or location == "":
+        return default_store_path()
+    if isinstance(location, str) and _URL.match(location):
+        error = InvalidArgument(
+            f"store must be a SQLite file's path or a {' or '.join(SCHEMES)} URL,"
+            f" not {shown(redacted(location))}"
+        )
+        error.argument = "store"
+        raise error
+    return Path(location)
+
+
+def store_location(location: str | Path | None) -> str | Path:
+    """Where the store ``location`` names is, as ``open_store`` reads it: a PostgreSQL URL
+    as given, else the SQLite file's path (``store_path``)."""
+    if isinstance(location, str) and is_postgres_url(location):
+        return location
+    return store_path(location)
+
+
+def made_store(location: str | Path | None) -> str | Path | None:
+    """``store_location(location)`` when a store may be there (a server's, or a file that
+    exists), so a reader can say "nothing indexed yet" instead of making an empty file."""
+    found = store_location(location)
+    return found if isinstance(found, str) or found.exists() else None
 
 
 def open_store(location: str | Path | None = None, *, read_only: bool = False) -> AnyStore:
@@ -35,8 +71,7 @@ def open_store(location: str | Path | None = None, *, read_only: bool = False) -
     files: it opens as ever). A URL without the ``postgres`` extra installed is a
     ``StoreUnusable`` saying what to install."""
     if not is_postgres_url(location):
-        path = Path(location) if location else default_store_path()
-        return SQLiteStore(path, read_only=read_only)
+        return SQLiteStore(store_path(location), read_only=read_only)
     try:
         from citesift.store.postgres import PostgresStore
     except ImportError as error:

@@ -214,7 +214,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         return sqlite3.connect(MEMORY, check_same_thread=False, isolation_level=None)
     try:
         if path.exists() and not path.is_file():
-            raise StoreUnusable(f"cannot open a store at {str(path)!r}: not a regular file")
+            raise OSError("not a regular file")
         path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     except (OSError, ValueError, sqlite3.Error) as error:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from urllib.parse import quote, urldefrag
 
 from citesift.checks import address_arg, text_arg
+from citesift.model import Match
 from citesift.text.addresses import COMPONENT_SAFE
 
 DIRECTIVE = ":~:text="
@@ -21,6 +22,16 @@ RANGE_WORDS = 5
 """Words kept at each end of a long sentence's range."""
 CONTEXT_WORDS = 3
 """Words of context kept in a prefix or a suffix."""
+
+
+def match_link(match: Match) -> str | None:
+    """A link that scrolls to an index hit: its provenance's own, else a text fragment of
+    its chunk on its page (the URL its provenance or metadata names); None without a URL."""
+    origin = match.provenance
+    if origin is not None and origin.fragment_url:
+        return origin.fragment_url
+    url = (origin.url if origin else None) or match.metadata.get("url")
+    return fragment_url(url, match.content) if isinstance(url, str) and url else None
 
 
 def fragment_url(url: str, text: str, context: tuple[str, str] | None = None) -> str:

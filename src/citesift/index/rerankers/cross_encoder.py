@@ -33,7 +33,8 @@ ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 class CrossEncoderError(ModelError, RuntimeError):
-    """No usable cross-encoder model: missing, not allowed to download, or of the wrong shape."""
+    """No usable cross-encoder model: missing, not allowed to download, of the wrong shape, or
+    needing sentence-transformers when it is not installed."""
 
 
 class PairScorer(Protocol):
@@ -144,10 +145,11 @@ class SentenceTransformersScorer:
     def __init__(self, model: str, *, local_only: bool, max_tokens: int) -> None:
         try:
             from sentence_transformers import CrossEncoder
-        except ImportError as exc:
-            raise ImportError(
-                f"this cross-encoder needs sentence-transformers: {INSTALL_HINT}"
-            ) from exc
+        except ImportError:
+            raise CrossEncoderError(
+                f"this cross-encoder (no ONNX export at {model!r}) needs sentence-transformers:"
+                f" {INSTALL_HINT}"
+            ) from None
         self.model = CrossEncoder(
             model, device="cpu", max_length=max_tokens, local_files_only=local_only
         )

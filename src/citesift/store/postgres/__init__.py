@@ -4,8 +4,8 @@ through a psycopg 3 connection pool, with per-component migrations as in the SQL
 Each component (snapshots, chunks, embeddings, limits) declares its tables as an ordered
 list of SQL steps; ``migrate`` applies the steps not yet applied, each in its own
 transaction under an advisory lock, so workers starting together apply each step once.
-A server that cannot be reached, or refuses us, is a ``StoreUnusable`` naming the URL
-(its password left out).
+A server that cannot be reached, or refuses us, is a ``StoreUnreachable`` naming the URL
+(its passwords left out); a URL psycopg cannot read is a ``StoreUnusable``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import psycopg
 from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from citesift.errors import StoreError, StoreUnusable, invalid
+from citesift.errors import StoreError, StoreUnreachable, StoreUnusable, invalid
 from citesift.store.location import is_postgres_url, redacted
 
 POOL_SIZE = 8
@@ -63,7 +63,9 @@ class PostgresStore:
                 )
         except psycopg.Error as error:  # unreachable, refused, or not a connection URL
             reason = str(error).strip().splitlines()[0] if str(error).strip() else "refused"
-            raise StoreUnusable(f"cannot reach the store {self.name}: {reason}") from None
+            if isinstance(error, psycopg.OperationalError):
+                raise StoreUnreachable(f"cannot reach the store {self.name}: {reason}") from None
+            raise StoreUnusable(f"cannot use the store URL {self.name}: {reason}") from None
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
         """Apply the steps of ``component`` not applied yet, in order, one transaction each
@@ -128,7 +130,7 @@ class PostgresStore:
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as error:
-            raise StoreUnusable(f"cannot reach the store {self.name}: {error}") from None
+            raise StoreUnreachable(f"cannot reach the store {self.name}: {error}") from None
         except psycopg.OperationalError as error:
             raise StoreError(f"cannot use the store {self.name}: {error}") from error
 

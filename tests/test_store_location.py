@@ -1,0 +1,94 @@
+"""Where a store is, said the same on every face: a URL of a scheme no store is reached by is
+a usage error naming the schemes there are (never a file named after it), a URL's passwords
+are never printed, and a store's server that cannot be reached is a one-line failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citesift.cli import app
+from citesift.cli.options import EXIT_USAGE
+from citesift.cli.reading import EXIT_FAILED
+from citesift.errors import InvalidArgument, StoreUnreachable
+from citesift.index.rag import create_rag
+from citesift.ingest import index_add
+from citesift.store import open_store
+from citesift.store.location import redacted
+
+CONTACT = ("--contact", "https://example.org/contact")
+UNKNOWN = ["postgressql://postgres:hunter2@db.example/walk", "mysql://x/y", "sqlite:///index.db"]
+COMMANDS = [
+    ["index", "add", "notes.md"],
+    ["search", "tides"],
+    ["index", "ls"],
+    ["index", "stats"],
+    ["index", "rm", "notes.md"],
+    ["serve", "--port", "0", *CONTACT],
+    ["mcp", *CONTACT],
+]
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder holding one note, where no store may appear."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.md").write_text("# Tides\n\nThe tides rise and fall with the moon.")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
+@pytest.mark.parametrize("store", UNKNOWN)
+def test_a_store_url_of_another_scheme_is_a_usage_error_on_every_command(
+    here: Path, command: list[str], store: str
+) -> None:
+    result = CliRunner().invoke(app, [*command, "--store", store])
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert "postgresql://" in result.stderr and "postgres://" in result.stderr
+    assert "hunter2" not in result.output and "Traceback" not in result.output
+    assert sorted(p.name for p in here.iterdir()) == ["notes.md"]  # no file named after it
+
+
+@pytest.mark.parametrize("store", UNKNOWN)
+def test_the_library_refuses_a_store_url_of_another_scheme(here: Path, store: str) -> None:
+    for call in (
+        lambda: open_store(store),
+        lambda: create_rag(store=store, retrieval="bm25"),
+        lambda: index_add(["notes.md"], store=store, retrieval="bm25"),
+    ):
+        with pytest.raises(InvalidArgument, match="postgresql:// or postgres://") as raised:
+            call()
+        assert "hunter2" not in str(raised.value)
+    assert sorted(p.name for p in here.iterdir()) == ["notes.md"]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u:hunter2@h/db", "postgresql://u:***@h/db"),
+        ("postgresql:///db?host=h&password=hunter2", "postgresql:///db?host=h&password=***"),
+        ("postgres:///db?PASSWORD=hunter2&port=5", "postgres:///db?PASSWORD=***&port=5"),
+        ("postgresql:///db?sslpassword=hunter2#x", "postgresql:///db?sslpassword=***#x"),
+        ("postgresql://u@h/db?passfile=/p&user=me", "postgresql://u@h/db?passfile=/p&user=me"),
+    ],
+)
+def test_every_password_of_a_url_is_masked(url: str, shown: str) -> None:
+    assert redacted(url) == shown
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:], ids=lambda c: " ".join(c[:2]))
+def test_a_store_server_that_cannot_be_reached_is_one_line_and_a_failure(
+    here: Path, command: list[str]
+) -> None:
+    """No server listens in the folder named as its socket's: a failure to try again
+    (status 1), said before any server listens, its passwords masked."""
+    url = f"postgresql://u:hunter1@/db?host={here}&password=hunter2&sslpassword=hunter3"
+    result = CliRunner().invoke(app, [*command, "--store", url])
+    assert result.exit_code == EXIT_FAILED, result.output
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: cannot reach the store postgresql://u:***@/db?host=")
+    assert "password=***&sslpassword=***" in line and "hunter" not in result.output
+    with pytest.raises(StoreUnreachable, match="cannot reach"):
+        open_store(url)
