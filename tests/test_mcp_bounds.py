@@ -5,6 +5,7 @@ bound; the server is driven in process by the official ``mcp`` client."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -116,3 +117,53 @@ def test_a_crash_inside_a_tool_is_not_answered_as_an_argument_error() -> None:
             assert refused.is_error and text_of(refused) == "breaks: word must be given"
 
     asyncio.run(run())
+
+
+def test_a_boolean_for_a_number_is_refused_not_read_as_one() -> None:
+    """As the HTTP API answers 400: pydantic's lax mode would read ``true`` as 1."""
+    refusals = {
+        ("search_passages", "top_k", True): "search_passages: top_k must be a number, not true",
+        ("wiki_search", "limit", False): "wiki_search: limit must be a number, not false",
+        ("crawl", "max_depth", True): "crawl: max_depth must be a number, not true",
+        ("check_citations", "max_seconds", True): (
+            "check_citations: max_seconds must be a number, not true"
+        ),
+    }
+
+    async def scenario(client: Client) -> None:
+        for (tool, name, value), said in refusals.items():
+            arguments = {"text": "t", "query": "q", "url": "https://a.example/", name: value}
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error and text_of(result) == said
+
+    served(scenario)
+
+
+def test_searching_passages_leaves_no_connection_of_its_store_open(postgres_url: str) -> None:
+    """Each call closes the index it opened, a refused query's too: none is left for the
+    garbage collector to close later, from whatever thread it runs on (collection is held
+    off here, so a connection left open is still there to count)."""
+    import psycopg  # the postgres extra, as the server the fixture starts
+
+    def others() -> object:
+        with psycopg.connect(postgres_url) as conn:
+            return conn.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+
+    config = McpConfig()
+    settings = Settings(store=postgres_url)
+    shared = Shared(config, settings, Pager(config.page_chars, config.held_results))
+
+    async def run() -> None:
+        async with Client(build_server(shared)) as client:
+            for query in ("  ", "x"):
+                await client.call_tool("search_passages", {"query": query, "retrieval": "bm25"})
+                assert await asyncio.to_thread(others) == (0,)
+
+    gc.disable()
+    try:
+        asyncio.run(run())
+    finally:
+        gc.enable()

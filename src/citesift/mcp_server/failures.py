@@ -5,7 +5,7 @@ with its reason in one plain line, never a crash."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -70,6 +70,26 @@ def refused_arguments(tool: str, error: ValidationError) -> ToolError:
             said += f" (given {given!r:.40})"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return ToolError(" ".join(f"{tool}: {said}{more}".split()))
+
+
+def boolean_for_number(
+    tool: str, parameters: Mapping[str, Any], arguments: Mapping[str, Any]
+) -> ToolError | None:
+    """The error for a ``true`` or ``false`` given for a number argument of ``tool`` (its
+    JSON schema ``parameters``), which pydantic's lax mode would read as 1 or 0 (the HTTP
+    API refuses it too); None when there is none."""
+    properties = parameters.get("properties", {})
+    for name, value in arguments.items():
+        if isinstance(value, bool) and _numeric(properties.get(name, {})):
+            return ToolError(f"{tool}: {name} must be a number, not {str(value).lower()}")
+    return None
+
+
+def _numeric(schema: Mapping[str, Any]) -> bool:
+    """Whether an argument's JSON schema takes a number (alone, or among ``anyOf``)."""
+    if schema.get("type") in ("integer", "number"):
+        return True
+    return any(_numeric(option) for option in schema.get("anyOf", ()))
 
 
 def _written(bounds: dict[str, Any]) -> dict[str, Any]:

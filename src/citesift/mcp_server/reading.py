@@ -47,8 +47,8 @@ def register(server: MCPServer, shared: Shared) -> None:
         store = shared.index_store()
         if store is None:
             return shared.pager.first("search_passages", [])
-        rag = create_rag(store=store, retrieval=retrieval)
-        found = await asyncio.to_thread(rag.search, query, top_k)
+        with create_rag(store=store, retrieval=retrieval) as rag:  # its pool closed here
+            found = await asyncio.to_thread(rag.search, query, top_k)
         return shared.pager.first("search_passages", [match_item(hit) for hit in found])
 
     @server.tool()

@@ -17,7 +17,7 @@ from citesift.api.config import local_hosts
 from citesift.jobs import JobRunner
 from citesift.mcp_server import checking, crawling, reading
 from citesift.mcp_server.config import McpConfig
-from citesift.mcp_server.failures import refused_arguments
+from citesift.mcp_server.failures import boolean_for_number, refused_arguments
 from citesift.mcp_server.paging import Pager
 from citesift.mcp_server.state import Shared
 from citesift.mcp_server.stdio import run_stdio
@@ -35,7 +35,8 @@ INSTRUCTIONS = (
 
 class Server(MCPServer[Any]):
     """The SDK's server, its tools' arguments out of their bounds refused in one plain
-    line naming the argument and the bound (the SDK answers with the validator's text).
+    line naming the argument and the bound (the SDK answers with the validator's text), and
+    a boolean given for a number refused, not read as 1 or 0.
     Only the SDK's own argument check is reworded: a crash inside a tool
     (``UnexpectedToolError``, even one caused by a pydantic model) goes on as the SDK
     answers it, naming no internal field or value."""
@@ -43,6 +44,10 @@ class Server(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        refused = tool and boolean_for_number(name, tool.parameters, arguments or {})
+        if refused:
+            raise refused
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
