@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 
 from citesift.errors import InvalidArgument
-from citesift.index.partition import PartitionDiagnostics, create_partitioned_rag
+from citesift.index.partition import (
+    MAX_PARTITION_CHARS,
+    PartitionDiagnostics,
+    create_partitioned_rag,
+)
 from test_rag_helpers import HashEmbedder, ListStore
 
 
@@ -100,8 +104,10 @@ def test_overfetch_factor_must_be_an_integer_from_1_to_16(factor: Any) -> None:
 
 
 def test_partition_is_required_and_diagnostics_are_optional() -> None:
-    with pytest.raises(InvalidArgument, match="partition must be"):
-        create_partitioned_rag("", on_diagnostics=lambda d: None, store=ListStore())
+    for name in ("", "t" * (MAX_PARTITION_CHARS + 1)):
+        with pytest.raises(InvalidArgument, match="partition must be a string of 1 to 256"):
+            create_partitioned_rag(name, on_diagnostics=lambda d: None, store=ListStore())
+    create_partitioned_rag("t" * MAX_PARTITION_CHARS, store=ListStore()).close()
     with pytest.raises(InvalidArgument, match="on_diagnostics must be"):
         create_partitioned_rag("a", on_diagnostics="print", store=ListStore())
     quiet = create_partitioned_rag("a", store=ListStore(), retrieval="bm25")
@@ -142,3 +148,33 @@ def test_threshold_still_applies_in_a_partition() -> None:
     a.ingest([{"id": "doc", "content": "A|old"}])
     assert [h.content for h in a.search("A")] == ["A"]
     assert seen[-1].returned == 1
+
+
+@pytest.mark.parametrize("query", [None, b"A", 5, ["A"]])
+def test_a_query_that_is_not_text_is_refused_not_searched_as_its_printed_form(
+    query: Any,
+) -> None:
+    a, _, _ = partitions(ListStore())
+    a.ingest([{"id": "doc", "content": "A|None|b'A'|5"}])
+    for rag in (a, a.rag):
+        with pytest.raises(InvalidArgument, match="query must be text"):
+            rag.search(query)
+
+
+def test_the_whole_store_lists_a_partition_s_documents_by_name(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``index ls`` and ``search`` over the whole store show the partition's name and the
+    document's own id, never the JSON the store keeps them by."""
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+
+    store = str(tmp_path / "s.db")
+    with create_partitioned_rag("team-a", store=store, retrieval="bm25") as team:
+        team.ingest([{"id": "gusts", "content": "Wind gusts over the ridge."}])
+    listed = CliRunner().invoke(app, ["index", "ls", "--store", store])
+    assert listed.exit_code == 0 and listed.stdout == "gusts (partition team-a)\t1\t\n"
+    found = CliRunner().invoke(app, ["search", "wind", "--retrieval", "bm25", "--store", store])
+    assert found.exit_code == 0 and "] gusts (partition team-a)\n" in found.stdout
+    assert "citesift.rag.partition" not in listed.stdout + found.stdout

@@ -36,6 +36,7 @@ from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.errors import InvalidArgument, WorkerLost
 from citesift.extract.html import DEFAULT_BUDGET
+from citesift.index.partition import partition_named
 from citesift.index.rag import create_rag
 from citesift.ingest import IndexAddReport, IndexProgress, index_add
 from citesift.sources.files import document_ids, uri_path
@@ -194,6 +195,13 @@ def shown(document_id: str) -> str:
     return uri_path(document_id)
 
 
+def listed_id(document_id: str) -> str:
+    """A document's id in a listing of the whole index: a partition's document by its own
+    id and its partition's name, never the namespaced id the store keeps; any other as is."""
+    named = partition_named(document_id)
+    return document_id if named is None else f"{named[1]} (partition {named[0]})"
+
+
 def _status(refused: tuple[SourceRefusal, ...]) -> int:
     """The exit status when nothing was added: the refusals' own when they agree (a usage
     error, a failure, or "try later"), else failure."""
@@ -210,7 +218,7 @@ def ls(store: Store = None, output: Listing = ListFormat.text) -> None:
         say(safe_json([asdict(d) for d in documents], indent=2))
         return
     for document in documents:
-        say(f"{document.id}\t{document.chunks}\t{document.title or ''}")
+        say(f"{listed_id(document.id)}\t{document.chunks}\t{document.title or ''}")
 
 
 @index_app.command("stats")

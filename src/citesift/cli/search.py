@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.index import reading_index
+from citesift.cli.index import listed_id, reading_index
 from citesift.cli.options import (
     ListFormat,
     Listing,
@@ -122,7 +122,7 @@ def _line(rank: int, hit: Match) -> str:
     """A hit as its rank, score and document id (and title, and its place in a PDF or
     Office file), then a snippet of its text."""
     origin = hit.provenance
-    doc_id = origin.document_id if origin else hit.id
+    doc_id = listed_id(origin.document_id if origin else hit.id)
     title = (origin.title if origin else None) or hit.metadata.get("title")
     text = " ".join(hit.content.split())
     snippet = text if len(text) <= SNIPPET else text[: SNIPPET - 1] + "…"

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from citesift.errors import invalid
 from citesift.index.arguments import MAX_COUNT, count, count_or
 from citesift.index.documents import as_ingest_doc
+from citesift.index.query import query_text
 from citesift.index.rag import Rag, create_rag
 from citesift.index.retriever import query_of
 from citesift.index.texts import whole_text
@@ -23,6 +24,8 @@ from citesift.store.chunks import PARTITION_KEY, IndexedDocument, IndexStats
 
 NAMESPACE = "citesift.rag.partition"
 DEFAULT_OVERFETCH = 4
+MAX_PARTITION_CHARS = 256
+"""The longest partition name: a tenant's name or key, kept in every id and chunk of it."""
 MAX_OVERFETCH = 16
 
 
@@ -97,9 +100,10 @@ class PartitionedRag:
         k = count_or("top_k", top_k, self.rag.top_k, 1, MAX_COUNT // self.overfetch_factor)
         limit = k * self.overfetch_factor
         wanted = {**(filter or {}), PARTITION_KEY: {"$eq": self.partition}}
-        found = self.rag.candidates(str(query), limit, wanted)[:limit]
+        text = query_text(query)
+        found = self.rag.candidates(text, limit, wanted)[:limit]
         own = [self._local(h) for h in found if h.metadata.get(PARTITION_KEY) == self.partition]
-        out = self.rag.finish(str(query), own, k)
+        out = self.rag.finish(text, own, k)
         stats = PartitionDiagnostics(
             self.partition, k, limit, len(found), len(found) - len(own), len(out)
         )
@@ -133,6 +137,21 @@ class PartitionedRag:
         return replace(hit, id=f"{doc_id}_chunk_{origin.chunk}", metadata=meta, provenance=own)
 
 
+def partition_named(document_id: str) -> tuple[str, str] | None:
+    """The partition and the partition's own id of a store-wide ``document_id`` that a
+    ``PartitionedRag`` namespaced, so a listing of the whole store can show it by name; None
+    for any other id."""
+    if not document_id.startswith(f'["{NAMESPACE}", '):
+        return None
+    try:
+        named = json.loads(document_id)
+    except ValueError:
+        return None
+    if len(named) != 3 or not all(isinstance(part, str) for part in named):
+        return None
+    return named[1], named[2]
+
+
 def create_partitioned_rag(
     partition: str,
     overfetch_factor: int = DEFAULT_OVERFETCH,
@@ -141,13 +160,14 @@ def create_partitioned_rag(
 ) -> PartitionedRag:
     """A RAG (``create_rag(**rag_kwargs)``) isolated to ``partition``.
 
-    ``partition`` is a non-empty string (with no lone surrogate), ``overfetch_factor`` an
-    integer from 1 to 16 (how many candidates per result one store search brings),
+    ``partition`` is a string of 1 to 256 characters (with no lone surrogate),
+    ``overfetch_factor`` an integer from 1 to 16 (how many candidates per result one store
+    search brings),
     ``on_diagnostics`` None or a callable that hears about every search (how many foreign
     candidates crowded out own results); anything else is an ``InvalidArgument``.
     """
-    if not isinstance(partition, str) or not partition:
-        raise invalid("partition", partition, "a non-empty string")
+    if not isinstance(partition, str) or not 0 < len(partition) <= MAX_PARTITION_CHARS:
+        raise invalid("partition", partition, f"a string of 1 to {MAX_PARTITION_CHARS} characters")
     whole_text("partition", partition)
     factor = count("overfetch_factor", overfetch_factor, 1, MAX_OVERFETCH)
     if on_diagnostics is not None and not callable(on_diagnostics):

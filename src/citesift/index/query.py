@@ -36,8 +36,11 @@ def query_text(query: object) -> str:
     empty, or only white space and control or format characters (which match nothing, so
     every hit would be made up), said to hold a lone surrogate when it does (a byte of the
     command line that is not UTF-8). Beside words, a lone surrogate is only a character
-    that matches nothing."""
-    text = str(query)
+    that matches nothing. Anything but a ``str`` (None, bytes) is an ``InvalidArgument`` too,
+    never searched as its printed form ("None", "b'tides'")."""
+    if not isinstance(query, str):
+        raise invalid("query", query, "text (a str)")
+    text = query
     if not any(char.isprintable() and not char.isspace() for char in text):
         whole_text("query", text)
         raise invalid("query", query, "text with something to look for")
