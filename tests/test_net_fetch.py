@@ -129,7 +129,9 @@ def test_other_encodings_within_the_cap_are_decoded(
 
 def test_a_declared_length_over_the_cap_is_refused_unread(server: MisbehavingServer) -> None:
     outcome = fetch_sync(server.url("/lying-length?declared=2000000&sent=10"), loopback_policy())
-    assert outcome == Skipped(200, "declared length 2000000 over 1500000")
+    assert outcome == Skipped(
+        200, "declared length 2,000,000 bytes over the cap of 1,500,000 bytes"
+    )
 
 
 @pytest.mark.parametrize("path", ["/lying-length?declared=5000&sent=10", "/close-mid-body"])

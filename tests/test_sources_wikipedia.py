@@ -336,12 +336,20 @@ def test_unusable_phrases_fail_with_nothing_sent(
     assert stand_in.requests == []
 
 
-@pytest.mark.parametrize("key", ["", "k" * 1_001, None])
-def test_unusable_keys_are_skipped_with_nothing_sent(
-    stand_in: WikipediaStandIn, key: object
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [
+        ("", "the key is empty"),
+        ("k" * 1_001, "the key is too long for an address (1,001 characters)"),
+        (None, "the key is not text"),
+        ("Half\ud800", "the key holds half of a surrogate pair, which no address can carry"),
+    ],
+)
+def test_unusable_keys_are_skipped_saying_why_with_nothing_sent(
+    stand_in: WikipediaStandIn, key: object, why: str
 ) -> None:
     outcome = provider(stand_in).read_sync(SourceHit(key, "title"))  # type: ignore[arg-type]
-    assert isinstance(outcome, Skipped) and outcome.status is None
+    assert outcome == Skipped(None, why)
     assert stand_in.requests == []
 
 

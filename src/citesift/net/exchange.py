@@ -132,7 +132,8 @@ async def _answer(
         return Skipped(status, f"HTTP {status}")
     declared = _declared_length(response)
     if declared is not None and declared > policy.max_declared_bytes and not policy.truncate:
-        return Skipped(status, f"declared length {declared} over {policy.max_declared_bytes}")
+        cap = policy.max_declared_bytes
+        return Skipped(status, f"declared length {declared:,} bytes over the cap of {cap:,} bytes")
     fetched_at = int(time.time() * 1000)
     try:
         body = await _read_body(response, policy.max_body_bytes, policy.truncate)

@@ -26,6 +26,7 @@ from citesift.net.policy import MAX_DEADLINE
 from citesift.numbers import number_in
 from citesift.sources.snapshots import fetching
 from citesift.store import AnyStore
+from citesift.text.addresses import carriable
 
 DEFAULT_LIMIT = 2
 MAX_LIMIT = 100
@@ -188,7 +189,7 @@ class FetchingSource(BlockingCalls):
         """The hit's page as a document, or why not (``Skipped`` / ``Limited``)."""
         url = self.read_url(hit)
         if url is None:
-            return Skipped(None, "the key is empty, too long, or cannot be put in an address")
+            return Skipped(None, unaddressable(hit.key))
         outcome = await abortable(
             self.fetcher.fetch(url, self.page_policy, on_send=on_send), signal
         )
@@ -215,3 +216,13 @@ class FetchingSource(BlockingCalls):
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The page's text as a document attributed to ``hit``."""
         raise NotImplementedError
+
+
+def unaddressable(key: str) -> str:
+    """Why no address carries ``key``: it is empty, holds what no address can carry, or
+    (else) is too long for one."""
+    if not isinstance(key, str) or not key:
+        return "the key is empty" if key == "" else "the key is not text"
+    if not carriable(key):
+        return "the key holds half of a surrogate pair, which no address can carry"
+    return f"the key is too long for an address ({len(key):,} characters)"
