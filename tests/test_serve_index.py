@@ -10,7 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from citesift.cli import app
 from citesift.index.rag import create_rag
 from citesift.ingest import index_add
 from citesift.sources.page_access import PageAccess
@@ -127,6 +129,8 @@ def test_a_postgresql_store_is_the_index_pages_are_added_to_and_searched_in(
     assert list(tmp_path.iterdir()) == []  # nothing written where the server runs
     with create_rag(store=postgres_url, retrieval="bm25") as rag:
         assert [document.id for document in rag.documents()] == [server.url("/g.html")]
+    removed = CliRunner().invoke(app, ["index", "rm", urls[1], "--store", postgres_url])
+    assert removed.exit_code == 0 and removed.stdout == "removed 1 chunk(s)\n"  # the page's
 
 
 @pytest.mark.parametrize(

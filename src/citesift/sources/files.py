@@ -26,6 +26,7 @@ from citesift.extract.plaintext import text_document
 from citesift.extract.rules import Mode
 from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import SourceDocument
+from citesift.sources.web import page_address
 
 NOTE_SUFFIXES = (".md", ".markdown")
 """Text files read as Markdown notes (front matter, wikilinks, sections)."""
@@ -171,19 +172,22 @@ def uri_path(uri: str) -> str:
 
 def document_ids(names: list[str]) -> list[str]:
     """The ids ``names`` can mean: each as given (a URL or an id; not a file name that is
-    not UTF-8, which no id is), and each that can name a file (a path, or a ``file:`` URI
-    written another way) as its ``file_uri``."""
-    given = (i for name in names for i in (name, *_as_file_uri(name)))
+    not UTF-8, which no id is), a page's URL without its ``#fragment`` (as its document is
+    kept), and each that can name a file (a path, or a ``file:`` URI written another way)
+    as its ``file_uri``."""
+    given = (i for name in names for i in (name, *_as_id(name)))
     return list(dict.fromkeys(i for i in given if encodable(i)))
 
 
-def _as_file_uri(name: str) -> tuple[str, ...]:
-    """``name`` as a file's URI, when it can name a file."""
+def _as_id(name: str) -> tuple[str, ...]:
+    """``name`` as the id of the page or file it can name."""
     try:
         parts = urlsplit(name)
         if parts.scheme == "file":
             return (file_uri(Path(uri_path(name))),)
-        return () if parts.scheme in ("http", "https") else (file_uri(Path(name)),)
+        if parts.scheme in ("http", "https"):
+            return (page_address(name),)
+        return (file_uri(Path(name)),)
     except (OSError, ValueError):
         return ()
 
