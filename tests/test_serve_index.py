@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -18,6 +19,7 @@ from citesift.ingest import index_add
 from citesift.sources.page_access import PageAccess
 from local_site import page, serve_bytes, serve_page
 from made_documents import pdf
+from postgres_server import PostgresServer
 from servers import TEST_IDENTITY, MisbehavingServer
 from serving import LOCAL, running
 
@@ -166,3 +168,19 @@ def test_the_schema_documents_the_index_routes(served: str) -> None:
     assert {"/citesift/index/documents", "/citesift/index/search"} <= set(schema["paths"])
     hit = schema["components"]["schemas"]["IndexHit"]["properties"]
     assert {"id", "score", "content", "provenance"} <= set(hit)
+
+
+def test_a_store_server_gone_while_serving_is_a_503_to_retry(
+    postgres: PostgresServer, postgres_url: str
+) -> None:
+    """Down after the server started: not the caller's fault (400) nor ours (500)."""
+    import psycopg
+    from psycopg import sql
+
+    name = urlsplit(postgres_url).path.lstrip("/")
+    with running(settings=replace(LOCAL, store=postgres_url)) as base:
+        with psycopg.connect(postgres.server.get_uri(), autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        found = httpx.post(f"{base}/citesift/index/search", json={"query": "tides"})
+    assert found.status_code == 503 and found.headers["Retry-After"] == "30", found.text
+    assert found.json()["code"] == "STORE_UNREACHABLE" and "cannot reach" in found.json()["error"]

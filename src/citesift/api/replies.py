@@ -11,7 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from citesift.errors import CitesiftError, InvalidArgument, NotFound, StoreBusy
+from citesift.errors import (
+    CitesiftError,
+    InvalidArgument,
+    NotFound,
+    StoreBusy,
+    StoreUnreachable,
+)
 
 NOT_SUPPORTED = "not supported by citesift"
 
@@ -84,7 +90,10 @@ async def _http_error(_: Request, error: HTTPException) -> JSONResponse:
 
 async def _citesift_error(_: Request, error: CitesiftError) -> JSONResponse:
     """An error of the library's own (a busy store, a model that cannot run) as Firecrawl's
-    error shape: 503 with Retry-After for a busy store, else 500."""
+    error shape: 503 with Retry-After for a busy store or a store's server that cannot be
+    reached, else 500."""
     if isinstance(error, StoreBusy):
         return failure(503, str(error), "STORE_BUSY", headers={"Retry-After": "5"})
+    if isinstance(error, StoreUnreachable):
+        return failure(503, str(error), "STORE_UNREACHABLE", headers={"Retry-After": "30"})
     return failure(500, str(error), type(error).__name__)
