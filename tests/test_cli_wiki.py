@@ -155,7 +155,7 @@ def _env() -> dict[str, str]:
 @pytest.mark.parametrize("origin", ["ftp://example.org", "not a url"])
 def test_wiki_bad_origin_fails_clearly(origin: str) -> None:
     code, _, err = run("wiki", "search", "Dog", "--origin", origin, "--contact", CONTACT)
-    assert code == 1 and err.startswith("error:")
+    assert code == EXIT_USAGE and err.startswith("error: origin must be an http(s) address")
 
 
 def test_page_reads_a_web_page_as_passages(stand_in: WikipediaStandIn) -> None:

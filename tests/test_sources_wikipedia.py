@@ -22,6 +22,8 @@ from citesift.sources import (
     WikipediaSourceProvider,
     article_url,
 )
+from citesift.sources.reasons import read_note
+from citesift.sources.wikipedia import MAX_TITLE_HOPS
 from citesift.store import SQLiteStore
 from servers import seconds_to_cancel
 from wikipedia_server import SEARCH_PATH, Answer, WikipediaStandIn
@@ -29,6 +31,14 @@ from wikipedia_server import SEARCH_PATH, Answer, WikipediaStandIn
 IDENTITY = ClientIdentity("TestClient", "1.0", "https://example.org/contact")
 PAGE = "/api/rest_v1/page/html/Dog"
 HTML = {"Content-Type": "text/html; charset=utf-8"}
+REDIRECT_PAGE = (
+    b'<html><head><link rel="mw:PageProp/redirect" href="./Dog"/></head><body></body></html>'
+)
+DISAMBIGUATION_PAGE = (
+    b'<html><head><meta property="mw:PageProp/disambiguation"/></head><body><section>'
+    b"<p>Mercury may refer to:</p><ul><li>Mercury (planet), the closest planet to the Sun</li>"
+    b"<li>Mercury (element), a chemical element</li></ul></section></body></html>"
+)
 
 
 @pytest.fixture
@@ -223,7 +233,7 @@ def test_both_page_paths_give_the_same_blocks(stand_in: WikipediaStandIn) -> Non
         (Answer(200, {"Content-Type": "application/json"}, b'{"html": "<p>x</p>"}'), 200),
         (Answer(200, {**HTML, "Content-Length": "1500001"}, b"<p>short</p>"), 200),
         (Answer(200, HTML, b"<p>" + b"a " * 600_000 + b"</p>"), 200),
-        (Answer(307, {"Location": "/api/rest_v1/page/html/Rust"}), 307),
+        (Answer(307, {"Location": "https://en.wikipedia.org/api/rest_v1/page/html/Rust"}), 307),
         (Answer(drop=True), None),
     ],
     ids=["404", "json", "declared-over-cap", "body-over-cap", "redirect", "dropped"],
@@ -327,7 +337,16 @@ def test_page_path_must_hold_the_key() -> None:
         WikipediaSourceProvider(IDENTITY, page_path="/api/page")
 
 
-@pytest.mark.parametrize("phrase", ["x" * 301, None, 42])
+@pytest.mark.parametrize("phrase", ["x" * 301, "", " \t "])
+def test_blank_or_too_long_phrases_are_refused_with_nothing_sent(
+    stand_in: WikipediaStandIn, phrase: str
+) -> None:
+    with pytest.raises(InvalidArgument, match="phrase must be text of 1 to 300 characters"):
+        provider(stand_in).search_sync(phrase)
+    assert stand_in.requests == []
+
+
+@pytest.mark.parametrize("phrase", [None, 42])
 def test_unusable_phrases_fail_with_nothing_sent(
     stand_in: WikipediaStandIn, phrase: object
 ) -> None:
@@ -353,12 +372,57 @@ def test_unusable_keys_are_skipped_saying_why_with_nothing_sent(
     assert stand_in.requests == []
 
 
-def test_a_non_canonical_key_is_skipped_and_the_canonical_never_requested(
+def test_a_non_canonical_key_is_read_at_the_title_the_wiki_redirects_to(
     stand_in: WikipediaStandIn,
 ) -> None:
     outcome = provider(stand_in).read_sync(SourceHit("dog", "dog"))
+    assert isinstance(outcome, Document)
+    assert (outcome.document.key, outcome.document.title) == ("Dog", "Dog")
+    assert outcome.document.url == stand_in.origin + "/wiki/Dog"
+    assert stand_in.paths() == ["/api/rest_v1/page/html/dog", "/api/rest_v1/page/html/Dog"]
+
+
+def test_a_title_with_spaces_is_sent_as_mediawiki_writes_it(stand_in: WikipediaStandIn) -> None:
+    hit = SourceHit("Rust (programming language)", "Rust (programming language)")
+    outcome = provider(stand_in).read_sync(hit)
+    assert isinstance(outcome, Document)
+    assert outcome.document.key == "Rust_(programming_language)"
+    assert stand_in.paths() == ["/api/rest_v1/page/html/Rust_(programming_language)"]
+
+
+def test_a_caller_title_is_kept_through_a_title_redirect(stand_in: WikipediaStandIn) -> None:
+    outcome = provider(stand_in).read_sync(SourceHit("dog", "Dogs"))
+    assert isinstance(outcome, Document) and outcome.document.title == "Dogs"
+
+
+def test_title_redirects_are_followed_a_bounded_number_of_times(
+    stand_in: WikipediaStandIn,
+) -> None:
+    for name, target in (("A", "B"), ("B", "C"), ("C", "D"), ("D", "E")):
+        to = {"Location": f"{stand_in.origin}/api/rest_v1/page/html/{target}"}
+        stand_in.answer(f"/api/rest_v1/page/html/{name}", Answer(301, to))
+    outcome = provider(stand_in).read_sync(SourceHit("A", "A"))
     assert isinstance(outcome, Skipped) and outcome.status == 301
-    assert stand_in.paths() == ["/api/rest_v1/page/html/dog"]
+    assert "/page/html/E not followed" in outcome.reason
+    assert len(stand_in.requests) == 1 + MAX_TITLE_HOPS
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "/api/rest_v1/page/html/Dog/845493773",
+        "/api/rest_v1/page/html/Dog?redirect=no",
+        "http://127.0.0.2/api/rest_v1/page/html/Dog",
+        "/wiki/Dog",
+    ],
+)
+def test_a_redirect_to_anything_but_a_title_of_the_wiki_is_not_followed(
+    stand_in: WikipediaStandIn, location: str
+) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Doggo", Answer(302, {"Location": location}))
+    outcome = provider(stand_in).read_sync(SourceHit("Doggo", "Doggo"))
+    assert isinstance(outcome, Skipped) and outcome.status == 302
+    assert stand_in.paths() == ["/api/rest_v1/page/html/Doggo"]
 
 
 def test_cookies_a_server_sets_are_never_sent_back(stand_in: WikipediaStandIn) -> None:
@@ -438,3 +502,39 @@ def test_an_unset_signal_changes_nothing(stand_in: WikipediaStandIn) -> None:
         return await provider(stand_in).search("Dog", signal=asyncio.Event())
 
     assert isinstance(asyncio.run(search()), Hits)
+
+
+def test_a_redirect_page_is_read_at_its_target(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Doggy", Answer(200, HTML, REDIRECT_PAGE))
+    outcome = provider(stand_in).read_sync(SourceHit("Doggy", "Doggy"))
+    assert isinstance(outcome, Document) and outcome.document.key == "Dog"
+    assert read_note(outcome.document) is None
+    assert stand_in.paths() == ["/api/rest_v1/page/html/Doggy", PAGE]
+
+
+def test_a_redirect_page_past_the_hops_is_a_document_that_says_so(
+    stand_in: WikipediaStandIn,
+) -> None:
+    stand_in.answer(PAGE, Answer(200, HTML, REDIRECT_PAGE.replace(b"./Dog", b"./Dog")))
+    outcome = provider(stand_in).read_sync(SourceHit("Dog", "Dog"))
+    assert isinstance(outcome, Document) and outcome.document.blocks == ()
+    assert read_note(outcome.document) == (
+        "the page is a redirect to 'Dog': read that title; the page holds no text to cite"
+    )
+    assert stand_in.paths() == [PAGE]
+
+
+def test_a_disambiguation_page_is_flagged(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Mercury", Answer(200, HTML, DISAMBIGUATION_PAGE))
+    outcome = provider(stand_in).read_sync(SourceHit("Mercury", "Mercury"))
+    assert isinstance(outcome, Document) and outcome.document.blocks
+    assert outcome.document.metadata == {"disambiguation": True}
+    assert read_note(outcome.document) == (
+        "the page is a disambiguation page: it lists articles, read one of them"
+    )
+
+
+def test_an_article_has_no_note(stand_in: WikipediaStandIn) -> None:
+    outcome = provider(stand_in).read_sync(SourceHit("Dog", "Dog"))
+    assert isinstance(outcome, Document) and outcome.document.metadata == {}
+    assert read_note(outcome.document) is None

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from citesift.api.fields import RequestBody
+from citesift.index.arguments import MAX_TOP_K
+from citesift.index.query import MAX_QUERY_CHARS
 from citesift.index.rag import DEFAULT_TOP_K
 from citesift.settings import DEFAULT_MODE
 from citesift.sources.gather import RefusalKind
@@ -15,7 +17,6 @@ from citesift.text.chunking import MIN_CHUNK_SIZE
 
 MAX_PAGES = 50
 """Pages one ingest request may name; more is a 400 (the reads run one after another)."""
-MAX_TOP_K = 100
 Retrieval = Literal["hybrid", "bm25", "dense"]
 
 
@@ -40,7 +41,7 @@ class IngestRequest(OwnBody):
 class IndexSearchRequest(OwnBody):
     """A query against the local index: the ``top_k`` best chunks with their provenance."""
 
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K)
     retrieval: Retrieval = "hybrid"
 

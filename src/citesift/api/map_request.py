@@ -9,6 +9,7 @@ from pydantic import Field
 
 from citesift.api.fields import FirecrawlBody, Milliseconds
 from citesift.api.replies import Unsupported
+from citesift.index.query import MAX_QUERY_CHARS
 from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, SitemapBounds
 
 ONLY = {
@@ -30,7 +31,7 @@ class MapRequest(FirecrawlBody):
     """Firecrawl's map body (§5 of its v2 API): a site's URLs, ranked by ``search``."""
 
     url: str = Field(max_length=8192)
-    search: str | None = Field(None, max_length=2000)
+    search: str | None = Field(None, max_length=MAX_QUERY_CHARS)
     sitemap: Literal["include", "skip", "only"] = "include"
     include_subdomains: bool | None = None
     ignore_query_parameters: bool | None = None

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 
 from citesift.agent.trace import FieldTrace
 from citesift.api.index_requests import OwnBody
-from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.wikipedia import PAGE_PATH
 from citesift.verify.candidates import DEFAULT_TOP
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SENTENCES
@@ -29,12 +28,12 @@ SOURCE_OFFSET = (
 class WikipediaPassagesRequest(OwnBody):
     """An article of a wiki by its key (as a search hit gives it): its attributed passages.
     ``origin`` (scheme and host) names one of the wikis the server is configured with
-    (``ServeConfig.wiki_origins``, and the Wikipedia search's), ``page_path`` its article
-    paths."""
+    (``ServeConfig.wiki_origins``, and the Wikipedia search's; none: the server's one wiki,
+    or English Wikipedia), ``page_path`` its article paths."""
 
     key: str = Field(min_length=1, max_length=500)
     title: str | None = Field(None, max_length=500)
-    origin: str = Field(DEFAULT_ORIGIN, max_length=2000, pattern=r"^https?://[^\s/?#]+/?$")
+    origin: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s/?#]+/?$")
     page_path: str = Field(PAGE_PATH, max_length=500)
 
 
@@ -116,6 +115,8 @@ class PassagesResponse(BaseModel):
     success: bool = True
     document: SourceDocumentOut
     passages: list[PassageOut]
+    warning: str | None = None
+    """Said when the page holds no text to cite, or is a redirect or disambiguation page."""
 
 
 class ClaimResponse(BaseModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -27,9 +28,10 @@ from citesift.api.own_requests import (
 )
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving, slot
-from citesift.model import Document, ReadOutcome, SourceHit
+from citesift.model import Document, ReadOutcome, Skipped, SourceHit
 from citesift.net import run_sync
-from citesift.sources.reasons import asks_to_wait, describe
+from citesift.sources import DEFAULT_ORIGIN
+from citesift.sources.reasons import asks_to_wait, describe, read_note
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.web import is_web_url
 from citesift.text.passages import citation_sources
@@ -38,6 +40,8 @@ from citesift.verify import check_citations, check_json, verify_claim
 router = APIRouter(prefix="/citesift", tags=["citesift"])
 Shared = Annotated[Serving, Depends(serving)]
 WORK = [Depends(slot)]
+RETRY_AFTER = 30
+"""Seconds a 429 asks the caller to wait when the host said no time of its own."""
 
 
 @router.post("/wikipedia/passages", response_model=PassagesResponse, dependencies=WORK)
@@ -46,7 +50,7 @@ async def wikipedia_passages(
 ) -> JSONResponse | PassagesResponse:
     """An article's attributed passages (licence, revision, offsets, a link to each), of one
     of the server's Wikimedia origins only."""
-    origin = origin_text(body.origin)
+    origin = origin_text(body.origin) if body.origin else _default_wiki(shared)
     if origin not in shared.wiki_origins:
         allowed = ", ".join(shared.wiki_origins)
         raise Unsupported(["origin"], body.origin, f"only this server's wikis are read: {allowed}")
@@ -55,7 +59,16 @@ async def wikipedia_passages(
     except ValueError as error:
         raise Unsupported(["page_path"], body.page_path, str(error)) from None
     title = body.title or body.key.replace("_", " ")
-    return _passages(await provider.read(SourceHit(body.key, title)))
+    outcome = await provider.read(SourceHit(body.key, title))
+    if isinstance(outcome, Skipped) and outcome.status == 404:
+        return failure(404, f"{origin} has no article {body.key!r}", "NOT_FOUND")
+    return _passages(outcome)
+
+
+def _default_wiki(shared: Serving) -> str:
+    """The wiki a request naming none reads: the server's one wiki (English Wikipedia when
+    it has several)."""
+    return shared.wiki_origins[0] if len(shared.wiki_origins) == 1 else DEFAULT_ORIGIN
 
 
 @router.post("/page/passages", response_model=PassagesResponse, dependencies=WORK)
@@ -116,11 +129,17 @@ async def run_trace(
 
 
 def _passages(outcome: ReadOutcome) -> JSONResponse | PassagesResponse:
-    """The document's passages, or the read's failure: 429 when asked to wait, else 502."""
+    """The document's passages (and a ``warning`` when the page holds no text to cite or
+    is a redirect or disambiguation page), or the read's failure: 429 with Retry-After when
+    asked to wait, else 502."""
+    if asks_to_wait(outcome):
+        retry = getattr(outcome, "retry_in", None) or RETRY_AFTER
+        wait = {"Retry-After": str(max(1, math.ceil(retry)))}
+        return failure(429, describe(outcome), "RATE_LIMITED", headers=wait)
     if not isinstance(outcome, Document):
-        status, code = (429, "RATE_LIMITED") if asks_to_wait(outcome) else (502, "READ_FAILED")
-        return failure(status, describe(outcome), code)
+        return failure(502, describe(outcome), "READ_FAILED")
     read = outcome.document
     passages = [PassageOut.model_validate(dataclasses.asdict(p)) for p in citation_sources(read)]
     shown = {k: v for k, v in dataclasses.asdict(read).items() if k not in ("blocks", "metadata")}
-    return PassagesResponse(document=SourceDocumentOut.model_validate(shown), passages=passages)
+    document = SourceDocumentOut.model_validate(shown)
+    return PassagesResponse(document=document, passages=passages, warning=read_note(read))

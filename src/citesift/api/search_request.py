@@ -10,6 +10,7 @@ from pydantic import Field
 from citesift.api.fields import FirecrawlBody, Milliseconds
 from citesift.api.replies import Unsupported
 from citesift.api.scrape_request import ScrapeFields
+from citesift.index.query import MAX_QUERY_CHARS
 
 MAX_RESULTS = 100
 ABSENT = (
@@ -32,7 +33,7 @@ class SearchRequest(FirecrawlBody):
     """Firecrawl's search body (§7 of its v2 API): a query, how many results, and the
     scrape options that make each result a page read."""
 
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     limit: int = Field(5, ge=1, le=MAX_RESULTS)
     sources: list[str | dict[str, Any]] | None = Field(None, max_length=3)
     lang: str | None = None

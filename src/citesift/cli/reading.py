@@ -16,7 +16,7 @@ from citesift.cli.terminal import safe, safe_json, say
 from citesift.extract.markdown import document_markdown
 from citesift.model import Document, Passage, SourceDocument
 from citesift.net import run_sync
-from citesift.sources.reasons import asks_to_wait, describe
+from citesift.sources.reasons import asks_to_wait, describe, has_text, read_note
 from citesift.text import attribution, citation_sources
 
 T = TypeVar("T")
@@ -78,10 +78,17 @@ def fail_outcome(doing: str, outcome: object) -> NoReturn:
 
 
 def print_read(outcome: object, output: ReadFormat) -> None:
-    """Print a read document as asked, or say why the read gave none and exit."""
+    """Print a read document as asked, or say why the read gave none and exit; a page with
+    no text to cite exits 1 too, and a redirect or disambiguation page is said on standard
+    error."""
     if not isinstance(outcome, Document):
         fail_outcome("read", outcome)
+    note = read_note(outcome.document)
+    if not has_text(outcome.document):
+        fail(f"read gave nothing: {note}")
     say(render(outcome.document, output), nl=False)
+    if note:
+        say(f"warning: {note}", err=True)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:

@@ -21,7 +21,7 @@ from citesift.cli.options import (
 from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import ClientError, InvalidArgument, StoreError
-from citesift.index.arguments import count
+from citesift.index.arguments import MAX_TOP_K, count
 from citesift.index.query import query_text
 from citesift.index.rag import DEFAULT_TOP_K, create_rag
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError
@@ -35,9 +35,9 @@ SNIPPET = 240
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
-    top_k: Annotated[int, typer.Option("--top-k", help="How many chunks (1 to a million).")] = (
-        DEFAULT_TOP_K
-    ),
+    top_k: Annotated[
+        int, typer.Option("--top-k", help=f"How many chunks (1 to {MAX_TOP_K:,}).")
+    ] = (DEFAULT_TOP_K),
     retrieval: Retrieval = RetrievalMode.hybrid,
     rerank: Annotated[
         str | None,
@@ -75,7 +75,7 @@ def search(
 ) -> None:
     """Search the local index: the best chunks with their scores and sources."""
     try:
-        count("top_k", top_k)
+        count("top_k", top_k, 1, MAX_TOP_K)
         query_text(query)
     except InvalidArgument as error:
         usage_error(str(error))

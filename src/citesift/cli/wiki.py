@@ -23,14 +23,17 @@ from citesift.cli.reading import (
     Output,
     ReadFormat,
     Title,
+    fail,
     fail_outcome,
     print_read,
     run_with_status,
 )
 from citesift.cli.terminal import safe_json, say
-from citesift.model import Hits, SourceHit
+from citesift.errors import InvalidArgument
+from citesift.model import Hits, Skipped, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
+from citesift.sources.wikipedia import checked_phrase
 
 wiki = group("wiki", "Search Wikipedia and read articles as attributed passages.")
 
@@ -50,6 +53,10 @@ def search(
     output: Listing = ListFormat.text,
 ) -> None:
     """Search Wikipedia for a phrase: each hit's key, title and excerpt."""
+    try:
+        checked_phrase(phrase)
+    except InvalidArgument as error:
+        usage_error(str(error))
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         provider = _provider(origin, PAGE_PATH, setup)
         searching = f"Searching {origin} for {phrase!r}…"
@@ -85,6 +92,8 @@ def read(
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         provider = _provider(origin, page_path, setup)
         outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
+    if isinstance(outcome, Skipped) and outcome.status == 404:
+        fail(f"{origin} has no article {key!r} (HTTP 404): search for its key")
     print_read(outcome, output)
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from citesift.numbers import number_in
 
 MAX_COUNT = 1_000_000
-"""The largest top-k or candidate pool accepted."""
+"""The largest candidate pool accepted."""
+MAX_TOP_K = 1_000
+"""The most chunks one search answers, the same on every surface (Python, CLI, HTTP, MCP)."""
 
 
 def count(name: str, value: object, low: int = 1, high: int = MAX_COUNT) -> int:

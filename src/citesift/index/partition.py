@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from citesift.errors import invalid
-from citesift.index.arguments import MAX_COUNT, count, count_or
+from citesift.index.arguments import MAX_COUNT, MAX_TOP_K, count, count_or
 from citesift.index.documents import as_ingest_doc
 from citesift.index.query import query_text
 from citesift.index.rag import Rag, create_rag
@@ -97,7 +97,8 @@ class PartitionedRag:
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Match]:
         """This partition's best chunks, from one store search of ``top_k × factor``."""
-        k = count_or("top_k", top_k, self.rag.top_k, 1, MAX_COUNT // self.overfetch_factor)
+        most = min(MAX_TOP_K, MAX_COUNT // self.overfetch_factor)
+        k = count_or("top_k", top_k, self.rag.top_k, 1, most)
         limit = k * self.overfetch_factor
         wanted = {**(filter or {}), PARTITION_KEY: {"$eq": self.partition}}
         text = query_text(query)

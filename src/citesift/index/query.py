@@ -8,12 +8,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from citesift.errors import invalid
+from citesift.errors import InvalidArgument, invalid
 from citesift.index.texts import whole_text
 
 Retrieval = Literal["hybrid", "bm25", "dense"]
 """How chunks are scored: by their words (BM25), by their meaning (dense), or both fused."""
 RETRIEVALS: tuple[Retrieval, ...] = ("hybrid", "bm25", "dense")
+MAX_QUERY_CHARS = 2_000
+"""The longest query, on every surface (Python, CLI, HTTP, MCP): a query is a question or a
+few words, not a document; a longer one only costs time and memory to score."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +40,18 @@ def query_text(query: object) -> str:
     every hit would be made up), said to hold a lone surrogate when it does (a byte of the
     command line that is not UTF-8). Beside words, a lone surrogate is only a character
     that matches nothing. Anything but a ``str`` (None, bytes) is an ``InvalidArgument`` too,
-    never searched as its printed form ("None", "b'tides'")."""
+    never searched as its printed form ("None", "b'tides'"). A query longer than
+    ``MAX_QUERY_CHARS`` is refused unread."""
     if not isinstance(query, str):
         raise invalid("query", query, "text (a str)")
     text = query
+    if len(text) > MAX_QUERY_CHARS:
+        error = InvalidArgument(
+            f"query must be at most {MAX_QUERY_CHARS:,} characters (a question or a few "
+            f"words), not {len(text):,}"
+        )
+        error.argument = "query"
+        raise error
     if not any(char.isprintable() and not char.isspace() for char in text):
         whole_text("query", text)
         raise invalid("query", query, "text with something to look for")

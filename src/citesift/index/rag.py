@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from citesift.errors import invalid
-from citesift.index.arguments import count, count_or
+from citesift.index.arguments import MAX_TOP_K, count, count_or
 from citesift.index.documents import (
     IngestDoc,
     as_ingest_doc,
@@ -161,9 +161,9 @@ class Rag:
     ) -> list[Match]:
         """The ``top_k`` best chunks for ``query`` (restricted by a ``filter`` on metadata
         and provenance fields); ``top_k`` None takes the Rag's. A query with nothing to look
-        for (see ``query_text``) or a ``top_k`` out of 1 to a million is an
+        for (see ``query_text``) or a ``top_k`` out of 1 to ``MAX_TOP_K`` is an
         ``InvalidArgument``."""
-        k = count_or("top_k", top_k, self.top_k)
+        k = count_or("top_k", top_k, self.top_k, 1, MAX_TOP_K)
         depth = max(k, DEFAULT_CANDIDATE_POOL) if self.reranker else k
         text = query_text(query)
         return self.finish(text, self.candidates(text, depth, filter), k)
@@ -320,7 +320,7 @@ def create_rag(
     size, overlap = chunk_sizes(chunk_size, chunk_overlap, MIN_CHUNK_SIZE)
     limit = checked_threshold(threshold, retrieval, fusion)
     similar = None if min_similarity is None else number_in("min_similarity", min_similarity, -1, 1)
-    weight, k = checked_weight(rerank_weight), count("top_k", top_k)
+    weight, k = checked_weight(rerank_weight), count("top_k", top_k, 1, MAX_TOP_K)
     chunks = chunk_store(store, fusion)
     return Rag(
         chunks,

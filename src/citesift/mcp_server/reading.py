@@ -10,6 +10,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from citesift.index.arguments import MAX_TOP_K
+from citesift.index.query import MAX_QUERY_CHARS
 from citesift.index.rag import create_rag
 from citesift.mcp_server.failures import anticipated, gave_nothing
 from citesift.mcp_server.paging import pieces
@@ -20,6 +22,7 @@ from citesift.scrape.map import MAP_LIMIT, MAX_MAP_LIMIT, areadable_map
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure
+from citesift.sources.reasons import read_note
 from citesift.text import citation_sources
 
 Cursor = Annotated[
@@ -35,8 +38,8 @@ def register(server: MCPServer, shared: Shared) -> None:
     @server.tool()
     @anticipated
     async def search_passages(
-        query: Annotated[str, Field(description="What to look for.")],
-        top_k: Annotated[int, Field(ge=1, le=100, description="How many passages.")] = 5,
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS, description="What to look for.")],
+        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="How many passages.")] = 5,
         retrieval: Literal["hybrid", "bm25", "dense"] = "hybrid",
         cursor: Cursor = None,
     ) -> dict[str, Any]:
@@ -80,15 +83,19 @@ def register(server: MCPServer, shared: Shared) -> None:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         """A Wikipedia article as passages, each with its URL, title, licence (with the
-        attribution it asks for) and a link that scrolls to it."""
+        attribution it asks for) and a link that scrolls to it; ``note`` says when the page
+        holds no text to cite or is a redirect or disambiguation page."""
         if cursor:
             return shared.pager.next("wiki_passages", cursor)
         hit = SourceHit(key, title or key.replace("_", " "))
         outcome = await shared.wikipedia().read(hit)
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
-        passages = [passage_item(p) for p in citation_sources(outcome.document)]
-        return shared.pager.first("wiki_passages", passages, title=outcome.document.title)
+        read = outcome.document
+        passages = [passage_item(p) for p in citation_sources(read)]
+        note = read_note(read)
+        said = {"note": note} if note else {}
+        return shared.pager.first("wiki_passages", passages, title=read.title, **said)
 
     @server.tool(name="scrape")
     @anticipated

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
-from citesift.model import Limited
+from citesift.model import Limited, SourceDocument
 from citesift.net.exchange import BLOCKING_STATUSES
 
 
@@ -41,3 +41,22 @@ def skipped_reason(status: int | None, reason: str) -> str:
         return reason
     said = reason.removeprefix(f"HTTP {status}").removeprefix(":").strip()
     return f"HTTP {status_text(status)}" + (f": {said}" if said else "")
+
+
+def read_note(document: SourceDocument) -> str | None:
+    """What a reader must know of a document that was read: it holds no text to cite, or
+    its page says it is a redirect or a disambiguation page; None for a page of text."""
+    notes = []
+    target = document.metadata.get("redirect")
+    if isinstance(target, str):
+        notes.append(f"the page is a redirect to {target!r}: read that title")
+    if document.metadata.get("disambiguation"):
+        notes.append("the page is a disambiguation page: it lists articles, read one of them")
+    if not has_text(document):
+        notes.append("the page holds no text to cite")
+    return "; ".join(notes) or None
+
+
+def has_text(document: SourceDocument) -> bool:
+    """Whether any block of ``document`` holds text."""
+    return any(block.text.strip() for block in document.blocks)

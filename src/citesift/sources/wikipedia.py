@@ -1,10 +1,13 @@
 """Wikipedia as a public source: REST search by phrase, Parsoid page HTML by key.
 
 Every request goes through ``citesift.net.fetch`` under the shared per-host limiter, names
-the caller's identity, sends no cookie and follows no redirect. A title that redirects
-answers ``Skipped`` with the redirect's status (``Skipped(307)``), its target never asked
-for; a phrase or key no address can carry answers ``Failed(None)`` / ``Skipped(None)``
-with nothing sent.
+the caller's identity, sends no cookie and follows no redirect of its own. A key is sent as
+MediaWiki writes titles (spaces as ``_``); a page that redirects to another title of the
+same wiki's page path (``dog`` to ``Dog``, a redirect page to its target) is read there, at
+most ``MAX_TITLE_HOPS`` times, each address fetched as the first was (address policy,
+limiter). A redirect anywhere else answers ``Skipped`` with the redirect's status
+(``Skipped(307)``), its target never asked for; a phrase or key no address can carry answers
+``Failed(None)`` / ``Skipped(None)`` with nothing sent.
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Unpack
+from urllib.parse import unquote, urlsplit, urlunsplit
 
+from citesift.errors import invalid
 from citesift.extract import extract_document
 from citesift.model import (
     WIKIPEDIA_LICENCE,
+    Document,
     Failed,
     FetchOutcome,
     Hits,
     Limited,
+    ReadOutcome,
     SearchOutcome,
     Skipped,
     Snapshot,
@@ -28,11 +35,13 @@ from citesift.model import (
     SourceHit,
 )
 from citesift.net import ClientIdentity, FetchPolicy
+from citesift.net.limiter import OnSend
 from citesift.sources.base import (
     DEFAULT_LIMIT,
     TEXT_BUDGET,
     Access,
     FetchingSource,
+    Signal,
     check_bounds,
     checked_limit,
 )
@@ -51,8 +60,12 @@ CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
 _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
 _HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
 REVISION_SCAN_BYTES = 8192
+REDIRECT, DISAMBIGUATION = "redirect", "disambiguation"
+_REDIRECT_LINK = re.compile(rb'<link\s[^>]*?rel="mw:PageProp/redirect"[^>]*?href="\./([^"#]+)')
+_DISAMBIGUATION = b'property="mw:PageProp/disambiguation"'
 MAX_PHRASE_CHARS = 300  # CirrusSearch refuses longer queries
 MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded forms
+MAX_TITLE_HOPS = 3  # redirects to another title of the same wiki followed in one read
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +98,9 @@ class WikipediaSourceProvider(FetchingSource):
     ) -> None:
         if "{key}" not in page_path or not page_path.startswith("/"):
             raise ValueError("page_path must start with / and hold {key}")
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            raise ValueError(f"origin must be an http(s) address such as {DEFAULT_ORIGIN}")
         super().__init__(FetchPolicy.for_wikipedia, identity, limits.text_budget, access)
         self.origin = origin.rstrip("/")
         self.page_path = page_path
@@ -108,18 +124,54 @@ class WikipediaSourceProvider(FetchingSource):
         return f"{self.origin}{SEARCH_PATH}?q={query}&limit={checked_limit(limit)}"
 
     def page_url(self, key: str) -> str | None:
-        """The page-HTML address of ``key``, or None if no address can carry it."""
-        encoded = encode_component(key)
+        """The page-HTML address of ``key`` (spaces written ``_``, as MediaWiki writes
+        titles), or None if no address can carry it."""
+        encoded = encode_component(wiki_key(key))
         if encoded is None or not key or len(key) > MAX_KEY_CHARS:
             return None
         return self.origin + self.page_path.replace("{key}", encoded)
+
+    def retitled(self, outcome: ReadOutcome) -> str | None:
+        """The key a redirect names when it points at another title of this wiki's page
+        path (``…/page/html/Dog``), or the title a redirect page names, else None."""
+        if isinstance(outcome, Document):
+            target = outcome.document.metadata.get(REDIRECT)
+            return wiki_key(target) if isinstance(target, str) and carriable(target) else None
+        if not isinstance(outcome, Skipped) or outcome.location is None:
+            return None
+        before, after = (self.origin + self.page_path).split("{key}", 1)
+        location = urlsplit(outcome.location)
+        address = urlunsplit((location.scheme, location.netloc, location.path, "", ""))
+        elsewhere = location.query or location.fragment
+        if elsewhere or not address.startswith(before) or not address.endswith(after):
+            return None
+        written = address[len(before) : len(address) - len(after)]
+        key = unquote(written)
+        return key if key and "/" not in written and carriable(key) else None
+
+    async def read(
+        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
+    ) -> ReadOutcome:
+        """The article, read at the title it redirects to when that is this wiki's."""
+        hit = replace(hit, key=wiki_key(hit.key)) if isinstance(hit.key, str) else hit
+        outcome = await super().read(hit, signal=signal, on_send=on_send)
+        for _ in range(MAX_TITLE_HOPS):
+            key = self.retitled(outcome)
+            if key is None or key == hit.key:
+                break
+            derived = hit.title == hit.key.replace("_", " ")
+            hit = SourceHit(key, key.replace("_", " ") if derived else hit.title, hit.excerpt)
+            outcome = await super().read(hit, signal=signal, on_send=on_send)
+        return outcome
 
     def article_url(self, key: str) -> str:
         """The article's address for attribution."""
         return article_url(self.origin, key)
 
     def search_request(self, phrase: str, limit: int) -> str | SearchOutcome:
-        """The search address, or ``Failed(None)`` for a phrase no address can carry."""
+        """The search address, or ``Failed(None)`` for a phrase no address can carry; a blank
+        or too long phrase is an ``InvalidArgument``, nothing sent."""
+        checked_phrase(phrase)
         url = self.search_url(phrase, limit)
         if url is None:
             return Failed(None, f"the phrase is not text of at most {MAX_PHRASE_CHARS} characters")
@@ -157,7 +209,33 @@ class WikipediaSourceProvider(FetchingSource):
             licence=WIKIPEDIA_LICENCE,
             publisher=None,
             page_date=None,
+            metadata={**document.metadata, **page_kind(snapshot.body)},
         )
+
+
+def page_kind(body: bytes) -> dict[str, object]:
+    """What the page's own markers say it is: a redirect page (``redirect``: the title it
+    points to) or a disambiguation page (``disambiguation``: True); empty for an article."""
+    kind: dict[str, object] = {}
+    target = _REDIRECT_LINK.search(body)
+    if target:
+        kind[REDIRECT] = unquote(target.group(1).decode("utf-8", "replace")).replace("_", " ")
+    if _DISAMBIGUATION in body:
+        kind[DISAMBIGUATION] = True
+    return kind
+
+
+def wiki_key(key: str) -> str:
+    """``key`` as MediaWiki writes a title in an address: spaces as ``_``."""
+    return key.replace(" ", "_") if isinstance(key, str) else key
+
+
+def checked_phrase(phrase: object, name: str = "phrase") -> None:
+    """``InvalidArgument`` (naming ``name``) for a phrase Wikipedia's search cannot take:
+    blank, or longer than ``MAX_PHRASE_CHARS``."""
+    if isinstance(phrase, str) and (not phrase.strip() or len(phrase) > MAX_PHRASE_CHARS):
+        why = f"text of 1 to {MAX_PHRASE_CHARS} characters (the most Wikipedia's search takes)"
+        raise invalid(name, phrase, why)
 
 
 def revision_of(snapshot: Snapshot) -> str | None:
