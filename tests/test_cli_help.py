@@ -86,7 +86,7 @@ def test_error_lines_are_not_wrapped_when_not_on_a_terminal() -> None:
 
 
 def test_a_bound_in_an_error_reads_as_the_help_says_it(tmp_path: Path) -> None:
-    assert "How many chunks (1 to a million)." in " ".join(run("search", "--help")[1].split())
+    assert "How many chunks (1 to 1,000)." in " ".join(run("search", "--help")[1].split())
     code, _, err = run("search", "tides", "--top-k", "0", "--store", str(tmp_path / "s.db"))
     assert code == EXIT_USAGE
-    assert err == "error: top_k must be a whole number from 1 to 1,000,000, not 0\n"
+    assert err == "error: top_k must be a whole number from 1 to 1,000, not 0\n"

@@ -43,7 +43,7 @@ from servers import MisbehavingServer, serve
 from test_agent_render import BUS_PAGE
 from test_check_citations import LIMIT, assert_cut_short, slow_document
 from test_scrape import page_route
-from wikipedia_server import WikipediaStandIn
+from wikipedia_server import Answer, WikipediaStandIn
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -224,7 +224,18 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
             assert item["licence"]["name"].startswith("CC BY-SA")
         more = await call(client, "wiki_passages", key="Dog", cursor=read["next_cursor"])
         assert more["items"] and more["items"][0] != read["items"][0]
+        assert "note" not in read
+        empty = await call(client, "wiki_passages", key="Empty")
+        assert empty["items"] == [] and empty["note"] == "the page holds no text to cite"
+        blank = await client.call_tool("search_passages", {"query": " "})
+        said = "search_passages: query must be text with something to look for, not ' '"
+        assert blank.is_error and _text(blank) == said
+        missing = await client.call_tool("wiki_passages", {"key": "No_such_page"})
+        assert _text(missing) == "wiki_passages: read skipped (HTTP 404): HTTP 404"
 
+    world.wiki.answer(
+        "/api/rest_v1/page/html/Empty", Answer(200, {"Content-Type": "text/html"}, b"<html></html>")
+    )
     stdio(world, scenario)
 
 

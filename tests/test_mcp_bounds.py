@@ -75,8 +75,15 @@ def test_an_argument_past_its_bound_is_refused_in_one_plain_line() -> None:
         ("check_citations", "max_seconds", 0): (
             "check_citations: max_seconds must be above 0 (given 0)"
         ),
-        ("search_passages", "top_k", 101): (
-            "search_passages: top_k must be at most 100 (given 101)"
+        ("search_passages", "top_k", 1001): (
+            "search_passages: top_k must be at most 1,000 (given 1001)"
+        ),
+        ("search_passages", "query", "tide " * 401): (
+            "search_passages: query must be a string of at most 2,000 characters (given 2,005)"
+        ),
+        ("wiki_search", "query", " "): (
+            "wiki_search: query must be text of 1 to 300 characters (the most Wikipedia's "
+            "search takes), not ' '"
         ),
     }
 

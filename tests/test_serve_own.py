@@ -29,10 +29,16 @@ from test_check_citations import (
     dripping_document,
     slow_document,
 )
-from wikipedia_server import WikipediaStandIn, fresh_stand_in
+from wikipedia_server import Answer, WikipediaStandIn, fresh_stand_in
 
 pytestmark = pytest.mark.timeout(120)
 PDF_TYPE = "application/pdf"
+WIKI_HTML = {"Content-Type": "text/html; charset=utf-8"}
+DISAMBIGUATION = (
+    b'<html><head><meta property="mw:PageProp/disambiguation"/></head><body><section>'
+    b"<p>Mercury may refer to:</p><ul><li>Mercury (planet), the closest planet to the Sun</li>"
+    b"<li>Mercury (element), a chemical element</li></ul></section></body></html>"
+)
 
 
 @pytest.fixture
@@ -59,10 +65,39 @@ def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> No
     missing = httpx.post(
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
     )
-    assert missing.status_code == 502 and missing.json()["code"] == "READ_FAILED"
+    assert missing.status_code == 404 and missing.json()["code"] == "NOT_FOUND"
+    assert missing.json()["error"] == f"{stand_in.origin} has no article 'No_such_page_here'"
     spelt = {**asked, "origin": stand_in.origin + "/"}  # another spelling of the origin
     again = httpx.post(f"{served}/citesift/wikipedia/passages", json=spelt, timeout=30).json()
     assert again["passages"][0]["fragment_url"] == first["fragment_url"]
+
+
+def test_a_servers_one_wiki_is_read_when_a_request_names_none(
+    stand_in: WikipediaStandIn,
+) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Empty", Answer(200, WIKI_HTML, b"<html></html>"))
+    stand_in.answer("/api/rest_v1/page/html/Mercury", Answer(200, WIKI_HTML, DISAMBIGUATION))
+    with running(ServeConfig(port=0, wiki_origins=(stand_in.origin,))) as served:
+        url = f"{served}/citesift/wikipedia/passages"
+        answer = httpx.post(url, json={"key": "dog"}, timeout=30).json()
+        empty = httpx.post(url, json={"key": "Empty"}, timeout=30).json()
+        listing = httpx.post(url, json={"key": "Mercury"}, timeout=30).json()
+    assert answer["document"]["url"] == stand_in.origin + "/wiki/Dog"
+    assert answer["passages"] and answer["warning"] is None
+    assert empty["passages"] == [] and empty["warning"] == "the page holds no text to cite"
+    assert listing["passages"] and "disambiguation page" in listing["warning"]
+
+
+def test_a_wiki_asking_to_wait_is_429_with_retry_after(stand_in: WikipediaStandIn) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Dog", Answer(429, {"Retry-After": "120"}))
+    with running(ServeConfig(port=0, wiki_origins=(stand_in.origin,))) as served:
+        url = f"{served}/citesift/wikipedia/passages"
+        first = httpx.post(url, json={"key": "Dog"}, timeout=30)
+        then = httpx.post(url, json={"key": "Dog"}, timeout=30)
+    assert first.status_code == 429 and first.json()["code"] == "RATE_LIMITED"
+    assert first.headers["retry-after"] == "30"  # the host's first answer: no time of ours
+    assert then.status_code == 429 and 100 <= int(then.headers["retry-after"]) <= 120
+    assert len(stand_in.requests) == 1
 
 
 def test_a_wiki_the_server_was_not_given_is_refused_unasked(

@@ -5,6 +5,9 @@ when no source is, and a 400 naming each option citesift cannot honour."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
 import pytest
 from firecrawl.v2.types import ScrapeOptions
 from firecrawl.v2.utils.error_handler import BadRequestError, FirecrawlError
@@ -16,6 +19,7 @@ from citesift.settings import Settings
 from servers import MisbehavingServer
 from serving import CONTACT, client, running
 from test_agent_run import site
+from wikipedia_server import fresh_stand_in
 
 pytestmark = pytest.mark.timeout(60)
 SECRET = {"Authorization": "Bearer harbour-key"}
@@ -93,3 +97,25 @@ def test_a_search_source_that_cannot_be_used_is_refused_before_listening(
     wrong = Settings(contact=CONTACT, allow_private=True, search=search)
     with pytest.raises(InvalidArgument, match=named):
         create_app(ServeConfig(port=0), wrong)
+
+
+def test_a_query_wikipedias_search_cannot_take_is_a_400_naming_it(
+    wikipedia_fixtures: Path,
+) -> None:
+    with fresh_stand_in(wikipedia_fixtures) as wiki:
+        wikipedia = Settings(
+            contact=CONTACT, allow_private=True, search="wikipedia", search_url=wiki.origin
+        )
+        with running(settings=wikipedia) as base:
+            found = httpx.post(f"{base}/v2/search", json={"query": "Dog", "limit": 1})
+            refused = [
+                httpx.post(f"{base}/v2/search", json={"query": query})
+                for query in ("d" * 301, "d" * 2000, "   ")
+            ]
+    assert found.status_code == 200 and found.json()["data"]["web"][0]["title"] == "Dog"
+    for answer in refused:
+        assert answer.status_code == 400, answer.text
+        [detail] = answer.json()["details"]
+        assert detail["path"] == ["query"]
+        assert detail["message"].startswith("query must be text of 1 to 300 characters")
+    assert len(wiki.requests) == 1

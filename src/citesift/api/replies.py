@@ -79,7 +79,8 @@ async def _invalid_body(_: Request, error: RequestValidationError) -> JSONRespon
 async def _invalid_argument(_: Request, error: InvalidArgument) -> JSONResponse:
     if isinstance(error, NotFound):
         return failure(404, str(error), "NOT_FOUND")
-    path = error.path if isinstance(error, Unsupported) else []
+    named = [error.argument] if error.argument else []  # the argument ``invalid`` names
+    path = error.path if isinstance(error, Unsupported) else named
     return bad_request([{"path": path, "message": str(error)}])
 
 

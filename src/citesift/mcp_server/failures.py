@@ -34,7 +34,7 @@ def anticipated(tool: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
 
 def gave_nothing(doing: str, outcome: object) -> ToolError:
     """The error for an outcome that gave nothing: what was done and why it failed."""
-    return ToolError(f"{doing}: {describe(outcome)}")
+    return ToolError(f"{doing} {describe(outcome)}")
 
 
 _BOUNDS = {

@@ -23,6 +23,7 @@ from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure
 from citesift.sources.reasons import read_note
+from citesift.sources.wikipedia import checked_phrase
 from citesift.text import citation_sources
 
 Cursor = Annotated[
@@ -64,6 +65,7 @@ def register(server: MCPServer, shared: Shared) -> None:
         """Search Wikipedia: each hit's key (for wiki_passages), title, excerpt and URL."""
         if cursor:
             return shared.pager.next("wiki_search", cursor)
+        checked_phrase(query, "query")
         provider = shared.wikipedia()
         outcome = await provider.search(query, limit)
         if not isinstance(outcome, Hits):

@@ -36,7 +36,8 @@ INSTRUCTIONS = (
 class Server(MCPServer[Any]):
     """The SDK's server, its tools' arguments out of their bounds refused in one plain
     line naming the argument and the bound (the SDK answers with the validator's text), and
-    a boolean given for a number refused, not read as 1 or 0.
+    a boolean given for a number refused, not read as 1 or 0, and a tool's own refusal said
+    the same way, after the tool's name.
     Only the SDK's own argument check is reworded: a crash inside a tool
     (``UnexpectedToolError``, even one caused by a pydantic model) goes on as the SDK
     answers it, naming no internal field or value."""
@@ -51,8 +52,11 @@ class Server(MCPServer[Any]):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
-            if type(error) is ToolError and isinstance(error.__cause__, ValidationError):
-                raise refused_arguments(name, error.__cause__) from None
+            cause = error.__cause__
+            if type(error) is ToolError and isinstance(cause, ValidationError):
+                raise refused_arguments(name, cause) from None
+            if type(error) is ToolError and type(cause) is ToolError:
+                raise ToolError(f"{name}: {cause}") from None  # as an argument refusal says
             raise
 
 
