@@ -332,3 +332,52 @@ def test_a_host_asking_to_wait_exits_with_try_later_from_its_first_answer(
     code, _, err = run(*args(stand_in.origin), "--allow-private", env=env)
     assert code == EXIT_LIMITED, err
     assert asked(stand_in) == [path]
+
+
+def test_wiki_read_of_a_lowercase_or_spaced_title_reads_the_article(
+    stand_in: WikipediaStandIn,
+) -> None:
+    code, out, _ = wiki(stand_in, "read", "dog", "--format", "json")
+    assert code == 0 and json.loads(out)["document"]["title"] == "Dog"
+    code, out, _ = wiki(stand_in, "read", "Rust (programming language)", "--format", "json")
+    assert code == 0 and json.loads(out)["document"]["key"] == "Rust_(programming_language)"
+    assert stand_in.paths()[-1] == "/api/rest_v1/page/html/Rust_(programming_language)"
+
+
+def test_wiki_read_of_a_page_with_nothing_to_cite_fails_saying_so(
+    stand_in: WikipediaStandIn,
+) -> None:
+    stand_in.answer("/api/rest_v1/page/html/Empty", Answer(200, HTML, b"<html></html>"))
+    code, out, err = wiki(stand_in, "read", "Empty")
+    assert (code, out) == (EXIT_FAILED, "")
+    assert err == "error: read gave nothing: the page holds no text to cite\n"
+
+
+def test_wiki_read_of_a_disambiguation_page_warns(stand_in: WikipediaStandIn) -> None:
+    body = (
+        b'<html><head><meta property="mw:PageProp/disambiguation"/></head><body><section>'
+        b"<p>Mercury may refer to:</p><ul><li>Mercury (planet), the closest planet</li>"
+        b"</ul></section></body></html>"
+    )
+    stand_in.answer("/api/rest_v1/page/html/Mercury", Answer(200, HTML, body))
+    code, out, err = wiki(stand_in, "read", "Mercury")
+    assert code == 0 and "Mercury may refer to" in out
+    assert err.endswith("warning: the page is a disambiguation page: it lists articles, "
+                        "read one of them\n")  # fmt: skip
+
+
+def test_wiki_read_of_a_missing_article_names_it(stand_in: WikipediaStandIn) -> None:
+    code, _, err = wiki(stand_in, "read", "No_such_page")
+    assert code == EXIT_FAILED
+    assert err == (
+        f"error: {stand_in.origin} has no article 'No_such_page' (HTTP 404): search for its key\n"
+    )
+
+
+@pytest.mark.parametrize("phrase", ["", "  ", "p" * 301])
+def test_wiki_search_refuses_a_blank_or_long_phrase_unsent(
+    stand_in: WikipediaStandIn, phrase: str
+) -> None:
+    code, _, err = wiki(stand_in, "search", phrase)
+    assert code == EXIT_USAGE and err.startswith("error: phrase must be text of 1 to 300")
+    assert stand_in.requests == []
