@@ -182,6 +182,17 @@ def test_a_slow_provider_times_out(stand_in) -> None:
         _reranker(stand_in, timeout=0.3).rerank(QUERY, HITS, 3)
 
 
+def test_a_provider_that_never_answers_is_cut_at_the_timeout_the_message_states() -> None:
+    """httpx's own read timeout (5 s) cut the call before, while the message said 30 s."""
+    path = VoyageReranker.api.path
+    with serve_json({path: lambda _: Reply(delay=8)}) as server:
+        reranker = VoyageReranker(base_url=server.url(""), api_key="k", timeout=6, retry=NO_RETRY)
+        started = time.monotonic()
+        with pytest.raises(ClientError, match=r"^voyage rerank: timed out after 6s$"):
+            reranker.rerank(QUERY, HITS, 3)
+    assert 5.9 <= time.monotonic() - started < 7.5
+
+
 def test_a_trickling_body_is_cut_at_the_deadline(stand_in) -> None:
     _script(stand_in, Reply({stand_in[0].api.results_key: [], "pad": "x" * 100}, pace=0.05))
     with pytest.raises(ClientError, match=r"timed out after 0\.5s"):

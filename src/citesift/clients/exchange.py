@@ -63,7 +63,10 @@ async def request(
     deadline = time.monotonic() + endpoint.timeout
     url = target if _absolute(target) else endpoint.url(target)
     answer: Answer | None = None
-    async with httpx.AsyncClient(follow_redirects=False, trust_env=False) as client:
+    # httpx's own per-read timeout (5 s unless told) would cut a call before its deadline,
+    # and the message says the deadline: the deadline alone bounds each try.
+    client = httpx.AsyncClient(follow_redirects=False, trust_env=False, timeout=endpoint.timeout)
+    async with client:
         for attempt in range(1, endpoint.retry.attempts + 1):
             try:
                 call = _Call(method, url, payload, headers, params, content)
