@@ -140,7 +140,7 @@ def test_wikipedia_search_feeds_a_run_and_articles_are_read_as_wikipedia(
         assert answer.evidence, prompts[2]
         first = answer.evidence[0]
         assert first.url == article and first.title == "MOSFET"
-        assert first.licence is not None and first.licence.name == "CC BY-SA 4.0"
+        assert first.licence is not None and first.licence.name == "CC BY-SA 3.0"  # of 2019
         assert any("/api/rest_v1/page/html/MOSFET" in p for p in wiki.paths())
 
 

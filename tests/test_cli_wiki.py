@@ -73,7 +73,7 @@ def test_wiki_read_prints_passages_links_and_attribution(stand_in: WikipediaStan
         out.splitlines()[1].strip().startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
     )
     assert out.rstrip().endswith("white space collapsed.")
-    assert "CC BY-SA 4.0 <https://creativecommons.org/licenses/by-sa/4.0/>" in out
+    assert "CC BY-SA 3.0 <https://creativecommons.org/licenses/by-sa/3.0/>" in out  # 2018
     history = f"{stand_in.origin}/w/index.php?title=Dog&action=history"
     assert f"Wikipedia contributors <{history}>" in out
 

@@ -60,7 +60,7 @@ def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> No
     first = answer["passages"][0]
     assert first["content"].startswith("The domestic dog") and first["block"] == 0
     assert first["fragment_url"].startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
-    assert first["licence"]["name"] == "CC BY-SA 4.0" and first["revision"]
+    assert first["licence"]["name"] == "CC BY-SA 3.0" and first["revision"]  # of 2018
     assert answer["document"]["title"] == "Dog" and "blocks" not in answer["document"]
     missing = httpx.post(
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from citesift import WIKIPEDIA_LICENCE, Document, Failed, Hits, Limited, Skipped, SourceHit
+from citesift import (
+    WIKIPEDIA_LICENCE,
+    WIKIPEDIA_LICENCE_3,
+    Document,
+    Failed,
+    Hits,
+    Limited,
+    Skipped,
+    SourceHit,
+)
 from citesift.errors import InvalidArgument
 from citesift.net import ClientIdentity, Fetcher, LimiterRefused, LimiterRegistry, SourceLimiter
 from citesift.sources import (
@@ -202,7 +211,7 @@ def test_read_gives_the_article_with_attribution(stand_in: WikipediaStandIn) -> 
     assert (document.site, document.key, document.title) == ("Wikipedia", "Dog", "Dog")
     assert document.url == stand_in.origin + "/wiki/Dog"
     assert document.revision == "845493773"
-    assert document.licence == WIKIPEDIA_LICENCE
+    assert document.licence == WIKIPEDIA_LICENCE_3  # a revision of 2018
     assert before <= document.read_at <= int(time.time() * 1000)
     assert document.blocks[0].text.startswith("The domestic dog")
     (request,) = stand_in.requests
@@ -538,3 +547,25 @@ def test_an_article_has_no_note(stand_in: WikipediaStandIn) -> None:
     outcome = provider(stand_in).read_sync(SourceHit("Dog", "Dog"))
     assert isinstance(outcome, Document) and outcome.document.metadata == {}
     assert read_note(outcome.document) is None
+
+
+def test_a_revision_read_by_its_number_is_its_articles_under_the_licence_of_its_time(
+    stand_in: WikipediaStandIn,
+) -> None:
+    by_revision = WikipediaSourceProvider(
+        IDENTITY, stand_in.origin, "/w/rest.php/v1/revision/{key}/html", allow_private=True
+    )
+    outcome = by_revision.read_sync(SourceHit("741194725", "741194725"))
+    assert isinstance(outcome, Document)
+    document = outcome.document
+    assert (document.key, document.title) == ("Bill_Clinton", "Bill Clinton")
+    assert document.url == stand_in.origin + "/wiki/Bill_Clinton"
+    assert document.revision == "741194725" and document.licence == WIKIPEDIA_LICENCE_3
+    named = by_revision.read_sync(SourceHit("741194725", "Clinton in 2016"))
+    assert isinstance(named, Document) and named.document.title == "Clinton in 2016"
+
+
+def test_a_revision_since_june_2023_is_cc_by_sa_4(stand_in: WikipediaStandIn) -> None:
+    hit = SourceHit("Rust_(programming_language)", "Rust (programming language)")
+    outcome = provider(stand_in).read_sync(hit)
+    assert isinstance(outcome, Document) and outcome.document.licence == WIKIPEDIA_LICENCE

@@ -22,10 +22,12 @@ from citesift.errors import invalid
 from citesift.extract import extract_document
 from citesift.model import (
     WIKIPEDIA_LICENCE,
+    WIKIPEDIA_LICENCE_3,
     Document,
     Failed,
     FetchOutcome,
     Hits,
+    Licence,
     Limited,
     ReadOutcome,
     SearchOutcome,
@@ -60,6 +62,10 @@ CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
 _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
 _HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
 REVISION_SCAN_BYTES = 8192
+HEAD_SCAN_BYTES = 16_384  # Parsoid writes the page's own metadata first
+LICENCE_4_SINCE = "2023-06-29"  # Wikipedia's text is CC BY-SA 4.0 from this day
+_VERSION_OF = re.compile(rb'<link\s[^>]*?rel="dc:isVersionOf"[^>]*?href="[^"]*?/wiki/([^"#?]+)"')
+_MODIFIED = re.compile(rb'<meta\s[^>]*?property="dc:modified"[^>]*?content="(\d{4}-\d\d-\d\d)')
 REDIRECT, DISAMBIGUATION = "redirect", "disambiguation"
 _REDIRECT_LINK = re.compile(rb'<link\s[^>]*?rel="mw:PageProp/redirect"[^>]*?href="\./([^"#]+)')
 _DISAMBIGUATION = b'property="mw:PageProp/disambiguation"'
@@ -159,8 +165,7 @@ class WikipediaSourceProvider(FetchingSource):
             key = self.retitled(outcome)
             if key is None or key == hit.key:
                 break
-            derived = hit.title == hit.key.replace("_", " ")
-            hit = SourceHit(key, key.replace("_", " ") if derived else hit.title, hit.excerpt)
+            hit = retitled_hit(hit, key)
             outcome = await super().read(hit, signal=signal, on_send=on_send)
         return outcome
 
@@ -193,7 +198,12 @@ class WikipediaSourceProvider(FetchingSource):
         return refused
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
-        """The article: its text in article mode, attributed to the hit and the revision."""
+        """The article: its text in article mode, attributed to the article the page says it
+        is a version of (a revision read by its number is its article's), the revision, and
+        the licence of the revision's time."""
+        own = article_of(snapshot.body)
+        if own is not None and own != hit.key:
+            hit = retitled_hit(hit, own)
         document = extract_document(
             snapshot,
             url=self.article_url(hit.key),
@@ -206,11 +216,34 @@ class WikipediaSourceProvider(FetchingSource):
             document,
             title=hit.title,
             revision=revision_of(snapshot),
-            licence=WIKIPEDIA_LICENCE,
+            licence=licence_at(snapshot.body),
             publisher=None,
             page_date=None,
             metadata={**document.metadata, **page_kind(snapshot.body)},
         )
+
+
+def retitled_hit(hit: SourceHit, key: str) -> SourceHit:
+    """``hit`` for the article ``key``: its title made from the key unless the caller gave
+    one of its own (a title that is not the old key's)."""
+    derived = hit.title == hit.key.replace("_", " ")
+    return SourceHit(key, key.replace("_", " ") if derived else hit.title, hit.excerpt)
+
+
+def article_of(body: bytes) -> str | None:
+    """The key of the article the page is a version of (Parsoid's ``dc:isVersionOf``)."""
+    link = _VERSION_OF.search(body[:HEAD_SCAN_BYTES])
+    key = unquote(link.group(1).decode("utf-8", "replace")) if link else ""
+    return key if key and carriable(key) else None
+
+
+def licence_at(body: bytes) -> Licence:
+    """The licence of the revision's text by its time (Parsoid's ``dc:modified``): CC BY-SA
+    3.0 before Wikipedia moved to 4.0 on 2023-06-29, else (or with no time given) 4.0."""
+    modified = _MODIFIED.search(body[:HEAD_SCAN_BYTES])
+    if modified and modified.group(1).decode("ascii", "replace") < LICENCE_4_SINCE:
+        return WIKIPEDIA_LICENCE_3
+    return WIKIPEDIA_LICENCE
 
 
 def page_kind(body: bytes) -> dict[str, object]:
