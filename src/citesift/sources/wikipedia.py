@@ -159,7 +159,7 @@ class WikipediaSourceProvider(FetchingSource):
         self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
     ) -> ReadOutcome:
         """The article, read at the title it redirects to when that is this wiki's."""
-        hit = replace(hit, key=wiki_key(hit.key)) if isinstance(hit.key, str) else hit
+        hit = replace(hit, key=wiki_key(hit.key))
         outcome = await super().read(hit, signal=signal, on_send=on_send)
         for _ in range(MAX_TITLE_HOPS):
             key = self.retitled(outcome)
