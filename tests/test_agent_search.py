@@ -140,7 +140,7 @@ def test_wikipedia_search_feeds_a_run_and_articles_are_read_as_wikipedia(
         assert answer.evidence, prompts[2]
         first = answer.evidence[0]
         assert first.url == article and first.title == "MOSFET"
-        assert first.licence is not None and first.licence.name == "CC BY-SA 3.0"  # of 2019
+        assert first.licence is not None and first.licence.name == "CC BY-SA 4.0"
         assert any("/api/rest_v1/page/html/MOSFET" in p for p in wiki.paths())
 
 
@@ -158,3 +158,18 @@ def test_an_article_wikipedia_does_not_have_is_told_to_the_model_once_with_its_s
         researched_on_wikipedia("What is in the article?", wiki, api, urls=[missing])
         prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
         assert "HTTP 404 Not Found" in prompts[1] and "HTTP 404: HTTP 404" not in prompts[1]
+
+
+def test_a_search_wikipedia_cannot_take_is_told_to_the_model_unsent(
+    wikipedia_fixtures: Path, api: ScriptedServer
+) -> None:
+    with WikipediaStandIn(wikipedia_fixtures) as wiki:
+        api.script(
+            "/v1/chat/completions",
+            chat_reply(json.dumps({"action": "search", "query": "tides " * 60})),
+            chat_reply(json.dumps({"action": "finish", "data": None, "missing": ["all"]})),
+        )
+        researched_on_wikipedia("Why do tides rise?", wiki, api)
+        prompts = [r.json["messages"][1]["content"] for r in api.received("/v1/chat/completions")]
+        assert "the phrase is not text of 1 to 300 characters" in prompts[1]
+        assert wiki.requests == []

@@ -73,7 +73,7 @@ def test_wiki_read_prints_passages_links_and_attribution(stand_in: WikipediaStan
         out.splitlines()[1].strip().startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
     )
     assert out.rstrip().endswith("white space collapsed.")
-    assert "CC BY-SA 3.0 <https://creativecommons.org/licenses/by-sa/3.0/>" in out  # 2018
+    assert "CC BY-SA 4.0 <https://creativecommons.org/licenses/by-sa/4.0/>" in out
     history = f"{stand_in.origin}/w/index.php?title=Dog&action=history"
     assert f"Wikipedia contributors <{history}>" in out
 
@@ -334,11 +334,18 @@ def test_a_host_asking_to_wait_exits_with_try_later_from_its_first_answer(
     assert asked(stand_in) == [path]
 
 
-def test_wiki_read_of_a_lowercase_or_spaced_title_reads_the_article(
+def test_wiki_read_of_a_title_the_wiki_redirects_names_the_title_to_ask_for(
     stand_in: WikipediaStandIn,
 ) -> None:
-    code, out, _ = wiki(stand_in, "read", "dog", "--format", "json")
-    assert code == 0 and json.loads(out)["document"]["title"] == "Dog"
+    code, out, err = wiki(stand_in, "read", "dog", "--format", "json")
+    assert (code, out) == (EXIT_FAILED, "")
+    assert err == "error: Wikipedia redirects dog to Dog: ask for Dog\n"
+    assert stand_in.paths() == ["/api/rest_v1/page/html/dog"]
+
+
+def test_wiki_read_of_a_spaced_title_sends_it_as_mediawiki_writes_it(
+    stand_in: WikipediaStandIn,
+) -> None:
     code, out, _ = wiki(stand_in, "read", "Rust (programming language)", "--format", "json")
     assert code == 0 and json.loads(out)["document"]["key"] == "Rust_(programming_language)"
     assert stand_in.paths()[-1] == "/api/rest_v1/page/html/Rust_(programming_language)"

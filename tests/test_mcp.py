@@ -232,6 +232,9 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
         assert blank.is_error and _text(blank) == said
         missing = await client.call_tool("wiki_passages", {"key": "No_such_page"})
         assert _text(missing) == "wiki_passages: read skipped (HTTP 404): HTTP 404"
+        redirected = await client.call_tool("wiki_passages", {"key": "dog"})
+        said = "wiki_passages: Wikipedia redirects dog to Dog: ask for Dog"
+        assert redirected.is_error and _text(redirected) == said
 
     world.wiki.answer(
         "/api/rest_v1/page/html/Empty", Answer(200, {"Content-Type": "text/html"}, b"<html></html>")

@@ -60,7 +60,7 @@ def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> No
     first = answer["passages"][0]
     assert first["content"].startswith("The domestic dog") and first["block"] == 0
     assert first["fragment_url"].startswith(stand_in.origin + "/wiki/Dog#:~:text=The%20domestic")
-    assert first["licence"]["name"] == "CC BY-SA 3.0" and first["revision"]  # of 2018
+    assert first["licence"]["name"] == "CC BY-SA 4.0" and first["revision"]
     assert answer["document"]["title"] == "Dog" and "blocks" not in answer["document"]
     missing = httpx.post(
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
@@ -79,11 +79,18 @@ def test_a_servers_one_wiki_is_read_when_a_request_names_none(
     stand_in.answer("/api/rest_v1/page/html/Mercury", Answer(200, WIKI_HTML, DISAMBIGUATION))
     with running(ServeConfig(port=0, wiki_origins=(stand_in.origin,))) as served:
         url = f"{served}/citesift/wikipedia/passages"
-        answer = httpx.post(url, json={"key": "dog"}, timeout=30).json()
+        answer = httpx.post(url, json={"key": "Dog"}, timeout=30).json()
+        redirected = httpx.post(url, json={"key": "dog"}, timeout=30)
+        spaced = httpx.post(url, json={"key": "Rust (programming language)"}, timeout=30)
         empty = httpx.post(url, json={"key": "Empty"}, timeout=30).json()
         listing = httpx.post(url, json={"key": "Mercury"}, timeout=30).json()
     assert answer["document"]["url"] == stand_in.origin + "/wiki/Dog"
     assert answer["passages"] and answer["warning"] is None
+    assert redirected.status_code == 404 and redirected.json()["code"] == "REDIRECTED"
+    assert redirected.json()["error"] == "Wikipedia redirects dog to Dog: ask for Dog"
+    assert spaced.json()["document"]["key"] == "Rust_(programming_language)", spaced.text
+    assert "/api/rest_v1/page/html/Dog" in stand_in.paths()
+    assert "/api/rest_v1/page/html/Rust_(programming_language)" in stand_in.paths()
     assert empty["passages"] == [] and empty["warning"] == "the page holds no text to cite"
     assert listing["passages"] and "disambiguation page" in listing["warning"]
 

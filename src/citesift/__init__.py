@@ -68,7 +68,6 @@ from citesift.mcp_server.config import McpConfig
 from citesift.mcp_server.run import serve_mcp
 from citesift.model import (
     WIKIPEDIA_LICENCE,
-    WIKIPEDIA_LICENCE_3,
     Block,
     BlockKind,
     Document,
@@ -298,7 +297,6 @@ __all__ = [
     "VerifiedResponse",
     "VoyageReranker",
     "WIKIPEDIA_LICENCE",
-    "WIKIPEDIA_LICENCE_3",
     "WebPageSource",
     "WebResult",
     "WebSearch",

@@ -27,8 +27,6 @@ class Licence:
 
 
 WIKIPEDIA_LICENCE = Licence("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.0/")
-WIKIPEDIA_LICENCE_3 = Licence("CC BY-SA 3.0", "https://creativecommons.org/licenses/by-sa/3.0/")
-"""Wikipedia's licence for text of revisions before 2023-06-29."""
 
 
 MAX_BODY_BYTES = 1 << 30

@@ -27,7 +27,6 @@ from citesift.scrape.urls import normalise
 from citesift.sources import WikipediaSourceProvider
 from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import fetching
-from citesift.sources.wikipedia import checked_phrase
 from citesift.store import AnyStore
 
 ARTICLE_PATH = "/wiki/"
@@ -135,9 +134,8 @@ class WikipediaSearch:
         self.provider = provider
 
     async def search(self, query: str, limit: int) -> list[WebResult]:
-        """At most ``limit`` articles for ``query``; a refusal or failure is a ``ClientError``,
-        a query Wikipedia cannot take an ``InvalidArgument`` naming ``query``."""
-        checked_phrase(query, "query")
+        """At most ``limit`` articles for ``query``; a refusal or failure (a query Wikipedia
+        cannot take among them, nothing sent) is a ``ClientError``."""
         outcome = await self.provider.search(query, limit)
         if not isinstance(outcome, Hits):
             reason = outcome.reason or type(outcome).__name__.lower()

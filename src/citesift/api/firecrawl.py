@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
+from citesift.agent.tools import WikipediaSearch
 from citesift.api.documents import document, failed
 from citesift.api.map_request import MapRequest
 from citesift.api.replies import failure
@@ -21,6 +22,7 @@ from citesift.scrape.browser import Browser
 from citesift.scrape.map import amap_site
 from citesift.scrape.page import scrape
 from citesift.scrape.result import TIMEOUT, ScrapeFailure, ScrapeOutcome
+from citesift.sources.wikipedia import checked_phrase
 
 router = APIRouter(prefix="/v2", tags=["firecrawl"])
 Shared = Annotated[Serving, Depends(serving)]
@@ -90,6 +92,8 @@ async def search(body: SearchRequest, shared: Shared) -> JSONResponse | dict[str
     if shared.search is None:
         why = "no search source is configured: set search (wikipedia, searxng, brave, tavily)"
         return failure(501, why, "SEARCH_NOT_CONFIGURED")
+    if isinstance(shared.search, WikipediaSearch):
+        checked_phrase(body.query, "query")  # a 400 naming it, before Wikipedia is asked
     try:
         asked = shared.search.search(body.query, body.limit)
         found = await asyncio.wait_for(asked, _seconds(body.timeout))

@@ -34,6 +34,7 @@ from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.reasons import asks_to_wait, describe, read_note
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.web import is_web_url
+from citesift.sources.wikipedia import wiki_key
 from citesift.text.passages import citation_sources
 from citesift.verify import check_citations, check_json, verify_claim
 
@@ -49,7 +50,8 @@ async def wikipedia_passages(
     body: WikipediaPassagesRequest, shared: Shared
 ) -> JSONResponse | PassagesResponse:
     """An article's attributed passages (licence, revision, offsets, a link to each), of one
-    of the server's Wikimedia origins only."""
+    of the server's Wikimedia origins only; a key that redirects is a 404 ``REDIRECTED``
+    naming the title to ask for."""
     origin = origin_text(body.origin) if body.origin else _default_wiki(shared)
     if origin not in shared.wiki_origins:
         allowed = ", ".join(shared.wiki_origins)
@@ -58,10 +60,13 @@ async def wikipedia_passages(
         provider = shared.setup.wikipedia(origin, body.page_path)  # the origin checked
     except ValueError as error:
         raise Unsupported(["page_path"], body.page_path, str(error)) from None
-    title = body.title or body.key.replace("_", " ")
-    outcome = await provider.read(SourceHit(body.key, title))
+    key = wiki_key(body.key)
+    outcome = await provider.read(SourceHit(key, body.title or key.replace("_", " ")))
     if isinstance(outcome, Skipped) and outcome.status == 404:
-        return failure(404, f"{origin} has no article {body.key!r}", "NOT_FOUND")
+        return failure(404, f"{origin} has no article {key!r}", "NOT_FOUND")
+    redirected = provider.redirect_note(key, outcome)
+    if redirected:
+        return failure(404, redirected, "REDIRECTED")
     return _passages(outcome)
 
 

@@ -33,7 +33,7 @@ from citesift.errors import InvalidArgument
 from citesift.model import Hits, Skipped, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
-from citesift.sources.wikipedia import checked_phrase
+from citesift.sources.wikipedia import checked_phrase, wiki_key
 
 wiki = group("wiki", "Search Wikipedia and read articles as attributed passages.")
 
@@ -75,7 +75,11 @@ def search(
 @wiki.command()
 def read(
     key: Annotated[
-        str, typer.Argument(metavar="KEY", help="The article's key, as a search hit gives it.")
+        str,
+        typer.Argument(
+            metavar="KEY",
+            help="The article's key, as a search hit gives it (spaces are sent as _).",
+        ),
     ],
     title: Title = None,
     output: Output = ReadFormat.passages,
@@ -88,12 +92,16 @@ def read(
     deadline: Deadline = None,
 ) -> None:
     """Read an article by its key: passages with attribution, blocks, Markdown or JSON."""
+    key = wiki_key(key)
     hit = SourceHit(key, title or key.replace("_", " "))
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         provider = _provider(origin, page_path, setup)
         outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
     if isinstance(outcome, Skipped) and outcome.status == 404:
         fail(f"{origin} has no article {key!r} (HTTP 404): search for its key")
+    redirected = provider.redirect_note(key, outcome)
+    if redirected:
+        fail(redirected)
     print_read(outcome, output)
 
 

@@ -23,7 +23,7 @@ from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
 from citesift.scrape.result import ScrapeFailure
 from citesift.sources.reasons import read_note
-from citesift.sources.wikipedia import checked_phrase
+from citesift.sources.wikipedia import checked_phrase, wiki_key
 from citesift.text import citation_sources
 
 Cursor = Annotated[
@@ -80,17 +80,24 @@ def register(server: MCPServer, shared: Shared) -> None:
     @server.tool()
     @anticipated
     async def wiki_passages(
-        key: Annotated[str, Field(description="The article's key, as wiki_search gives it.")],
+        key: Annotated[
+            str, Field(description="The article's key, as wiki_search gives it (spaces sent as _).")
+        ],
         title: Annotated[str | None, Field(description="The title to cite.")] = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         """A Wikipedia article as passages, each with its URL, title, licence (with the
         attribution it asks for) and a link that scrolls to it; ``note`` says when the page
-        holds no text to cite or is a redirect or disambiguation page."""
+        holds no text to cite or is a redirect or disambiguation page, and a key the wiki
+        redirects is refused naming the title to ask for."""
         if cursor:
             return shared.pager.next("wiki_passages", cursor)
-        hit = SourceHit(key, title or key.replace("_", " "))
-        outcome = await shared.wikipedia().read(hit)
+        key = wiki_key(key)
+        provider = shared.wikipedia()
+        outcome = await provider.read(SourceHit(key, title or key.replace("_", " ")))
+        redirected = provider.redirect_note(key, outcome)
+        if redirected:
+            raise ToolError(redirected)
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
         read = outcome.document

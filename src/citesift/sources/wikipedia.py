@@ -1,13 +1,12 @@
 """Wikipedia as a public source: REST search by phrase, Parsoid page HTML by key.
 
 Every request goes through ``citesift.net.fetch`` under the shared per-host limiter, names
-the caller's identity, sends no cookie and follows no redirect of its own. A key is sent as
-MediaWiki writes titles (spaces as ``_``); a page that redirects to another title of the
-same wiki's page path (``dog`` to ``Dog``, a redirect page to its target) is read there, at
-most ``MAX_TITLE_HOPS`` times, each address fetched as the first was (address policy,
-limiter). A redirect anywhere else answers ``Skipped`` with the redirect's status
-(``Skipped(307)``), its target never asked for; a phrase or key no address can carry answers
-``Failed(None)`` / ``Skipped(None)`` with nothing sent.
+the caller's identity, sends no cookie and follows no redirect: a 3xx is a transport
+failure, ``Skipped(None)`` (where it points kept in ``location``, its target never asked
+for; ``redirect_note`` says which title of the same wiki to ask for instead). A key is sent
+as given (``encodeURIComponent``'s form); a phrase or key no address can carry, a blank
+phrase or one over ``MAX_PHRASE_CHARS`` answers ``Failed(None)`` / ``Skipped(None)`` with
+nothing sent. Neither method raises for a refusal or a failure.
 """
 
 from __future__ import annotations
@@ -22,12 +21,9 @@ from citesift.errors import invalid
 from citesift.extract import extract_document
 from citesift.model import (
     WIKIPEDIA_LICENCE,
-    WIKIPEDIA_LICENCE_3,
-    Document,
     Failed,
     FetchOutcome,
     Hits,
-    Licence,
     Limited,
     ReadOutcome,
     SearchOutcome,
@@ -63,15 +59,12 @@ _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
 _HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
 REVISION_SCAN_BYTES = 8192
 HEAD_SCAN_BYTES = 16_384  # Parsoid writes the page's own metadata first
-LICENCE_4_SINCE = "2023-06-29"  # Wikipedia's text is CC BY-SA 4.0 from this day
 _VERSION_OF = re.compile(rb'<link\s[^>]*?rel="dc:isVersionOf"[^>]*?href="[^"]*?/wiki/([^"#?]+)"')
-_MODIFIED = re.compile(rb'<meta\s[^>]*?property="dc:modified"[^>]*?content="(\d{4}-\d\d-\d\d)')
 REDIRECT, DISAMBIGUATION = "redirect", "disambiguation"
 _REDIRECT_LINK = re.compile(rb'<link\s[^>]*?rel="mw:PageProp/redirect"[^>]*?href="\./([^"#]+)')
 _DISAMBIGUATION = b'property="mw:PageProp/disambiguation"'
 MAX_PHRASE_CHARS = 300  # CirrusSearch refuses longer queries
 MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded forms
-MAX_TITLE_HOPS = 3  # redirects to another title of the same wiki followed in one read
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,26 +116,33 @@ class WikipediaSourceProvider(FetchingSource):
         )
 
     def search_url(self, phrase: str, limit: int = DEFAULT_LIMIT) -> str | None:
-        """The search address for ``phrase`` (space as ``%20``), or None if none can carry it."""
+        """The search address for ``phrase`` (space as ``%20``), or None for a phrase the
+        search cannot take: blank, over ``MAX_PHRASE_CHARS``, or not carriable."""
         query = encode_component(phrase)
-        if query is None or len(phrase) > MAX_PHRASE_CHARS:
+        if query is None or not phrase.strip() or len(phrase) > MAX_PHRASE_CHARS:
             return None
         return f"{self.origin}{SEARCH_PATH}?q={query}&limit={checked_limit(limit)}"
 
     def page_url(self, key: str) -> str | None:
-        """The page-HTML address of ``key`` (spaces written ``_``, as MediaWiki writes
-        titles), or None if no address can carry it."""
-        encoded = encode_component(wiki_key(key))
+        """The page-HTML address of ``key``, or None if no address can carry it."""
+        encoded = encode_component(key)
         if encoded is None or not key or len(key) > MAX_KEY_CHARS:
             return None
         return self.origin + self.page_path.replace("{key}", encoded)
 
-    def retitled(self, outcome: ReadOutcome) -> str | None:
-        """The key a redirect names when it points at another title of this wiki's page
-        path (``…/page/html/Dog``), or the title a redirect page names, else None."""
-        if isinstance(outcome, Document):
-            target = outcome.document.metadata.get(REDIRECT)
-            return wiki_key(target) if isinstance(target, str) and carriable(target) else None
+    async def read(
+        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
+    ) -> ReadOutcome:
+        """The hit's article; a redirect is a transport failure, ``Skipped(None)`` keeping
+        where it points."""
+        outcome = await super().read(hit, signal=signal, on_send=on_send)
+        if isinstance(outcome, Skipped):
+            return Skipped(_failure_status(outcome.status), outcome.reason, outcome.location)
+        return outcome
+
+    def redirected_key(self, outcome: ReadOutcome) -> str | None:
+        """The key a read skipped for a redirect points to when that is another title of
+        this wiki's page path (``…/page/html/Dog``), else None."""
         if not isinstance(outcome, Skipped) or outcome.location is None:
             return None
         before, after = (self.origin + self.page_path).split("{key}", 1)
@@ -155,31 +155,23 @@ class WikipediaSourceProvider(FetchingSource):
         key = unquote(written)
         return key if key and "/" not in written and carriable(key) else None
 
-    async def read(
-        self, hit: SourceHit, *, signal: Signal | None = None, on_send: OnSend | None = None
-    ) -> ReadOutcome:
-        """The article, read at the title it redirects to when that is this wiki's."""
-        hit = replace(hit, key=wiki_key(hit.key))
-        outcome = await super().read(hit, signal=signal, on_send=on_send)
-        for _ in range(MAX_TITLE_HOPS):
-            key = self.retitled(outcome)
-            if key is None or key == hit.key:
-                break
-            hit = retitled_hit(hit, key)
-            outcome = await super().read(hit, signal=signal, on_send=on_send)
-        return outcome
+    def redirect_note(self, key: str, outcome: ReadOutcome) -> str | None:
+        """What to tell a caller whose read of ``key`` was skipped for a redirect to another
+        title of this wiki (``Wikipedia redirects dog to Dog: ask for Dog``), else None."""
+        target = self.redirected_key(outcome)
+        if target is None or target == key:
+            return None
+        return f"{self.site} redirects {key} to {target}: ask for {target}"
 
     def article_url(self, key: str) -> str:
         """The article's address for attribution."""
         return article_url(self.origin, key)
 
     def search_request(self, phrase: str, limit: int) -> str | SearchOutcome:
-        """The search address, or ``Failed(None)`` for a phrase no address can carry; a blank
-        or too long phrase is an ``InvalidArgument``, nothing sent."""
-        checked_phrase(phrase)
+        """The search address, or ``Failed(None)`` for a phrase the search cannot take."""
         url = self.search_url(phrase, limit)
         if url is None:
-            return Failed(None, f"the phrase is not text of at most {MAX_PHRASE_CHARS} characters")
+            return Failed(None, f"the phrase is not text of 1 to {MAX_PHRASE_CHARS} characters")
         return url
 
     def search_answer(self, outcome: FetchOutcome, limit: int) -> SearchOutcome:
@@ -199,8 +191,8 @@ class WikipediaSourceProvider(FetchingSource):
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The article: its text in article mode, attributed to the article the page says it
-        is a version of (a revision read by its number is its article's), the revision, and
-        the licence of the revision's time."""
+        is a version of (a revision read by its number is its article's), the revision and
+        Wikipedia's licence."""
         own = article_of(snapshot.body)
         if own is not None and own != hit.key:
             hit = retitled_hit(hit, own)
@@ -216,7 +208,7 @@ class WikipediaSourceProvider(FetchingSource):
             document,
             title=hit.title,
             revision=revision_of(snapshot),
-            licence=licence_at(snapshot.body),
+            licence=WIKIPEDIA_LICENCE,
             publisher=None,
             page_date=None,
             metadata={**document.metadata, **page_kind(snapshot.body)},
@@ -237,15 +229,6 @@ def article_of(body: bytes) -> str | None:
     return key if key and carriable(key) else None
 
 
-def licence_at(body: bytes) -> Licence:
-    """The licence of the revision's text by its time (Parsoid's ``dc:modified``): CC BY-SA
-    3.0 before Wikipedia moved to 4.0 on 2023-06-29, else (or with no time given) 4.0."""
-    modified = _MODIFIED.search(body[:HEAD_SCAN_BYTES])
-    if modified and modified.group(1).decode("ascii", "replace") < LICENCE_4_SINCE:
-        return WIKIPEDIA_LICENCE_3
-    return WIKIPEDIA_LICENCE
-
-
 def page_kind(body: bytes) -> dict[str, object]:
     """What the page's own markers say it is: a redirect page (``redirect``: the title it
     points to) or a disambiguation page (``disambiguation``: True); empty for an article."""
@@ -258,14 +241,16 @@ def page_kind(body: bytes) -> dict[str, object]:
     return kind
 
 
-def wiki_key(key: str) -> str:
-    """``key`` as MediaWiki writes a title in an address: spaces as ``_``."""
-    return key.replace(" ", "_") if isinstance(key, str) else key
+def wiki_key(title: str) -> str:
+    """A title a person typed as MediaWiki writes it in an address (spaces as ``_``), for
+    the surfaces that take one; the provider sends a key as given."""
+    return title.replace(" ", "_")
 
 
 def checked_phrase(phrase: object, name: str = "phrase") -> None:
     """``InvalidArgument`` (naming ``name``) for a phrase Wikipedia's search cannot take:
-    blank, or longer than ``MAX_PHRASE_CHARS``."""
+    blank, or longer than ``MAX_PHRASE_CHARS``; for the surfaces to say before they ask
+    (the provider answers such a phrase ``Failed(None)``)."""
     if isinstance(phrase, str) and (not phrase.strip() or len(phrase) > MAX_PHRASE_CHARS):
         why = f"text of 1 to {MAX_PHRASE_CHARS} characters (the most Wikipedia's search takes)"
         raise invalid(name, phrase, why)
