@@ -20,6 +20,7 @@ from citesift.agent.research import aresearch, research
 from citesift.agent.run import TIME_RESERVE, Answer, run_research
 from citesift.agent.tools import Tools, WebPages
 from citesift.agent.trace import trace
+from citesift.clients import ChatClient
 from citesift.errors import InvalidArgument
 from citesift.index import Embedder
 from citesift.index.embedders import EmbeddingError
@@ -688,13 +689,14 @@ def serve_tower(server: MisbehavingServer) -> str:
     return server.url("/tower")
 
 
-async def extractive_run(url: str, embedder: Embedder) -> Answer:
-    """``run_research`` of ``SPIRE`` without a model, over ``url`` alone, ranking by meaning
-    with ``embedder``."""
+async def extractive_run(url: str, embedder: Embedder, chat: ChatClient | None = None) -> Answer:
+    """``run_research`` of ``SPIRE`` over ``url`` alone, ranking by meaning with
+    ``embedder``: extractive, or planned by ``chat`` when given."""
     fetcher = loopback_fetcher()
     pages = WebPages(loopback_policy(), fetcher, render="never")
+    tools = Tools(pages, given={url})
     try:
-        return await run_research(SPIRE, Tools(pages, given={url}), urls=[url], embedder=embedder)
+        return await run_research(SPIRE, tools, urls=[url], embedder=embedder, chat=chat)
     finally:
         await fetcher.aclose()
 
@@ -724,9 +726,31 @@ def test_a_page_no_model_can_rank_by_meaning_is_shown_by_its_first_passages(
     server: MisbehavingServer, error: Exception
 ) -> None:
     answer = asyncio.run(extractive_run(serve_tower(server), Unloadable(error)))
-    assert [e.kind for e in answer.evidence] == ["closest"] * PASSAGES_PER_READ
+    assert [e.kind for e in answer.evidence] == ["opening"] * PASSAGES_PER_READ
     assert "Stone course 0 " in answer.evidence[0].text
     assert answer.message == "no passage of the pages read holds a word of the task"
+
+
+def test_a_model_is_told_a_page_no_model_could_rank_is_shown_by_its_opening_passages(
+    server: MisbehavingServer, api: ScriptedServer
+) -> None:
+    """The passages shown were chosen by their place, not their meaning: the model is told
+    so, never that they are the closest in meaning."""
+    tower = serve_tower(server)
+    api.script(
+        CHAT,
+        act(action="scrape", urls=[tower], query=SPIRE),
+        act(action="finish", data={"height": None}, sources={}),
+    )
+    chat = ChatClient(api.base_url, "scripted", api_key="k")
+    unloadable = Unloadable(OSError("the model file cannot be read"))
+    answer = asyncio.run(extractive_run(tower, unloadable, chat))
+    seen = prompts(api)[1]
+    assert f"{tower}: no passage holds a word of the query; none could be ranked by meaning, " \
+           "so the page's opening passages follow" in seen  # fmt: skip
+    assert "closest" not in seen
+    assert f"[E1] {tower} (opening)" in seen
+    assert [e.kind for e in answer.evidence] == ["opening"] * PASSAGES_PER_READ
 
 
 class Slow:

@@ -26,8 +26,12 @@ PASSAGES_PER_READ = 4
 """How many passages one page read adds to the evidence."""
 CLOSEST = "closest"
 """The kind of a page's passages closest to the query by meaning, shown when none of them
-holds a word of the query (a page may say what was asked in words of its own); its first,
-when no model can rank them."""
+holds a word of the query (a page may say what was asked in words of its own)."""
+OPENING = "opening"
+"""The kind of a page's first passages, shown in their stead when no model can rank the
+page by meaning: nothing chose them but their place."""
+UNMATCHED = (CLOSEST, OPENING)
+"""The kinds of passages shown though none held a word of the query: no answer by words."""
 UNRANKED = (ImportError, OSError, ModelError, ClientError)
 """What an embedder that cannot rank a page raises: its package or model file missing or
 broken (``ModelError``), its endpoint failing (``ClientError``, ``EmbeddingError`` among
@@ -47,8 +51,8 @@ class Evidence:
     ``title``, ``licence``, the ``snapshot_id`` of the bytes fetched, the ``block`` it starts
     in and its ``source_start``/``source_end`` in the decoded snapshot) and its ``text``.
     ``kind`` says what it is: a page ``passage``, one of a page's passages closest to the
-    query by meaning, shown as none held a word of it (``closest``), a ``search result`` or
-    an ``extract``.
+    query by meaning, shown as none held a word of it (``closest``), one of its first when
+    no model could rank them (``opening``), a ``search result`` or an ``extract``.
     Evidence from a PDF or Office file, where a span of the source means nothing, has
     ``places``: where in ``text`` each block it spans begins, and that block's page, slide
     or sheet (none for a web page)."""
@@ -117,7 +121,8 @@ class EvidenceLog:
     ) -> list[Evidence]:
         """Index ``documents`` and keep, for each, the ``per_page`` passages that best answer
         ``query``; of a page none of whose passages holds a word of the query, the
-        ``per_page`` closest to it by meaning, of kind ``CLOSEST``."""
+        ``per_page`` closest to it by meaning, of kind ``CLOSEST`` (its first, of kind
+        ``OPENING``, when no model can rank them)."""
         with self._reading:
             return self._read(documents, query, per_page)
 
@@ -131,9 +136,9 @@ class EvidenceLog:
             ingested = as_ingest_doc(document)
             wanted = {"document_id": ingested.id}
             matches = self._rag.search(query, top_k=per_page, filter=wanted)
-            kind = "passage" if matches else CLOSEST
+            kind = "passage"
             if not matches:
-                matches = self.closest(ingested.id, query, per_page)
+                kind, matches = self.closest(ingested.id, query, per_page)
             for match in matches:
                 where = match.provenance
                 if where is None:
@@ -157,19 +162,20 @@ class EvidenceLog:
                     found.append(item)
         return found
 
-    def closest(self, document_id: str, query: str, count: int) -> list[Match]:
+    def closest(self, document_id: str, query: str, count: int) -> tuple[str, list[Match]]:
         """The ``count`` passages of a document closest to ``query`` by meaning, the closest
-        first, among its first ``MEANING_READ``; its first ``count`` when the embedder cannot
-        rank them (``UNRANKED``): a read does not fail for want of a model."""
+        first, among its first ``MEANING_READ`` (all of them, when no more), of kind
+        ``CLOSEST``; its first ``count``, of kind ``OPENING``, when the embedder cannot rank
+        them (``UNRANKED``): a read does not fail for want of a model."""
         chunks = self._chunks.first(document_id, MEANING_READ)
         if len(chunks) <= count:
-            return chunks
+            return CLOSEST, chunks
         try:
             embedder = self.embedder or shared_embedder()
             vectors = normalise_rows(embedder.embed([query, *(c.content for c in chunks)]))
         except UNRANKED:
-            return chunks[:count]
-        return [chunks[i] for i in top_k_indices(vectors[1:] @ vectors[0], count)]
+            return OPENING, chunks[:count]
+        return CLOSEST, [chunks[i] for i in top_k_indices(vectors[1:] @ vectors[0], count)]
 
     def extract(self, document: SourceDocument, intent: str) -> Evidence | None:
         """The list or table of ``document`` that best matches ``intent`` (its items one a

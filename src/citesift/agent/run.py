@@ -25,7 +25,14 @@ from citesift.agent.actions import (
 )
 from citesift.agent.answers import finish_problem, schema_validator
 from citesift.agent.budget import Budget, Spend
-from citesift.agent.evidence import CLOSEST, Evidence, EvidenceLog, best_first, ranked
+from citesift.agent.evidence import (
+    CLOSEST,
+    UNMATCHED,
+    Evidence,
+    EvidenceLog,
+    best_first,
+    ranked,
+)
 from citesift.agent.prompt import Candidate, View, system_prompt, user_prompt
 from citesift.agent.provenance import FieldSource, field_sources, value_link
 from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
@@ -58,6 +65,8 @@ MAX_TRIES = 10
 (the page budget counts what was read), so the tries of a turn are bounded here."""
 EXTRACTIVE_PAGES = 5
 EXTRACTIVE_PASSAGES = 5
+UNRANKED_FOLLOW = "none could be ranked by meaning, so the page's opening passages"
+"""What a read tells the model of a page shown by its first passages (``OPENING``)."""
 MAX_TASK_CHARS = 20_000
 DEFAULT_BUDGET = Budget()
 
@@ -375,13 +384,14 @@ class _Run:
         """The evidence ``documents`` give for ``query`` (``EvidenceLog.read``, off the loop:
         ranking a page by meaning takes a second or two; a run cancelled meanwhile leaves the
         read to finish in its thread, and closes the log after it), a line added to
-        ``lines`` for each page shown by its passages closest in meaning, none holding the
-        query's words, so the model knows they were not found by its words."""
+        ``lines`` for each page shown by passages none holding the query's words (those
+        closest in meaning, or its opening ones when no model could rank them), so the model
+        knows they were not found by its words."""
         found = await asyncio.to_thread(self.state.evidence.read, documents, query)
-        for url in dict.fromkeys(e.url for e in found if e.kind == CLOSEST):
-            lines.append(
-                f"{url}: no passage holds a word of the query; those closest in meaning follow\n"
-            )
+        shown = {e.url: e.kind for e in found if e.kind in UNMATCHED}
+        for url, kind in shown.items():
+            follow = "those closest in meaning" if kind == CLOSEST else UNRANKED_FOLLOW
+            lines.append(f"{url}: no passage holds a word of the query; {follow} follow\n")
         return found
 
     async def read_pages(
@@ -505,7 +515,7 @@ class _Run:
         wanted = [*urls, *self.state.candidates]
         pages = min(self.spend.budget.pages, EXTRACTIVE_PAGES)
         await self.scrape(list(dict.fromkeys(wanted)), self.task, pages)
-        matched = [e for e in self.state.evidence.items if e.kind != CLOSEST]  # none: no answer
+        matched = [e for e in self.state.evidence.items if e.kind not in UNMATCHED]
         best = ranked(matched, self.task)[:EXTRACTIVE_PASSAGES]
         data = [{"text": e.text, "url": e.url, "title": e.title} for e in best]
         fields = tuple(
