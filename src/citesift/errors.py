@@ -9,6 +9,7 @@ exception a caller would expect (``ValueError`` for a bad argument or setting), 
 from __future__ import annotations
 
 import math
+import re
 
 
 class CitesiftError(Exception):
@@ -85,9 +86,32 @@ def unshown(name: str, expected: str) -> InvalidArgument:
 
 
 def shown(value: object) -> str:
-    """``value`` as a message shows it: its repr, cut to 80 characters."""
-    text = repr(value)
+    """``value`` as a message shows it: its repr with any secret of a URL in it ``masked``,
+    cut to 80 characters."""
+    text = masked(repr(value))
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)([^/?#@\s'\"]*)@")
+"""A URL's user part: ``scheme://user:password@`` (or ``scheme://token@``)."""
+_SECRET_PARAMETER = re.compile(
+    r"(?i)([?&#;][^=&#?\s'\"]*(?:token|secret|passw(?:or)?d|pwd|key|sig|auth|credential"
+    r"|session|cookie)[^=&#?\s'\"]*=)[^&#\s'\"]*"
+)
+"""A query or fragment parameter whose name says it carries a secret (``api_key=``,
+``access_token=``, ``sslpassword=``, ``X-Amz-Signature=``, ``sig=``)."""
+
+
+def masked(text: str) -> str:
+    """``text`` with the secrets of every URL in it written ``***``: a password of its user
+    part (a user part without one, which may be a token, whole), and the value of any
+    query or fragment parameter named as a secret. The one mask of what a message shows."""
+
+    def user_part(found: re.Match[str]) -> str:
+        user, colon, _ = found[2].partition(":")
+        return f"{found[1]}{user}:***@" if colon else f"{found[1]}***@"
+
+    return _SECRET_PARAMETER.sub(r"\1***", _USERINFO.sub(user_part, text))
 
 
 def renamed(error: CitesiftError, names: dict[str, str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from citesift.errors import invalid, unshown
 from citesift.jobs import MAX_RUNNING
@@ -45,7 +45,7 @@ class ServeConfig:
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    api_keys: tuple[str, ...] = ()
+    api_keys: tuple[str, ...] = field(default=(), repr=False)  # never in a repr or a log
     rate_per_minute: int = DEFAULT_RATE
     max_body_bytes: int = DEFAULT_MAX_BODY
     max_in_flight: int = DEFAULT_IN_FLIGHT

@@ -18,7 +18,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from citesift.api.replies import Unsupported
+from citesift.api.replies import UNSHOWN, Unsupported
 
 Label = Annotated[str, StringConstraints(max_length=200)]
 """A caller's short label (``origin``, ``integration``): logged, never acted on."""
@@ -78,7 +78,8 @@ class FirecrawlBody(RequestBody):
 
     def refuse(self, only: Mapping[str, object], absent: tuple[str, ...] = ()) -> None:
         """``Unsupported`` for the first field given a value other than the one in ``only``
-        (the value citesift honours), or given at all (and not empty) when in ``absent``."""
+        (the value citesift honours), or given at all (and not empty) when in ``absent``:
+        one of those is named, its value not shown (a webhook's or headers' may hold a key)."""
         for name, honoured in only.items():
             value = getattr(self, name)
             if value is not None and value != honoured:
@@ -86,7 +87,7 @@ class FirecrawlBody(RequestBody):
         for name in absent:
             value = getattr(self, name)
             if value is not None and value != [] and value != {}:
-                raise Unsupported([self._alias(name)], value)
+                raise Unsupported([self._alias(name)], UNSHOWN)
 
     def _alias(self, name: str) -> str:
         return type(self).model_fields[name].alias or name

@@ -17,6 +17,7 @@ from citesift.errors import (
     NotFound,
     StoreBusy,
     StoreUnreachable,
+    shown,
 )
 
 NOT_SUPPORTED = "not supported by citesift"
@@ -24,16 +25,20 @@ NOT_SUPPORTED = "not supported by citesift"
 
 class Unsupported(InvalidArgument):
     """A request field, or a value of one, that citesift cannot honour: a 400 naming it,
-    never silently ignored."""
+    never silently ignored. ``value`` is shown (its URLs' secrets masked) unless it is
+    ``UNSHOWN``: a field not honoured at all may hold a key (a webhook's, headers)."""
 
     def __init__(self, path: Sequence[str | int], value: object, why: str = "") -> None:
         self.path = [str(part) if isinstance(part, str) else part for part in path]
-        shown = repr(value)
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        given = "" if value is UNSHOWN else f" = {shown(value)}"
         super().__init__(
-            f"{'.'.join(map(str, self.path))} = {shown} is {NOT_SUPPORTED}"
+            f"{'.'.join(map(str, self.path))}{given} is {NOT_SUPPORTED}"
             + (f": {why}" if why else "")
         )
+
+
+UNSHOWN = object()
+"""The value of an ``Unsupported`` field, left out of its message."""
 
 
 def failure(

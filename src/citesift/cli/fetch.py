@@ -30,7 +30,7 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED
 from citesift.cli.terminal import say
-from citesift.errors import ConfigError, InvalidArgument, StoreError
+from citesift.errors import ConfigError, InvalidArgument, StoreError, masked, shown
 from citesift.extract import extract_document
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
 from citesift.net import AddressRefused, FetchPolicy, run_sync
@@ -88,7 +88,7 @@ def fetch_command(
     try:
         parse_url(url)
     except AddressRefused as error:
-        usage_error(f"{url!r} is not an http(s) URL: {error}")
+        usage_error(f"{shown(url)} is not an http(s) URL: {masked(str(error))}")
     with _setup(settings) as setup:
         outcome = _fetch(url, setup, save=save)
         left = setup.fetcher.blocked_seconds(url) if not settings.offline else 0.0
@@ -109,7 +109,7 @@ def _fetch(url: str, setup: SourceSetup, *, save: bool) -> FetchOutcome:
     if save and not offline:
         keep = setup.store or setup.budget or open_store(setup.settings)
     fetcher = fetching(setup.fetcher, keep, offline)
-    with Console(stderr=True).status(f"fetching {url}"):
+    with Console(stderr=True).status(f"fetching {masked(url)}"):
         return run_sync(fetcher.fetch(url, _policy(setup)))
 
 

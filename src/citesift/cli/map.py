@@ -19,7 +19,7 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import fail, run_with_status
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import InvalidArgument
+from citesift.errors import InvalidArgument, masked
 from citesift.scrape.map import MAP_LIMIT, areadable_map, start_url
 
 
@@ -51,7 +51,7 @@ def map_command(
             url, search, limit, policy=setup.settings.fetch_policy(), fetcher=setup.fetcher
         )
         try:  # a start that could not be read is said below, not listed
-            found, urls = run_with_status(f"Mapping {url}…", call)
+            found, urls = run_with_status(f"Mapping {masked(url)}…", call)
         except InvalidArgument as error:
             usage_error(str(error))
     notes = [problem for problem in found.problems if problem != found.start_failure]

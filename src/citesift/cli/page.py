@@ -25,6 +25,7 @@ from citesift.cli.reading import (
     print_read,
     run_with_status,
 )
+from citesift.errors import masked
 from citesift.model import SourceHit
 from citesift.sources.web import is_web_url
 
@@ -43,8 +44,9 @@ def page(
 ) -> None:
     """Read a web page: passages with attribution, blocks, Markdown or JSON."""
     if not is_web_url(url):
-        usage_error(f"not an http(s) URL with a host: {url}")
+        usage_error(f"not an http(s) URL with a host: {masked(url)}")
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         source = setup.web_pages(mode.value)
-        outcome = run_with_status(f"Reading {url}…", source.read(SourceHit(url, title or url)))
+        reading = source.read(SourceHit(url, title or url))
+        outcome = run_with_status(f"Reading {masked(url)}…", reading)
     print_read(outcome, output)

@@ -20,7 +20,7 @@ from citesift.cli.options import (
 )
 from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, exit_status, fail, run_with_status
 from citesift.cli.terminal import safe_json, say
-from citesift.errors import InvalidArgument
+from citesift.errors import InvalidArgument, masked
 from citesift.numbers import is_decimal
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.page import scrape
@@ -117,7 +117,7 @@ def scrape_command(
     """Scrape one page: rendered when it needs it, in the format asked; a page the server
     answers with an error status (a 404) exits 1, printed only with --format json."""
     if not is_web_url(url):
-        usage_error(f"not an http(s) URL with a host: {url}")
+        usage_error(f"not an http(s) URL with a host: {masked(url)}")
     chosen: dict[str, Any] = {
         "render": render.value,
         "full_page": full_page,
@@ -134,7 +134,7 @@ def scrape_command(
     )
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         call = scrape(url, options=options, **setup.scraping())
-        outcome = run_with_status(f"Scraping {url}…", call)
+        outcome = run_with_status(f"Scraping {masked(url)}…", call)
     _print(outcome, output, screenshot)
 
 
@@ -160,12 +160,13 @@ def _size(viewport: str | None) -> tuple[int, int] | None:
 
 
 def _headers(given: list[str]) -> dict[str, str]:
-    """``NAME: VALUE`` flags as headers; a usage error for one without a colon."""
+    """``NAME: VALUE`` flags as headers; a usage error for one without a colon, which names
+    it by its place, not its text (a value may be a key)."""
     headers = {}
-    for line in given:
+    for at, line in enumerate(given, 1):
         name, colon, value = line.partition(":")
         if not colon:
-            usage_error(f"--headers takes 'NAME: VALUE', not {line!r}")
+            usage_error(f"--headers takes 'NAME: VALUE': header {at} has no ':' (not shown)")
         headers[name.strip()] = value.strip()
     return headers
 

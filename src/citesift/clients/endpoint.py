@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from citesift.errors import invalid, written_number
+from citesift.errors import invalid, unshown, written_number
+from citesift.net.headers import header_fault, header_pairs
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 3600.0
@@ -29,15 +30,6 @@ def _web_address(value: object) -> bool:
         return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:  # an address urllib cannot split, such as "http://[::1"
         return False
-
-
-def _header(pair: object) -> bool:
-    """Whether ``pair`` is a header name and value that cannot inject another header."""
-    return (
-        isinstance(pair, tuple)
-        and len(pair) == 2
-        and all(isinstance(p, str) and p.isascii() and p.isprintable() and p for p in pair)
-    )
 
 
 def _whole(value: object) -> bool:
@@ -104,8 +96,12 @@ class Endpoint:
             raise invalid("max_response_bytes", self.max_response_bytes, "a positive integer")
         if not isinstance(self.retry, RetryPolicy):
             raise invalid("retry", self.retry, "a RetryPolicy")
-        if not all(_header(pair) for pair in self.headers):
-            raise invalid("headers", self.headers, "(name, value) pairs of printable ASCII")
+        if self.api_key is not None and self.api_key != "":  # "" as None: no key
+            key = self.api_key.strip() if isinstance(self.api_key, str) else self.api_key
+            if header_fault("Authorization", key):
+                raise unshown("api_key", "printable ASCII on one line, or None (it is not shown)")
+            object.__setattr__(self, "api_key", key)
+        object.__setattr__(self, "headers", header_pairs("headers", self.headers))
 
     def url(self, path: str) -> str:
         """The address of ``path`` under the base URL."""

@@ -17,8 +17,9 @@ from typing import Any
 import httpx
 
 from citesift.clients.endpoint import RETRY_STATUSES, Endpoint
-from citesift.errors import ClientError
+from citesift.errors import ClientError, masked
 from citesift.net import retry_after_ms, run_sync
+from citesift.net.headers import header_fault
 
 BODY_EXCERPT_CHARS = 200
 """How much of an error answer is quoted in the error."""
@@ -72,7 +73,8 @@ async def request(
                 call = _Call(method, url, payload, headers, params, content)
                 answer = await _try(client, endpoint, call, deadline)
             except _Retryable as lost:
-                failure, retry_after, answer = f"network error: {lost.__cause__}", None, None
+                failure = f"network error: {masked(str(lost.__cause__))}"
+                retry_after, answer = None, None
             else:
                 if answer.status not in RETRY_STATUSES:
                     return answer
@@ -148,7 +150,7 @@ async def _try(
     except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
         raise _Retryable() from exc
     except httpx.HTTPError as exc:
-        raise ClientError(f"{label}: network error: {exc}") from exc
+        raise ClientError(f"{label}: network error: {masked(str(exc))}") from exc
 
 
 async def _send(client: httpx.AsyncClient, endpoint: Endpoint, call: _Call) -> Answer:
@@ -156,6 +158,10 @@ async def _send(client: httpx.AsyncClient, endpoint: Endpoint, call: _Call) -> A
     if endpoint.api_key:
         headers["Authorization"] = f"Bearer {endpoint.api_key}"
     headers.update(call.headers or {})
+    for name, value in headers.items():
+        fault = header_fault(name, value)
+        if fault:  # a token asked for now (a function's) that no header can carry
+            raise ClientError(f"{endpoint.label}: a header cannot be sent, {fault} (not shown)")
     built = client.build_request(
         call.method,
         call.url,

@@ -25,6 +25,7 @@ from citesift.net.address import (
     networks,
     system_resolver,
 )
+from citesift.net.headers import header_pairs
 from citesift.net.identity import ClientIdentity
 from citesift.numbers import number_in
 
@@ -51,7 +52,8 @@ class FetchPolicy:
     allow_private: bool = False  # allow loopback and private addresses (not link-local)
     allow_networks: tuple[IPNetwork | str, ...] = ()  # allowed anyway: ("169.254.0.0/16",)
     accept: str = DEFAULT_ACCEPT
-    headers: tuple[tuple[str, str], ...] = ()  # more request headers: (("Accept-Language", "fr"),)
+    # more request headers: (("Accept-Language", "fr"),); never in a repr, they may hold a key
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     robots: bool = True  # honour robots.txt (Disallow, Crawl-delay)
     error_pages: bool = False  # keep a non-2xx, non-3xx answer as a Snapshot
     resolver: Resolver = field(default=system_resolver, compare=False)
@@ -69,7 +71,7 @@ class FetchPolicy:
                 raise invalid(name, getattr(self, name), "True or False")
         if not _header_value(self.accept):
             raise invalid("accept", self.accept, "printable ASCII header text")
-        object.__setattr__(self, "headers", _extra_headers(self.headers))
+        object.__setattr__(self, "headers", request_headers(self.headers))
         if not callable(self.resolver):
             raise invalid("resolver", self.resolver, "a function from a host name to addresses")
         if self.tls is not None and not isinstance(self.tls, ssl.SSLContext):
@@ -104,19 +106,14 @@ OWN_HEADERS = ("host", "user-agent", "from", "accept", "accept-encoding")
 """Headers a fetch sets itself: the URL, the identity, ``accept`` and the decoders say these."""
 
 
-def _extra_headers(value: object) -> tuple[tuple[str, str], ...]:
-    """``value`` as (name, value) pairs of header text, none of them one a fetch sets itself."""
-    pairs = list(value.items()) if isinstance(value, dict) else value
-    if not isinstance(pairs, tuple | list) or not all(
-        isinstance(pair, tuple | list) and len(pair) == 2 for pair in pairs
-    ):
-        raise invalid("headers", value, "(name, value) pairs")
-    for name, text in pairs:
-        if not _header_value(name) or ":" in name or " " in name.strip() or not _header_value(text):
-            raise invalid("headers", (name, text), "printable ASCII header names and values")
-        if name.strip().lower() in OWN_HEADERS:
+def request_headers(value: object) -> tuple[tuple[str, str], ...]:
+    """``value`` as (name, value) pairs of header text, none of them one a fetch sets itself
+    (``header_pairs`` says what is wrong without showing a value)."""
+    pairs = header_pairs("headers", value)
+    for name, _ in pairs:
+        if name.lower() in OWN_HEADERS:
             raise invalid("headers", name, f"a header other than {', '.join(OWN_HEADERS)}")
-    return tuple((name.strip(), text.strip()) for name, text in pairs)
+    return pairs
 
 
 def _header_value(value: object) -> bool:

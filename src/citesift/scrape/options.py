@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from citesift.errors import invalid, written_number
-from citesift.net.policy import OWN_HEADERS
+from citesift.errors import invalid, unshown, written_number
+from citesift.net.policy import request_headers
 from citesift.numbers import is_decimal, number_in, written_whole
 
 FORMATS = (
@@ -49,8 +49,8 @@ class ScrapeOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds for the render (the fetch has its own deadline)
     viewport: tuple[int, int] = (1280, 800)  # width, height in CSS pixels
     block_resources: tuple[str, ...] = ()  # of BLOCKABLE, kept from loading when rendering
-    # sent with the requests the rendered page makes (its own document is the one fetched)
-    headers: Mapping[str, str] = field(default_factory=dict)
+    # sent with the page's requests, its own and a render's; never in a repr (a key, a cookie)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     only_main_content: bool = True  # the article (True) or all the page shows (False)
     include_tags: tuple[str, ...] = ()  # CSS selectors: read only what these match
     exclude_tags: tuple[str, ...] = ()  # CSS selectors: drop what these match
@@ -121,19 +121,8 @@ def _headers(value: object) -> dict[str, str]:
     """Headers for the page's requests (its own and, rendered, the browser's); never ones a
     fetch sets itself (who is asking, where, what it accepts)."""
     if not isinstance(value, Mapping):
-        raise invalid("headers", value, "a mapping of header names to values")
-    for key, item in value.items():
-        if not _header_text(key) or not _header_text(item) or ":" in key:
-            raise invalid("headers", {key: item}, "printable ASCII names and values")
-        if key.strip().lower() in OWN_HEADERS:
-            raise invalid("headers", key, f"a header other than {', '.join(OWN_HEADERS)}")
-    return {str(key): str(item).strip() for key, item in value.items()}
-
-
-def _header_text(value: object) -> bool:
-    return (
-        isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()
-    )
+        raise unshown("headers", "a mapping of header names to values")
+    return dict(request_headers(value))
 
 
 def _selectors(name: str, value: object) -> tuple[str, ...]:

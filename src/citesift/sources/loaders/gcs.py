@@ -14,7 +14,7 @@ from urllib.parse import quote, urlencode
 import pathspec
 
 from citesift.clients import Endpoint
-from citesift.errors import LOAD_FAILED, LoadError, invalid
+from citesift.errors import LOAD_FAILED, LoadError, invalid, unshown
 from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import SourceDocument
 from citesift.net import run_sync
@@ -119,7 +119,7 @@ async def _auth(token: Token | None) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, str) or not value:
-        raise invalid("token", "<hidden>", "text, or a function giving text")
+        raise unshown("token", "text, or a function giving text (it is not shown)")
     return {"Authorization": f"Bearer {value}"}
 
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 
 from citesift.clients import NO_RETRY, Endpoint
-from citesift.errors import invalid
+from citesift.errors import invalid, unshown
 
 DEFAULT_TIMEOUT_MS = 15_000
 MAX_TIMEOUT_MS = 2**31 - 1
@@ -57,5 +57,5 @@ def file_count(max_files: object) -> int:
 def token_from(given: str | None, variable: str) -> str | None:
     """The credential given, else the environment's ``variable`` (None when neither)."""
     if given is not None and not isinstance(given, str):
-        raise invalid("token", "<hidden>", "a string")
+        raise unshown("token", "a string (it is not shown)")
     return given or os.environ.get(variable) or None
