@@ -22,10 +22,11 @@ from citesift.clients import ChatClient
 from citesift.clients.endpoint import Endpoint
 from citesift.clients.exchange import request
 from citesift.clients.search import BraveSearch
-from citesift.errors import ClientError, InvalidArgument, masked, shown
+from citesift.errors import ClientError, ConfigError, InvalidArgument, LoadError, masked, shown
 from citesift.net import FetchPolicy
-from citesift.settings import Settings
+from citesift.settings import Settings, load_settings
 from citesift.sources.loaders.github import GitHubRepo
+from citesift.sources.loaders.urls import load_urls_sync
 from servers import TEST_IDENTITY, MisbehavingServer
 from test_mcp import World, _text, stdio, world  # noqa: F401 - a fixture
 
@@ -128,6 +129,23 @@ def test_a_refused_url_is_named_with_its_secrets_masked(url: str) -> None:
     message = refused(lambda: asyncio.run(scrape(url, identity=TEST_IDENTITY)))
     assert SECRET not in message and "url must be an http(s) URL with a host" in message
     assert "files.example/a" in message
+
+
+def test_a_loader_names_a_refused_address_with_its_secrets_masked() -> None:
+    with pytest.raises(LoadError) as caught:
+        load_urls_sync([f"http://alice:{SECRET}@files.example/a"], ["https://files.example"],
+                       FetchPolicy(TEST_IDENTITY))  # fmt: skip
+    assert SECRET not in str(caught.value) and "alice:***@files.example/a" in str(caught.value)
+
+
+def test_a_key_of_the_wrong_type_in_the_config_file_is_not_shown(tmp_path: Path) -> None:
+    config = tmp_path / "citesift.toml"
+    config.write_text(f'api_key = ["{SECRET}"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={}, config=config)
+    assert SECRET not in str(caught.value) and "api_key: expected str, got a list" in str(
+        caught.value
+    )
 
 
 def test_no_repr_shows_a_key() -> None:

@@ -21,7 +21,7 @@ from typing import Any, TypedDict, TypeVar
 
 from citesift.agent.research import search_backend
 from citesift.clients import WebSearch
-from citesift.errors import ConfigError, StoreError
+from citesift.errors import ConfigError, StoreError, shown
 from citesift.extract.rules import Mode
 from citesift.net import ClientIdentity, Fetcher, FetchPolicy, IdentityError
 from citesift.scrape.browser import Browser, BrowserUnavailable, find_executable
@@ -45,6 +45,8 @@ CLIENT_NAME = "citesift"
 OFFLINE_CONTACT = "none: offline, nothing is sent"
 """The contact of an offline run without one: a replay sends no request, so names no one."""
 POLICY_SETTINGS = ("allow_private", "robots", "deadline", "max_body_bytes", "max_redirects")
+SECRET_SETTINGS = ("api_key", "search_key")
+"""Settings holding a key: never in a message, nor in a repr."""
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 DEFAULT_MODE: Mode = "article"
@@ -276,7 +278,7 @@ def _from_file(path: Path) -> dict[str, object]:
     unknown = sorted(set(table) - set(known))
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)}")
-    return {key: _typed(value, known[key], f"{path}: {key}") for key, value in table.items()}
+    return {key: _typed(value, known[key], path, key) for key, value in table.items()}
 
 
 def _from_env(environ: Mapping[str, str]) -> dict[str, object]:
@@ -306,12 +308,14 @@ def _parsed(text: str, kind: type, where: str) -> object:
         raise ConfigError(f"{where}: expected {kind.__name__}, got {text!r}") from None
 
 
-def _typed(value: object, kind: type, where: str) -> object:
-    """A setting from the config file, checked to be of its kind (an int may stand for a float)."""
+def _typed(value: object, kind: type, path: Path, key: str) -> object:
+    """A setting from the config file, checked to be of its kind (an int may stand for a
+    float); a wrong one is shown in the message unless it is a key (``SECRET_SETTINGS``)."""
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if type(value) is not kind:
-        raise ConfigError(f"{where}: expected {kind.__name__}, got {value!r}")
+        got = f"a {type(value).__name__}" if key in SECRET_SETTINGS else shown(value)
+        raise ConfigError(f"{path}: {key}: expected {kind.__name__}, got {got}")
     return value
 
 

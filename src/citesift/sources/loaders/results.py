@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from citesift.clients import Answer, ClientError, Endpoint, request
-from citesift.errors import LOAD_FAILED, InvalidArgument, LoadError
+from citesift.errors import LOAD_FAILED, InvalidArgument, LoadError, masked
 from citesift.model import SourceDocument
 
 T = TypeVar("T")
@@ -70,8 +70,9 @@ async def fetched(
     except ClientError as error:
         raise LoadError(LOAD_FAILED, str(error)) from error
     if not answer.ok:
-        shown = target if target.startswith(("https://", "http://")) else endpoint.url(target)
-        raise LoadError(LOAD_FAILED, f"{endpoint.label} {answer.status}: {shown.split('?')[0]}")
+        whole = target if target.startswith(("https://", "http://")) else endpoint.url(target)
+        address = whole.split("?")[0]
+        raise LoadError(LOAD_FAILED, f"{endpoint.label} {answer.status}: {masked(address)}")
     return answer
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from citesift.errors import LOAD_FAILED, DocumentError, LoadError, invalid
+from citesift.errors import LOAD_FAILED, DocumentError, LoadError, invalid, masked, shown
 from citesift.extract.document import extract_document
 from citesift.extract.html import DEFAULT_BUDGET, checked_budget
 from citesift.model import MAX_BODY_BYTES, Limited, Skipped, Snapshot, SourceDocument
@@ -59,7 +59,7 @@ def checked_urls(urls: Sequence[str], origins: frozenset[str]) -> list[str]:
     for url in urls:
         origin = origin_of(url) if isinstance(url, str) else None
         if origin is None:
-            raise LoadError(LOAD_FAILED, f"{LABEL}: not an https address: {url!r}")
+            raise LoadError(LOAD_FAILED, f"{LABEL}: not an https address: {shown(url)}")
         if origin not in origins:
             raise LoadError(LOAD_FAILED, f"{LABEL}: origin not allowed: {origin}")
     return list(urls)
@@ -97,19 +97,19 @@ async def load_urls(
             try:
                 document = extract_document(outcome, budget=budget)
             except DocumentError as error:
-                raise LoadError(LOAD_FAILED, f"{LABEL}: {error}: {url}") from error
+                raise LoadError(LOAD_FAILED, f"{LABEL}: {error}: {masked(url)}") from error
             meta = {**document.metadata, "url": url}
             revision = read_under(outcome.header("etag"), document, budget)
             return replace(document, revision=revision, metadata=meta)
 
-        return await download_each(LABEL, chosen, download, lambda url: url)
+        return await download_each(LABEL, chosen, download, masked)
 
 
 def _failure(url: str, outcome: Skipped | Limited) -> str:
     status = getattr(outcome, "status", None)
     if status:
-        return f"{LABEL} {status}: {url}"
-    return f"{LABEL}: {outcome.reason or 'not read'}: {url}"
+        return f"{LABEL} {status}: {masked(url)}"
+    return f"{LABEL}: {outcome.reason or 'not read'}: {masked(url)}"
 
 
 def load_urls_sync(
