@@ -20,13 +20,14 @@ from citesift.api.config import ServeConfig
 from citesift.cli import app
 from citesift.clients import ChatClient
 from citesift.clients.endpoint import Endpoint
-from citesift.clients.exchange import request
+from citesift.clients.exchange import post_json, request
 from citesift.clients.search import BraveSearch
 from citesift.errors import ClientError, ConfigError, InvalidArgument, LoadError, masked, shown
 from citesift.net import FetchPolicy
 from citesift.settings import Settings, load_settings
 from citesift.sources.loaders.github import GitHubRepo
 from citesift.sources.loaders.urls import load_urls_sync
+from openai_server import Reply, serve_openai
 from servers import TEST_IDENTITY, MisbehavingServer
 from test_mcp import World, _text, stdio, world  # noqa: F401 - a fixture
 
@@ -112,6 +113,20 @@ def test_a_token_asked_for_at_call_time_that_no_header_can_carry_fails_unshown(
     assert SECRET not in str(caught.value)
     assert "Cloud Storage: a header cannot be sent, the value of Authorization" in str(caught.value)
     assert server.seen == []
+
+
+def test_a_key_a_refusing_server_echoes_back_is_not_quoted() -> None:
+    """A 401 quoting the key it refused (some APIs do) is quoted with the key written ***."""
+    echo = {"error": {"message": f"Incorrect API key provided: {SECRET}", "code": "bad_key"}}
+    with serve_openai() as api:
+        api.script("/v1/embeddings", Reply(echo, status=401))
+        endpoint = Endpoint(api.base_url, "Embeddings", api_key=SECRET)
+        with pytest.raises(ClientError) as caught:
+            asyncio.run(post_json(endpoint, "embeddings", {"input": ["tide"]}))
+    assert SECRET not in str(caught.value)
+    assert "Embeddings: 401" in str(caught.value) and "Incorrect API key provided: ***" in str(
+        caught.value
+    )
 
 
 def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:

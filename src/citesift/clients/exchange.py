@@ -22,6 +22,9 @@ from citesift.net import retry_after_ms, run_sync
 from citesift.net.headers import header_fault
 
 BODY_EXCERPT_CHARS = 200
+SECRET_CHARS = 8
+"""The shortest header value an error's excerpt hides as a secret (a version, a flag is
+shorter than any key)."""
 """How much of an error answer is quoted in the error."""
 
 
@@ -107,7 +110,7 @@ _JSON = {"Accept": "application/json"}
 def _json_answer(endpoint: Endpoint, answer: Answer) -> Any:
     """The JSON of a 2xx answer; a ``ClientError`` quoting any other."""
     if not answer.ok:
-        raise ClientError(f"{endpoint.label}: {answer.status} {_excerpt(answer.body)}")
+        raise ClientError(f"{endpoint.label}: {answer.status} {_excerpt(answer.body, endpoint)}")
     return answer.json(endpoint.label)
 
 
@@ -205,8 +208,15 @@ def _parsed(body: bytes, label: str) -> Any:
         raise ClientError(f"{label}: invalid JSON in the response") from exc
 
 
-def _excerpt(body: bytes) -> str:
-    return body.decode("utf-8", "replace")[:BODY_EXCERPT_CHARS]
+def _excerpt(body: bytes, endpoint: Endpoint) -> str:
+    """The start of an error answer, any of the endpoint's secrets (its key, its headers'
+    values of ``SECRET_CHARS`` or more) a server echoed back in it written ``***``, and its
+    URLs' ``masked``."""
+    text = body.decode("utf-8", "replace")[: BODY_EXCERPT_CHARS * 2]
+    secrets = [endpoint.api_key or "", *(value for _, value in endpoint.headers)]
+    for secret in sorted((s for s in secrets if len(s) >= SECRET_CHARS), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return masked(text)[:BODY_EXCERPT_CHARS]
 
 
 def _retry_after(headers: dict[str, str]) -> float | None:

@@ -19,6 +19,7 @@ from email.message import Message
 import httpx
 
 from citesift.encoding import sniff_charset
+from citesift.errors import masked
 from citesift.model import Skipped, Snapshot
 from citesift.net.address import Target, without_credentials
 from citesift.net.decompress import ACCEPT_ENCODING, DecompressError, decoder_for
@@ -74,9 +75,9 @@ async def exchange(
     except TimeoutError:
         return Skipped(None, deadline_passed(policy))
     except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-        return Skipped(None, f"{UNREACHABLE}: {type(error).__name__}: {error}")
+        return Skipped(None, f"{UNREACHABLE}: {type(error).__name__}: {masked(str(error))}")
     except (httpx.HTTPError, OSError, ssl.SSLError) as error:
-        return Skipped(None, f"transport error: {type(error).__name__}: {error}")
+        return Skipped(None, f"transport error: {type(error).__name__}: {masked(str(error))}")
 
 
 def deadline_passed(policy: FetchPolicy) -> str:
