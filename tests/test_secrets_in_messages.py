@@ -120,13 +120,16 @@ def test_a_key_a_refusing_server_echoes_back_is_not_quoted() -> None:
     echo = {"error": {"message": f"Incorrect API key provided: {SECRET}", "code": "bad_key"}}
     with serve_openai() as api:
         api.script("/v1/embeddings", Reply(echo, status=401))
+        api.script("/v1/chat/completions", Reply(echo, status=401))
         endpoint = Endpoint(api.base_url, "Embeddings", api_key=SECRET)
-        with pytest.raises(ClientError) as caught:
+        with pytest.raises(ClientError) as embedding:
             asyncio.run(post_json(endpoint, "embeddings", {"input": ["tide"]}))
-    assert SECRET not in str(caught.value)
-    assert "Embeddings: 401" in str(caught.value) and "Incorrect API key provided: ***" in str(
-        caught.value
-    )
+        chat = ChatClient(api.base_url, "m", api_key=SECRET, max_retries=0)
+        with pytest.raises(ClientError) as chatting:
+            asyncio.run(chat.complete("be brief", "hello", max_tokens=5))
+    for said, label in ((str(embedding.value), "Embeddings"), (str(chatting.value), "chat")):
+        assert SECRET not in said
+        assert f"{label}" in said and "401" in said and "Incorrect API key provided: ***" in said
 
 
 def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:

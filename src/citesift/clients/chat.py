@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from citesift.clients.endpoint import MAX_ATTEMPTS, Endpoint, RetryPolicy
+from citesift.clients.exchange import excerpt
 from citesift.errors import ClientError, invalid, written_number
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ INSTALL = "pip install 'citesift[openai]'"
 NO_KEY = "none"
 """The key handed to the package when the endpoint has none (a local server): the package
 insists on one, and the transport sends no ``Authorization`` header for it."""
-EXCERPT_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +136,8 @@ async def _ask(endpoint: Endpoint, asked: _Asked, *, json_mode: bool) -> ChatRep
                 response_format={"type": "json_object"} if json_mode else omit,
             )
         except openai.APIStatusError as error:
-            excerpt = error.response.text[:EXCERPT_CHARS]
-            raise ClientError(f"{LABEL}: {error.status_code} {excerpt}") from None
+            quoted = excerpt(error.response.content, endpoint)
+            raise ClientError(f"{LABEL}: {error.status_code} {quoted}") from None
         except openai.APIConnectionError as error:
             if isinstance(error.__cause__, ClientError):  # the exchange's own words
                 raise error.__cause__ from None

@@ -110,7 +110,7 @@ _JSON = {"Accept": "application/json"}
 def _json_answer(endpoint: Endpoint, answer: Answer) -> Any:
     """The JSON of a 2xx answer; a ``ClientError`` quoting any other."""
     if not answer.ok:
-        raise ClientError(f"{endpoint.label}: {answer.status} {_excerpt(answer.body, endpoint)}")
+        raise ClientError(f"{endpoint.label}: {answer.status} {excerpt(answer.body, endpoint)}")
     return answer.json(endpoint.label)
 
 
@@ -208,7 +208,7 @@ def _parsed(body: bytes, label: str) -> Any:
         raise ClientError(f"{label}: invalid JSON in the response") from exc
 
 
-def _excerpt(body: bytes, endpoint: Endpoint) -> str:
+def excerpt(body: bytes, endpoint: Endpoint) -> str:
     """The start of an error answer, any of the endpoint's secrets (its key, its headers'
     values of ``SECRET_CHARS`` or more) a server echoed back in it written ``***``, and its
     URLs' ``masked``."""
