@@ -6,7 +6,8 @@ it still says what is wrong; nor does the repr of a value holding a key."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import fields
+import time
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,11 @@ from citesift.net import FetchPolicy
 from citesift.settings import Settings, load_settings
 from citesift.sources.loaders.github import GitHubRepo
 from citesift.sources.loaders.urls import load_urls_sync
+from citesift.store import open_store
+from citesift.store.jobs import JobStore
 from openai_server import Reply, serve_openai
 from servers import TEST_IDENTITY, MisbehavingServer
+from serving import LOCAL, running
 from test_mcp import World, _text, stdio, world  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.timeout(120)
@@ -242,6 +246,27 @@ def test_http_400_names_a_bad_header_or_an_unhonoured_secret_field_without_its_v
     assert said[1] == "headers is not supported by citesift"
     assert said[2] == said[3] == "webhook is not supported by citesift"
     assert "alice:***@files.example" in said[4]
+
+
+def test_a_batch_scrape_sends_its_headers_but_its_job_keeps_none_of_their_values(
+    server: MisbehavingServer, tmp_path: Path
+) -> None:
+    kept_in = tmp_path / "store.db"
+    body = {"urls": [server.url("/ok")], "headers": {"Authorization": f"Bearer {SECRET}"}}
+    with running(settings=replace(LOCAL, store=str(kept_in))) as base:
+        started = httpx.post(f"{base}/v2/batch/scrape", json=body, timeout=30).json()
+        for _ in range(100):
+            status = httpx.get(started["url"], timeout=30).json()["status"]
+            if status != "scraping":
+                break
+            time.sleep(0.1)
+    assert status == "completed"
+    sent = [seen.headers.get("Authorization") for seen in server.seen if seen.path == "/ok"]
+    assert sent == [f"Bearer {SECRET}"]
+    with open_store(kept_in) as store:
+        job = JobStore(store).get(started["id"])
+    assert job is not None and job.request["headers"] == {"Authorization": "***"}
+    assert job.request["urls"] == [server.url("/ok")]
 
 
 # The MCP server: the error text of a tool call.

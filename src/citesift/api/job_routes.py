@@ -91,9 +91,7 @@ async def start_batch(
         return "result", document(outcome)
 
     work = batch_work(pages, scrape_one, shared.setup.settings.browser)
-    answer = _started(
-        shared, request, "batch", "batch/scrape", body.model_dump(by_alias=True), work
-    )
+    answer = _started(shared, request, "batch", "batch/scrape", _kept(body), work)
     if isinstance(answer, dict) and invalid:
         answer["invalidURLs"] = invalid
     return answer
@@ -295,6 +293,15 @@ def _quoted(evidence: dict[str, Any], split: _Split, value: Any = None) -> dict[
         "sourceStart": evidence["source_start"],
         "sourceEnd": evidence["source_end"],
     }
+
+
+def _kept(body: BatchScrapeRequest) -> dict[str, Any]:
+    """The request as its job keeps it in the store: the headers' values (a Cookie, an
+    Authorization) written ``***``, their names kept; nothing reads them back."""
+    asked = body.model_dump(by_alias=True)
+    if asked.get("headers"):
+        asked["headers"] = dict.fromkeys(asked["headers"], "***")
+    return asked
 
 
 def _started(
