@@ -143,6 +143,14 @@ def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:
         "https://alice:***@h/p?q=tide&token=***"
     )
     assert masked("https://h/p?q=tide&page=2") == "https://h/p?q=tide&page=2"
+    assert masked(f"https://{SECRET}@github.com/o/r") == "https://***@github.com/o/r"
+    assert masked("postgresql://reader@h/db?passfile=/p") == "postgresql://reader@h/db?passfile=/p"
+    assert (
+        masked(f"postgres:///db?PASSWORD={SECRET}&port=5") == "postgres:///db?PASSWORD=***&port=5"
+    )
+    assert masked(f"postgresql:///db?sslpassword={SECRET}#x") == (
+        "postgresql:///db?sslpassword=***#x"
+    )
     assert SECRET not in shown([f"postgresql://u:{SECRET}@db/x", f"x?password={SECRET}"])
 
 

@@ -102,14 +102,21 @@ _SECRET_PARAMETER = re.compile(
 ``access_token=``, ``sslpassword=``, ``X-Amz-Signature=``, ``sig=``)."""
 
 
+ROLE_SCHEMES = ("postgresql://", "postgres://")
+"""Schemes whose user part alone names a role, not a token: kept as written."""
+
+
 def masked(text: str) -> str:
     """``text`` with the secrets of every URL in it written ``***``: a password of its user
-    part (a user part without one, which may be a token, whole), and the value of any
-    query or fragment parameter named as a secret. The one mask of what a message shows."""
+    part (a user part without one, which may be a token, whole, but for a database's role
+    in ``ROLE_SCHEMES``), and the value of any query or fragment parameter named as a
+    secret. The one mask of what a message shows."""
 
     def user_part(found: re.Match[str]) -> str:
         user, colon, _ = found[2].partition(":")
-        return f"{found[1]}{user}:***@" if colon else f"{found[1]}***@"
+        if colon:
+            return f"{found[1]}{user}:***@"
+        return found[0] if found[1].lower() in ROLE_SCHEMES else f"{found[1]}***@"
 
     return _SECRET_PARAMETER.sub(r"\1***", _USERINFO.sub(user_part, text))
 
