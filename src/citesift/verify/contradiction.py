@@ -34,7 +34,7 @@ from citesift.text.sentences import sentence_spans
 from citesift.verify.candidates import fused, lexical_index, lexical_scores, unit_vectors
 from citesift.verify.claim_check import MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, read_far
 from citesift.verify.facts import facts, number_kinds, without_zeros
-from citesift.verify.judges.features import Measured, fact_keys
+from citesift.verify.judges.features import Measured, fact_keys, measure
 from citesift.verify.judges.offline import STATEMENT_BACKED, OfflineJudge
 from citesift.verify.judges.subclaims import split_claim
 from citesift.verify.judges.verbatim import verbatim_check
@@ -65,7 +65,9 @@ class FactContradiction:
     when one of the hypothesis's best candidate sentences (its support, when the judge finds
     it supported) denies it or it denies one (``polarity.opposite``), or the premise states
     a number or date against it (``opposed``);
-    ``entailment`` with the offline judge's score when it finds the hypothesis supported;
+    ``entailment`` with the offline judge's score when it finds the hypothesis supported,
+    its facts measured as written (no word matched by meaning, ``words_by_meaning``: a
+    near-synonym shows a sentence is about a fact, and entailment asks that it state it);
     ``neutral`` (score 0) otherwise.
 
     ``embedder`` ranks the premise's sentences by meaning (the bundled MiniLM when None,
@@ -90,9 +92,8 @@ class FactContradiction:
         lexical = lexical_scores(source.index, hypothesis, len(sentences))
         claim_vector = unit_vectors(embedder, [hypothesis])[0]
         candidates = fused(sentences, lexical, claim_vector, source.vectors)
-        judge = OfflineJudge(embedder)
-        measured = judge.measure(hypothesis, sentences, candidates)
-        check = verbatim_check(hypothesis, sentences) or judge.grade(
+        measured = measure(hypothesis, sentences, candidates)  # as written: no word by meaning
+        check = verbatim_check(hypothesis, sentences) or OfflineJudge(embedder).grade(
             hypothesis, sentences, candidates, measured
         )
         supported = check.label == "supported"

@@ -72,7 +72,8 @@ class Measured:
     claim the whole page never states (``absent``), and the sentences read but not named
     (``apart``), so a reason can say where the rest of the coverage comes from, and the
     claim's own word for each fact key missed (``words``: *June* for ``m:6``), which a
-    reason shows."""
+    reason shows, and the weighted share of the claim the chosen sentences cover as written
+    (``written``: without the words matched by meaning, ``words_by_meaning``)."""
 
     features: tuple[float, ...]
     chosen: tuple[int, ...]
@@ -83,6 +84,7 @@ class Measured:
     absent: tuple[str, ...] = ()
     apart: tuple[int, ...] = ()
     words: tuple[tuple[str, str], ...] = ()
+    written: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +114,15 @@ def measure(
         return None
     pool = {i: _matched(units, fact_keys(found)) for i, found in sentence_facts.items()}
     parts = _statement_keys(claim, units)
+    as_written = pool
     if by_meaning is not None:
         pool = _by_meaning(by_meaning, claim, units, document, sentences, sentence_facts, pool)
     chosen, covered, aside = choose(
         units.weights, units.hard, pool, candidates, lines, parts, sentences, date_parts(claim)
     )
     coverage = math.fsum(units.weights[u] for u in covered) / total
+    meant = covered - frozenset().union(*(as_written[i] for i in chosen))
+    written = coverage - math.fsum(units.weights[u] for u in meant) / total
     first = (
         math.fsum(units.weights[u] for u in pool[chosen[0]] & units.weights.keys()) if chosen else 0
     )
@@ -147,7 +152,9 @@ def measure(
     named = tuple(i for i in chosen if i not in aside)
     apart = tuple(sorted(i for i in chosen if i in aside))
     shown = tuple(pair for pair in written_as(claim) if pair[0] in {*missed, *absent})
-    return Measured(features, named, missed, coverage, negation, statements, absent, apart, shown)
+    return Measured(
+        features, named, missed, coverage, negation, statements, absent, apart, shown, written
+    )
 
 
 def _by_meaning(

@@ -52,9 +52,9 @@ class OfflineJudge:
     """The default judge: fact coverage, number/date/name agreement, negation, closeness.
 
     ``embedder`` tells when a sentence backs a statement of the claim by meaning rather
-    than by words (``meaning.stands_out``), and which word of the page is a near-synonym
-    of a claim's word it never writes (``words_by_meaning``); the bundled MiniLM when
-    None, loaded only if a claim needs it.
+    than by words (``meaning.stands_out``); the bundled MiniLM when None, loaded only if a
+    claim needs it. Which word of the page is a near-synonym of a claim's word it never
+    writes (``words_by_meaning``) is told by the bundled MiniLM whatever ``embedder`` is.
     """
 
     def __init__(self, embedder: Embedder | None = None) -> None:
@@ -104,8 +104,11 @@ class OfflineJudge:
     def _close_words(
         self, wanted: Mapping[str, str], offered: Mapping[str, str]
     ) -> dict[str, frozenset[str]]:
-        """The page's near-synonyms of the claim's words (``words_by_meaning.close_words``)."""
-        return close_words(wanted, offered, self.embedder or shared_embedder())
+        """The page's near-synonyms of the claim's words (``words_by_meaning.close_words``),
+        by the bundled MiniLM's vectors whatever this judge's embedder: the bar of
+        closeness is set on its scale, and single words have no place in a caller's
+        store of vectors."""
+        return close_words(wanted, offered)
 
     def _by_meaning(
         self, claim: str, sentences: Sequence[str], candidates: Candidates
@@ -142,9 +145,15 @@ def _label(measured: Measured) -> Label:
     ``rules.py`` stands against it; partly supported otherwise. A name the page states
     elsewhere but the support leaves out is not let pass: the support then does not say
     that what it states is about that person, place or work (a page about a band names its
-    albums, each in its own sentences), which is what makes a claim partly supported."""
+    albums, each in its own sentences), which is what makes a claim partly supported. The
+    share covered for full support is that of the claim's facts as written
+    (``Measured.written``): a word matched by meaning (``words_by_meaning``) shows that a
+    sentence is about the fact, not that it states it (*husband* and *wife* are as close by
+    meaning as *buy* and *purchase*), so it counts toward partial support and toward the
+    sentences chosen, never toward full support."""
     if max((s.coverage for s in measured.statements), default=measured.coverage) < STATEMENT_BACKED:
         return "not_supported"
-    if measured.coverage >= SUPPORTED_COVERAGE and not measured.missed and not blocked(measured):
+    written = measured.written >= SUPPORTED_COVERAGE
+    if written and not measured.missed and not blocked(measured):
         return "supported"
     return "partially_supported"

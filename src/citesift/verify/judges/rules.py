@@ -84,6 +84,9 @@ def lacking(measured: Measured) -> list[str]:
 
 def _reason(label: Label, measured: Measured, sentences: Sequence[str]) -> str:
     parts = [f"the sentences cover {round(100 * measured.coverage)}% of the claim's facts"]
+    if measured.written < measured.coverage:
+        as_written = round(100 * measured.written)
+        parts.append(f"{as_written}% as written, the rest by words of like meaning")
     if measured.apart:
         where = quoted(sentences, measured.apart)
         parts.append(f"some in {where}, read but not named as far from the rest")
