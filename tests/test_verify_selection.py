@@ -69,7 +69,8 @@ def test_a_timestamp_or_a_year_first_date_is_read_as_its_date_and_dates_the_page
     assert facts("2014-03-18T13:03:00PDT").numbers == {"18", "2014"}
     assert facts("Filed 2018-09-06T02:35:38-04:00").numbers == {"6", "2018"}
     assert facts("2019-13-40T10:00").months == frozenset()
-    assert facts("Posted 2013/10/22 20:01:01").months == facts("said: 2013.10.22").months == {10}
+    assert facts("Posted 2013/10/22 20:01:01").months == {10}
+    assert facts("tzdata 2019.12.01").months == frozenset()  # a version, not a date
     assert facts("http://example.org/2013/10/22/story").months == frozenset()  # a path
     filler = [f"Item {n} of the archive lists a ledger of the harbour trust." for n in range(30)]
     claim = "Rivers became the podcast's host in April 2019."

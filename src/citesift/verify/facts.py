@@ -258,16 +258,17 @@ fiscal year, a term), while a year and its month in digits is written with its d
 _NUMERIC_DATE = re.compile(
     r"\b(?P<year>1[5-9]\d\d|20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)"
     r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d|[A-Z]{1,4})?)?\b"
-    r"|(?<![/\w.])(?P<y>1[5-9]\d\d|20\d\d)(?P<s>[/.])(?P<m>\d\d)(?P=s)(?P<d>\d\d)\b(?![/.]\w)"
+    r"|(?<![/\w.])(?P<y>1[5-9]\d\d|20\d\d)/(?P<m>\d\d)/(?P<d>\d\d)\b(?![/.]\w)"
     r"|\b(?P<first>\d{1,2})(?P<sep>[/.])(?P<second>\d{1,2})(?P=sep)(?P<in_year>1[5-9]\d\d|20\d\d)\b"
 )
 """A date in digits: ``2016-08-25`` (ISO, as in bylines and page metadata) with the time
 of day an ISO timestamp writes after it (``2019-04-17T09:00:00Z``, the page's published
-time in its metadata: the time is no fact of the claim's, its date is), ``2013/10/22`` or
-``2011.02.22`` (the year first, as a forum's or a CMS's post time writes it, the month
-before the day; not within an address's path, ``/2009/12/05/story``, which names the
-story's place as much as its date), ``25/08/2016`` or ``08.25.2016`` (read only when one
-of day and month is above 12, so the order is sure)."""
+time in its metadata: the time is no fact of the claim's, its date is), ``2013/10/22``
+(the year first, as a forum's or a CMS's post time writes it, the month before the day;
+not within an address's path, ``/2009/12/05/story``, which names the story's place as
+much as its date; not with dots, ``2019.12.01``, which on the web is far more often a
+version of software, ``tzdata 2019.12.01``, than a date), ``25/08/2016`` or
+``08.25.2016`` (read only when one of day and month is above 12, so the order is sure)."""
 _MONTH_WORDS = "|".join(names[0].capitalize() for names in MONTH_NAMES)
 _GLUED_MONTH = re.compile(rf"(?<=[^\W\d_]{{3}})(?=(?:{_MONTH_WORDS})\s+\d)")
 """The place before a month's full name run into a word of three letters or more before it
