@@ -267,6 +267,18 @@ def test_a_common_word_the_page_never_writes_is_matched_by_a_near_synonym(
     assert close_words({"bicycl": "bicycles"}, {"bike": "bikes"}, minilm) == {"bicycl": {"bike"}}
 
 
+def test_words_are_matched_by_the_bundled_minilm_whatever_the_judges_embedder(
+    minilm: Embedder,
+) -> None:
+    other = Counting(minilm)
+    other.name = "another-scale"  # an embedder of its own name: its vectors are not MiniLM's
+    claim = "The ferry company purchased scooters for its crew."
+    page = [*TOWN, "The ferry company bought scooters for its crew."]
+    check = OfflineJudge(other).judge(claim, page, find_candidates(claim, page, other))
+    assert check.supporting == (len(page) - 1,)
+    assert not {"purchased", "bought"} & other.asked.keys(), other.asked  # no single word
+
+
 OPPOSITES = [  # MiniLM word cosines 0.81 to 0.89, as close as synonyms
     ("husband", "wife", True),
     ("landlord", "tenant", True),
