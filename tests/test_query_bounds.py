@@ -11,7 +11,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from citesift import create_rag
+from citesift import create_partitioned_rag, create_rag
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.errors import InvalidArgument
@@ -36,6 +36,19 @@ def test_a_query_past_the_bound_is_refused_before_it_is_scored(tmp_path: Path) -
     with pytest.raises(InvalidArgument, match="top_k must be"):
         rag.search("tides", top_k=MAX_TOP_K + 1)
     assert len(rag.search("tides", top_k=MAX_TOP_K)) == 1
+
+
+def test_a_chat_message_over_the_bound_is_searched_by_its_first_words(tmp_path: Path) -> None:
+    long_message = "Why do the tides rise? " + "moon shoals " * 300  # 3,623 characters
+    chat = [{"role": "user", "content": long_message}, {"role": "assistant", "content": "…"}]
+    rag = create_rag(store=tmp_path / "index.db", retrieval="bm25")
+    rag.ingest([{"id": "tides", "content": TIDES, "metadata": {}}])
+    assert [m.content for m in rag.retrieve(messages=chat)] == [TIDES]
+    shared = create_partitioned_rag("bay", store=tmp_path / "shared.db", retrieval="bm25")
+    shared.ingest([{"id": "tides", "content": TIDES, "metadata": {}}])
+    assert [m.content for m in shared.retrieve(messages=chat)] == [TIDES]
+    with pytest.raises(InvalidArgument, match="at most 2,000"):  # a query given is not cut
+        rag.retrieve(query=long_message)
 
 
 def test_the_command_line_refuses_a_long_query_or_top_k_as_usage(tmp_path: Path) -> None:

@@ -39,8 +39,9 @@ from citesift.agent.tokens import BYTE_ESTIMATE, TokenCounter
 from citesift.agent.tools import Page, Tools, written_in
 from citesift.agent.unread import Unread, UnreadLog, nothing_read
 from citesift.clients import ChatClient, ClientError
-from citesift.errors import invalid, written_number
+from citesift.errors import InvalidArgument, invalid, written_number
 from citesift.index import Embedder
+from citesift.index.query import bounded_query
 from citesift.model import Place, SourceDocument
 from citesift.store.runs import RunStore
 
@@ -315,7 +316,7 @@ class _Run:
         self.say(f"searching: {query}")
         try:
             results = await engine.search(query, limit)
-        except ClientError as error:
+        except (ClientError, InvalidArgument) as error:  # a query the engine cannot take too
             self.tell(f"the search failed: {error}")
             return "failed"
         for result in results:
@@ -386,8 +387,16 @@ class _Run:
         read to finish in its thread, and closes the log after it), a line added to
         ``lines`` for each page shown by passages none holding the query's words (those
         closest in meaning, or its opening ones when no model could rank them), so the model
-        knows they were not found by its words."""
-        found = await asyncio.to_thread(self.state.evidence.read, documents, query)
+        knows they were not found by its words. The query (the task's or the model's, of any
+        length) is cut to its first ``MAX_QUERY_CHARS``; one the index refuses (nothing to
+        look for) finds nothing, and the model is told why."""
+        try:
+            found = await asyncio.to_thread(
+                self.state.evidence.read, documents, bounded_query(query)
+            )
+        except InvalidArgument as error:
+            lines.append(f"the pages cannot be searched for the query: {error}\n")
+            return []
         shown = {e.url: e.kind for e in found if e.kind in UNMATCHED}
         for url, kind in shown.items():
             follow = "those closest in meaning" if kind == CLOSEST else UNRANKED_FOLLOW

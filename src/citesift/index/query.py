@@ -3,6 +3,7 @@ check that a query's text has something to look for."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ RETRIEVALS: tuple[Retrieval, ...] = ("hybrid", "bm25", "dense")
 MAX_QUERY_CHARS = 2_000
 """The longest query, on every surface (Python, CLI, HTTP, MCP): a query is a question or a
 few words, not a document; a longer one only costs time and memory to score."""
+_LAST_WORD_END = re.compile(r"(.*\S)\s", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +58,14 @@ def query_text(query: object) -> str:
         whole_text("query", text)
         raise invalid("query", query, "text with something to look for")
     return text
+
+
+def bounded_query(text: str) -> str:
+    """``text`` cut to at most ``MAX_QUERY_CHARS``, at the end of its last whole word: the
+    query made of a long task, chat message or model's action is still a question to look
+    up (its first words), not a mistake to refuse."""
+    if len(text) <= MAX_QUERY_CHARS:
+        return text
+    head = text[: MAX_QUERY_CHARS + 1]  # one more: a word ending at the bound is whole
+    words = _LAST_WORD_END.match(head)
+    return words.group(1) if words else head[:MAX_QUERY_CHARS]

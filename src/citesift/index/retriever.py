@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from citesift.index.query import bounded_query
 from citesift.model import Match
 from citesift.numbers import is_finite_number
 
@@ -39,13 +40,15 @@ def check_scores(hits: Sequence[Match]) -> list[Match]:
 
 
 def query_of(query: str | None = None, messages: Sequence[Any] | None = None) -> str:
-    """``query`` when given, else the text of the last user message (else the last message)."""
+    """``query`` when given, else the text of the last user message (else the last message)
+    cut to ``MAX_QUERY_CHARS`` at a word's end (``bounded_query``): a chat message may be
+    long, a query is its first words."""
     if query is not None:
         return str(query)
     items = list(messages or ())
     users = [m for m in items if _role(m) == "user"]
     chosen = (users or items)[-1:]
-    return _content(chosen[0]) if chosen else ""
+    return bounded_query(_content(chosen[0])) if chosen else ""
 
 
 def _role(message: Any) -> str | None:
