@@ -393,7 +393,8 @@ def test_a_key_is_sent_as_given_and_its_redirect_names_the_title(
     "location",
     [
         "/api/rest_v1/page/html/Dog/845493773",
-        "/api/rest_v1/page/html/Dog?redirect=no",
+        "/api/rest_v1/page/html/Dog?action=raw",
+        "/api/rest_v1/page/html/Dog?redirect=no&action=raw",
         "http://127.0.0.2/api/rest_v1/page/html/Dog",
         "/wiki/Dog",
         "/api/rest_v1/page/html/Doggo",
@@ -408,6 +409,15 @@ def test_a_redirect_to_anything_but_another_title_of_the_wiki_names_none(
     assert isinstance(outcome, Skipped) and outcome.status is None
     assert source.redirect_note("Doggo", outcome) is None
     assert stand_in.paths() == ["/api/rest_v1/page/html/Doggo"]
+
+
+def test_the_core_paths_redirect_no_still_names_the_title(stand_in: WikipediaStandIn) -> None:
+    target = "/w/rest.php/v1/page/Dog/html?redirect=no"
+    stand_in.answer("/w/rest.php/v1/page/dog/html", Answer(307, {"Location": target}))
+    source = WikipediaSourceProvider(IDENTITY, stand_in.origin, CORE_PAGE_PATH, allow_private=True)
+    outcome = source.read_sync(SourceHit("dog", "dog"))
+    assert source.redirect_note("dog", outcome) == "Wikipedia redirects dog to Dog: ask for Dog"
+    assert stand_in.paths() == ["/w/rest.php/v1/page/dog/html"]
 
 
 def test_only_a_redirect_names_a_title(stand_in: WikipediaStandIn) -> None:
@@ -518,6 +528,33 @@ def test_a_disambiguation_page_is_flagged(stand_in: WikipediaStandIn) -> None:
     assert read_note(outcome.document) == (
         "the page is a disambiguation page: it lists articles, read one of them"
     )
+
+
+def test_a_marker_in_an_articles_body_is_not_its_kind(stand_in: WikipediaStandIn) -> None:
+    quoting = (
+        b"<html><head><title>Markers</title></head><body><section><p>Pages carry markers.</p>"
+        b'<p property="mw:PageProp/disambiguation">One of them, as an example.</p>'
+        b"</section></body></html>"
+    )
+    stand_in.answer("/api/rest_v1/page/html/Markers", Answer(200, HTML, quoting))
+    outcome = provider(stand_in).read_sync(SourceHit("Markers", "Markers"))
+    assert isinstance(outcome, Document) and outcome.document.metadata == {}
+
+
+def test_an_article_read_by_its_key_keeps_the_key_it_was_asked_for(
+    stand_in: WikipediaStandIn,
+) -> None:
+    page = (
+        b'<html><head><link rel="dc:isVersionOf" href="//en.wikipedia.org/wiki/Dog"/></head>'
+        b"<body><section><p>The dog is a domesticated descendant of the wolf.</p></section>"
+        b"</body></html>"
+    )
+    stand_in.answer("/api/rest_v1/page/html/Doggy", Answer(200, HTML, page))
+    outcome = provider(stand_in).read_sync(SourceHit("Doggy", "Doggy"))
+    assert isinstance(outcome, Document)
+    document = outcome.document
+    assert (document.key, document.title) == ("Doggy", "Doggy")
+    assert document.url == stand_in.origin + "/wiki/Doggy"
 
 
 def test_an_article_has_no_note(stand_in: WikipediaStandIn) -> None:

@@ -63,6 +63,8 @@ _VERSION_OF = re.compile(rb'<link\s[^>]*?rel="dc:isVersionOf"[^>]*?href="[^"]*?/
 REDIRECT, DISAMBIGUATION = "redirect", "disambiguation"
 _REDIRECT_LINK = re.compile(rb'<link\s[^>]*?rel="mw:PageProp/redirect"[^>]*?href="\./([^"#]+)')
 _DISAMBIGUATION = b'property="mw:PageProp/disambiguation"'
+_HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
+NO_REDIRECT = "redirect=no"  # the query the core REST path adds to a redirect's target
 MAX_PHRASE_CHARS = 300  # CirrusSearch refuses longer queries
 MAX_KEY_CHARS = 1_000  # titles are at most 255 bytes; leave room for encoded forms
 
@@ -142,13 +144,14 @@ class WikipediaSourceProvider(FetchingSource):
 
     def redirected_key(self, outcome: ReadOutcome) -> str | None:
         """The key a read skipped for a redirect points to when that is another title of
-        this wiki's page path (``…/page/html/Dog``), else None."""
+        this wiki's page path (``…/page/html/Dog``; the core REST path's ``?redirect=no``
+        asks nothing else), else None."""
         if not isinstance(outcome, Skipped) or outcome.location is None:
             return None
         before, after = (self.origin + self.page_path).split("{key}", 1)
         location = urlsplit(outcome.location)
         address = urlunsplit((location.scheme, location.netloc, location.path, "", ""))
-        elsewhere = location.query or location.fragment
+        elsewhere = location.query not in ("", NO_REDIRECT) or location.fragment
         if elsewhere or not address.startswith(before) or not address.endswith(after):
             return None
         written = address[len(before) : len(address) - len(after)]
@@ -190,10 +193,10 @@ class WikipediaSourceProvider(FetchingSource):
         return refused
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
-        """The article: its text in article mode, attributed to the article the page says it
-        is a version of (a revision read by its number is its article's), the revision and
-        Wikipedia's licence."""
-        own = article_of(snapshot.body)
+        """The article: its text in article mode, the revision and Wikipedia's licence; a
+        revision read by its number (a page path holding ``/revision/``) is attributed to
+        the article the page says it is a version of, any other read to the hit's key."""
+        own = article_of(snapshot.body) if "/revision/" in self.page_path else None
         if own is not None and own != hit.key:
             hit = retitled_hit(hit, own)
         document = extract_document(
@@ -231,14 +234,22 @@ def article_of(body: bytes) -> str | None:
 
 def page_kind(body: bytes) -> dict[str, object]:
     """What the page's own markers say it is: a redirect page (``redirect``: the title it
-    points to) or a disambiguation page (``disambiguation``: True); empty for an article."""
+    points to) or a disambiguation page (``disambiguation``: True, a meta of its head: an
+    article's text quoting the marker is no such page); empty for an article."""
     kind: dict[str, object] = {}
     target = _REDIRECT_LINK.search(body)
     if target:
         kind[REDIRECT] = unquote(target.group(1).decode("utf-8", "replace")).replace("_", " ")
-    if _DISAMBIGUATION in body:
+    if _DISAMBIGUATION in _head(body):
         kind[DISAMBIGUATION] = True
     return kind
+
+
+def _head(body: bytes) -> bytes:
+    """The page's head: up to ``</head>`` within its first ``HEAD_SCAN_BYTES``."""
+    first = body[:HEAD_SCAN_BYTES]
+    end = _HEAD_END.search(first)
+    return first[: end.start()] if end else first
 
 
 def wiki_key(title: str) -> str:
