@@ -12,6 +12,7 @@ import pytest
 from citesift.errors import InvalidArgument
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, fetch_sync, run_sync
+from citesift.net.limiter import LimiterRegistry, SourceLimiter
 from servers import ARTICLE, MisbehavingServer, loopback_fetcher, loopback_policy, serve
 
 pytestmark = pytest.mark.timeout(30)
@@ -55,6 +56,25 @@ def test_a_fetcher_keeps_its_hosts_state_and_another_fetcher_does_not_see_it(
     assert 55 < blocked.blocked_seconds(server.url("/ok")) <= 60
     assert isinstance(fresh.fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
     assert fresh.blocked_seconds(server.url("/ok")) == 0
+
+
+def test_a_fetcher_says_how_long_until_its_own_limits_let_a_host_be_asked(
+    server: MisbehavingServer,
+) -> None:
+    spaced = Fetcher(LimiterRegistry(lambda: SourceLimiter(spacing=8, wait=0)))
+    assert spaced.ready_seconds(server.url("/ok")) == 0
+    assert isinstance(spaced.fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
+    refused = spaced.fetch_sync(server.url("/ok"), loopback_policy())
+    assert isinstance(refused, Limited) and refused.reason == "wait" and refused.retry_in is None
+    assert 7 < spaced.ready_seconds(server.url("/ok")) <= 8  # what is left of the spacing
+    counted = Fetcher(LimiterRegistry(lambda: SourceLimiter(spacing=0, per_minute=1)))
+    assert isinstance(counted.fetch_sync(server.url("/ok"), loopback_policy()), Snapshot)
+    refused = counted.fetch_sync(server.url("/ok"), loopback_policy())
+    assert isinstance(refused, Limited) and refused.reason == "minute"
+    assert 55 < counted.ready_seconds(server.url("/ok")) <= 60  # what is left of the minute
+    blocked = loopback_fetcher()
+    blocked.fetch_sync(server.url("/status?code=429&retry-after=120"), loopback_policy())
+    assert 115 < blocked.ready_seconds(server.url("/ok")) <= 120  # the host's own time
 
 
 def test_sync_calls_work_inside_a_running_event_loop(server: MisbehavingServer) -> None:

@@ -102,9 +102,22 @@ def test_a_wiki_asking_to_wait_is_429_with_retry_after(stand_in: WikipediaStandI
         first = httpx.post(url, json={"key": "Dog"}, timeout=30)
         then = httpx.post(url, json={"key": "Dog"}, timeout=30)
     assert first.status_code == 429 and first.json()["code"] == "RATE_LIMITED"
-    assert first.headers["retry-after"] == "30"  # the host's first answer: no time of ours
+    assert first.headers["retry-after"] == "120"  # the host's first answer: its own time
     assert then.status_code == 429 and 100 <= int(then.headers["retry-after"]) <= 120
     assert len(stand_in.requests) == 1
+
+
+def test_a_request_naming_no_wiki_of_several_others_is_told_to_name_one(
+    stand_in: WikipediaStandIn,
+) -> None:
+    wikis = (stand_in.origin, "https://de.wikipedia.org")
+    with running(ServeConfig(port=0, wiki_origins=wikis)) as served:
+        url = f"{served}/citesift/wikipedia/passages"
+        refused = httpx.post(url, json={"key": "Dog"}, timeout=30)
+    assert refused.status_code == 400 and refused.json()["details"][0]["path"] == ["origin"]
+    said = refused.json()["details"][0]["message"]
+    assert f"name one of {stand_in.origin}, https://de.wikipedia.org" in said, said
+    assert stand_in.paths() == []
 
 
 def test_a_wiki_the_server_was_not_given_is_refused_unasked(

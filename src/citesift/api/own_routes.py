@@ -42,7 +42,8 @@ router = APIRouter(prefix="/citesift", tags=["citesift"])
 Shared = Annotated[Serving, Depends(serving)]
 WORK = [Depends(slot)]
 RETRY_AFTER = 30
-"""Seconds a 429 asks the caller to wait when the host said no time of its own."""
+"""Seconds a 429 asks the caller to wait when neither the host nor our limiter knows how
+long (another process's limit, shared through the store)."""
 
 
 @router.post("/wikipedia/passages", response_model=PassagesResponse, dependencies=WORK)
@@ -67,13 +68,20 @@ async def wikipedia_passages(
     redirected = provider.redirect_note(key, outcome)
     if redirected:
         return failure(404, redirected, "REDIRECTED")
-    return _passages(outcome)
+    return _passages(outcome, _wait(shared, origin))
 
 
 def _default_wiki(shared: Serving) -> str:
-    """The wiki a request naming none reads: the server's one wiki (English Wikipedia when
-    it has several)."""
-    return shared.wiki_origins[0] if len(shared.wiki_origins) == 1 else DEFAULT_ORIGIN
+    """The wiki a request naming none reads: the server's one wiki, English Wikipedia when
+    it has several; of several others, none: the request must name one (they are listed)."""
+    wikis = shared.wiki_origins
+    if len(wikis) == 1:
+        return wikis[0]
+    if DEFAULT_ORIGIN in wikis:
+        return DEFAULT_ORIGIN
+    named = ", ".join(wikis)
+    why = f"this server reads several wikis, English Wikipedia not among them: name one of {named}"
+    raise Unsupported(["origin"], None, why)
 
 
 @router.post("/page/passages", response_model=PassagesResponse, dependencies=WORK)
@@ -84,7 +92,8 @@ async def page_passages(
     if not is_web_url(body.url):
         raise Unsupported(["url"], body.url, "an http(s) URL with a host is")
     source = shared.setup.web_pages(body.mode)
-    return _passages(await source.read(SourceHit(body.url, body.title or body.url)))
+    outcome = await source.read(SourceHit(body.url, body.title or body.url))
+    return _passages(outcome, _wait(shared, body.url))
 
 
 @router.post("/verify/claim", dependencies=WORK)
@@ -133,12 +142,19 @@ async def run_trace(
     return TraceResponse.model_validate(dataclasses.asdict(found))
 
 
-def _passages(outcome: ReadOutcome) -> JSONResponse | PassagesResponse:
+def _wait(shared: Serving, url: str) -> float:
+    """Seconds until ``url``'s host may be asked again, as the server's fetcher knows it: a
+    host's Retry-After (its first 429 or 503 too), a minute's spent starts or the spacing."""
+    return shared.setup.fetcher.ready_seconds(url)
+
+
+def _passages(outcome: ReadOutcome, ready: float) -> JSONResponse | PassagesResponse:
     """The document's passages (and a ``warning`` when the page holds no text to cite or
     is a redirect or disambiguation page), or the read's failure: 429 with Retry-After when
-    asked to wait, else 502."""
+    asked to wait (``ready``: seconds until the host may be asked again, known to the
+    fetcher), else 502."""
     if asks_to_wait(outcome):
-        retry = getattr(outcome, "retry_in", None) or RETRY_AFTER
+        retry = getattr(outcome, "retry_in", None) or ready or RETRY_AFTER
         wait = {"Retry-After": str(max(1, math.ceil(retry)))}
         return failure(429, describe(outcome), "RATE_LIMITED", headers=wait)
     if not isinstance(outcome, Document):

@@ -116,6 +116,11 @@ class Fetcher:
         """Seconds until ``url``'s host may be asked again after a 429/503 (0 when it may)."""
         return self.limiters.limiter_for(parse_url(url).host).blocked_ms() / 1000
 
+    def ready_seconds(self, url: str) -> float:
+        """Seconds until ``url``'s host may be asked again: a 429/503's block, a full
+        minute's window or the spacing between starts (0 when it may now)."""
+        return self.limiters.limiter_for(parse_url(url).host).ready_ms() / 1000
+
     async def aclose(self) -> None:
         """Close the connections kept for the running event loop."""
         with self._lock:

@@ -131,6 +131,18 @@ class SourceLimiter:
                 left = max(left, until - self.clock.wall_ms())
         return max(0.0, left)
 
+    def ready_ms(self) -> float:
+        """Milliseconds until this host may be asked again: its block, else what is left of
+        the minute's window when its starts are spent, else of the spacing since the last
+        start; 0 when it may be asked now (as far as time alone says)."""
+        now = self.clock.now_ms()
+        with self._lock:
+            recent = [start for start in self._starts if now - start < WINDOW_MS]
+            full = len(recent) >= self.per_minute
+            window = recent[-self.per_minute] + WINDOW_MS - now if full else 0.0
+            spacing = self._last_start + self.spacing_ms - now
+        return max(self.blocked_ms(), window, spacing, 0.0)
+
     def slow_to(self, spacing: float) -> None:
         """Keep starts at least ``spacing`` seconds apart (a robots.txt Crawl-delay)."""
         wanted = clamped(spacing, 0, 0, MAX_SPACING) * 1000
