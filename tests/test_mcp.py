@@ -231,7 +231,8 @@ def test_wikipedia_tools_give_attributed_passages(world: World) -> None:
         said = "search_passages: query must be text with something to look for, not ' '"
         assert blank.is_error and _text(blank) == said
         missing = await client.call_tool("wiki_passages", {"key": "No_such_page"})
-        assert _text(missing) == "wiki_passages: read skipped (HTTP 404): HTTP 404"
+        said = f"wiki_passages: {world.wiki.origin} has no article 'No_such_page' (HTTP 404): "
+        assert missing.is_error and _text(missing) == said + "search for its key"
         redirected = await client.call_tool("wiki_passages", {"key": "dog"})
         said = "wiki_passages: Wikipedia redirects dog to Dog: ask for Dog"
         assert redirected.is_error and _text(redirected) == said

@@ -66,7 +66,9 @@ def articles_of_a_configured_wiki(served: str, stand_in: WikipediaStandIn) -> No
         f"{served}/citesift/wikipedia/passages", json={**asked, "key": "No_such_page_here"}
     )
     assert missing.status_code == 404 and missing.json()["code"] == "NOT_FOUND"
-    assert missing.json()["error"] == f"{stand_in.origin} has no article 'No_such_page_here'"
+    assert missing.json()["error"] == (
+        f"{stand_in.origin} has no article 'No_such_page_here' (HTTP 404): search for its key"
+    )
     spelt = {**asked, "origin": stand_in.origin + "/"}  # another spelling of the origin
     again = httpx.post(f"{served}/citesift/wikipedia/passages", json=spelt, timeout=30).json()
     assert again["passages"][0]["fragment_url"] == first["fragment_url"]

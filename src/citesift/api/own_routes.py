@@ -28,7 +28,7 @@ from citesift.api.own_requests import (
 )
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving, slot
-from citesift.model import Document, ReadOutcome, Skipped, SourceHit
+from citesift.model import Document, ReadOutcome, SourceHit
 from citesift.net import run_sync
 from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.reasons import asks_to_wait, describe, read_note
@@ -63,11 +63,10 @@ async def wikipedia_passages(
         raise Unsupported(["page_path"], body.page_path, str(error)) from None
     key = wiki_key(body.key)
     outcome = await provider.read(SourceHit(key, body.title or key.replace("_", " ")))
-    if isinstance(outcome, Skipped) and outcome.status == 404:
-        return failure(404, f"{origin} has no article {key!r}", "NOT_FOUND")
-    redirected = provider.redirect_note(key, outcome)
-    if redirected:
-        return failure(404, redirected, "REDIRECTED")
+    unread = provider.not_read(key, outcome)
+    if unread:
+        kind, message = unread
+        return failure(404, message, kind)
     return _passages(outcome, _wait(shared, origin))
 
 

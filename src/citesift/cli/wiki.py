@@ -30,7 +30,7 @@ from citesift.cli.reading import (
 )
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import InvalidArgument
-from citesift.model import Hits, Skipped, SourceHit
+from citesift.model import Hits, SourceHit
 from citesift.settings import SourceSetup
 from citesift.sources import DEFAULT_ORIGIN, PAGE_PATH, WikipediaSourceProvider
 from citesift.sources.wikipedia import checked_phrase, wiki_key
@@ -97,11 +97,9 @@ def read(
     with source_setup(contact, allow_private, store, offline, deadline) as setup:
         provider = _provider(origin, page_path, setup)
         outcome = run_with_status(f"Reading {key} from {origin}…", provider.read(hit))
-    if isinstance(outcome, Skipped) and outcome.status == 404:
-        fail(f"{origin} has no article {key!r} (HTTP 404): search for its key")
-    redirected = provider.redirect_note(key, outcome)
-    if redirected:
-        fail(redirected)
+    unread = provider.not_read(key, outcome)
+    if unread:
+        fail(unread[1])
     print_read(outcome, output)
 
 

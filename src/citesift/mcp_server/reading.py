@@ -95,9 +95,9 @@ def register(server: MCPServer, shared: Shared) -> None:
         key = wiki_key(key)
         provider = shared.wikipedia()
         outcome = await provider.read(SourceHit(key, title or key.replace("_", " ")))
-        redirected = provider.redirect_note(key, outcome)
-        if redirected:
-            raise ToolError(redirected)
+        unread = provider.not_read(key, outcome)
+        if unread:
+            raise ToolError(unread[1])
         if not isinstance(outcome, Document):
             raise gave_nothing("read", outcome)
         read = outcome.document

@@ -61,6 +61,8 @@ REVISION_SCAN_BYTES = 8192
 HEAD_SCAN_BYTES = 16_384  # Parsoid writes the page's own metadata first
 _VERSION_OF = re.compile(rb'<link\s[^>]*?rel="dc:isVersionOf"[^>]*?href="[^"]*?/wiki/([^"#?]+)"')
 REDIRECT, DISAMBIGUATION = "redirect", "disambiguation"
+NOT_FOUND, REDIRECTED = "NOT_FOUND", "REDIRECTED"
+"""The kinds of a read ``not_read`` explains: no such article, a key the wiki redirects."""
 _REDIRECT_LINK = re.compile(rb'<link\s[^>]*?rel="mw:PageProp/redirect"[^>]*?href="\./([^"#]+)')
 _DISAMBIGUATION = b'property="mw:PageProp/disambiguation"'
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
@@ -165,6 +167,15 @@ class WikipediaSourceProvider(FetchingSource):
         if target is None or target == key:
             return None
         return f"{self.site} redirects {key} to {target}: ask for {target}"
+
+    def not_read(self, key: str, outcome: ReadOutcome) -> tuple[str, str] | None:
+        """What to tell a caller whose read of ``key`` gave no article because the wiki has
+        none (``NOT_FOUND``) or redirects the key (``REDIRECTED``): the kind and the message
+        every surface says; None for any other outcome."""
+        if isinstance(outcome, Skipped) and outcome.status == 404:
+            return NOT_FOUND, f"{self.origin} has no article {key!r} (HTTP 404): search for its key"
+        redirected = self.redirect_note(key, outcome)
+        return (REDIRECTED, redirected) if redirected else None
 
     def article_url(self, key: str) -> str:
         """The article's address for attribution."""
