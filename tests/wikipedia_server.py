@@ -108,7 +108,7 @@ class WikipediaStandIn:
     def _search(self, query: dict[str, list[str]]) -> Answer:
         phrase = query.get("q", [""])[0]
         recorded = self.fixtures / "search" / (_file_key(phrase.replace(" ", "_")) + ".json")
-        if recorded.is_file():
+        if len(recorded.name) <= 255 and recorded.is_file():  # a longer name is none on disk
             return _json(recorded.read_bytes())
         limit = int((query.get("limit") or ["10"])[0] or 10)
         pages = [_search_entry(path) for path in self._matching_pages(phrase)][:limit]
