@@ -16,7 +16,7 @@ from citesift.errors import InvalidArgument, StoreUnreachable
 from citesift.index.rag import create_rag
 from citesift.ingest import index_add
 from citesift.store import open_store
-from citesift.store.location import redacted
+from citesift.store.location import redacted, without_secrets
 
 CONTACT = ("--contact", "https://example.org/contact")
 UNKNOWN = ["postgressql://postgres:hunter2@db.example/walk", "mysql://x/y", "sqlite:///index.db"]
@@ -72,6 +72,9 @@ def test_the_library_refuses_a_store_url_of_another_scheme(here: Path, store: st
         ("postgres:///db?PASSWORD=hunter2&port=5", "postgres:///db?PASSWORD=***&port=5"),
         ("postgresql:///db?sslpassword=hunter2#x", "postgresql:///db?sslpassword=***#x"),
         ("postgresql://u@h/db?passfile=/p&user=me", "postgresql://u@h/db?passfile=/p&user=me"),
+        ("postgresql:///db?%70assword=hunter2&a=b", "postgresql:///db?%70assword=***&a=b"),
+        ("postgresql:///db?SSL%50ASSWORD=hunter2", "postgresql:///db?SSL%50ASSWORD=***"),
+        ("postgresql:///db?password", "postgresql:///db?password=***"),
     ],
 )
 def test_every_password_of_a_url_is_masked(url: str, shown: str) -> None:
@@ -92,3 +95,30 @@ def test_a_store_server_that_cannot_be_reached_is_one_line_and_a_failure(
     assert "password=***&sslpassword=***" in line and "hunter" not in result.output
     with pytest.raises(StoreUnreachable, match="cannot reach"):
         open_store(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://u:p%ss-hunter2@/db?host={here}",
+        "postgresql://u@/db?host={here}&password=se%zzhunter2",
+        "postgresql://u@/db?host={here}&%70assword=se%zzhunter2",
+        "postgresql://u@/db?host={here}&sslpassword=hunt%65r2&password=se%zz",
+    ],
+)
+def test_a_url_the_driver_cannot_read_is_said_without_its_passwords(here: Path, url: str) -> None:
+    """libpq quotes the value it could not decode, a password among them: masked in the
+    reason too, as written and as decoded."""
+    url = url.format(here=here)
+    result = CliRunner().invoke(app, ["search", "tides", "--store", url])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: cannot use the store URL postgresql://"), line
+    assert "hunter2" not in line and "%zz" not in line and "***" in line
+
+
+def test_each_password_is_left_out_of_a_message_as_written_and_as_decoded() -> None:
+    url = "postgresql://u:p%40ss@h/db?%70assword=hunt%65r2&sslpassword=x%zz&user=hunter"
+    said = 'bad "p%40ss" "p@ss" "hunt%65r2" "hunter2" "x%zz" user hunter'
+    expected = 'bad "***" "***" "***" "***" "***" user hunter'
+    assert without_secrets(said, url) == expected

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
+from urllib.parse import unquote
 
 from citesift.errors import InvalidArgument, StoreUnusable, invalid, shown
 from citesift.store.sqlite import MEMORY, SQLiteStore, default_store_path
@@ -15,9 +16,11 @@ if TYPE_CHECKING:
 
 AnyStore: TypeAlias = "SQLiteStore | PostgresStore"
 SCHEMES = ("postgresql://", "postgres://")
-_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
-_SECRET_PARAMETER = re.compile(r"([?&](?:ssl)?password=)[^&#]*", re.IGNORECASE)
-"""A password given in a URL's query (``password=``, ``sslpassword=``)."""
+_PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
+SECRET_PARAMETERS = ("password", "sslpassword")
+"""The query parameters of a URL that hold a password, once their key is decoded (libpq
+reads ``%70assword=`` as ``password=``) and compared without case."""
+MASK = "***"
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 """Text that starts as a URL does: a scheme (two letters or more, so not a drive) and ``://``."""
 
@@ -29,8 +32,37 @@ def is_postgres_url(name: object) -> bool:
 
 def redacted(url: str) -> str:
     """``url`` with its passwords replaced by ``***`` (safe to print): the one in its user
-    part and any in its query (``password=``, ``sslpassword=``)."""
-    return _SECRET_PARAMETER.sub(r"\1***", _PASSWORD.sub(r"\1***@", url))
+    part and any in its query (``password=``, ``sslpassword=``, however their key is
+    written)."""
+    masked = _PASSWORD.sub(rf"\1{MASK}@", url)
+    head, mark, rest = masked.partition("?")
+    query, hash_mark, fragment = rest.partition("#")
+    pieces = [f"{k}={MASK}" if secret else p for p, k, secret in _parameters(query)]
+    return head + mark + "&".join(pieces) + hash_mark + fragment
+
+
+def without_secrets(text: str, url: str) -> str:
+    """``text`` (a message about ``url``, as a driver's error quoting a value it could not
+    read) with each password of ``url`` replaced by ``***``, as written and as decoded."""
+    for secret in sorted(_secrets(url), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def _secrets(url: str) -> set[str]:
+    """The passwords ``url`` holds, each as written and as decoded (none empty)."""
+    user = _PASSWORD.search(url)
+    written = [user.group(2)] if user else []
+    query = url.partition("?")[2].partition("#")[0]
+    written += [p.partition("=")[2] for p, _, secret in _parameters(query) if secret]
+    return {form for value in written for form in (value, unquote(value)) if form}
+
+
+def _parameters(query: str) -> list[tuple[str, str, bool]]:
+    """Each ``key=value`` of a URL's query as written, its key as written, and whether it
+    holds a password."""
+    split = [(piece, piece.partition("=")[0]) for piece in query.split("&")] if query else []
+    return [(p, k, unquote(k).strip().lower() in SECRET_PARAMETERS) for p, k in split]
 
 
 def store_path(location: str | Path | None) -> Path:

@@ -18,7 +18,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from citesift.errors import StoreError, StoreUnreachable, StoreUnusable, invalid
-from citesift.store.location import is_postgres_url, redacted
+from citesift.store.location import is_postgres_url, redacted, without_secrets
 
 POOL_SIZE = 8
 """Connections one process keeps at most: a worker's threads share them."""
@@ -62,7 +62,8 @@ class PostgresStore:
                     " PRIMARY KEY (component, step))"
                 )
         except psycopg.Error as error:  # unreachable, refused, or not a connection URL
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else "refused"
+            said = without_secrets(str(error), self.url).strip()
+            reason = said.splitlines()[0] if said else "refused"
             if isinstance(error, psycopg.OperationalError):
                 raise StoreUnreachable(f"cannot reach the store {self.name}: {reason}") from None
             raise StoreUnusable(f"cannot use the store URL {self.name}: {reason}") from None
@@ -93,7 +94,8 @@ class PostgresStore:
             self._apply_once(component, number, sql)
         except psycopg.Error as error:
             raise StoreError(
-                f"cannot prepare the store {self.name} for {component} (step {number}): {error}"
+                f"cannot prepare the store {self.name} for {component} (step {number}):"
+                f" {without_secrets(str(error), self.url)}"
             ) from None
 
     def _apply_once(self, component: str, number: int, sql: str) -> None:
@@ -130,9 +132,11 @@ class PostgresStore:
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as error:
-            raise StoreUnreachable(f"cannot reach the store {self.name}: {error}") from None
+            reason = without_secrets(str(error), self.url)
+            raise StoreUnreachable(f"cannot reach the store {self.name}: {reason}") from None
         except psycopg.OperationalError as error:
-            raise StoreError(f"cannot use the store {self.name}: {error}") from error
+            reason = without_secrets(str(error), self.url)
+            raise StoreError(f"cannot use the store {self.name}: {reason}") from error
 
     def close(self) -> None:
         self._pool.close()
