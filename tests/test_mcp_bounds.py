@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -173,3 +175,37 @@ def test_searching_passages_leaves_no_pool_of_its_store_open(postgres_url: str) 
         asyncio.run(run())
     finally:
         gc.enable()
+
+
+def test_searching_passages_reads_the_running_server_s_open_store(postgres_url: str) -> None:
+    """A running server's searches read the store it opened: none opens (and prepares) a
+    store of its own, which waits while a migration elsewhere holds the store's lock."""
+    import psycopg
+
+    from citesift.index.rag import create_rag
+    from citesift.settings import source_setup
+    from citesift.store.postgres import MIGRATION_LOCK
+
+    create_rag(store=postgres_url, retrieval="bm25").close()  # its tables made
+    config = McpConfig()
+    settings = Settings(contact="https://example.org/contact", store=postgres_url)
+    shared = Shared(config, settings, Pager(config.page_chars, config.held_results))
+
+    async def run() -> None:
+        async with Client(build_server(shared)) as client:
+            arguments = {"query": "tides", "retrieval": "bm25"}
+            result = await client.call_tool("search_passages", arguments)
+            assert not result.is_error, text_of(result)
+
+    with source_setup(settings) as shared.setup, psycopg.connect(postgres_url) as other:
+        other.autocommit = True
+        other.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        unlock = threading.Timer(6, other.execute, ("SELECT pg_advisory_unlock_all()",))
+        unlock.start()
+        started = time.monotonic()
+        try:
+            asyncio.run(run())
+            took = time.monotonic() - started
+        finally:
+            unlock.join()
+    assert took < 4

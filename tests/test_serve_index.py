@@ -122,6 +122,7 @@ def test_a_postgresql_store_is_the_index_pages_are_added_to_and_searched_in(
         added = httpx.post(f"{base}/citesift/index/documents", timeout=30,
                            json={"urls": urls, "retrieval": "bm25"})  # fmt: skip
         assert added.status_code == 200 and added.json()["added"] == 1, added.text
+        assert server.hits("/g.html") == 1  # one page, read once
         found = httpx.post(f"{base}/citesift/index/search",
                            json={"query": "northern bay tides", "retrieval": "bm25"})  # fmt: skip
     assert found.status_code == 200, found.text
@@ -168,6 +169,26 @@ def test_the_schema_documents_the_index_routes(served: str) -> None:
     assert {"/citesift/index/documents", "/citesift/index/search"} <= set(schema["paths"])
     hit = schema["components"]["schemas"]["IndexHit"]["properties"]
     assert {"id", "score", "content", "provenance"} <= set(hit)
+
+
+def test_a_search_reads_the_server_s_open_store_without_preparing_it_again(
+    postgres_url: str,
+) -> None:
+    """No new store per request: a migration lock another client holds (a store being
+    opened elsewhere) keeps no search waiting, and an empty index is still a 404."""
+    import psycopg
+
+    from citesift.store.postgres import MIGRATION_LOCK
+
+    create_rag(store=postgres_url, retrieval="bm25").close()  # its tables made
+    with (
+        running(settings=replace(LOCAL, store=postgres_url)) as base,
+        psycopg.connect(postgres_url, autocommit=True) as other,
+    ):
+        other.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        found = httpx.post(f"{base}/citesift/index/search", timeout=8,
+                           json={"query": "tides", "retrieval": "bm25"})  # fmt: skip
+    assert found.status_code == 404 and found.json()["code"] == "NO_INDEX", found.text
 
 
 def test_a_store_server_gone_while_serving_is_a_503_to_retry(

@@ -205,7 +205,9 @@ class ranked:
 
 def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None:
     index = rag(store, "bm25")
+    assert not index.has_documents()
     index.ingest(DOCUMENTS)
+    assert index.has_documents()
     stats = index.stats()
     assert stats.documents == 4 and stats.chunks >= 8 and stats.partitions == 1
     assert [(d.id, d.title) for d in index.documents()] == [
@@ -219,6 +221,7 @@ def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None
     assert [h.content for h in index.search("wax", 3)] == ["Bees make wax."]
     assert index.delete(["bees", "nothing"]) == 1 and index.stats().documents == 3
     assert index.search("wax", 3) == []
+    assert index.delete(["ants", "moon", "tides"]) > 0 and not index.has_documents()
 
 
 def test_a_chunk_holding_nul_characters_is_kept_with_its_offsets(store: AnyStore) -> None:

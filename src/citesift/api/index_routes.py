@@ -62,14 +62,16 @@ async def ingest(body: IngestRequest, shared: Shared) -> IngestResponse:
 async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchResponse | JSONResponse:
     """The best chunks of the local index for a query, each with its provenance and a link
     to it on its page; 404 ``NO_INDEX`` while nothing is indexed (as the command line says
-    "no index"), so an empty list always means nothing matched."""
-    location = made_store(shared.setup.settings.store)
+    "no index"), so an empty list always means nothing matched. The server's open store is
+    searched (no connection or pool made per request); emptiness is read only when nothing
+    matched."""
+    location = shared.setup.budget or made_store(shared.setup.settings.store)
     if location is None:
         return failure(404, NO_INDEX, "NO_INDEX")
     with create_rag(store=location, retrieval=body.retrieval) as rag:
-        if (await asyncio.to_thread(rag.stats)).documents == 0:
-            return failure(404, NO_INDEX, "NO_INDEX")
         found = await asyncio.to_thread(rag.search, body.query, body.top_k)
+        if not found and not await asyncio.to_thread(rag.has_documents):
+            return failure(404, NO_INDEX, "NO_INDEX")
     hits = [
         IndexHit(
             id=hit.id,

@@ -108,6 +108,10 @@ class PostgresIndex:
         """What the store holds (documents, chunks, embedded chunks by embedder)."""
         return self.table.stats()
 
+    def has_documents(self) -> bool:
+        """Whether any chunk is stored (one row read)."""
+        return self.table.has_documents()
+
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title, address and number of chunks, by id."""
         return self.table.documents()

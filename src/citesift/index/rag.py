@@ -70,6 +70,8 @@ class ChunkStore(Protocol):
 
     def stats(self) -> IndexStats: ...
 
+    def has_documents(self) -> bool: ...
+
     def documents(self) -> list[IndexedDocument]: ...
 
 
@@ -193,6 +195,10 @@ class Rag:
         """How many documents and chunks are indexed, and how many chunks each embedder has
         embedded."""
         return self.store.stats()
+
+    def has_documents(self) -> bool:
+        """Whether any document is indexed: one row read, where ``stats`` counts them all."""
+        return self.store.has_documents()
 
     def documents(self) -> list[IndexedDocument]:
         """Every indexed document: its id, title and address (when read from a source) and

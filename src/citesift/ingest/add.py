@@ -116,9 +116,11 @@ def _unheard(what: str, done: int, total: int) -> None:
 
 
 def _index_here(rag: Rag, sources: Sequence[str], job: IngestJob, progress: IndexProgress) -> Tally:
-    """Read every source in this process, then index what they hold in one go."""
+    """Read every source in this process, then index what they hold in one go; an item
+    named twice (a page by two ``#fragments``) is read once."""
     tally = Tally()
     documents: dict[str, IngestDoc] = {}
+    read: set[str] = set()
     with page_source(job) as pages:
         for source in sources:
             label = f"Reading {source}"
@@ -127,6 +129,8 @@ def _index_here(rag: Rag, sources: Sequence[str], job: IngestJob, progress: Inde
             if isinstance(found, SourceRefusal):
                 tally.refused.append(found)
                 continue
+            found = [item for item in found if item.source not in read]
+            read.update(item.source for item in found)
             for done, item in enumerate(found, 1):
                 tally.sort(read_item(item, pages, job.mode, files), documents)
                 if item.listed:

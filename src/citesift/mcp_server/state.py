@@ -44,10 +44,12 @@ class Shared:
         """The wiki the Wikipedia tools ask, bounded and allowed as the settings say."""
         return self.sources.wikipedia(self.config.wiki_origin, PAGE_PATH)
 
-    def index_store(self) -> str | Path | None:
-        """The index's store: the one the settings name, else the default path; None when
-        there is no file there yet (nothing was added)."""
-        return made_store(self.settings.store)
+    def index_store(self) -> AnyStore | str | Path | None:
+        """The index's store: the running server's open one (the store the settings name,
+        else the default), so a search opens no connection of its own; else where it is,
+        None when there is no file there yet (nothing was added)."""
+        opened = self.setup.budget if self.setup is not None else None
+        return opened or made_store(self.settings.store)
 
     def runner(self) -> JobRunner:
         """The runner of the server's crawl jobs."""

@@ -233,6 +233,11 @@ class ChunkTable:
             parts = conn.execute("SELECT COUNT(DISTINCT partition) FROM chunks").fetchone()[0]
         return IndexStats(docs, chunks, dict(by), parts)
 
+    def has_documents(self) -> bool:
+        """Whether any chunk is stored: one row read, not a count of all."""
+        with self.store.reading() as conn:
+            return conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address, from its provenance or else from the
         caller's metadata (its chunks all carry the same; metadata SQLite cannot read, as

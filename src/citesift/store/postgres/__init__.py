@@ -62,11 +62,19 @@ class PostgresStore:
                     " PRIMARY KEY (component, step))"
                 )
         except psycopg.Error as error:  # unreachable, refused, or not a connection URL
-            said = without_secrets(str(error), self.url).strip()
-            reason = said.splitlines()[0] if said else "refused"
             if isinstance(error, psycopg.OperationalError):
-                raise StoreUnreachable(f"cannot reach the store {self.name}: {reason}") from None
+                raise self._unreachable(error) from None
+            reason = self._reason(error)
             raise StoreUnusable(f"cannot use the store URL {self.name}: {reason}") from None
+
+    def _reason(self, error: Exception) -> str:
+        """The first line of what ``error`` says, every password of the URL left out."""
+        said = without_secrets(str(error), self.url).strip()
+        return said.splitlines()[0] if said else "refused"
+
+    def _unreachable(self, error: Exception) -> StoreUnreachable:
+        """The failure to reach the server ``error`` says, naming the store."""
+        return StoreUnreachable(f"cannot reach the store {self.name}: {self._reason(error)}")
 
     def migrate(self, component: str, steps: Sequence[str]) -> None:
         """Apply the steps of ``component`` not applied yet, in order, one transaction each
@@ -126,17 +134,21 @@ class PostgresStore:
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[TupleRow]]:
-        """A pooled connection; failing to get one is the store's fault, named (a failure of
-        the server's, as a deadlock, the cause of the ``StoreError``, for a caller to retry)."""
+        """A pooled connection; failing to get one, or losing it (the server ended it), is a
+        ``StoreUnreachable``; another failure of the server's, as a deadlock, is the cause
+        of the ``StoreError``, for a caller to retry."""
         try:
             with self._pool.connection() as conn:
-                yield conn
+                try:
+                    yield conn
+                except psycopg.OperationalError as error:
+                    if not conn.broken:
+                        raise
+                    raise self._unreachable(error) from None
         except PoolTimeout as error:
-            reason = without_secrets(str(error), self.url)
-            raise StoreUnreachable(f"cannot reach the store {self.name}: {reason}") from None
+            raise self._unreachable(error) from None
         except psycopg.OperationalError as error:
-            reason = without_secrets(str(error), self.url)
-            raise StoreError(f"cannot use the store {self.name}: {reason}") from error
+            raise StoreError(f"cannot use the store {self.name}: {self._reason(error)}") from error
 
     def close(self) -> None:
         self._pool.close()

@@ -628,6 +628,11 @@ class PostgresChunkTable:
         docs, chunks, parts = row if row is not None else (0, 0, 0)
         return IndexStats(int(docs), int(chunks), {str(e): int(n) for e, n in by}, int(parts))
 
+    def has_documents(self) -> bool:
+        """Whether any chunk is stored: one row read, not a count of all."""
+        with self.store.reading() as conn:
+            return conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address (from its provenance, else from the
         caller's metadata), its number of chunks and the revision it was read at, by id."""
