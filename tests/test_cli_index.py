@@ -515,3 +515,26 @@ def test_hybrid_scores_are_positive_and_min_similarity_leaves_out_unrelated(
     kept = json.loads(out)
     assert [h["provenance"]["title"] for h in kept] == ["tides", "sea"]  # bread: unrelated
     assert [h["score"] for h in kept] == [h["score"] for h in hits[:2]]
+
+
+def test_rm_of_a_url_with_a_fragment_removes_that_id_when_kept_else_the_page(
+    tmp_path: Path,
+) -> None:
+    """A store an older version filled keeps a page's ``#fragment`` in its id: ``rm`` of
+    that URL removes that document alone; a fragment no document has names the page."""
+    from citesift.index.rag import create_rag
+
+    store = str(tmp_path / "s.db")
+    page = "https://example.org/tides"
+    with create_rag(store=store, retrieval="bm25") as rag:
+        rag.ingest(
+            [{"id": page + "#x", "content": "Old tides."}, {"id": page, "content": "Tides."}]
+        )
+    with_fragment = CliRunner().invoke(app, ["index", "rm", page + "#x", "--store", store])
+    assert with_fragment.exit_code == 0 and with_fragment.stdout == "removed 1 chunk(s)\n"
+    with create_rag(store=store, retrieval="bm25") as rag:
+        assert [document.id for document in rag.documents()] == [page]
+    other = CliRunner().invoke(app, ["index", "rm", page + "#y", "--store", store])
+    assert other.exit_code == 0 and other.stdout == "removed 1 chunk(s)\n"
+    with create_rag(store=store, retrieval="bm25") as rag:
+        assert rag.documents() == []

@@ -178,3 +178,30 @@ def test_the_whole_store_lists_a_partition_s_documents_by_name(
     found = CliRunner().invoke(app, ["search", "wind", "--retrieval", "bm25", "--store", store])
     assert found.exit_code == 0 and "] gusts (partition team-a)\n" in found.stdout
     assert "citesift.rag.partition" not in listed.stdout + found.stdout
+
+
+@pytest.mark.parametrize(
+    ("partition", "own"),
+    [("team-a", "gusts"), ("b (partition c)", "x (partition y)"), ("é", "notes (v2)")],
+)
+def test_a_partition_s_document_is_removed_by_the_name_index_ls_shows(
+    tmp_path: Any, partition: str, own: str
+) -> None:
+    """``index ls`` then ``index rm`` of the line it shows: the document goes, its
+    partition's other documents stay."""
+    from typer.testing import CliRunner
+
+    from citesift.cli import app
+
+    store = str(tmp_path / "s.db")
+    with create_partitioned_rag(partition, store=store, retrieval="bm25") as team:
+        team.ingest([{"id": own, "content": "Wind gusts."}, {"id": "kept", "content": "Rain."}])
+    listed = CliRunner().invoke(app, ["index", "ls", "--store", store])
+    shown = [line.split("\t")[0] for line in listed.stdout.splitlines()]
+    assert f"{own} (partition {partition})" in shown, shown
+    removed = CliRunner().invoke(
+        app, ["index", "rm", f"{own} (partition {partition})", "--store", store]
+    )
+    assert removed.exit_code == 0 and removed.stdout == "removed 1 chunk(s)\n", removed.output
+    with create_partitioned_rag(partition, store=store, retrieval="bm25") as team:
+        assert [document.id for document in team.documents()] == ["kept"]

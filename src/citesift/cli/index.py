@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import MofNCompleteColumn, Progress, TaskID
 
+from citesift.checks import encodable
 from citesift.cli.app import group
 from citesift.cli.options import (
     DEFAULT_READING,
@@ -36,8 +37,8 @@ from citesift.cli.reading import EXIT_FAILED, EXIT_LIMITED, fail
 from citesift.cli.terminal import safe, safe_json, say
 from citesift.errors import InvalidArgument, WorkerLost
 from citesift.extract.html import DEFAULT_BUDGET
-from citesift.index.partition import partition_named
-from citesift.index.rag import create_rag
+from citesift.index.partition import listed_id, listed_ids
+from citesift.index.rag import Rag, create_rag
 from citesift.ingest import IndexAddReport, IndexProgress, index_add
 from citesift.sources.files import document_ids, uri_path
 from citesift.sources.gather import RefusalKind, SourceRefusal
@@ -195,13 +196,6 @@ def shown(document_id: str) -> str:
     return uri_path(document_id)
 
 
-def listed_id(document_id: str) -> str:
-    """A document's id in a listing of the whole index: a partition's document by its own
-    id and its partition's name, never the namespaced id the store keeps; any other as is."""
-    named = partition_named(document_id)
-    return document_id if named is None else f"{named[1]} (partition {named[0]})"
-
-
 def _status(refused: tuple[SourceRefusal, ...]) -> int:
     """The exit status when nothing was added: the refusals' own when they agree (a usage
     error, a failure, or "try later"), else failure."""
@@ -234,17 +228,30 @@ def rm(
     ids: Annotated[
         list[str],
         typer.Argument(
-            metavar="DOCUMENT", help="Document ids (see index ls), file paths or page URLs."
+            metavar="DOCUMENT",
+            help="Document ids as index ls shows them (a partition's as 'ID (partition P)'),"
+            " file paths or page URLs (a page's #fragment dropped unless a document of"
+            " that very id is kept).",
         ),
     ],
     store: Store = None,
 ) -> None:
     """Remove documents and all their chunks from the index."""
     with create_rag(store=index_store(store), retrieval="bm25") as rag:
-        removed = rag.delete(document_ids(ids))
+        removed = sum(_remove(rag, name) for name in dict.fromkeys(ids))
     if not removed:
         fail(f"no document with id {', '.join(ids)} in the index")
     say(f"removed {removed} chunk(s)")
+
+
+def _remove(rag: Rag, name: str) -> int:
+    """Remove the documents ``name`` names; how many chunks went. A page's URL with a
+    ``#fragment`` names that very id when a document of it is kept (as an older version
+    kept them), else the page's document; any other name, every id it can mean: as given,
+    as a file, or as ``index ls`` shows a partition's document."""
+    if "#" in name and is_web_url(name) and encodable(name) and (gone := rag.delete(name)):
+        return gone
+    return rag.delete([*document_ids([name]), *listed_ids(name)])
 
 
 def index_store(name: str | None, *, existing: bool = True, reading: bool = False) -> str:

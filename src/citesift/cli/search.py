@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from citesift.cli.app import app
-from citesift.cli.index import listed_id, reading_index
+from citesift.cli.index import reading_index
 from citesift.cli.options import (
     ListFormat,
     Listing,
@@ -22,6 +22,7 @@ from citesift.cli.reading import fail
 from citesift.cli.terminal import safe_json, say
 from citesift.errors import ClientError, InvalidArgument, StoreError
 from citesift.index.arguments import MAX_TOP_K, count
+from citesift.index.partition import listed_id
 from citesift.index.query import query_text
 from citesift.index.rag import DEFAULT_TOP_K, create_rag
 from citesift.index.rerankers.base import DEFAULT_RERANK_WEIGHT, Reranker, RerankError

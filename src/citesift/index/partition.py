@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from citesift.checks import encodable
 from citesift.errors import invalid
 from citesift.index.arguments import MAX_COUNT, MAX_TOP_K, count, count_or
 from citesift.index.documents import as_ingest_doc
@@ -23,6 +24,8 @@ from citesift.model import Match
 from citesift.store.chunks import PARTITION_KEY, IndexedDocument, IndexStats
 
 NAMESPACE = "citesift.rag.partition"
+LISTED = "partition"
+"""The word a listing of the whole store names a document's partition by."""
 DEFAULT_OVERFETCH = 4
 MAX_PARTITION_CHARS = 256
 """The longest partition name: a tenant's name or key, kept in every id and chunk of it."""
@@ -120,8 +123,7 @@ class PartitionedRag:
 
     def namespaced(self, document_id: str) -> str:
         """The store-wide id of this partition's document ``document_id``."""
-        return json.dumps([NAMESPACE, self.partition, whole_text("id", document_id)],
-                          ensure_ascii=False)  # fmt: skip
+        return namespaced_id(self.partition, document_id)
 
     def _own(self, doc: Any) -> Any:
         meta = {**doc.metadata, PARTITION_KEY: self.partition, "partition_document_id": doc.id}
@@ -136,6 +138,34 @@ class PartitionedRag:
             return replace(hit, metadata=meta)
         own = replace(origin, document_id=doc_id)
         return replace(hit, id=f"{doc_id}_chunk_{origin.chunk}", metadata=meta, provenance=own)
+
+
+def namespaced_id(partition: str, document_id: str) -> str:
+    """The store-wide id of the document ``document_id`` of ``partition``."""
+    return json.dumps([NAMESPACE, partition, whole_text("id", document_id)], ensure_ascii=False)
+
+
+def listed_id(document_id: str) -> str:
+    """A document's id in a listing of the whole store: a partition's document by its own
+    id and its partition's name (``gusts (partition team-a)``), never the namespaced id
+    the store keeps; any other as is. ``listed_ids`` reads it back."""
+    named = partition_named(document_id)
+    return document_id if named is None else f"{named[1]} ({LISTED} {named[0]})"
+
+
+def listed_ids(name: str) -> list[str]:
+    """The store-wide ids ``name`` may mean as ``listed_id`` shows them: for each way
+    ``X (partition P)`` splits (an id or a name may hold the words too), the id of ``X``
+    in ``P``; none for a name not of that form (or not text, which no id is)."""
+    if not name.endswith(")") or not encodable(name):
+        return []
+    found, start = [], name.find(f" ({LISTED} ")
+    while start > 0:
+        own, partition = name[:start], name[start + len(LISTED) + 3 : -1]
+        if partition:
+            found.append(namespaced_id(partition, own))
+        start = name.find(f" ({LISTED} ", start + 1)
+    return found
 
 
 def partition_named(document_id: str) -> tuple[str, str] | None:
