@@ -122,3 +122,14 @@ def test_each_password_is_left_out_of_a_message_as_written_and_as_decoded() -> N
     said = 'bad "p%40ss" "p@ss" "hunt%65r2" "hunter2" "x%zz" user hunter'
     expected = 'bad "***" "***" "***" "***" "***" user hunter'
     assert without_secrets(said, url) == expected
+
+
+def test_what_holds_a_store_url_prints_without_its_password(tmp_path: Path) -> None:
+    from citesift.ingest.job import IngestJob
+    from citesift.settings import Settings
+    from citesift.sources.gather import LoadOptions
+
+    url = "postgresql://u:hunter2@h/db?password=hunter3"
+    job = IngestJob(url, "bm25", "article", None, None, LoadOptions(), None)
+    for holder in (Settings(store=url), job):
+        assert "hunter" not in repr(holder) and "hunter" not in str(holder)

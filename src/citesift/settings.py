@@ -65,7 +65,7 @@ class Settings:
     deadline: float | None = None  # seconds, send to last body byte
     max_body_bytes: int | None = None  # cap on a body after decompression
     max_redirects: int | None = None  # redirects followed, each hop re-checked
-    store: str | None = None  # the SQLite store file, or a postgresql:// URL
+    store: str | None = field(default=None, repr=False)  # a SQLite file, or a URL: its password
     offline: bool = False  # answer from stored snapshots only, send nothing
     browser: str | None = None  # the Chromium executable that renders pages
     model: str | None = None  # the chat model that plans research (none: extractive)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from citesift.extract.rules import Mode
 from citesift.index.documents import IngestDoc
@@ -22,7 +22,7 @@ class IngestJob:
     bounds, how pages are read (``mode``, ``pages``: None when no source is a page) and how
     files are loaded."""
 
-    store: str
+    store: str = field(repr=False)  # a PostgreSQL URL holds its password
     retrieval: str
     mode: Mode
     chunk_size: int | None
