@@ -133,3 +133,19 @@ def test_what_holds_a_store_url_prints_without_its_password(tmp_path: Path) -> N
     job = IngestJob(url, "bm25", "article", None, None, LoadOptions(), None)
     for holder in (Settings(store=url), job):
         assert "hunter" not in repr(holder) and "hunter" not in str(holder)
+
+
+def test_a_file_uri_names_the_store_file_it_points_to(here: Path) -> None:
+    """A ``file:`` URI is a path (its ``%NN`` decoded), on every command and in the library;
+    one naming another machine is refused."""
+    url = (here / "my store.db").as_uri()
+    assert "%20" in url
+    added = CliRunner().invoke(app, ["index", "add", "notes.md", "--store", url])
+    assert added.exit_code == 0, added.output
+    assert sorted(p.name for p in here.iterdir()) == ["my store.db", "notes.md"]
+    found = CliRunner().invoke(app, ["search", "tides", "--retrieval", "bm25", "--store", url])
+    assert found.exit_code == 0 and "The tides rise" in found.stdout, found.output
+    with open_store(url) as store:
+        assert str(store.path) == str(here / "my store.db")
+    remote = CliRunner().invoke(app, ["index", "ls", "--store", "file://elsewhere/s.db"])
+    assert remote.exit_code == EXIT_USAGE and "file: URI" in remote.stderr

@@ -40,12 +40,13 @@ from citesift.extract.html import DEFAULT_BUDGET
 from citesift.index.partition import listed_id, listed_ids
 from citesift.index.rag import Rag, create_rag
 from citesift.ingest import IndexAddReport, IndexProgress, index_add
-from citesift.sources.files import document_ids, uri_path
+from citesift.sources.files import document_ids
 from citesift.sources.gather import RefusalKind, SourceRefusal
 from citesift.sources.loaders.limits import DEFAULT_MAX_FILES
 from citesift.sources.page_access import PageAccess
 from citesift.sources.web import is_web_url
 from citesift.store import AnyStore, is_postgres_url, open_store, store_path
+from citesift.store.location import uri_path
 
 index_app = group("index", "Add documents to the local index, list them, remove them.")
 err = Console(stderr=True, soft_wrap=True)

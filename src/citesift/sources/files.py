@@ -13,7 +13,7 @@ import os
 import stat
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import quote_from_bytes, unquote_to_bytes, urlsplit
+from urllib.parse import quote_from_bytes, urlsplit
 
 from citesift.checks import encodable
 from citesift.encoding import decode_html, wide_charset
@@ -27,6 +27,7 @@ from citesift.extract.rules import Mode
 from citesift.extract.sniff import DocumentKind, document_kind
 from citesift.model import SourceDocument
 from citesift.sources.web import page_address
+from citesift.store.location import uri_path
 
 NOTE_SUFFIXES = (".md", ".markdown")
 """Text files read as Markdown notes (front matter, wikilinks, sections)."""
@@ -162,12 +163,6 @@ def file_uri(path: Path) -> str:
     """The ``file://`` URI of ``path`` made absolute (symbolic links resolved), each byte of
     the name outside the unreserved set percent-encoded: lossless for any file name."""
     return "file://" + quote_from_bytes(os.fsencode(path.resolve()), safe="/")
-
-
-def uri_path(uri: str) -> str:
-    """The path a ``file:`` URI names, its ``%NN`` bytes decoded as the file system spells
-    them: the name ``file_uri`` encoded, whatever its bytes."""
-    return os.fsdecode(unquote_to_bytes(urlsplit(uri).path))
 
 
 def document_ids(names: list[str]) -> list[str]:

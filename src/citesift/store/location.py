@@ -3,10 +3,11 @@ opens either, so a setting, a flag or an argument names the store the same way."
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_to_bytes, urlsplit
 
 from citesift.errors import InvalidArgument, StoreUnusable, invalid, shown
 from citesift.store.sqlite import MEMORY, SQLiteStore, default_store_path
@@ -65,15 +66,26 @@ def _parameters(query: str) -> list[tuple[str, str, bool]]:
     return [(p, k, unquote(k).strip().lower() in SECRET_PARAMETERS) for p, k in split]
 
 
+def uri_path(uri: str) -> str:
+    """The path a ``file:`` URI names, its ``%NN`` bytes decoded as the file system spells
+    them: the name ``file_uri`` encoded, whatever its bytes."""
+    return os.fsdecode(unquote_to_bytes(urlsplit(uri).path))
+
+
 def store_path(location: str | Path | None) -> Path:
-    """The SQLite file ``location`` names (None: the default file). A URL of a scheme no
-    store is reached by (``mysql://``, a mistyped ``postgressql://``) is an
-    ``InvalidArgument`` naming the schemes there are, never a file by that name."""
+    """The SQLite file ``location`` names (None: the default file; a ``file:`` URI: the
+    path it names, on this machine). A URL of a scheme no store is reached by
+    (``mysql://``, a mistyped ``postgressql://``) is an ``InvalidArgument`` naming the
+    schemes there are, never a file by that name."""
     if location is None or location == "":
         return default_store_path()
+    if isinstance(location, str) and location[:5].lower() == "file:":
+        if urlsplit(location).netloc not in ("", "localhost") or not uri_path(location):
+            raise invalid("store", location, "a file: URI of a path on this machine")
+        return Path(uri_path(location))
     if isinstance(location, str) and _URL.match(location):
         error = InvalidArgument(
-            f"store must be a SQLite file's path or a {' or '.join(SCHEMES)} URL,"
+            f"store must be a SQLite file's path (or file: URI) or a {' or '.join(SCHEMES)} URL,"
             f" not {shown(redacted(location))}"
         )
         error.argument = "store"

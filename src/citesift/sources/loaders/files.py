@@ -23,10 +23,10 @@ from citesift.sources.files import (
     file_revision,
     file_uri,
     only_indexable,
-    uri_path,
     why_empty,
 )
 from citesift.sources.loaders.folder import folder_files
+from citesift.store.location import uri_path
 
 
 @dataclass(frozen=True, slots=True)
