@@ -237,12 +237,14 @@ def test_cli_names_a_refused_url_with_its_secrets_masked(runner: CliRunner, comm
 def test_http_400_names_a_bad_header_or_an_unhonoured_secret_field_without_its_value(
     served: str,
 ) -> None:
+    crawl_headers = {"headers": {"Authorization": f"Bearer {SECRET}"}}
     asked = [
         ("/v2/scrape", {"url": "https://example.org/", "headers": {"Cookie": BAD_VALUES[0]}}),
         ("/v2/map", {"url": "https://example.org/", "headers": {"Authorization": SECRET}}),
         ("/v2/crawl", {"url": "https://example.org/", "webhook": f"https://h/?token={SECRET}"}),
         ("/v2/crawl", {"url": "https://example.org/", "webhook": {"headers": {"X": SECRET}}}),
         ("/v2/scrape", {"url": f"ftp://alice:{SECRET}@files.example/a"}),
+        ("/v2/crawl", {"url": "https://example.org/", "scrapeOptions": crawl_headers}),
     ]
     said = []
     for path, body in asked:
@@ -254,6 +256,7 @@ def test_http_400_names_a_bad_header_or_an_unhonoured_secret_field_without_its_v
     assert said[1] == "headers is not supported by citesift"
     assert said[2] == said[3] == "webhook is not supported by citesift"
     assert "alice:***@files.example" in said[4]
+    assert said[5].startswith("headers is not supported by citesift: a crawl reads")
 
 
 def test_a_batch_scrape_sends_its_headers_but_its_job_keeps_none_of_their_values(

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from citesift.api.fields import FirecrawlBody, Milliseconds
-from citesift.api.replies import Unsupported
+from citesift.api.replies import UNSHOWN, Unsupported
 from citesift.scrape.options import MAX_TIMEOUT, MAX_WAIT_MS, ScrapeOptions
 
 FORMAT_NAMES = {
@@ -51,6 +51,8 @@ CRAWL_DEFAULTS: dict[str, object] = {
 """Options a crawl honours only at Firecrawl's default: each page is read as an article,
 whole, as it is served (or rendered, when a wait asks for a browser)."""
 IN_CRAWLS = "a crawl reads each page's main content as served"
+SECRET_FIELDS = ("headers",)
+"""Crawl options whose value a refusal never shows: a header's value is often a key."""
 
 
 class ScrapeFields(FirecrawlBody):
@@ -107,7 +109,8 @@ class ScrapeFields(FirecrawlBody):
         self.options()
         for name in CRAWL_DEFAULTS:
             if name in self.model_fields_set and getattr(self, name) != CRAWL_DEFAULTS[name]:
-                raise Unsupported([self._alias(name)], getattr(self, name), IN_CRAWLS)
+                value = UNSHOWN if name in SECRET_FIELDS else getattr(self, name)
+                raise Unsupported([self._alias(name)], value, IN_CRAWLS)
         for index, name in enumerate(_formats(self.formats)):
             if name not in CRAWL_FORMATS:
                 raise Unsupported(["formats", index], name, f"a crawl's formats are {CRAWL_NAMES}")
