@@ -53,6 +53,16 @@ def test_pages_load_and_each_failure_is_reported(site: MisbehavingServer) -> Non
     assert site.hits("/guide") == 1  # the redirect was not followed
 
 
+def test_a_failure_names_its_address_as_given_and_says_why_with_its_secrets_masked(
+    site: MisbehavingServer,
+) -> None:
+    """``source`` matches the failure back to the caller's address; ``reason`` is shown."""
+    asked = site.url("/status?code=500&api_key=sk-live-4f9Qz7&page=2")
+    [failure] = load(site, ["/guide", asked.removeprefix(site.url(""))]).failures
+    assert failure.source == asked
+    assert failure.reason == f"url 500: {site.url('/status?code=500&api_key=***&page=2')}"
+
+
 def test_every_page_failing_is_an_error(site: MisbehavingServer) -> None:
     with pytest.raises(LoadError, match="url: all eligible downloads failed") as caught:
         load(site, ["/status?code=500"])

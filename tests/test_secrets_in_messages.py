@@ -154,6 +154,38 @@ def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:
     assert SECRET not in shown([f"postgresql://u:{SECRET}@db/x", f"x?password={SECRET}"])
 
 
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        (f"https://u:p@{SECRET}@h/x", "https://u:***@h/x"),
+        (f"postgresql://u:p'{SECRET}@h/db", "postgresql://u:***@h/db"),
+        (f'postgresql://u:p"{SECRET}@h/db', "postgresql://u:***@h/db"),
+        (f"https://p@{SECRET}@h/x", "https://***@h/x"),
+    ],
+    ids=["at", "quote", "double-quote", "token-with-at"],
+)
+def test_masked_hides_a_password_holding_an_at_or_a_quote_up_to_the_host(
+    url: str, kept: str
+) -> None:
+    """The user part ends at the last ``@`` before the path, as ``urlsplit`` reads it."""
+    assert masked(url) == kept
+    assert SECRET not in shown(url)
+
+
+def test_masked_hides_a_parameter_by_the_words_of_its_name_not_by_a_word_inside_one() -> None:
+    secret = [
+        "api_key", "apiKey", "key", "X-Api-Key", "access_token", "pageToken", "client_secret",
+        "PASSWORD", "sslpassword", "passwd", "sig", "X-Amz-Signature", "X-Goog-Credential",
+        "session", "session_id", "JSESSIONID", "auth", "Authorization", "cookie",
+    ]  # fmt: skip
+    plain = ["author", "design", "keyword", "target_session_attrs", "monkey", "max_tokens",
+             "code", "passfile", "page"]  # fmt: skip
+    for name in secret:
+        assert masked(f"https://h/p?q=1&{name}={SECRET}") == f"https://h/p?q=1&{name}=***", name
+    for name in plain:
+        assert masked(f"https://h/p?q=1&{name}=v") == f"https://h/p?q=1&{name}=v", name
+
+
 @pytest.mark.parametrize("url", SECRET_URLS)
 def test_a_refused_url_is_named_with_its_secrets_masked(url: str) -> None:
     message = refused(lambda: asyncio.run(scrape(url, identity=TEST_IDENTITY)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import pairwise
 
 
 class CitesiftError(Exception):
@@ -92,14 +93,34 @@ def shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)([^/?#@\s'\"]*)@")
-"""A URL's user part: ``scheme://user:password@`` (or ``scheme://token@``)."""
-_SECRET_PARAMETER = re.compile(
-    r"(?i)([?&#;][^=&#?\s'\"]*(?:token|secret|passw(?:or)?d|pwd|key|sig|auth|credential"
-    r"|session|cookie)[^=&#?\s'\"]*=)[^&#\s'\"]*"
+_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)([^/?#\s]*)@")
+"""A URL's user part: ``scheme://user:password@`` (or ``scheme://token@``), up to the last
+``@`` before the path, as ``urlsplit`` reads it (a password may hold ``@`` or a quote)."""
+_PARAMETER = re.compile(r"([?&#;])([^=&#?\s'\"]*)=([^&#\s'\"]*)")
+"""A query, fragment or path parameter: its separator, its name and its value."""
+SECRET_WORDS = frozenset(
+    {
+        *("key", "apikey", "token", "accesstoken", "secret", "sig", "signature", "auth"),
+        *("password", "passwd", "pwd", "sslpassword", "credential", "credentials"),
+        *("authorization", "cookie", "sessionid", "sessid", "jsessionid", "phpsessid", "sid"),
+    }
 )
-"""A query or fragment parameter whose name says it carries a secret (``api_key=``,
-``access_token=``, ``sslpassword=``, ``X-Amz-Signature=``, ``sig=``)."""
+"""Words naming a secret, each one whole part of a parameter's name (or two parts joined,
+``session_id``): ``api_key``, ``access_token``, ``X-Amz-Signature``, ``sslpassword``, ``sig``.
+A pagination token (``page_token``) is masked too, as any ``*_token``: no list of names
+could tell the harmless ones, and masking one only hides which page.
+``code`` (an OAuth code is spent once) names too much else: ``country_code``, ``zip_code``."""
+_NAME_PARTS = re.compile(r"[-_.]+|(?<=[a-z0-9])(?=[A-Z])")
+"""Where a parameter's name splits into words: ``-``, ``_``, ``.`` and camelCase."""
+
+
+def secret_parameter(name: str) -> bool:
+    """Whether a parameter named ``name`` carries a secret: one of its words, or two of them
+    joined, is in ``SECRET_WORDS``, or its last word is ``session`` (``target_session_attrs``,
+    ``author``, ``design``, ``keyword`` carry none)."""
+    words = [word.lower() for word in _NAME_PARTS.split(name) if word]
+    joined = ["".join(pair) for pair in pairwise(words)]
+    return bool(SECRET_WORDS.intersection(words + joined)) or words[-1:] == ["session"]
 
 
 ROLE_SCHEMES = ("postgresql://", "postgres://")
@@ -118,7 +139,10 @@ def masked(text: str) -> str:
             return f"{found[1]}{user}:***@"
         return found[0] if found[1].lower() in ROLE_SCHEMES else f"{found[1]}***@"
 
-    return _SECRET_PARAMETER.sub(r"\1***", _USERINFO.sub(user_part, text))
+    def parameter(found: re.Match[str]) -> str:
+        return f"{found[1]}{found[2]}=***" if secret_parameter(found[2]) else found[0]
+
+    return _PARAMETER.sub(parameter, _USERINFO.sub(user_part, text))
 
 
 def renamed(error: CitesiftError, names: dict[str, str]) -> str:

@@ -18,7 +18,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True, slots=True)
 class LoadFailure:
-    """One download that failed: what it was (its URI) and why."""
+    """One download that failed: what it was (its URI, an address as the caller gave it, to
+    match it back) and why (any secret of a URL said in it ``masked``)."""
 
     source: str
     reason: str

@@ -102,14 +102,15 @@ async def load_urls(
             revision = read_under(outcome.header("etag"), document, budget)
             return replace(document, revision=revision, metadata=meta)
 
-        return await download_each(LABEL, chosen, download, masked)
+        return await download_each(LABEL, chosen, download, str)
 
 
 def _failure(url: str, outcome: Skipped | Limited) -> str:
+    """Why ``url`` was not read, its secrets (and any its reason quotes) ``masked``."""
     status = getattr(outcome, "status", None)
     if status:
-        return f"{LABEL} {status}: {masked(url)}"
-    return f"{LABEL}: {outcome.reason or 'not read'}: {masked(url)}"
+        return masked(f"{LABEL} {status}: {url}")
+    return masked(f"{LABEL}: {outcome.reason or 'not read'}: {url}")
 
 
 def load_urls_sync(
