@@ -731,6 +731,17 @@ def test_a_page_no_model_can_rank_by_meaning_is_shown_by_its_first_passages(
     assert answer.message == "no passage of the pages read holds a word of the task"
 
 
+def test_a_short_page_no_model_can_rank_is_said_to_be_shown_by_its_opening_passages(
+    server: MisbehavingServer,
+) -> None:
+    """A page of fewer passages than a read shows is shown whole, but said to be ranked by
+    meaning only when a model ranked it."""
+    site(server)
+    museum = server.url("/museum")
+    unranked = asyncio.run(extractive_run(museum, Unloadable(OSError("no model file"))))
+    assert [e.kind for e in unranked.evidence] == ["opening"]
+
+
 def test_a_model_is_told_a_page_no_model_could_rank_is_shown_by_its_opening_passages(
     server: MisbehavingServer, api: ScriptedServer
 ) -> None:

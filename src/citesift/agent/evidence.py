@@ -164,12 +164,12 @@ class EvidenceLog:
 
     def closest(self, document_id: str, query: str, count: int) -> tuple[str, list[Match]]:
         """The ``count`` passages of a document closest to ``query`` by meaning, the closest
-        first, among its first ``MEANING_READ`` (all of them, when no more), of kind
-        ``CLOSEST``; its first ``count``, of kind ``OPENING``, when the embedder cannot rank
-        them (``UNRANKED``): a read does not fail for want of a model."""
+        first, among its first ``MEANING_READ``, of kind ``CLOSEST`` (a page of ``count`` or
+        fewer ranked all the same); its first ``count``, of kind ``OPENING``, when the
+        embedder cannot rank them (``UNRANKED``): a read does not fail for want of a model."""
         chunks = self._chunks.first(document_id, MEANING_READ)
-        if len(chunks) <= count:
-            return CLOSEST, chunks
+        if not chunks:
+            return OPENING, chunks
         try:
             embedder = self.embedder or shared_embedder()
             vectors = normalise_rows(embedder.embed([query, *(c.content for c in chunks)]))
