@@ -21,7 +21,7 @@ from citesift.api.config import ServeConfig
 from citesift.cli import app
 from citesift.clients import ChatClient
 from citesift.clients.endpoint import Endpoint
-from citesift.clients.exchange import post_json, request
+from citesift.clients.exchange import excerpt, post_json, request
 from citesift.clients.search import BraveSearch
 from citesift.errors import ClientError, ConfigError, InvalidArgument, LoadError, masked, shown
 from citesift.net import FetchPolicy
@@ -83,6 +83,17 @@ def test_a_header_name_holding_its_value_is_not_shown_either() -> None:
     assert SECRET not in shape and "(name, value) pairs" in shape
 
 
+def test_a_tab_is_sound_in_a_header_value_never_in_its_name(server: MisbehavingServer) -> None:
+    """HTTP allows a tab inside a value: it is sent as given; a name holding one is refused."""
+    policy = FetchPolicy(TEST_IDENTITY, headers={"X-Note": "a\tb"}, accept="text/html;\tq=1")
+    assert policy.headers == (("X-Note", "a\tb"),) and policy.accept == "text/html;\tq=1"
+    endpoint = Endpoint(server.url("/"), "API", headers=(("X-Note", "a\tb"),))
+    asyncio.run(request(endpoint, "GET", "ok"))
+    assert [seen.headers["X-Note"] for seen in server.seen] == ["a\tb"]
+    named = refused(lambda: FetchPolicy(TEST_IDENTITY, headers={"X\tNote": SECRET}))
+    assert "header 1 of 1: its name is not a header name" in named and SECRET not in named
+
+
 def test_a_header_a_fetch_sets_itself_is_still_named() -> None:
     message = refused(lambda: ScrapeOptions(headers={"User-Agent": SECRET}))
     assert "'User-Agent'" in message and SECRET not in message
@@ -134,6 +145,15 @@ def test_a_key_a_refusing_server_echoes_back_is_not_quoted() -> None:
     for said, label in ((str(embedding.value), "Embeddings"), (str(chatting.value), "chat")):
         assert SECRET not in said
         assert f"{label}" in said and "401" in said and "Incorrect API key provided: ***" in said
+
+
+def test_a_short_key_a_server_echoes_back_is_hidden_but_a_short_header_value_is_kept() -> None:
+    """Any key of 4 characters or more is hidden; a header's value only from 8 (a version)."""
+    endpoint = Endpoint("http://127.0.0.1:9/", "API", api_key="k3y9x", headers=(("V", "2024"),))
+    said = excerpt(b"Incorrect API key provided: k3y9x (API version 2024)", endpoint)
+    assert said == "Incorrect API key provided: *** (API version 2024)"
+    tiny = Endpoint("http://127.0.0.1:9/", "API", api_key="k")
+    assert excerpt(b"unknown key", tiny) == "unknown key"
 
 
 def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:

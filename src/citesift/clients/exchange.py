@@ -22,10 +22,13 @@ from citesift.net import retry_after_ms, run_sync
 from citesift.net.headers import header_fault
 
 BODY_EXCERPT_CHARS = 200
+"""How much of an error answer is quoted in the error."""
 SECRET_CHARS = 8
 """The shortest header value an error's excerpt hides as a secret (a version, a flag is
 shorter than any key)."""
-"""How much of an error answer is quoted in the error."""
+KEY_CHARS = 4
+"""The shortest API key an error's excerpt hides: any key at all, but one so short that
+writing each of its places ``***`` would hide the words around it ("k", "ab")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,12 +212,13 @@ def _parsed(body: bytes, label: str) -> Any:
 
 
 def excerpt(body: bytes, endpoint: Endpoint) -> str:
-    """The start of an error answer, any of the endpoint's secrets (its key, its headers'
-    values of ``SECRET_CHARS`` or more) a server echoed back in it written ``***``, and its
-    URLs' ``masked``."""
+    """The start of an error answer with what a server echoed back of the endpoint's
+    secrets written ``***``: its API key of ``KEY_CHARS`` or more characters, its headers'
+    values of ``SECRET_CHARS`` or more, and the secrets of any URL in it (``masked``)."""
     text = body.decode("utf-8", "replace")[: BODY_EXCERPT_CHARS * 2]
-    secrets = [endpoint.api_key or "", *(value for _, value in endpoint.headers)]
-    for secret in sorted((s for s in secrets if len(s) >= SECRET_CHARS), key=len, reverse=True):
+    key = [endpoint.api_key] if endpoint.api_key and len(endpoint.api_key) >= KEY_CHARS else []
+    values = [value for _, value in endpoint.headers if len(value) >= SECRET_CHARS]
+    for secret in sorted({*key, *values}, key=len, reverse=True):
         text = text.replace(secret, "***")
     return masked(text)[:BODY_EXCERPT_CHARS]
 

@@ -9,20 +9,24 @@ from collections.abc import Mapping
 from citesift.errors import unshown
 
 
-def _text(value: object) -> bool:
-    """Whether ``value`` is header text: not blank, printable ASCII on one line."""
+def header_value(value: object) -> bool:
+    """Whether ``value`` can be a header's value: not blank, printable ASCII or tabs (which
+    HTTP allows in a value), on one line, so it cannot inject another header."""
     return (
-        isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()
+        isinstance(value, str)
+        and bool(value.strip())
+        and value.isascii()
+        and value.replace("\t", " ").isprintable()
     )
 
 
 def header_fault(name: object, value: object) -> str | None:
     """What is wrong with the header ``name: value`` (None: nothing), said without its value
     and without a name that is itself unsound (``'Authorization: Bearer sk-…'`` given as a
-    name holds the key)."""
-    if not _text(name) or ":" in str(name) or any(c.isspace() for c in str(name).strip()):
+    name holds the key): a name is printable ASCII without a space, tab or ``:``."""
+    if not header_value(name) or ":" in str(name) or any(c.isspace() for c in str(name).strip()):
         return "its name is not a header name (printable ASCII, no ':' or space)"
-    if not _text(value):
+    if not header_value(value):
         return f"the value of {str(name).strip()} is blank, not ASCII or not printable"
     return None
 

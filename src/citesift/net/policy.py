@@ -25,7 +25,7 @@ from citesift.net.address import (
     networks,
     system_resolver,
 )
-from citesift.net.headers import header_pairs
+from citesift.net.headers import header_pairs, header_value
 from citesift.net.identity import ClientIdentity
 from citesift.numbers import number_in
 
@@ -69,7 +69,7 @@ class FetchPolicy:
         for name in ("truncate", "allow_private", "robots", "error_pages"):
             if not isinstance(getattr(self, name), bool):
                 raise invalid(name, getattr(self, name), "True or False")
-        if not _header_value(self.accept):
+        if not header_value(self.accept):
             raise invalid("accept", self.accept, "printable ASCII header text")
         object.__setattr__(self, "headers", request_headers(self.headers))
         if not callable(self.resolver):
@@ -114,10 +114,3 @@ def request_headers(value: object) -> tuple[tuple[str, str], ...]:
         if name.lower() in OWN_HEADERS:
             raise invalid("headers", name, f"a header other than {', '.join(OWN_HEADERS)}")
     return pairs
-
-
-def _header_value(value: object) -> bool:
-    """Whether ``value`` is header text that cannot inject another header."""
-    return (
-        isinstance(value, str) and bool(value.strip()) and value.isascii() and value.isprintable()
-    )
