@@ -4,6 +4,7 @@ are never printed, and a store's server that cannot be reached is a one-line fai
 
 from __future__ import annotations
 
+import traceback
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,10 @@ from typer.testing import CliRunner
 from citesift.cli import app
 from citesift.cli.options import EXIT_USAGE
 from citesift.cli.reading import EXIT_FAILED
-from citesift.errors import InvalidArgument, StoreUnreachable
+from citesift.errors import InvalidArgument, StoreError, StoreUnreachable, masked, without_secrets
 from citesift.index.rag import create_rag
 from citesift.ingest import index_add
 from citesift.store import open_store
-from citesift.store.location import redacted, without_secrets
 
 CONTACT = ("--contact", "https://example.org/contact")
 UNKNOWN = ["postgressql://postgres:hunter2@db.example/walk", "mysql://x/y", "sqlite:///index.db"]
@@ -75,10 +75,18 @@ def test_the_library_refuses_a_store_url_of_another_scheme(here: Path, store: st
         ("postgresql:///db?%70assword=hunter2&a=b", "postgresql:///db?%70assword=***&a=b"),
         ("postgresql:///db?SSL%50ASSWORD=hunter2", "postgresql:///db?SSL%50ASSWORD=***"),
         ("postgresql:///db?password", "postgresql:///db?password=***"),
+        ("postgresql://u:pa/ss@h/db", "postgresql://u:***@h/db"),
+        ("postgresql://u:pa?ss#x@h/db?a=b", "postgresql://u:***@h/db?a=b"),
+        ("said postgresql://u:pw@h/db to admin@h", "said postgresql://u:***@h/db to admin@h"),
+        ("https://h/p?%70assword=hunter2&q=1", "https://h/p?%70assword=***&q=1"),
+        ("https://h/p?%20api_key=hunter2#token=x", "https://h/p?%20api_key=***#token=***"),
+        ("http://localhost:8080/@alice?q=1", "http://localhost:8080/@alice?q=1"),
     ],
 )
 def test_every_password_of_a_url_is_masked(url: str, shown: str) -> None:
-    assert redacted(url) == shown
+    """libpq reads a password holding ``?`` or ``#`` whole, and one holding ``/`` as a port
+    and a database name: masked up to the host all the same."""
+    assert masked(url) == shown
 
 
 @pytest.mark.parametrize("command", COMMANDS[1:], ids=lambda c: " ".join(c[:2]))
@@ -122,6 +130,45 @@ def test_each_password_is_left_out_of_a_message_as_written_and_as_decoded() -> N
     said = 'bad "p%40ss" "p@ss" "hunt%65r2" "hunter2" "x%zz" user hunter'
     expected = 'bad "***" "***" "***" "***" "***" user hunter'
     assert without_secrets(said, url) == expected
+
+
+def test_a_short_password_or_a_role_name_is_no_word_a_message_loses() -> None:
+    """A password under 4 characters would blank every word holding it; a role is no
+    secret, but is blanked as a password equal to it."""
+    said = "role postgres: password abc refused"
+    assert without_secrets(said, "postgresql://postgres:abc@h/db") == said
+    assert without_secrets(said, "postgresql://postgres:postgres@h/db") == (
+        "role ***: password abc refused"
+    )
+
+
+def test_a_failed_open_prints_no_password_in_its_traceback(here: Path) -> None:
+    """Nothing the driver said, chained or in the context, reaches a printed traceback."""
+    url = f"postgresql://u:hunter1@/db?host={here}&password=hunter2"
+    with pytest.raises(StoreUnreachable) as raised:
+        open_store(url)
+    printed = "".join(traceback.format_exception(raised.value))
+    assert "cannot reach" in printed and "hunter" not in printed
+
+
+def test_a_server_failure_to_retry_keeps_its_kind_without_the_password(postgres_url: str) -> None:
+    """A failure the server says (here a deadlock quoting the password) stays the cause, of
+    its own kind, so a caller can tell it to retry; its words lose the password."""
+    import psycopg
+
+    url = f"{postgres_url}&password=hunter2-secret"
+    store = open_store(url)
+    try:
+        with pytest.raises(StoreError) as raised, store.transaction() as conn:
+            conn.execute(
+                "DO $$ BEGIN RAISE EXCEPTION 'no luck for hunter2-secret'"
+                " USING ERRCODE = '40P01'; END $$"
+            )
+    finally:
+        store.close()
+    assert isinstance(raised.value.__cause__, psycopg.errors.DeadlockDetected)
+    printed = "".join(traceback.format_exception(raised.value))
+    assert "no luck for ***" in printed and "hunter2" not in printed
 
 
 def test_what_holds_a_store_url_prints_without_its_password(tmp_path: Path) -> None:

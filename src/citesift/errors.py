@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from itertools import pairwise
+from urllib.parse import unquote
 
 
 class CitesiftError(Exception):
@@ -96,8 +97,17 @@ def shown(value: object) -> str:
 _USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)([^/?#\s]*)@")
 """A URL's user part: ``scheme://user:password@`` (or ``scheme://token@``), up to the last
 ``@`` before the path, as ``urlsplit`` reads it (a password may hold ``@`` or a quote)."""
-_PARAMETER = re.compile(r"([?&#;])([^=&#?\s'\"]*)=([^&#\s'\"]*)")
-"""A query, fragment or path parameter: its separator, its name and its value."""
+_DATABASE_USERINFO = re.compile(r"(?i)(\bpostgres(?:ql)?://)([^\s:/?#@]*:\S*)@")
+"""A database URL's ``user:password@``, its password up to the last ``@`` before a space:
+libpq reads a password holding ``?`` or ``#`` whole, and one holding ``/`` as a port and a
+database name, which hold it still."""
+_PARAMETER = re.compile(r"([?&#;])([^=&#?\s'\"]*)(?:=([^&#\s'\"]*))?")
+"""A query, fragment or path parameter: its separator, its name and its value (None for a
+name alone)."""
+MASK = "***"
+SHORTEST_SECRET = 4
+"""Fewer characters than this ``without_secrets`` leaves alone: blanking them wherever they
+appear would blank ordinary words and letters."""
 SECRET_WORDS = frozenset(
     {
         *("key", "apikey", "token", "accesstoken", "secret", "sig", "signature", "auth"),
@@ -128,21 +138,68 @@ ROLE_SCHEMES = ("postgresql://", "postgres://")
 
 
 def masked(text: str) -> str:
-    """``text`` with the secrets of every URL in it written ``***``: a password of its user
-    part (a user part without one, which may be a token, whole, but for a database's role
-    in ``ROLE_SCHEMES``), and the value of any query or fragment parameter named as a
-    secret. The one mask of what a message shows."""
+    """``text`` with the secrets of every URL in it written ``***``, the rest as written: a
+    password of its user part (a user part without one, which may be a token, whole, but
+    for a database's role in ``ROLE_SCHEMES``), and the value of any query or fragment
+    parameter whose name, decoded (``%70assword``), ``secret_parameter`` names (a name
+    alone after ``?`` or ``&`` gets ``=***``). The one mask of what a message shows."""
 
     def user_part(found: re.Match[str]) -> str:
+        if _user_secret(found) is None:
+            return found[0]
         user, colon, _ = found[2].partition(":")
-        if colon:
-            return f"{found[1]}{user}:***@"
-        return found[0] if found[1].lower() in ROLE_SCHEMES else f"{found[1]}***@"
+        return f"{found[1]}{user + colon if colon else ''}{MASK}@"
 
     def parameter(found: re.Match[str]) -> str:
-        return f"{found[1]}{found[2]}=***" if secret_parameter(found[2]) else found[0]
+        if not _secret_name(found) or (found[3] is None and found[1] not in "?&"):
+            return found[0]
+        return f"{found[1]}{found[2]}={MASK}"
 
-    return _PARAMETER.sub(parameter, _USERINFO.sub(user_part, text))
+    for user_info in (_DATABASE_USERINFO, _USERINFO):
+        text = user_info.sub(user_part, text)
+    return _PARAMETER.sub(parameter, text)
+
+
+def without_secrets(text: str, url: str) -> str:
+    """``text`` (a driver's message about ``url``, which may quote a value it could not
+    read) with each secret ``masked`` hides in ``url`` written ``***`` wherever it appears,
+    as written and as decoded. A secret shorter than ``SHORTEST_SECRET`` is left, and the
+    user name is no secret: only a password equal to it (``postgres``) blanks it too."""
+    for secret in sorted(_secrets(url), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def _secrets(url: str) -> set[str]:
+    """The secrets ``masked`` hides in ``url``, each as written and as decoded, from
+    ``SHORTEST_SECRET`` characters on."""
+    found = [
+        _user_secret(match)
+        for pattern in (_DATABASE_USERINFO, _USERINFO)
+        for match in pattern.finditer(url)
+    ]
+    found += [_parameter_secret(match) for match in _PARAMETER.finditer(url)]
+    forms = {form for value in found if value for form in (value, unquote(value))}
+    return {form for form in forms if len(form) >= SHORTEST_SECRET}
+
+
+def _user_secret(found: re.Match[str]) -> str | None:
+    """The secret of a URL's user part (as ``_USERINFO`` or ``_DATABASE_USERINFO`` found it):
+    its password, or a token written alone; None for a database's role written alone."""
+    _, colon, password = found[2].partition(":")
+    if colon:
+        return password
+    return None if found[1].lower() in ROLE_SCHEMES else found[2]
+
+
+def _secret_name(found: re.Match[str]) -> bool:
+    """Whether a parameter (``_PARAMETER``) is named as a secret, its name decoded."""
+    return secret_parameter(unquote(found[2]).strip())
+
+
+def _parameter_secret(found: re.Match[str]) -> str | None:
+    """The value of a parameter (``_PARAMETER``) named as a secret; None for any other."""
+    return found[3] if found[3] is not None and _secret_name(found) else None
 
 
 def renamed(error: CitesiftError, names: dict[str, str]) -> str:

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
-from urllib.parse import unquote, unquote_to_bytes, urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from citesift.errors import InvalidArgument, StoreUnusable, invalid, shown
 from citesift.store.sqlite import MEMORY, SQLiteStore, default_store_path
@@ -17,11 +17,6 @@ if TYPE_CHECKING:
 
 AnyStore: TypeAlias = "SQLiteStore | PostgresStore"
 SCHEMES = ("postgresql://", "postgres://")
-_PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
-SECRET_PARAMETERS = ("password", "sslpassword")
-"""The query parameters of a URL that hold a password, once their key is decoded (libpq
-reads ``%70assword=`` as ``password=``) and compared without case."""
-MASK = "***"
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 """Text that starts as a URL does: a scheme (two letters or more, so not a drive) and ``://``."""
 
@@ -29,41 +24,6 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
 def is_postgres_url(name: object) -> bool:
     """Whether ``name`` is a PostgreSQL connection URL (``postgresql://…``)."""
     return isinstance(name, str) and name.startswith(SCHEMES)
-
-
-def redacted(url: str) -> str:
-    """``url`` with its passwords replaced by ``***`` (safe to print): the one in its user
-    part and any in its query (``password=``, ``sslpassword=``, however their key is
-    written)."""
-    masked = _PASSWORD.sub(rf"\1{MASK}@", url)
-    head, mark, rest = masked.partition("?")
-    query, hash_mark, fragment = rest.partition("#")
-    pieces = [f"{k}={MASK}" if secret else p for p, k, secret in _parameters(query)]
-    return head + mark + "&".join(pieces) + hash_mark + fragment
-
-
-def without_secrets(text: str, url: str) -> str:
-    """``text`` (a message about ``url``, as a driver's error quoting a value it could not
-    read) with each password of ``url`` replaced by ``***``, as written and as decoded."""
-    for secret in sorted(_secrets(url), key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    return text
-
-
-def _secrets(url: str) -> set[str]:
-    """The passwords ``url`` holds, each as written and as decoded (none empty)."""
-    user = _PASSWORD.search(url)
-    written = [user.group(2)] if user else []
-    query = url.partition("?")[2].partition("#")[0]
-    written += [p.partition("=")[2] for p, _, secret in _parameters(query) if secret]
-    return {form for value in written for form in (value, unquote(value)) if form}
-
-
-def _parameters(query: str) -> list[tuple[str, str, bool]]:
-    """Each ``key=value`` of a URL's query as written, its key as written, and whether it
-    holds a password."""
-    split = [(piece, piece.partition("=")[0]) for piece in query.split("&")] if query else []
-    return [(p, k, unquote(k).strip().lower() in SECRET_PARAMETERS) for p, k in split]
 
 
 def uri_path(uri: str) -> str:
@@ -86,7 +46,7 @@ def store_path(location: str | Path | None) -> Path:
     if isinstance(location, str) and _URL.match(location):
         error = InvalidArgument(
             f"store must be a SQLite file's path (or file: URI) or a {' or '.join(SCHEMES)} URL,"
-            f" not {shown(redacted(location))}"
+            f" not {shown(location)}"
         )
         error.argument = "store"
         raise error

@@ -17,8 +17,15 @@ import psycopg
 from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from citesift.errors import StoreError, StoreUnreachable, StoreUnusable, invalid
-from citesift.store.location import is_postgres_url, redacted, without_secrets
+from citesift.errors import (
+    StoreError,
+    StoreUnreachable,
+    StoreUnusable,
+    invalid,
+    masked,
+    without_secrets,
+)
+from citesift.store.location import is_postgres_url
 
 POOL_SIZE = 8
 """Connections one process keeps at most: a worker's threads share them."""
@@ -36,7 +43,7 @@ class PostgresStore:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise invalid("pool_size", pool_size, "a whole number of connections, 1 or more")
         self.url = url
-        self.name = redacted(url)
+        self.name = masked(url)
         self._prepare()
         self._pool = ConnectionPool(
             url,
@@ -136,7 +143,8 @@ class PostgresStore:
     def _connection(self) -> Iterator[psycopg.Connection[TupleRow]]:
         """A pooled connection; failing to get one, or losing it (the server ended it), is a
         ``StoreUnreachable``; another failure of the server's, as a deadlock, is the cause
-        of the ``StoreError``, for a caller to retry."""
+        of the ``StoreError``, for a caller to retry: a copy of it of the same kind, saying
+        what it says without the URL's secrets (a traceback prints a cause whole)."""
         try:
             with self._pool.connection() as conn:
                 try:
@@ -148,7 +156,8 @@ class PostgresStore:
         except PoolTimeout as error:
             raise self._unreachable(error) from None
         except psycopg.OperationalError as error:
-            raise StoreError(f"cannot use the store {self.name}: {self._reason(error)}") from error
+            cause = type(error)(without_secrets(str(error), self.url))
+            raise StoreError(f"cannot use the store {self.name}: {self._reason(error)}") from cause
 
     def close(self) -> None:
         self._pool.close()
@@ -175,4 +184,4 @@ def placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-__all__ = ["PostgresStore", "is_postgres_url", "placeholders", "redacted"]
+__all__ = ["PostgresStore", "is_postgres_url", "placeholders"]
