@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -248,9 +248,8 @@ def test_no_repr_shows_a_key() -> None:
 
 @pytest.fixture
 def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    """A runner in an empty directory (conftest clears every ``CITESIFT_*`` setting)."""
     monkeypatch.chdir(tmp_path)
-    for name in ("CONFIG", *(field.name.upper() for field in fields(Settings))):
-        monkeypatch.delenv(f"CITESIFT_{name}", raising=False)
     return CliRunner()
 
 
