@@ -58,6 +58,13 @@ def test_a_long_query_is_cut_at_a_word_end() -> None:
     assert bounded_query("short one") == "short one"
 
 
+def test_a_word_end_far_before_the_bound_is_not_where_a_query_is_cut() -> None:
+    """One short word then a long one keeps the bound's worth of text, not the short word."""
+    assert bounded_query("a " + "x" * 2_999) == ("a " + "x" * 2_999)[:MAX_QUERY_CHARS]
+    near = "y" * 1_850 + " " + "z" * 1_000  # a word end 150 characters before the bound
+    assert bounded_query(near) == "y" * 1_850
+
+
 def test_a_task_over_the_query_bound_is_answered_without_a_model(
     wikipedia_fixtures: Path,
 ) -> None:

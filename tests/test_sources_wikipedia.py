@@ -563,10 +563,15 @@ def test_an_article_has_no_note(stand_in: WikipediaStandIn) -> None:
     assert read_note(outcome.document) is None
 
 
-def test_a_revision_read_by_its_number_is_its_articles(stand_in: WikipediaStandIn) -> None:
-    by_revision = WikipediaSourceProvider(
-        IDENTITY, stand_in.origin, "/w/rest.php/v1/revision/{key}/html", allow_private=True
-    )
+@pytest.mark.parametrize(
+    "page_path",
+    ["/w/rest.php/v1/revision/{key}/html", "/api/rest_v1/page/html/Bill_Clinton/{key}"],
+)
+def test_a_revision_read_by_its_number_is_its_articles(
+    stand_in: WikipediaStandIn, page_path: str
+) -> None:
+    """Both the core REST API's and RESTBase's revision reads are the article's."""
+    by_revision = WikipediaSourceProvider(IDENTITY, stand_in.origin, page_path, allow_private=True)
     outcome = by_revision.read_sync(SourceHit("741194725", "741194725"))
     assert isinstance(outcome, Document)
     document = outcome.document

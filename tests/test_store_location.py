@@ -196,3 +196,17 @@ def test_a_file_uri_names_the_store_file_it_points_to(here: Path) -> None:
         assert str(store.path) == str(here / "my store.db")
     remote = CliRunner().invoke(app, ["index", "ls", "--store", "file://elsewhere/s.db"])
     assert remote.exit_code == EXIT_USAGE and "file: URI" in remote.stderr
+
+
+@pytest.mark.parametrize("suffix", ["/", "?mode=ro", "#main", "?"])
+def test_a_file_uri_of_no_file_or_with_a_query_is_a_usage_error(here: Path, suffix: str) -> None:
+    """``file:///`` is no store file, and ``?mode=ro`` would be silently dropped: both are
+    refused, on the command line and in the library, and no file is made."""
+    url = (here / "s.db").as_uri() + suffix if suffix != "/" else here.as_uri() + "/"
+    refused = CliRunner().invoke(app, ["index", "ls", "--store", url])
+    assert refused.exit_code == EXIT_USAGE and "file: URI" in refused.stderr, refused.output
+    with pytest.raises(InvalidArgument, match="file: URI"):
+        open_store(url)
+    with pytest.raises(InvalidArgument, match="file: URI"):
+        open_store("file:///")
+    assert not (here / "s.db").exists()

@@ -19,6 +19,9 @@ MAX_QUERY_CHARS = 2_000
 """The longest query, on every surface (Python, CLI, HTTP, MCP): a query is a question or a
 few words, not a document; a longer one only costs time and memory to score."""
 _LAST_WORD_END = re.compile(r"(.*\S)\s", re.DOTALL)
+_WORD_END_REACH = 200
+"""How far before the bound a cut may fall back to a word's end: farther, the query would
+lose too much of its text (one long word), so it is cut at the bound."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +64,14 @@ def query_text(query: object) -> str:
 
 
 def bounded_query(text: str) -> str:
-    """``text`` cut to at most ``MAX_QUERY_CHARS``, at the end of its last whole word: the
+    """``text`` cut to at most ``MAX_QUERY_CHARS``, at the end of its last whole word when
+    that is within ``_WORD_END_REACH`` characters of the bound, else at the bound: the
     query made of a long task, chat message or model's action is still a question to look
     up (its first words), not a mistake to refuse."""
     if len(text) <= MAX_QUERY_CHARS:
         return text
     head = text[: MAX_QUERY_CHARS + 1]  # one more: a word ending at the bound is whole
     words = _LAST_WORD_END.match(head)
-    return words.group(1) if words else head[:MAX_QUERY_CHARS]
+    if words and len(words.group(1)) >= MAX_QUERY_CHARS - _WORD_END_REACH:
+        return words.group(1)
+    return head[:MAX_QUERY_CHARS]

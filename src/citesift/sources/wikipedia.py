@@ -57,6 +57,9 @@ PAGE_PATH = "/api/rest_v1/page/html/{key}"
 CORE_PAGE_PATH = "/w/rest.php/v1/page/{key}/html"
 _ETAG_REVISION = re.compile(r'^(?:W/)?"(\d+)/')
 _HTML_REVISION = re.compile(rb'<html[^>]*\sabout="[^"]*/revision/(\d+)"')
+_REVISION_READ = re.compile(r"/revision/|/page/html/[^/]+/[^/]+")
+"""A page path reading one revision: the core REST API's ``revision/{id}/html`` or
+RESTBase's ``page/html/{title}/{revision}`` (either part being the ``{key}``)."""
 REVISION_SCAN_BYTES = 8192
 HEAD_SCAN_BYTES = 16_384  # Parsoid writes the page's own metadata first
 _VERSION_OF = re.compile(rb'<link\s[^>]*?rel="dc:isVersionOf"[^>]*?href="[^"]*?/wiki/([^"#?]+)"')
@@ -205,9 +208,10 @@ class WikipediaSourceProvider(FetchingSource):
 
     def document(self, hit: SourceHit, snapshot: Snapshot) -> SourceDocument:
         """The article: its text in article mode, the revision and Wikipedia's licence; a
-        revision read by its number (a page path holding ``/revision/``) is attributed to
-        the article the page says it is a version of, any other read to the hit's key."""
-        own = article_of(snapshot.body) if "/revision/" in self.page_path else None
+        revision read by its number (a page path of either API's revision form) is
+        attributed to the article the page says it is a version of, any other read to the
+        hit's key."""
+        own = article_of(snapshot.body) if _REVISION_READ.search(self.page_path) else None
         if own is not None and own != hit.key:
             hit = retitled_hit(hit, own)
         document = extract_document(

@@ -40,9 +40,7 @@ def store_path(location: str | Path | None) -> Path:
     if location is None or location == "":
         return default_store_path()
     if isinstance(location, str) and location[:5].lower() == "file:":
-        if urlsplit(location).netloc not in ("", "localhost") or not uri_path(location):
-            raise invalid("store", location, "a file: URI of a path on this machine")
-        return Path(uri_path(location))
+        return _uri_file(location)
     if isinstance(location, str) and _URL.match(location):
         error = InvalidArgument(
             f"store must be a SQLite file's path (or file: URI) or a {' or '.join(SCHEMES)} URL,"
@@ -51,6 +49,19 @@ def store_path(location: str | Path | None) -> Path:
         error.argument = "store"
         raise error
     return Path(location)
+
+
+def _uri_file(uri: str) -> Path:
+    """The file a ``file:`` URI names; a URI of another machine, of no file (a path ending
+    in ``/``) or with a query or fragment (``?mode=ro``, which would be silently dropped)
+    is an ``InvalidArgument``."""
+    parts = urlsplit(uri)
+    path = uri_path(uri)
+    if parts.netloc not in ("", "localhost") or not path or path.endswith("/"):
+        raise invalid("store", uri, "a file: URI of a file on this machine")
+    if "?" in uri or "#" in uri:
+        raise invalid("store", uri, "a file: URI without a ?query or #fragment")
+    return Path(path)
 
 
 def store_location(location: str | Path | None) -> str | Path:
