@@ -14,6 +14,7 @@ from citesift.index.partition import (
     PartitionDiagnostics,
     create_partitioned_rag,
 )
+from citesift.store.chunks import IndexedDocument, IndexStats
 from test_rag_helpers import HashEmbedder, ListStore
 
 
@@ -140,6 +141,33 @@ def test_persistent_store_keeps_isolation_when_reopened(tmp_path) -> None:
     assert contents(a2) == ["A", "old"]
     assert contents(b2) == ["B"]
     assert all(d.rejected == 0 for d in seen)
+
+
+class CountingStore(ListStore):
+    """A caller's store that counts and lists its documents but cannot read one row."""
+
+    def documents(self) -> list[IndexedDocument]:
+        ids = sorted({c.document_id for c in self.chunks})
+        return [
+            IndexedDocument(i, None, None, sum(c.document_id == i for c in self.chunks))
+            for i in ids
+        ]
+
+    def stats(self) -> IndexStats:
+        return IndexStats(len(self.documents()), len(self.chunks), {}, 1)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "caller"])
+def test_a_partition_says_whether_it_holds_documents(tmp_path: Any, kind: str) -> None:
+    """Each partition answers for itself, on the embedded store (one row read) and on a
+    caller's store without ``has_documents`` (its counts)."""
+    store = tmp_path / "s.db" if kind == "sqlite" else CountingStore()
+    a, b, _ = partitions(store)
+    assert not a.has_documents() and not a.rag.has_documents()
+    a.ingest([{"id": "doc", "content": "A|old"}])
+    assert a.has_documents() and not b.has_documents() and b.rag.has_documents()
+    a.delete("doc")
+    assert not a.has_documents() and not a.rag.has_documents()
 
 
 def test_threshold_still_applies_in_a_partition() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from citesift.errors import InvalidArgument, NotFound
 from citesift.index.embedders.base import normalise_rows
+from citesift.index.partition import PartitionedRag
 from citesift.index.rag import Rag, create_rag
 from citesift.model import Snapshot
 from citesift.store import AnyStore, open_store
@@ -222,6 +223,9 @@ def test_chunks_are_counted_listed_replaced_and_deleted(store: AnyStore) -> None
     assert index.delete(["bees", "nothing"]) == 1 and index.stats().documents == 3
     assert index.search("wax", 3) == []
     assert index.delete(["ants", "moon", "tides"]) > 0 and not index.has_documents()
+    team = PartitionedRag(index, "team-a", 4)
+    team.ingest([{"id": "notes", "content": "Team notes."}])
+    assert team.has_documents() and not PartitionedRag(index, "team-b", 4).has_documents()
 
 
 def test_a_chunk_holding_nul_characters_is_kept_with_its_offsets(store: AnyStore) -> None:

@@ -96,6 +96,12 @@ class PartitionedRag:
         chunks = sum(document.chunks for document in documents)
         return IndexStats(documents=len(documents), chunks=chunks, embedded={}, partitions=1)
 
+    def has_documents(self) -> bool:
+        """Whether this partition holds any document: one row read of it where the store
+        can (``has_documents_in``), else this partition's ``stats``."""
+        check: Callable[[str], bool] | None = getattr(self.rag.store, "has_documents_in", None)
+        return check(self.partition) if check is not None else self.stats().documents > 0
+
     def search(
         self, query: str, top_k: int | None = None, filter: dict[str, Any] | None = None
     ) -> list[Match]:

@@ -112,6 +112,10 @@ class PostgresIndex:
         """Whether any chunk is stored (one row read)."""
         return self.table.has_documents()
 
+    def has_documents_in(self, partition: str) -> bool:
+        """Whether any chunk of ``partition`` is stored (one row read)."""
+        return self.table.has_documents(partition)
+
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title, address and number of chunks, by id."""
         return self.table.documents()

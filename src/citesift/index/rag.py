@@ -60,7 +60,9 @@ one document can fill the index and its embedding time."""
 
 
 class ChunkStore(Protocol):
-    """Where chunks live and are searched; ``LocalStore`` is the embedded default."""
+    """Where chunks live and are searched; ``LocalStore`` is the embedded default. A store
+    may also answer ``has_documents()`` (and ``has_documents_in(partition)``) by reading one
+    row; without them, emptiness is read from ``stats`` (and ``documents``)."""
 
     def upsert(self, document_ids: Sequence[str], chunks: Sequence[StoredChunk]) -> None: ...
 
@@ -69,8 +71,6 @@ class ChunkStore(Protocol):
     def search(self, query: Query) -> list[Match]: ...
 
     def stats(self) -> IndexStats: ...
-
-    def has_documents(self) -> bool: ...
 
     def documents(self) -> list[IndexedDocument]: ...
 
@@ -197,8 +197,10 @@ class Rag:
         return self.store.stats()
 
     def has_documents(self) -> bool:
-        """Whether any document is indexed: one row read, where ``stats`` counts them all."""
-        return self.store.has_documents()
+        """Whether any document is indexed: one row read where the store can say so
+        (``has_documents``, which a caller's store may lack), else ``stats``' count."""
+        check: Callable[[], bool] | None = getattr(self.store, "has_documents", None)
+        return check() if check is not None else self.stats().documents > 0
 
     def documents(self) -> list[IndexedDocument]:
         """Every indexed document: its id, title and address (when read from a source) and

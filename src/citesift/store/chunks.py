@@ -233,10 +233,15 @@ class ChunkTable:
             parts = conn.execute("SELECT COUNT(DISTINCT partition) FROM chunks").fetchone()[0]
         return IndexStats(docs, chunks, dict(by), parts)
 
-    def has_documents(self) -> bool:
-        """Whether any chunk is stored: one row read, not a count of all."""
+    def has_documents(self, partition: str | None = None) -> bool:
+        """Whether any chunk is stored (in ``partition`` when one is named): one row read,
+        not a count of all."""
+        where, values = (
+            (" WHERE partition = ?", (partition,)) if partition is not None else ("", ())
+        )
         with self.store.reading() as conn:
-            return conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            found = conn.execute(f"SELECT 1 FROM chunks{where} LIMIT 1", values).fetchone()
+        return found is not None
 
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address, from its provenance or else from the

@@ -628,10 +628,15 @@ class PostgresChunkTable:
         docs, chunks, parts = row if row is not None else (0, 0, 0)
         return IndexStats(int(docs), int(chunks), {str(e): int(n) for e, n in by}, int(parts))
 
-    def has_documents(self) -> bool:
-        """Whether any chunk is stored: one row read, not a count of all."""
+    def has_documents(self, partition: str | None = None) -> bool:
+        """Whether any chunk is stored (in ``partition`` when one is named): one row read,
+        not a count of all."""
+        where, values = (
+            (" WHERE partition = %s", (partition,)) if partition is not None else ("", ())
+        )
         with self.store.reading() as conn:
-            return conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            found = conn.execute(f"SELECT 1 FROM chunks{where} LIMIT 1", values).fetchone()
+        return found is not None
 
     def documents(self) -> list[IndexedDocument]:
         """Every document with its title and address (from its provenance, else from the
