@@ -199,6 +199,7 @@ def test_searching_passages_reads_the_running_server_s_open_store(postgres_url: 
 
     with source_setup(settings) as shared.setup, psycopg.connect(postgres_url) as other:
         other.autocommit = True
+        assert shared.index_store() is shared.setup.budget  # a pool: shared, never a second
         other.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
         unlock = threading.Timer(6, other.execute, ("SELECT pg_advisory_unlock_all()",))
         unlock.start()
@@ -206,6 +207,7 @@ def test_searching_passages_reads_the_running_server_s_open_store(postgres_url: 
         try:
             asyncio.run(run())
             took = time.monotonic() - started
-        finally:
+        finally:  # the lock goes with ``other``: a search that waited for it is freed at 6 s
+            unlock.cancel()
             unlock.join()
     assert took < 4

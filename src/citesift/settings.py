@@ -12,6 +12,7 @@ same from either.
 from __future__ import annotations
 
 import os
+import threading
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -36,7 +37,8 @@ from citesift.sources.base import Access
 from citesift.sources.page_access import PageAccess
 from citesift.sources.snapshots import shared_fetcher
 from citesift.sources.wikipedia import PAGE_PATH
-from citesift.store import AnyStore, open_store
+from citesift.store import AnyStore, SQLiteStore, open_store
+from citesift.store.sqlite import MEMORY
 
 ENV_PREFIX = "CITESIFT_"
 CONFIG_ENV = "CITESIFT_CONFIG"
@@ -144,6 +146,23 @@ class SourceSetup:
     store: AnyStore | None
     fetcher: Fetcher = field(default_factory=Fetcher)
     budget: AnyStore | None = None
+    _searching: list[AnyStore] = field(default_factory=list, repr=False, compare=False)
+    _opening: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def search_store(self) -> AnyStore | None:
+        """The open store searches of the index read (None: none is open). PostgreSQL's
+        is ``budget`` itself (its pool serves threads at once); a SQLite file gets a
+        connection of its own, opened on first use and kept until ``close``, so a long
+        search never holds the one connection the limiters claim each fetch's budget by."""
+        budget = self.budget
+        if not isinstance(budget, SQLiteStore) or str(budget.path) == MEMORY:
+            return budget
+        with self._opening:
+            if not self._searching:
+                own = SQLiteStore(budget.path, busy_timeout_ms=budget.busy_timeout_ms,
+                                  read_only=budget.read_only)  # fmt: skip
+                self._searching.append(own)
+            return self._searching[0]
 
     def access(self) -> Access:
         """A source's fetch keywords from the settings."""
@@ -203,8 +222,11 @@ class SourceSetup:
         return search_backend(chosen, self.settings.search_url, self.settings.search_key, wiki)  # type: ignore[arg-type]
 
     def close(self) -> None:
-        """Close the stores that are open."""
-        for store in {id(s): s for s in (self.store, self.budget) if s is not None}.values():
+        """Close the stores that are open (the searches' own connection too)."""
+        with self._opening:
+            opened = [self.store, self.budget, *self._searching]
+            self._searching.clear()
+        for store in {id(s): s for s in opened if s is not None}.values():
             store.close()
 
     def __enter__(self) -> SourceSetup:

@@ -63,9 +63,10 @@ async def search(body: IndexSearchRequest, shared: Shared) -> IndexSearchRespons
     """The best chunks of the local index for a query, each with its provenance and a link
     to it on its page; 404 ``NO_INDEX`` while nothing is indexed (as the command line says
     "no index"), so an empty list always means nothing matched. The server's open store is
-    searched (no connection or pool made per request); emptiness is read only when nothing
-    matched."""
-    location = shared.setup.budget or made_store(shared.setup.settings.store)
+    searched (no connection or pool made per request; SQLite's by a connection of its own,
+    so a long search keeps no fetch waiting); emptiness is read only when nothing matched."""
+    opened = await asyncio.to_thread(shared.setup.search_store)
+    location = opened or made_store(shared.setup.settings.store)
     if location is None:
         return failure(404, NO_INDEX, "NO_INDEX")
     with create_rag(store=location, retrieval=body.retrieval) as rag:

@@ -48,10 +48,10 @@ def register(server: MCPServer, shared: Shared) -> None:
         each with its URL, title, licence and a link to it."""
         if cursor:
             return shared.pager.next("search_passages", cursor)
-        store = shared.index_store()
+        store = await asyncio.to_thread(shared.index_store)
         if store is None:
             return shared.pager.first("search_passages", [])
-        with create_rag(store=store, retrieval=retrieval) as rag:  # its pool closed here
+        with create_rag(store=store, retrieval=retrieval) as rag:  # closes only what it opened
             found = await asyncio.to_thread(rag.search, query, top_k)
         return shared.pager.first("search_passages", [match_item(hit) for hit in found])
 

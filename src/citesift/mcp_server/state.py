@@ -45,10 +45,11 @@ class Shared:
         return self.sources.wikipedia(self.config.wiki_origin, PAGE_PATH)
 
     def index_store(self) -> AnyStore | str | Path | None:
-        """The index's store: the running server's open one (the store the settings name,
-        else the default), so a search opens no connection of its own; else where it is,
-        None when there is no file there yet (nothing was added)."""
-        opened = self.setup.budget if self.setup is not None else None
+        """The index's store: the running server's open one for searches (the store the
+        settings name, else the default; see ``SourceSetup.search_store``), so a search opens
+        no connection per call; else where it is, None when there is no file there yet
+        (nothing was added)."""
+        opened = self.setup.search_store() if self.setup is not None else None
         return opened or made_store(self.settings.store)
 
     def runner(self) -> JobRunner:
