@@ -14,8 +14,10 @@ import httpx
 import pytest
 
 from citesift.api.config import ServeConfig
+from citesift.api.own_routes import retry_after
 from citesift.errors import InvalidArgument
 from citesift.index.embedders import shared_embedder
+from citesift.model import Limited, Skipped
 from citesift.settings import Settings
 from local_site import serve_bytes
 from made_documents import pdf
@@ -107,6 +109,23 @@ def test_a_wiki_asking_to_wait_is_429_with_retry_after(stand_in: WikipediaStandI
     assert first.headers["retry-after"] == "120"  # the host's first answer: its own time
     assert then.status_code == 429 and 100 <= int(then.headers["retry-after"]) <= 120
     assert len(stand_in.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("outcome", "ready", "seconds"),
+    [
+        (Limited("wait"), 0.0, 1),  # only the host's fetch slots were busy
+        (Limited("wait"), 2.2, 3),  # the spacing says how long
+        (Limited("minute"), 0.0, 30),  # another process's minute: nothing here knows
+        (Limited("blocked", 12.3), 0.0, 13),
+        (Skipped(429, "HTTP 429"), 100.0, 100),
+        (Skipped(503, "HTTP 503"), 0.0, 30),
+    ],
+)
+def test_a_429_asks_for_the_wait_known_else_a_moment_for_busy_slots(
+    outcome: Limited | Skipped, ready: float, seconds: int
+) -> None:
+    assert retry_after(outcome, ready) == seconds
 
 
 def test_a_request_naming_no_wiki_of_several_others_is_told_to_name_one(

@@ -146,8 +146,10 @@ class SourceSetup:
     store: AnyStore | None
     fetcher: Fetcher = field(default_factory=Fetcher)
     budget: AnyStore | None = None
-    _searching: list[AnyStore] = field(default_factory=list, repr=False, compare=False)
-    _opening: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _searching: list[AnyStore] = field(default_factory=list, init=False, repr=False, compare=False)
+    _opening: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     def search_store(self) -> AnyStore | None:
         """The open store searches of the index read (None: none is open). PostgreSQL's

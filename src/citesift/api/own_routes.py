@@ -28,7 +28,7 @@ from citesift.api.own_requests import (
 )
 from citesift.api.replies import Unsupported, failure
 from citesift.api.state import Serving, serving, slot
-from citesift.model import Document, ReadOutcome, SourceHit
+from citesift.model import Document, Limited, ReadOutcome, SourceHit
 from citesift.net import run_sync
 from citesift.sources import DEFAULT_ORIGIN
 from citesift.sources.reasons import asks_to_wait, describe, read_note
@@ -44,6 +44,9 @@ WORK = [Depends(slot)]
 RETRY_AFTER = 30
 """Seconds a 429 asks the caller to wait when neither the host nor our limiter knows how
 long (another process's limit, shared through the store)."""
+BUSY_RETRY_AFTER = 1
+"""Seconds a 429 asks the caller to wait when only the host's busy fetch slots refused (our
+limiter's ``wait``, with no block, minute or spacing left): a slot frees in moments."""
 
 
 @router.post("/wikipedia/passages", response_model=PassagesResponse, dependencies=WORK)
@@ -67,7 +70,7 @@ async def wikipedia_passages(
     if unread:
         kind, message = unread
         return failure(404, message, kind)
-    return _passages(outcome, _wait(shared, origin))
+    return await _passages(outcome, shared, origin)
 
 
 def _default_wiki(shared: Serving) -> str:
@@ -92,7 +95,7 @@ async def page_passages(
         raise Unsupported(["url"], body.url, "an http(s) URL with a host is")
     source = shared.setup.web_pages(body.mode)
     outcome = await source.read(SourceHit(body.url, body.title or body.url))
-    return _passages(outcome, _wait(shared, body.url))
+    return await _passages(outcome, shared, body.url)
 
 
 @router.post("/verify/claim", dependencies=WORK)
@@ -141,20 +144,29 @@ async def run_trace(
     return TraceResponse.model_validate(dataclasses.asdict(found))
 
 
-def _wait(shared: Serving, url: str) -> float:
-    """Seconds until ``url``'s host may be asked again, as the server's fetcher knows it: a
-    host's Retry-After (its first 429 or 503 too), a minute's spent starts or the spacing."""
-    return shared.setup.fetcher.ready_seconds(url)
+def retry_after(outcome: ReadOutcome, ready: float) -> int:
+    """The whole seconds a 429 for ``outcome`` asks the caller to wait: the host's block
+    when the outcome knows it, else ``ready`` (when the fetcher may ask the host again),
+    else ``BUSY_RETRY_AFTER`` for busy slots, else ``RETRY_AFTER``."""
+    known = getattr(outcome, "retry_in", None) or ready
+    if not known:
+        busy = isinstance(outcome, Limited) and outcome.reason == "wait"
+        known = BUSY_RETRY_AFTER if busy else RETRY_AFTER
+    return max(1, math.ceil(known))
 
 
-def _passages(outcome: ReadOutcome, ready: float) -> JSONResponse | PassagesResponse:
+async def _passages(
+    outcome: ReadOutcome, shared: Serving, url: str
+) -> JSONResponse | PassagesResponse:
     """The document's passages (and a ``warning`` when the page holds no text to cite or
     is a redirect or disambiguation page), or the read's failure: 429 with Retry-After when
-    asked to wait (``ready``: seconds until the host may be asked again, known to the
-    fetcher), else 502."""
+    asked to wait (when ``url``'s host may be asked again, read from the fetcher, and its
+    store, off the event loop and only then), else 502."""
     if asks_to_wait(outcome):
-        retry = getattr(outcome, "retry_in", None) or ready or RETRY_AFTER
-        wait = {"Retry-After": str(max(1, math.ceil(retry)))}
+        known = getattr(outcome, "retry_in", None)
+        fetcher = shared.setup.fetcher
+        ready = 0.0 if known else await asyncio.to_thread(fetcher.ready_seconds, url)
+        wait = {"Retry-After": str(retry_after(outcome, ready))}
         return failure(429, describe(outcome), "RATE_LIMITED", headers=wait)
     if not isinstance(outcome, Document):
         return failure(502, describe(outcome), "READ_FAILED")
