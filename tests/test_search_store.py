@@ -51,6 +51,7 @@ def test_a_long_search_keeps_no_fetch_admission_waiting(tmp_path: Path) -> None:
             search.join()
         with create_rag(store=setup.search_store(), retrieval="bm25") as rag:
             assert [hit.id for hit in rag.search("tides", 1)] != []
+    assert setup.search_store() is setup.budget  # closed: no connection opened again
 
 
 def test_an_in_memory_store_is_searched_by_its_one_connection() -> None:

@@ -150,6 +150,9 @@ class SourceSetup:
     _opening: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
+    _closed: threading.Event = field(
+        default_factory=threading.Event, init=False, repr=False, compare=False
+    )
 
     def search_store(self) -> AnyStore | None:
         """The open store searches of the index read (None: none is open). PostgreSQL's
@@ -160,11 +163,11 @@ class SourceSetup:
         if not isinstance(budget, SQLiteStore) or str(budget.path) == MEMORY:
             return budget
         with self._opening:
-            if not self._searching:
+            if not self._searching and not self._closed.is_set():
                 own = SQLiteStore(budget.path, busy_timeout_ms=budget.busy_timeout_ms,
                                   read_only=budget.read_only)  # fmt: skip
                 self._searching.append(own)
-            return self._searching[0]
+            return self._searching[0] if self._searching else budget  # closed: as it was
 
     def access(self) -> Access:
         """A source's fetch keywords from the settings."""
@@ -226,6 +229,7 @@ class SourceSetup:
     def close(self) -> None:
         """Close the stores that are open (the searches' own connection too)."""
         with self._opening:
+            self._closed.set()
             opened = [self.store, self.budget, *self._searching]
             self._searching.clear()
         for store in {id(s): s for s in opened if s is not None}.values():
