@@ -162,7 +162,8 @@ class Fetcher:
             """One hop; the caller's headers go only to the origin of the URL asked for, and
             never again once a redirect has left it (a page elsewhere chose where it goes)."""
             nonlocal away
-            away |= not same_origin(at, url)
+            if policy.headers and not away:  # without headers the same policy goes anywhere
+                away = not same_origin(at, url)
             return await self._hop(at, elsewhere if away else policy, on_send, spent)
 
         current = url
@@ -226,8 +227,9 @@ class Fetcher:
     async def _rules(self, target: Target, policy: FetchPolicy) -> RobotsRules | Limited:
         """The rules of ``target``'s origin, its robots.txt fetched under ``robots_policy``
         when the cache has none."""
-        bounded = robots_policy(policy)
-        return await self.robots.rules_for(target.url, lambda u: self.fetch(u, bounded))
+        return await self.robots.rules_for(
+            target.url, lambda u: self.fetch(u, robots_policy(policy))
+        )
 
 
 def robots_policy(policy: FetchPolicy) -> FetchPolicy:

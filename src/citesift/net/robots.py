@@ -141,8 +141,9 @@ class RobotsCache:
 
 
 def robots_url(url: httpx.URL) -> str:
-    """The robots.txt address of ``url``'s origin."""
-    return str(url.copy_with(path="/robots.txt", query=None, fragment=None, userinfo=b""))
+    """The robots.txt address of ``url``'s origin (from its parts as parsed: every fetch
+    asks it, and building another URL would parse it all again)."""
+    return f"{url.scheme}://{url.netloc.decode('ascii')}/robots.txt"
 
 
 def robots_address(url: str) -> str | None:

@@ -59,9 +59,10 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import regex
@@ -70,10 +71,9 @@ from citesift.errors import CitesiftError, invalid
 from citesift.extract.document import snapshot_text
 from citesift.model import Limited, Skipped, Snapshot
 from citesift.net import Fetcher, Fetches, FetchPolicy, LimiterRegistry, SourceLimiter, run_sync
-from citesift.net.address import same_origin
 from citesift.net.exchange import BLOCKING_STATUSES
 from citesift.net.policy import PAGE_REDIRECTS
-from citesift.net.robots import DISALLOWED
+from citesift.net.robots import DISALLOWED, RobotsRules
 from citesift.numbers import number_in
 from citesift.scrape.browser import Browser, BrowserUnavailable, RenderFailed
 from citesift.scrape.crawl_page import PAGE_FORMATS, page_kind, read_crawled_page
@@ -83,11 +83,11 @@ from citesift.scrape.map import MAP_WAIT, MAX_SENDS, match_score, start_url, wor
 from citesift.scrape.options import ScrapeOptions
 from citesift.scrape.origin_rules import Allowance, OriginRules
 from citesift.scrape.page import derived
-from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise
+from citesift.scrape.urls import PageLinks, host_of, link_seconds, normalise, origin_key
 from citesift.sources.challenge import stand_in
 from citesift.sources.reasons import skipped_reason
 from citesift.sources.snapshots import RENDERED, SavingFetcher
-from citesift.store import AnyStore
+from citesift.store import AnyStore, SQLiteStore
 from citesift.store.frontier import (
     LEASE_S,
     MAX_LEASE_S,
@@ -136,6 +136,7 @@ POLL_S = 0.25
 crawl still hold pages (whose links may add more)."""
 _RUN_ONLY = ("concurrency", "per_host", "lease", "render", "wait_for")
 """Options that change how a crawl runs, not which crawl it is."""
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -376,19 +377,31 @@ async def acrawl(
     frontier, crawl, start, options = start_crawl(url, options, store, resume, crawl_as)
     own = Fetcher() if fetcher is None else None
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
-    saving = SavingFetcher(fetcher or own or Fetcher(), snapshots or store)
+    serial = ThreadPoolExecutor(1, thread_name_prefix="citesift-crawl-store")
+    kept = snapshots or store
+    saving = SavingFetcher(fetcher or own or Fetcher(), kept, _calls(kept, serial))
     # one lazy browser for the run: Chromium starts only when a page first needs it
     own_browser = None
     if options.render == "auto" and browser is None:
         own_browser = Browser(executable, lazy=True)
     rendering = (browser or own_browser) if options.render == "auto" else None
-    run = _Run(crawl, start, options, polite, saving, rendering, policy.max_redirects)
+    run = _Run(crawl, start, options, polite, saving, rendering, policy.max_redirects,
+               _calls(store, serial))  # fmt: skip
     try:
         async with own_browser or nullcontext():
             return await run.go(frontier, on_result, on_progress)
     finally:
+        serial.shutdown(wait=False, cancel_futures=True)  # a call it runs still ends
         if own is not None:
             await own.aclose()
+
+
+def _calls(store: AnyStore, serial: Executor) -> Executor | None:
+    """What runs a crawl's calls to ``store`` off its event loop: ``serial`` (one thread) for
+    a SQLite store, whose one connection takes one call at a time (threads more only contend
+    for it, at some 0.5 ms of CPU a page); the loop's default executor (None) for
+    PostgreSQL, whose pool serves several calls at once."""
+    return serial if isinstance(store, SQLiteStore) else None
 
 
 def crawl_results(store: AnyStore, crawl: str) -> Iterator[dict[str, Any]]:
@@ -472,6 +485,7 @@ class _Run:
         fetcher: SavingFetcher,
         browser: Browser | None,
         max_redirects: int,
+        calls: Executor | None,
     ) -> None:
         self.crawl = crawl
         self.max_redirects = max_redirects
@@ -492,6 +506,7 @@ class _Run:
         self.unread = (0, 0)  # pages whose links were not all read, anchors left unread
         self.sent: Counter[str] = Counter()  # requests answered 429/503, of pages to ask again
         self.strikes: Counter[str] = Counter()  # 429/503 answers in a row, by host
+        self.calls = calls  # what runs the frontier's calls off the loop
 
     async def go(
         self,
@@ -528,7 +543,7 @@ class _Run:
                     room = self.options.per_host - max(hosts.values(), default=0)
                     count = max(1, min(self.options.concurrency - len(tasks), room))
                     claimed = (
-                        await asyncio.to_thread(
+                        await self._stored(
                             frontier.claim, self.crawl, count, shut, self.options.limit
                         )
                         if waiting - shut
@@ -588,8 +603,7 @@ class _Run:
         return counts["claimed"] > 0 or (counts["queued"] > 0 and taken < self.options.limit)
 
     async def _step(self, frontier: Frontier, entry: Entry) -> _Page:
-        """Read one page and finish it in the frontier (in a thread: a store call is a
-        round trip the other pages need not wait for)."""
+        """Read one page and finish it in the frontier."""
         allowance = self.robots.allowance()
         found = bool(entry.depth or entry.hops)  # not the start, which fails when disallowed
         if found and await self.robots.forbids(entry.url, allowance):
@@ -602,22 +616,32 @@ class _Run:
         if not page.limited:
             await self._leave_out_disallowed(entry, page, allowance)
             state = "moved" if page.moved else "disallowed" if page.left_out else None
-            page.added = await asyncio.to_thread(
+            page.added = await self._stored(
                 frontier.finish, self.crawl, entry.url, page.record, page.reason, page.found,
                 state, page.disallowed,
             )  # fmt: skip
         return page
 
+    async def _stored(self, call: Callable[..., _T], *args: Any) -> _T:
+        """``call(*args)``, a frontier's call, run off the event loop (by ``calls``): a store
+        call is a round trip the other pages need not wait for."""
+        return await asyncio.get_running_loop().run_in_executor(self.calls, call, *args)
+
     async def _leave_out_disallowed(self, entry: Entry, page: _Page, allowance: Allowance) -> None:
         """Move the links of ``page`` that robots.txt disallows from its ``found`` to its
         ``disallowed``: on its own origin by the rules its fetch left cached, on another by
         the rules the run already holds (checks timed, within the page's ``allowance``:
-        ``OriginRules.forbids``). The rest are queued unchecked, for their claim to check
-        (no file is fetched while this page waits to be finished)."""
+        ``OriginRules.matched``). The rest are queued unchecked, for their claim to check
+        (no file is fetched while this page waits to be finished). Each link's address is
+        parsed once, and each origin's rules looked up once for the page."""
+        own = origin_key(entry.url)
+        held: dict[str | None, RobotsRules | None] = {}
         kept: list[Entry] = []
         for link in page.found:
-            own = same_origin(link.url, entry.url)
-            forbidden = await self.robots.forbids(link.url, allowance, ask=own)
+            origin = origin_key(link.url)
+            if origin not in held and not allowance.spent:
+                held[origin] = await self.robots.rules(link.url, ask=origin == own)
+            forbidden = await self.robots.matched(held.get(origin), link.url, allowance)
             (page.disallowed if forbidden else kept).append(link)
         page.found = kept
 
@@ -709,7 +733,7 @@ class _Run:
         except (RenderFailed, TimeoutError):
             return static
         rendered = derived(static, shown.html, RENDERED, shown.final_url)
-        await asyncio.to_thread(self.fetcher.snapshots.save, rendered)
+        await self.fetcher.keep(rendered)
         return rendered
 
     def _moved(self, entry: Entry, location: str) -> _Page:

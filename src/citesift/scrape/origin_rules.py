@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from citesift.net import Clock, Fetches, FetchPolicy
 from citesift.net.clock import SYSTEM_CLOCK
-from citesift.net.robots import ROBOTS_TTL, RobotsRules, robots_address
+from citesift.net.robots import ROBOTS_TTL, RobotsRules
+from citesift.scrape.urls import origin_key
 
 WAIT_POLL = 1.0
 """Seconds before what the limiter refused for its spacing (a request, a robots.txt file) is
@@ -49,9 +50,10 @@ class OriginRules:
         self.fetcher = fetcher
         self.policy = policy
         self.clock = clock
+        self.agent = policy.identity.name
         self.check_seconds = min(ROBOTS_CHECK_SECONDS, policy.deadline)
-        self._rules: dict[str, tuple[RobotsRules, float]] = {}  # robots.txt URL -> rules, when
-        self._unknown: dict[str, float] = {}  # robots.txt URL -> loop time to ask again
+        self._rules: dict[str, tuple[RobotsRules, float]] = {}  # origin -> rules, when asked
+        self._unknown: dict[str, float] = {}  # origin -> loop time to ask again
 
     def allowance(self) -> Allowance:
         """A fresh allowance of ``check_seconds`` of checks."""
@@ -60,7 +62,7 @@ class OriginRules:
     async def rules(self, url: str, ask: bool = True) -> RobotsRules | None:
         """The rules of ``url``'s origin, or None when they cannot be had just now (or
         ``url`` is no http(s) URL, or they are not yet held and not to be ``ask``ed for)."""
-        origin = robots_address(url)
+        origin = origin_key(url)
         if origin is None:
             return None
         found = self._rules.get(origin)
@@ -81,15 +83,22 @@ class OriginRules:
         """Whether the file of ``url``'s origin disallows it to the policy's agent, or None
         when it is not checked: the file cannot be had just now (a fetch of the URL then
         says why) or is not yet held and not to be ``ask``ed for, or ``allowance`` is spent
-        (by the time matching took, not the time waiting for the rules). The loop is given a
-        turn every ``YIELD_SECONDS`` of it."""
+        (by the time matching took, not the time waiting for the rules)."""
         if allowance.spent:
             return None
-        rules = await self.rules(url, ask)
-        if rules is None:
+        return await self.matched(await self.rules(url, ask), url, allowance)
+
+    async def matched(
+        self, rules: RobotsRules | None, url: str, allowance: Allowance
+    ) -> bool | None:
+        """Whether ``rules`` (of ``url``'s origin, as ``rules`` gave them) disallow ``url`` to
+        the policy's agent, or None when there are none or ``allowance`` is spent; the time
+        matching takes is spent from it, and the loop given a turn every ``YIELD_SECONDS``
+        of it."""
+        if rules is None or allowance.spent:
             return None
         began = time.perf_counter()
-        forbidden = rules.forbids(url, self.policy.identity.name)
+        forbidden = rules.forbids(url, self.agent)
         spent = time.perf_counter() - began
         allowance.checked += spent
         allowance.unyielded += spent

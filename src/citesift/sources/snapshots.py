@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from concurrent.futures import Executor
 
 from citesift.errors import StoreError
 from citesift.model import FetchOutcome, Skipped, Snapshot
@@ -73,26 +74,35 @@ class ReplayingFetcher:
 
 
 class SavingFetcher:
-    """Fetches through ``inner`` and keeps every snapshot it answers in ``store``."""
+    """Fetches through ``inner`` and keeps every snapshot it answers in ``store``, each save
+    run off the event loop by ``calls`` (the loop's default executor when None)."""
 
-    def __init__(self, inner: Fetches, store: AnyStore | Snapshots) -> None:
+    def __init__(
+        self, inner: Fetches, store: AnyStore | Snapshots, calls: Executor | None = None
+    ) -> None:
         self.inner = inner
         self.snapshots = snapshots_in(store)
+        self.calls = calls
         self._kept_files: set[tuple[str, str]] = set()  # robots.txt files kept: URL, id
 
     async def fetch(
         self, url: str, policy: FetchPolicy, *, on_send: OnSend | None = None
     ) -> FetchOutcome:
-        """``inner``'s answer, its snapshot saved (in a thread: a store call is a round trip
+        """``inner``'s answer, its snapshot saved (off the loop: a store call is a round trip
         other fetches need not wait for); ``Skipped`` when the store cannot keep it."""
         outcome = await self.inner.fetch(url, policy, on_send=on_send)
         if not isinstance(outcome, Snapshot):
             return outcome
         try:
-            await asyncio.to_thread(self.snapshots.save, outcome)
+            await self.keep(outcome)
         except (sqlite3.Error, StoreError) as error:
             return Skipped(outcome.status, f"fetched but not kept: {error}")
         return outcome
+
+    async def keep(self, snapshot: Snapshot) -> None:
+        """Save ``snapshot`` in the store, off the event loop (by ``calls``)."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.calls, self.snapshots.save, snapshot)
 
     async def robots_rules(self, url: str, policy: FetchPolicy) -> RobotsRules | None:
         """The rules of the robots.txt of ``url``'s origin as ``inner`` holds them (fetched
@@ -103,7 +113,7 @@ class SavingFetcher:
         file = rules.file if rules is not None else None
         if file is not None and (file.url, file.id) not in self._kept_files:
             try:
-                await asyncio.to_thread(self.snapshots.save, file)
+                await self.keep(file)
             except (sqlite3.Error, StoreError):
                 return rules  # the rules hold all the same; a replay then finds no file
             self._kept_files.add((file.url, file.id))
