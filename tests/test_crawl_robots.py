@@ -16,6 +16,7 @@ from citesift.net import Fetcher, LimiterRegistry, ManualClock, RobotsCache, Sou
 from citesift.net.robots import ROBOTS_TTL
 from citesift.scrape.crawl import crawl, crawl_disallowed, crawl_failures, crawl_results
 from citesift.scrape.origin_rules import OriginRules
+from citesift.scrape.urls import origin_key
 from citesift.store import open_store
 from local_site import page, serve_page
 from servers import (
@@ -208,6 +209,25 @@ def test_an_origins_rules_serve_every_spelling_of_its_urls(server: MisbehavingSe
 
     assert asyncio.run(scenario()) == [True, True]
     assert server.hits("/robots.txt") == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("http://site.test/a", "http://site.test"),
+        ("HTTP://visitor:secret@Site.TEST:80/b?c#d", "http://site.test"),
+        ("https://site.test:443/", "https://site.test"),
+        ("https://site.test:8443/a", "https://site.test:8443"),
+        ("http://[::1]:8080/a", "http://[::1]:8080"),
+        ("mailto:someone@site.test", None),
+        ("http:///a", None),
+        ("http://site.test:99999/", None),
+    ],
+)
+def test_each_spelling_of_an_origin_gives_it_one_key(url: str, key: str | None) -> None:
+    """What a crawl tells its links' origins by (one urlsplit a link): user info, capitals
+    and a default port make no other origin; a port or scheme does."""
+    assert origin_key(url) == key
 
 
 def test_a_link_its_fetch_finds_disallowed_is_left_out_not_failed(

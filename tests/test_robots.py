@@ -13,7 +13,7 @@ import pytest
 from citesift.errors import InvalidArgument
 from citesift.model import Skipped, Snapshot
 from citesift.net import Fetcher, ManualClock, RobotsCache, RobotsRules, fetch_sync
-from citesift.net.robots import ROBOTS_MAX_BYTES
+from citesift.net.robots import ROBOTS_MAX_BYTES, robots_address
 from citesift.net.robots_file import RobotsFile
 from servers import MisbehavingServer, Query, Request, loopback_fetcher, loopback_policy
 
@@ -247,6 +247,25 @@ Disallow: /caf%c3%a9
 Disallow: /späte
 Sitemap: https://site.test/two.xml
 """
+
+
+@pytest.mark.parametrize(
+    ("url", "address"),
+    [
+        ("HTTP://visitor:secret@Site.TEST:80/a?b#c", "http://site.test/robots.txt"),
+        ("https://site.test:443", "https://site.test/robots.txt"),
+        ("https://site.test:8443/a", "https://site.test:8443/robots.txt"),
+        ("http://[::1]:8080/a", "http://[::1]:8080/robots.txt"),
+        ("http://bücher.test/a", "http://xn--bcher-kva.test/robots.txt"),
+        ("ftp://site.test/a", None),
+        ("http:///a", None),
+    ],
+)
+def test_the_robots_txt_address_is_the_origins_whatever_the_urls_spelling(
+    url: str, address: str | None
+) -> None:
+    """No user info, a default port left out, case and IDNA as the request is sent."""
+    assert robots_address(url) == address
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpx
 
 from citesift.model import FetchOutcome, Limited, Skipped, Snapshot
+from citesift.net.address import DEFAULT_PORTS
 from citesift.net.clock import SYSTEM_CLOCK, Clock
 from citesift.net.exchange import UNREACHABLE
 from citesift.net.robots_file import RobotsFile
@@ -143,7 +144,10 @@ class RobotsCache:
 def robots_url(url: httpx.URL) -> str:
     """The robots.txt address of ``url``'s origin (from its parts as parsed: every fetch
     asks it, and building another URL would parse it all again)."""
-    return f"{url.scheme}://{url.netloc.decode('ascii')}/robots.txt"
+    host = url.raw_host.decode("ascii")
+    bracketed = f"[{host}]" if ":" in host else host
+    port = "" if url.port in (None, DEFAULT_PORTS.get(url.scheme)) else f":{url.port}"
+    return f"{url.scheme}://{bracketed}{port}/robots.txt"
 
 
 def robots_address(url: str) -> str | None:
