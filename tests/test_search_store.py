@@ -54,6 +54,18 @@ def test_a_long_search_keeps_no_fetch_admission_waiting(tmp_path: Path) -> None:
     assert setup.search_store() is setup.budget  # closed: no connection opened again
 
 
+def test_searches_read_the_servers_store_when_a_connection_of_their_own_cannot_open(
+    tmp_path: Path,
+) -> None:
+    """A file that can no longer be opened (here a folder in its place) leaves searches on
+    the store already open, not failing at each search."""
+    path = tmp_path / "s.db"
+    with source_setup(Settings(contact=CONTACT, store=str(path))) as setup:
+        path.unlink()
+        path.mkdir()
+        assert setup.search_store() is setup.budget
+
+
 def test_an_in_memory_store_is_searched_by_its_one_connection() -> None:
     """A second connection to ``:memory:`` would be another, empty database."""
     with source_setup(Settings(contact=CONTACT, store=":memory:")) as setup:

@@ -172,6 +172,10 @@ def test_masked_hides_every_secret_part_of_a_url_and_keeps_the_rest() -> None:
         "postgresql:///db?sslpassword=***#x"
     )
     assert SECRET not in shown([f"postgresql://u:{SECRET}@db/x", f"x?password={SECRET}"])
+    # a URL written into HTML (a server's error page quoting it) escapes its & as &amp;
+    assert masked(f"https://h/p?q=1&amp;token={SECRET}&amp;page=2") == (
+        "https://h/p?q=1&amp;token=***&amp;page=2"
+    )
 
 
 @pytest.mark.parametrize(

@@ -101,9 +101,10 @@ _DATABASE_USERINFO = re.compile(r"(?i)(\bpostgres(?:ql)?://)([^\s:/?#@]*:\S*)@")
 """A database URL's ``user:password@``, its password up to the last ``@`` before a space:
 libpq reads a password holding ``?`` or ``#`` whole, and one holding ``/`` as a port and a
 database name, which hold it still."""
-_PARAMETER = re.compile(r"([?&#;])([^=&#?\s'\"]*)(?:=([^&#\s'\"]*))?")
+_PARAMETER = re.compile(r"([?&#;])([^=&#?;\s'\"]*)(?:=([^&#\s'\"]*))?")
 """A query, fragment or path parameter: its separator, its name and its value (None for a
-name alone)."""
+name alone). A name never holds ``;``, so an HTML-escaped ``&amp;token=`` is the name
+``token`` after ``amp``."""
 MASK = "***"
 SHORTEST_SECRET = 4
 """Fewer characters than this ``without_secrets`` leaves alone: blanking them wherever they

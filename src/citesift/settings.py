@@ -158,14 +158,18 @@ class SourceSetup:
         """The open store searches of the index read (None: none is open). PostgreSQL's
         is ``budget`` itself (its pool serves threads at once); a SQLite file gets a
         connection of its own, opened on first use and kept until ``close``, so a long
-        search never holds the one connection the limiters claim each fetch's budget by."""
+        search never holds the one connection the limiters claim each fetch's budget by.
+        When that connection cannot be opened, searches read ``budget``, as before."""
         budget = self.budget
         if not isinstance(budget, SQLiteStore) or str(budget.path) == MEMORY:
             return budget
         with self._opening:
             if not self._searching and not self._closed.is_set():
-                own = SQLiteStore(budget.path, busy_timeout_ms=budget.busy_timeout_ms,
-                                  read_only=budget.read_only)  # fmt: skip
+                try:
+                    own = SQLiteStore(budget.path, busy_timeout_ms=budget.busy_timeout_ms,
+                                      read_only=budget.read_only)  # fmt: skip
+                except StoreError:
+                    return budget
                 self._searching.append(own)
             return self._searching[0] if self._searching else budget  # closed: as it was
 
