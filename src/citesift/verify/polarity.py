@@ -212,8 +212,11 @@ PRESENT = frozenset(["is", "are", "am", "has", "have", "does", "do"])
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^“”]*”|‘[^‘’]*’|«[^«»]*»")
 """A quotation; one opened again before it closes ends there, so an unclosed mark is passed
 over in one scan."""
-_QUESTION = re.compile(r"[^.!?;]*\?")
-"""A question, from the end of the sentence before it to its mark."""
+_SENTENCE = re.compile(r"[^.!?;]*(?:[.!?;]|\Z)")
+"""A sentence, from the end of the one before it to its mark or the text's end: a question
+is one ending on ``?``. Each match starts where the last ended, so a text is scanned once
+(a pattern of the question alone, tried again at each character of a long run without a
+question mark, scanned the run's rest from each)."""
 _REPLY = re.compile(r"\s*(yes|no)\s*(?:$|[.;:!](?=\s*$|\s+[^\d\s])|,(?=\s*[^\d\s]))", re.I)
 """A bare *yes* or *no* answering a question: ending its sentence, or followed by a clause
 not opening on a number (not *No one*, *no children*, *No. 1 on the list*, *No, 1 in 3*)."""
@@ -346,7 +349,9 @@ def _replies(text: str) -> tuple[str, tuple[Statement, ...]]:
     kept: list[str] = []
     denied: list[Statement] = []
     at = 0
-    for question in _QUESTION.finditer(text):
+    for question in _SENTENCE.finditer(text):
+        if not question[0].endswith("?"):
+            continue
         words = tuple(w.lower() for w in WORD.findall(question[0]))
         if question.start() < at or not words or words[0] not in AUXILIARIES:
             continue
