@@ -116,11 +116,12 @@ def _unheard(what: str, done: int, total: int) -> None:
 
 
 def _index_here(rag: Rag, sources: Sequence[str], job: IngestJob, progress: IndexProgress) -> Tally:
-    """Read every source in this process, then index what they hold in one go; an item
-    named twice (a page by two ``#fragments``) is read once."""
+    """Read every source in this process, then index what they hold in one go; a page
+    named twice (by two ``#fragments``) is fetched once, while a file named twice (alone
+    and in its folder) is read, or refused, at each naming, as the caller named it."""
     tally = Tally()
     documents: dict[str, IngestDoc] = {}
-    read: set[str] = set()
+    fetched: set[str] = set()
     with page_source(job) as pages:
         for source in sources:
             label = f"Reading {source}"
@@ -129,8 +130,8 @@ def _index_here(rag: Rag, sources: Sequence[str], job: IngestJob, progress: Inde
             if isinstance(found, SourceRefusal):
                 tally.refused.append(found)
                 continue
-            found = [item for item in found if item.source not in read]
-            read.update(item.source for item in found)
+            found = [item for item in found if item.source not in fetched]
+            fetched.update(item.source for item in found if is_web_url(item.source))
             for done, item in enumerate(found, 1):
                 tally.sort(read_item(item, pages, job.mode, files), documents)
                 if item.listed:
