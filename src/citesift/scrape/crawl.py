@@ -375,11 +375,13 @@ async def acrawl(
     if not isinstance(policy, FetchPolicy):
         raise invalid("policy", policy, "a FetchPolicy")
     frontier, crawl, start, options = start_crawl(url, options, store, resume, crawl_as)
-    own = Fetcher() if fetcher is None else None
+    own = None
+    if fetcher is None:
+        fetcher = own = Fetcher()
     polite = policy.with_(robots=True, max_redirects=0)  # redirects join the frontier
     serial = ThreadPoolExecutor(1, thread_name_prefix="citesift-crawl-store")
     kept = snapshots or store
-    saving = SavingFetcher(fetcher or own or Fetcher(), kept, _calls(kept, serial))
+    saving = SavingFetcher(fetcher, kept, _calls(kept, serial))
     # one lazy browser for the run: Chromium starts only when a page first needs it
     own_browser = None
     if options.render == "auto" and browser is None:
